@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "uploadmon",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "uploadmon", targets: ["uploadmon"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.29.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.10.0"),
+    ],
+    targets: [
+        .target(name: "UploadCore"),
+        .target(
+            name: "UploadClient",
+            dependencies: [
+                "UploadCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Receiver",
+            dependencies: [
+                "UploadCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "uploadmon",
+            dependencies: [
+                "UploadCore", "UploadClient", "Receiver",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "UploadCoreTests", dependencies: ["UploadCore"]),
+        .testTarget(
+            name: "UploadClientTests",
+            dependencies: [
+                "UploadCore", "UploadClient", "Receiver",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "UploadCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,26 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `uploadmon serve`: the Hummingbird application that receives uploads.
+public enum ReceiverServer {
+    /// Builds the application. `onRunning` gets the bound port (useful with port 0);
+    /// `log` gets one line per request.
+    public static func makeApplication(
+        _ configuration: ReceiverConfiguration,
+        logger: Logger = Logger(label: "uploadmon.serve"),
+        log: @escaping @Sendable (RequestLogLine) -> Void,
+        onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let store = try UploadStore(directory: configuration.directory)
+        let endpoint = UploadEndpoint(configuration: configuration, store: store, log: log)
+        var quiet = logger
+        quiet.logLevel = .warning
+        return Application(
+            responder: endpoint,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "uploadmon"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: quiet
+        )
+    }
+}

@@ -1,0 +1,27 @@
+import Glibc
+import UploadCore
+
+/// Checks a request before it is queued, so bad input is refused with a clear reason and
+/// nothing is sent: the endpoint, the file's existence and type, and (unless any file is
+/// allowed) that its content is an image.
+public enum UploadPreflight {
+    /// Returns the file's size (`nil` for standard input).
+    public static func check(_ request: UploadRequest) throws(UploadInputError) -> Int64? {
+        _ = try EndpointURL.validate(request.url)
+        guard case .file(let path) = request.source else { return nil }
+        let source: FileSource
+        let prefix: [UInt8]
+        do {
+            source = try FileSource.open(path: path)
+            prefix = try source.prefix()
+        } catch {
+            if error.message.hasSuffix("is not a regular file") { throw .notARegularFile(path: path) }
+            throw .cannotRead(path: path, reason: error.code.map { String(cString: strerror($0)) } ?? error.message)
+        }
+        let media = MediaSniffer.detect(prefix: prefix, fileName: request.uploadName)
+        if !request.allowAnyFile && !media.isImage {
+            throw .notAnImage(path: path, looksLike: media.name)
+        }
+        return source.size
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import UploadCore
+
+/// Runs uploads first in, first out, at most `concurrency` at once, and reports every step as an
+/// `UploadEvent` on `events`.
+///
+/// Per upload the events come in order: `queued`, then for each attempt `started`, `progress`…,
+/// `response` (when the server answered), then either `retryScheduled` (and another attempt) or
+/// `finished`. When nothing is queued, running or waiting to retry, `allFinished` follows.
+/// A failed or cancelled upload stays in the queue with its reason and can be retried by id.
+public actor UploadQueue {
+    public nonisolated let events: AsyncStream<UploadEvent>
+    private let continuation: AsyncStream<UploadEvent>.Continuation
+    private let transport: any UploadTransport
+    private let concurrency: Int
+    private let retryPolicy: RetryPolicy
+    private let clock: @Sendable (Double) async throws -> Void
+
+    private var entries: [UploadID: UploadEntry] = [:]
+    private var waiting: [UploadID] = []
+    private var nextID = 1
+    private var drainReported = true
+
+    /// - Parameter sleep: how the queue waits before a retry (tests pass a fast one).
+    public init(
+        transport: any UploadTransport,
+        concurrency: Int = 2,
+        retryPolicy: RetryPolicy = RetryPolicy(),
+        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) }
+    ) {
+        precondition(concurrency >= 1, "at least one upload must be able to run")
+        (events, continuation) = AsyncStream.makeStream(of: UploadEvent.self, bufferingPolicy: .unbounded)
+        self.transport = transport
+        self.concurrency = concurrency
+        self.retryPolicy = retryPolicy
+        self.clock = sleep
+    }
+
+    /// Adds an upload; it starts as soon as a slot is free. `totalBytes` is what the caller
+    /// knows of the size for display (`nil` for a pipe).
+    @discardableResult
+    public func enqueue(_ request: UploadRequest, totalBytes: Int64?) -> UploadID {
+        let id = UploadID(nextID)
+        nextID += 1
+        entries[id] = UploadEntry(request: request, totalBytes: totalBytes)
+        waiting.append(id)
+        drainReported = false
+        continuation.yield(.queued(id, name: request.uploadName, totalBytes: totalBytes))
+        pump()
+        return id
+    }
+
+    /// Cancels a queued, waiting or running upload. Returns false for unknown or finished ids.
+    @discardableResult
+    public func cancel(_ id: UploadID) -> Bool {
+        guard var entry = entries[id] else { return false }
+        switch entry.phase {
+        case .queued:
+            waiting.removeAll { $0 == id }
+            entry.phase = .finished(.failed(UploadFailure(.cancelled, "cancelled before it started")))
+            entries[id] = entry
+            continuation.yield(.finished(id, entry.phase.outcome!))
+            reportDrainIfIdle()
+        case .running(let task), .waitingToRetry(let task):
+            task.cancel()
+        case .finished:
+            return false
+        }
+        return true
+    }
+
+    /// Queues a failed or cancelled upload again under the same id; the attempt count goes on.
+    @discardableResult
+    public func retry(_ id: UploadID) -> Bool {
+        guard var entry = entries[id], case .finished(let outcome) = entry.phase, !outcome.isSuccess else { return false }
+        entry.phase = .queued
+        entries[id] = entry
+        waiting.append(id)
+        drainReported = false
+        continuation.yield(.queued(id, name: entry.request.uploadName, totalBytes: entry.totalBytes))
+        pump()
+        return true
+    }
+
+    /// Ends the event stream once everything queued so far has finished.
+    public func finishWhenDrained() {
+        closeWhenDrained = true
+        if isIdle { continuation.finish() }
+    }
+
+    public func outcome(of id: UploadID) -> UploadOutcome? { entries[id]?.phase.outcome }
+    public func attempts(of id: UploadID) -> Int { entries[id]?.attempts ?? 0 }
+
+    private var closeWhenDrained = false
+
+    private var running: Int {
+        entries.values.count { if case .running = $0.phase { true } else { false } }
+    }
+
+    private var isIdle: Bool {
+        waiting.isEmpty && !entries.values.contains {
+            switch $0.phase {
+            case .running, .waitingToRetry: true
+            case .queued, .finished: false
+            }
+        }
+    }
+
+    private func pump() {
+        while running < concurrency, !waiting.isEmpty {
+            let id = waiting.removeFirst()
+            start(id)
+        }
+    }
+
+    private func start(_ id: UploadID) {
+        guard var entry = entries[id] else { return }
+        entry.attempts += 1
+        let attempt = entry.attempts
+        let request = entry.request
+        let continuation = self.continuation
+        let transport = self.transport
+        let observer = AttemptObserver(
+            started: { url, total in continuation.yield(.started(id, attempt: attempt, url: url, totalBytes: total)) },
+            progress: { bytes, total, expected in
+                continuation.yield(.progress(id, bytesSent: bytes, totalBytesSent: total, totalBytesExpected: expected))
+            },
+            redirected: { url in continuation.yield(.redirected(id, to: url)) }
+        )
+        let task = Task {
+            let result = await transport.perform(request, observer: observer)
+            await self.attemptEnded(id, attempt: attempt, result: result)
+        }
+        entry.phase = .running(task)
+        entries[id] = entry
+    }
+
+    private func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult) {
+        guard var entry = entries[id] else { return }
+        if let response = result.response {
+            continuation.yield(.response(id, response))
+        }
+        if case .failed(let failure) = result.outcome, failure.kind == .cancelled {
+            finish(id, entry: &entry, outcome: result.outcome)
+        } else if let delay = retryPolicy.delay(after: result.outcome, response: result.response, attempt: attempt) {
+            let reason = Self.describe(result.outcome, response: result.response)
+            continuation.yield(.retryScheduled(id, attempt: attempt + 1, delaySeconds: delay, reason: reason))
+            let sleep = clock
+            let waitTask = Task {
+                do {
+                    try await sleep(delay)
+                    await self.retryDue(id)
+                } catch {
+                    await self.retryAbandoned(id)
+                }
+            }
+            entry.phase = .waitingToRetry(waitTask)
+            entries[id] = entry
+        } else {
+            finish(id, entry: &entry, outcome: result.outcome)
+        }
+        pump()
+        reportDrainIfIdle()
+    }
+
+    private func retryDue(_ id: UploadID) {
+        guard var entry = entries[id], case .waitingToRetry = entry.phase else { return }
+        if Task.isCancelled { return retryAbandoned(id) }
+        entry.phase = .queued
+        entries[id] = entry
+        waiting.insert(id, at: 0)
+        pump()
+    }
+
+    private func retryAbandoned(_ id: UploadID) {
+        guard var entry = entries[id], case .waitingToRetry = entry.phase else { return }
+        finish(id, entry: &entry, outcome: .failed(UploadFailure(.cancelled, "cancelled while waiting to retry")))
+        reportDrainIfIdle()
+    }
+
+    private func finish(_ id: UploadID, entry: inout UploadEntry, outcome: UploadOutcome) {
+        entry.phase = .finished(outcome)
+        entries[id] = entry
+        continuation.yield(.finished(id, outcome))
+    }
+
+    private func reportDrainIfIdle() {
+        guard isIdle, !drainReported else { return }
+        drainReported = true
+        let outcomes = entries.values.compactMap { $0.phase.outcome }
+        let ok = outcomes.filter(\.isSuccess).count
+        continuation.yield(.allFinished(UploadSummary(succeeded: ok, failed: outcomes.count - ok)))
+        if closeWhenDrained { continuation.finish() }
+    }
+
+    static func describe(_ outcome: UploadOutcome, response: UploadResponse?) -> String {
+        switch outcome {
+        case .answered(let status):
+            return "\(status) \(response?.reason ?? HTTPStatus.reason(status))"
+        case .failed(let failure):
+            return failure.description
+        }
+    }
+}
+
+/// One upload as the queue tracks it.
+struct UploadEntry {
+    enum Phase {
+        case queued
+        case running(Task<Void, Never>)
+        case waitingToRetry(Task<Void, Never>)
+        case finished(UploadOutcome)
+
+        var outcome: UploadOutcome? {
+            if case .finished(let outcome) = self { return outcome }
+            return nil
+        }
+    }
+
+    let request: UploadRequest
+    let totalBytes: Int64?
+    var attempts = 0
+    var phase: Phase = .queued
+}

@@ -1,0 +1,101 @@
+import NIOCore
+import NIOPosix
+import AsyncHTTPClient
+import UploadCore
+
+/// Streams `head` + file + `tail` into an AsyncHTTPClient body writer with backpressure:
+/// the next chunk is written only when the previous write's future has completed, and at most
+/// one read runs ahead of the write in flight, so memory stays at about two chunks whatever
+/// the file size.
+///
+/// A file that ends early or grows past its size at the start fails the body with a
+/// `.fileError`, so the server never receives bytes that disagree with `Content-Length`.
+struct BodyStreamer: Sendable {
+    let layout: MultipartLayout
+    let source: FileSource
+    /// Bytes of the first read when the source is a pipe (consumed for sniffing).
+    let pipePrefix: ByteBuffer?
+    let chunkSize: Int
+    let threadPool: NIOThreadPool
+    let eventLoop: EventLoop
+
+    func makeBody() -> HTTPClient.Body {
+        .stream(contentLength: layout.contentLength) { writer in
+            self.stream(into: writer)
+        }
+    }
+
+    private func stream(into writer: HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void> {
+        let allocator = ByteBufferAllocator()
+        let head = writer.write(.byteBuffer(allocator.buffer(bytes: layout.head)))
+        let body: EventLoopFuture<Void>
+        if let size = layout.fileSize {
+            body = head.flatMap { self.pumpFile(writer, offset: 0, size: size, pending: self.readAhead(offset: 0, size: size)) }
+                .flatMap { self.verifyUnchanged(size: size) }
+        } else {
+            body = head.flatMap {
+                let first = self.pipePrefix.map { self.eventLoop.makeSucceededFuture($0) } ?? self.readPipe()
+                return self.pumpPipe(writer, pending: first)
+            }
+        }
+        return body.flatMap { writer.write(.byteBuffer(allocator.buffer(bytes: self.layout.tail))) }
+    }
+
+    private func readAhead(offset: Int64, size: Int64) -> EventLoopFuture<ByteBuffer>? {
+        guard offset < size else { return nil }
+        let count = Int(min(Int64(chunkSize), size - offset))
+        let source = self.source
+        return threadPool.runIfActive(eventLoop: eventLoop) {
+            try source.read(offset: offset, count: count, allocator: ByteBufferAllocator())
+        }
+    }
+
+    private func pumpFile(
+        _ writer: HTTPClient.Body.StreamWriter, offset: Int64, size: Int64, pending: EventLoopFuture<ByteBuffer>?
+    ) -> EventLoopFuture<Void> {
+        guard let pending else { return eventLoop.makeSucceededVoidFuture() }
+        return pending.flatMap { chunk in
+            let expected = Int(min(Int64(self.chunkSize), size - offset))
+            guard chunk.readableBytes == expected else {
+                return self.eventLoop.makeFailedFuture(self.changed(
+                    "\(self.source.path) shrank during the upload (expected \(size) bytes, it ended at \(offset + Int64(chunk.readableBytes)))"))
+            }
+            let next = offset + Int64(expected)
+            let nextRead = self.readAhead(offset: next, size: size)
+            return writer.write(.byteBuffer(chunk)).flatMap {
+                self.pumpFile(writer, offset: next, size: size, pending: nextRead)
+            }
+        }
+    }
+
+    /// After the last expected byte: the file must not have grown, or the body would lie.
+    private func verifyUnchanged(size: Int64) -> EventLoopFuture<Void> {
+        let source = self.source
+        return threadPool.runIfActive(eventLoop: eventLoop) {
+            let extra = try source.read(offset: size, count: 1, allocator: ByteBufferAllocator())
+            if extra.readableBytes > 0 || (source.currentStat()?.size ?? size) != size {
+                throw self.changed("\(source.path) grew during the upload (it was \(size) bytes when the upload began)")
+            }
+        }
+    }
+
+    private func readPipe() -> EventLoopFuture<ByteBuffer> {
+        let source = self.source
+        let count = chunkSize
+        return threadPool.runIfActive(eventLoop: eventLoop) {
+            try source.read(offset: 0, count: count, allocator: ByteBufferAllocator())
+        }
+    }
+
+    private func pumpPipe(_ writer: HTTPClient.Body.StreamWriter, pending: EventLoopFuture<ByteBuffer>) -> EventLoopFuture<Void> {
+        pending.flatMap { chunk in
+            guard chunk.readableBytes > 0 else { return self.eventLoop.makeSucceededVoidFuture() }
+            let nextRead = self.readPipe()
+            return writer.write(.byteBuffer(chunk)).flatMap { self.pumpPipe(writer, pending: nextRead) }
+        }
+    }
+
+    private func changed(_ message: String) -> UploadFailure {
+        UploadFailure(.fileError, message)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import AsyncHTTPClient
+import UploadCore
+
+/// Turns what AsyncHTTPClient and SwiftNIO throw into a failure a person can read and act on.
+enum FailureClassifier {
+    /// `bodySent` says whether the whole body had reached the socket; it tells a stalled upload
+    /// from a server that never answered.
+    static func classify(_ error: Error, bodySent: Bool, timeouts: UploadTimeouts) -> UploadFailure {
+        if let failure = error as? UploadFailure { return failure }
+        if error is CancellationError { return UploadFailure(.cancelled, "cancelled") }
+        if let client = error as? HTTPClientError {
+            switch client {
+            case .cancelled, .requestStreamCancelled:
+                return UploadFailure(.cancelled, "cancelled")
+            case .connectTimeout, .tlsHandshakeTimeout:
+                return UploadFailure(.connectTimeout, "could not connect within \(seconds(timeouts.connect))")
+            case .writeTimeout:
+                return UploadFailure(.stalled, "the upload stalled: nothing could be sent for \(seconds(timeouts.stall))")
+            case .readTimeout:
+                return bodySent
+                    ? UploadFailure(.noAnswer, "no answer within \(seconds(timeouts.answer)) after the upload was sent")
+                    : UploadFailure(.stalled, "the upload stalled: nothing could be sent for \(seconds(timeouts.stall))")
+            case .remoteConnectionClosed:
+                return UploadFailure(.connectionLost, bodySent
+                    ? "the server closed the connection without answering"
+                    : "the server closed the connection during the upload")
+            case .redirectLimitReached, .redirectCycleDetected:
+                return UploadFailure(.tooManyRedirects, "too many redirects")
+            case .deadlineExceeded:
+                return UploadFailure(.noAnswer, "the upload did not finish before its deadline")
+            default:
+                return UploadFailure(.other, String(describing: client))
+            }
+        }
+        if let connection = error as? NIOConnectionError {
+            if let dns = connection.dnsAError ?? connection.dnsAAAAError {
+                return UploadFailure(.cannotConnect, "cannot resolve \(connection.host): \(dns)")
+            }
+            if let first = connection.connectionErrors.first {
+                let inner = classify(first.error, bodySent: false, timeouts: timeouts)
+                return UploadFailure(.cannotConnect, "cannot connect to \(connection.host):\(connection.port): \(inner.message)", code: inner.code)
+            }
+            return UploadFailure(.cannotConnect, "cannot connect to \(connection.host):\(connection.port)")
+        }
+        if let io = error as? IOError {
+            let code = io.errnoCode
+            let text = String(cString: strerror(code))
+            switch code {
+            case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL:
+                return UploadFailure(.cannotConnect, "cannot connect: \(text)", code: code)
+            case ECONNRESET, EPIPE, ECONNABORTED:
+                return UploadFailure(.connectionLost, "connection lost during the upload: \(text)", code: code)
+            case ETIMEDOUT:
+                return UploadFailure(.connectTimeout, text, code: code)
+            default:
+                return UploadFailure(.other, text, code: code)
+            }
+        }
+        if let channel = error as? ChannelError {
+            switch channel {
+            case .connectTimeout:
+                return UploadFailure(.connectTimeout, "could not connect within \(seconds(timeouts.connect))")
+            case .ioOnClosedChannel, .outputClosed, .alreadyClosed, .eof:
+                return UploadFailure(.connectionLost, "connection lost during the upload")
+            default:
+                return UploadFailure(.other, String(describing: channel))
+            }
+        }
+        if let tls = error as? NIOSSLError {
+            return UploadFailure(.cannotConnect, "TLS handshake failed: \(tls)")
+        }
+        if let tls = error as? BoringSSLError {
+            return UploadFailure(.cannotConnect, "TLS handshake failed: \(tls)")
+        }
+        if let resolution = error as? SocketAddressError {
+            return UploadFailure(.cannotConnect, "cannot resolve host: \(resolution)")
+        }
+        return UploadFailure(.other, String(describing: error))
+    }
+
+    static func seconds(_ amount: TimeAmount) -> String {
+        ByteFormat.duration(Double(amount.nanoseconds) / 1e9)
+    }
+}
+
+/// The three clocks an attempt runs against.
+public struct UploadTimeouts: Sendable, Equatable {
+    /// Establishing the connection (TCP and TLS).
+    public var connect: TimeAmount
+    /// Nothing written for this long while sending the body.
+    public var stall: TimeAmount
+    /// No answer this long after the body was sent.
+    public var answer: TimeAmount
+
+    public init(connect: TimeAmount = .seconds(10), stall: TimeAmount = .seconds(30), answer: TimeAmount = .seconds(60)) {
+        self.connect = connect
+        self.stall = stall
+        self.answer = answer
+    }
+}

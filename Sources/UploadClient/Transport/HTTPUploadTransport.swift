@@ -1,0 +1,215 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import AsyncHTTPClient
+import UploadCore
+
+/// How the client trusts servers.
+public struct TLSOptions: Sendable, Equatable {
+    /// A PEM bundle to trust instead of the system store (curl's `--cacert`).
+    public var caCertificatePath: String?
+    /// Skip certificate verification; only when the user asks (`--insecure`).
+    public var insecure: Bool
+
+    public init(caCertificatePath: String? = nil, insecure: Bool = false) {
+        self.caCertificatePath = caCertificatePath
+        self.insecure = insecure
+    }
+}
+
+/// What one attempt ended with.
+public struct AttemptResult: Sendable {
+    public var outcome: UploadOutcome
+    public var response: UploadResponse?
+    public var bytesSent: Int64
+}
+
+/// Callbacks an attempt reports through, in order: started, progress…, redirected…
+public struct AttemptObserver: Sendable {
+    public var started: @Sendable (_ url: String, _ totalBytes: Int64?) -> Void
+    public var progress: @Sendable (_ bytes: Int64, _ total: Int64, _ expected: Int64?) -> Void
+    public var redirected: @Sendable (_ url: String) -> Void
+
+    public init(
+        started: @escaping @Sendable (String, Int64?) -> Void = { _, _ in },
+        progress: @escaping @Sendable (Int64, Int64, Int64?) -> Void = { _, _, _ in },
+        redirected: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.started = started
+        self.progress = progress
+        self.redirected = redirected
+    }
+}
+
+/// Performs one attempt of an upload; the queue decides about retries.
+public protocol UploadTransport: Sendable {
+    /// Runs until the server answers or the attempt fails. Cancelling the calling task cancels
+    /// the request and yields a `.cancelled` failure.
+    func perform(_ request: UploadRequest, observer: AttemptObserver) async -> AttemptResult
+}
+
+/// The real transport: one shared AsyncHTTPClient (keep-alive reuse per host), bodies streamed
+/// from disk by `BodyStreamer`, progress from `didSendRequestPart`.
+public final class HTTPUploadTransport: UploadTransport {
+    public static let defaultChunkSize = 256 * 1024
+    public static let maxRedirects = 5
+
+    let client: HTTPClient
+    let threadPool: NIOThreadPool
+    let chunkSize: Int
+    let timeouts: UploadTimeouts
+
+    public init(
+        tls: TLSOptions = TLSOptions(),
+        timeouts: UploadTimeouts = UploadTimeouts(),
+        chunkSize: Int = HTTPUploadTransport.defaultChunkSize,
+        eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        threadPool: NIOThreadPool = .singleton
+    ) throws {
+        var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+        if let path = tls.caCertificatePath {
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw UploadInputError.cannotRead(path: path, reason: "the CA certificate file is missing or unreadable")
+            }
+            tlsConfiguration.trustRoots = .file(path)
+        }
+        if tls.insecure {
+            tlsConfiguration.certificateVerification = .none
+        }
+        var pool = HTTPClient.Configuration.ConnectionPool()
+        // A refused connection must surface at once as "cannot connect", not be retried silently
+        // until the connect timeout: the queue's own retry policy decides about trying again.
+        pool.retryConnectionEstablishment = false
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tlsConfiguration,
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: timeouts.connect, read: timeouts.answer, write: timeouts.stall),
+            connectionPool: pool
+        )
+        configuration.httpVersion = .http1Only
+        self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        self.threadPool = threadPool
+        self.chunkSize = chunkSize
+        self.timeouts = timeouts
+    }
+
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    public func perform(_ request: UploadRequest, observer: AttemptObserver) async -> AttemptResult {
+        let eventLoop = client.eventLoopGroup.next()
+        let source: FileSource
+        let layout: MultipartLayout
+        var pipePrefix: ByteBuffer?
+        do throws(UploadFailure) {
+            (source, layout, pipePrefix) = try await prepare(request, eventLoop: eventLoop)
+        } catch {
+            return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
+        }
+
+        var url = request.url
+        var headers = request.headers
+        var totalSent: Int64 = 0
+        for redirects in 0...Self.maxRedirects {
+            observer.started(url, layout.contentLength)
+            let streamer = BodyStreamer(
+                layout: layout, source: source, pipePrefix: pipePrefix,
+                chunkSize: chunkSize, threadPool: threadPool, eventLoop: eventLoop
+            )
+            let result = await send(url: url, headers: headers, layout: layout, streamer: streamer, eventLoop: eventLoop, observer: observer)
+            totalSent += result.bytesSent
+            guard let response = result.response,
+                  response.status == 307 || response.status == 308,
+                  let location = response.header("Location"),
+                  let next = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
+                  next.scheme == "http" || next.scheme == "https",
+                  !source.isPipe
+            else {
+                return AttemptResult(outcome: result.outcome, response: result.response, bytesSent: totalSent)
+            }
+            if redirects == Self.maxRedirects {
+                return AttemptResult(
+                    outcome: .failed(UploadFailure(.tooManyRedirects, "more than \(Self.maxRedirects) redirects; the last pointed to \(next.absoluteString)")),
+                    response: response, bytesSent: totalSent)
+            }
+            // Like curl without --location-trusted: credentials stay with the host they were given for.
+            if URL(string: url)?.host != next.host { headers = [] }
+            url = next.absoluteString
+            pipePrefix = nil
+            observer.redirected(url)
+        }
+        preconditionFailure("the redirect loop always returns")
+    }
+
+    private func prepare(
+        _ request: UploadRequest, eventLoop: EventLoop
+    ) async throws(UploadFailure) -> (FileSource, MultipartLayout, ByteBuffer?) {
+        let source: FileSource
+        let prefix: [UInt8]
+        var pipePrefix: ByteBuffer?
+        switch request.source {
+        case .file(let path):
+            source = try FileSource.open(path: path)
+            prefix = try source.prefix()
+        case .standardInput:
+            source = FileSource.standardInput()
+            let size = chunkSize
+            let first: ByteBuffer
+            do {
+                first = try await threadPool.runIfActive(eventLoop: eventLoop) {
+                    try source.read(offset: 0, count: size, allocator: ByteBufferAllocator())
+                }.get()
+            } catch {
+                throw (error as? UploadFailure) ?? UploadFailure(.fileError, "cannot read standard input: \(error)")
+            }
+            pipePrefix = first
+            prefix = Array(first.readableBytesView.prefix(MediaSniffer.prefixLength))
+        }
+        let media = MediaSniffer.detect(prefix: prefix, fileName: request.uploadName)
+        if !request.allowAnyFile && !media.isImage {
+            throw UploadFailure(.fileError, UploadInputError.notAnImage(path: source.path, looksLike: media.name).description)
+        }
+        let layout = MultipartLayout(
+            boundary: .random(), fields: request.formFields, fileField: request.field,
+            fileName: request.uploadName, contentType: media, fileSize: source.size
+        )
+        return (source, layout, pipePrefix)
+    }
+
+    private func send(
+        url: String, headers: [RequestHeader], layout: MultipartLayout, streamer: BodyStreamer,
+        eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> AttemptResult {
+        var httpHeaders = HTTPHeaders()
+        for header in headers where header.name.lowercased() != "content-type" && header.name.lowercased() != "content-length" {
+            httpHeaders.add(name: header.name, value: header.value)
+        }
+        httpHeaders.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
+        if httpHeaders["User-Agent"].isEmpty {
+            httpHeaders.add(name: "User-Agent", value: "uploadmon/\(UploadmonVersion.current)")
+        }
+        let delegate = UploadDelegate(expected: layout.contentLength, onProgress: observer.progress)
+        let request: HTTPClient.Request
+        do {
+            request = try HTTPClient.Request(url: url, method: .POST, headers: httpHeaders, body: streamer.makeBody())
+        } catch {
+            return AttemptResult(outcome: .failed(UploadFailure(.other, "cannot build a request for \(url): \(error)")), response: nil, bytesSent: 0)
+        }
+        let task = client.execute(request: request, delegate: delegate, eventLoop: .delegateAndChannel(on: eventLoop))
+        do {
+            let response = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
+            return AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: delegate.bytesSent)
+        } catch {
+            let failure = FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
+            return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: delegate.bytesSent)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import AsyncHTTPClient
+import UploadCore
+
+/// Receives one attempt's callbacks from AsyncHTTPClient: sent-byte progress as parts reach the
+/// socket, then the answer's head and body.
+///
+/// AsyncHTTPClient calls these methods one at a time on the task's event loop; the lock only
+/// makes the state safe to read from the queue's side (`bodySent`).
+final class UploadDelegate: HTTPClientResponseDelegate, Sendable {
+    typealias Response = UploadResponse
+
+    /// How much of an answer's body is kept; the rest is only counted.
+    static let bodyLimit = 1 << 20
+
+    private struct State {
+        var sent: Int64 = 0
+        var bodySent = false
+        var head: HTTPResponseHead?
+        var body: [UInt8] = []
+        var bodyTotal: Int64 = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let expected: Int64?
+    private let onProgress: @Sendable (_ bytes: Int64, _ total: Int64, _ expected: Int64?) -> Void
+
+    init(expected: Int64?, onProgress: @escaping @Sendable (Int64, Int64, Int64?) -> Void) {
+        self.expected = expected
+        self.onProgress = onProgress
+    }
+
+    /// Whether the whole body reached the socket: a timeout after this is a missing answer,
+    /// not a stall.
+    var bodySent: Bool { state.withLockedValue { $0.bodySent } }
+    var bytesSent: Int64 { state.withLockedValue { $0.sent } }
+
+    func didSendRequestPart(task: HTTPClient.Task<UploadResponse>, _ part: IOData) {
+        let count = Int64(part.readableBytes)
+        let total = state.withLockedValue { s -> Int64 in
+            s.sent += count
+            return s.sent
+        }
+        onProgress(count, total, expected)
+    }
+
+    func didSendRequest(task: HTTPClient.Task<UploadResponse>) {
+        state.withLockedValue { $0.bodySent = true }
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<UploadResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        state.withLockedValue { $0.head = head }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<UploadResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        state.withLockedValue { s in
+            s.bodyTotal += Int64(buffer.readableBytes)
+            let room = Self.bodyLimit - s.body.count
+            if room > 0 {
+                s.body.append(contentsOf: buffer.readableBytesView.prefix(room))
+            }
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<UploadResponse>) throws -> UploadResponse {
+        try state.withLockedValue { s in
+            guard let head = s.head else { throw HTTPClientError.remoteConnectionClosed }
+            return UploadResponse(
+                status: Int(head.status.code),
+                reason: head.status.reasonPhrase,
+                headers: head.headers.map { ($0.name, $0.value) },
+                body: s.body,
+                bodyBytesTotal: s.bodyTotal
+            )
+        }
+    }
+}

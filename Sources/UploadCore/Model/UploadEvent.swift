@@ -1,0 +1,75 @@
+/// The server's answer as the client kept it: the head, and the first `bodyLimit` bytes of the body.
+public struct UploadResponse: Sendable, Hashable {
+    public let status: Int
+    public let reason: String
+    public let headers: [(String, String)]
+    /// The first bytes of the body, at most the client's limit (1 MiB).
+    public let body: [UInt8]
+    /// How many body bytes arrived in all, kept or not.
+    public let bodyBytesTotal: Int64
+
+    public init(status: Int, reason: String, headers: [(String, String)], body: [UInt8], bodyBytesTotal: Int64) {
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.body = body
+        self.bodyBytesTotal = bodyBytesTotal
+    }
+
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    public static func == (lhs: UploadResponse, rhs: UploadResponse) -> Bool {
+        lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.body == rhs.body
+            && lhs.bodyBytesTotal == rhs.bodyBytesTotal
+            && lhs.headers.map { "\($0.0):\($0.1)" } == rhs.headers.map { "\($0.0):\($0.1)" }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(body)
+    }
+}
+
+/// Everything that happens to uploads, in order per upload:
+/// queued → started → progress… → response → finished, with retries starting again at `started`.
+/// `allFinished` follows the last `finished` when the queue drains.
+public enum UploadEvent: Sendable, Hashable {
+    case queued(UploadID, name: String, totalBytes: Int64?)
+    case started(UploadID, attempt: Int, url: String, totalBytes: Int64?)
+    /// `bytesSent` just went out; `totalBytesSent` so far in this attempt; expected is the Content-Length.
+    case progress(UploadID, bytesSent: Int64, totalBytesSent: Int64, totalBytesExpected: Int64?)
+    case response(UploadID, UploadResponse)
+    /// A 307/308 made the client send the body again to another URL.
+    case redirected(UploadID, to: String)
+    case retryScheduled(UploadID, attempt: Int, delaySeconds: Double, reason: String)
+    case finished(UploadID, UploadOutcome)
+    case allFinished(UploadSummary)
+
+    public var uploadID: UploadID? {
+        switch self {
+        case .queued(let id, _, _), .started(let id, _, _, _), .progress(let id, _, _, _),
+             .response(let id, _), .redirected(let id, _), .retryScheduled(let id, _, _, _),
+             .finished(let id, _):
+            return id
+        case .allFinished:
+            return nil
+        }
+    }
+}
+
+/// Counts reported when the queue drains.
+public struct UploadSummary: Sendable, Hashable {
+    public let succeeded: Int
+    public let failed: Int
+    public init(succeeded: Int, failed: Int) {
+        self.succeeded = succeeded
+        self.failed = failed
+    }
+    public var total: Int { succeeded + failed }
+}

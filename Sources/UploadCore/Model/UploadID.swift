@@ -1,0 +1,10 @@
+/// Identifies one upload for its whole life, across retries (the seed's task identifier).
+public struct UploadID: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: Int
+
+    public init(_ rawValue: Int) { self.rawValue = rawValue }
+
+    public static func < (lhs: UploadID, rhs: UploadID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String { "#\(rawValue)" }
+}

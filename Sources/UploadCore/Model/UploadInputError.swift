@@ -1,0 +1,32 @@
+/// Problems with what the user asked for, found before any byte is sent.
+public enum UploadInputError: Error, Equatable, Sendable, CustomStringConvertible {
+    case badFormField(String)
+    case badHeader(String)
+    case emptyUploadName
+    case unsupportedScheme(url: String)
+    case badURL(String)
+    case notAnImage(path: String, looksLike: String)
+    case notARegularFile(path: String)
+    case cannotRead(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .badFormField(let arg):
+            return "form field '\(arg)' is not of the form name=value"
+        case .badHeader(let arg):
+            return "header '\(arg.prefix(while: { $0 != ":" }))' is not of the form 'Name: value'"
+        case .emptyUploadName:
+            return "the upload name is empty"
+        case .unsupportedScheme(let url):
+            return "'\(url)' is not an http or https URL"
+        case .badURL(let url):
+            return "'\(url)' is not a valid URL"
+        case .notAnImage(let path, let looksLike):
+            return "\(path) is not an image (it looks like \(looksLike)); pass --any-file to send it anyway"
+        case .notARegularFile(let path):
+            return "\(path) is not a regular file"
+        case .cannotRead(let path, let reason):
+            return "cannot read \(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// Why an upload did not get an answer from the server.
+public struct UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// Refused, DNS, TLS handshake, unreachable: the request never reached the server.
+        case cannotConnect
+        /// The connection was not established within the connect timeout.
+        case connectTimeout
+        /// Nothing could be written for the stall timeout while sending the body.
+        case stalled
+        /// The body was sent but no answer came within the answer timeout.
+        case noAnswer
+        /// The connection closed or reset while the request or answer was in flight.
+        case connectionLost
+        case cancelled
+        /// The file vanished, could not be read, or changed size during the upload.
+        case fileError
+        /// More than the allowed number of 307/308 redirects.
+        case tooManyRedirects
+        /// Anything the client library reported that fits none of the above.
+        case other
+    }
+
+    public let kind: Kind
+    public let message: String
+    /// The underlying error number (errno) or library code, when there is one.
+    public let code: Int32?
+
+    public init(_ kind: Kind, _ message: String, code: Int32? = nil) {
+        self.kind = kind
+        self.message = message
+        self.code = code
+    }
+
+    public var description: String {
+        code.map { "\(message) (code \($0))" } ?? message
+    }
+
+    /// Failures worth trying again automatically: the server may be back, the line may recover.
+    public var isTransient: Bool {
+        switch kind {
+        case .cannotConnect, .connectTimeout, .connectionLost, .stalled, .noAnswer: return true
+        case .cancelled, .fileError, .tooManyRedirects, .other: return false
+        }
+    }
+}
+
+/// How an upload ended: the server answered (any status), or it failed before an answer.
+public enum UploadOutcome: Sendable, Hashable {
+    case answered(status: Int)
+    case failed(UploadFailure)
+
+    /// Success means exactly a 2xx answer.
+    public var isSuccess: Bool {
+        if case .answered(let status) = self { return (200..<300).contains(status) }
+        return false
+    }
+}

@@ -1,0 +1,89 @@
+/// Where an upload's bytes come from.
+public enum UploadSource: Sendable, Hashable {
+    /// A file on disk, streamed in chunks; its size fixes the `Content-Length`.
+    case file(path: String)
+    /// Standard input (or any pipe): unknown length, sent chunked.
+    case standardInput
+}
+
+/// One header the user asked to send. Its value is a secret as far as output goes:
+/// `description` never shows it.
+public struct RequestHeader: Sendable, Hashable, CustomStringConvertible {
+    public let name: String
+    public let value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// Parses `Name: value` as curl's `-H` does.
+    public init(parsing argument: String) throws(UploadInputError) {
+        guard let colon = argument.firstIndex(of: ":") else { throw .badHeader(argument) }
+        let name = argument[..<colon].trimmingWhitespaceSubstring()
+        let value = argument[argument.index(after: colon)...].trimmingWhitespaceSubstring()
+        let tokenChars = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        guard !name.isEmpty, name.allSatisfy({ tokenChars.contains($0) }),
+              !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+            throw .badHeader(argument)
+        }
+        self.init(name: name, value: value)
+    }
+
+    public var description: String { "\(name): <hidden>" }
+}
+
+/// Everything needed to perform one upload, fixed when it is queued.
+public struct UploadRequest: Sendable, Hashable {
+    public var source: UploadSource
+    public var url: String
+    public var field: String
+    /// The `filename` sent in the part; defaults to the file's own name.
+    public var uploadName: String
+    public var formFields: [FormField]
+    public var headers: [RequestHeader]
+    /// When false, content that is not an image is refused before sending.
+    public var allowAnyFile: Bool
+
+    public init(
+        source: UploadSource,
+        url: String,
+        field: String = "photo",
+        uploadName: String,
+        formFields: [FormField] = [],
+        headers: [RequestHeader] = [],
+        allowAnyFile: Bool = false
+    ) {
+        self.source = source
+        self.url = url
+        self.field = field
+        self.uploadName = uploadName
+        self.formFields = formFields
+        self.headers = headers
+        self.allowAnyFile = allowAnyFile
+    }
+
+    /// Builds a request for a path as the command line gives it (`-` is standard input),
+    /// applying `--name` with the extension rule.
+    public static func forPath(
+        _ path: String,
+        url: String,
+        field: String = "photo",
+        requestedName: String? = nil,
+        formFields: [FormField] = [],
+        headers: [RequestHeader] = [],
+        allowAnyFile: Bool = false
+    ) throws(UploadInputError) -> UploadRequest {
+        let source: UploadSource = path == "-" ? .standardInput : .file(path: path)
+        let original = path == "-" ? "stdin" : UploadName.baseName(of: path)
+        return UploadRequest(
+            source: source, url: url, field: field,
+            uploadName: try UploadName.resolve(originalFileName: original, requested: requestedName),
+            formFields: formFields, headers: headers, allowAnyFile: allowAnyFile
+        )
+    }
+}
+
+extension Substring {
+    func trimmingWhitespaceSubstring() -> String { String(self).trimmingWhitespace() }
+}

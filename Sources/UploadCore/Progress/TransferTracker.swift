@@ -1,0 +1,90 @@
+/// What is known about one upload while it runs, built from `UploadEvent`s: enough for any
+/// front end (a progress line, a JSON stream, a queue row) to show it.
+public struct TransferState: Sendable, Equatable {
+    public let id: UploadID
+    public var name: String
+    public var totalBytes: Int64?
+    public var sentBytes: Int64 = 0
+    public var attempt = 0
+    public var meter = RateMeter()
+    public var startedAt: Double?
+    public var finishedAt: Double?
+    public var response: UploadResponse?
+    public var outcome: UploadOutcome?
+    public var retryReason: String?
+
+    public init(id: UploadID, name: String, totalBytes: Int64?) {
+        self.id = id
+        self.name = name
+        self.totalBytes = totalBytes
+    }
+
+    /// 0…1, or `nil` when the length is unknown.
+    public var fraction: Double? {
+        guard let total = totalBytes, total > 0 else { return totalBytes == 0 && outcome != nil ? 1 : nil }
+        return min(1, Double(sentBytes) / Double(total))
+    }
+
+    public var etaSeconds: Double? {
+        guard let total = totalBytes, outcome == nil else { return nil }
+        return meter.eta(remainingBytes: total - sentBytes)
+    }
+
+    public var elapsed: Double? {
+        guard let startedAt else { return nil }
+        return (finishedAt ?? startedAt) - startedAt
+    }
+}
+
+/// Folds upload events into `TransferState`s, keyed by id and kept in queue order.
+/// Events for ids it never saw queued are dropped, as stale task events are.
+public struct TransferTracker: Sendable {
+    public private(set) var order: [UploadID] = []
+    public private(set) var states: [UploadID: TransferState] = [:]
+    public private(set) var summary: UploadSummary?
+
+    public init() {}
+
+    public subscript(id: UploadID) -> TransferState? { states[id] }
+
+    /// Applies one event at `now` (seconds on a monotonic clock).
+    public mutating func apply(_ event: UploadEvent, now: Double) {
+        switch event {
+        case .queued(let id, let name, let total):
+            if states[id] == nil {
+                order.append(id)
+                states[id] = TransferState(id: id, name: name, totalBytes: total)
+            } else {
+                states[id]?.outcome = nil
+                states[id]?.finishedAt = nil
+                states[id]?.response = nil
+            }
+            summary = nil
+        case .started(let id, let attempt, _, let total):
+            guard states[id] != nil else { return }
+            states[id]?.attempt = attempt
+            states[id]?.sentBytes = 0
+            states[id]?.startedAt = now
+            states[id]?.meter = RateMeter()
+            states[id]?.meter.record(totalBytes: 0, at: now)
+            states[id]?.retryReason = nil
+            if let total { states[id]?.totalBytes = total }
+        case .progress(let id, _, let sent, _):
+            guard states[id] != nil else { return }
+            states[id]?.sentBytes = sent
+            states[id]?.meter.record(totalBytes: sent, at: now)
+        case .response(let id, let response):
+            states[id]?.response = response
+        case .redirected(let id, _):
+            states[id]?.sentBytes = 0
+        case .retryScheduled(let id, _, _, let reason):
+            states[id]?.retryReason = reason
+        case .finished(let id, let outcome):
+            guard states[id] != nil else { return }
+            states[id]?.outcome = outcome
+            states[id]?.finishedAt = now
+        case .allFinished(let summary):
+            self.summary = summary
+        }
+    }
+}

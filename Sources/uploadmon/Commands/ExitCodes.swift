@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// Exit statuses of `uploadmon send`, documented in its help.
+enum SendExit {
+    /// Every upload got a 2xx answer.
+    static let success = ExitCode(0)
+    /// At least one upload got an answer that was not 2xx (and none failed without an answer).
+    static let httpError = ExitCode(1)
+    /// At least one upload got no answer: connection, timeout, file or cancellation.
+    static let transportError = ExitCode(2)
+    /// The command line was wrong or a file was refused before anything was sent.
+    static let usage = ExitCode(64)
+}
+
+enum UploadmonVersionText {
+    static let text = "0.1.0"
+}

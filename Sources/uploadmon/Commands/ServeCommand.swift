@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Receiver
+import UploadCore
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Receive uploads: POST multipart/form-data with the file in --field, answered with {\"filename\": …}.",
+        discussion: """
+        Files are streamed to a temporary name in --dir and renamed when complete; an existing name
+        gets a numbered suffix, and an aborted upload leaves nothing behind. Errors are answered as
+        JSON {"error": …}: 400 malformed or missing field, 404 other paths, 405 other methods,
+        413 over --max-size, 415 not multipart/form-data (or not an image with --images-only).
+        One line per request is printed. SIGINT or SIGTERM stops the server cleanly.
+
+        Examples:
+          uploadmon serve
+          uploadmon serve --port 8080 --dir /srv/photos --max-size 200MB --images-only
+          curl -F photo=@cat.jpg http://127.0.0.1:3000/photo
+        """
+    )
+
+    @Option(help: "Address to bind; loopback unless you say otherwise.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks a free one).") var port = 3000
+    @Option(help: "Folder the files are stored in.") var dir = "./uploads"
+    @Option(help: "The upload endpoint's path.") var path = "/photo"
+    @Option(help: "The form field that carries the file.") var field = "photo"
+    @Option(help: "Largest request accepted (e.g. 1GiB, 200MB, 5000000).") var maxSize = "1GiB"
+    @Flag(help: "Refuse file parts whose content is not an image (415).") var imagesOnly = false
+
+    func validate() throws {
+        guard ByteSize.parse(maxSize) != nil else { throw ValidationError("--max-size '\(maxSize)' is not a size like 1GiB, 200MB or 5000000") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard !field.isEmpty else { throw ValidationError("--field cannot be empty") }
+    }
+
+    func run() async throws {
+        let configuration = ReceiverConfiguration(
+            host: host, port: port, directory: dir, path: path, field: field,
+            maxSize: ByteSize.parse(maxSize)!, imagesOnly: imagesOnly
+        )
+        let app = try ReceiverServer.makeApplication(configuration, log: { line in
+            Console().write("\(Timestamp.now()) \(line)\n")
+        }, onRunning: { port in
+            Console().write("uploadmon serve: listening on http://\(configuration.host):\(port)\(configuration.path) (field '\(configuration.field)'), storing in \(configuration.directory)\n")
+        })
+        try await app.runService()
+    }
+}
+
+enum Timestamp {
+    static func now() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+        return formatter.string(from: Date())
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import UploadClient
+import UploadCore
+
+/// The upload options shared by every command that sends.
+struct UploadOptions: ParsableArguments {
+    @Option(name: .long, help: "The endpoint URL (http or https), e.g. http://127.0.0.1:3000/photo.")
+    var to: String
+
+    @Option(name: .long, help: "The form field that carries the file.")
+    var field: String = "photo"
+
+    @Option(name: [.customShort("F"), .customLong("form")], help: ArgumentHelp("A text field sent before the file (repeatable, kept in order).", valueName: "name=value"))
+    var formFields: [String] = []
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A request header (repeatable). Values never appear in output.", valueName: "Name: value"))
+    var headers: [String] = []
+
+    @Option(name: .long, help: "How many uploads run at once.")
+    var concurrency: Int = 2
+
+    @Option(name: .long, help: "Retry connect failures, lost connections and 408/429/502/503/504 up to N times, with backoff.")
+    var retries: Int = 0
+
+    @Flag(name: .long, help: "Send files that are not images too.")
+    var anyFile = false
+
+    @Option(name: .long, help: ArgumentHelp("Trust this PEM CA bundle instead of the system store.", valueName: "file"))
+    var cacert: String?
+
+    @Flag(name: .long, help: "Do not verify the server's TLS certificate.")
+    var insecure = false
+
+    @Option(name: .long, help: ArgumentHelp("Seconds to establish a connection.", valueName: "s"))
+    var connectTimeout: Double = 10
+
+    @Option(name: .long, help: ArgumentHelp("Fail when nothing could be sent for this many seconds.", valueName: "s"))
+    var stallTimeout: Double = 30
+
+    @Option(name: .long, help: ArgumentHelp("Fail when no answer comes this many seconds after the upload was sent.", valueName: "s"))
+    var answerTimeout: Double = 60
+
+    func validate() throws {
+        do throws(UploadInputError) {
+            _ = try EndpointURL.validate(to)
+            _ = try parsedFormFields()
+            _ = try parsedHeaders()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        guard retries >= 0 else { throw ValidationError("--retries cannot be negative") }
+        for (name, value) in [("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout), ("--answer-timeout", answerTimeout)] {
+            guard value > 0 else { throw ValidationError("\(name) must be more than 0 seconds") }
+        }
+    }
+
+    func parsedFormFields() throws(UploadInputError) -> [FormField] {
+        var fields: [FormField] = []
+        for argument in formFields { fields.append(try FormField(parsing: argument)) }
+        return fields
+    }
+
+    func parsedHeaders() throws(UploadInputError) -> [RequestHeader] {
+        var parsed: [RequestHeader] = []
+        for argument in headers { parsed.append(try RequestHeader(parsing: argument)) }
+        return parsed
+    }
+
+    var timeouts: UploadTimeouts {
+        UploadTimeouts(
+            connect: .nanoseconds(Int64(connectTimeout * 1e9)),
+            stall: .nanoseconds(Int64(stallTimeout * 1e9)),
+            answer: .nanoseconds(Int64(answerTimeout * 1e9))
+        )
+    }
+
+    func makeTransport() throws -> HTTPUploadTransport {
+        try HTTPUploadTransport(tls: TLSOptions(caCertificatePath: cacert, insecure: insecure), timeouts: timeouts)
+    }
+
+    var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
+}

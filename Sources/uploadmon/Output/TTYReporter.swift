@@ -1,0 +1,86 @@
+import UploadCore
+
+/// On a terminal: one line per file, redrawn in place (name, bar, %, bytes, rate, ETA); a
+/// finished line turns into the answer (green ✓ / red ✗ where colour is allowed) and, once every
+/// line above it has finished too, scrolls into the permanent output.
+struct TTYReporter: SendReporter {
+    let style: OutputStyle
+    let console = Console()
+    private var committed = 0
+    private var drawn = 0
+    private var lastDraw = -Double.infinity
+
+    init(style: OutputStyle) { self.style = style }
+
+    mutating func handle(_ event: UploadEvent, tracker: TransferTracker, now: Double) {
+        switch event {
+        case .progress:
+            guard now - lastDraw >= 0.1 else { return }
+        case .allFinished(let summary):
+            redraw(tracker)
+            let text = "All \(summary.total) uploads finished: \(summary.succeeded) ok, \(summary.failed) failed"
+            console.write(paint(text, summary.failed == 0 ? "32" : "31") + "\n")
+            return
+        default:
+            break
+        }
+        lastDraw = now
+        redraw(tracker)
+    }
+
+    mutating func finish(tracker: TransferTracker) {
+        redraw(tracker)
+    }
+
+    private mutating func redraw(_ tracker: TransferTracker) {
+        var out = drawn > 0 ? "\r\u{1B}[\(drawn)A" : ""
+        var index = committed
+        var stillCommitting = true
+        drawn = 0
+        while index < tracker.order.count {
+            guard let state = tracker[tracker.order[index]] else { index += 1; continue }
+            out += "\u{1B}[2K" + line(state) + "\n"
+            if stillCommitting && state.outcome != nil {
+                committed = index + 1
+            } else {
+                stillCommitting = false
+                drawn += 1
+            }
+            index += 1
+        }
+        console.write(out)
+    }
+
+    private func line(_ state: TransferState) -> String {
+        let width = max(style.width - 1, 20)
+        let name = fit(state.name, 24)
+        guard let outcome = state.outcome else {
+            if let reason = state.retryReason {
+                return fit("… \(name) \(reason); waiting to retry", width)
+            }
+            let attempt = state.attempt > 1 ? " (attempt \(state.attempt))" : ""
+            let barWidth = max(10, min(30, width - 24 - 50))
+            let bar = state.totalBytes == nil ? "" : "[\(ProgressText.bar(fraction: state.fraction, width: barWidth))] "
+            let percent = state.totalBytes == nil ? "" : ProgressText.percent(state.fraction) + "  "
+            return fit("  \(pad(name, 24)) \(bar)\(percent)\(ProgressText.stats(state))\(attempt)", width)
+        }
+        let mark = outcome.isSuccess ? "✓" : "✗"
+        var text = "\(mark) \(name)  \(AnswerText.status(state))"
+        if let elapsed = state.elapsed { text += "  \(ByteFormat.bytes(state.sentBytes)) in \(ByteFormat.duration(elapsed))" }
+        let body = AnswerText.body(state)
+        if !body.isEmpty { text += "  " + body }
+        return paint(fit(text, width), outcome.isSuccess ? "32" : "31")
+    }
+
+    private func paint(_ text: String, _ code: String) -> String {
+        style.color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    private func fit(_ text: String, _ width: Int) -> String {
+        text.count <= width ? text : String(text.prefix(max(width - 1, 0))) + "…"
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}

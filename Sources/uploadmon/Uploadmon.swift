@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct Uploadmon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "uploadmon",
+        abstract: "Send image files to an HTTP endpoint as multipart/form-data and watch them go.",
+        version: UploadmonVersionText.text,
+        subcommands: [SendCommand.self, ServeCommand.self, DemoCommand.self]
+    )
+}
