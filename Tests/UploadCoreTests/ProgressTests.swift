@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import UploadCore
+
+@Suite struct ProgressTests {
+    @Test func rateIsSmoothedNotJumpy() {
+        var meter = RateMeter(halfLife: 2)
+        meter.record(totalBytes: 0, at: 0)
+        meter.record(totalBytes: 1_000_000, at: 1) // 1 MB/s
+        #expect(meter.bytesPerSecond == 1_000_000)
+        meter.record(totalBytes: 11_000_000, at: 2) // burst: 10 MB/s for one second
+        let rate = meter.bytesPerSecond!
+        #expect(rate > 1_000_000 && rate < 5_000_000)
+        #expect(meter.eta(remainingBytes: Int64(rate) * 3)! > 2.9)
+    }
+
+    @Test func samplesTooCloseTogetherAreAccumulated() {
+        var meter = RateMeter()
+        meter.record(totalBytes: 0, at: 0)
+        meter.record(totalBytes: 100, at: 0.001)
+        #expect(meter.bytesPerSecond == nil)
+        meter.record(totalBytes: 1000, at: 0.1)
+        #expect(meter.bytesPerSecond == 10_000)
+    }
+
+    @Test func formatting() {
+        #expect(ByteFormat.bytes(0) == "0 B")
+        #expect(ByteFormat.bytes(999) == "999 B")
+        #expect(ByteFormat.bytes(2_100_000) == "2.10 MB")
+        #expect(ByteFormat.bytes(52_100_000) == "52.1 MB")
+        #expect(ByteFormat.bytes(1_073_741_824) == "1.07 GB")
+        #expect(ByteFormat.duration(1.44) == "1.4 s")
+        #expect(ByteFormat.duration(185) == "3m05s")
+        #expect(ByteFormat.eta(7) == "0:07")
+        #expect(ByteFormat.eta(3723) == "1:02:03")
+        #expect(ProgressText.bar(fraction: 0.5, width: 10) == "#####-----")
+        #expect(ProgressText.bar(fraction: nil, width: 4) == "----")
+        #expect(ProgressText.percent(0.426) == " 42%")
+    }
+
+    @Test func trackerFollowsEventsAndDropsUnknownIDs() {
+        var tracker = TransferTracker()
+        let id = UploadID(1)
+        tracker.apply(.queued(id, name: "a.jpg", totalBytes: 100), now: 0)
+        tracker.apply(.started(id, attempt: 1, url: "http://h/p", totalBytes: 300), now: 0)
+        tracker.apply(.progress(id, bytesSent: 150, totalBytesSent: 150, totalBytesExpected: 300), now: 1)
+        #expect(tracker[id]?.fraction == 0.5)
+        tracker.apply(.progress(UploadID(9), bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 1), now: 1)
+        #expect(tracker[UploadID(9)] == nil)
+        tracker.apply(.finished(id, .answered(status: 201)), now: 2)
+        #expect(tracker[id]?.outcome?.isSuccess == true)
+        #expect(tracker[id]?.elapsed == 2)
+    }
+}
+
+@Suite struct RetryPolicyTests {
+    let policy = RetryPolicy(maxRetries: 3, baseDelay: 1, maxDelay: 8)
+
+    func response(_ status: Int, _ headers: [(String, String)] = []) -> UploadResponse {
+        UploadResponse(status: status, reason: "", headers: headers, body: [], bodyBytesTotal: 0)
+    }
+
+    @Test func backsOffExponentiallyForTransientFailures() {
+        let refused = UploadOutcome.failed(UploadFailure(.cannotConnect, "refused"))
+        #expect(policy.delay(after: refused, response: nil, attempt: 1) == 1)
+        #expect(policy.delay(after: refused, response: nil, attempt: 2) == 2)
+        #expect(policy.delay(after: refused, response: nil, attempt: 3) == 4)
+        #expect(policy.delay(after: refused, response: nil, attempt: 4) == nil)
+    }
+
+    @Test(arguments: [408, 429, 502, 503, 504])
+    func retriesRetryableStatuses(status: Int) {
+        #expect(policy.delay(after: .answered(status: status), response: response(status), attempt: 1) == 1)
+    }
+
+    @Test(arguments: [200, 400, 404, 413, 500])
+    func doesNotRetryOtherStatuses(status: Int) {
+        #expect(policy.delay(after: .answered(status: status), response: response(status), attempt: 1) == nil)
+    }
+
+    @Test func doesNotRetryCancelOrFileErrors() {
+        #expect(policy.delay(after: .failed(UploadFailure(.cancelled, "")), response: nil, attempt: 1) == nil)
+        #expect(policy.delay(after: .failed(UploadFailure(.fileError, "")), response: nil, attempt: 1) == nil)
+    }
+
+    @Test func honoursRetryAfterSecondsAndDates() {
+        #expect(policy.delay(after: .answered(status: 503), response: response(503, [("Retry-After", "7")]), attempt: 1) == 7)
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let later = "Tue, 14 Nov 2023 22:13:40 GMT" // now + 20 s
+        #expect(policy.delay(after: .answered(status: 429), response: response(429, [("retry-after", later)]), attempt: 1, now: now) == 20)
+        let capped = RetryPolicy(maxRetries: 1, maxRetryAfter: 30)
+        #expect(capped.delay(after: .answered(status: 503), response: response(503, [("Retry-After", "86400")]), attempt: 1) == 30)
+    }
+}
