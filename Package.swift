@@ -48,16 +48,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "UploadTesting",
+            dependencies: [
+                "Receiver", "UploadCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "UploadCoreTests", dependencies: ["UploadCore"]),
         .testTarget(
             name: "UploadClientTests",
             dependencies: [
-                "UploadCore", "UploadClient", "Receiver",
+                "UploadCore", "UploadClient", "Receiver", "UploadTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "UploadCore"]),
+        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "UploadCore", "UploadTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import AsyncHTTPClient
@@ -18,6 +19,7 @@ struct BodyStreamer: Sendable {
     let chunkSize: Int
     let threadPool: NIOThreadPool
     let eventLoop: EventLoop
+    let watch: WriteWatch
 
     func makeBody() -> HTTPClient.Body {
         .stream(contentLength: layout.contentLength) { writer in
@@ -27,7 +29,7 @@ struct BodyStreamer: Sendable {
 
     private func stream(into writer: HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void> {
         let allocator = ByteBufferAllocator()
-        let head = writer.write(.byteBuffer(allocator.buffer(bytes: layout.head)))
+        let head = write(writer, allocator.buffer(bytes: layout.head))
         let body: EventLoopFuture<Void>
         if let size = layout.fileSize {
             body = head.flatMap { self.pumpFile(writer, offset: 0, size: size, pending: self.readAhead(offset: 0, size: size)) }
@@ -38,7 +40,13 @@ struct BodyStreamer: Sendable {
                 return self.pumpPipe(writer, pending: first)
             }
         }
-        return body.flatMap { writer.write(.byteBuffer(allocator.buffer(bytes: self.layout.tail))) }
+        return body.flatMap { self.write(writer, allocator.buffer(bytes: self.layout.tail)) }
+    }
+
+    /// Every write goes through here so the stall watchdog knows how long it has been pending.
+    private func write(_ writer: HTTPClient.Body.StreamWriter, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        watch.writeStarted()
+        return writer.write(.byteBuffer(buffer)).always { _ in self.watch.writeEnded() }
     }
 
     private func readAhead(offset: Int64, size: Int64) -> EventLoopFuture<ByteBuffer>? {
@@ -62,7 +70,7 @@ struct BodyStreamer: Sendable {
             }
             let next = offset + Int64(expected)
             let nextRead = self.readAhead(offset: next, size: size)
-            return writer.write(.byteBuffer(chunk)).flatMap {
+            return self.write(writer, chunk).flatMap {
                 self.pumpFile(writer, offset: next, size: size, pending: nextRead)
             }
         }
@@ -91,11 +99,26 @@ struct BodyStreamer: Sendable {
         pending.flatMap { chunk in
             guard chunk.readableBytes > 0 else { return self.eventLoop.makeSucceededVoidFuture() }
             let nextRead = self.readPipe()
-            return writer.write(.byteBuffer(chunk)).flatMap { self.pumpPipe(writer, pending: nextRead) }
+            return self.write(writer, chunk).flatMap { self.pumpPipe(writer, pending: nextRead) }
         }
     }
 
     private func changed(_ message: String) -> UploadFailure {
         UploadFailure(.fileError, message)
+    }
+}
+
+/// When the write in flight began, for the stall watchdog. AsyncHTTPClient's own write timeout
+/// only measures the client being idle while the socket is writable; a server that stops
+/// reading makes the socket unwritable and that timer is cleared, so uploads to it would hang.
+final class WriteWatch: Sendable {
+    private let pendingSince = NIOLockedValueBox<NIODeadline?>(nil)
+
+    func writeStarted() { pendingSince.withLockedValue { $0 = .now() } }
+    func writeEnded() { pendingSince.withLockedValue { $0 = nil } }
+
+    /// Whether a write has been waiting longer than `limit`.
+    func isStalled(limit: TimeAmount, now: NIODeadline = .now()) -> Bool {
+        pendingSince.withLockedValue { since in since.map { now - $0 > limit } ?? false }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -86,7 +87,7 @@ public final class HTTPUploadTransport: UploadTransport {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tlsConfiguration,
             redirectConfiguration: .disallow,
-            timeout: .init(connect: timeouts.connect, read: timeouts.answer, write: timeouts.stall),
+            timeout: .init(connect: timeouts.connect, read: timeouts.answer),
             connectionPool: pool
         )
         configuration.httpVersion = .http1Only
@@ -118,7 +119,7 @@ public final class HTTPUploadTransport: UploadTransport {
             observer.started(url, layout.contentLength)
             let streamer = BodyStreamer(
                 layout: layout, source: source, pipePrefix: pipePrefix,
-                chunkSize: chunkSize, threadPool: threadPool, eventLoop: eventLoop
+                chunkSize: chunkSize, threadPool: threadPool, eventLoop: eventLoop, watch: WriteWatch()
             )
             let result = await send(url: url, headers: headers, layout: layout, streamer: streamer, eventLoop: eventLoop, observer: observer)
             totalSent += result.bytesSent
@@ -200,6 +201,17 @@ public final class HTTPUploadTransport: UploadTransport {
             return AttemptResult(outcome: .failed(UploadFailure(.other, "cannot build a request for \(url): \(error)")), response: nil, bytesSent: 0)
         }
         let task = client.execute(request: request, delegate: delegate, eventLoop: .delegateAndChannel(on: eventLoop))
+        let stalled = NIOLockedValueBox(false)
+        let limit = timeouts.stall
+        let checkEvery = TimeAmount.nanoseconds(max(limit.nanoseconds / 4, 50_000_000))
+        let watchdog = eventLoop.scheduleRepeatedTask(initialDelay: checkEvery, delay: checkEvery) { [watch = streamer.watch] repeated in
+            if watch.isStalled(limit: limit) {
+                stalled.withLockedValue { $0 = true }
+                task.cancel()
+                repeated.cancel()
+            }
+        }
+        defer { watchdog.cancel() }
         do {
             let response = try await withTaskCancellationHandler {
                 try await task.futureResult.get()
@@ -208,7 +220,9 @@ public final class HTTPUploadTransport: UploadTransport {
             }
             return AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: delegate.bytesSent)
         } catch {
-            let failure = FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
+            let failure = stalled.withLockedValue { $0 }
+                ? UploadFailure(.stalled, "the upload stalled: nothing could be sent for \(FailureClassifier.seconds(timeouts.stall))")
+                : FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
             return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: delegate.bytesSent)
         }
     }

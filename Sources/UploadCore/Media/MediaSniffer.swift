@@ -74,8 +74,15 @@ public enum MediaSniffer {
     }
 
     /// Text content under an image extension is a mistake the user should hear about,
-    /// so the extension fallback only applies to content that is not plainly text.
+    /// so the extension fallback only applies to content that is not plainly text: valid UTF-8
+    /// (a sequence cut by the end of the prefix is allowed) without control characters.
     private static func looksLikeText<C: Collection<UInt8>>(_ bytes: C) -> Bool {
-        bytes.prefix(prefixLength).allSatisfy { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || ($0 >= 0x20 && $0 != 0x7F) }
+        let prefix = Array(bytes.prefix(prefixLength))
+        for cut in 0...min(3, prefix.count - 1) {
+            let candidate = prefix.dropLast(cut)
+            guard let text = String(validating: candidate, as: UTF8.self) else { continue }
+            return text.unicodeScalars.allSatisfy { $0 == "\t" || $0 == "\n" || $0 == "\r" || ($0.value >= 0x20 && $0.value != 0x7F) }
+        }
+        return false
     }
 }

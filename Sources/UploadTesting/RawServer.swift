@@ -1,0 +1,107 @@
+import Foundation
+import Glibc
+
+/// A bare TCP server on 127.0.0.1 and an ephemeral port that misbehaves on purpose: each
+/// accepted connection is handed to `behaviour` on its own thread. For tests of resets,
+/// stalls and missing answers that a well-behaved HTTP server cannot produce.
+public final class RawServer: @unchecked Sendable {
+    public let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var stopped = false
+
+    public init(behaviour: @escaping @Sendable (RawConnection) -> Void) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+        self.listener = fd
+        let thread = Thread { [self] in
+            while true {
+                let client = accept(fd, nil, nil)
+                if client < 0 { return }
+                lock.lock()
+                if stopped { lock.unlock(); Glibc.close(client); return }
+                lock.unlock()
+                Thread.detachNewThread { behaviour(RawConnection(fd: client)) }
+            }
+        }
+        thread.start()
+    }
+
+    public var url: String { "http://127.0.0.1:\(port)/photo" }
+
+    /// Closes the listener. Accepted connections belong to their behaviour, which closes them:
+    /// touching their descriptors here could hit a number the process has since reused.
+    public func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}
+
+/// One accepted connection of a `RawServer`.
+public struct RawConnection: Sendable {
+    public let fd: Int32
+
+    /// Reads until `count` bytes arrived or the peer closed; returns how many were read.
+    @discardableResult
+    public func read(atLeast count: Int) -> Int {
+        var total = 0
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while total < count {
+            let n = Glibc.read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            total += n
+        }
+        return total
+    }
+
+    /// Reads until the peer stops sending for `idle` seconds or closes; returns the bytes read.
+    public func readAll(idle: Double) -> [UInt8] {
+        var timeout = timeval(tv_sec: Int(idle), tv_usec: Int((idle - Double(Int(idle))) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = Glibc.read(fd, &buffer, buffer.count)
+            if n <= 0 { return out }
+            out.append(contentsOf: buffer[0..<n])
+        }
+    }
+
+    public func write(_ text: String) {
+        _ = text.utf8CString.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count - 1) }
+    }
+
+    /// Closes with a TCP reset (SO_LINGER 0), as a crashed or killed server would.
+    public func reset() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        Glibc.close(fd)
+    }
+
+    public func close() {
+        Glibc.close(fd)
+    }
+
+    /// Keeps the connection open without reading, so the client's writes stall.
+    public func hold(seconds: Double) {
+        Thread.sleep(forTimeInterval: seconds)
+        Glibc.close(fd)
+    }
+}

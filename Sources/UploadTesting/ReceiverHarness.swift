@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import NIOConcurrencyHelpers
+import Receiver
+
+/// Runs the receiver in-process on 127.0.0.1 and an ephemeral port, storing into a fresh
+/// temporary folder, for tests. `stop()` shuts it down; the folder is removed with `cleanUp()`.
+public final class ReceiverHarness: Sendable {
+    public let port: Int
+    public let directory: String
+    public let root: String
+    private let task: Task<Void, Error>
+    private let lines: NIOLockedValueBox<[RequestLogLine]>
+
+    public var url: String { "http://127.0.0.1:\(port)/photo" }
+    public var logLines: [RequestLogLine] { lines.withLockedValue { $0 } }
+
+    public static func start(
+        path: String = "/photo", field: String = "photo", maxSize: Int64 = 1 << 30, imagesOnly: Bool = false
+    ) async throws -> ReceiverHarness {
+        let root = TestFiles.makeTemporaryDirectory("receiver")
+        let directory = root + "/uploads"
+        let lines = NIOLockedValueBox<[RequestLogLine]>([])
+        let ready = AsyncStream<Int>.makeStream()
+        let configuration = ReceiverConfiguration(
+            host: "127.0.0.1", port: 0, directory: directory, path: path, field: field, maxSize: maxSize, imagesOnly: imagesOnly
+        )
+        let app = try ReceiverServer.makeApplication(configuration, log: { line in
+            lines.withLockedValue { $0.append(line) }
+        }, onRunning: { port in
+            ready.continuation.yield(port)
+        })
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var iterator = ready.stream.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw HarnessError.didNotStart }
+        return ReceiverHarness(port: port, directory: directory, root: root, task: task, lines: lines)
+    }
+
+    private init(port: Int, directory: String, root: String, task: Task<Void, Error>, lines: NIOLockedValueBox<[RequestLogLine]>) {
+        self.port = port
+        self.directory = directory
+        self.root = root
+        self.task = task
+        self.lines = lines
+    }
+
+    /// Every name in the upload folder, temporary files included.
+    public func storedNames() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+    }
+
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+
+    public func cleanUp() async {
+        await stop()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    enum HarnessError: Error { case didNotStart }
+}

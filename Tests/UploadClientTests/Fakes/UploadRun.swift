@@ -1,0 +1,77 @@
+import Foundation
+import NIOCore
+import UploadClient
+import UploadCore
+
+/// Runs requests through a real queue and transport and collects every event.
+struct UploadRun {
+    var events: [UploadEvent] = []
+
+    static func run(
+        _ requests: [UploadRequest],
+        timeouts: UploadTimeouts = UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(10)),
+        concurrency: Int = 2,
+        retryPolicy: RetryPolicy = RetryPolicy(),
+        onEvent: @escaping @Sendable (UploadEvent, UploadQueue) async -> Void = { _, _ in }
+    ) async throws -> UploadRun {
+        let transport = try HTTPUploadTransport(timeouts: timeouts)
+        let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: retryPolicy, sleep: { _ in })
+        for request in requests {
+            await queue.enqueue(request, totalBytes: try? UploadPreflight.check(request))
+        }
+        await queue.finishWhenDrained()
+        var run = UploadRun()
+        for await event in queue.events {
+            run.events.append(event)
+            await onEvent(event, queue)
+        }
+        try await transport.shutdown()
+        return run
+    }
+
+    func outcome(_ id: Int = 1) -> UploadOutcome? {
+        for case .finished(let eid, let outcome) in events where eid.rawValue == id { return outcome }
+        return nil
+    }
+
+    func response(_ id: Int = 1) -> UploadResponse? {
+        for case .response(let eid, let response) in events where eid.rawValue == id { return response }
+        return nil
+    }
+
+    func progressTotals(_ id: Int = 1) -> [Int64] {
+        events.compactMap { if case .progress(let eid, _, let total, _) = $0, eid.rawValue == id { total } else { nil } }
+    }
+
+    func expectedLength(_ id: Int = 1) -> Int64? {
+        for case .started(let eid, _, _, let total) in events where eid.rawValue == id { return total }
+        return nil
+    }
+
+    func failure(_ id: Int = 1) -> UploadFailure? {
+        if case .failed(let failure) = outcome(id) { return failure }
+        return nil
+    }
+
+    func storedName(_ id: Int = 1) -> String? {
+        guard let body = response(id)?.body,
+              let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: String] else { return nil }
+        return json["filename"]
+    }
+}
+
+/// Reads one HTTP/1.1 request with a Content-Length body off a raw connection.
+struct CapturedRequest {
+    var head: String
+    var body: [UInt8]
+
+    var contentLength: Int? {
+        head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+    }
+
+    func header(_ name: String) -> String? {
+        head.split(separator: "\r\n").first { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+            .map { String($0.drop { $0 != ":" }.dropFirst()).trimmingCharacters(in: .whitespaces) }
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import Glibc
+import NIOCore
+import Testing
+import UploadClient
+import UploadCore
+import UploadTesting
+
+/// Reads a request head and a Content-Length body from a raw connection.
+func readRequest(_ connection: RawConnection) -> CapturedRequest {
+    var data: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        if let end = data.firstRange(of: Array("\r\n\r\n".utf8)) {
+            let head = String(decoding: data[..<end.lowerBound], as: UTF8.self)
+            var request = CapturedRequest(head: head, body: Array(data[end.upperBound...]))
+            let length = request.contentLength ?? 0
+            while request.body.count < length {
+                let n = Glibc.read(connection.fd, &buffer, buffer.count)
+                if n <= 0 { break }
+                request.body.append(contentsOf: buffer[0..<n])
+            }
+            return request
+        }
+        let n = Glibc.read(connection.fd, &buffer, buffer.count)
+        if n <= 0 { return CapturedRequest(head: String(decoding: data, as: UTF8.self), body: []) }
+        data.append(contentsOf: buffer[0..<n])
+    }
+}
+
+final class Captures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [CapturedRequest] = []
+    func add(_ r: CapturedRequest) { lock.lock(); items.append(r); lock.unlock() }
+    var all: [CapturedRequest] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+@Suite(.serialized) struct TransportFailureTests {
+    let folder = TestFiles.makeTemporaryDirectory("failures")
+
+    @Test(arguments: [0, 1, 262_143, 262_144, 262_145, 3_000_000])
+    func contentLengthMatchesTheBytesOnTheWire(size: Int) async throws {
+        let captures = Captures()
+        let server = try RawServer { connection in
+            captures.add(readRequest(connection))
+            connection.write("HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/len-\(size).jpg", size: Int64(size))
+        var request = try UploadRequest.forPath(path, url: server.url, formFields: [FormField(name: "k", value: "v")],
+                                                headers: [RequestHeader(name: "X-Secret", value: "s3cret")], allowAnyFile: true)
+        request.field = "photo"
+        let run = try await UploadRun.run([request])
+        #expect(run.outcome() == .answered(status: 201))
+        let captured = try #require(captures.all.first)
+        #expect(captured.contentLength == captured.body.count)
+        #expect(Int64(captured.body.count) == run.expectedLength())
+        #expect(run.progressTotals().last == Int64(captured.body.count))
+        #expect(captured.header("X-Secret") == "s3cret")
+        let boundary = try #require(captured.header("Content-Type")?.components(separatedBy: "boundary=").last)
+        let layout = MultipartLayout(boundary: Boundary(boundary), fields: [FormField(name: "k", value: "v")], fileField: "photo",
+                                     fileName: "len-\(size).jpg", contentType: size >= 3 ? .jpeg : .jpeg, fileSize: Int64(size))
+        let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(captured.body == layout.head + file + layout.tail)
+    }
+
+    @Test func serverErrorIsAnAnswer() async throws {
+        let server = try RawServer { connection in
+            _ = readRequest(connection)
+            connection.write("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\nConnection: close\r\n\r\noops")
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/e.jpg", size: 5000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
+        #expect(run.outcome() == .answered(status: 500))
+        #expect(run.response()?.bodyText == "oops")
+        #expect(run.outcome()?.isSuccess == false)
+    }
+
+    @Test func connectionResetMidBodyIsALostConnection() async throws {
+        let server = try RawServer { connection in
+            connection.read(atLeast: 1 << 20)
+            connection.reset()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/r.jpg", size: 64 << 20)
+        let start = ContinuousClock.now
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
+        #expect(run.failure()?.kind == .connectionLost)
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test func refusedConnectionCannotConnect() async throws {
+        let server = try RawServer { $0.close() }
+        let port = server.port
+        server.stop()
+        let path = try TestFiles.writeImage(at: folder + "/c.jpg", size: 100)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: "http://127.0.0.1:\(port)/photo")])
+        let failure = try #require(run.failure())
+        #expect(failure.kind == .cannotConnect)
+        #expect(failure.code == ECONNREFUSED)
+        #expect(run.progressTotals().isEmpty)
+    }
+
+    @Test func stalledServerTimesOutOnTheStallClock() async throws {
+        let server = try RawServer { $0.hold(seconds: 8) }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/s.jpg", size: 128 << 20)
+        let start = ContinuousClock.now
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)],
+                                          timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(1), answer: .seconds(30)))
+        #expect(run.failure()?.kind == .stalled)
+        #expect(ContinuousClock.now - start < .seconds(6))
+    }
+
+    @Test func silentServerTimesOutOnTheAnswerClock() async throws {
+        let server = try RawServer { connection in
+            _ = readRequest(connection)
+            Thread.sleep(forTimeInterval: 6)
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/n.jpg", size: 10_000)
+        let start = ContinuousClock.now
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)],
+                                          timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(5), answer: .seconds(1)))
+        #expect(run.failure()?.kind == .noAnswer)
+        #expect(run.progressTotals().last == run.expectedLength())
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test func fileShrinkingDuringUploadFailsWithoutLyingAboutLength() async throws {
+        let captures = Captures()
+        let server = try RawServer { connection in
+            connection.read(atLeast: 1 << 20)
+            Thread.sleep(forTimeInterval: 0.5)
+            captures.add(CapturedRequest(head: "", body: connection.readAll(idle: 1)))
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/shrink.jpg", size: 64 << 20)
+        let truncated = CancelOnce()
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)]) { event, _ in
+            if case .progress = event, truncated.first() { truncate(path, 2 << 20) }
+        }
+        let failure = try #require(run.failure())
+        #expect(failure.kind == .fileError)
+        #expect(failure.message.contains("shrank"))
+    }
+
+    @Test func missingFileIsAFileError() async throws {
+        let request = UploadRequest(source: .file(path: folder + "/nope.jpg"), url: "http://127.0.0.1:9/photo", uploadName: "nope.jpg")
+        #expect(throws: UploadInputError.self) { try UploadPreflight.check(request) }
+        let run = try await UploadRun.run([request])
+        #expect(run.failure()?.kind == .fileError)
+        #expect(run.failure()?.code == ENOENT)
+    }
+
+    @Test func temporaryRedirectResendsTheBody() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let server = try RawServer { connection in
+            _ = readRequest(connection)
+            connection.write("HTTP/1.1 307 Temporary Redirect\r\nLocation: \(receiver.url)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/redirect.jpg", size: 300_000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
+        #expect(run.outcome() == .answered(status: 200))
+        #expect(run.events.contains(.redirected(UploadID(1), to: receiver.url)))
+        #expect(TestFiles.sameContents(path, receiver.directory + "/redirect.jpg"))
+        await receiver.cleanUp()
+    }
+
+    @Test func foundRedirectIsReportedNotFollowed() async throws {
+        let server = try RawServer { connection in
+            _ = readRequest(connection)
+            connection.write("HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/found.jpg", size: 1000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
+        #expect(run.outcome() == .answered(status: 302))
+    }
+
+    @Test func serviceUnavailableIsRetriedWithTheSameID() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let attempts = Captures()
+        let server = try RawServer { connection in
+            let request = readRequest(connection)
+            attempts.add(request)
+            if attempts.all.count == 1 {
+                connection.write("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 0\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            } else {
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+            }
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/retry.jpg", size: 1000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], retryPolicy: RetryPolicy(maxRetries: 2))
+        #expect(run.outcome() == .answered(status: 200))
+        #expect(attempts.all.count == 2)
+        #expect(run.events.contains { if case .retryScheduled(UploadID(1), 2, 0, _) = $0 { true } else { false } })
+        await receiver.cleanUp()
+    }
+}
