@@ -1,0 +1,123 @@
+import Foundation
+import Glibc
+import Testing
+import UploadCore
+import UploadTesting
+
+/// Runs curl against the receiver: the tool people will point at it first.
+func curl(_ arguments: [String]) throws -> (status: Int, body: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    process.arguments = ["-s", "-o", "-", "-w", "\n%{http_code}", "--max-time", "30"] + arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    let status = Int(text.split(separator: "\n").last ?? "") ?? 0
+    let body = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().joined(separator: "\n")
+    return (status, body)
+}
+
+func json(_ body: String) -> [String: String] {
+    (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: String]) ?? [:]
+}
+
+@Suite(.serialized) struct ReceiverTests {
+    @Test func curlFormUploadIsStoredByteIdentical() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try TestFiles.writeImage(at: receiver.root + "/cat.jpg", size: 3_000_000)
+        let (status, body) = try curl(["-F", "photo=@\(path)", receiver.url])
+        #expect(status == 200)
+        #expect(json(body) == ["filename": "cat.jpg"])
+        #expect(TestFiles.sameContents(path, receiver.directory + "/cat.jpg"))
+        let (again, body2) = try curl(["-F", "photo=@\(path)", receiver.url])
+        #expect(again == 200 && json(body2) == ["filename": "cat-1.jpg"])
+        #expect(receiver.logLines.count == 2)
+        #expect(receiver.logLines[0].description.contains("POST /photo 200"))
+        #expect(receiver.logLines[0].description.contains("cat.jpg"))
+        await receiver.cleanUp()
+    }
+
+    @Test func curlWithTextFieldsAndCustomFieldName() async throws {
+        let receiver = try await ReceiverHarness.start(path: "/upload", field: "file")
+        let path = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 1000)
+        let (status, body) = try curl(["-F", "key=value", "-F", "file=@\(path);filename=renamed.jpg", "http://127.0.0.1:\(receiver.port)/upload"])
+        #expect(status == 200 && json(body) == ["filename": "renamed.jpg"])
+        await receiver.cleanUp()
+    }
+
+    @Test func errorsAreJSONWithTheRightStatus() async throws {
+        let receiver = try await ReceiverHarness.start(maxSize: 10_000)
+        let path = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 1000)
+        let big = try TestFiles.writeImage(at: receiver.root + "/big.jpg", size: 50_000)
+
+        let notFound = try curl(["-F", "photo=@\(path)", "http://127.0.0.1:\(receiver.port)/other"])
+        #expect(notFound.status == 404 && json(notFound.body)["error"]?.contains("/other") == true)
+
+        let wrongMethod = try curl(["http://127.0.0.1:\(receiver.port)/photo"])
+        #expect(wrongMethod.status == 405 && json(wrongMethod.body)["error"] != nil)
+
+        let notMultipart = try curl(["-H", "Content-Type: application/json", "--data", "{}", receiver.url])
+        #expect(notMultipart.status == 415 && json(notMultipart.body)["error"]?.contains("multipart/form-data") == true)
+
+        let missingField = try curl(["-F", "other=@\(path)", receiver.url])
+        #expect(missingField.status == 400 && json(missingField.body)["error"]?.contains("photo") == true)
+
+        let textInField = try curl(["-F", "photo=just text", receiver.url])
+        #expect(textInField.status == 400)
+
+        let noBoundary = try curl(["-H", "Content-Type: multipart/form-data", "--data-binary", "x", receiver.url])
+        #expect(noBoundary.status == 400)
+
+        let tooLarge = try curl(["-F", "photo=@\(big)", receiver.url])
+        #expect(tooLarge.status == 413 && json(tooLarge.body)["error"] != nil)
+
+        let tooLargeChunked = try curl(["-H", "Transfer-Encoding: chunked", "-F", "photo=@\(big)", receiver.url])
+        #expect(tooLargeChunked.status == 413)
+
+        let garbage = try curl(["-H", "Content-Type: multipart/form-data; boundary=abc", "--data-binary", "--abcXX\r\nnonsense", receiver.url])
+        #expect(garbage.status == 400)
+
+        #expect(receiver.storedNames().isEmpty)
+        #expect(receiver.logLines.map(\.status) == [404, 405, 415, 400, 400, 400, 413, 413, 400])
+        await receiver.cleanUp()
+    }
+
+    @Test func imagesOnlyRefusesOtherContent() async throws {
+        let receiver = try await ReceiverHarness.start(imagesOnly: true)
+        let text = receiver.root + "/notes.jpg"
+        try Data("These are notes, not a photo".utf8).write(to: URL(fileURLWithPath: text))
+        let image = try TestFiles.writeImage(at: receiver.root + "/real.jpg", size: 5000)
+        let refused = try curl(["-F", "photo=@\(text)", receiver.url])
+        #expect(refused.status == 415 && json(refused.body)["error"]?.contains("not an image") == true)
+        let accepted = try curl(["-F", "photo=@\(image)", receiver.url])
+        #expect(accepted.status == 200)
+        #expect(receiver.storedNames() == ["real.jpg"])
+        await receiver.cleanUp()
+    }
+
+    @Test func abortedUploadLeavesNoFile() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(receiver.port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        let partial = "POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B0undary\r\nContent-Length: 100000\r\n\r\n"
+            + "--B0undary\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"partial.jpg\"\r\n\r\n"
+            + String(repeating: "x", count: 5000)
+        _ = partial.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(receiver.storedNames().count == 1) // the temporary file while the part streams in
+        close(fd)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(receiver.storedNames().isEmpty)
+        await receiver.cleanUp()
+    }
+}
