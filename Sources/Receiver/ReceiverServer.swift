@@ -5,17 +5,18 @@ import NIOCore
 /// `uploadmon serve`: the Hummingbird application that receives uploads.
 public enum ReceiverServer {
     /// Builds the application. `onRunning` gets the bound port (useful with port 0);
-    /// `log` gets one line per request.
+    /// `log` gets one line per request; `logLevel` filters the server's own diagnostics.
     public static func makeApplication(
         _ configuration: ReceiverConfiguration,
         logger: Logger = Logger(label: "uploadmon.serve"),
+        logLevel: Logger.Level = .warning,
         log: @escaping @Sendable (RequestLogLine) -> Void,
         onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let store = try UploadStore(directory: configuration.directory)
         let endpoint = UploadEndpoint(configuration: configuration, store: store, log: log)
         var quiet = logger
-        quiet.logLevel = .warning
+        quiet.logLevel = logLevel
         return Application(
             responder: endpoint,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "uploadmon"),

@@ -25,7 +25,7 @@ public final class ReceiverHarness: Sendable {
         let configuration = ReceiverConfiguration(
             host: "127.0.0.1", port: 0, directory: directory, path: path, field: field, maxSize: maxSize, imagesOnly: imagesOnly
         )
-        let app = try ReceiverServer.makeApplication(configuration, log: { line in
+        let app = try ReceiverServer.makeApplication(configuration, logLevel: .critical, log: { line in
             lines.withLockedValue { $0.append(line) }
         }, onRunning: { port in
             ready.continuation.yield(port)

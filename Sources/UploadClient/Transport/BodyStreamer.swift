@@ -20,6 +20,9 @@ struct BodyStreamer: Sendable {
     let threadPool: NIOThreadPool
     let eventLoop: EventLoop
     let watch: WriteWatch
+    /// Bytes per second at most (`--limit-rate`), or `nil` for as fast as the socket takes them.
+    let rateLimit: Int64?
+    let pacer = Pacer()
 
     func makeBody() -> HTTPClient.Body {
         .stream(contentLength: layout.contentLength) { writer in
@@ -45,8 +48,12 @@ struct BodyStreamer: Sendable {
 
     /// Every write goes through here so the stall watchdog knows how long it has been pending.
     private func write(_ writer: HTTPClient.Body.StreamWriter, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        watch.writeStarted()
-        return writer.write(.byteBuffer(buffer)).always { _ in self.watch.writeEnded() }
+        let send = {
+            self.watch.writeStarted()
+            return writer.write(.byteBuffer(buffer)).always { _ in self.watch.writeEnded() }
+        }
+        guard let rateLimit, let delay = pacer.delay(before: Int64(buffer.readableBytes), rate: rateLimit) else { return send() }
+        return eventLoop.scheduleTask(in: delay) {}.futureResult.flatMap(send)
     }
 
     private func readAhead(offset: Int64, size: Int64) -> EventLoopFuture<ByteBuffer>? {
@@ -120,5 +127,21 @@ final class WriteWatch: Sendable {
     /// Whether a write has been waiting longer than `limit`.
     func isStalled(limit: TimeAmount, now: NIODeadline = .now()) -> Bool {
         pendingSince.withLockedValue { since in since.map { now - $0 > limit } ?? false }
+    }
+}
+
+/// Spaces writes so the average rate stays at or under a limit: each write may start only when
+/// the bytes already sent would have taken that long at the limit.
+final class Pacer: Sendable {
+    private let state = NIOLockedValueBox<(start: NIODeadline?, bytes: Int64)>((nil, 0))
+
+    func delay(before count: Int64, rate: Int64, now: NIODeadline = .now()) -> TimeAmount? {
+        state.withLockedValue { s in
+            let start = s.start ?? now
+            s.start = start
+            let due = start + .nanoseconds(Int64(Double(s.bytes) / Double(rate) * 1e9))
+            s.bytes += count
+            return due > now ? due - now : nil
+        }
     }
 }

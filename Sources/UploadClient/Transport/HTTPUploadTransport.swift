@@ -62,11 +62,13 @@ public final class HTTPUploadTransport: UploadTransport {
     let threadPool: NIOThreadPool
     let chunkSize: Int
     let timeouts: UploadTimeouts
+    let rateLimit: Int64?
 
     public init(
         tls: TLSOptions = TLSOptions(),
         timeouts: UploadTimeouts = UploadTimeouts(),
         chunkSize: Int = HTTPUploadTransport.defaultChunkSize,
+        rateLimit: Int64? = nil,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton
     ) throws {
@@ -94,6 +96,7 @@ public final class HTTPUploadTransport: UploadTransport {
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         self.threadPool = threadPool
         self.chunkSize = chunkSize
+        self.rateLimit = rateLimit
         self.timeouts = timeouts
     }
 
@@ -119,7 +122,8 @@ public final class HTTPUploadTransport: UploadTransport {
             observer.started(url, layout.contentLength)
             let streamer = BodyStreamer(
                 layout: layout, source: source, pipePrefix: pipePrefix,
-                chunkSize: chunkSize, threadPool: threadPool, eventLoop: eventLoop, watch: WriteWatch()
+                chunkSize: rateLimit.map { Int(min(Int64(chunkSize), max($0 / 20, 4096))) } ?? chunkSize,
+                threadPool: threadPool, eventLoop: eventLoop, watch: WriteWatch(), rateLimit: rateLimit
             )
             let result = await send(url: url, headers: headers, layout: layout, streamer: streamer, eventLoop: eventLoop, observer: observer)
             totalSent += result.bytesSent

@@ -22,6 +22,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Size of the large sample in MB.")
     var bigMB = 64
 
+    @Option(help: "Upload rate per file in MB/s, so the progress is watchable on loopback.")
+    var rateMB = 25
+
     @Flag(name: .long, help: "Print one JSON object per event.")
     var json = false
 
@@ -33,7 +36,7 @@ struct DemoCommand: AsyncParsableCommand {
 
         let ready = AsyncStream<Int>.makeStream()
         let configuration = ReceiverConfiguration(host: "127.0.0.1", port: 0, directory: received, imagesOnly: true)
-        let app = try ReceiverServer.makeApplication(configuration, log: { _ in }, onRunning: { port in
+        let app = try ReceiverServer.makeApplication(configuration, logLevel: .critical, log: { _ in }, onRunning: { port in
             ready.continuation.yield(port)
             ready.continuation.finish()
         })
@@ -43,7 +46,7 @@ struct DemoCommand: AsyncParsableCommand {
         let url = "http://127.0.0.1:\(port)/photo"
         Console().write("Receiver listening on \(url), storing in \(received)\nSending \(files.count) samples from \(samples)\n\n")
 
-        var options = try UploadOptions.parse(["--to", url])
+        var options = try UploadOptions.parse(["--to", url, "--limit-rate", "\(rateMB)MB", "--concurrency", "2"])
         options.anyFile = true
         var requests: [(UploadRequest, Int64?)] = []
         for file in files {

@@ -33,6 +33,9 @@ struct UploadOptions: ParsableArguments {
     @Flag(name: .long, help: "Do not verify the server's TLS certificate.")
     var insecure = false
 
+    @Option(name: .long, help: ArgumentHelp("Send at most this many bytes per second per upload (e.g. 500k, 20MB).", valueName: "rate"))
+    var limitRate: String?
+
     @Option(name: .long, help: ArgumentHelp("Seconds to establish a connection.", valueName: "s"))
     var connectTimeout: Double = 10
 
@@ -49,6 +52,9 @@ struct UploadOptions: ParsableArguments {
             _ = try parsedHeaders()
         } catch {
             throw ValidationError(error.description)
+        }
+        if let limitRate, (ByteSize.parse(limitRate) ?? 0) < 1024 {
+            throw ValidationError("--limit-rate '\(limitRate)' must be a rate of at least 1k, like 500k or 20MB")
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard retries >= 0 else { throw ValidationError("--retries cannot be negative") }
@@ -78,7 +84,10 @@ struct UploadOptions: ParsableArguments {
     }
 
     func makeTransport() throws -> HTTPUploadTransport {
-        try HTTPUploadTransport(tls: TLSOptions(caCertificatePath: cacert, insecure: insecure), timeouts: timeouts)
+        try HTTPUploadTransport(
+            tls: TLSOptions(caCertificatePath: cacert, insecure: insecure), timeouts: timeouts,
+            rateLimit: limitRate.flatMap(ByteSize.parse)
+        )
     }
 
     var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
