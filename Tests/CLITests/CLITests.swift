@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import UploadTesting
+
+/// Runs the built `uploadmon` binary as a user would and checks output and exit status.
+struct CLIRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    static var binary: String {
+        // The test bundle sits next to the products it was built with.
+        var url = Bundle.main.bundleURL
+        while url.path != "/" {
+            let candidate = url.appendingPathComponent("uploadmon").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            url.deleteLastPathComponent()
+        }
+        return ".build/debug/uploadmon"
+    }
+
+    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> CLIRun {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+@Suite(.serialized) struct SendCommandTests {
+    @Test func sendsFilesAndExitsZero() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 300_000)
+        let b = try TestFiles.writeImage(at: receiver.root + "/b.jpg", size: 10)
+        let run = try CLIRun.run(["send", a, b, "--to", receiver.url])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("#1 a.jpg OK 200 OK {\"filename\":\"a.jpg\"}"))
+        #expect(run.stdout.contains("#2 b.jpg OK 200"))
+        #expect(run.stdout.contains("all 2 uploads finished: 2 ok, 0 failed"))
+        #expect(TestFiles.sameContents(a, receiver.directory + "/a.jpg"))
+        await receiver.cleanUp()
+    }
+
+    @Test func jsonEventsAndHiddenHeaderValues() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 1000)
+        let run = try CLIRun.run(["send", a, "--to", receiver.url, "--json", "--name", "renamed", "-H", "Authorization: Bearer s3cret-token", "-F", "k=v"])
+        #expect(run.status == 0)
+        let events = run.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let kinds = events.compactMap { $0["event"] as? String }
+        #expect(kinds.count == events.count && kinds.count >= 6)
+        #expect(Array(kinds.prefix(2)) == ["queued", "started"])
+        #expect(Array(kinds.suffix(3)) == ["response", "finished", "allFinished"])
+        #expect(kinds.dropFirst(2).dropLast(3).allSatisfy { $0 == "progress" })
+        #expect(events.contains { $0["event"] as? String == "finished" && $0["status"] as? Int == 200 })
+        #expect(events.first?["name"] as? String == "renamed.jpg")
+        #expect(!run.stdout.contains("s3cret") && !run.stderr.contains("s3cret"))
+        #expect(receiver.storedNames() == ["renamed.jpg"])
+        await receiver.cleanUp()
+    }
+
+    @Test func standardInputIsSentChunked() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 700_000)
+        let data = try Data(contentsOf: URL(fileURLWithPath: a))
+        let run = try CLIRun.run(["send", "-", "--name", "piped.jpg", "--to", receiver.url], stdin: data)
+        #expect(run.status == 0)
+        #expect(TestFiles.sameContents(a, receiver.directory + "/piped.jpg"))
+        await receiver.cleanUp()
+    }
+
+    @Test func exitCodesTellHTTPAndTransportErrorsApart() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 1000)
+        let notFound = try CLIRun.run(["send", a, "--to", "http://127.0.0.1:\(receiver.port)/nope"])
+        #expect(notFound.status == 1)
+        #expect(notFound.stdout.contains("FAILED 404 Not Found"))
+        await receiver.stop()
+        let refused = try CLIRun.run(["send", a, "--to", receiver.url])
+        #expect(refused.status == 2)
+        #expect(refused.stdout.contains("cannot connect"))
+        await receiver.cleanUp()
+    }
+
+    @Test func badInputIsRefusedBeforeSending() async throws {
+        let folder = TestFiles.makeTemporaryDirectory("cli")
+        let text = folder + "/notes.jpg"
+        try Data("plain notes".utf8).write(to: URL(fileURLWithPath: text))
+        let notImage = try CLIRun.run(["send", text, "--to", "http://127.0.0.1:9/photo"])
+        #expect(notImage.status == 64)
+        #expect(notImage.stderr.contains("notes.jpg is not an image (it looks like text)"))
+        #expect(notImage.stderr.contains("nothing was sent"))
+
+        let missing = try CLIRun.run(["send", folder + "/missing.png", "--to", "http://127.0.0.1:9/photo"])
+        #expect(missing.status == 64 && missing.stderr.contains("missing.png") && missing.stderr.contains("No such file"))
+
+        let scheme = try CLIRun.run(["send", text, "--to", "ftp://example.com/x"])
+        #expect(scheme.status == 64 && scheme.stderr.contains("is not an http or https URL"))
+
+        let header = try CLIRun.run(["send", text, "--to", "http://h/p", "-H", "Bad Header: s3cret"])
+        #expect(header.status == 64 && header.stderr.contains("Bad Header") && !header.stderr.contains("s3cret"))
+
+        let twoNames = try CLIRun.run(["send", text, text, "--name", "x", "--to", "http://h/p"])
+        #expect(twoNames.status == 64 && twoNames.stderr.contains("--name applies to a single file"))
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    @Test func helpShowsExamples() throws {
+        let help = try CLIRun.run(["send", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("Examples:"))
+        #expect(help.stdout.contains("uploadmon send cat.jpg --to http://127.0.0.1:3000/photo"))
+        #expect(help.stdout.contains("Exit status"))
+    }
+}
