@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
+import Logging
 import Receiver
+import ServiceLifecycle
 
 /// Runs the receiver in-process on 127.0.0.1 and an ephemeral port, storing into a fresh
 /// temporary folder, for tests. `stop()` shuts it down; the folder is removed with `cleanUp()`.
@@ -9,6 +11,7 @@ public final class ReceiverHarness: Sendable {
     public let port: Int
     public let directory: String
     public let root: String
+    private let group: ServiceGroup
     private let task: Task<Void, Error>
     private let lines: NIOLockedValueBox<[RequestLogLine]>
 
@@ -30,13 +33,17 @@ public final class ReceiverHarness: Sendable {
         }, onRunning: { port in
             ready.continuation.yield(port)
         })
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "uploadmon.test")))
+        let task = Task { try await group.run() }
         var iterator = ready.stream.makeAsyncIterator()
         guard let port = await iterator.next() else { throw HarnessError.didNotStart }
-        return ReceiverHarness(port: port, directory: directory, root: root, task: task, lines: lines)
+        return ReceiverHarness(port: port, directory: directory, root: root, group: group, task: task, lines: lines)
     }
 
-    private init(port: Int, directory: String, root: String, task: Task<Void, Error>, lines: NIOLockedValueBox<[RequestLogLine]>) {
+    private init(
+        port: Int, directory: String, root: String, group: ServiceGroup, task: Task<Void, Error>, lines: NIOLockedValueBox<[RequestLogLine]>
+    ) {
+        self.group = group
         self.port = port
         self.directory = directory
         self.root = root
@@ -49,8 +56,10 @@ public final class ReceiverHarness: Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
     }
 
+    /// Shuts the server down gracefully: cancelling its task instead can trip SwiftNIO's
+    /// writer assertions while a connection is still open.
     public func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = await task.result
     }
 

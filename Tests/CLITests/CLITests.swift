@@ -19,7 +19,11 @@ struct CLIRun {
         return ".build/debug/uploadmon"
     }
 
-    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> CLIRun {
+    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws -> CLIRun {
+        try await offPool { try runBlocking(arguments, stdin: stdin, environment: environment) }
+    }
+
+    static func runBlocking(_ arguments: [String], stdin: Data?, environment: [String: String]) throws -> CLIRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -45,7 +49,7 @@ struct CLIRun {
         let receiver = try await ReceiverHarness.start()
         let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 300_000)
         let b = try TestFiles.writeImage(at: receiver.root + "/b.jpg", size: 10)
-        let run = try CLIRun.run(["send", a, b, "--to", receiver.url])
+        let run = try await CLIRun.run(["send", a, b, "--to", receiver.url])
         #expect(run.status == 0)
         #expect(run.stdout.contains("#1 a.jpg OK 200 OK {\"filename\":\"a.jpg\"}"))
         #expect(run.stdout.contains("#2 b.jpg OK 200"))
@@ -57,7 +61,7 @@ struct CLIRun {
     @Test func jsonEventsAndHiddenHeaderValues() async throws {
         let receiver = try await ReceiverHarness.start()
         let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 1000)
-        let run = try CLIRun.run(["send", a, "--to", receiver.url, "--json", "--name", "renamed", "-H", "Authorization: Bearer s3cret-token", "-F", "k=v"])
+        let run = try await CLIRun.run(["send", a, "--to", receiver.url, "--json", "--name", "renamed", "-H", "Authorization: Bearer s3cret-token", "-F", "k=v"])
         #expect(run.status == 0)
         let events = run.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -78,7 +82,7 @@ struct CLIRun {
         let receiver = try await ReceiverHarness.start()
         let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 700_000)
         let data = try Data(contentsOf: URL(fileURLWithPath: a))
-        let run = try CLIRun.run(["send", "-", "--name", "piped.jpg", "--to", receiver.url], stdin: data)
+        let run = try await CLIRun.run(["send", "-", "--name", "piped.jpg", "--to", receiver.url], stdin: data)
         #expect(run.status == 0)
         #expect(TestFiles.sameContents(a, receiver.directory + "/piped.jpg"))
         await receiver.cleanUp()
@@ -87,11 +91,11 @@ struct CLIRun {
     @Test func exitCodesTellHTTPAndTransportErrorsApart() async throws {
         let receiver = try await ReceiverHarness.start()
         let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 1000)
-        let notFound = try CLIRun.run(["send", a, "--to", "http://127.0.0.1:\(receiver.port)/nope"])
+        let notFound = try await CLIRun.run(["send", a, "--to", "http://127.0.0.1:\(receiver.port)/nope"])
         #expect(notFound.status == 1)
         #expect(notFound.stdout.contains("FAILED 404 Not Found"))
         await receiver.stop()
-        let refused = try CLIRun.run(["send", a, "--to", receiver.url])
+        let refused = try await CLIRun.run(["send", a, "--to", receiver.url])
         #expect(refused.status == 2)
         #expect(refused.stdout.contains("cannot connect"))
         await receiver.cleanUp()
@@ -101,27 +105,27 @@ struct CLIRun {
         let folder = TestFiles.makeTemporaryDirectory("cli")
         let text = folder + "/notes.jpg"
         try Data("plain notes".utf8).write(to: URL(fileURLWithPath: text))
-        let notImage = try CLIRun.run(["send", text, "--to", "http://127.0.0.1:9/photo"])
+        let notImage = try await CLIRun.run(["send", text, "--to", "http://127.0.0.1:9/photo"])
         #expect(notImage.status == 64)
         #expect(notImage.stderr.contains("notes.jpg is not an image (it looks like text)"))
         #expect(notImage.stderr.contains("nothing was sent"))
 
-        let missing = try CLIRun.run(["send", folder + "/missing.png", "--to", "http://127.0.0.1:9/photo"])
+        let missing = try await CLIRun.run(["send", folder + "/missing.png", "--to", "http://127.0.0.1:9/photo"])
         #expect(missing.status == 64 && missing.stderr.contains("missing.png") && missing.stderr.contains("No such file"))
 
-        let scheme = try CLIRun.run(["send", text, "--to", "ftp://example.com/x"])
+        let scheme = try await CLIRun.run(["send", text, "--to", "ftp://example.com/x"])
         #expect(scheme.status == 64 && scheme.stderr.contains("is not an http or https URL"))
 
-        let header = try CLIRun.run(["send", text, "--to", "http://h/p", "-H", "Bad Header: s3cret"])
+        let header = try await CLIRun.run(["send", text, "--to", "http://h/p", "-H", "Bad Header: s3cret"])
         #expect(header.status == 64 && header.stderr.contains("Bad Header") && !header.stderr.contains("s3cret"))
 
-        let twoNames = try CLIRun.run(["send", text, text, "--name", "x", "--to", "http://h/p"])
+        let twoNames = try await CLIRun.run(["send", text, text, "--name", "x", "--to", "http://h/p"])
         #expect(twoNames.status == 64 && twoNames.stderr.contains("--name applies to a single file"))
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    @Test func helpShowsExamples() throws {
-        let help = try CLIRun.run(["send", "--help"])
+    @Test func helpShowsExamples() async throws {
+        let help = try await CLIRun.run(["send", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("Examples:"))
         #expect(help.stdout.contains("uploadmon send cat.jpg --to http://127.0.0.1:3000/photo"))

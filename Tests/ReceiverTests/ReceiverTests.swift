@@ -5,7 +5,11 @@ import UploadCore
 import UploadTesting
 
 /// Runs curl against the receiver: the tool people will point at it first.
-func curl(_ arguments: [String]) throws -> (status: Int, body: String) {
+func curl(_ arguments: [String]) async throws -> (status: Int, body: String) {
+    try await offPool { try curlBlocking(arguments) }
+}
+
+func curlBlocking(_ arguments: [String]) throws -> (status: Int, body: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
     process.arguments = ["-s", "-o", "-", "-w", "\n%{http_code}", "--max-time", "30"] + arguments
@@ -28,11 +32,11 @@ func json(_ body: String) -> [String: String] {
     @Test func curlFormUploadIsStoredByteIdentical() async throws {
         let receiver = try await ReceiverHarness.start()
         let path = try TestFiles.writeImage(at: receiver.root + "/cat.jpg", size: 3_000_000)
-        let (status, body) = try curl(["-F", "photo=@\(path)", receiver.url])
+        let (status, body) = try await curl(["-F", "photo=@\(path)", receiver.url])
         #expect(status == 200)
         #expect(json(body) == ["filename": "cat.jpg"])
         #expect(TestFiles.sameContents(path, receiver.directory + "/cat.jpg"))
-        let (again, body2) = try curl(["-F", "photo=@\(path)", receiver.url])
+        let (again, body2) = try await curl(["-F", "photo=@\(path)", receiver.url])
         #expect(again == 200 && json(body2) == ["filename": "cat-1.jpg"])
         #expect(receiver.logLines.count == 2)
         #expect(receiver.logLines[0].description.contains("POST /photo 200"))
@@ -43,7 +47,7 @@ func json(_ body: String) -> [String: String] {
     @Test func curlWithTextFieldsAndCustomFieldName() async throws {
         let receiver = try await ReceiverHarness.start(path: "/upload", field: "file")
         let path = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 1000)
-        let (status, body) = try curl(["-F", "key=value", "-F", "file=@\(path);filename=renamed.jpg", "http://127.0.0.1:\(receiver.port)/upload"])
+        let (status, body) = try await curl(["-F", "key=value", "-F", "file=@\(path);filename=renamed.jpg", "http://127.0.0.1:\(receiver.port)/upload"])
         #expect(status == 200 && json(body) == ["filename": "renamed.jpg"])
         await receiver.cleanUp()
     }
@@ -53,31 +57,31 @@ func json(_ body: String) -> [String: String] {
         let path = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 1000)
         let big = try TestFiles.writeImage(at: receiver.root + "/big.jpg", size: 50_000)
 
-        let notFound = try curl(["-F", "photo=@\(path)", "http://127.0.0.1:\(receiver.port)/other"])
+        let notFound = try await curl(["-F", "photo=@\(path)", "http://127.0.0.1:\(receiver.port)/other"])
         #expect(notFound.status == 404 && json(notFound.body)["error"]?.contains("/other") == true)
 
-        let wrongMethod = try curl(["http://127.0.0.1:\(receiver.port)/photo"])
+        let wrongMethod = try await curl(["http://127.0.0.1:\(receiver.port)/photo"])
         #expect(wrongMethod.status == 405 && json(wrongMethod.body)["error"] != nil)
 
-        let notMultipart = try curl(["-H", "Content-Type: application/json", "--data", "{}", receiver.url])
+        let notMultipart = try await curl(["-H", "Content-Type: application/json", "--data", "{}", receiver.url])
         #expect(notMultipart.status == 415 && json(notMultipart.body)["error"]?.contains("multipart/form-data") == true)
 
-        let missingField = try curl(["-F", "other=@\(path)", receiver.url])
+        let missingField = try await curl(["-F", "other=@\(path)", receiver.url])
         #expect(missingField.status == 400 && json(missingField.body)["error"]?.contains("photo") == true)
 
-        let textInField = try curl(["-F", "photo=just text", receiver.url])
+        let textInField = try await curl(["-F", "photo=just text", receiver.url])
         #expect(textInField.status == 400)
 
-        let noBoundary = try curl(["-H", "Content-Type: multipart/form-data", "--data-binary", "x", receiver.url])
+        let noBoundary = try await curl(["-H", "Content-Type: multipart/form-data", "--data-binary", "x", receiver.url])
         #expect(noBoundary.status == 400)
 
-        let tooLarge = try curl(["-F", "photo=@\(big)", receiver.url])
+        let tooLarge = try await curl(["-F", "photo=@\(big)", receiver.url])
         #expect(tooLarge.status == 413 && json(tooLarge.body)["error"] != nil)
 
-        let tooLargeChunked = try curl(["-H", "Transfer-Encoding: chunked", "-F", "photo=@\(big)", receiver.url])
+        let tooLargeChunked = try await curl(["-H", "Transfer-Encoding: chunked", "-F", "photo=@\(big)", receiver.url])
         #expect(tooLargeChunked.status == 413)
 
-        let garbage = try curl(["-H", "Content-Type: multipart/form-data; boundary=abc", "--data-binary", "--abcXX\r\nnonsense", receiver.url])
+        let garbage = try await curl(["-H", "Content-Type: multipart/form-data; boundary=abc", "--data-binary", "--abcXX\r\nnonsense", receiver.url])
         #expect(garbage.status == 400)
 
         #expect(receiver.storedNames().isEmpty)
@@ -90,9 +94,9 @@ func json(_ body: String) -> [String: String] {
         let text = receiver.root + "/notes.jpg"
         try Data("These are notes, not a photo".utf8).write(to: URL(fileURLWithPath: text))
         let image = try TestFiles.writeImage(at: receiver.root + "/real.jpg", size: 5000)
-        let refused = try curl(["-F", "photo=@\(text)", receiver.url])
+        let refused = try await curl(["-F", "photo=@\(text)", receiver.url])
         #expect(refused.status == 415 && json(refused.body)["error"]?.contains("not an image") == true)
-        let accepted = try curl(["-F", "photo=@\(image)", receiver.url])
+        let accepted = try await curl(["-F", "photo=@\(image)", receiver.url])
         #expect(accepted.status == 200)
         #expect(receiver.storedNames() == ["real.jpg"])
         await receiver.cleanUp()

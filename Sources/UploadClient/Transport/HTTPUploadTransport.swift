@@ -26,6 +26,12 @@ public struct AttemptResult: Sendable {
     public var outcome: UploadOutcome
     public var response: UploadResponse?
     public var bytesSent: Int64
+
+    public init(outcome: UploadOutcome, response: UploadResponse?, bytesSent: Int64) {
+        self.outcome = outcome
+        self.response = response
+        self.bytesSent = bytesSent
+    }
 }
 
 /// Callbacks an attempt reports through, in order: started, progress…, redirected…

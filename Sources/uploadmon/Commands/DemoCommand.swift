@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import Logging
 import Receiver
+import ServiceLifecycle
 import UploadClient
 import UploadCore
 
@@ -40,7 +42,8 @@ struct DemoCommand: AsyncParsableCommand {
             ready.continuation.yield(port)
             ready.continuation.finish()
         })
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "uploadmon.demo")))
+        let server = Task { try await group.run() }
         var iterator = ready.stream.makeAsyncIterator()
         guard let port = await iterator.next() else { throw ValidationError("the receiver did not start") }
         let url = "http://127.0.0.1:\(port)/photo"
@@ -54,7 +57,7 @@ struct DemoCommand: AsyncParsableCommand {
             requests.append((request, try UploadPreflight.check(request)))
         }
         let tracker = try await SendRunner.run(requests, options: options, json: json)
-        server.cancel()
+        await group.triggerGracefulShutdown()
         _ = await server.result
         let ok = tracker.states.values.filter { $0.outcome?.isSuccess == true }.count
         Console().write("\nThe receiver stored \(ok) files in \(received). Try it yourself: uploadmon serve, then uploadmon send FILE --to http://127.0.0.1:3000/photo\n")
