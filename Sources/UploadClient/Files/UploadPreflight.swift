@@ -18,10 +18,17 @@ public enum UploadPreflight {
             if error.message.hasSuffix("is not a regular file") { throw .notARegularFile(path: path) }
             throw .cannotRead(path: path, reason: error.code.map { String(cString: strerror($0)) } ?? error.message)
         }
+        _ = try acceptedMediaType(prefix: prefix, path: path, request: request)
+        return source.size
+    }
+
+    /// The media type the part is sent as; refused unless it is an image or any file is allowed.
+    /// The one rule both the preflight and each attempt apply (the file may change in between).
+    static func acceptedMediaType(prefix: [UInt8], path: String, request: UploadRequest) throws(UploadInputError) -> MediaType {
         let media = MediaSniffer.detect(prefix: prefix, fileName: request.uploadName)
         if !request.allowAnyFile && !media.isImage {
             throw .notAnImage(path: path, looksLike: media.name)
         }
-        return source.size
+        return media
     }
 }

@@ -180,9 +180,11 @@ public final class HTTPUploadTransport: UploadTransport {
             pipePrefix = first
             prefix = Array(first.readableBytesView.prefix(MediaSniffer.prefixLength))
         }
-        let media = MediaSniffer.detect(prefix: prefix, fileName: request.uploadName)
-        if !request.allowAnyFile && !media.isImage {
-            throw UploadFailure(.fileError, UploadInputError.notAnImage(path: source.path, looksLike: media.name).description)
+        let media: MediaType
+        do throws(UploadInputError) {
+            media = try UploadPreflight.acceptedMediaType(prefix: prefix, path: source.path, request: request)
+        } catch {
+            throw UploadFailure(.fileError, error.description)
         }
         let layout = MultipartLayout(
             boundary: .random(), fields: request.formFields, fileField: request.field,
