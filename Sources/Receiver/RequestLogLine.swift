@@ -11,8 +11,7 @@ public struct RequestLogLine: Sendable, CustomStringConvertible {
     public var error: String?
 
     public var description: String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        var text = "\(method) \(path) \(status) \(ByteFormat.bytes(bytes)) \(ByteFormat.fixed(seconds * 1000, digits: 1)) ms"
+        var text = "\(method) \(path) \(status) \(ByteFormat.bytes(bytes)) \(ByteFormat.fixed(duration.seconds * 1000, digits: 1)) ms"
         if let storedName { text += " → \(storedName)" }
         if let error { text += " (\(error))" }
         return text

@@ -76,7 +76,3 @@ struct SendCommand: AsyncParsableCommand {
         return SendExit.success
     }
 }
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
