@@ -28,6 +28,19 @@ func readRequest(_ connection: RawConnection) -> CapturedRequest {
     }
 }
 
+/// A raw server that reads each request, answers with `status` (plus `headers` and `body`) and closes.
+func answeringServer(
+    _ status: String, headers: [String] = [], body: String = "", captures: Captures? = nil
+) throws -> RawServer {
+    try RawServer { connection in
+        let request = readRequest(connection)
+        captures?.add(request)
+        let head = (["HTTP/1.1 \(status)"] + headers + ["Content-Length: \(body.utf8.count)", "Connection: close"]).joined(separator: "\r\n")
+        connection.write(head + "\r\n\r\n" + body)
+        connection.close()
+    }
+}
+
 final class Captures: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [CapturedRequest] = []
@@ -41,11 +54,7 @@ final class Captures: @unchecked Sendable {
     @Test(arguments: [0, 1, 262_143, 262_144, 262_145, 3_000_000])
     func contentLengthMatchesTheBytesOnTheWire(size: Int) async throws {
         let captures = Captures()
-        let server = try RawServer { connection in
-            captures.add(readRequest(connection))
-            connection.write("HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
-            connection.close()
-        }
+        let server = try answeringServer("201 Created", body: "{}", captures: captures)
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/len-\(size).jpg", size: Int64(size))
         var request = try UploadRequest.forPath(path, url: server.url, formFields: [FormField(name: "k", value: "v")],
@@ -66,11 +75,7 @@ final class Captures: @unchecked Sendable {
     }
 
     @Test func serverErrorIsAnAnswer() async throws {
-        let server = try RawServer { connection in
-            _ = readRequest(connection)
-            connection.write("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\nConnection: close\r\n\r\noops")
-            connection.close()
-        }
+        let server = try answeringServer("500 Internal Server Error", body: "oops")
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/e.jpg", size: 5000)
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
@@ -160,11 +165,7 @@ final class Captures: @unchecked Sendable {
 
     @Test func temporaryRedirectResendsTheBody() async throws {
         let receiver = try await ReceiverHarness.start()
-        let server = try RawServer { connection in
-            _ = readRequest(connection)
-            connection.write("HTTP/1.1 307 Temporary Redirect\r\nLocation: \(receiver.url)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-            connection.close()
-        }
+        let server = try answeringServer("307 Temporary Redirect", headers: ["Location: \(receiver.url)"])
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/redirect.jpg", size: 300_000)
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
@@ -175,11 +176,7 @@ final class Captures: @unchecked Sendable {
     }
 
     @Test func foundRedirectIsReportedNotFollowed() async throws {
-        let server = try RawServer { connection in
-            _ = readRequest(connection)
-            connection.write("HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-            connection.close()
-        }
+        let server = try answeringServer("302 Found", headers: ["Location: /elsewhere"])
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/found.jpg", size: 1000)
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
