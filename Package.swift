@@ -18,6 +18,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "UploadCore"),
+        .target(name: "TerminalCanvas"),
+        .target(name: "Monitor", dependencies: ["UploadCore", "TerminalCanvas"]),
+        .systemLibrary(
+            name: "CNCursesW",
+            pkgConfig: "ncursesw",
+            providers: [.apt(["libncurses-dev"])]
+        ),
+        .target(name: "NCursesTerminal", dependencies: ["CNCursesW", "TerminalCanvas"]),
         .target(
             name: "UploadClient",
             dependencies: [
@@ -44,10 +52,11 @@ let package = Package(
         .executableTarget(
             name: "uploadmon",
             dependencies: [
-                "UploadCore", "UploadClient", "Receiver",
+                "UploadCore", "UploadClient", "Receiver", "Monitor", "NCursesTerminal", "TerminalCanvas",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .target(
@@ -60,6 +69,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "UploadCoreTests", dependencies: ["UploadCore"]),
+        .testTarget(name: "TerminalCanvasTests", dependencies: ["TerminalCanvas"]),
+        .testTarget(
+            name: "MonitorTests",
+            dependencies: ["Monitor", "TerminalCanvas", "UploadCore"],
+            exclude: ["Snapshots"]
+        ),
         .testTarget(
             name: "UploadClientTests",
             dependencies: [

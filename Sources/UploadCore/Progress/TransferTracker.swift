@@ -47,6 +47,21 @@ public struct TransferTracker: Sendable {
 
     public subscript(id: UploadID) -> TransferState? { states[id] }
 
+    /// Folds "nothing more was sent" into the rates of uploads that are sending, so a stalled
+    /// upload's rate decays instead of freezing at its last value.
+    public mutating func sampleRates(now: Double) {
+        for id in order {
+            guard let state = states[id], state.outcome == nil, state.startedAt != nil else { continue }
+            states[id]?.meter.record(totalBytes: state.sentBytes, at: now)
+        }
+    }
+
+    /// Drops finished uploads from the tracker (a front end clearing its finished rows).
+    public mutating func forget(_ ids: Set<UploadID>) {
+        order.removeAll { ids.contains($0) }
+        for id in ids { states[id] = nil }
+    }
+
     /// Applies one event at `now` (seconds on a monotonic clock).
     public mutating func apply(_ event: UploadEvent, now: Double) {
         switch event {

@@ -1,0 +1,35 @@
+#ifndef UPLOADMON_CNCURSESW_SHIM_H
+#define UPLOADMON_CNCURSESW_SHIM_H
+
+// SwiftPM drops pkg-config's -D flags; without this, the wide-character API is hidden.
+#ifndef _XOPEN_SOURCE_EXTENDED
+#define _XOPEN_SOURCE_EXTENDED 1
+#endif
+#include <locale.h>
+#include <wchar.h>
+#include <ncursesw/curses.h>
+
+// Macros and globals Swift cannot import (or rejects in Swift 6) wrapped as functions.
+static inline WINDOW *um_stdscr(void) { return stdscr; }
+static inline int um_lines(void) { return LINES; }
+static inline int um_cols(void) { return COLS; }
+static inline int um_colors(void) { return COLORS; }
+static inline int um_color_pairs(void) { return COLOR_PAIRS; }
+static inline void um_flush_stdout(void) { fflush(stdout); }
+static inline attr_t um_a_bold(void) { return A_BOLD; }
+static inline attr_t um_a_dim(void) { return A_DIM; }
+static inline attr_t um_a_reverse(void) { return A_REVERSE; }
+static inline attr_t um_a_underline(void) { return A_UNDERLINE; }
+static inline attr_t um_a_normal(void) { return A_NORMAL; }
+static inline int um_key_code_yes(void) { return KEY_CODE_YES; }
+
+// Draws one cell: a grapheme of up to a few code points with attributes and a colour pair.
+static inline int um_put_cell(int y, int x, const wchar_t *text, attr_t attrs, short pair) {
+    cchar_t cell;
+    if (setcchar(&cell, text, attrs, pair, NULL) != OK) return ERR;
+    return mvadd_wch(y, x, &cell);
+}
+
+static inline int um_get_wch(wint_t *out) { return get_wch(out); }
+
+#endif

@@ -1,0 +1,41 @@
+/// One entry of a directory as the browser shows it.
+public struct DirectoryEntry: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case directory
+        case file
+        /// A symlink whose target is missing or loops; listed so the user sees why it is skipped.
+        case brokenLink(reason: String)
+        /// Devices, sockets, fifos: listed with "show all" only, never queued.
+        case other
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var size: Int64
+    public var isImage: Bool
+
+    public init(name: String, kind: Kind, size: Int64 = 0, isImage: Bool = false) {
+        self.name = name
+        self.kind = kind
+        self.size = size
+        self.isImage = isImage
+    }
+
+    public var isDirectory: Bool { kind == .directory }
+}
+
+/// A directory read from disk: its entries sorted directories first, or why it could not be read.
+public struct DirectoryListing: Sendable, Equatable {
+    public var path: String
+    public var entries: [DirectoryEntry]
+    public var error: String?
+    /// The entry to put the cursor on (the directory we came up from).
+    public var select: String?
+
+    public init(path: String, entries: [DirectoryEntry], error: String? = nil, select: String? = nil) {
+        self.path = path
+        self.entries = entries
+        self.error = error
+        self.select = select
+    }
+}

@@ -1,0 +1,62 @@
+import Glibc
+import UploadCore
+
+/// Reads a directory for the browser: one `readdir` pass and one `fstatat` per entry, no content
+/// reads (images are told by extension here; the upload's preflight sniffs the bytes).
+/// Never throws: an unreadable directory comes back as a listing with an error.
+public enum DirectoryReader {
+    public static func read(_ path: String, select: String? = nil) -> DirectoryListing {
+        guard let dir = opendir(path) else {
+            return DirectoryListing(path: path, entries: [], error: "cannot open \(path): \(String(cString: strerror(errno)))", select: select)
+        }
+        defer { closedir(dir) }
+        let fd = dirfd(dir)
+        var entries: [DirectoryEntry] = []
+        while let raw = readdir(dir) {
+            let name = withUnsafeBytes(of: raw.pointee.d_name) { buffer in
+                String(cString: buffer.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name == "." || name == ".." { continue }
+            entries.append(entry(named: name, in: fd))
+        }
+        entries.sort(by: order)
+        return DirectoryListing(path: path, entries: entries, select: select)
+    }
+
+    static func entry(named name: String, in fd: Int32) -> DirectoryEntry {
+        var info = stat()
+        if fstatat(fd, name, &info, 0) != 0 {
+            let reason = errno == ELOOP ? "symlink loop" : errno == ENOENT ? "broken symlink" : String(cString: strerror(errno))
+            // Listed when its name looks like an image, so the user sees why it cannot be sent.
+            return DirectoryEntry(name: name, kind: .brokenLink(reason: reason), isImage: MediaSniffer.type(forFileName: name)?.isImage ?? false)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            return DirectoryEntry(name: name, kind: .directory)
+        case S_IFREG:
+            let isImage = MediaSniffer.type(forFileName: name)?.isImage ?? false
+            return DirectoryEntry(name: name, kind: .file, size: Int64(info.st_size), isImage: isImage)
+        default:
+            return DirectoryEntry(name: name, kind: .other)
+        }
+    }
+
+    /// Directories first, then by name, case-insensitively, as file managers sort.
+    static func order(_ a: DirectoryEntry, _ b: DirectoryEntry) -> Bool {
+        if a.isDirectory != b.isDirectory { return a.isDirectory }
+        let la = a.name.lowercased(), lb = b.name.lowercased()
+        return la != lb ? la < lb : a.name < b.name
+    }
+
+    /// The parent of `path` ("/" stays "/").
+    public static func parent(of path: String) -> String {
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
+    public static func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+}

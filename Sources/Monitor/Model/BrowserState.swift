@@ -1,0 +1,70 @@
+/// The directory browser: where it is, what it lists, what is marked and renamed.
+public struct BrowserState: Sendable, Equatable {
+    public var path: String
+    public var home: String
+    public private(set) var entries: [DirectoryEntry] = []
+    /// Indexes into `entries` that are on show (after "show all" and the filter).
+    public private(set) var visible: [Int] = []
+    /// Index into `visible`.
+    public var selected = 0
+    public var offset = 0
+    public var error: String?
+    public var loading = true
+    public var showAll = false {
+        didSet { refreshVisible() }
+    }
+    public var filter = TextInput() {
+        didSet { refreshVisible() }
+    }
+    public var isFiltering = false
+    /// Marked files by full path.
+    public var marks: Set<String> = []
+    /// Upload names chosen with `r`, by full path.
+    public var renames: [String: String] = [:]
+
+    public init(path: String, home: String) {
+        self.path = path
+        self.home = home
+    }
+
+    public var current: DirectoryEntry? {
+        visible.indices.contains(selected) ? entries[visible[selected]] : nil
+    }
+
+    public func visibleEntry(_ row: Int) -> DirectoryEntry { entries[visible[row]] }
+
+    public func fullPath(_ entry: DirectoryEntry) -> String { DirectoryReader.join(path, entry.name) }
+
+    /// Whether an entry can be queued: a regular file that is an image, or any file when all are shown.
+    public func isQueueable(_ entry: DirectoryEntry) -> Bool {
+        entry.kind == .file && (entry.isImage || showAll)
+    }
+
+    mutating func load(_ listing: DirectoryListing) {
+        let previous = current?.name
+        let samePlace = listing.path == path
+        path = listing.path
+        entries = listing.entries
+        error = listing.error
+        loading = false
+        if !samePlace { filter = TextInput() }
+        isFiltering = false
+        refreshVisible()
+        let target = listing.select ?? (samePlace ? previous : nil)
+        selected = target.flatMap { name in visible.firstIndex { entries[$0].name == name } } ?? 0
+        offset = 0
+    }
+
+    mutating func refreshVisible() {
+        let needle = filter.text.lowercased()
+        var shown: [Int] = []
+        shown.reserveCapacity(entries.count)
+        for (i, entry) in entries.enumerated() {
+            guard showAll || entry.isDirectory || entry.isImage else { continue }
+            if !needle.isEmpty && !entry.name.lowercased().contains(needle) { continue }
+            shown.append(i)
+        }
+        visible = shown
+        selected = min(selected, max(0, visible.count - 1))
+    }
+}

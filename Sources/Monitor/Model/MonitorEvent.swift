@@ -1,0 +1,48 @@
+import TerminalCanvas
+import UploadCore
+
+/// When something happened: a monotonic time for rates and durations, and the wall-clock time
+/// of day for the notification log. Passed in so the reducer stays pure.
+public struct EventTime: Sendable, Hashable {
+    public var seconds: Double
+    public var clock: String
+
+    public init(seconds: Double, clock: String) {
+        self.seconds = seconds
+        self.clock = clock
+    }
+}
+
+/// Everything the monitor reacts to; the run loop merges them from the terminal, the upload
+/// queue and a timer.
+public enum MonitorEvent: Sendable, Equatable {
+    case key(Key, EventTime)
+    case resize(width: Int, height: Int)
+    case directoryLoaded(DirectoryListing)
+    case upload(UploadEvent, EventTime)
+    /// A file could not be queued (not an image, unreadable…): said in the log, nothing is lost.
+    case enqueueRefused(name: String, reason: String, EventTime)
+    case tick(EventTime)
+}
+
+/// What the reducer asks the run loop to do; data only, so tests can check decisions.
+public enum MonitorEffect: Sendable, Equatable {
+    case loadDirectory(path: String, select: String?)
+    case enqueue([QueueItem])
+    case cancel(UploadID)
+    case retry(UploadID)
+    /// Tell the terminal (bell or desktop notification, as configured).
+    case notify(title: String, body: String)
+    case quit
+}
+
+/// One file to queue, with the name it is sent under.
+public struct QueueItem: Sendable, Hashable {
+    public var path: String
+    public var uploadName: String
+
+    public init(path: String, uploadName: String) {
+        self.path = path
+        self.uploadName = uploadName
+    }
+}

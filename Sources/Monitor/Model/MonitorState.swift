@@ -1,0 +1,47 @@
+import TerminalCanvas
+/// Which pane keys go to.
+public enum Pane: Sendable, Equatable { case browser, queue }
+
+/// A dialog on top of the panes; it takes every key until closed.
+public enum Modal: Sendable, Equatable {
+    case help
+    case rename(path: String, original: String, input: TextInput)
+    case confirmQuit
+}
+
+/// A short message in the status line; errors stay until the next key.
+public struct StatusMessage: Sendable, Equatable {
+    public var text: String
+    public var isError: Bool
+    public init(_ text: String, isError: Bool = false) {
+        self.text = text
+        self.isError = isError
+    }
+}
+
+/// Everything the monitor shows. Changed only by `MonitorReducer`; drawn by `MonitorView`.
+public struct MonitorState: Sendable {
+    public var width: Int
+    public var height: Int
+    public var endpoint: String
+    public var browser: BrowserState
+    public var queue = QueueState()
+    public var log: [LogEntry] = []
+    public var focus: Pane = .browser
+    public var modal: Modal?
+    public var message: StatusMessage?
+    public var hasQuit = false
+
+    /// Log lines kept; older ones scroll away.
+    public static let logLimit = 1000
+
+    public init(width: Int, height: Int, endpoint: String, directory: String, home: String) {
+        self.width = width
+        self.height = height
+        self.endpoint = endpoint
+        browser = BrowserState(path: directory, home: home)
+    }
+
+    /// Rows the browser and queue panes have for entries at the current size (for paging).
+    public var listPageSize: Int { max(1, browserRows) }
+}

@@ -1,0 +1,63 @@
+import UploadCore
+
+/// What the response panel shows for one finished upload, formatted once when the answer
+/// arrives: the headline and the body lines (JSON pretty-printed, text as is, binary as a size).
+public struct AnswerDigest: Sendable, Equatable {
+    public var isSuccess: Bool
+    /// `200 OK`, `415 Unsupported Media Type`, `cannot connect`.
+    public var headline: String
+    /// Body or error lines, not yet wrapped.
+    public var lines: [String]
+
+    /// Bodies longer than this are cut for display (the full count is still shown).
+    static let displayLimit = 64 * 1024
+
+    public init(response: UploadResponse) {
+        isSuccess = response.isSuccess
+        let reason = response.reason.isEmpty ? HTTPStatus.reason(response.status) : response.reason
+        headline = "\(response.status) \(reason)".trimmingTrailingSpace()
+        lines = Self.bodyLines(response)
+    }
+
+    public init(failure: UploadFailure) {
+        isSuccess = false
+        headline = FailureText.title(failure.kind)
+        var lines = [failure.message]
+        if let code = failure.code { lines.append("code \(code)") }
+        self.lines = lines
+    }
+
+    static func bodyLines(_ response: UploadResponse) -> [String] {
+        guard response.bodyBytesTotal > 0 else { return ["(empty body)"] }
+        let shown = Array(response.body.prefix(displayLimit))
+        guard let text = String(validating: shown, as: UTF8.self),
+              !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t" }) else {
+            let type = response.header("content-type").map { ", \($0)" } ?? ""
+            return ["(binary body, \(ByteFormat.bytes(response.bodyBytesTotal))\(type))"]
+        }
+        var lines = (JSONPretty.format(text) ?? text.replacing("\r\n", with: "\n"))
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        if response.bodyBytesTotal > Int64(shown.count) {
+            lines.append("… \(ByteFormat.bytes(response.bodyBytesTotal)) in all")
+        }
+        return lines
+    }
+}
+
+/// Short names for transport failures, as the panel title and the log say them.
+public enum FailureText {
+    public static func title(_ kind: UploadFailure.Kind) -> String {
+        switch kind {
+        case .cannotConnect: "cannot connect"
+        case .connectTimeout: "connect timed out"
+        case .stalled: "stalled"
+        case .noAnswer: "no answer"
+        case .connectionLost: "connection lost"
+        case .cancelled: "cancelled"
+        case .fileError: "file error"
+        case .tooManyRedirects: "too many redirects"
+        case .other: "failed"
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import TerminalCanvas
+import UploadCore
+
+extension MonitorReducer {
+    static func handleBrowserKey(_ key: Key, _ state: inout MonitorState) -> [MonitorEffect] {
+        var browser = state.browser
+        defer { state.browser = browser }
+        if let moved = ListNavigation.move(browser.selected, count: browser.visible.count, key: key, page: state.listPageSize) {
+            browser.selected = moved
+            return []
+        }
+        switch key {
+        case .right, .character("l"), .enter:
+            guard let entry = browser.current else { return [] }
+            if entry.isDirectory { return [.loadDirectory(path: browser.fullPath(entry), select: nil)] }
+            if key == .enter { return enqueue(&browser, &state) }
+            return []
+        case .left, .character("h"), .backspace:
+            let parent = DirectoryReader.parent(of: browser.path)
+            guard parent != browser.path else { return [] }
+            return [.loadDirectory(path: parent, select: UploadName.baseName(of: browser.path))]
+        case .character("~"):
+            return [.loadDirectory(path: browser.home, select: nil)]
+        case .character("a"):
+            browser.showAll.toggle()
+            state.message = StatusMessage(browser.showAll ? "Showing all files" : "Showing images only")
+        case .character(" "):
+            guard let entry = browser.current else { return [] }
+            guard browser.isQueueable(entry) else {
+                state.message = StatusMessage(markRefusal(entry), isError: true)
+                return []
+            }
+            let path = browser.fullPath(entry)
+            if browser.marks.remove(path) == nil { browser.marks.insert(path) }
+            browser.selected = min(browser.selected + 1, max(0, browser.visible.count - 1))
+        case .character("*"):
+            let images = browser.visible.map { browser.entries[$0] }.filter { browser.isQueueable($0) }.map(browser.fullPath)
+            if !images.isEmpty, images.allSatisfy(browser.marks.contains) {
+                browser.marks.subtract(images)
+                state.message = StatusMessage("Unmarked \(images.count) files")
+            } else {
+                browser.marks.formUnion(images)
+                state.message = StatusMessage(images.isEmpty ? "No images here to mark" : "Marked \(images.count) files")
+            }
+        case .character("/"):
+            browser.isFiltering = true
+        case .escape:
+            if !browser.filter.text.isEmpty { browser.filter = TextInput() }
+        case .character("r"):
+            guard let entry = browser.current, entry.kind == .file else {
+                state.message = StatusMessage("Only files can be renamed", isError: true)
+                return []
+            }
+            let path = browser.fullPath(entry)
+            let current = browser.renames[path] ?? entry.name
+            state.modal = .rename(path: path, original: entry.name, input: TextInput(current))
+        case .character("u"):
+            return enqueue(&browser, &state)
+        default:
+            break
+        }
+        return []
+    }
+
+    static func markRefusal(_ entry: DirectoryEntry) -> String {
+        switch entry.kind {
+        case .directory: "\(entry.name) is a directory: enter it with → and mark files inside"
+        case .brokenLink(let reason): "\(entry.name) cannot be sent: \(reason)"
+        case .other: "\(entry.name) is not a regular file"
+        case .file: "\(entry.name) is not an image (press a to show and send all files)"
+        }
+    }
+
+    /// Queues the marked files, or the current one when nothing is marked.
+    static func enqueue(_ browser: inout BrowserState, _ state: inout MonitorState) -> [MonitorEffect] {
+        var paths = browser.marks.sorted()
+        if paths.isEmpty {
+            guard let entry = browser.current else { return [] }
+            guard browser.isQueueable(entry) else {
+                state.message = StatusMessage(markRefusal(entry), isError: true)
+                return []
+            }
+            paths = [browser.fullPath(entry)]
+        }
+        let items = paths.map { QueueItem(path: $0, uploadName: browser.renames[$0] ?? UploadName.baseName(of: $0)) }
+        browser.marks.removeAll()
+        state.message = StatusMessage(items.count == 1 ? "Queued \(items[0].uploadName)" : "Queued \(items.count) files")
+        return [.enqueue(items)]
+    }
+}

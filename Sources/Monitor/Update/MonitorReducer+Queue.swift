@@ -1,0 +1,119 @@
+import TerminalCanvas
+import UploadCore
+
+extension MonitorReducer {
+    static func handleQueueKey(_ key: Key, _ state: inout MonitorState) -> [MonitorEffect] {
+        if let moved = ListNavigation.move(state.queue.selected, count: state.queue.rows.count, key: key, page: state.listPageSize) {
+            state.queue.selected = moved
+            state.queue.followLatest = false
+            return []
+        }
+        switch key {
+        case .character("c"):
+            guard let id = state.queue.selectedID, let row = state.queue.state(id) else { return [] }
+            guard row.outcome == nil else {
+                state.message = StatusMessage("\(row.name) has already finished", isError: true)
+                return []
+            }
+            return [.cancel(id)]
+        case .character("R"):
+            guard let id = state.queue.selectedID, let row = state.queue.state(id) else { return [] }
+            guard let outcome = row.outcome, !outcome.isSuccess else {
+                state.message = StatusMessage("Only a failed or cancelled upload can be retried", isError: true)
+                return []
+            }
+            return [.retry(id)]
+        case .character("x"):
+            let finished = Set(state.queue.rows.filter { state.queue.state($0)?.outcome != nil })
+            guard !finished.isEmpty else { return [] }
+            let keep = state.queue.selectedID.flatMap { finished.contains($0) ? nil : $0 }
+            state.queue.rows.removeAll { finished.contains($0) }
+            state.queue.tracker.forget(finished)
+            for id in finished {
+                state.queue.answers[id] = nil
+                state.queue.urls[id] = nil
+            }
+            state.queue.selected = keep.flatMap { state.queue.rows.firstIndex(of: $0) } ?? 0
+            state.queue.followLatest = true
+            state.message = StatusMessage("Cleared \(finished.count) finished")
+        default:
+            break
+        }
+        return []
+    }
+
+    static func handleUpload(_ event: UploadEvent, at time: EventTime, _ state: inout MonitorState) -> [MonitorEffect] {
+        if let id = event.uploadID, !state.queue.rows.contains(id) {
+            // Only a newly queued upload makes a row; events for cleared or unknown ids are stale.
+            guard case .queued = event else { return [] }
+            state.queue.rows.append(id)
+        }
+        state.queue.tracker.apply(event, now: time.seconds)
+        switch event {
+        case .queued(let id, _, _):
+            state.queue.batch.insert(id)
+            state.queue.answers[id] = nil
+        case .started(let id, _, let url, _):
+            state.queue.urls[id] = url
+        case .redirected(let id, let url):
+            state.queue.urls[id] = url
+        case .response(let id, let response):
+            state.queue.answers[id] = AnswerDigest(response: response)
+        case .retryScheduled(let id, let attempt, let delay, let reason):
+            let name = state.queue.state(id)?.name ?? id.description
+            appendLog(&state, LogEntry(
+                clock: time.clock,
+                text: "↻ \(name): \(reason); attempt \(attempt) in \(ByteFormat.duration(delay))",
+                kind: .info
+            ))
+        case .finished(let id, let outcome):
+            guard let row = state.queue.state(id) else { return [] }
+            if case .failed(let failure) = outcome { state.queue.answers[id] = AnswerDigest(failure: failure) }
+            if state.queue.followLatest, let index = state.queue.rows.firstIndex(of: id) { state.queue.selected = index }
+            let line = LogLine.finished(row, outcome: outcome)
+            appendLog(&state, LogEntry(clock: time.clock, text: line, kind: outcome.isSuccess ? .ok : .failed))
+            return [.notify(title: "uploadmon", body: line)]
+        case .allFinished:
+            let batch = state.queue.batch
+            state.queue.batch = []
+            let outcomes = batch.compactMap { state.queue.state($0)?.outcome }
+            guard !outcomes.isEmpty else { return [] }
+            let ok = outcomes.count { $0.isSuccess }
+            let noun = outcomes.count == 1 ? "upload" : "uploads"
+            let line = "All \(outcomes.count) \(noun) finished: \(ok) ok, \(outcomes.count - ok) failed"
+            appendLog(&state, LogEntry(clock: time.clock, text: line, kind: ok == outcomes.count ? .ok : .failed))
+            return [.notify(title: "uploadmon", body: line)]
+        case .progress:
+            break
+        }
+        return []
+    }
+}
+
+/// The words of the notification log, shared by the terminal notification.
+public enum LogLine {
+    /// `✓ cat.jpg → 200 in 1.4 s, 2.1 MB`, `✗ big.png → 413 Payload Too Large`,
+    /// `✗ x.png → cannot connect: Connection refused (code 111)`, `⊘ x.png cancelled`.
+    public static func finished(_ row: TransferState, outcome: UploadOutcome) -> String {
+        switch outcome {
+        case .answered(let status) where (200..<300).contains(status):
+            let took = row.elapsed.map { " in " + ByteFormat.duration($0) } ?? ""
+            return "✓ \(row.name) → \(status)\(took), \(ByteFormat.bytes(row.totalBytes ?? row.sentBytes))"
+        case .answered(let status):
+            let reason = row.response?.reason.isEmpty == false ? row.response!.reason : HTTPStatus.reason(status)
+            return "✗ \(row.name) → \(status) \(reason)".trimmingTrailingSpace()
+        case .failed(let failure) where failure.kind == .cancelled:
+            return "⊘ \(row.name) cancelled"
+        case .failed(let failure):
+            return "✗ \(row.name) → \(FailureText.title(failure.kind)): \(failure.description)"
+        }
+    }
+}
+
+extension String {
+    func trimmingTrailingSpace() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

@@ -1,0 +1,155 @@
+import TerminalCanvas
+import UploadCore
+
+/// The monitor's only way to change state: one event in, the new state and a list of effects
+/// out. It performs no I/O; the run loop carries out the effects and feeds back their results.
+public enum MonitorReducer {
+    public static func reduce(_ state: inout MonitorState, _ event: MonitorEvent) -> [MonitorEffect] {
+        let effects = apply(event, &state)
+        state.keepSelectionsVisible()
+        return effects
+    }
+
+    static func apply(_ event: MonitorEvent, _ state: inout MonitorState) -> [MonitorEffect] {
+        switch event {
+        case .key(let key, let time):
+            return handleKey(key, at: time, &state)
+        case .resize(let width, let height):
+            state.width = max(0, width)
+            state.height = max(0, height)
+            return []
+        case .directoryLoaded(let listing):
+            state.browser.load(listing)
+            if let error = listing.error { state.message = StatusMessage(error, isError: true) }
+            return []
+        case .upload(let upload, let time):
+            return handleUpload(upload, at: time, &state)
+        case .enqueueRefused(let name, let reason, let time):
+            appendLog(&state, LogEntry(clock: time.clock, text: "✗ \(name) not queued: \(reason)", kind: .failed))
+            state.message = StatusMessage("\(name) not queued: \(reason)", isError: true)
+            return []
+        case .tick(let time):
+            state.queue.tracker.sampleRates(now: time.seconds)
+            return []
+        }
+    }
+
+    static func handleKey(_ key: Key, at time: EventTime, _ state: inout MonitorState) -> [MonitorEffect] {
+        if let modal = state.modal { return handleModalKey(key, modal: modal, &state) }
+        if state.browser.isFiltering, state.focus == .browser, let effects = handleFilterKey(key, &state) {
+            return effects
+        }
+        state.message = nil
+        switch key {
+        case .character("?"):
+            state.modal = .help
+            return []
+        case .character("q"), .control("c"):
+            return requestQuit(&state)
+        case .tab, .backTab:
+            state.focus = state.focus == .browser ? .queue : .browser
+            return []
+        default:
+            return state.focus == .browser ? handleBrowserKey(key, &state) : handleQueueKey(key, &state)
+        }
+    }
+
+    static func requestQuit(_ state: inout MonitorState) -> [MonitorEffect] {
+        if state.queue.activeCount > 0 {
+            state.modal = .confirmQuit
+            return []
+        }
+        state.hasQuit = true
+        return [.quit]
+    }
+
+    static func handleModalKey(_ key: Key, modal: Modal, _ state: inout MonitorState) -> [MonitorEffect] {
+        switch modal {
+        case .help:
+            state.modal = nil
+            return []
+        case .confirmQuit:
+            switch key {
+            case .character("y"), .character("Y"), .character("q"), .control("c"), .enter:
+                state.modal = nil
+                state.hasQuit = true
+                return [.quit]
+            case .character("n"), .character("N"), .escape:
+                state.modal = nil
+            default:
+                break
+            }
+            return []
+        case .rename(let path, let original, var input):
+            switch key {
+            case .escape:
+                state.modal = nil
+            case .enter:
+                do throws(UploadInputError) {
+                    let name = try UploadName.resolve(originalFileName: original, requested: input.text)
+                    if name.contains("/") {
+                        state.message = StatusMessage("an upload name cannot contain '/'", isError: true)
+                        return []
+                    }
+                    if name == original { state.browser.renames[path] = nil } else { state.browser.renames[path] = name }
+                    state.modal = nil
+                    state.message = StatusMessage("\(original) will be sent as \(name)")
+                } catch {
+                    state.message = StatusMessage(error.description, isError: true)
+                }
+            default:
+                if input.apply(key) {
+                    state.message = nil
+                    state.modal = .rename(path: path, original: original, input: input)
+                }
+            }
+            return []
+        }
+    }
+
+    /// Keys while typing a filter; `nil` lets the key fall through to normal handling.
+    static func handleFilterKey(_ key: Key, _ state: inout MonitorState) -> [MonitorEffect]? {
+        switch key {
+        case .escape:
+            state.browser.isFiltering = false
+            state.browser.filter = TextInput()
+            return []
+        case .enter:
+            state.browser.isFiltering = false
+            return []
+        case .up, .down, .pageUp, .pageDown, .tab, .backTab, .control("c"):
+            state.browser.isFiltering = false
+            return nil
+        default:
+            var input = state.browser.filter
+            if input.apply(key) {
+                state.browser.filter = input
+                state.browser.selected = 0
+            }
+            return []
+        }
+    }
+
+    static func appendLog(_ state: inout MonitorState, _ entry: LogEntry) {
+        state.log.append(entry)
+        if state.log.count > MonitorState.logLimit { state.log.removeFirst(state.log.count - MonitorState.logLimit) }
+    }
+}
+
+/// Moving a selection through a list of `count` rows by a navigation key.
+enum ListNavigation {
+    static func move(_ selected: Int, count: Int, key: Key, page: Int) -> Int? {
+        guard count > 0 else { return nil }
+        let target: Int
+        switch key {
+        case .up, .character("k"): target = selected - 1
+        case .down, .character("j"): target = selected + 1
+        case .pageUp: target = selected - page
+        case .pageDown: target = selected + page
+        case .home, .character("g"): target = 0
+        case .end, .character("G"): target = count - 1
+        default: return nil
+        }
+        return min(max(0, target), count - 1)
+    }
+}

@@ -1,0 +1,70 @@
+import TerminalCanvas
+import UploadCore
+
+extension MonitorView {
+    static func drawBrowser(_ canvas: inout Canvas, _ state: MonitorState, _ rect: Rect, _ theme: Theme) {
+        let browser = state.browser
+        var title = "Files " + browser.path
+        if !browser.marks.isEmpty { title += " · \(browser.marks.count) marked" }
+        if !browser.filter.text.isEmpty { title += " · /\(browser.filter.text)" }
+        if browser.showAll { title += " · all files" }
+        let focused = state.focus == .browser && state.modal == nil
+        let inside = canvas.frame(rect, title: title, style: frameStyle(focused, theme), glyphs: theme.glyphs)
+        guard !inside.isEmpty else { return }
+        if browser.loading {
+            canvas.write("reading…", x: inside.x, y: inside.y, style: theme.muted, clip: inside)
+            return
+        }
+        if browser.visible.isEmpty {
+            let text = browser.error ?? (browser.filter.text.isEmpty
+                ? (browser.showAll ? "(empty directory)" : "(no images here; a shows all files)")
+                : "(nothing matches /\(browser.filter.text))")
+            canvas.write(TextLayout.truncate(text, width: inside.width), x: inside.x, y: inside.y,
+                         style: browser.error == nil ? theme.muted : theme.failed, clip: inside)
+            return
+        }
+        let sizeWidth = inside.width >= 30 ? 9 : 0
+        for row in 0..<inside.height {
+            let index = browser.offset + row
+            guard index < browser.visible.count else { break }
+            let entry = browser.visibleEntry(index)
+            let path = browser.fullPath(entry)
+            let y = inside.y + row
+            let isMarked = browser.marks.contains(path)
+            var style: CellStyle
+            var name = entry.name
+            switch entry.kind {
+            case .directory:
+                style = theme.directory
+                name += "/"
+            case .file:
+                style = entry.isImage ? .plain : theme.muted
+                if let renamed = browser.renames[path] { name += " → " + renamed }
+            case .brokenLink(let reason):
+                style = theme.failed
+                name += " (\(reason))"
+            case .other:
+                style = theme.muted
+            }
+            if isMarked { style = theme.marked }
+            let selected = index == browser.selected
+            if selected {
+                style.reverse = focused
+                style.underline = !focused
+            }
+            let markGlyph = isMarked ? (theme.glyphs == .unicode ? "● " : "* ") : "  "
+            let nameWidth = inside.width - 2 - (sizeWidth > 0 ? sizeWidth + 1 : 0)
+            var line = markGlyph + TextLayout.fit(name, width: max(0, nameWidth), ellipsis: theme.glyphs.ellipsis)
+            if sizeWidth > 0 {
+                let size = entry.kind == .file ? ByteFormat.bytes(entry.size) : ""
+                line += " " + TextLayout.pad(left: size, width: sizeWidth)
+            }
+            canvas.write(line, x: inside.x, y: y, style: style, clip: inside)
+        }
+        if browser.visible.count > inside.height {
+            let position = "\(browser.selected + 1)/\(browser.visible.count)"
+            let x = rect.maxX - DisplayWidth.of(position) - 3
+            if x > rect.x + 2 { canvas.write(" \(position) ", x: x, y: rect.maxY - 1, style: frameStyle(focused, theme)) }
+        }
+    }
+}

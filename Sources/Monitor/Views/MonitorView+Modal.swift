@@ -1,0 +1,57 @@
+import TerminalCanvas
+import UploadCore
+
+extension MonitorView {
+    static let helpLines: [String] = [
+        "Files",
+        "  ↑ ↓  j k  PgUp PgDn  g G   move",
+        "  → l Enter                 open directory (Enter on a file queues)",
+        "  ← h Backspace             parent directory      ~  home",
+        "  Space                     mark / unmark, move down",
+        "  *                         mark every image here",
+        "  u                         queue marked files (or the current one)",
+        "  r                         rename the upload (extension kept)",
+        "  /                         filter as you type (Esc clears)",
+        "  a                         show all files / images only",
+        "Queue",
+        "  ↑ ↓  j k  g G             select (the response panel follows)",
+        "  c  cancel    R  retry    x  clear finished",
+        "Everywhere",
+        "  Tab  switch pane    ?  this help    q  Ctrl-C  quit",
+    ]
+
+    static func drawModal(_ canvas: inout Canvas, _ modal: Modal, _ state: MonitorState, _ theme: Theme) {
+        switch modal {
+        case .help:
+            let box = centeredBox(in: canvas.bounds, width: 72, height: helpLines.count + 3)
+            canvas.fill(box)
+            let inside = canvas.frame(box, title: "Keys · any key closes", style: theme.focusedFrame, glyphs: theme.glyphs)
+            for (i, line) in helpLines.enumerated() where i < inside.height {
+                let isHeading = !line.hasPrefix(" ")
+                canvas.write(line, x: inside.x + 1, y: inside.y + i, style: isHeading ? CellStyle(bold: true) : .plain, clip: inside)
+            }
+        case .confirmQuit:
+            let active = state.queue.activeCount
+            let lines = ["\(active) upload\(active == 1 ? " is" : "s are") not finished.", "Quit and cancel \(active == 1 ? "it" : "them")?  y / n"]
+            let box = centeredBox(in: canvas.bounds, width: 44, height: lines.count + 2)
+            canvas.fill(box)
+            let inside = canvas.frame(box, title: "Quit?", style: theme.failedBold, glyphs: theme.glyphs)
+            writeLines(&canvas, lines, inside.inset(0), style: .plain)
+        case .rename(_, let original, let input):
+            let box = centeredBox(in: canvas.bounds, width: 56, height: 5)
+            canvas.fill(box)
+            let inside = canvas.frame(box, title: "Upload name for \(original)", style: theme.focusedFrame, glyphs: theme.glyphs)
+            guard inside.height >= 1 else { return }
+            drawInput(&canvas, input, x: inside.x, y: inside.y, width: inside.width, theme: theme)
+            if inside.height >= 3 {
+                canvas.write(TextLayout.truncate(UploadName.fileExtension(of: original).map { "Enter saves · Esc cancels · .\($0) is kept if you type none" } ?? "Enter saves · Esc cancels", width: inside.width),
+                             x: inside.x, y: inside.y + 2, style: theme.muted, clip: inside)
+            }
+        }
+    }
+
+    static func centeredBox(in bounds: Rect, width: Int, height: Int) -> Rect {
+        let w = min(width, bounds.width), h = min(height, bounds.height)
+        return Rect(x: (bounds.width - w) / 2, y: (bounds.height - h) / 2, width: w, height: h)
+    }
+}

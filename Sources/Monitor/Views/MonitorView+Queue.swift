@@ -1,0 +1,102 @@
+import TerminalCanvas
+import UploadCore
+
+extension MonitorView {
+    static func rowState(_ row: TransferState) -> RowState {
+        guard let outcome = row.outcome else { return row.startedAt == nil ? .queued : .sending }
+        if outcome.isSuccess { return .done }
+        if case .failed(let failure) = outcome, failure.kind == .cancelled { return .cancelled }
+        return .failed
+    }
+
+    static func rowStyle(_ state: RowState, _ theme: Theme) -> CellStyle {
+        switch state {
+        case .queued, .cancelled: theme.muted
+        case .sending: theme.accent
+        case .done: theme.ok
+        case .failed: theme.failed
+        }
+    }
+
+    static func drawQueue(_ canvas: inout Canvas, _ state: MonitorState, _ rect: Rect, _ theme: Theme) {
+        let queue = state.queue
+        let focused = state.focus == .queue && state.modal == nil
+        let inside = canvas.frame(rect, title: "Queue · \(queue.rows.count)", style: frameStyle(focused, theme), glyphs: theme.glyphs)
+        guard !inside.isEmpty else { return }
+        guard !queue.rows.isEmpty else {
+            canvas.write(TextLayout.truncate("(empty: mark images and press u)", width: inside.width), x: inside.x, y: inside.y, style: theme.muted)
+            return
+        }
+        // With room for two lines or fewer, the uploads matter more than the overall bar.
+        let showOverall = inside.height >= 3
+        if showOverall { drawOverall(&canvas, queue, inside.row(0), theme) }
+        let rows = showOverall ? inside.splitTop(1).rest : inside
+        for line in 0..<rows.height {
+            let index = queue.offset + line
+            guard index < queue.rows.count, let row = queue.state(queue.rows[index]) else { break }
+            drawRow(&canvas, row, selected: index == queue.selected, focused: focused, rows.row(line), theme)
+        }
+    }
+
+    static func drawOverall(_ canvas: inout Canvas, _ queue: QueueState, _ rect: Rect, _ theme: Theme) {
+        var sent: Int64 = 0, total: Int64 = 0, rate = 0.0, done = 0
+        for id in queue.rows {
+            guard let row = queue.state(id) else { continue }
+            let size = row.totalBytes ?? row.sentBytes
+            total += size
+            if row.outcome != nil {
+                sent += size
+                done += 1
+            } else {
+                sent += row.sentBytes
+                rate += row.meter.bytesPerSecond ?? 0
+            }
+        }
+        let fraction = total > 0 ? Double(sent) / Double(total) : (done == queue.rows.count ? 1 : 0)
+        let label = "All \(done)/\(queue.rows.count) "
+        let tail = " " + ProgressText.percent(fraction) + (rate > 0 && rect.width >= 50 ? "  " + ByteFormat.rate(rate) : "")
+        let barWidth = rect.width - DisplayWidth.of(label) - DisplayWidth.of(tail)
+        canvas.write(label, x: rect.x, y: rect.y, style: CellStyle(bold: true), clip: rect)
+        guard barWidth >= 4 else { return }
+        canvas.progressBar(x: rect.x + DisplayWidth.of(label), y: rect.y, width: barWidth, fraction: fraction,
+                           fill: theme.accent, track: theme.barTrack, glyphs: theme.glyphs)
+        canvas.write(tail, x: rect.x + DisplayWidth.of(label) + barWidth, y: rect.y, clip: rect)
+    }
+
+    /// `✓ name  2.1 MB ████████░░ 100%  4.1 MB/s 0:03 ×2`, dropping columns as the width shrinks.
+    static func drawRow(_ canvas: inout Canvas, _ row: TransferState, selected: Bool, focused: Bool, _ rect: Rect, _ theme: Theme) {
+        let kind = rowState(row)
+        var style = rowStyle(kind, theme)
+        let glyph = theme.stateGlyph(kind) + " "
+        let percent = " " + ProgressText.percent(kind == .done ? 1 : row.fraction)
+        let wide = rect.width >= 64
+        let size = wide ? " " + TextLayout.pad(left: row.totalBytes.map(ByteFormat.bytes) ?? "?", width: 8) : ""
+        var tail = ""
+        if wide {
+            let rate = kind == .sending ? row.meter.bytesPerSecond.map(ByteFormat.rate) ?? "" : ""
+            let eta = row.etaSeconds.map(ByteFormat.eta) ?? ""
+            let attempts = row.attempt > 1 ? "×\(row.attempt)" : ""
+            tail = " " + TextLayout.pad(left: rate, width: 11) + " " + TextLayout.pad(left: eta, width: 5) + " " + TextLayout.fit(attempts, width: 3)
+        }
+        let fixed = DisplayWidth.of(glyph) + DisplayWidth.of(size) + DisplayWidth.of(percent) + DisplayWidth.of(tail)
+        let flexible = rect.width - fixed
+        let barWidth = flexible >= 24 ? max(10, flexible * 2 / 5) : 0
+        let nameWidth = flexible - barWidth - (barWidth > 0 ? 1 : 0)
+        var x = rect.x
+        if selected {
+            style.reverse = focused
+            style.underline = !focused
+        }
+        x += canvas.write(glyph, x: x, y: rect.y, style: style, clip: rect)
+        x += canvas.write(TextLayout.fit(row.name, width: max(0, nameWidth), ellipsis: theme.glyphs.ellipsis), x: x, y: rect.y, style: style, clip: rect)
+        x += canvas.write(size, x: x, y: rect.y, style: style, clip: rect)
+        if barWidth > 0 {
+            x += canvas.write(" ", x: x, y: rect.y, style: style, clip: rect)
+            let fraction = kind == .done ? 1 : row.fraction
+            canvas.progressBar(x: x, y: rect.y, width: barWidth, fraction: fraction, fill: rowStyle(kind, theme), track: theme.barTrack, glyphs: theme.glyphs)
+            x += barWidth
+        }
+        x += canvas.write(percent, x: x, y: rect.y, style: style, clip: rect)
+        canvas.write(tail, x: x, y: rect.y, style: style, clip: rect)
+    }
+}

@@ -1,0 +1,48 @@
+import TerminalCanvas
+
+/// Colours and glyphs for the monitor. Without colour (NO_COLOR, a monochrome terminal) the
+/// same views still read differently in text: `OK 200` vs `FAILED 404`, ✓ vs ✗.
+public struct Theme: Sendable {
+    public var colors: Bool
+    public var glyphs: Glyphs
+
+    public init(colors: Bool, glyphs: Glyphs) {
+        self.colors = colors
+        self.glyphs = glyphs
+    }
+
+    func color(_ color: TerminalColor, bold: Bool = false) -> CellStyle {
+        CellStyle(foreground: colors ? color : nil, bold: bold)
+    }
+
+    var ok: CellStyle { color(.green) }
+    var okBold: CellStyle { color(.green, bold: true) }
+    var failed: CellStyle { color(.red) }
+    var failedBold: CellStyle { color(.red, bold: true) }
+    var accent: CellStyle { color(.cyan) }
+    var directory: CellStyle { color(.blue, bold: true) }
+    var marked: CellStyle { color(.yellow, bold: true) }
+    var muted: CellStyle { CellStyle(dim: true) }
+    var frame: CellStyle { .plain }
+    var focusedFrame: CellStyle { color(.cyan, bold: true) }
+    var titleBar: CellStyle { CellStyle(reverse: true) }
+    var selection: CellStyle { CellStyle(reverse: true) }
+    var barTrack: CellStyle { CellStyle(dim: true) }
+
+    /// Queue state glyphs: queued, sending, done, failed, cancelled.
+    func stateGlyph(_ row: RowState) -> String {
+        let unicode = glyphs == .unicode
+        switch row {
+        case .queued: return unicode ? "·" : "."
+        case .sending: return unicode ? "↑" : ">"
+        case .done: return unicode ? "✓" : "+"
+        case .failed: return unicode ? "✗" : "x"
+        case .cancelled: return unicode ? "⊘" : "-"
+        }
+    }
+}
+
+/// The five states a queue row shows.
+enum RowState {
+    case queued, sending, done, failed, cancelled
+}

@@ -1,0 +1,154 @@
+import CNCursesW
+import Glibc
+import TerminalCanvas
+
+/// The only code that calls curses. Not thread-safe, like curses itself: create it, read keys,
+/// draw and close it from one thread.
+///
+/// Drawing copies a finished `Canvas` to the screen, rewriting only rows that changed since
+/// the last frame; curses then sends only the changed cells.
+public final class NCursesTerminal {
+    public private(set) var width: Int
+    public private(set) var height: Int
+    public let colors: Bool
+    private var previous: Canvas?
+    private var pairs: [Int: Int16] = [:]
+    private var maxPairs: Int = 0
+    private var closed = false
+
+    /// Takes over the terminal: alternate screen, raw keys (Ctrl-C arrives as a key), no echo,
+    /// hidden cursor. `wantColors` false (NO_COLOR) keeps the screen monochrome.
+    public init(wantColors: Bool) {
+        setlocale(LC_ALL, "")
+        TerminalRestore.saveModes()
+        initscr()
+        raw()
+        noecho()
+        nonl()
+        keypad(um_stdscr(), true)
+        nodelay(um_stdscr(), true)
+        set_escdelay(25)
+        curs_set(0)
+        var usable = false
+        if wantColors && has_colors() {
+            start_color()
+            use_default_colors()
+            usable = true
+            maxPairs = Int(um_color_pairs())
+        }
+        colors = usable
+        width = Int(um_cols())
+        height = Int(um_lines())
+        TerminalRestore.installCrashHandlers()
+    }
+
+    deinit { close() }
+
+    /// Gives the terminal back as it was. Safe to call more than once.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        curs_set(1)
+        endwin()
+    }
+
+    /// Follows a size change reported by SIGWINCH (the caller reads the new size with `ioctl`).
+    public func resize(width: Int, height: Int) {
+        resizeterm(Int32(height), Int32(width))
+        self.width = Int(um_cols())
+        self.height = Int(um_lines())
+        previous = nil
+        clearok(um_stdscr(), true)
+    }
+
+    /// The terminal's size as the kernel knows it.
+    public static func windowSize() -> (width: Int, height: Int)? {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return nil }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+
+    /// Every key waiting to be read, without blocking.
+    public func pendingKeys() -> [Key] {
+        var keys: [Key] = []
+        var value: wint_t = 0
+        while true {
+            let result = um_get_wch(&value)
+            if result == ERR { break }
+            if result == um_key_code_yes() {
+                if Int32(value) == KEY_RESIZE { continue }
+                keys.append(KeyDecoder.special(Int32(value)))
+            } else {
+                keys.append(KeyDecoder.character(UInt32(value)))
+            }
+        }
+        return keys
+    }
+
+    /// Copies `canvas` to the screen. A canvas of another size than the screen is clipped.
+    public func draw(_ canvas: Canvas) {
+        let rows = min(canvas.height, height)
+        let columns = min(canvas.width, width)
+        let full = previous.map { $0.width != canvas.width || $0.height != canvas.height } ?? true
+        for y in 0..<rows {
+            if !full, let previous, rowEqual(previous, canvas, y) { continue }
+            var x = 0
+            while x < columns {
+                let cell = canvas[x, y]
+                if cell.isContinuation { x += 1; continue }
+                // The bottom-right cell scrolls the screen on some terminals; leave it alone.
+                if y == height - 1 && x == width - 1 { break }
+                put(cell, x: x, y: y)
+                x += 1
+            }
+        }
+        previous = canvas
+        wnoutrefresh(um_stdscr())
+        doupdate()
+    }
+
+    /// Writes bytes straight to the terminal (bell, notification escapes) between frames.
+    public func emit(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        um_flush_stdout()
+        bytes.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if written <= 0 { break }
+                offset += written
+            }
+        }
+    }
+
+    private func rowEqual(_ a: Canvas, _ b: Canvas, _ y: Int) -> Bool {
+        let start = y * b.width
+        for i in start..<(start + b.width) where a.cells[i] != b.cells[i] { return false }
+        return true
+    }
+
+    private func put(_ cell: Cell, x: Int, y: Int) {
+        var attrs = um_a_normal()
+        if cell.style.bold { attrs |= um_a_bold() }
+        if cell.style.dim { attrs |= um_a_dim() }
+        if cell.style.reverse { attrs |= um_a_reverse() }
+        if cell.style.underline { attrs |= um_a_underline() }
+        let pair = colors ? pairNumber(cell.style) : 0
+        var scalars = cell.character.unicodeScalars.prefix(4).map { wchar_t(bitPattern: $0.value) }
+        scalars.append(0)
+        _ = um_put_cell(Int32(y), Int32(x), scalars, attrs, pair)
+    }
+
+    private func pairNumber(_ style: CellStyle) -> Int16 {
+        guard style.foreground != nil || style.background != nil else { return 0 }
+        let fg = style.foreground.map { $0.rawValue } ?? -1
+        let bg = style.background.map { $0.rawValue } ?? -1
+        let key = (fg + 1) * 16 + (bg + 1)
+        if let pair = pairs[key] { return pair }
+        let next = pairs.count + 1
+        guard next < maxPairs else { return 0 }
+        init_pair(Int16(next), Int16(fg), Int16(bg))
+        pairs[key] = Int16(next)
+        return Int16(next)
+    }
+}

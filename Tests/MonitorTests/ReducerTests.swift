@@ -1,0 +1,264 @@
+import Monitor
+import TerminalCanvas
+import Testing
+import UploadCore
+
+@Suite struct BrowserKeyTests {
+    @Test func movingStaysInsideTheList() {
+        var state = Fixtures.state()
+        #expect(state.browser.visible.count == 5) // notes.txt hidden: images only
+        Fixtures.press(&state, .up)
+        #expect(state.browser.selected == 0)
+        Fixtures.press(&state, .down, .character("j"))
+        #expect(state.browser.current?.name == "dog.png")
+        Fixtures.press(&state, .character("k"))
+        #expect(state.browser.current?.name == "cat.jpg")
+        Fixtures.press(&state, .character("G"))
+        #expect(state.browser.current?.name == "gone.jpg")
+        Fixtures.press(&state, .character("g"))
+        #expect(state.browser.selected == 0)
+        Fixtures.press(&state, .pageDown)
+        #expect(state.browser.selected == 4)
+        Fixtures.press(&state, .pageUp)
+        #expect(state.browser.selected == 0)
+        Fixtures.press(&state, .end, .home)
+        #expect(state.browser.selected == 0)
+    }
+
+    @Test func enteringAndLeavingDirectories() {
+        var state = Fixtures.state()
+        #expect(Fixtures.press(&state, .enter) == [.loadDirectory(path: "/photos/holiday", select: nil)])
+        #expect(Fixtures.press(&state, .right) == [.loadDirectory(path: "/photos/holiday", select: nil)])
+        #expect(Fixtures.press(&state, .character("l")) == [.loadDirectory(path: "/photos/holiday", select: nil)])
+        #expect(Fixtures.press(&state, .left) == [.loadDirectory(path: "/", select: "photos")])
+        #expect(Fixtures.press(&state, .character("h")) == [.loadDirectory(path: "/", select: "photos")])
+        #expect(Fixtures.press(&state, .backspace) == [.loadDirectory(path: "/", select: "photos")])
+        #expect(Fixtures.press(&state, .character("~")) == [.loadDirectory(path: "/home/me", select: nil)])
+        _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryListing(path: "/", entries: [
+            DirectoryEntry(name: "etc", kind: .directory), DirectoryEntry(name: "photos", kind: .directory),
+        ], select: "photos")))
+        #expect(state.browser.current?.name == "photos")
+        #expect(Fixtures.press(&state, .left) == [])
+    }
+
+    @Test func unreadableDirectoryIsAMessageNotACrash() {
+        var state = Fixtures.state()
+        _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryListing(path: "/root/secret", entries: [], error: "cannot open /root/secret: Permission denied")))
+        #expect(state.message == StatusMessage("cannot open /root/secret: Permission denied", isError: true))
+        #expect(Fixtures.press(&state, .down, .enter, .character(" "), .character("u"), .character("r")) == [])
+    }
+
+    @Test func markingQueuesMarkedFilesInOrder() {
+        var state = Fixtures.state()
+        Fixtures.press(&state, .down, .character(" "), .down, .character(" "))
+        #expect(state.browser.marks == ["/photos/cat.jpg", "/photos/夕焼け.png"])
+        #expect(state.browser.current?.name == "gone.jpg")
+        Fixtures.press(&state, .up, .character(" "))
+        #expect(state.browser.marks == ["/photos/cat.jpg"])
+        Fixtures.press(&state, .character("*"))
+        #expect(state.browser.marks.count == 3)
+        let effects = Fixtures.press(&state, .character("u"))
+        #expect(effects == [.enqueue([
+            QueueItem(path: "/photos/cat.jpg", uploadName: "cat.jpg"),
+            QueueItem(path: "/photos/dog.png", uploadName: "dog.png"),
+            QueueItem(path: "/photos/夕焼け.png", uploadName: "夕焼け.png"),
+        ])])
+        #expect(state.browser.marks.isEmpty)
+        #expect(state.message?.text == "Queued 3 files")
+    }
+
+    @Test func starTogglesAllImagesAndSkipsTheRest() {
+        var state = Fixtures.state()
+        Fixtures.press(&state, .character("*"))
+        #expect(state.browser.marks == ["/photos/cat.jpg", "/photos/dog.png", "/photos/夕焼け.png"])
+        Fixtures.press(&state, .character("*"))
+        #expect(state.browser.marks.isEmpty)
+    }
+
+    @Test func enterOrUOnAFileQueuesJustIt() {
+        var state = Fixtures.state()
+        Fixtures.press(&state, .down, .down)
+        #expect(Fixtures.press(&state, .enter) == [.enqueue([QueueItem(path: "/photos/dog.png", uploadName: "dog.png")])])
+        #expect(Fixtures.press(&state, .character("u")) == [.enqueue([QueueItem(path: "/photos/dog.png", uploadName: "dog.png")])])
+    }
+
+    @Test func thingsThatCannotBeSentAreRefusedWithAReason() {
+        var state = Fixtures.state()
+        #expect(Fixtures.press(&state, .character(" ")) == [])
+        #expect(state.message?.isError == true)
+        #expect(state.message?.text.contains("directory") == true)
+        Fixtures.press(&state, .character("G"))
+        #expect(Fixtures.press(&state, .character("u")) == [])
+        #expect(state.message?.text == "gone.jpg cannot be sent: broken symlink")
+    }
+
+    @Test func showAllRevealsOtherFilesAndAllowsThem() {
+        var state = Fixtures.state()
+        Fixtures.press(&state, .character("a"))
+        #expect(state.browser.visible.count == 6)
+        Fixtures.press(&state, .character("/"), .character("n"), .character("o"), .character("t"), .enter)
+        #expect(state.browser.current?.name == "notes.txt")
+        #expect(Fixtures.press(&state, .character("u")) == [.enqueue([QueueItem(path: "/photos/notes.txt", uploadName: "notes.txt")])])
+    }
+
+    @Test func filterNarrowsAsYouTypeAndEscapeClears() {
+        var state = Fixtures.state()
+        Fixtures.press(&state, .character("/"))
+        #expect(state.browser.isFiltering)
+        Fixtures.press(&state, .character("P"), .character("N"))
+        #expect(state.browser.visible.map { state.browser.entries[$0].name } == ["dog.png", "夕焼け.png"])
+        // While typing, letters are text, not commands.
+        Fixtures.press(&state, .character("q"))
+        #expect(!state.hasQuit)
+        #expect(state.browser.visible.isEmpty)
+        Fixtures.press(&state, .backspace, .escape)
+        #expect(!state.browser.isFiltering)
+        #expect(state.browser.filter.text.isEmpty)
+        #expect(state.browser.visible.count == 5)
+    }
+
+    @Test func renameKeepsTheExtensionAndRefusesEmptyNames() {
+        var state = Fixtures.state()
+        Fixtures.press(&state, .down, .character("r"))
+        #expect(state.modal == .rename(path: "/photos/cat.jpg", original: "cat.jpg", input: TextInput("cat.jpg")))
+        Fixtures.press(&state, .control("u"), .enter)
+        #expect(state.message == StatusMessage("the upload name cannot be empty", isError: true) || state.message?.isError == true)
+        #expect(state.modal != nil)
+        for c in "holiday" { Fixtures.press(&state, .character(c)) }
+        Fixtures.press(&state, .home, .character("x"), .end, .enter)
+        #expect(state.modal == nil)
+        #expect(state.browser.renames["/photos/cat.jpg"] == "xholiday.jpg")
+        #expect(Fixtures.press(&state, .character("u")) == [.enqueue([QueueItem(path: "/photos/cat.jpg", uploadName: "xholiday.jpg")])])
+        Fixtures.press(&state, .character("r"), .escape)
+        #expect(state.modal == nil)
+        #expect(state.browser.renames["/photos/cat.jpg"] == "xholiday.jpg")
+    }
+
+    @Test func unknownKeysChangeNothing() {
+        var state = Fixtures.state()
+        let before = state.browser
+        for key: Key in [.unknown(410), .unknown(-1), .control("z"), .character("€"), .delete, .backTab] {
+            _ = MonitorReducer.reduce(&state, .key(key, Fixtures.time))
+        }
+        #expect(state.browser.path == before.path)
+        #expect(!state.hasQuit)
+    }
+}
+
+@Suite struct GlobalKeyTests {
+    @Test func helpOpensAndAnyKeyClosesIt() {
+        var state = Fixtures.state()
+        Fixtures.press(&state, .character("?"))
+        #expect(state.modal == .help)
+        #expect(Fixtures.press(&state, .character("q")) == [])
+        #expect(state.modal == nil)
+        #expect(!state.hasQuit)
+    }
+
+    @Test func quitIsImmediateWhenIdleAndAsksWhenUploadsRun() {
+        var idle = Fixtures.state()
+        #expect(Fixtures.press(&idle, .character("q")) == [.quit])
+        var ctrlC = Fixtures.state()
+        #expect(Fixtures.press(&ctrlC, .control("c")) == [.quit])
+
+        var busy = Fixtures.busyState(width: 120, height: 40)
+        #expect(Fixtures.press(&busy, .character("q")) == [])
+        #expect(busy.modal == .confirmQuit)
+        Fixtures.press(&busy, .character("n"))
+        #expect(busy.modal == nil)
+        Fixtures.press(&busy, .control("c"))
+        #expect(Fixtures.press(&busy, .control("c")) == [.quit])
+        #expect(busy.hasQuit)
+    }
+
+    @Test func tabSwitchesPanes() {
+        var state = Fixtures.state()
+        Fixtures.press(&state, .tab)
+        #expect(state.focus == .queue)
+        Fixtures.press(&state, .backTab)
+        #expect(state.focus == .browser)
+    }
+
+    @Test func resizeAndTinySizesKeepSelectionsValid() {
+        var state = Fixtures.busyState(width: 120, height: 40)
+        for (w, h) in [(1, 1), (0, 0), (40, 12), (200, 60)] {
+            _ = MonitorReducer.reduce(&state, .resize(width: w, height: h))
+            Fixtures.press(&state, .pageDown, .tab, .pageDown, .tab)
+            #expect(state.width == w && state.height == h)
+        }
+    }
+}
+
+@Suite struct QueueTests {
+    @Test func uploadEventsFillRowsAndTheLog() {
+        var state = Fixtures.busyState(width: 120, height: 40)
+        #expect(state.queue.rows == [UploadID(1), UploadID(2), UploadID(3), UploadID(4)])
+        #expect(state.queue.state(UploadID(3))?.sentBytes == 100_000_000)
+        #expect(state.queue.activeCount == 2)
+        #expect(state.log.map(\.text) == [
+            "✓ cat.jpg → 200 in 1.4 s, 2.10 MB",
+            "✗ notes.jpg → 415 Unsupported Media Type",
+        ])
+        // The selection followed the latest finished upload: the red answer.
+        #expect(state.queue.selectedID == UploadID(2))
+        #expect(state.queue.answers[UploadID(2)]?.isSuccess == false)
+        #expect(state.queue.answers[UploadID(1)]?.lines == ["{", #"  "filename": "cat.jpg""#, "}"])
+    }
+
+    @Test func finishingNotifiesTheTerminalAndDrainingSummarises() {
+        var state = Fixtures.busyState(width: 120, height: 40)
+        let effects = Fixtures.upload(&state, .finished(UploadID(3), .failed(UploadFailure(.connectionLost, "Connection reset by peer", code: 104))), at: 9)
+        #expect(effects == [.notify(title: "uploadmon", body: "✗ 夕焼け.png → connection lost: Connection reset by peer (code 104)")])
+        Fixtures.upload(&state, .finished(UploadID(4), .failed(UploadFailure(.cancelled, "cancelled before it started"))), at: 9)
+        #expect(state.log.last?.text == "⊘ dog.png cancelled")
+        let drained = Fixtures.upload(&state, .allFinished(UploadSummary(succeeded: 1, failed: 3)), at: 9)
+        #expect(state.log.last?.text == "All 4 uploads finished: 1 ok, 3 failed")
+        #expect(drained == [.notify(title: "uploadmon", body: "All 4 uploads finished: 1 ok, 3 failed")])
+        #expect(state.queue.answers[UploadID(3)] == AnswerDigest(failure: UploadFailure(.connectionLost, "Connection reset by peer", code: 104)))
+    }
+
+    @Test func cancelRetryAndClearApplyToTheSelectedRow() {
+        var state = Fixtures.busyState(width: 120, height: 40)
+        Fixtures.press(&state, .tab)
+        #expect(state.queue.selectedID == UploadID(2))
+        #expect(Fixtures.press(&state, .character("c")) == [])
+        #expect(state.message?.isError == true)
+        #expect(Fixtures.press(&state, .character("R")) == [.retry(UploadID(2))])
+        Fixtures.press(&state, .down)
+        #expect(state.queue.followLatest == false)
+        #expect(Fixtures.press(&state, .character("c")) == [.cancel(UploadID(3))])
+        #expect(Fixtures.press(&state, .character("R")) == [])
+        Fixtures.press(&state, .character("x"))
+        #expect(state.queue.rows == [UploadID(3), UploadID(4)])
+        #expect(state.queue.selectedID == UploadID(3))
+        // Events for a cleared upload are stale and dropped.
+        Fixtures.upload(&state, .progress(UploadID(1), bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 1))
+        #expect(state.queue.rows == [UploadID(3), UploadID(4)])
+    }
+
+    @Test func retryKeepsTheRowAndCountsAttempts() {
+        var state = Fixtures.busyState(width: 120, height: 40)
+        Fixtures.upload(&state, .queued(UploadID(2), name: "notes.jpg", totalBytes: 38))
+        Fixtures.upload(&state, .started(UploadID(2), attempt: 2, url: "http://127.0.0.1:3000/photo", totalBytes: 38))
+        #expect(state.queue.rows.count == 4)
+        #expect(state.queue.state(UploadID(2))?.attempt == 2)
+        #expect(state.queue.state(UploadID(2))?.outcome == nil)
+        Fixtures.upload(&state, .retryScheduled(UploadID(2), attempt: 3, delaySeconds: 2, reason: "503 Service Unavailable"))
+        #expect(state.log.last?.text == "↻ notes.jpg: 503 Service Unavailable; attempt 3 in 2.0 s")
+    }
+
+    @Test func refusedFilesAreLoggedInRed() {
+        var state = Fixtures.state()
+        _ = MonitorReducer.reduce(&state, .enqueueRefused(name: "notes.jpg", reason: "notes.jpg is text, not an image", Fixtures.time))
+        #expect(state.log.last == LogEntry(clock: "12:00:00", text: "✗ notes.jpg not queued: notes.jpg is text, not an image", kind: .failed))
+    }
+
+    @Test func tickDecaysTheRateOfAStalledUpload() {
+        var state = Fixtures.busyState(width: 120, height: 40)
+        let before = state.queue.state(UploadID(3))?.meter.bytesPerSecond ?? 0
+        _ = MonitorReducer.reduce(&state, .tick(Fixtures.at(12)))
+        _ = MonitorReducer.reduce(&state, .tick(Fixtures.at(14)))
+        let after = state.queue.state(UploadID(3))?.meter.bytesPerSecond ?? 0
+        #expect(before > 0 && after < before / 2)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Monitor
+import TerminalCanvas
+import Testing
+import UploadCore
+
+/// Screens compared with text files in `Snapshots/`. Re-record after an intended change with
+/// `UPLOADMON_RECORD_SNAPSHOTS=1 swift test --filter SnapshotTests`, then review the diff.
+@Suite struct SnapshotTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
+
+    func assertSnapshot(_ canvas: Canvas, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let file = Self.directory.appendingPathComponent(name + ".txt")
+        let text = canvas.text + "\n"
+        if ProcessInfo.processInfo.environment["UPLOADMON_RECORD_SNAPSHOTS"] == "1" {
+            try FileManager.default.createDirectory(at: Self.directory, withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(contentsOf: file, encoding: .utf8)
+        #expect(text == expected, "\(name) differs from its snapshot; re-record with UPLOADMON_RECORD_SNAPSHOTS=1 if intended", sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: [(80, 24), (120, 40), (40, 12), (1, 1)])
+    func busyMonitor(width: Int, height: Int) throws {
+        let state = Fixtures.busyState(width: width, height: height)
+        let canvas = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode))
+        #expect(canvas.width == width && canvas.height == height)
+        try assertSnapshot(canvas, named: "busy-\(width)x\(height)")
+    }
+
+    @Test func asciiGlyphsForNonUTF8Terminals() throws {
+        let state = Fixtures.busyState(width: 80, height: 24)
+        try assertSnapshot(MonitorView.render(state, theme: Theme(colors: false, glyphs: .ascii)), named: "busy-80x24-ascii")
+    }
+
+    @Test func greenPanelForTheSelectedSuccess() throws {
+        var state = Fixtures.busyState(width: 80, height: 24)
+        Fixtures.press(&state, .tab, .up)
+        let canvas = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode))
+        try assertSnapshot(canvas, named: "green-panel-80x24")
+        let layout = MonitorLayout(width: 80, height: 24)
+        // The frame's colour tells success and failure apart; without colour, the words do.
+        #expect(canvas[layout.response.x, layout.response.y].style.foreground == .green)
+        #expect(canvas.line(layout.response.y).contains("OK 200 OK"))
+    }
+
+    @Test func redPanelWithoutColourStillSaysFailed() {
+        let state = Fixtures.busyState(width: 80, height: 24)
+        let canvas = MonitorView.render(state, theme: Theme(colors: false, glyphs: .unicode))
+        let layout = MonitorLayout(width: 80, height: 24)
+        #expect(canvas.line(layout.response.y).contains("FAILED 415 Unsupported Media Type"))
+        #expect(canvas[layout.response.x, layout.response.y].style.foreground == nil)
+    }
+
+    @Test func overlays() throws {
+        var state = Fixtures.busyState(width: 80, height: 24)
+        Fixtures.press(&state, .character("?"))
+        try assertSnapshot(MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode)), named: "help-80x24")
+        Fixtures.press(&state, .escape, .character("q"))
+        try assertSnapshot(MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode)), named: "confirm-quit-80x24")
+        Fixtures.press(&state, .character("n"), .down, .character("r"), .left, .left, .left, .left)
+        try assertSnapshot(MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode)), named: "rename-80x24")
+    }
+
+    @Test func everySizeDrawsWithoutCrashing() {
+        var state = Fixtures.busyState(width: 1, height: 1)
+        Fixtures.press(&state, .character("?"))
+        for width in [0, 1, 2, 5, 23, 24, 25, 39, 61, 99, 100, 201] {
+            for height in [0, 1, 2, 7, 8, 9, 15, 16, 19, 20, 61] {
+                _ = MonitorReducer.reduce(&state, .resize(width: width, height: height))
+                let canvas = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode))
+                #expect(canvas.width == width && canvas.height == height)
+            }
+        }
+    }
+
+    @Test func tooSmallSaysSo() {
+        let state = Fixtures.busyState(width: 20, height: 6)
+        let canvas = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode))
+        #expect(canvas.text.contains("Terminal too small"))
+    }
+}

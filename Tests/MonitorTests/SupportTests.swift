@@ -1,0 +1,82 @@
+import Foundation
+import Monitor
+import Testing
+import UploadCore
+
+@Suite struct JSONPrettyTests {
+    @Test func reindentsKeepingKeyOrderAndStrings() {
+        #expect(JSONPretty.format(#"{"z":1,"a":[1,2,{}],"s":"x, {y}: \"q\""}"#) == """
+        {
+          "z": 1,
+          "a": [
+            1,
+            2,
+            {}
+          ],
+          "s": "x, {y}: \\"q\\""
+        }
+        """)
+        #expect(JSONPretty.format("[]") == "[]")
+    }
+
+    @Test(arguments: ["plain text", "{\"a\": 1", "{} trailing", "\"just a string\"", "]"])
+    func nonJSONIsLeftAlone(text: String) {
+        #expect(JSONPretty.format(text) == nil)
+    }
+
+    @Test func answerDigestShowsBinaryAsItsSize() {
+        let binary = UploadResponse(status: 200, reason: "OK", headers: [("Content-Type", "image/png")], body: [0x89, 0x50, 0x00, 0x01], bodyBytesTotal: 4)
+        #expect(AnswerDigest(response: binary).lines == ["(binary body, 4 B, image/png)"])
+        let text = UploadResponse(status: 404, reason: "Not Found", headers: [], body: Array("no such\r\npath".utf8), bodyBytesTotal: 2_000_000)
+        let digest = AnswerDigest(response: text)
+        #expect(digest.headline == "404 Not Found")
+        #expect(digest.lines == ["no such", "path", "… 2.00 MB in all"])
+    }
+}
+
+@Suite struct TerminalNotificationTests {
+    @Test func bellAndNone() {
+        #expect(TerminalNotification.bytes(mode: .bell, title: "t", body: "b", environment: [:]) == [7])
+        #expect(TerminalNotification.bytes(mode: .none, title: "t", body: "b", environment: [:]) == [])
+    }
+
+    @Test func oscPicksTheTerminalsDialect() {
+        func osc(_ env: [String: String]) -> String {
+            String(decoding: TerminalNotification.bytes(mode: .osc, title: "uploadmon", body: "✓ a;b\u{7}.jpg → 200", environment: env), as: UTF8.self)
+        }
+        #expect(osc([:]) == "\u{1B}]777;notify;uploadmon;✓ a;b.jpg → 200\u{07}")
+        #expect(osc(["LC_TERMINAL": "iTerm2"]) == "\u{1B}]9;uploadmon: ✓ a;b.jpg → 200\u{07}")
+        #expect(osc(["TERM": "xterm-kitty"]).hasPrefix("\u{1B}]99;i=uploadmon:d=0;uploadmon\u{1B}\\"))
+        #expect(osc(["TMUX": "/tmp/tmux-0/default,1,0"]) == "\u{1B}Ptmux;\u{1B}\u{1B}]777;notify;uploadmon;✓ a;b.jpg → 200\u{07}\u{1B}\\")
+    }
+}
+
+@Suite struct DirectoryReaderTests {
+    @Test func listsDirectoriesFirstAndSurvivesBadLinks() throws {
+        let root = NSTemporaryDirectory() + "uploadmon-reader-\(UUID().uuidString)"
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: root + "/Zeta", withIntermediateDirectories: true)
+        try Data([0xFF, 0xD8, 0xFF]).write(to: URL(fileURLWithPath: root + "/b.JPG"))
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/a.txt"))
+        try fm.createSymbolicLink(atPath: root + "/gone.png", withDestinationPath: root + "/missing.png")
+        try fm.createSymbolicLink(atPath: root + "/loop.png", withDestinationPath: root + "/loop.png")
+        defer { try? fm.removeItem(atPath: root) }
+
+        let listing = DirectoryReader.read(root)
+        #expect(listing.error == nil)
+        #expect(listing.entries.map(\.name) == ["Zeta", "a.txt", "b.JPG", "gone.png", "loop.png"])
+        #expect(listing.entries[2] == DirectoryEntry(name: "b.JPG", kind: .file, size: 3, isImage: true))
+        #expect(listing.entries[3].kind == .brokenLink(reason: "broken symlink"))
+        #expect(listing.entries[4].kind == .brokenLink(reason: "symlink loop"))
+
+        let missing = DirectoryReader.read(root + "/nope")
+        #expect(missing.error == "cannot open \(root)/nope: No such file or directory")
+    }
+
+    @Test func parentPaths() {
+        #expect(DirectoryReader.parent(of: "/a/b") == "/a")
+        #expect(DirectoryReader.parent(of: "/a/") == "/")
+        #expect(DirectoryReader.parent(of: "/") == "/")
+        #expect(DirectoryReader.join("/", "x") == "/x")
+    }
+}
