@@ -92,3 +92,48 @@ import Testing
         #expect(capped.delay(after: .answered(status: 503), response: response(503, [("Retry-After", "86400")]), attempt: 1) == 30)
     }
 }
+
+@Suite struct BandedPNGTests {
+    @Test func adlerCombinationMatchesTheWholeStream() {
+        let a: [UInt8] = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let b: [UInt8] = (0..<12_345).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        #expect(Adler32.combine(Adler32.checksum(a), Adler32.checksum(b), secondLength: b.count) == Adler32.checksum(a + b))
+    }
+
+    @Test func bandedPNGIsValid() throws {
+        let path = NSTemporaryDirectory() + "uploadmon-banded-\(UUID().uuidString).png"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let size = try PNGEncoder.writeBanded(to: path, width: 30_000, height: 10, bandRows: 3) { x, y in (UInt8(x & 0xFF), UInt8(y), 9) }
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(Int64(bytes.count) == size)
+        #expect(MediaSniffer.sniff(bytes.prefix(64)) == .png)
+        // Walk the chunks: every CRC must hold, and the zlib stream must inflate to the raw rows.
+        var offset = 8
+        var zlib: [UInt8] = []
+        var types: [String] = []
+        while offset < bytes.count {
+            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            let body = Array(bytes[(offset + 4)..<(offset + 8 + length)])
+            let crc = bytes[(offset + 8 + length)..<(offset + 12 + length)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            #expect(CRC32.checksum(body) == crc)
+            let type = String(decoding: body.prefix(4), as: UTF8.self)
+            types.append(type)
+            if type == "IDAT" { zlib += body.dropFirst(4) }
+            offset += 12 + length
+        }
+        #expect(types.first == "IHDR" && types.last == "IEND")
+        // Stored blocks: gather the payload and check the trailing Adler-32 against it.
+        var raw: [UInt8] = []
+        var p = 2
+        var final = false
+        while !final {
+            final = zlib[p] & 1 == 1
+            let count = Int(zlib[p + 1]) | Int(zlib[p + 2]) << 8
+            raw += zlib[(p + 5)..<(p + 5 + count)]
+            p += 5 + count
+        }
+        #expect(raw.count == (30_000 * 3 + 1) * 12)
+        let adler = zlib[p..<(p + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        #expect(adler == Adler32.checksum(raw))
+    }
+}

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import Monitor
 import Receiver
 import ServiceLifecycle
 import UploadClient
@@ -10,83 +11,156 @@ import UploadCore
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Start the built-in receiver, generate sample images and send them to it.",
+        abstract: "Open the monitor on generated sample images, uploading to a built-in receiver.",
         discussion: """
-        Everything happens on 127.0.0.1 on a free port: the receiver runs with --images-only, the
-        samples include a large PNG (so progress is visible), one with a Japanese name, and one
-        text file named like a JPEG that the receiver refuses with 415, so a failure shows too.
+        Everything happens on 127.0.0.1 on a free port: the receiver runs with --images-only and
+        stops when you quit. The samples include a ~200 MB PNG (its bar fills over several seconds),
+        one with a Japanese name, and a text file named notes.jpg that the receiver refuses with
+        415, so a red panel shows too. Mark files with Space (or * for all), press u, watch.
+        Samples are generated once and reused; received files go to a new folder each run.
         """
     )
 
-    @Option(help: "Folder for the samples and the received files (default: a new temporary folder).")
+    @Option(help: "Folder for the samples and the received files (default: uploadmon-demo in the temporary folder).")
     var dir: String?
 
     @Option(help: "Size of the large sample in MB.")
-    var bigMB = 64
+    var bigMB = 200
 
     @Option(help: "Upload rate per file in MB/s, so the progress is watchable on loopback.")
     var rateMB = 25
 
-    @Flag(name: .long, help: "Print one JSON object per event.")
+    @Option(help: "How to tell the terminal an upload finished: bell, osc or none.")
+    var notify: NotifyMode = .bell
+
+    @Flag(help: "Send every sample at once and print the results instead of opening the monitor.")
+    var headless = false
+
+    @Flag(name: .long, help: "With --headless: print one JSON object per event.")
     var json = false
 
+    func validate() throws {
+        guard bigMB >= 1 else { throw ValidationError("--big-mb must be at least 1") }
+        guard rateMB >= 1 else { throw ValidationError("--rate-mb must be at least 1") }
+        if json && !headless { throw ValidationError("--json needs --headless") }
+    }
+
     func run() async throws {
-        let root = dir ?? NSTemporaryDirectory() + "uploadmon-demo-\(ProcessInfo.processInfo.processIdentifier)"
+        if !headless {
+            guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+                throw ValidationError("the demo opens the monitor and needs a terminal; use --headless in scripts")
+            }
+        }
+        let root = dir ?? NSTemporaryDirectory() + "uploadmon-demo"
         let samples = root + "/samples"
-        let received = root + "/received"
-        let files = try DemoSamples.write(into: samples, bigBytes: max(1, bigMB) * 1_000_000)
+        let received = root + "/received-\(ProcessInfo.processInfo.processIdentifier)"
+        Console().write("Preparing sample images in \(samples)…\n")
+        let files = try DemoSamples.write(into: samples, bigBytes: bigMB * 1_000_000)
 
-        let ready = AsyncStream<Int>.makeStream()
-        let configuration = ReceiverConfiguration(host: "127.0.0.1", port: 0, directory: received, imagesOnly: true)
-        let app = try ReceiverServer.makeApplication(configuration, logLevel: .critical, log: { _ in }, onRunning: { port in
-            ready.continuation.yield(port)
-            ready.continuation.finish()
-        })
-        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "uploadmon.demo")))
-        let server = Task { try await group.run() }
-        var iterator = ready.stream.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw ValidationError("the receiver did not start") }
-        let url = "http://127.0.0.1:\(port)/photo"
-        Console().write("Receiver listening on \(url), storing in \(received)\nSending \(files.count) samples from \(samples)\n\n")
-
+        let receiver = try await DemoReceiver.start(storingIn: received)
+        let url = receiver.url
         var options = try UploadOptions.parse(["--to", url, "--limit-rate", "\(rateMB)MB", "--concurrency", "2"])
+        // The client would refuse notes.jpg itself; let it through so the receiver's 415 shows.
         options.anyFile = true
+        do {
+            if headless {
+                try await runHeadless(files: files, url: url, options: options, received: received)
+            } else {
+                let final = try await MonitorSession.run(directory: samples, upload: options, notify: notify)
+                let counts = final.queue.counts
+                Console().write("Receiver stored \(counts.ok) file\(counts.ok == 1 ? "" : "s") in \(received)\nTry it yourself: uploadmon serve, then uploadmon ~/Pictures --to http://127.0.0.1:3000/photo\n")
+            }
+        } catch {
+            await receiver.stop()
+            throw error
+        }
+        await receiver.stop()
+    }
+
+    func runHeadless(files: [String], url: String, options: UploadOptions, received: String) async throws {
+        Console().write("Receiver listening on \(url), storing in \(received)\nSending \(files.count) samples\n\n")
         var requests: [(UploadRequest, Int64?)] = []
         for file in files {
             let request = try UploadRequest.forPath(file, url: url, allowAnyFile: true)
             requests.append((request, try UploadPreflight.check(request)))
         }
         let tracker = try await SendRunner.run(requests, options: options, json: json)
-        await group.triggerGracefulShutdown()
-        _ = await server.result
         let ok = tracker.states.values.filter { $0.outcome?.isSuccess == true }.count
-        Console().write("\nThe receiver stored \(ok) files in \(received). Try it yourself: uploadmon serve, then uploadmon send FILE --to http://127.0.0.1:3000/photo\n")
+        Console().write("\nThe receiver stored \(ok) files in \(received).\n")
     }
 }
 
-/// The demo's sample files: real PNGs of several sizes, one with a Japanese name, and a text
-/// file named like a JPEG for the receiver to refuse.
+/// The demo's receiver: `serve --images-only` on a free loopback port, silent, stopped gracefully.
+struct DemoReceiver {
+    let url: String
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+
+    static func start(storingIn directory: String) async throws -> DemoReceiver {
+        let ready = AsyncStream<Int>.makeStream()
+        let configuration = ReceiverConfiguration(host: "127.0.0.1", port: 0, directory: directory, imagesOnly: true)
+        let app = try ReceiverServer.makeApplication(configuration, logLevel: .critical, log: { _ in }, onRunning: { port in
+            ready.continuation.yield(port)
+            ready.continuation.finish()
+        })
+        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "uploadmon.demo")))
+        let task = Task { try await group.run() }
+        var iterator = ready.stream.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw ValidationError("the demo receiver did not start") }
+        return DemoReceiver(url: "http://127.0.0.1:\(port)/photo", group: group, task: task)
+    }
+
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = await task.result
+    }
+}
+
+/// The demo's sample files: real PNGs of several sizes (one large enough to watch), one with a
+/// Japanese name, one in a subfolder, and a text file named like a JPEG for the receiver to refuse.
+/// Files already there with the right size are reused.
 enum DemoSamples {
     static func write(into folder: String, bigBytes: Int) throws -> [String] {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        func gradient(_ w: Int, _ h: Int, _ shift: Int) -> [UInt8] {
-            PNGEncoder.encode(width: w, height: h) { x, y in
-                (UInt8((x + shift) & 0xFF), UInt8((y * 2) & 0xFF), UInt8((x ^ y) & 0xFF))
-            }
-        }
-        let side = Int(Double(bigBytes / 3).squareRoot())
-        let samples: [(String, [UInt8])] = [
-            ("sunrise.png", gradient(320, 240, 0)),
-            ("夕焼け.png", gradient(480, 320, 90)),
-            ("mountain-large.png", gradient(side, side, 40)),
-            ("notes.jpg", Array("These are meeting notes, not a photo.\n".utf8)),
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: folder + "/more", withIntermediateDirectories: true)
+        // A width whose rows fill whole bands; the height follows from the size asked for.
+        let bigWidth = 8000
+        let bigHeight = max(64, bigBytes / (bigWidth * 3 + 1))
+        let samples: [(name: String, width: Int, height: Int)] = [
+            ("sunrise.png", 640, 480),
+            ("夕焼け.png", 1200, 800),
+            ("city-night.png", 2400, 1600),
+            ("mountain-large.png", bigWidth, bigHeight),
+            ("more/tiny.png", 64, 64),
         ]
         var paths: [String] = []
-        for (name, bytes) in samples {
-            let path = folder + "/" + name
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
+        for (index, sample) in samples.enumerated() {
+            let path = folder + "/" + sample.name
+            let band = 64
+            let rows = (sample.height + band - 1) / band * band
+            let expected = Int64(pngSize(width: sample.width, rows: rows))
+            let existing = (try? fm.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
+            if existing != expected {
+                let shift = index * 53
+                try PNGEncoder.writeBanded(to: path, width: sample.width, height: rows, bandRows: band) { x, y in
+                    (UInt8(truncatingIfNeeded: x / 4 + shift), UInt8(truncatingIfNeeded: y * 3 + x / 16), UInt8(truncatingIfNeeded: (x ^ y) + shift))
+                }
+            }
             paths.append(path)
         }
+        let notes = folder + "/notes.jpg"
+        try Data("These are meeting notes, not a photo.\n".utf8).write(to: URL(fileURLWithPath: notes))
+        paths.append(notes)
         return paths
+    }
+
+    /// The size `PNGEncoder.writeBanded` produces, to tell a finished sample from a partial one.
+    static func pngSize(width: Int, rows: Int) -> Int {
+        let band = 64
+        let bandRaw = (width * 3 + 1) * band
+        let blocks = (bandRaw + 65534) / 65535
+        let bandChunk = 12 + bandRaw + 5 * blocks
+        let bands = rows / band
+        return 8 + 25 + 14 + bands * bandChunk + 4 + 12
     }
 }
