@@ -17,6 +17,23 @@ public enum TextLayout {
         return result + ellipsis
     }
 
+    /// `text` cut to at most `width` columns by dropping its start: `…/photos/2024` for paths.
+    public static func truncateHead(_ text: String, width: Int, ellipsis: String = "…") -> String {
+        guard width > 0 else { return "" }
+        if DisplayWidth.of(text) <= width { return text }
+        let room = width - DisplayWidth.of(ellipsis)
+        guard room >= 0 else { return String(repeating: ".", count: width) }
+        var result: [Character] = []
+        var used = 0
+        for character in text.reversed() {
+            let w = DisplayWidth.of(character)
+            if used + w > room { break }
+            result.append(character)
+            used += w
+        }
+        return ellipsis + String(result.reversed())
+    }
+
     /// `text` truncated to `width`, then padded with spaces to exactly `width` columns.
     public static func fit(_ text: String, width: Int, ellipsis: String = "…") -> String {
         let cut = truncate(text, width: width, ellipsis: ellipsis)

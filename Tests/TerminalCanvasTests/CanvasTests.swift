@@ -78,6 +78,7 @@ import Testing
         #expect(TextLayout.truncate("short", width: 10) == "short")
         #expect(TextLayout.truncate("abc", width: 0) == "")
         #expect(TextLayout.fit("夕", width: 4) == "夕  ")
+        #expect(TextLayout.truncateHead("/home/me/写真/2024", width: 12) == "…e/写真/2024")
     }
 
     @Test func wrapAtSpacesAndInsideLongWords() {

@@ -4,10 +4,13 @@ import UploadCore
 extension MonitorView {
     static func drawBrowser(_ canvas: inout Canvas, _ state: MonitorState, _ rect: Rect, _ theme: Theme) {
         let browser = state.browser
-        var title = "Files " + browser.path
-        if !browser.marks.isEmpty { title += " · \(browser.marks.count) marked" }
-        if !browser.filter.text.isEmpty { title += " · /\(browser.filter.text)" }
-        if browser.showAll { title += " · all files" }
+        var extras = ""
+        if !browser.marks.isEmpty { extras += " · \(browser.marks.count) marked" }
+        if !browser.filter.text.isEmpty { extras += " · /\(browser.filter.text)" }
+        if browser.showAll { extras += " · all files" }
+        // The end of the path says where you are; the marks count matters more than its start.
+        let room = rect.width - 4 - DisplayWidth.of("Files ") - DisplayWidth.of(extras)
+        let title = "Files " + TextLayout.truncateHead(browser.path, width: max(1, room), ellipsis: theme.glyphs.ellipsis) + extras
         let focused = state.focus == .browser && state.modal == nil
         let inside = canvas.frame(rect, title: title, style: frameStyle(focused, theme), glyphs: theme.glyphs)
         guard !inside.isEmpty else { return }

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import UploadTesting
+
+/// The real binary in a real terminal (tmux) against an in-process receiver.
+@Suite(.serialized) struct MonitorTmuxTests {
+    @Test func navigateMarkTwoImagesAndWatchThemArrive() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let pictures = receiver.root + "/pictures"
+        try FileManager.default.createDirectory(atPath: pictures + "/trip", withIntermediateDirectories: true)
+        let first = try TestFiles.writeImage(at: pictures + "/trip/beach.png", size: 1_500_000)
+        let second = try TestFiles.writeImage(at: pictures + "/trip/夕焼け.png", size: 700_000)
+        _ = try TestFiles.writeImage(at: pictures + "/trip/middle.png", size: 1000)
+        let tmux = try await TmuxSession.start("\(CLIRun.binary) '\(pictures)' --to \(receiver.url) --notify none")
+        defer { tmux.kill() }
+
+        try await tmux.waitFor { $0.contains("trip/") }
+        #expect(try await tmux.alternateScreenOn())
+        try await tmux.send("Enter")
+        try await tmux.waitFor { $0.contains("beach.png") }
+        try await tmux.send("Space")
+        try await tmux.send("j")
+        try await tmux.send("Space")
+        try await tmux.waitFor { $0.contains("2 marked") }
+        try await tmux.send("u")
+        let screen = try await tmux.waitFor { $0.contains("All 2 uploads finished: 2 ok, 0 failed") }
+
+        #expect(screen.contains("All 2 uploads finished: 2 ok, 0 failed"), "screen:\n\(screen)")
+        let rows = screen.split(separator: "\n").filter { $0.contains("✓ beach.png") || $0.contains("✓ 夕焼け.png") }
+        #expect(rows.filter { $0.contains("100%") }.count >= 2, "both rows at 100%:\n\(screen)")
+        #expect(screen.contains("OK 200 OK"))
+        #expect(screen.contains(#""filename": "beach.png""#) || screen.contains(#""filename": "夕焼け.png""#))
+        #expect(screen.contains("✓ beach.png → 200"))
+        #expect(screen.contains("✓ 夕焼け.png → 200"))
+        #expect(TestFiles.sameContents(first, receiver.directory + "/beach.png"))
+        #expect(TestFiles.sameContents(second, receiver.directory + "/夕焼け.png"))
+        #expect(receiver.storedNames().sorted() == ["beach.png", "夕焼け.png"])
+
+        try await tmux.send("q")
+        let after = try await tmux.waitFor { $0.contains("EXITED") }
+        #expect(after.contains("EXITED 0"))
+        #expect(try await tmux.alternateScreenOn() == false)
+        await receiver.cleanUp()
+    }
+
+    @Test func aWrongEndpointTurnsThePanelRed() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let file = try TestFiles.writeImage(at: receiver.root + "/cat.png", size: 20_000)
+        let url = receiver.url.replacingOccurrences(of: "/photo", with: "/nope")
+        let tmux = try await TmuxSession.start("NO_COLOR=1 \(CLIRun.binary) '\(receiver.root)' --to \(url) --notify none", width: 80, height: 24)
+        defer { tmux.kill() }
+
+        try await tmux.waitFor { $0.contains("cat.png") }
+        try await tmux.send("G")
+        try await tmux.send("u")
+        let screen = try await tmux.waitFor { $0.contains("All 1 upload finished") }
+        #expect(screen.contains("FAILED 404 Not Found"), "screen:\n\(screen)")
+        #expect(screen.contains("✗ cat.png → 404 Not Found"))
+        #expect(receiver.storedNames().isEmpty)
+        _ = file
+        await receiver.cleanUp()
+    }
+
+    @Test func quitAsksWhileUploadingAndSignalsRestoreTheTerminal() async throws {
+        let receiver = try await ReceiverHarness.start()
+        _ = try TestFiles.writeImage(at: receiver.root + "/big.png", size: 50_000_000)
+        let tmux = try await TmuxSession.start("\(CLIRun.binary) '\(receiver.root)' --to \(receiver.url) --limit-rate 2MB --notify none", width: 100, height: 30)
+        defer { tmux.kill() }
+
+        try await tmux.waitFor { $0.contains("big.png") }
+        try await tmux.send("G")
+        try await tmux.send("u")
+        try await tmux.waitFor { $0.contains("↑ big.png") }
+        try await tmux.send("q")
+        let asked = try await tmux.waitFor { $0.contains("Quit and cancel it?") }
+        #expect(asked.contains("1 upload is not finished."))
+        try await tmux.send("n")
+        try await tmux.send("C-c")
+        try await tmux.waitFor { $0.contains("Quit and cancel it?") }
+        try await tmux.send("Escape")
+        try await tmux.waitFor { !$0.contains("Quit and cancel it?") }
+
+        // SIGTERM while uploading: the monitor ends and gives the terminal back.
+        let shell = try #require(try await tmux.pid())
+        _ = try await offPool { () -> Int32 in
+            let pgrep = Process()
+            pgrep.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            pgrep.arguments = ["pkill", "-TERM", "-P", "\(shell)", "uploadmon"]
+            try pgrep.run()
+            pgrep.waitUntilExit()
+            return pgrep.terminationStatus
+        }
+        let after = try await tmux.waitFor { $0.contains("EXITED") }
+        #expect(after.contains("EXITED 0"), "screen:\n\(after)")
+        #expect(try await tmux.alternateScreenOn() == false)
+        await receiver.cleanUp()
+    }
+}

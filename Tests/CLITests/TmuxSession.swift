@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import UploadTesting
+
+/// Runs a command in a detached tmux session on a private server, so a test can type keys and
+/// read the screen as a person would (`send-keys`, `capture-pane`).
+final class TmuxSession: Sendable {
+    let socket: String
+    let name = "uploadmon"
+
+    /// Starts `command` in a `width`×`height` pane. When the command ends the pane stays and
+    /// shows `EXITED <status>`, so tests can check how it ended.
+    private init() {
+        socket = "uploadmon-test-\(UUID().uuidString.prefix(8))"
+    }
+
+    static func start(_ command: String, width: Int = 120, height: Int = 40) async throws -> TmuxSession {
+        let session = TmuxSession()
+        let wrapped = "LANG=C.UTF-8 LC_ALL=C.UTF-8 \(command); echo EXITED $?; sleep 600"
+        let status = try await offPool {
+            try spawnAndWait(["tmux", "-u", "-L", session.socket, "-f", "/dev/null", "new-session", "-d", "-s", session.name,
+                              "-x", "\(width)", "-y", "\(height)", wrapped])
+        }
+        guard status == 0 else { throw TmuxError.couldNotStart(status) }
+        return session
+    }
+
+    enum TmuxError: Error { case couldNotStart(Int32) }
+
+    /// Starting the tmux server forks a daemon that inherits Foundation.Process's exit-watch
+    /// descriptor, so `Process.waitUntilExit` would wait for the server's whole life; spawn and
+    /// reap the client directly instead.
+    static func spawnAndWait(_ arguments: [String]) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw TmuxError.couldNotStart(spawned) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
+    }
+
+    @discardableResult
+    func tmux(_ arguments: [String], capture: Bool = true) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["tmux", "-u", "-L", socket] + arguments
+        let out = Pipe()
+        process.standardOutput = capture ? out : FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = capture ? out.fileHandleForReading.readDataToEndOfFile() : Data()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func send(_ keys: String...) async throws {
+        _ = try await offPool { try self.tmux(["send-keys", "-t", self.name] + keys) }
+        try await Task.sleep(nanoseconds: 150_000_000)
+    }
+
+    func screen() async throws -> String {
+        try await offPool { try self.tmux(["capture-pane", "-p", "-t", self.name]) }
+    }
+
+    /// Whether the pane shows the alternate screen (the monitor is up) or the normal one.
+    func alternateScreenOn() async throws -> Bool {
+        try await offPool { try self.tmux(["display-message", "-p", "-t", self.name, "#{alternate_on}"]) }.hasPrefix("1")
+    }
+
+    func pid() async throws -> Int32? {
+        Int32(try await offPool { try self.tmux(["display-message", "-p", "-t", self.name, "#{pane_pid}"]) }.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Polls the screen until `condition` holds; returns the last screen either way.
+    @discardableResult
+    func waitFor(timeout: Double = 30, _ condition: (String) -> Bool) async throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = ""
+        while Date() < deadline {
+            last = try await screen()
+            if condition(last) { return last }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        return last
+    }
+
+    func kill() {
+        _ = try? Self.spawnAndWait(["tmux", "-L", socket, "kill-server"])
+    }
+
+    static var isAvailable: Bool {
+        ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
