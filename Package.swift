@@ -59,6 +59,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        .executableTarget(name: "monitor-bench", dependencies: ["Monitor", "TerminalCanvas", "UploadCore"]),
         .target(
             name: "UploadTesting",
             dependencies: [

@@ -19,8 +19,7 @@ public enum DirectoryReader {
             if name == "." || name == ".." { continue }
             entries.append(entry(named: name, in: fd))
         }
-        entries.sort(by: order)
-        return DirectoryListing(path: path, entries: entries, select: select)
+        return DirectoryListing(path: path, entries: sorted(entries), select: select)
     }
 
     static func entry(named name: String, in fd: Int32) -> DirectoryEntry {
@@ -41,11 +40,15 @@ public enum DirectoryReader {
         }
     }
 
-    /// Directories first, then by name, case-insensitively, as file managers sort.
-    static func order(_ a: DirectoryEntry, _ b: DirectoryEntry) -> Bool {
-        if a.isDirectory != b.isDirectory { return a.isDirectory }
-        let la = a.name.lowercased(), lb = b.name.lowercased()
-        return la != lb ? la < lb : a.name < b.name
+    /// Directories first, then by name, case-insensitively, as file managers sort. Each name is
+    /// lowered once, not once per comparison (it matters at 100,000 entries).
+    static func sorted(_ entries: [DirectoryEntry]) -> [DirectoryEntry] {
+        var keyed = entries.map { (key: $0.name.lowercased(), entry: $0) }
+        keyed.sort { a, b in
+            if a.entry.isDirectory != b.entry.isDirectory { return a.entry.isDirectory }
+            return a.key != b.key ? a.key < b.key : a.entry.name < b.entry.name
+        }
+        return keyed.map(\.entry)
     }
 
     /// The parent of `path` ("/" stays "/").
