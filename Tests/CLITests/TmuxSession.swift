@@ -18,7 +18,7 @@ final class TmuxSession: Sendable {
 
     static func start(_ command: String, width: Int = 120, height: Int = 40) async throws -> TmuxSession {
         let session = TmuxSession()
-        let wrapped = "LANG=C.UTF-8 LC_ALL=C.UTF-8 \(command); echo EXITED $?; sleep 600"
+        let wrapped = "LANG=C.UTF-8 LC_ALL=C.UTF-8 \(command); echo EXITED $?; sleep 120"
         let status = try await offPool {
             try spawnAndWait(["tmux", "-u", "-L", session.socket, "-f", "/dev/null", "new-session", "-d", "-s", session.name,
                               "-x", "\(width)", "-y", "\(height)", wrapped])
@@ -29,9 +29,10 @@ final class TmuxSession: Sendable {
 
     enum TmuxError: Error { case couldNotStart(Int32) }
 
-    /// Starting the tmux server forks a daemon that inherits Foundation.Process's exit-watch
-    /// descriptor, so `Process.waitUntilExit` would wait for the server's whole life; spawn and
-    /// reap the client directly instead.
+    /// Starting the tmux server forks a daemon that keeps every descriptor it inherits. Through
+    /// Foundation.Process that includes the exit-watch pipe of this very process, and of any other
+    /// subprocess a parallel test is running (a curl), whose `waitUntilExit` would then wait for the
+    /// server's whole life. So: posix_spawn, close everything above stderr, reap it ourselves.
     static func spawnAndWait(_ arguments: [String]) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -39,6 +40,7 @@ final class TmuxSession: Sendable {
         for fd: Int32 in [0, 1, 2] {
             posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
         }
+        guard spawnCloseFrom(&actions, 3) == 0 else { throw TmuxError.couldNotStart(errno) }
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -103,3 +105,7 @@ final class TmuxSession: Sendable {
         ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].contains { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }
+
+/// glibc 2.34+ has it, but its header hides it from Swift's import.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func spawnCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32

@@ -67,7 +67,7 @@ extension MonitorReducer {
         case .directory: "\(entry.name) is a directory: enter it with → and mark files inside"
         case .brokenLink(let reason): "\(entry.name) cannot be sent: \(reason)"
         case .other: "\(entry.name) is not a regular file"
-        case .file: "\(entry.name) is not an image (press a to show and send all files)"
+        case .file: "\(entry.name) is not named like an image (start uploadmon with --any-file to send other files)"
         }
     }
 
