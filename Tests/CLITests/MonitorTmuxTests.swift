@@ -58,6 +58,16 @@ import UploadTesting
         #expect(screen.contains("✗ cat.png → 404 Not Found"))
         #expect(receiver.storedNames().isEmpty)
         _ = file
+
+        // Resizing redraws at once, down to a size where it can only say so, and back.
+        try await tmux.resize(width: 20, height: 6)
+        let tiny = try await tmux.waitFor(timeout: 10) { $0.contains("too small") }
+        #expect(tiny.contains("Terminal too small"), "screen:\n\(tiny)")
+        try await tmux.resize(width: 50, height: 14)
+        let narrow = try await tmux.waitFor(timeout: 10) { $0.contains("FAILED 404") }
+        #expect(narrow.contains("FAILED 404"), "screen:\n\(narrow)")
+        try await tmux.send("q")
+        #expect(try await tmux.waitFor { $0.contains("EXITED") }.contains("EXITED 0"))
         await receiver.cleanUp()
     }
 

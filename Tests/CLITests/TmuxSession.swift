@@ -18,7 +18,7 @@ final class TmuxSession: Sendable {
 
     static func start(_ command: String, width: Int = 120, height: Int = 40) async throws -> TmuxSession {
         let session = TmuxSession()
-        let wrapped = "LANG=C.UTF-8 LC_ALL=C.UTF-8 \(command); echo EXITED $?; sleep 120"
+        let wrapped = "LANG=C.UTF-8 LC_ALL=C.UTF-8 \(command); echo EXITED $?; exec sleep 60"
         let status = try await offPool {
             try spawnAndWait(["tmux", "-u", "-L", session.socket, "-f", "/dev/null", "new-session", "-d", "-s", session.name,
                               "-x", "\(width)", "-y", "\(height)", wrapped])
@@ -71,6 +71,10 @@ final class TmuxSession: Sendable {
         try await Task.sleep(nanoseconds: 150_000_000)
     }
 
+    func resize(width: Int, height: Int) async throws {
+        _ = try await offPool { try self.tmux(["resize-window", "-t", self.name, "-x", "\(width)", "-y", "\(height)"]) }
+    }
+
     func screen() async throws -> String {
         try await offPool { try self.tmux(["capture-pane", "-p", "-t", self.name]) }
     }
@@ -98,6 +102,8 @@ final class TmuxSession: Sendable {
     }
 
     func kill() {
+        // kill-server alone has been seen to leave the server running; ending the only session ends it.
+        _ = try? Self.spawnAndWait(["tmux", "-L", socket, "kill-session", "-t", name])
         _ = try? Self.spawnAndWait(["tmux", "-L", socket, "kill-server"])
     }
 

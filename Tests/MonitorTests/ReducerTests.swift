@@ -247,6 +247,13 @@ import UploadCore
         #expect(state.log.last?.text == "↻ notes.jpg: 503 Service Unavailable; attempt 3 in 2.0 s")
     }
 
+    @Test func redirectsRestartTheBarAndNameTheNewURL() {
+        var state = Fixtures.busyState(width: 120, height: 40)
+        Fixtures.upload(&state, .redirected(UploadID(3), to: "http://127.0.0.1:3001/photo"))
+        #expect(state.queue.state(UploadID(3))?.sentBytes == 0)
+        #expect(state.queue.urls[UploadID(3)] == "http://127.0.0.1:3001/photo")
+    }
+
     @Test func refusedFilesAreLoggedInRed() {
         var state = Fixtures.state()
         _ = MonitorReducer.reduce(&state, .enqueueRefused(name: "notes.jpg", reason: "notes.jpg is text, not an image", Fixtures.time))
