@@ -137,3 +137,12 @@ import Testing
         #expect(adler == Adler32.checksum(raw))
     }
 }
+
+@Suite struct HTTPStatusLineTests {
+    @Test func serverPhraseThenStandardPhraseThenJustTheNumber() {
+        #expect(HTTPStatus.line(200, reason: "All Good") == "200 All Good")
+        #expect(HTTPStatus.line(415, reason: "") == "415 Unsupported Media Type")
+        #expect(HTTPStatus.line(503, reason: nil) == "503 Service Unavailable")
+        #expect(HTTPStatus.line(599, reason: "") == "599")
+    }
+}

@@ -14,8 +14,7 @@ public struct AnswerDigest: Sendable, Equatable {
 
     public init(response: UploadResponse) {
         isSuccess = response.isSuccess
-        let reason = response.reason.isEmpty ? HTTPStatus.reason(response.status) : response.reason
-        headline = "\(response.status) \(reason)".trimmingTrailingSpace()
+        headline = HTTPStatus.line(response.status, reason: response.reason)
         lines = Self.bodyLines(response)
     }
 

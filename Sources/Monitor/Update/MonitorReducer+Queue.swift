@@ -100,20 +100,11 @@ public enum LogLine {
             let took = row.elapsed.map { " in " + ByteFormat.duration($0) } ?? ""
             return "✓ \(row.name) → \(status)\(took), \(ByteFormat.bytes(row.totalBytes ?? row.sentBytes))"
         case .answered(let status):
-            let reason = row.response?.reason.isEmpty == false ? row.response!.reason : HTTPStatus.reason(status)
-            return "✗ \(row.name) → \(status) \(reason)".trimmingTrailingSpace()
+            return "✗ \(row.name) → \(HTTPStatus.line(status, reason: row.response?.reason))"
         case .failed(let failure) where failure.kind == .cancelled:
             return "⊘ \(row.name) cancelled"
         case .failed(let failure):
             return "✗ \(row.name) → \(FailureText.title(failure.kind)): \(failure.description)"
         }
-    }
-}
-
-extension String {
-    func trimmingTrailingSpace() -> String {
-        var copy = self
-        while copy.last == " " { copy.removeLast() }
-        return copy
     }
 }

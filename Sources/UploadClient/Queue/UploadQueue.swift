@@ -196,7 +196,7 @@ public actor UploadQueue {
     static func describe(_ outcome: UploadOutcome, response: UploadResponse?) -> String {
         switch outcome {
         case .answered(let status):
-            return "\(status) \(response?.reason ?? HTTPStatus.reason(status))"
+            return HTTPStatus.line(status, reason: response?.reason)
         case .failed(let failure):
             return failure.description
         }

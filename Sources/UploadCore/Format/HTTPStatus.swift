@@ -31,6 +31,13 @@ public enum HTTPStatus {
         }
     }
 
+    /// `415 Unsupported Media Type`: the server's reason phrase, or the standard one when the
+    /// server sent none; just the number for a status without a known phrase.
+    public static func line(_ status: Int, reason: String?) -> String {
+        let phrase = reason.flatMap { $0.isEmpty ? nil : $0 } ?? Self.reason(status)
+        return phrase.isEmpty ? "\(status)" : "\(status) \(phrase)"
+    }
+
     /// Answers that a later attempt may turn into a success.
     public static func isRetryable(_ status: Int) -> Bool {
         [408, 429, 502, 503, 504].contains(status)

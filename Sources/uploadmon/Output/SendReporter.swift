@@ -51,8 +51,7 @@ enum AnswerText {
     static func status(_ state: TransferState) -> String {
         switch state.outcome {
         case .answered(let status):
-            let reason = state.response?.reason ?? ""
-            return "\(status) \(reason.isEmpty ? HTTPStatus.reason(status) : reason)"
+            return HTTPStatus.line(status, reason: state.response?.reason)
         case .failed(let failure):
             return failure.description
         case nil:
