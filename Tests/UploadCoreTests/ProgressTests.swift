@@ -106,6 +106,7 @@ import Testing
         let size = try PNGEncoder.writeBanded(to: path, width: 30_000, height: 10, bandRows: 3) { x, y in (UInt8(x & 0xFF), UInt8(y), 9) }
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(Int64(bytes.count) == size)
+        #expect(PNGEncoder.bandedFileSize(width: 30_000, height: 10, bandRows: 3) == size)
         #expect(MediaSniffer.sniff(bytes.prefix(64)) == .png)
         // Walk the chunks: every CRC must hold, and the zlib stream must inflate to the raw rows.
         var offset = 8

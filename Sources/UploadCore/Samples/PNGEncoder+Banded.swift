@@ -62,6 +62,17 @@ extension PNGEncoder {
         try emit(chunk("IEND", []))
         return written
     }
+
+    /// The size `writeBanded` gives a file, without writing it (to tell a finished file from a
+    /// partial one): signature, IHDR, the zlib header chunk, one chunk per band (stored blocks of
+    /// at most 65,535 bytes, 5 header bytes each), the Adler-32, IEND.
+    public static func bandedFileSize(width: Int, height: Int, bandRows: Int) -> Int64 {
+        let bands = (height + bandRows - 1) / bandRows
+        let bandRaw = (width * 3 + 1) * bandRows
+        let blocks = (bandRaw + 65534) / 65535
+        let bandChunk = 12 + bandRaw + 5 * blocks
+        return Int64(8 + 25 + 14 + bands * bandChunk + 4 + 12)
+    }
 }
 
 /// Adler-32 (RFC 1950), with the combination rule that gives the checksum of A+B from those of A and B.

@@ -133,16 +133,15 @@ enum DemoSamples {
             ("mountain-large.png", bigWidth, bigHeight),
             ("more/tiny.png", 64, 64),
         ]
+        let band = 64
         var paths: [String] = []
         for (index, sample) in samples.enumerated() {
             let path = folder + "/" + sample.name
-            let band = 64
-            let rows = (sample.height + band - 1) / band * band
-            let expected = Int64(pngSize(width: sample.width, rows: rows))
+            let expected = PNGEncoder.bandedFileSize(width: sample.width, height: sample.height, bandRows: band)
             let existing = (try? fm.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
             if existing != expected {
                 let shift = index * 53
-                try PNGEncoder.writeBanded(to: path, width: sample.width, height: rows, bandRows: band) { x, y in
+                try PNGEncoder.writeBanded(to: path, width: sample.width, height: sample.height, bandRows: band) { x, y in
                     (UInt8(truncatingIfNeeded: x / 4 + shift), UInt8(truncatingIfNeeded: y * 3 + x / 16), UInt8(truncatingIfNeeded: (x ^ y) + shift))
                 }
             }
@@ -152,15 +151,5 @@ enum DemoSamples {
         try Data("These are meeting notes, not a photo.\n".utf8).write(to: URL(fileURLWithPath: notes))
         paths.append(notes)
         return paths
-    }
-
-    /// The size `PNGEncoder.writeBanded` produces, to tell a finished sample from a partial one.
-    static func pngSize(width: Int, rows: Int) -> Int {
-        let band = 64
-        let bandRaw = (width * 3 + 1) * band
-        let blocks = (bandRaw + 65534) / 65535
-        let bandChunk = 12 + bandRaw + 5 * blocks
-        let bands = rows / band
-        return 8 + 25 + 14 + bands * bandChunk + 4 + 12
     }
 }
