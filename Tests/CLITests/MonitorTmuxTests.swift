@@ -106,3 +106,48 @@ import UploadTesting
         await receiver.cleanUp()
     }
 }
+
+/// The README's first command, and the refusals around the monitor.
+@Suite(.serialized) struct DemoCommandTests {
+    @Test func demoOpensTheMonitorAndShowsGreenAndRed() async throws {
+        let dir = TestFiles.makeTemporaryDirectory("demo")
+        let tmux = try await TmuxSession.start("\(CLIRun.binary) demo --dir '\(dir)' --big-mb 3 --rate-mb 50 --notify none")
+        defer { tmux.kill() }
+        try await tmux.waitFor { $0.contains("mountain-large.png") }
+        try await tmux.send("*")
+        try await tmux.send("u")
+        let screen = try await tmux.waitFor { $0.contains("All 5 uploads finished") }
+        #expect(screen.contains("All 5 uploads finished: 4 ok, 1 failed"), "screen:\n\(screen)")
+        #expect(screen.contains("✗ notes.jpg → 415 Unsupported Media Type"))
+        #expect(screen.contains("✓ 夕焼け.png → 200"))
+        try await tmux.send("q")
+        let after = try await tmux.waitFor { $0.contains("EXITED") }
+        #expect(after.contains("EXITED 0"))
+        #expect(after.contains("Receiver stored 4 files"))
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    @Test func headlessDemoReusesItsSamples() async throws {
+        let dir = TestFiles.makeTemporaryDirectory("demo")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let first = try await CLIRun.run(["demo", "--headless", "--dir", dir, "--big-mb", "2", "--rate-mb", "100"])
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("all 6 uploads finished: 5 ok, 1 failed"), "\(first.stdout)")
+        let big = dir + "/samples/mountain-large.png"
+        let written = try FileManager.default.attributesOfItem(atPath: big)[.modificationDate] as? Date
+        let second = try await CLIRun.run(["demo", "--headless", "--dir", dir, "--big-mb", "2", "--rate-mb", "100"])
+        #expect(second.status == 0)
+        #expect(try FileManager.default.attributesOfItem(atPath: big)[.modificationDate] as? Date == written)
+    }
+
+    @Test func theMonitorNeedsATerminalAndADirectory() async throws {
+        let noTTY = try await CLIRun.run(["/tmp", "--to", "http://127.0.0.1:9/photo"])
+        #expect(noTTY.status == 64)
+        #expect(noTTY.stderr.contains("the monitor needs a terminal; use 'uploadmon send' in scripts and pipes"))
+        let demo = try await CLIRun.run(["demo"])
+        #expect(demo.stderr.contains("use --headless in scripts"))
+        let missing = try await CLIRun.run(["/no/such/dir", "--to", "http://127.0.0.1:9/photo"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("'/no/such/dir' does not exist"))
+    }
+}
