@@ -59,8 +59,11 @@ final class MonitorRunLoop: @unchecked Sendable {
         var parts = tm()
         localtime_r(&seconds, &parts)
         let clockText = String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
-        return EventTime(seconds: start.duration(to: clock.now).seconds, clock: clockText)
+        return EventTime(seconds: elapsed(), clock: clockText)
     }
+
+    /// Seconds since the loop was made; for pacing frames and ticks, where no clock text is needed.
+    func elapsed() -> Double { start.duration(to: clock.now).seconds }
 
     private func loop(_ initial: MonitorState) -> MonitorState {
         let terminal = NCursesTerminal(wantColors: settings.colors)
@@ -81,7 +84,7 @@ final class MonitorRunLoop: @unchecked Sendable {
 
         perform(.loadDirectory(path: state.browser.path, select: nil), terminal: terminal)
         while !state.hasQuit {
-            let t = now().seconds
+            let t = elapsed()
             if dirty && t - lastFrame >= 1 / Self.maxFramesPerSecond {
                 terminal.draw(MonitorView.render(state, theme: theme))
                 lastFrame = t
@@ -117,7 +120,7 @@ final class MonitorRunLoop: @unchecked Sendable {
                     state.hasQuit = true
                 }
             }
-            let afterInput = now().seconds
+            let afterInput = elapsed()
             if state.queue.activeCount > 0 && afterInput - lastTick >= Self.tickInterval {
                 lastTick = afterInput
                 apply(.tick(now()))
