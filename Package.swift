@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
     ],
     targets: [
         .target(name: "UploadCore"),
@@ -49,10 +50,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "UploadJournal",
+            dependencies: ["UploadCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "UploadAgent",
+            dependencies: [
+                "UploadCore", "UploadClient", "UploadJournal",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "uploadmon",
             dependencies: [
                 "UploadCore", "UploadClient", "Receiver", "Monitor", "NCursesTerminal", "TerminalCanvas",
+                "UploadJournal", "UploadAgent",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -83,7 +96,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "CLITests", dependencies: ["UploadTesting"]),
+        .testTarget(name: "CLITests", dependencies: ["UploadTesting", "UploadJournal"]),
+        .testTarget(name: "JournalTests", dependencies: ["UploadJournal", "UploadCore", "UploadTesting"]),
+        .testTarget(
+            name: "AgentTests",
+            dependencies: ["UploadAgent", "UploadJournal", "UploadClient", "UploadCore", "UploadTesting"]
+        ),
         .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "UploadCore", "UploadTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -86,6 +86,13 @@ final class FileSource: Sendable {
         return (Int64(st.st_size), Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
     }
 
+    /// The open file's size and modification time to the nanosecond.
+    func fingerprint() -> FileFingerprint? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        return FileFingerprint(st)
+    }
+
     /// The first bytes, for media-type sniffing.
     func prefix() throws(UploadFailure) -> [UInt8] {
         Array(try read(offset: 0, count: MediaSniffer.prefixLength, allocator: ByteBufferAllocator()).readableBytesView)

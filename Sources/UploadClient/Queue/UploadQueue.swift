@@ -41,13 +41,29 @@ public actor UploadQueue {
     @discardableResult
     public func enqueue(_ request: UploadRequest, totalBytes: Int64?) -> UploadID {
         let id = UploadID(nextID)
-        nextID += 1
-        entries[id] = UploadEntry(request: request, totalBytes: totalBytes)
+        enqueue(request, totalBytes: totalBytes, id: id)
+        return id
+    }
+
+    /// Adds an upload under an id the caller owns (the agent's journal numbers uploads), with the
+    /// attempts it already made, and optionally its own transport and retry policy (uploads queued
+    /// by different clients may ask for different TLS trust, rate limits or retries).
+    /// An id already known to the queue is ignored.
+    public func enqueue(
+        _ request: UploadRequest, totalBytes: Int64?, id: UploadID, attemptsSoFar: Int = 0,
+        transport: (any UploadTransport)? = nil, retryPolicy: RetryPolicy? = nil
+    ) {
+        guard entries[id] == nil else { return }
+        nextID = max(nextID, id.rawValue + 1)
+        var entry = UploadEntry(request: request, totalBytes: totalBytes)
+        entry.attempts = attemptsSoFar
+        entry.transport = transport
+        entry.retryPolicy = retryPolicy
+        entries[id] = entry
         waiting.append(id)
         drainReported = false
         continuation.yield(.queued(id, name: request.uploadName, totalBytes: totalBytes))
         pump()
-        return id
     }
 
     /// Cancels a queued, waiting or running upload. Returns false for unknown or finished ids.
@@ -89,6 +105,22 @@ public actor UploadQueue {
     }
 
     public func outcome(of id: UploadID) -> UploadOutcome? { entries[id]?.phase.outcome }
+
+    /// True while anything is queued, sending or waiting to retry.
+    public var isBusy: Bool { !isIdle }
+
+    /// Drops finished uploads from memory (they live on in the caller's records); returns how many.
+    @discardableResult
+    public func forgetFinished(_ ids: [UploadID]) -> Int {
+        var dropped = 0
+        for id in ids {
+            if case .finished = entries[id]?.phase {
+                entries[id] = nil
+                dropped += 1
+            }
+        }
+        return dropped
+    }
     public func attempts(of id: UploadID) -> Int { entries[id]?.attempts ?? 0 }
 
     private var closeWhenDrained = false
@@ -119,7 +151,7 @@ public actor UploadQueue {
         let attempt = entry.attempts
         let request = entry.request
         let continuation = self.continuation
-        let transport = self.transport
+        let transport = entry.transport ?? self.transport
         let observer = AttemptObserver(
             started: { url, total in continuation.yield(.started(id, attempt: attempt, url: url, totalBytes: total)) },
             progress: { bytes, total, expected in
@@ -142,7 +174,7 @@ public actor UploadQueue {
         }
         if case .failed(let failure) = result.outcome, failure.kind == .cancelled {
             finish(id, entry: &entry, outcome: result.outcome)
-        } else if let delay = retryPolicy.delay(after: result.outcome, response: result.response, attempt: attempt) {
+        } else if let delay = (entry.retryPolicy ?? retryPolicy).delay(after: result.outcome, response: result.response, attempt: attempt) {
             let reason = Self.describe(result.outcome, response: result.response)
             continuation.yield(.retryScheduled(id, attempt: attempt + 1, delaySeconds: delay, reason: reason))
             let sleep = clock
@@ -220,5 +252,7 @@ struct UploadEntry {
     let request: UploadRequest
     let totalBytes: Int64?
     var attempts = 0
+    var transport: (any UploadTransport)?
+    var retryPolicy: RetryPolicy?
     var phase: Phase = .queued
 }

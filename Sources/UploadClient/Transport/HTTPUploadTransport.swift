@@ -106,6 +106,19 @@ public final class HTTPUploadTransport: UploadTransport {
         self.timeouts = timeouts
     }
 
+    /// A transport that sends as `settings` say.
+    public convenience init(settings: TransportSettings) throws {
+        try self.init(
+            tls: TLSOptions(caCertificatePath: settings.caCertificatePath, insecure: settings.insecure),
+            timeouts: UploadTimeouts(
+                connect: .nanoseconds(Int64(settings.connectTimeout * 1e9)),
+                stall: .nanoseconds(Int64(settings.stallTimeout * 1e9)),
+                answer: .nanoseconds(Int64(settings.answerTimeout * 1e9))
+            ),
+            rateLimit: settings.rateLimit
+        )
+    }
+
     public func shutdown() async throws {
         try await client.shutdown()
     }
@@ -165,6 +178,9 @@ public final class HTTPUploadTransport: UploadTransport {
         switch request.source {
         case .file(let path):
             source = try FileSource.open(path: path)
+            if let expected = request.expectedFile, let now = source.fingerprint(), let change = expected.change(to: now) {
+                throw UploadFailure(.fileError, "\(path) \(change)")
+            }
             prefix = try source.prefix()
         case .standardInput:
             source = FileSource.standardInput()

@@ -1,5 +1,7 @@
+import Foundation
+
 /// The server's answer as the client kept it: the head, and the first `bodyLimit` bytes of the body.
-public struct UploadResponse: Sendable, Hashable {
+public struct UploadResponse: Sendable, Hashable, Codable {
     public let status: Int
     public let reason: String
     public let headers: [(String, String)]
@@ -17,6 +19,26 @@ public struct UploadResponse: Sendable, Hashable {
     }
 
     public var isSuccess: Bool { (200..<300).contains(status) }
+
+    private enum CodingKeys: String, CodingKey { case status, reason, headers, body, bodyBytesTotal }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        status = try c.decode(Int.self, forKey: .status)
+        reason = try c.decode(String.self, forKey: .reason)
+        headers = try c.decode([[String]].self, forKey: .headers).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+        body = Array(try c.decode(Data.self, forKey: .body))
+        bodyBytesTotal = try c.decode(Int64.self, forKey: .bodyBytesTotal)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(status, forKey: .status)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(headers.map { [$0.0, $0.1] }, forKey: .headers)
+        try c.encode(Data(body), forKey: .body)
+        try c.encode(bodyBytesTotal, forKey: .bodyBytesTotal)
+    }
 
     public func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
@@ -39,7 +61,7 @@ public struct UploadResponse: Sendable, Hashable {
 /// Everything that happens to uploads, in order per upload:
 /// queued → started → progress… → response → finished, with retries starting again at `started`.
 /// `allFinished` follows the last `finished` when the queue drains.
-public enum UploadEvent: Sendable, Hashable {
+public enum UploadEvent: Sendable, Hashable, Codable {
     case queued(UploadID, name: String, totalBytes: Int64?)
     case started(UploadID, attempt: Int, url: String, totalBytes: Int64?)
     /// `bytesSent` just went out; `totalBytesSent` so far in this attempt; expected is the Content-Length.
@@ -64,7 +86,7 @@ public enum UploadEvent: Sendable, Hashable {
 }
 
 /// Counts reported when the queue drains.
-public struct UploadSummary: Sendable, Hashable {
+public struct UploadSummary: Sendable, Hashable, Codable {
     public let succeeded: Int
     public let failed: Int
     public init(succeeded: Int, failed: Int) {

@@ -7,4 +7,14 @@ public struct UploadID: Hashable, Comparable, Sendable, Codable, CustomStringCon
     public static func < (lhs: UploadID, rhs: UploadID) -> Bool { lhs.rawValue < rhs.rawValue }
 
     public var description: String { "#\(rawValue)" }
+
+    /// A plain number in JSON (the journal's event log, the agent's protocol).
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(Int.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }

@@ -1,5 +1,5 @@
 /// Why an upload did not get an answer from the server.
-public struct UploadFailure: Error, Sendable, Hashable, CustomStringConvertible {
+public struct UploadFailure: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, Codable {
         /// Refused, DNS, TLS handshake, unreachable: the request never reached the server.
         case cannotConnect
@@ -45,7 +45,7 @@ public struct UploadFailure: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 /// How an upload ended: the server answered (any status), or it failed before an answer.
-public enum UploadOutcome: Sendable, Hashable {
+public enum UploadOutcome: Sendable, Hashable, Codable {
     case answered(status: Int)
     case failed(UploadFailure)
 

@@ -1,5 +1,5 @@
 /// Where an upload's bytes come from.
-public enum UploadSource: Sendable, Hashable {
+public enum UploadSource: Sendable, Hashable, Codable {
     /// A file on disk, streamed in chunks; its size fixes the `Content-Length`.
     case file(path: String)
     /// Standard input (or any pipe): unknown length, sent chunked.
@@ -44,6 +44,8 @@ public struct UploadRequest: Sendable, Hashable {
     public var headers: [RequestHeader]
     /// When false, content that is not an image is refused before sending.
     public var allowAnyFile: Bool
+    /// The file as it was when queued; an attempt refuses to send a file that no longer matches.
+    public var expectedFile: FileFingerprint?
 
     public init(
         source: UploadSource,
@@ -52,8 +54,10 @@ public struct UploadRequest: Sendable, Hashable {
         uploadName: String,
         formFields: [FormField] = [],
         headers: [RequestHeader] = [],
-        allowAnyFile: Bool = false
+        allowAnyFile: Bool = false,
+        expectedFile: FileFingerprint? = nil
     ) {
+        self.expectedFile = expectedFile
         self.source = source
         self.url = url
         self.field = field

@@ -24,6 +24,7 @@ struct SendCommand: AsyncParsableCommand {
           uploadmon send key.jpg -F key=uploads/key.jpg -F policy=… --to https://bucket.example.com/
           cat shot.png | uploadmon send - --name shot.png --to http://127.0.0.1:3000/photo
           uploadmon send *.jpg --to http://host/photo --json --retries 3
+          uploadmon send ~/photos/*.jpg --to https://host/photo --background   (then: uploadmon status)
         """
     )
 
@@ -38,10 +39,16 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per event.")
     var json = false
 
+    @Flag(name: .long, help: "Hand the files to the background agent (started when none runs) and return at once; the uploads continue after this command, the terminal or the SSH session end.")
+    var background = false
+
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("name at least one file to send") }
         if name != nil && files.count > 1 { throw ValidationError("--name applies to a single file; \(files.count) were given") }
         if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be sent only once") }
+        if background && files.contains("-") {
+            throw ValidationError("standard input ('-') cannot be sent in the background: the agent cannot read this command's input after it exits")
+        }
     }
 
     func run() async throws {
@@ -50,7 +57,7 @@ struct SendCommand: AsyncParsableCommand {
         for path in files {
             do throws(UploadInputError) {
                 let request = try UploadRequest.forPath(
-                    path, url: upload.to, field: upload.field, requestedName: name,
+                    background ? Self.absolute(path) : path, url: upload.to, field: upload.field, requestedName: name,
                     formFields: try upload.parsedFormFields(), headers: try upload.parsedHeaders(),
                     allowAnyFile: upload.anyFile
                 )
@@ -65,8 +72,18 @@ struct SendCommand: AsyncParsableCommand {
             throw SendExit.usage
         }
 
+        if background {
+            try BackgroundSend.run(requests.map(\.0), options: upload, json: json)
+            return
+        }
         let tracker = try await SendRunner.run(requests, options: upload, json: json)
         throw Self.exitCode(for: tracker)
+    }
+
+    /// The agent runs elsewhere: it gets absolute paths.
+    static func absolute(_ path: String) -> String {
+        guard path != "-" else { return path }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     static func exitCode(for tracker: TransferTracker) -> ExitCode {

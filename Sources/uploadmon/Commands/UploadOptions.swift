@@ -75,19 +75,15 @@ struct UploadOptions: ParsableArguments {
         return parsed
     }
 
-    var timeouts: UploadTimeouts {
-        UploadTimeouts(
-            connect: .nanoseconds(Int64(connectTimeout * 1e9)),
-            stall: .nanoseconds(Int64(stallTimeout * 1e9)),
-            answer: .nanoseconds(Int64(answerTimeout * 1e9))
+    var transportSettings: TransportSettings {
+        TransportSettings(
+            caCertificatePath: cacert, insecure: insecure, rateLimit: limitRate.flatMap(ByteSize.parse),
+            connectTimeout: connectTimeout, stallTimeout: stallTimeout, answerTimeout: answerTimeout, retries: retries
         )
     }
 
     func makeTransport() throws -> HTTPUploadTransport {
-        try HTTPUploadTransport(
-            tls: TLSOptions(caCertificatePath: cacert, insecure: insecure), timeouts: timeouts,
-            rateLimit: limitRate.flatMap(ByteSize.parse)
-        )
+        try HTTPUploadTransport(settings: transportSettings)
     }
 
     var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }

@@ -1,0 +1,357 @@
+import Foundation
+import Glibc
+import UploadClient
+import UploadCore
+import UploadJournal
+
+public struct AgentConfiguration: Sendable {
+    public var paths: StatePaths
+    /// Exit after this many seconds with no uploads and no clients; 0 never exits by itself.
+    public var idleExitSeconds: Double
+    /// How many uploads run at once, over all clients.
+    public var concurrency: Int
+    /// How many recent uploads a subscriber's snapshot carries.
+    public var snapshotLimit: Int
+    /// How often a running upload's progress is written to the journal, at most.
+    public var checkpointInterval: Double
+    /// How often progress is pushed to clients per upload, at most (the final one always goes).
+    public var progressInterval: Double
+
+    public init(
+        paths: StatePaths, idleExitSeconds: Double = 600, concurrency: Int = 2,
+        snapshotLimit: Int = 1000, checkpointInterval: Double = 1, progressInterval: Double = 0.1
+    ) {
+        self.paths = paths
+        self.idleExitSeconds = idleExitSeconds
+        self.concurrency = concurrency
+        self.snapshotLimit = snapshotLimit
+        self.checkpointInterval = checkpointInterval
+        self.progressInterval = progressInterval
+    }
+}
+
+/// The transfer agent: owns the upload queue and the journal, outlives the clients that queue
+/// uploads, and recovers whatever was unfinished when it last stopped (or was killed).
+///
+/// Every upload event is first written to the journal and then pushed to subscribed clients,
+/// with its sequence number, so what a client sees live is exactly what it would read back.
+public actor Agent {
+    public let configuration: AgentConfiguration
+    public let journal: Journal
+    let queue: UploadQueue
+    private let defaultTransport: HTTPUploadTransport
+    private var transports: [TransportSettings: HTTPUploadTransport] = [:]
+    private var clients: [Int: LineConnection] = [:]
+    private var subscribers: Set<Int> = []
+    private var progressMarks: [UploadID: ProgressMark] = [:]
+    private var lastActivity = MonotonicClock.now()
+    private let startedAt = Date()
+    private var stopWaiters: [CheckedContinuation<StopReason, Never>] = []
+    private var stopReason: StopReason?
+    private var stopping = false
+    private let log: @Sendable (String) -> Void
+
+    public enum StopReason: Sendable, Equatable, CustomStringConvertible {
+        case requested
+        case idle(seconds: Double)
+        case signal(Int32)
+
+        public var description: String {
+            switch self {
+            case .requested: "asked to stop"
+            case .idle(let seconds): "idle for \(ByteFormat.duration(seconds))"
+            case .signal(let number): "signal \(number)"
+            }
+        }
+    }
+
+    private struct ProgressMark {
+        var pushed = 0.0
+        var checkpointed = 0.0
+    }
+
+    public init(configuration: AgentConfiguration, journal: Journal, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        self.configuration = configuration
+        self.journal = journal
+        self.log = log
+        defaultTransport = try HTTPUploadTransport(settings: TransportSettings())
+        queue = UploadQueue(transport: defaultTransport, concurrency: configuration.concurrency)
+    }
+
+    /// Recovers unfinished uploads from the journal, queues them again and starts processing
+    /// events. Returns how many uploads were picked up again.
+    @discardableResult
+    public func start() async throws -> Int {
+        let pending = try journal.recover()
+        let events = queue.events
+        Task { [weak self] in
+            for await event in events {
+                await self?.process(event)
+            }
+        }
+        for upload in pending {
+            await startUpload(upload)
+        }
+        if !pending.isEmpty { log("picked up \(pending.count) unfinished upload(s) from the journal") }
+        return pending.count
+    }
+
+    private func startUpload(_ upload: PendingUpload) async {
+        let transport: any UploadTransport
+        do {
+            transport = try self.transport(for: upload.settings)
+        } catch {
+            // The settings were valid when queued (a CA file since removed, say): fail visibly.
+            transport = FailingTransport(failure: UploadFailure(.fileError, "\(error)"))
+        }
+        await queue.enqueue(
+            upload.request, totalBytes: upload.totalBytes, id: upload.id, attemptsSoFar: upload.attempts,
+            transport: transport, retryPolicy: upload.settings.retryPolicy)
+    }
+
+    private func transport(for settings: TransportSettings) throws -> HTTPUploadTransport {
+        var key = settings
+        key.retries = 0
+        if key == TransportSettings() { return defaultTransport }
+        if let existing = transports[key] { return existing }
+        let made = try HTTPUploadTransport(settings: key)
+        transports[key] = made
+        return made
+    }
+
+    // MARK: Events
+
+    func process(_ event: UploadEvent) {
+        // Once stopping, the cancellations that shutting down causes are not outcomes: the
+        // uploads stay unfinished in the journal and continue at the next start.
+        guard !stopping else { return }
+        lastActivity = MonotonicClock.now()
+        let now = Date()
+        switch event {
+        case .progress(let id, _, let sent, let expected):
+            let clock = MonotonicClock.now()
+            var mark = progressMarks[id] ?? ProgressMark()
+            if clock - mark.checkpointed >= configuration.checkpointInterval {
+                mark.checkpointed = clock
+                do { try journal.checkpoint(id, bytesSent: sent, expected: expected, at: now) } catch { log("journal: \(error)") }
+            }
+            let final = expected.map { sent >= $0 } ?? false
+            if final || clock - mark.pushed >= configuration.progressInterval {
+                mark.pushed = clock
+                broadcast(.event(seq: nil, event: event, at: now))
+            }
+            progressMarks[id] = mark
+        case .allFinished:
+            broadcast(.event(seq: nil, event: event, at: now))
+        default:
+            let entry: JournalEntry?
+            do {
+                entry = try journal.record(event, at: now)
+            } catch {
+                log("journal: cannot record \(event.uploadID.map(\.description) ?? "") : \(error)")
+                return
+            }
+            if case .finished(let id, let outcome) = event {
+                progressMarks[id] = nil
+                guard entry != nil else { return }
+                log("\(id) finished: \(Self.describe(outcome))")
+            }
+            guard let entry else { return }
+            broadcast(.event(seq: entry.seq, event: entry.event, at: now))
+        }
+    }
+
+    private func broadcast(_ message: AgentMessage) {
+        guard !subscribers.isEmpty else { return }
+        let line = AgentCoding.encode(message)
+        for id in subscribers {
+            if clients[id]?.send(line) != true { subscribers.remove(id) }
+        }
+    }
+
+    static func describe(_ outcome: UploadOutcome) -> String {
+        switch outcome {
+        case .answered(let status): "answered \(HTTPStatus.line(status, reason: nil))"
+        case .failed(let failure): "failed: \(failure)"
+        }
+    }
+
+    // MARK: Clients
+
+    public func connected(_ client: Int, connection: LineConnection) {
+        clients[client] = connection
+        lastActivity = MonotonicClock.now()
+    }
+
+    public func disconnected(_ client: Int) {
+        clients[client] = nil
+        subscribers.remove(client)
+        lastActivity = MonotonicClock.now()
+    }
+
+    /// Handles one request and sends its reply on `connection` itself, so that a subscriber's
+    /// snapshot always goes out before the first event that follows it.
+    public func handle(_ envelope: AgentEnvelope, from client: Int, connection: LineConnection) async {
+        lastActivity = MonotonicClock.now()
+        let reply: AgentReply
+        switch envelope.request {
+        case .hello(let version, _):
+            reply = version == AgentProtocol.version
+                ? .hello(version: AgentProtocol.version, pid: getpid())
+                : .error(message: "this agent speaks protocol \(AgentProtocol.version), the client \(version); stop it with `uploadmon agent stop` and start again")
+        case .subscribe(let after):
+            do {
+                let snapshot = try makeSnapshot(after: after)
+                connection.send(AgentCoding.encode(AgentMessage.reply(id: envelope.id, reply: .subscribed(snapshot))))
+                subscribers.insert(client)
+                return
+            } catch {
+                reply = .error(message: "cannot read the journal: \(error)")
+            }
+        case .enqueue(let items):
+            reply = .enqueued(results: await enqueue(items))
+        case .cancel(let id):
+            reply = await queue.cancel(id) ? .ok : .error(message: "\(id) is not queued or running")
+        case .retry(let id):
+            reply = await retry(id)
+        case .status:
+            reply = .status(await status())
+        case .stop:
+            connection.sendAndWait(AgentCoding.encode(AgentMessage.reply(id: envelope.id, reply: .ok)))
+            requestStop(.requested)
+            return
+        }
+        connection.send(AgentCoding.encode(AgentMessage.reply(id: envelope.id, reply: reply)))
+    }
+
+    func makeSnapshot(after: Int64?) throws -> AgentSnapshot {
+        let last = try journal.lastSequence()
+        let missed = try after.map { try journal.entries(after: $0) } ?? []
+        return AgentSnapshot(uploads: try journal.snapshots(limit: configuration.snapshotLimit), missed: missed, lastSequence: last)
+    }
+
+    func enqueue(_ items: [EnqueueItem]) async -> [EnqueueResult] {
+        var accepted: [(NewUpload, Int)] = []
+        var results: [EnqueueResult?] = Array(repeating: nil, count: items.count)
+        for (index, item) in items.enumerated() {
+            let request = item.request
+            guard item.path.hasPrefix("/") else {
+                results[index] = .refused(path: item.path, reason: "the agent needs an absolute path (it does not share your working directory)")
+                continue
+            }
+            do {
+                _ = try UploadPreflight.check(request)
+                _ = try transport(for: item.settings)
+            } catch {
+                results[index] = .refused(path: item.path, reason: "\(error)")
+                continue
+            }
+            guard let fingerprint = FileFingerprint.of(path: item.path) else {
+                results[index] = .refused(path: item.path, reason: "cannot read it: \(String(cString: strerror(errno)))")
+                continue
+            }
+            accepted.append((NewUpload(request: request, fingerprint: fingerprint, settings: item.settings, origin: item.origin), index))
+        }
+        let added: [UploadSnapshot]
+        do {
+            added = try journal.add(accepted.map(\.0))
+        } catch {
+            for (_, index) in accepted {
+                results[index] = .refused(path: items[index].path, reason: "cannot write the journal: \(error)")
+            }
+            added = []
+        }
+        for (snapshot, (new, index)) in zip(added, accepted) {
+            results[index] = .queued(snapshot)
+            var request = new.request
+            request.expectedFile = new.fingerprint
+            await startUpload(PendingUpload(id: snapshot.id, request: request, settings: new.settings, attempts: 0, totalBytes: new.fingerprint.size))
+        }
+        return results.map { $0 ?? .refused(path: "", reason: "not handled") }
+    }
+
+    func retry(_ id: UploadID) async -> AgentReply {
+        let pending: PendingUpload?
+        do {
+            pending = try journal.pendingForRetry(id)
+        } catch {
+            return .error(message: "cannot read the journal: \(error)")
+        }
+        guard let pending else { return .error(message: "\(id) has not failed, so there is nothing to retry") }
+        if await !queue.retry(id) {
+            // Not in this agent's memory (it failed before a restart): queue it anew, same id.
+            await queue.forgetFinished([id])
+            await startUpload(pending)
+        }
+        return .ok
+    }
+
+    func status() async -> AgentStatus {
+        let unfinished = (try? journal.unfinished()) ?? []
+        return AgentStatus(
+            pid: getpid(), version: UploadmonVersion.current, startedAt: startedAt, journal: journal.path,
+            socket: configuration.paths.socket, clients: clients.count,
+            running: unfinished.count { $0.state == .sending }, queued: unfinished.count { $0.state != .sending },
+            idleExitSeconds: configuration.idleExitSeconds)
+    }
+
+    // MARK: Lifetime
+
+    /// True when nothing is queued or running and no client is connected.
+    public func idleSeconds() async -> Double? {
+        guard clients.isEmpty, await !queue.isBusy else { return nil }
+        return MonotonicClock.now() - lastActivity
+    }
+
+    public func requestStop(_ reason: StopReason) {
+        guard stopReason == nil else { return }
+        stopReason = reason
+        for waiter in stopWaiters { waiter.resume(returning: reason) }
+        stopWaiters.removeAll()
+    }
+
+    /// Returns when the agent was asked to stop, was idle long enough, or got a signal.
+    public func waitUntilStopped() async -> StopReason {
+        if let stopReason { return stopReason }
+        return await withCheckedContinuation { stopWaiters.append($0) }
+    }
+
+    /// Watches for idleness until the agent stops.
+    public func runIdleTimer() async {
+        guard configuration.idleExitSeconds > 0 else { return }
+        while stopReason == nil {
+            try? await Task.sleep(nanoseconds: 500_000_000)
+            if let idle = await idleSeconds(), idle >= configuration.idleExitSeconds {
+                requestStop(.idle(seconds: idle))
+            }
+        }
+    }
+
+    /// Closes every client and the HTTP clients. Unfinished uploads stay in the journal as they
+    /// are and continue when the agent next starts.
+    public func shutdown() async {
+        stopping = true
+        for connection in clients.values { connection.shutdown() }
+        clients.removeAll()
+        subscribers.removeAll()
+        for transport in transports.values { try? await transport.shutdown() }
+        try? await defaultTransport.shutdown()
+    }
+}
+
+/// Seconds on a clock that never jumps.
+enum MonotonicClock {
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// Fails every attempt with a fixed reason (an upload whose transport cannot be built).
+struct FailingTransport: UploadTransport {
+    let failure: UploadFailure
+    func perform(_ request: UploadRequest, observer: AttemptObserver) async -> AttemptResult {
+        AttemptResult(outcome: .failed(failure), response: nil, bytesSent: 0)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Glibc
+import NIOConcurrencyHelpers
+import UploadCore
+
+/// Why talking to the agent failed.
+public struct AgentError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// A connection to the agent. Requests wait for their reply; events arrive on `onEvent`, on the
+/// connection's reader thread, in the order the agent sent them. Call `close` when done.
+public final class AgentClient: Sendable {
+    let connection: LineConnection
+    let clientName: String
+    private let state = NIOLockedValueBox(ClientState())
+    private let eventHandler: NIOLockedValueBox<(@Sendable (AgentMessage) -> Void)?> = NIOLockedValueBox(nil)
+    private let closeHandler: NIOLockedValueBox<(@Sendable () -> Void)?> = NIOLockedValueBox(nil)
+
+    private struct ClientState {
+        var nextID = 1
+        var waiting: [Int: ReplySlot] = [:]
+        var closed = false
+        var agentPID: Int32 = 0
+    }
+
+    /// Connects to the agent at `socketPath` and greets it.
+    public static func connect(socketPath: String, client: String, timeout: Double = 30) throws -> AgentClient {
+        let fd = try UnixSocket.connect(path: socketPath)
+        let agent = AgentClient(connection: LineConnection(fd: fd, label: "uploadmon.agent.connection"), clientName: client)
+        agent.startReading()
+        let reply: AgentReply
+        do {
+            reply = try agent.request(.hello(version: AgentProtocol.version, client: client), timeout: timeout)
+        } catch {
+            agent.close()
+            throw error
+        }
+        guard case .hello(_, let pid) = reply else {
+            agent.close()
+            throw AgentError(Self.text(of: reply, doing: "accept this client"))
+        }
+        agent.state.withLockedValue { $0.agentPID = pid }
+        return agent
+    }
+
+    private init(connection: LineConnection, clientName: String) {
+        self.connection = connection
+        self.clientName = clientName
+    }
+
+    /// The agent's process id, as it said when greeted.
+    public var agentPID: Int32 { state.withLockedValue { $0.agentPID } }
+
+    /// Called for every pushed event (after `subscribe`).
+    public func onEvent(_ handler: @escaping @Sendable (AgentMessage) -> Void) {
+        eventHandler.withLockedValue { $0 = handler }
+    }
+
+    /// Called once when the agent goes away (or `close` was called).
+    public func onClose(_ handler: @escaping @Sendable () -> Void) {
+        closeHandler.withLockedValue { $0 = handler }
+    }
+
+    /// Sends a request and waits for its reply.
+    public func request(_ request: AgentRequest, timeout: Double = 30) throws -> AgentReply {
+        let slot = ReplySlot()
+        let id = try state.withLockedValue { s throws -> Int in
+            guard !s.closed else { throw AgentError("the agent closed the connection") }
+            let id = s.nextID
+            s.nextID += 1
+            s.waiting[id] = slot
+            return id
+        }
+        guard connection.send(AgentCoding.encode(AgentEnvelope(id: id, request: request))) else {
+            throw AgentError("the agent closed the connection")
+        }
+        guard let reply = slot.wait(timeout: timeout) else {
+            state.withLockedValue { _ = $0.waiting.removeValue(forKey: id) }
+            throw AgentError(isClosed ? "the agent closed the connection" : "the agent did not answer within \(Int(timeout)) s")
+        }
+        return reply
+    }
+
+    public var isClosed: Bool { state.withLockedValue { $0.closed } }
+
+    public func close() {
+        connection.shutdown()
+    }
+
+    private func startReading() {
+        let thread = Thread { [self] in
+            while let line = try? connection.readLine() {
+                guard let message = try? AgentCoding.decode(AgentMessage.self, from: line) else { continue }
+                deliver(message)
+            }
+            closed()
+        }
+        thread.name = "uploadmon.agent.reader"
+        thread.start()
+    }
+
+    private func deliver(_ message: AgentMessage) {
+        switch message {
+        case .reply(let id, let reply):
+            let slot = state.withLockedValue { s -> ReplySlot? in
+                // id 0: the agent refused the connection before any request was read.
+                if id == 0, let first = s.waiting.keys.min() { return s.waiting.removeValue(forKey: first) }
+                return s.waiting.removeValue(forKey: id)
+            }
+            slot?.fill(reply)
+        case .event:
+            eventHandler.withLockedValue { $0 }?(message)
+        }
+    }
+
+    private func closed() {
+        let slots = state.withLockedValue { s -> [ReplySlot] in
+            s.closed = true
+            defer { s.waiting.removeAll() }
+            return Array(s.waiting.values)
+        }
+        for slot in slots { slot.cancel() }
+        closeHandler.withLockedValue { $0 }?()
+    }
+
+    /// Words for a reply that is not the one expected.
+    public static func text(of reply: AgentReply, doing what: String) -> String {
+        if case .error(let message) = reply { return "the agent could not \(what): \(message)" }
+        return "the agent answered something unexpected when asked to \(what)"
+    }
+}
+
+/// One reply to wait for.
+final class ReplySlot: Sendable {
+    private let box = NIOLockedValueBox<(reply: AgentReply?, done: Bool)>((nil, false))
+    private let signal = DispatchSemaphore(value: 0)
+
+    func fill(_ reply: AgentReply) {
+        box.withLockedValue { $0 = (reply, true) }
+        signal.signal()
+    }
+
+    func cancel() {
+        box.withLockedValue { $0.done = true }
+        signal.signal()
+    }
+
+    func wait(timeout: Double) -> AgentReply? {
+        _ = signal.wait(timeout: .now() + timeout)
+        return box.withLockedValue { $0.reply }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import UploadCore
+import UploadJournal
+
+/// The agent's protocol: one JSON object per line over the Unix socket, in both directions.
+/// A client sends `AgentEnvelope`s; the agent answers each with a `reply` carrying the same id,
+/// and pushes `event`s to clients that subscribed.
+public enum AgentProtocol {
+    /// Bumped whenever a message changes shape; a client and an agent of different versions
+    /// refuse each other with a message that says what to do.
+    public static let version = 1
+    /// The longest line either side accepts (an enqueue of many files is the largest).
+    public static let maxLineBytes = 64 << 20
+}
+
+public struct AgentEnvelope: Codable, Sendable {
+    public var id: Int
+    public var request: AgentRequest
+
+    public init(id: Int, request: AgentRequest) {
+        self.id = id
+        self.request = request
+    }
+}
+
+public enum AgentRequest: Codable, Sendable {
+    /// The first message of every connection.
+    case hello(version: Int, client: String)
+    /// Start receiving events. With `after`, the reply also carries every logged event after
+    /// that sequence number (what the client missed while away).
+    case subscribe(after: Int64?)
+    case enqueue(items: [EnqueueItem])
+    case cancel(id: UploadID)
+    case retry(id: UploadID)
+    case status
+    case stop
+}
+
+/// One file to upload, as a client hands it to the agent. `path` is absolute.
+public struct EnqueueItem: Codable, Sendable, Hashable {
+    public var path: String
+    public var url: String
+    public var field: String
+    public var uploadName: String
+    public var formFields: [FormField]
+    /// Name and value pairs; kept in the journal to resend after a restart, never shown.
+    public var headers: [[String]]
+    public var allowAnyFile: Bool
+    public var settings: TransportSettings
+    public var origin: String
+
+    public init(request: UploadRequest, settings: TransportSettings, origin: String) {
+        if case .file(let path) = request.source { self.path = path } else { self.path = "-" }
+        url = request.url
+        field = request.field
+        uploadName = request.uploadName
+        formFields = request.formFields
+        headers = request.headers.map { [$0.name, $0.value] }
+        allowAnyFile = request.allowAnyFile
+        self.settings = settings
+        self.origin = origin
+    }
+
+    public var request: UploadRequest {
+        UploadRequest(
+            source: path == "-" ? .standardInput : .file(path: path), url: url, field: field, uploadName: uploadName,
+            formFields: formFields,
+            headers: headers.compactMap { $0.count == 2 ? RequestHeader(name: $0[0], value: $0[1]) : nil },
+            allowAnyFile: allowAnyFile)
+    }
+}
+
+public enum AgentMessage: Codable, Sendable {
+    case reply(id: Int, reply: AgentReply)
+    /// A live event; `seq` is set for events the journal logged (everything but progress and
+    /// the drain summary), so a client can remember where it got to.
+    case event(seq: Int64?, event: UploadEvent, at: Date)
+}
+
+public enum AgentReply: Codable, Sendable {
+    case hello(version: Int, pid: Int32)
+    case ok
+    case error(message: String)
+    case subscribed(AgentSnapshot)
+    case enqueued(results: [EnqueueResult])
+    case status(AgentStatus)
+}
+
+/// Where things stand when a client subscribes.
+public struct AgentSnapshot: Codable, Sendable {
+    /// The most recent uploads, oldest first (finished ones included, up to a limit).
+    public var uploads: [UploadSnapshot]
+    /// The logged events after the client's `after`, oldest first; empty without `after`.
+    public var missed: [JournalEntry]
+    /// The newest sequence number at the moment of the snapshot.
+    public var lastSequence: Int64
+}
+
+public enum EnqueueResult: Codable, Sendable, Hashable {
+    case queued(UploadSnapshot)
+    case refused(path: String, reason: String)
+}
+
+public struct AgentStatus: Codable, Sendable {
+    public var pid: Int32
+    public var version: String
+    public var startedAt: Date
+    public var journal: String
+    public var socket: String
+    public var clients: Int
+    public var running: Int
+    public var queued: Int
+    public var idleExitSeconds: Double
+}

@@ -1,0 +1,23 @@
+/// Durations as people type them on a command line: `90`, `90s`, `5m`, `1h30m`, `7d`, `1.5h`.
+public enum DurationText {
+    /// Seconds, or `nil` when the text is not a duration. A bare number is seconds.
+    public static func parse(_ text: String) -> Double? {
+        let trimmed = text.trimmingWhitespace().lowercased()
+        guard !trimmed.isEmpty else { return nil }
+        if let plain = Double(trimmed), plain >= 0, plain.isFinite { return plain }
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604_800]
+        var total = 0.0
+        var number = ""
+        for character in trimmed {
+            if character.isNumber || character == "." {
+                number.append(character)
+            } else if let unit = units[character], let value = Double(number), value >= 0 {
+                total += value * unit
+                number = ""
+            } else {
+                return nil
+            }
+        }
+        return number.isEmpty ? total : nil
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import GRDB
+import UploadCore
+
+/// The agent's persistent record of every upload and of everything that happened to them.
+///
+/// SQLite in WAL mode through GRDB: the agent writes, any number of readers (`uploadmon status`,
+/// tests) read at the same time. Every state change is one transaction that updates the upload's
+/// row and appends to the event log, so after a crash the two always agree; progress is only a
+/// checkpoint of the row (the caller limits it to about once a second).
+public final class Journal: Sendable {
+    /// How much of an answer's body the journal keeps.
+    public static let bodyLimit = 64 * 1024
+
+    public let path: String
+    let pool: DatabasePool
+
+    /// Opens (creating when missing, as a 0600 file) and migrates the journal at `path`.
+    public init(path: String) throws {
+        self.path = path
+        try StatePaths.makePrivateFile(path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "uploadmon.journal"
+        configuration.prepareDatabase { db in
+            // WAL + NORMAL survives any crash of the process (SIGKILL included); only a power
+            // loss may drop the last transactions, which costs a resend, never a wrong state.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try JournalSchema.migrator.migrate(pool)
+    }
+
+    /// The migrations this journal has applied, oldest first.
+    public func appliedMigrations() throws -> [String] {
+        try pool.read { db in try JournalSchema.migrator.appliedMigrations(db) }
+    }
+
+    // MARK: Adding and recording
+
+    /// Adds uploads in one transaction and returns them with their new ids. The `queued` event
+    /// is logged when the queue reports it (`record`).
+    public func add(_ uploads: [NewUpload], at now: Date = Date()) throws -> [UploadSnapshot] {
+        try pool.write { db in
+            try uploads.map { upload in
+                var row = UploadRow(new: upload, at: now)
+                try row.insert(db)
+                return row.snapshot
+            }
+        }
+    }
+
+    /// Applies one event to its upload's row and appends it to the log, atomically. Returns the
+    /// logged entry, or `nil` for events that are not logged (progress, the drain summary) and for
+    /// a `finished` of an upload that is already finished: nothing is ever reported finished twice.
+    @discardableResult
+    public func record(_ event: UploadEvent, at now: Date = Date()) throws -> JournalEntry? {
+        guard let id = event.uploadID, let kind = Self.kind(of: event) else { return nil }
+        return try pool.write { db -> JournalEntry? in
+            guard var row = try UploadRow.fetchOne(db, key: Int64(id.rawValue)) else { return nil }
+            var logged = event
+            switch event {
+            case .queued:
+                row.state = .queued
+                row.finishedAt = nil
+                row.failureKind = nil
+                row.failureMessage = nil
+                row.failureCode = nil
+            case .started(_, let attempt, _, let total):
+                row.state = .sending
+                row.attempts = attempt
+                row.bytesSent = 0
+                row.bytesExpected = total
+                row.startedAt = now
+            case .response(let id, let response):
+                let kept = Array(response.body.prefix(Self.bodyLimit))
+                row.status = response.status
+                row.reason = response.reason
+                row.body = Data(kept)
+                row.bodyBytesTotal = response.bodyBytesTotal
+                logged = .response(id, UploadResponse(
+                    status: response.status, reason: response.reason, headers: response.headers,
+                    body: kept, bodyBytesTotal: response.bodyBytesTotal))
+            case .retryScheduled:
+                row.state = .retrying
+            case .finished(_, let outcome):
+                guard !row.state.isFinished else { return nil }
+                row.state = outcome.isSuccess ? .succeeded : .failed
+                row.finishedAt = now
+                if case .failed(let failure) = outcome {
+                    row.status = nil
+                    row.reason = nil
+                    row.body = nil
+                    row.bodyBytesTotal = nil
+                    row.failureKind = failure.kind.rawValue
+                    row.failureMessage = failure.message
+                    row.failureCode = failure.code
+                } else if let expected = row.bytesExpected {
+                    row.bytesSent = expected
+                }
+            case .redirected, .progress, .allFinished:
+                break
+            }
+            row.updatedAt = now
+            try row.update(db)
+            var entry = EventRow(seq: nil, uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now)
+            try entry.insert(db)
+            return JournalEntry(seq: entry.seq ?? 0, event: logged, at: now)
+        }
+    }
+
+    /// Notes how far a running upload got; only rows still sending are touched.
+    public func checkpoint(_ id: UploadID, bytesSent: Int64, expected: Int64?, at now: Date = Date()) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: "UPDATE upload SET bytesSent = ?, bytesExpected = ?, updatedAt = ? WHERE id = ? AND state = 'sending'",
+                arguments: [bytesSent, expected, now, id.rawValue])
+        }
+    }
+
+    static func kind(of event: UploadEvent) -> String? {
+        switch event {
+        case .queued: "queued"
+        case .started: "started"
+        case .response: "response"
+        case .redirected: "redirected"
+        case .retryScheduled: "retryScheduled"
+        case .finished: "finished"
+        case .progress, .allFinished: nil
+        }
+    }
+
+    // MARK: Recovery
+
+    /// After the agent stopped (or died) with uploads unfinished: the ones that were sending or
+    /// waiting to retry go back to queued, with a logged note, and every unfinished upload is
+    /// returned in the order it was queued, to be started again. Finished ones stay finished.
+    public func recover(at now: Date = Date()) throws -> [PendingUpload] {
+        try pool.write { db in
+            let interrupted = try UploadRow.filter([UploadState.sending, .retrying].contains(UploadRow.Columns.state)).fetchAll(db)
+            for var row in interrupted {
+                let note = UploadEvent.retryScheduled(
+                    row.uploadID, attempt: row.attempts + 1, delaySeconds: 0,
+                    reason: row.state == .sending
+                        ? "the agent stopped during attempt \(row.attempts) after \(row.bytesSent) bytes; sending again from the start"
+                        : "the agent stopped while the upload waited to retry")
+                row.state = .queued
+                row.bytesSent = 0
+                row.updatedAt = now
+                try row.update(db)
+                var entry = EventRow(seq: nil, uploadID: row.id, kind: "retryScheduled", event: note, at: now)
+                try entry.insert(db)
+            }
+            return try UploadRow.filter(UploadRow.Columns.state == UploadState.queued)
+                .order(UploadRow.Columns.id).fetchAll(db).map(\.pending)
+        }
+    }
+
+    /// An upload to queue again by hand (retry): only one that finished without success.
+    public func pendingForRetry(_ id: UploadID) throws -> PendingUpload? {
+        try pool.read { db in
+            guard let row = try UploadRow.fetchOne(db, key: Int64(id.rawValue)), row.state == .failed else { return nil }
+            return row.pending
+        }
+    }
+
+    // MARK: Reading
+
+    public func snapshot(_ id: UploadID) throws -> UploadSnapshot? {
+        try pool.read { db in try UploadRow.fetchOne(db, key: Int64(id.rawValue))?.snapshot }
+    }
+
+    /// Uploads, oldest first; with `limit`, the most recent `limit` of them.
+    public func snapshots(limit: Int? = nil) throws -> [UploadSnapshot] {
+        try pool.read { db in
+            var request = UploadRow.order(UploadRow.Columns.id.desc)
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db).reversed().map(\.snapshot)
+        }
+    }
+
+    /// The uploads that are not finished, in queue order.
+    public func unfinished() throws -> [UploadSnapshot] {
+        try pool.read { db in
+            try UploadRow.filter(![UploadState.succeeded, .failed].contains(UploadRow.Columns.state))
+                .order(UploadRow.Columns.id).fetchAll(db).map(\.snapshot)
+        }
+    }
+
+    /// Logged events after `seq`, oldest first, at most `limit`.
+    public func entries(after seq: Int64, limit: Int = 100_000) throws -> [JournalEntry] {
+        try pool.read { db in
+            try EventRow.filter(Column("seq") > seq).order(Column("seq")).limit(limit).fetchAll(db)
+                .map { JournalEntry(seq: $0.seq ?? 0, event: $0.event, at: $0.at) }
+        }
+    }
+
+    /// The newest sequence number ever logged (0 for a new journal), pruned events included.
+    public func lastSequence() throws -> Int64 {
+        try pool.read { db in
+            let logged = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM event") ?? 0
+            let ever = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'") ?? 0
+            return max(logged, ever)
+        }
+    }
+}
+
+extension UploadRow {
+    init(new upload: NewUpload, at now: Date) {
+        let request = upload.request
+        let path: String
+        if case .file(let p) = request.source { path = p } else { path = "-" }
+        self.init(
+            id: nil, path: path, fileSize: upload.fingerprint.size, fileMtimeNs: upload.fingerprint.modificationNanoseconds,
+            uploadName: request.uploadName, url: request.url, field: request.field, formFields: request.formFields,
+            headers: request.headers.map { StoredHeader(name: $0.name, value: $0.value) },
+            allowAnyFile: request.allowAnyFile, settings: upload.settings, origin: upload.origin,
+            state: .queued, attempts: 0, bytesSent: 0, bytesExpected: nil, status: nil, reason: nil, body: nil,
+            bodyBytesTotal: nil, failureKind: nil, failureMessage: nil, failureCode: nil,
+            createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil)
+    }
+
+    var pending: PendingUpload {
+        PendingUpload(id: uploadID, request: request, settings: settings, attempts: attempts, totalBytes: fileSize)
+    }
+}

@@ -1,0 +1,52 @@
+import GRDB
+
+/// The journal's schema, one migration per change; a journal written by an older version is
+/// brought up to date when it is opened, and never touched by a version that does not know it.
+enum JournalSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: uploads and events") { db in
+            try db.create(table: "upload") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("path", .text).notNull()
+                t.column("fileSize", .integer)
+                t.column("fileMtimeNs", .integer)
+                t.column("uploadName", .text).notNull()
+                t.column("url", .text).notNull()
+                t.column("field", .text).notNull()
+                t.column("formFields", .text).notNull()
+                t.column("headers", .text).notNull()
+                t.column("allowAnyFile", .boolean).notNull()
+                t.column("settings", .text).notNull()
+                t.column("origin", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("attempts", .integer).notNull()
+                t.column("bytesSent", .integer).notNull()
+                t.column("bytesExpected", .integer)
+                t.column("status", .integer)
+                t.column("reason", .text)
+                t.column("body", .blob)
+                t.column("bodyBytesTotal", .integer)
+                t.column("failureKind", .text)
+                t.column("failureMessage", .text)
+                t.column("failureCode", .integer)
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.column("startedAt", .datetime)
+                t.column("finishedAt", .datetime)
+            }
+            try db.create(index: "upload_by_state", on: "upload", columns: ["state"])
+            // AUTOINCREMENT: sequence numbers are never reused, even after pruning, so a client's
+            // "last seen" stays meaningful forever.
+            try db.create(table: "event") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("uploadID", .integer)
+                t.column("kind", .text).notNull()
+                t.column("event", .text).notNull()
+                t.column("at", .datetime).notNull()
+            }
+            try db.create(index: "event_by_upload", on: "event", columns: ["uploadID"])
+        }
+        return migrator
+    }
+}

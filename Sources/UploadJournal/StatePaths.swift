@@ -1,0 +1,82 @@
+import Foundation
+import Glibc
+
+/// Where uploadmon keeps its state, per the XDG base directory rules:
+/// the journal and the agent's log in `$XDG_STATE_HOME/uploadmon` (default `~/.local/state/uploadmon`),
+/// the agent's socket in `$XDG_RUNTIME_DIR/uploadmon` (falling back to the state directory).
+/// Both directories are 0700 and the files in them 0600: the journal holds request headers.
+public struct StatePaths: Sendable, Hashable {
+    public let stateDirectory: String
+    public let runtimeDirectory: String
+
+    public init(stateDirectory: String, runtimeDirectory: String) {
+        self.stateDirectory = stateDirectory
+        self.runtimeDirectory = runtimeDirectory
+    }
+
+    public static func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) -> StatePaths {
+        func absolute(_ key: String) -> String? {
+            guard let value = environment[key], value.hasPrefix("/") else { return nil }
+            return value
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let state = (absolute("XDG_STATE_HOME") ?? home + "/.local/state") + "/uploadmon"
+        let runtime = absolute("XDG_RUNTIME_DIR").map { $0 + "/uploadmon" } ?? state
+        return StatePaths(stateDirectory: state, runtimeDirectory: runtime)
+    }
+
+    public var journal: String { stateDirectory + "/journal.sqlite" }
+    public var agentLog: String { stateDirectory + "/agent.log" }
+    public var agentLock: String { stateDirectory + "/agent.lock" }
+    public var socket: String { runtimeDirectory + "/agent.sock" }
+    /// The last event sequence number a monitor on this account has seen.
+    public var monitorCursor: String { stateDirectory + "/monitor-seen" }
+
+    /// Creates both directories (and their parents) when missing and makes them private.
+    /// Refuses a directory owned by another user: someone else could read or replace our files.
+    public func prepare() throws(StateDirectoryError) {
+        for directory in Set([stateDirectory, runtimeDirectory]) {
+            try Self.makePrivateDirectory(directory)
+        }
+    }
+
+    static func makePrivateDirectory(_ path: String) throws(StateDirectoryError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StateDirectoryError(path: path, reason: "cannot create it: \(error.localizedDescription)")
+        }
+        var st = stat()
+        guard lstat(path, &st) == 0 else {
+            throw StateDirectoryError(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw StateDirectoryError(path: path, reason: "it is not a directory")
+        }
+        guard st.st_uid == getuid() else {
+            throw StateDirectoryError(path: path, reason: "it belongs to uid \(st.st_uid), not to you (uid \(getuid()))")
+        }
+        if st.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
+            throw StateDirectoryError(path: path, reason: "cannot make it private (chmod 700): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Creates `path` empty with mode 0600 if missing, and narrows an existing file to 0600.
+    public static func makePrivateFile(_ path: String) throws(StateDirectoryError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw StateDirectoryError(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { close(fd) }
+        var st = stat()
+        if fstat(fd, &st) == 0, st.st_mode & 0o077 != 0, fchmod(fd, 0o600) != 0 {
+            throw StateDirectoryError(path: path, reason: "cannot make it private (chmod 600): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+public struct StateDirectoryError: Error, Sendable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+    public var description: String { "cannot use \(path): \(reason)" }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Glibc
+import Testing
+import UploadCore
+import UploadJournal
+import UploadTesting
+
+@Suite struct JournalTests {
+    let root = TestFiles.makeTemporaryDirectory("journal")
+
+    func newUpload(_ name: String, size: Int64 = 100, secret: String = "Bearer hush") -> NewUpload {
+        NewUpload(
+            request: UploadRequest(
+                source: .file(path: "/data/\(name)"), url: "http://127.0.0.1:9/photo", uploadName: name,
+                formFields: [FormField(name: "k", value: "v")], headers: [RequestHeader(name: "Authorization", value: secret)]),
+            fingerprint: FileFingerprint(size: size, modificationNanoseconds: 1_700_000_000_123_456_789),
+            settings: TransportSettings(rateLimit: 1 << 20, retries: 2), origin: "send")
+    }
+
+    func mode(_ path: String) -> mode_t {
+        var st = stat()
+        stat(path, &st)
+        return st.st_mode & 0o777
+    }
+
+    @Test func stateDirectoriesAndJournalArePrivate() throws {
+        let paths = StatePaths.resolve(environment: ["HOME": root, "XDG_RUNTIME_DIR": root + "/run"])
+        #expect(paths.stateDirectory == root + "/.local/state/uploadmon")
+        #expect(paths.socket == root + "/run/uploadmon/agent.sock")
+        try paths.prepare()
+        let journal = try Journal(path: paths.journal)
+        _ = try journal.add([newUpload("a.png")])
+        #expect(mode(paths.stateDirectory) == 0o700)
+        #expect(mode(paths.runtimeDirectory) == 0o700)
+        #expect(mode(paths.journal) == 0o600)
+        #expect(mode(paths.journal + "-wal") == 0o600)
+        #expect(journal.sizeOnDisk() > 0)
+
+        // A directory someone widened is narrowed again.
+        chmod(paths.stateDirectory, 0o755)
+        try paths.prepare()
+        #expect(mode(paths.stateDirectory) == 0o700)
+    }
+
+    @Test func runtimeDirectoryFallsBackToTheStateDirectory() {
+        let paths = StatePaths.resolve(environment: ["HOME": "/home/u", "XDG_STATE_HOME": "/s", "XDG_RUNTIME_DIR": "relative/ignored"])
+        #expect(paths.stateDirectory == "/s/uploadmon")
+        #expect(paths.runtimeDirectory == "/s/uploadmon")
+    }
+
+    @Test func migrationsRunOnceAndDataSurvivesReopening() throws {
+        let path = root + "/j.sqlite"
+        let first = try Journal(path: path)
+        #expect(try first.appliedMigrations() == ["v1: uploads and events"])
+        let added = try first.add([newUpload("a.png")])
+        try first.record(.queued(added[0].id, name: "a.png", totalBytes: 100))
+
+        let again = try Journal(path: path)
+        #expect(try again.appliedMigrations() == ["v1: uploads and events"])
+        #expect(try again.snapshots().map(\.uploadName) == ["a.png"])
+        #expect(try again.lastSequence() == 1)
+    }
+
+    @Test func eventsUpdateTheRowAndAreLoggedInOrder() throws {
+        let journal = try Journal(path: root + "/j.sqlite")
+        let id = try journal.add([newUpload("a.png")])[0].id
+        let body = Array(repeating: UInt8(ascii: "x"), count: Journal.bodyLimit + 10)
+        let events: [UploadEvent] = [
+            .queued(id, name: "a.png", totalBytes: 100),
+            .started(id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300),
+            .response(id, UploadResponse(status: 201, reason: "Created", headers: [], body: body, bodyBytesTotal: Int64(body.count))),
+            .finished(id, .answered(status: 201)),
+        ]
+        var seqs: [Int64] = []
+        for (index, event) in events.enumerated() {
+            if index == 2 { try journal.checkpoint(id, bytesSent: 150, expected: 300) }
+            if index == 2 { #expect(try journal.snapshot(id)?.bytesSent == 150) }
+            seqs.append(try #require(try journal.record(event)).seq)
+        }
+        #expect(seqs == [1, 2, 3, 4])
+        let row = try #require(try journal.snapshot(id))
+        #expect(row.state == .succeeded)
+        #expect(row.status == 201 && row.reason == "Created")
+        #expect(row.body.count == Journal.bodyLimit)
+        #expect(row.bodyBytesTotal == Int64(body.count))
+        #expect(row.bytesSent == 300)
+        #expect(row.outcome == .answered(status: 201))
+        // Progress and the drain summary are not logged.
+        #expect(try journal.record(.progress(id, bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 300)) == nil)
+        #expect(try journal.record(.allFinished(UploadSummary(succeeded: 1, failed: 0))) == nil)
+        #expect(try journal.entries(after: 2).map(\.seq) == [3, 4])
+    }
+
+    @Test func nothingIsReportedFinishedTwice() throws {
+        let journal = try Journal(path: root + "/j.sqlite")
+        let id = try journal.add([newUpload("a.png")])[0].id
+        try journal.record(.started(id, attempt: 1, url: "u", totalBytes: 10))
+        #expect(try journal.record(.finished(id, .failed(UploadFailure(.connectionLost, "reset", code: 104)))) != nil)
+        #expect(try journal.record(.finished(id, .answered(status: 200))) == nil)
+        let row = try #require(try journal.snapshot(id))
+        #expect(row.state == .failed)
+        #expect(row.failure == UploadFailure(.connectionLost, "reset", code: 104))
+        #expect(try journal.entries(after: 0).filter { if case .finished = $0.event { true } else { false } }.count == 1)
+    }
+
+    @Test func recoveryRequeuesInterruptedUploadsAndKeepsFinishedOnes() throws {
+        let journal = try Journal(path: root + "/j.sqlite")
+        let ids = try journal.add(["done.png", "sending.png", "waiting.png", "queued.png"].map { newUpload($0) }).map(\.id)
+        try journal.record(.started(ids[0], attempt: 1, url: "u", totalBytes: 10))
+        try journal.record(.finished(ids[0], .answered(status: 200)))
+        try journal.record(.started(ids[1], attempt: 1, url: "u", totalBytes: 10))
+        try journal.checkpoint(ids[1], bytesSent: 5, expected: 10)
+        try journal.record(.started(ids[2], attempt: 1, url: "u", totalBytes: 10))
+        try journal.record(.retryScheduled(ids[2], attempt: 2, delaySeconds: 4, reason: "503"))
+        try journal.record(.queued(ids[3], name: "queued.png", totalBytes: 100))
+
+        let before = try journal.lastSequence()
+        let pending = try Journal(path: root + "/j.sqlite").recover()
+        #expect(pending.map(\.id) == Array(ids[1...]))
+        #expect(pending.map(\.attempts) == [1, 1, 0])
+        // What the agent resends is what was queued: headers, fields, settings, fingerprint.
+        let resend = pending[0]
+        #expect(resend.request.headers == [RequestHeader(name: "Authorization", value: "Bearer hush")])
+        #expect(resend.request.formFields == [FormField(name: "k", value: "v")])
+        #expect(resend.request.expectedFile == FileFingerprint(size: 100, modificationNanoseconds: 1_700_000_000_123_456_789))
+        #expect(resend.settings == TransportSettings(rateLimit: 1 << 20, retries: 2))
+        #expect(try journal.snapshot(ids[0])?.state == .succeeded)
+        #expect(try journal.snapshot(ids[1])?.state == .queued)
+        #expect(try journal.snapshot(ids[1])?.bytesSent == 0)
+        let notes = try journal.entries(after: before)
+        #expect(notes.count == 2)
+        #expect(notes.allSatisfy { if case .retryScheduled = $0.event { true } else { false } })
+        // A second recovery finds nothing more to note.
+        _ = try journal.recover()
+        #expect(try journal.lastSequence() == before + 2)
+    }
+
+    @Test func headersNeverLeaveTheJournal() throws {
+        let journal = try Journal(path: root + "/j.sqlite")
+        let id = try journal.add([newUpload("a.png", secret: "Bearer top-secret-value")])[0].id
+        try journal.record(.queued(id, name: "a.png", totalBytes: 100))
+        let encoded = try JSONEncoder().encode(try journal.snapshots())
+        #expect(!String(decoding: encoded, as: UTF8.self).contains("top-secret-value"))
+        let logged = try JSONEncoder().encode(try journal.entries(after: 0))
+        #expect(!String(decoding: logged, as: UTF8.self).contains("top-secret-value"))
+    }
+
+    @Test func pruningKeepsUnfinishedUploadsAndSequenceNumbers() throws {
+        let journal = try Journal(path: root + "/j.sqlite")
+        let ids = try journal.add([newUpload("old.png"), newUpload("new.png"), newUpload("pending.png")]).map(\.id)
+        let long = Date(timeIntervalSinceNow: -10 * 86400)
+        try journal.record(.started(ids[0], attempt: 1, url: "u", totalBytes: 1), at: long)
+        try journal.record(.finished(ids[0], .answered(status: 200)), at: long)
+        try journal.record(.queued(ids[2], name: "pending.png", totalBytes: 1), at: long)
+        try journal.record(.started(ids[1], attempt: 1, url: "u", totalBytes: 1))
+        try journal.record(.finished(ids[1], .answered(status: 200)))
+        let last = try journal.lastSequence()
+
+        let pruned = try journal.prune(finishedBefore: Date(timeIntervalSinceNow: -7 * 86400))
+        #expect(pruned == PruneResult(uploads: 1, events: 2))
+        #expect(try journal.snapshots().map(\.uploadName) == ["new.png", "pending.png"])
+        #expect(try journal.entries(after: 0).count == 3)
+        #expect(try journal.lastSequence() == last)
+        let id = try journal.add([newUpload("later.png")])[0].id
+        #expect(id.rawValue == 4)
+        #expect(try journal.record(.queued(id, name: "later.png", totalBytes: 1))?.seq == last + 1)
+    }
+}
