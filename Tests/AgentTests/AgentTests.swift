@@ -1,0 +1,263 @@
+import Foundation
+import Glibc
+import NIOConcurrencyHelpers
+import Testing
+import UploadAgent
+import UploadClient
+import UploadCore
+import UploadJournal
+import UploadTesting
+
+/// An agent running in this process on a socket in a temporary directory.
+struct RunningAgent {
+    let agent: Agent
+    let server: AgentServer
+    let paths: StatePaths
+    let journal: Journal
+
+    static func start(root: String, concurrency: Int = 2) async throws -> RunningAgent {
+        let paths = StatePaths(stateDirectory: root + "/state", runtimeDirectory: root + "/run")
+        try paths.prepare()
+        let journal = try Journal(path: paths.journal)
+        let agent = try Agent(configuration: AgentConfiguration(paths: paths, idleExitSeconds: 0, concurrency: concurrency), journal: journal)
+        try await agent.start()
+        let server = try AgentServer(agent: agent, path: paths.socket)
+        server.start()
+        return RunningAgent(agent: agent, server: server, paths: paths, journal: journal)
+    }
+
+    func connect(_ name: String) async throws -> AgentClient {
+        let socket = paths.socket
+        return try await offPool { try AgentClient.connect(socketPath: socket, client: name) }
+    }
+
+    func stop() async {
+        server.close()
+        await agent.shutdown()
+    }
+
+    /// Waits until every listed upload is finished in the journal.
+    func waitFinished(_ ids: [UploadID], seconds: Double = 30) async throws {
+        for _ in 0..<Int(seconds * 20) {
+            if try ids.allSatisfy({ try journal.snapshot($0)?.state.isFinished == true }) { return }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        Issue.record("uploads \(ids) did not finish within \(seconds) s")
+    }
+}
+
+/// Collects what a subscribed client receives.
+final class EventLog: Sendable {
+    private let box = NIOLockedValueBox<[AgentMessage]>([])
+    func append(_ message: AgentMessage) { box.withLockedValue { $0.append(message) } }
+    var logged: [(seq: Int64, event: UploadEvent)] {
+        box.withLockedValue { messages in
+            messages.compactMap { if case .event(let seq?, let event, _) = $0 { (seq, event) } else { nil } }
+        }
+    }
+    var finishedCount: Int { logged.count { if case .finished = $0.event { true } else { false } } }
+}
+
+func subscribe(_ client: AgentClient, after: Int64?) async throws -> (AgentSnapshot, EventLog) {
+    let log = EventLog()
+    client.onEvent { log.append($0) }
+    let reply = try await offPool { try client.request(.subscribe(after: after)) }
+    guard case .subscribed(let snapshot) = reply else { throw AgentError("not subscribed: \(reply)") }
+    return (snapshot, log)
+}
+
+func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws -> [UploadID] {
+    let items = try paths.map { path in
+        EnqueueItem(request: try UploadRequest.forPath(path, url: url), settings: TransportSettings(), origin: "test")
+    }
+    let reply = try await offPool { try client.request(.enqueue(items: items)) }
+    guard case .enqueued(let results) = reply else { throw AgentError("not enqueued: \(reply)") }
+    return results.compactMap { if case .queued(let upload) = $0 { upload.id } else { nil } }
+}
+
+@Suite(.serialized) struct AgentTests {
+    @Test func twoClientsAttachedAtOnceSeeTheSameEvents() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let running = try await RunningAgent.start(root: receiver.root)
+        let a = try await running.connect("a")
+        let b = try await running.connect("b")
+        let (_, logA) = try await subscribe(a, after: nil)
+        let (_, logB) = try await subscribe(b, after: nil)
+        let files = try [("one.png", 2_000_000), ("two.png", 10)].map { try TestFiles.writeImage(at: receiver.root + "/" + $0.0, size: Int64($0.1)) }
+        let ids = try await enqueue(a, files, url: receiver.url)
+        #expect(ids.count == 2)
+        try await running.waitFinished(ids)
+        for _ in 0..<100 where logA.finishedCount < 2 || logB.finishedCount < 2 {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(logA.finishedCount == 2)
+        #expect(logA.logged.map(\.seq) == logB.logged.map(\.seq))
+        #expect(logA.logged.map(\.event) == logB.logged.map(\.event))
+        // What clients saw live is exactly what the journal logged.
+        #expect(try running.journal.entries(after: 0).map(\.seq) == logA.logged.map(\.seq))
+        #expect(receiver.storedNames() == ["one.png", "two.png"])
+        a.close()
+        b.close()
+        await running.stop()
+        await receiver.cleanUp()
+    }
+
+    @Test func aClientComingBackGetsExactlyWhatItMissed() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let running = try await RunningAgent.start(root: receiver.root)
+        let first = try await running.connect("monitor")
+        let (snapshot, _) = try await subscribe(first, after: 0)
+        #expect(snapshot.lastSequence == 0 && snapshot.missed.isEmpty && snapshot.uploads.isEmpty)
+        let seen = snapshot.lastSequence
+        first.close()
+
+        let sender = try await running.connect("send")
+        let files = try ["a.png", "b.png", "c.png"].map { try TestFiles.writeImage(at: receiver.root + "/" + $0, size: 5000) }
+        let ids = try await enqueue(sender, files, url: receiver.url)
+        try await running.waitFinished(ids)
+        sender.close()
+
+        let back = try await running.connect("monitor again")
+        let (missed, _) = try await subscribe(back, after: seen)
+        #expect(missed.missed.map(\.seq) == Array((seen + 1)...missed.lastSequence))
+        #expect(missed.missed.map(\.event) == (try running.journal.entries(after: seen)).map(\.event))
+        let finished = missed.missed.compactMap { if case .finished(let id, let outcome) = $0.event { (id, outcome) } else { nil } }
+        #expect(finished.map(\.0).sorted() == ids)
+        #expect(finished.allSatisfy { $0.1 == .answered(status: 200) })
+        #expect(missed.uploads.map(\.id) == ids)
+        #expect(missed.uploads.allSatisfy { $0.state == .succeeded && $0.status == 200 })
+        back.close()
+
+        let upToDate = try await running.connect("monitor once more")
+        let (nothing, _) = try await subscribe(upToDate, after: missed.lastSequence)
+        #expect(nothing.missed.isEmpty)
+        upToDate.close()
+        await running.stop()
+        await receiver.cleanUp()
+    }
+
+    @Test func refusedFilesAreNamedAndNothingElseIsLost() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let running = try await RunningAgent.start(root: receiver.root)
+        let client = try await running.connect("send")
+        let good = try TestFiles.writeImage(at: receiver.root + "/good.png", size: 100)
+        let text = receiver.root + "/notes.txt"
+        try Data("plain words".utf8).write(to: URL(fileURLWithPath: text))
+        let items = [
+            EnqueueItem(request: try UploadRequest.forPath(good, url: receiver.url), settings: TransportSettings(), origin: "test"),
+            EnqueueItem(request: try UploadRequest.forPath(text, url: receiver.url), settings: TransportSettings(), origin: "test"),
+            EnqueueItem(request: try UploadRequest.forPath("relative.png", url: receiver.url), settings: TransportSettings(), origin: "test"),
+        ]
+        let reply = try await offPool { try client.request(.enqueue(items: items)) }
+        guard case .enqueued(let results) = reply, results.count == 3 else {
+            Issue.record("unexpected reply \(reply)")
+            return
+        }
+        guard case .queued(let queued) = results[0] else { Issue.record("good.png was refused: \(results[0])"); return }
+        guard case .refused(_, let reason) = results[1] else { Issue.record("notes.txt was queued"); return }
+        #expect(reason.contains("not an image"))
+        guard case .refused(_, let relative) = results[2] else { Issue.record("a relative path was queued"); return }
+        #expect(relative.contains("absolute path"))
+        try await running.waitFinished([queued.id])
+        #expect(try running.journal.snapshots().map(\.uploadName) == ["good.png"])
+        client.close()
+        await running.stop()
+        await receiver.cleanUp()
+    }
+
+    @Test func anUploadInterruptedByACrashIsSentAgainAndReportedOnce() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let root = receiver.root
+        let file = try TestFiles.writeImage(at: root + "/photo.png", size: 3_000_000)
+        // The journal as a killed agent left it: the upload was sending.
+        let paths = StatePaths(stateDirectory: root + "/state", runtimeDirectory: root + "/run")
+        try paths.prepare()
+        do {
+            let journal = try Journal(path: paths.journal)
+            let fingerprint = try #require(FileFingerprint.of(path: file))
+            let id = try journal.add([NewUpload(
+                request: try UploadRequest.forPath(file, url: receiver.url), fingerprint: fingerprint,
+                settings: TransportSettings(), origin: "test")])[0].id
+            try journal.record(.queued(id, name: "photo.png", totalBytes: fingerprint.size))
+            try journal.record(.started(id, attempt: 1, url: receiver.url, totalBytes: fingerprint.size + 200))
+            try journal.checkpoint(id, bytesSent: 1_000_000, expected: fingerprint.size + 200)
+        }
+        let running = try await RunningAgent.start(root: root)
+        let id = UploadID(1)
+        try await running.waitFinished([id])
+        let row = try #require(try running.journal.snapshot(id))
+        #expect(row.state == .succeeded)
+        #expect(row.attempts == 2)
+        let finished = try running.journal.entries(after: 0).filter { if case .finished = $0.event { true } else { false } }
+        #expect(finished.count == 1)
+        #expect(TestFiles.sameContents(file, receiver.directory + "/photo.png"))
+        await running.stop()
+        await receiver.cleanUp()
+    }
+
+    @Test func aFileChangedSinceItWasQueuedFailsInsteadOfSendingOtherBytes() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let file = try TestFiles.writeImage(at: receiver.root + "/photo.png", size: 10_000)
+        let fingerprint = try #require(FileFingerprint.of(path: file))
+        let handle = try #require(FileHandle(forWritingAtPath: file))
+        try handle.seekToEnd()
+        handle.write(Data(repeating: 7, count: 10))
+        try handle.close()
+
+        var request = try UploadRequest.forPath(file, url: receiver.url)
+        request.expectedFile = fingerprint
+        let transport = try HTTPUploadTransport()
+        let result = await transport.perform(request, observer: AttemptObserver())
+        try await transport.shutdown()
+        guard case .failed(let failure) = result.outcome else {
+            Issue.record("a changed file was sent: \(result.outcome)")
+            return
+        }
+        #expect(failure.kind == .fileError)
+        #expect(failure.message.contains("changed since it was queued (size 10000 → 10010 bytes)"))
+        #expect(receiver.storedNames().isEmpty)
+
+        // Same size, new modification time: refused too.
+        let touched = FileFingerprint(size: 10_010, modificationNanoseconds: 1)
+        #expect(touched.change(to: try #require(FileFingerprint.of(path: file)))?.contains("modified since it was queued") == true)
+        await receiver.cleanUp()
+    }
+
+    @Test func anotherUserIsRefusedOnTheSocket() async throws {
+        // Needs root to act as another user, and a python another user may run (not a pyenv shim).
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+              FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return }
+        let root = TestFiles.makeTemporaryDirectory("agent-peer")
+        let running = try await RunningAgent.start(root: root)
+        // Open the way to the socket, so only the peer check stands between nobody and the agent.
+        chmod(root, 0o755)
+        chmod(running.paths.runtimeDirectory, 0o777)
+        chmod(running.paths.socket, 0o777)
+        let script = """
+        import socket, json
+        s = socket.socket(socket.AF_UNIX)
+        s.connect("\(running.paths.socket)")
+        s.sendall(b'{"id":1,"request":{"hello":{"version":1,"client":"intruder"}}}\\n')
+        print(s.makefile().readline().strip())
+        """
+        let output = try await offPool { () -> String in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script]
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(output.contains("connection refused: uid 65534"))
+        #expect(output.contains("is not the agent's user (uid 0)"))
+        // The same request from this user is answered.
+        let client = try await running.connect("owner")
+        #expect(client.agentPID == getpid())
+        client.close()
+        await running.stop()
+    }
+}

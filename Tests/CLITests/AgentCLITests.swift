@@ -1,0 +1,127 @@
+import Foundation
+import Glibc
+import Testing
+import UploadCore
+import UploadJournal
+import UploadTesting
+
+/// The background agent as a user meets it: `send --background`, `status`, `agent stop`,
+/// and a `kill -9` in the middle of a large upload.
+@Suite(.serialized) struct AgentCLITests {
+    static func environment(_ root: String) -> [String: String] {
+        ["XDG_STATE_HOME": root + "/state", "XDG_RUNTIME_DIR": root + "/run"]
+    }
+
+    static func agentPID(_ root: String) -> Int32? {
+        guard let text = try? String(contentsOfFile: root + "/state/uploadmon/agent.lock", encoding: .utf8) else { return nil }
+        return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    static func waitFor(_ what: String, seconds: Double = 60, _ condition: () throws -> Bool) async throws {
+        for _ in 0..<Int(seconds * 20) {
+            if try condition() { return }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        Issue.record("gave up waiting \(Int(seconds)) s for \(what)")
+        throw CancellationError()
+    }
+
+    @Test func killNineMidUploadThenTheNextStartFinishesItExactlyOnce() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let root = receiver.root
+        let env = Self.environment(root)
+        defer { if let pid = Self.agentPID(root) { kill(pid, SIGKILL) } }
+        let big = try TestFiles.writeImage(at: root + "/big.png", size: 200 << 20)
+
+        let queued = try await CLIRun.run(["send", big, "--to", receiver.url, "--background", "--limit-rate", "40MB"], environment: env)
+        #expect(queued.status == 0, "\(queued.stderr)")
+        #expect(queued.stdout.contains("queued #1 big.png → \(receiver.url)"))
+        #expect(queued.stdout.contains("started the agent"))
+
+        let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
+        try await Self.waitFor("the upload to be under way") { (try journal.snapshot(UploadID(1))?.bytesSent ?? 0) > 0 }
+        let firstAgent = try #require(Self.agentPID(root))
+        #expect(kill(firstAgent, SIGKILL) == 0)
+        try await Self.waitFor("the agent to die") { kill(firstAgent, 0) != 0 }
+        #expect(try journal.snapshot(UploadID(1))?.state == .sending)
+        let status = try await CLIRun.run(["status"], environment: env)
+        #expect(status.stdout.contains("Agent: not running. 1 unfinished upload(s) continue when it starts"))
+
+        // The next start (any command that needs the agent) picks it up again.
+        let small = try TestFiles.writeImage(at: root + "/small.png", size: 1000)
+        let again = try await CLIRun.run(["send", small, "--to", receiver.url, "--background"], environment: env)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("queued #2 small.png"))
+        try await Self.waitFor("both uploads to finish", seconds: 90) {
+            try [1, 2].allSatisfy { try journal.snapshot(UploadID($0))?.state == .succeeded }
+        }
+        let row = try #require(try journal.snapshot(UploadID(1)))
+        #expect(row.attempts == 2)
+        #expect(row.status == 200)
+        let finished = try journal.entries(after: 0).filter {
+            if case .finished(let id, _) = $0.event { id == UploadID(1) } else { false }
+        }
+        #expect(finished.count == 1)
+        #expect(receiver.storedNames() == ["big.png", "small.png"])
+        #expect(TestFiles.sameContents(big, receiver.directory + "/big.png"))
+
+        let table = try await CLIRun.run(["status"], environment: env)
+        #expect(table.stdout.contains("Agent: running"))
+        #expect(table.stdout.contains("#1  succeeded  big.png"))
+        let json = try await CLIRun.run(["status", "--json"], environment: env)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let uploads = try #require(document["uploads"] as? [[String: Any]])
+        #expect(uploads.map { $0["state"] as? String } == ["succeeded", "succeeded"])
+        #expect(uploads.first?["body"] as? String == #"{"filename":"big.png"}"#)
+
+        let log = try String(contentsOfFile: root + "/state/uploadmon/agent.log", encoding: .utf8)
+        #expect(log.contains("picked up 1 unfinished upload(s) from the journal"))
+
+        let stop = try await CLIRun.run(["agent", "stop"], environment: env)
+        #expect(stop.status == 0)
+        #expect(stop.stdout.contains("Stopped the agent"))
+        let stopped = try await CLIRun.run(["agent", "stop"], environment: env)
+        #expect(stopped.stdout.contains("No agent is running."))
+        await receiver.cleanUp()
+    }
+
+    @Test func headersGoToTheAgentButNeverIntoItsOutput() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let root = receiver.root
+        let env = Self.environment(root)
+        defer { if let pid = Self.agentPID(root) { kill(pid, SIGKILL) } }
+        let file = try TestFiles.writeImage(at: root + "/a.png", size: 1000)
+        let run = try await CLIRun.run(
+            ["send", file, "--to", receiver.url, "--background", "--json", "-H", "Authorization: Bearer very-secret"], environment: env)
+        #expect(run.status == 0)
+        let line = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(line["event"] as? String == "queued")
+        #expect(line["id"] as? Int == 1)
+        let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
+        try await Self.waitFor("the upload") { try journal.snapshot(UploadID(1))?.state == .succeeded }
+        let status = try await CLIRun.run(["status", "--json"], environment: env)
+        let log = try String(contentsOfFile: root + "/state/uploadmon/agent.log", encoding: .utf8)
+        for text in [run.stdout, run.stderr, status.stdout, log] {
+            #expect(!text.contains("very-secret"))
+        }
+        _ = try await CLIRun.run(["agent", "stop"], environment: env)
+        await receiver.cleanUp()
+    }
+
+    @Test func backgroundRefusalsAreClear() async throws {
+        let root = TestFiles.makeTemporaryDirectory("agent-cli")
+        let env = Self.environment(root)
+        let stdin = try await CLIRun.run(["send", "-", "--to", "http://127.0.0.1:9/photo", "--background"], environment: env)
+        #expect(stdin.status == 64)
+        #expect(stdin.stderr.contains("standard input ('-') cannot be sent in the background"))
+        let empty = try await CLIRun.run(["status"], environment: env)
+        #expect(empty.status == 0)
+        #expect(empty.stdout.contains("Agent: not running."))
+        #expect(empty.stdout.contains("No background uploads yet"))
+        let idle = try await CLIRun.run(["agent", "--idle-exit", "soon"], environment: env)
+        #expect(idle.status == 64)
+        #expect(idle.stderr.contains("--idle-exit 'soon' is not a duration"))
+        // Nothing was started by any of these.
+        #expect(Self.agentPID(root) == nil)
+    }
+}
