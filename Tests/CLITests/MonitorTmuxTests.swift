@@ -11,7 +11,7 @@ import UploadTesting
         let first = try TestFiles.writeImage(at: pictures + "/trip/beach.png", size: 1_500_000)
         let second = try TestFiles.writeImage(at: pictures + "/trip/夕焼け.png", size: 700_000)
         _ = try TestFiles.writeImage(at: pictures + "/trip/middle.png", size: 1000)
-        let tmux = try await TmuxSession.start("\(CLIRun.binary) '\(pictures)' --to \(receiver.url) --notify none")
+        let tmux = try await TmuxSession.start("\(CLIRun.binary) '\(pictures)' --to \(receiver.url) --notify none --no-agent")
         defer { tmux.kill() }
 
         try await tmux.waitFor { $0.contains("trip/") }
@@ -47,7 +47,7 @@ import UploadTesting
         let receiver = try await ReceiverHarness.start()
         let file = try TestFiles.writeImage(at: receiver.root + "/cat.png", size: 20_000)
         let url = receiver.url.replacingOccurrences(of: "/photo", with: "/nope")
-        let tmux = try await TmuxSession.start("NO_COLOR=1 \(CLIRun.binary) '\(receiver.root)' --to \(url) --notify none", width: 80, height: 24)
+        let tmux = try await TmuxSession.start("NO_COLOR=1 \(CLIRun.binary) '\(receiver.root)' --to \(url) --notify none --no-agent", width: 80, height: 24)
         defer { tmux.kill() }
 
         try await tmux.waitFor { $0.contains("cat.png") }
@@ -74,7 +74,7 @@ import UploadTesting
     @Test func quitAsksWhileUploadingAndSignalsRestoreTheTerminal() async throws {
         let receiver = try await ReceiverHarness.start()
         _ = try TestFiles.writeImage(at: receiver.root + "/big.png", size: 50_000_000)
-        let tmux = try await TmuxSession.start("\(CLIRun.binary) '\(receiver.root)' --to \(receiver.url) --limit-rate 2MB --notify none", width: 100, height: 30)
+        let tmux = try await TmuxSession.start("\(CLIRun.binary) '\(receiver.root)' --to \(receiver.url) --limit-rate 2MB --notify none --no-agent", width: 100, height: 30)
         defer { tmux.kill() }
 
         try await tmux.waitFor { $0.contains("big.png") }

@@ -23,6 +23,36 @@ public enum MonitorEvent: Sendable, Equatable {
     /// A file could not be queued (not an image, unreadable…): said in the log, nothing is lost.
     case enqueueRefused(name: String, reason: String, EventTime)
     case tick(EventTime)
+    /// Attached (again) to the background agent: the uploads as they stand, and which of them
+    /// finished while no monitor was watching.
+    case attached(Reattachment, EventTime)
+    /// Something about the connection to the agent worth a log line.
+    case notice(String, isError: Bool, EventTime)
+}
+
+/// What the monitor learns when it attaches to the agent.
+public struct Reattachment: Sendable, Equatable {
+    /// Events that rebuild each upload's row, with how long ago each happened, applied quietly
+    /// (no log lines, no notifications).
+    public var replay: [ReplayedEvent]
+    /// Uploads that finished while no monitor was attached, oldest first: each gets a log line
+    /// and a terminal notification, after one "While you were away" summary.
+    public var finishedWhileAway: [UploadID]
+
+    public init(replay: [ReplayedEvent], finishedWhileAway: [UploadID]) {
+        self.replay = replay
+        self.finishedWhileAway = finishedWhileAway
+    }
+}
+
+public struct ReplayedEvent: Sendable, Equatable {
+    public var event: UploadEvent
+    public var secondsAgo: Double
+
+    public init(_ event: UploadEvent, secondsAgo: Double) {
+        self.event = event
+        self.secondsAgo = secondsAgo
+    }
 }
 
 /// What the reducer asks the run loop to do; data only, so tests can check decisions.

@@ -31,6 +31,8 @@ public struct MonitorState: Sendable {
     public var modal: Modal?
     public var message: StatusMessage?
     public var hasQuit = false
+    /// True when the uploads belong to the background agent: quitting leaves them running.
+    public var uploadsOutliveMonitor = false
 
     /// Log lines kept; older ones scroll away.
     public static let logLimit = 1000

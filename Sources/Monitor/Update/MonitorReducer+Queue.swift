@@ -42,7 +42,36 @@ extension MonitorReducer {
         return []
     }
 
-    static func handleUpload(_ event: UploadEvent, at time: EventTime, _ state: inout MonitorState) -> [MonitorEffect] {
+    /// Rebuilds rows from the agent's snapshot without a word, then says what finished while
+    /// no monitor was watching: one summary line, a line and a notification per upload.
+    static func handleAttached(_ attachment: Reattachment, at time: EventTime, _ state: inout MonitorState) -> [MonitorEffect] {
+        for replayed in attachment.replay {
+            let when = EventTime(seconds: time.seconds - max(0, replayed.secondsAgo), clock: time.clock)
+            _ = handleUpload(replayed.event, at: when, &state, quiet: true)
+        }
+        state.queue.batch = Set(state.queue.rows.filter { state.queue.state($0)?.outcome == nil })
+        let away = attachment.finishedWhileAway.compactMap { id in
+            state.queue.state(id).flatMap { row in row.outcome.map { (id: id, row: row, outcome: $0) } }
+        }
+        guard !away.isEmpty else { return [] }
+        let ok = away.count { $0.outcome.isSuccess }
+        appendLog(&state, LogEntry(
+            clock: time.clock,
+            text: "While you were away: \(away.count) finished (\(ok) ok, \(away.count - ok) failed)",
+            kind: ok == away.count ? .ok : .failed))
+        var effects: [MonitorEffect] = []
+        for (_, row, outcome) in away {
+            let line = LogLine.finished(row, outcome: outcome)
+            appendLog(&state, LogEntry(clock: time.clock, text: line, kind: outcome.isSuccess ? .ok : .failed))
+            effects.append(.notify(title: "uploadmon", body: line))
+        }
+        if state.queue.followLatest, let latest = away.last, let index = state.queue.rows.firstIndex(of: latest.id) {
+            state.queue.selected = index
+        }
+        return effects
+    }
+
+    static func handleUpload(_ event: UploadEvent, at time: EventTime, _ state: inout MonitorState, quiet: Bool = false) -> [MonitorEffect] {
         if let id = event.uploadID, !state.queue.rows.contains(id) {
             // Only a newly queued upload makes a row; events for cleared or unknown ids are stale.
             guard case .queued = event else { return [] }
@@ -60,6 +89,7 @@ extension MonitorReducer {
         case .response(let id, let response):
             state.queue.answers[id] = AnswerDigest(response: response)
         case .retryScheduled(let id, let attempt, let delay, let reason):
+            guard !quiet else { break }
             let name = state.queue.state(id)?.name ?? id.description
             appendLog(&state, LogEntry(
                 clock: time.clock,
@@ -69,11 +99,13 @@ extension MonitorReducer {
         case .finished(let id, let outcome):
             guard let row = state.queue.state(id) else { return [] }
             if case .failed(let failure) = outcome { state.queue.answers[id] = AnswerDigest(failure: failure) }
+            guard !quiet else { break }
             if state.queue.followLatest, let index = state.queue.rows.firstIndex(of: id) { state.queue.selected = index }
             let line = LogLine.finished(row, outcome: outcome)
             appendLog(&state, LogEntry(clock: time.clock, text: line, kind: outcome.isSuccess ? .ok : .failed))
             return [.notify(title: "uploadmon", body: line)]
         case .allFinished:
+            guard !quiet else { break }
             let batch = state.queue.batch
             state.queue.batch = []
             let outcomes = batch.compactMap { state.queue.state($0)?.outcome }

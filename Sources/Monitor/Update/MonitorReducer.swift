@@ -31,6 +31,12 @@ public enum MonitorReducer {
         case .tick(let time):
             state.queue.tracker.sampleRates(now: time.seconds)
             return []
+        case .attached(let attachment, let time):
+            return handleAttached(attachment, at: time, &state)
+        case .notice(let text, let isError, let time):
+            appendLog(&state, LogEntry(clock: time.clock, text: text, kind: isError ? .failed : .info))
+            state.message = StatusMessage(text, isError: isError)
+            return []
         }
     }
 
@@ -55,7 +61,7 @@ public enum MonitorReducer {
     }
 
     static func requestQuit(_ state: inout MonitorState) -> [MonitorEffect] {
-        if state.queue.activeCount > 0 {
+        if state.queue.activeCount > 0 && !state.uploadsOutliveMonitor {
             state.modal = .confirmQuit
             return []
         }

@@ -3,6 +3,7 @@ import Foundation
 import Monitor
 import UploadClient
 import UploadCore
+import UploadJournal
 
 extension NotifyMode: ExpressibleByArgument {}
 
@@ -30,6 +31,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "How to tell the terminal an upload finished: bell, osc (desktop notification) or none.")
     var notify: NotifyMode = .bell
 
+    @Flag(name: .long, help: "Run uploads inside the monitor instead of the background agent; they stop when it quits.")
+    var noAgent = false
+
     func validate() throws {
         if let directory {
             var isDirectory: ObjCBool = false
@@ -44,36 +48,50 @@ struct MonitorCommand: AsyncParsableCommand {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw ValidationError("the monitor needs a terminal; use 'uploadmon send' in scripts and pipes")
         }
-        try await MonitorSession.run(directory: directory ?? FileManager.default.currentDirectoryPath, upload: upload, notify: notify)
+        try await MonitorSession.run(
+            directory: directory ?? FileManager.default.currentDirectoryPath, upload: upload, notify: notify,
+            useAgent: !noAgent)
     }
 }
 
 /// Wires the upload queue to the monitor's run loop; shared by the monitor command and the demo.
 enum MonitorSession {
     @discardableResult
-    static func run(directory: String, upload: UploadOptions, notify: NotifyMode) async throws -> MonitorState {
+    static func run(directory: String, upload: UploadOptions, notify: NotifyMode, useAgent: Bool = false) async throws -> MonitorState {
         let fields = try upload.parsedFormFields()
         let headers = try upload.parsedHeaders()
-        let transport = try upload.makeTransport()
-        let queue = UploadQueue(transport: transport, concurrency: upload.concurrency, retryPolicy: upload.retryPolicy)
-        let environment = ProcessInfo.processInfo.environment
-        let colors = environment["NO_COLOR"].map(\.isEmpty) ?? true
-        let settings = MonitorRunLoop.Settings(notify: notify, colors: colors, environment: environment)
         let url = upload.to, field = upload.field, anyFile = upload.anyFile
-        let loop = MonitorRunLoop(queue: queue, settings: settings) { item throws(UploadInputError) in
+        let makeRequest: @Sendable (QueueItem) throws(UploadInputError) -> (UploadRequest, Int64?) = { item throws(UploadInputError) in
             let request = UploadRequest(
                 source: .file(path: item.path), url: url, field: field, uploadName: item.uploadName,
                 formFields: fields, headers: headers, allowAnyFile: anyFile
             )
             return (request, try UploadPreflight.check(request))
         }
+        let backend: any MonitorBackend
+        if useAgent {
+            let paths = StatePaths.resolve()
+            // Before the screen changes, so a failure reads as plain text.
+            let connection = try BackgroundSend.connectOrStart(paths: paths, client: "monitor")
+            backend = AgentBackend(client: connection.client, paths: paths, settings: upload.transportSettings, makeRequest: makeRequest)
+        } else {
+            let transport = try upload.makeTransport()
+            let queue = UploadQueue(transport: transport, concurrency: upload.concurrency, retryPolicy: upload.retryPolicy)
+            backend = LocalBackend(queue: queue, transport: transport, makeRequest: makeRequest)
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let colors = environment["NO_COLOR"].map(\.isEmpty) ?? true
+        let settings = MonitorRunLoop.Settings(notify: notify, colors: colors, environment: environment)
+        let loop = MonitorRunLoop(backend: backend, settings: settings)
         let home = environment["HOME"] ?? "/"
         let start = URL(fileURLWithPath: directory).standardizedFileURL.path
-        let final = await loop.run(MonitorState(width: 80, height: 24, endpoint: url, directory: start, home: home))
-        for id in final.queue.rows where final.queue.state(id)?.outcome == nil {
-            await queue.cancel(id)
+        var initial = MonitorState(width: 80, height: 24, endpoint: url, directory: start, home: home)
+        initial.uploadsOutliveMonitor = useAgent
+        let final = await loop.run(initial)
+        await backend.finish(final)
+        if useAgent, final.queue.activeCount > 0 {
+            print("\(final.queue.activeCount) upload(s) continue in the background. Follow them with `uploadmon status`, or open the monitor again.")
         }
-        try await transport.shutdown()
         return final
     }
 }

@@ -23,17 +23,15 @@ final class MonitorRunLoop: @unchecked Sendable {
     static let tickInterval = 0.5
 
     private let inbox = Inbox()
-    private let queue: UploadQueue
-    private let makeRequest: @Sendable (QueueItem) throws(UploadInputError) -> (UploadRequest, Int64?)
+    private let backend: any MonitorBackend
     private let settings: Settings
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
     private var signalSources: [any DispatchSourceSignal] = []
 
-    init(queue: UploadQueue, settings: Settings, makeRequest: @escaping @Sendable (QueueItem) throws(UploadInputError) -> (UploadRequest, Int64?)) {
-        self.queue = queue
+    init(backend: any MonitorBackend, settings: Settings) {
+        self.backend = backend
         self.settings = settings
-        self.makeRequest = makeRequest
         start = clock.now
     }
 
@@ -41,15 +39,12 @@ final class MonitorRunLoop: @unchecked Sendable {
     /// final state. The terminal is restored before this returns, whatever happened.
     func run(_ initial: MonitorState) async -> MonitorState {
         installSignalHandlers()
-        let events = Task { [inbox, queue] in
-            for await event in queue.events { inbox.post(.event(.upload(event, self.now()))) }
-        }
+        backend.start(post: { [inbox] in inbox.post(.event($0)) }, now: { self.now() })
         let final = await withCheckedContinuation { (continuation: CheckedContinuation<MonitorState, Never>) in
             let thread = Thread { continuation.resume(returning: self.loop(initial)) }
             thread.name = "uploadmon-ui"
             thread.start()
         }
-        events.cancel()
         for source in signalSources { source.cancel() }
         return final
     }
@@ -136,20 +131,11 @@ final class MonitorRunLoop: @unchecked Sendable {
                 inbox.post(.event(.directoryLoaded(DirectoryReader.read(path, select: select))))
             }
         case .enqueue(let items):
-            Task { [inbox, queue, makeRequest] in
-                for item in items {
-                    do throws(UploadInputError) {
-                        let (request, size) = try makeRequest(item)
-                        await queue.enqueue(request, totalBytes: size)
-                    } catch {
-                        inbox.post(.event(.enqueueRefused(name: item.uploadName, reason: error.description, self.now())))
-                    }
-                }
-            }
+            backend.enqueue(items)
         case .cancel(let id):
-            Task { [queue] in await queue.cancel(id) }
+            backend.cancel(id)
         case .retry(let id):
-            Task { [queue] in await queue.retry(id) }
+            backend.retry(id)
         case .notify(let title, let body):
             terminal.emit(TerminalNotification.bytes(mode: settings.notify, title: title, body: body, environment: settings.environment))
         case .quit:

@@ -1,0 +1,206 @@
+import Foundation
+import Monitor
+import UploadAgent
+import UploadCore
+import UploadJournal
+
+/// The monitor's uploads in the background agent: they go on after the monitor quits, the
+/// terminal closes or the SSH session drops. On attach the monitor gets the agent's uploads and
+/// what finished while it was away; if the agent goes away, the monitor starts it again and
+/// reattaches from the last event it saw.
+final class AgentBackend: MonitorBackend {
+    typealias MakeRequest = @Sendable (QueueItem) throws(UploadInputError) -> (UploadRequest, Int64?)
+
+    let paths: StatePaths
+    let settings: TransportSettings
+    let makeRequest: MakeRequest
+    private let client: LockedBox<AgentClient>
+    private let lastSeen: LockedBox<Int64?>
+    private let delivery = LockedBox<(attached: Bool, held: [MonitorEvent])>((false, []))
+    private let closing = LockedBox(false)
+    private let context = LockedBox<(post: @Sendable (MonitorEvent) -> Void, now: @Sendable () -> EventTime)?>(nil)
+
+    init(client: AgentClient, paths: StatePaths, settings: TransportSettings, makeRequest: @escaping MakeRequest) {
+        self.client = LockedBox(client)
+        self.paths = paths
+        self.settings = settings
+        self.makeRequest = makeRequest
+        lastSeen = LockedBox(MonitorCursor.read(paths))
+    }
+
+    func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
+        context.set((post, now))
+        attach(client.get())
+    }
+
+    private func post(_ event: MonitorEvent) { context.get()?.post(event) }
+    private func now() -> EventTime { context.get()?.now() ?? EventTime(seconds: 0, clock: "") }
+
+    private func attach(_ agent: AgentClient) {
+        delivery.set((false, []))
+        agent.onEvent { [self] message in
+            guard case .event(let seq, let event, _) = message else { return }
+            let monitorEvent = MonitorEvent.upload(event, now())
+            // Until the snapshot is in, events wait: a `finished` must not reach a row that
+            // does not exist yet.
+            let deliverNow = delivery.update { state -> Bool in
+                if !state.attached { state.held.append(monitorEvent) }
+                return state.attached
+            }
+            if deliverNow { post(monitorEvent) }
+            if let seq {
+                advance(to: seq, persist: { if case .finished = event { true } else { false } }())
+            }
+        }
+        agent.onClose { [self] in
+            guard !closing.get() else { return }
+            post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
+            reconnect()
+        }
+        DispatchQueue.global().async { [self] in
+            do {
+                let reply = try agent.request(.subscribe(after: lastSeen.get()))
+                guard case .subscribed(let snapshot) = reply else {
+                    post(.notice(AgentClient.text(of: reply, doing: "attach the monitor"), isError: true, now()))
+                    return
+                }
+                let attachment = Self.reattachment(snapshot, at: Date())
+                delivery.update { state in
+                    post(.attached(attachment, now()))
+                    state.held.forEach(post)
+                    state.held = []
+                    state.attached = true
+                }
+                advance(to: snapshot.lastSequence, persist: true)
+            } catch {
+                post(.notice("cannot attach to the agent: \(error)", isError: true, now()))
+            }
+        }
+    }
+
+    private func advance(to seq: Int64, persist: Bool) {
+        let value = lastSeen.update { last -> Int64 in
+            last = max(last ?? 0, seq)
+            return last ?? seq
+        }
+        if persist { MonitorCursor.write(value, paths) }
+    }
+
+    private func reconnect() {
+        let thread = Thread { [self] in
+            while !closing.get() {
+                sleep(1)
+                guard !closing.get() else { return }
+                guard let connection = try? AgentLauncher.connectOrStart(
+                    paths: paths, client: "monitor", executable: AgentLauncher.currentExecutable()) else { continue }
+                client.set(connection.client)
+                post(.notice("Reattached to the agent (pid \(connection.client.agentPID))", isError: false, now()))
+                attach(connection.client)
+                return
+            }
+        }
+        thread.name = "uploadmon.monitor.reconnect"
+        thread.start()
+    }
+
+    func enqueue(_ items: [QueueItem]) {
+        var accepted: [EnqueueItem] = []
+        for item in items {
+            do throws(UploadInputError) {
+                let (request, _) = try makeRequest(item)
+                accepted.append(EnqueueItem(request: request, settings: settings, origin: "monitor"))
+            } catch {
+                post(.enqueueRefused(name: item.uploadName, reason: error.description, now()))
+            }
+        }
+        guard !accepted.isEmpty else { return }
+        let agent = client.get()
+        DispatchQueue.global().async { [self, accepted] in
+            do {
+                let reply = try agent.request(.enqueue(items: accepted), timeout: 120)
+                guard case .enqueued(let results) = reply else {
+                    post(.notice(AgentClient.text(of: reply, doing: "queue the files"), isError: true, now()))
+                    return
+                }
+                for case .refused(let path, let reason) in results {
+                    post(.enqueueRefused(name: (path as NSString).lastPathComponent, reason: reason, now()))
+                }
+            } catch {
+                post(.notice("cannot queue \(accepted.count) file(s): \(error)", isError: true, now()))
+            }
+        }
+    }
+
+    func cancel(_ id: UploadID) { send(.cancel(id: id), doing: "cancel \(id)") }
+    func retry(_ id: UploadID) { send(.retry(id: id), doing: "retry \(id)") }
+
+    private func send(_ request: AgentRequest, doing what: String) {
+        let agent = client.get()
+        DispatchQueue.global().async { [self] in
+            do {
+                let reply = try agent.request(request)
+                if case .error = reply { post(.notice(AgentClient.text(of: reply, doing: what), isError: true, now())) }
+            } catch {
+                post(.notice("cannot \(what): \(error)", isError: true, now()))
+            }
+        }
+    }
+
+    func finish(_ state: MonitorState) async {
+        closing.set(true)
+        if let last = lastSeen.get() { MonitorCursor.write(last, paths) }
+        client.get().close()
+    }
+
+    /// The agent's uploads as events that rebuild the monitor's rows, each dated as it happened.
+    static func reattachment(_ snapshot: AgentSnapshot, at now: Date) -> Reattachment {
+        func ago(_ date: Date?) -> Double { date.map { max(0, now.timeIntervalSince($0)) } ?? 0 }
+        var replay: [ReplayedEvent] = []
+        for upload in snapshot.uploads {
+            let id = upload.id
+            replay.append(ReplayedEvent(.queued(id, name: upload.uploadName, totalBytes: upload.fileSize), secondsAgo: ago(upload.createdAt)))
+            if upload.attempts > 0, upload.state != .queued {
+                replay.append(ReplayedEvent(
+                    .started(id, attempt: upload.attempts, url: upload.url, totalBytes: upload.bytesExpected),
+                    secondsAgo: ago(upload.startedAt ?? upload.createdAt)))
+            }
+            if upload.state == .sending, upload.bytesSent > 0 {
+                replay.append(ReplayedEvent(
+                    .progress(id, bytesSent: upload.bytesSent, totalBytesSent: upload.bytesSent, totalBytesExpected: upload.bytesExpected),
+                    secondsAgo: 0))
+            }
+            if let status = upload.status, upload.state.isFinished {
+                replay.append(ReplayedEvent(
+                    .response(id, UploadResponse(status: status, reason: upload.reason ?? "", headers: [], body: upload.body, bodyBytesTotal: upload.bodyBytesTotal)),
+                    secondsAgo: ago(upload.finishedAt)))
+            }
+            if let outcome = upload.outcome {
+                replay.append(ReplayedEvent(.finished(id, outcome), secondsAgo: ago(upload.finishedAt)))
+            }
+        }
+        let away = snapshot.missed.compactMap { entry -> UploadID? in
+            if case .finished(let id, _) = entry.event { id } else { nil }
+        }
+        // An upload finished twice while away (retried by someone) is told once, at its last finish.
+        var seen = Set<UploadID>()
+        let once = away.reversed().filter { seen.insert($0).inserted }.reversed()
+        let current = Set(snapshot.uploads.filter { $0.state.isFinished }.map(\.id))
+        return Reattachment(replay: replay, finishedWhileAway: once.filter { current.contains($0) })
+    }
+}
+
+/// The last event a monitor on this account saw, kept across runs so the next monitor can say
+/// what happened while none was open.
+enum MonitorCursor {
+    static func read(_ paths: StatePaths) -> Int64? {
+        guard let text = try? String(contentsOfFile: paths.monitorCursor, encoding: .utf8) else { return nil }
+        return Int64(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    static func write(_ seq: Int64, _ paths: StatePaths) {
+        let temporary = paths.monitorCursor + ".\(getpid())"
+        guard (try? "\(seq)\n".write(toFile: temporary, atomically: false, encoding: .utf8)) != nil else { return }
+        chmod(temporary, 0o600)
+        rename(temporary, paths.monitorCursor)
+    }
+}

@@ -1,0 +1,83 @@
+import Monitor
+import Testing
+import UploadCore
+
+@Suite struct ReattachTests {
+    let done = UploadID(1), failed = UploadID(2), sending = UploadID(3), old = UploadID(4)
+
+    func attachment() -> Reattachment {
+        Reattachment(replay: [
+            ReplayedEvent(.queued(old, name: "old.png", totalBytes: 10), secondsAgo: 900),
+            ReplayedEvent(.started(old, attempt: 1, url: "http://h/photo", totalBytes: 20), secondsAgo: 890),
+            ReplayedEvent(.response(old, Fixtures.response(200, #"{"filename":"old.png"}"#, reason: "OK")), secondsAgo: 880),
+            ReplayedEvent(.finished(old, .answered(status: 200)), secondsAgo: 880),
+            ReplayedEvent(.queued(done, name: "cat.jpg", totalBytes: 100), secondsAgo: 60),
+            ReplayedEvent(.started(done, attempt: 1, url: "http://h/photo", totalBytes: 300), secondsAgo: 50),
+            ReplayedEvent(.response(done, Fixtures.response(201, #"{"filename":"cat.jpg"}"#, reason: "Created")), secondsAgo: 40),
+            ReplayedEvent(.finished(done, .answered(status: 201)), secondsAgo: 40),
+            ReplayedEvent(.queued(failed, name: "dog.png", totalBytes: 100), secondsAgo: 60),
+            ReplayedEvent(.started(failed, attempt: 2, url: "http://h/photo", totalBytes: 300), secondsAgo: 30),
+            ReplayedEvent(.finished(failed, .failed(UploadFailure(.cannotConnect, "Connection refused", code: 111))), secondsAgo: 29),
+            ReplayedEvent(.queued(sending, name: "big.png", totalBytes: 1000), secondsAgo: 20),
+            ReplayedEvent(.started(sending, attempt: 1, url: "http://h/photo", totalBytes: 1200), secondsAgo: 10),
+            ReplayedEvent(.progress(sending, bytesSent: 600, totalBytesSent: 600, totalBytesExpected: 1200), secondsAgo: 0),
+        ], finishedWhileAway: [done, failed])
+    }
+
+    @Test func rowsComeBackQuietlyAndWhatFinishedWhileAwayIsToldOnce() {
+        var state = Fixtures.state()
+        let effects = MonitorReducer.reduce(&state, .attached(attachment(), Fixtures.at(1000)))
+        #expect(state.queue.rows == [old, done, failed, sending])
+        #expect(state.queue.state(done)?.outcome == .answered(status: 201))
+        #expect(state.queue.state(done)?.elapsed == 10)
+        #expect(state.queue.state(sending)?.outcome == nil)
+        #expect(state.queue.state(sending)?.sentBytes == 600)
+        #expect(state.log.map(\.text) == [
+            "While you were away: 2 finished (1 ok, 1 failed)",
+            "✓ cat.jpg → 201 in 10 s, 300 B",
+            "✗ dog.png → cannot connect: Connection refused (code 111)",
+        ])
+        #expect(effects == [
+            .notify(title: "uploadmon", body: "✓ cat.jpg → 201 in 10 s, 300 B"),
+            .notify(title: "uploadmon", body: "✗ dog.png → cannot connect: Connection refused (code 111)"),
+        ])
+        // The response panel follows the latest news.
+        #expect(state.queue.selectedID == failed)
+        // Only the upload still running counts toward the next "All … finished".
+        #expect(state.queue.batch == [sending])
+    }
+
+    @Test func attachingAgainWithNothingNewSaysNothing() {
+        var state = Fixtures.state()
+        _ = MonitorReducer.reduce(&state, .attached(attachment(), Fixtures.at(1000)))
+        let before = state.log
+        var again = attachment()
+        again.finishedWhileAway = []
+        let effects = MonitorReducer.reduce(&state, .attached(again, Fixtures.at(1001)))
+        #expect(effects.isEmpty)
+        #expect(state.log == before)
+        #expect(state.queue.rows == [old, done, failed, sending])
+    }
+
+    @Test func quittingLeavesAgentUploadsRunningWithoutAsking() {
+        var state = Fixtures.state()
+        state.uploadsOutliveMonitor = true
+        _ = MonitorReducer.reduce(&state, .attached(attachment(), Fixtures.at(1000)))
+        #expect(state.queue.activeCount == 1)
+        let effects = Fixtures.press(&state, .character("q"))
+        #expect(effects == [.quit])
+        #expect(state.modal == nil)
+
+        var local = Fixtures.state()
+        _ = MonitorReducer.reduce(&local, .attached(attachment(), Fixtures.at(1000)))
+        #expect(Fixtures.press(&local, .character("q")).isEmpty)
+        #expect(local.modal == .confirmQuit)
+    }
+
+    @Test func noticesAreLogged() {
+        var state = Fixtures.state()
+        _ = MonitorReducer.reduce(&state, .notice("Lost the agent", isError: true, Fixtures.time))
+        #expect(state.log.last == LogEntry(clock: "12:00:00", text: "Lost the agent", kind: .failed))
+        #expect(state.message?.isError == true)
+    }
+}
