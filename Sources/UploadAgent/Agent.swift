@@ -125,11 +125,11 @@ public actor Agent {
         // Once stopping, the cancellations that shutting down causes are not outcomes: the
         // uploads stay unfinished in the journal and continue at the next start.
         guard !stopping else { return }
-        lastActivity = MonotonicClock.now()
+        let clock = MonotonicClock.now()
+        lastActivity = clock
         let now = Date()
         switch event {
         case .progress(let id, _, let sent, let expected):
-            let clock = MonotonicClock.now()
             var mark = progressMarks[id] ?? ProgressMark()
             if clock - mark.checkpointed >= configuration.checkpointInterval {
                 mark.checkpointed = clock

@@ -12,16 +12,16 @@ final class FileSource: Sendable {
     let fd: Int32
     let path: String
     let isPipe: Bool
-    /// The size when the attempt began; the `Content-Length` is built from it.
-    let size: Int64?
-    let modificationTime: Double?
+    /// Size and modification time when the attempt began (`nil` for a pipe); the
+    /// `Content-Length` is built from this size.
+    let openedAs: FileFingerprint?
+    var size: Int64? { openedAs?.size }
 
-    private init(fd: Int32, path: String, isPipe: Bool, size: Int64?, modificationTime: Double?) {
+    private init(fd: Int32, path: String, isPipe: Bool, openedAs: FileFingerprint?) {
         self.fd = fd
         self.path = path
         self.isPipe = isPipe
-        self.size = size
-        self.modificationTime = modificationTime
+        self.openedAs = openedAs
     }
 
     /// Opens a regular file for reading; fails with a reason a person can act on.
@@ -41,13 +41,12 @@ final class FileSource: Sendable {
             close(fd)
             throw UploadFailure(.fileError, "\(path) is not a regular file")
         }
-        let mtime = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
-        return FileSource(fd: fd, path: path, isPipe: false, size: Int64(st.st_size), modificationTime: mtime)
+        return FileSource(fd: fd, path: path, isPipe: false, openedAs: FileFingerprint(st))
     }
 
     /// Standard input, read to its end with no known length.
     static func standardInput() -> FileSource {
-        FileSource(fd: dup(STDIN_FILENO), path: "stdin", isPipe: true, size: nil, modificationTime: nil)
+        FileSource(fd: dup(STDIN_FILENO), path: "stdin", isPipe: true, openedAs: nil)
     }
 
     deinit {
@@ -79,14 +78,7 @@ final class FileSource: Sendable {
         return buffer
     }
 
-    /// The file's current size and modification time, to notice it changing under an upload.
-    func currentStat() -> (size: Int64, mtime: Double)? {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
-        return (Int64(st.st_size), Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
-    }
-
-    /// The open file's size and modification time to the nanosecond.
+    /// The open file's size and modification time now, to notice it changing under an upload.
     func fingerprint() -> FileFingerprint? {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return nil }

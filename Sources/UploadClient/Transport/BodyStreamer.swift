@@ -88,7 +88,7 @@ struct BodyStreamer: Sendable {
         let source = self.source
         return threadPool.runIfActive(eventLoop: eventLoop) {
             let extra = try source.read(offset: size, count: 1, allocator: ByteBufferAllocator())
-            if extra.readableBytes > 0 || (source.currentStat()?.size ?? size) != size {
+            if extra.readableBytes > 0 || (source.fingerprint()?.size ?? size) != size {
                 throw self.changed("\(source.path) grew during the upload (it was \(size) bytes when the upload began)")
             }
         }

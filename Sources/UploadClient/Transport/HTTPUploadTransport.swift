@@ -178,7 +178,7 @@ public final class HTTPUploadTransport: UploadTransport {
         switch request.source {
         case .file(let path):
             source = try FileSource.open(path: path)
-            if let expected = request.expectedFile, let now = source.fingerprint(), let change = expected.change(to: now) {
+            if let expected = request.expectedFile, let opened = source.openedAs, let change = expected.change(to: opened) {
                 throw UploadFailure(.fileError, "\(path) \(change)")
             }
             prefix = try source.prefix()

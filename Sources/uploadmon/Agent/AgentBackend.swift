@@ -1,5 +1,6 @@
 import Foundation
 import Monitor
+import NIOConcurrencyHelpers
 import UploadAgent
 import UploadCore
 import UploadJournal
@@ -14,36 +15,36 @@ final class AgentBackend: MonitorBackend {
     let paths: StatePaths
     let settings: TransportSettings
     let makeRequest: MakeRequest
-    private let client: LockedBox<AgentClient>
-    private let lastSeen: LockedBox<Int64?>
-    private let delivery = LockedBox<(attached: Bool, held: [MonitorEvent])>((false, []))
-    private let closing = LockedBox(false)
-    private let context = LockedBox<(post: @Sendable (MonitorEvent) -> Void, now: @Sendable () -> EventTime)?>(nil)
+    private let client: NIOLockedValueBox<AgentClient>
+    private let lastSeen: NIOLockedValueBox<Int64?>
+    private let delivery = NIOLockedValueBox<(attached: Bool, held: [MonitorEvent])>((false, []))
+    private let closing = NIOLockedValueBox(false)
+    private let context = NIOLockedValueBox<(post: @Sendable (MonitorEvent) -> Void, now: @Sendable () -> EventTime)?>(nil)
 
     init(client: AgentClient, paths: StatePaths, settings: TransportSettings, makeRequest: @escaping MakeRequest) {
-        self.client = LockedBox(client)
+        self.client = NIOLockedValueBox(client)
         self.paths = paths
         self.settings = settings
         self.makeRequest = makeRequest
-        lastSeen = LockedBox(MonitorCursor.read(paths))
+        lastSeen = NIOLockedValueBox(MonitorCursor.read(paths))
     }
 
     func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
-        context.set((post, now))
-        attach(client.get())
+        context.withLockedValue { $0 = (post, now) }
+        attach(client.withLockedValue({ $0 }))
     }
 
-    private func post(_ event: MonitorEvent) { context.get()?.post(event) }
-    private func now() -> EventTime { context.get()?.now() ?? EventTime(seconds: 0, clock: "") }
+    private func post(_ event: MonitorEvent) { context.withLockedValue({ $0 })?.post(event) }
+    private func now() -> EventTime { context.withLockedValue({ $0 })?.now() ?? EventTime(seconds: 0, clock: "") }
 
     private func attach(_ agent: AgentClient) {
-        delivery.set((false, []))
+        delivery.withLockedValue { $0 = (false, []) }
         agent.onEvent { [self] message in
             guard case .event(let seq, let event, _) = message else { return }
             let monitorEvent = MonitorEvent.upload(event, now())
             // Until the snapshot is in, events wait: a `finished` must not reach a row that
             // does not exist yet.
-            let deliverNow = delivery.update { state -> Bool in
+            let deliverNow = delivery.withLockedValue { state -> Bool in
                 if !state.attached { state.held.append(monitorEvent) }
                 return state.attached
             }
@@ -53,19 +54,19 @@ final class AgentBackend: MonitorBackend {
             }
         }
         agent.onClose { [self] in
-            guard !closing.get() else { return }
+            guard !closing.withLockedValue({ $0 }) else { return }
             post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
             reconnect()
         }
         DispatchQueue.global().async { [self] in
             do {
-                let reply = try agent.request(.subscribe(after: lastSeen.get()))
+                let reply = try agent.request(.subscribe(after: lastSeen.withLockedValue({ $0 })))
                 guard case .subscribed(let snapshot) = reply else {
                     post(.notice(AgentClient.text(of: reply, doing: "attach the monitor"), isError: true, now()))
                     return
                 }
                 let attachment = Self.reattachment(snapshot, at: Date())
-                delivery.update { state in
+                delivery.withLockedValue { state in
                     post(.attached(attachment, now()))
                     state.held.forEach(post)
                     state.held = []
@@ -79,7 +80,7 @@ final class AgentBackend: MonitorBackend {
     }
 
     private func advance(to seq: Int64, persist: Bool) {
-        let value = lastSeen.update { last -> Int64 in
+        let value = lastSeen.withLockedValue { last -> Int64 in
             last = max(last ?? 0, seq)
             return last ?? seq
         }
@@ -88,12 +89,12 @@ final class AgentBackend: MonitorBackend {
 
     private func reconnect() {
         let thread = Thread { [self] in
-            while !closing.get() {
+            while !closing.withLockedValue({ $0 }) {
                 sleep(1)
-                guard !closing.get() else { return }
+                guard !closing.withLockedValue({ $0 }) else { return }
                 guard let connection = try? AgentLauncher.connectOrStart(
                     paths: paths, client: "monitor", executable: AgentLauncher.currentExecutable()) else { continue }
-                client.set(connection.client)
+                client.withLockedValue { $0 = connection.client }
                 post(.notice("Reattached to the agent (pid \(connection.client.agentPID))", isError: false, now()))
                 attach(connection.client)
                 return
@@ -114,7 +115,7 @@ final class AgentBackend: MonitorBackend {
             }
         }
         guard !accepted.isEmpty else { return }
-        let agent = client.get()
+        let agent = client.withLockedValue({ $0 })
         DispatchQueue.global().async { [self, accepted] in
             do {
                 let reply = try agent.request(.enqueue(items: accepted), timeout: 120)
@@ -135,7 +136,7 @@ final class AgentBackend: MonitorBackend {
     func retry(_ id: UploadID) { send(.retry(id: id), doing: "retry \(id)") }
 
     private func send(_ request: AgentRequest, doing what: String) {
-        let agent = client.get()
+        let agent = client.withLockedValue({ $0 })
         DispatchQueue.global().async { [self] in
             do {
                 let reply = try agent.request(request)
@@ -147,9 +148,9 @@ final class AgentBackend: MonitorBackend {
     }
 
     func finish(_ state: MonitorState) async {
-        closing.set(true)
-        if let last = lastSeen.get() { MonitorCursor.write(last, paths) }
-        client.get().close()
+        closing.withLockedValue { $0 = true }
+        if let last = lastSeen.withLockedValue({ $0 }) { MonitorCursor.write(last, paths) }
+        client.withLockedValue({ $0 }).close()
     }
 
     /// The agent's uploads as events that rebuild the monitor's rows, each dated as it happened.

@@ -1,5 +1,6 @@
 import Foundation
 import Monitor
+import NIOConcurrencyHelpers
 import UploadClient
 import UploadCore
 
@@ -20,7 +21,7 @@ final class LocalBackend: MonitorBackend {
     let queue: UploadQueue
     let transport: HTTPUploadTransport
     let makeRequest: @Sendable (QueueItem) throws(UploadInputError) -> (UploadRequest, Int64?)
-    private let context = LockedBox<(post: @Sendable (MonitorEvent) -> Void, now: @Sendable () -> EventTime)?>(nil)
+    private let context = NIOLockedValueBox<(post: @Sendable (MonitorEvent) -> Void, now: @Sendable () -> EventTime)?>(nil)
 
     init(queue: UploadQueue, transport: HTTPUploadTransport, makeRequest: @escaping @Sendable (QueueItem) throws(UploadInputError) -> (UploadRequest, Int64?)) {
         self.queue = queue
@@ -29,14 +30,14 @@ final class LocalBackend: MonitorBackend {
     }
 
     func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
-        context.set((post, now))
+        context.withLockedValue { $0 = (post, now) }
         Task { [queue] in
             for await event in queue.events { post(.upload(event, now())) }
         }
     }
 
     func enqueue(_ items: [QueueItem]) {
-        guard let (post, now) = context.get() else { return }
+        guard let (post, now) = context.withLockedValue({ $0 }) else { return }
         Task { [queue, makeRequest] in
             for item in items {
                 do throws(UploadInputError) {
@@ -58,14 +59,4 @@ final class LocalBackend: MonitorBackend {
         }
         try? await transport.shutdown()
     }
-}
-
-/// A value shared between threads behind a lock.
-final class LockedBox<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
 }
