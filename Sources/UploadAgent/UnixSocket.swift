@@ -15,20 +15,24 @@ public struct SocketError: Error, Sendable, CustomStringConvertible {
 /// Plain POSIX Unix-domain stream sockets: the agent has few clients and short messages, so a
 /// thread per connection is simpler and easier to reason about than an event loop.
 public enum UnixSocket {
-    /// Binds and listens at `path` with mode 0600, replacing a stale socket file.
+    /// Binds and listens at `path` (in a private directory) with mode 0600, replacing a stale socket file.
     /// The caller holds the agent lock, so no live agent can be listening there.
     public static func listen(path: String) throws(SocketError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", path: path, code: errno) }
         unlink(path)
-        let previous = umask(0o177)
+        // No umask dance (it is process-wide, and other threads create files): the socket is
+        // made in a 0700 directory of ours, so nobody else can reach it before the chmod.
         let bound = withAddress(path) { bind(fd, $0, $1) }
-        umask(previous)
         guard bound.result == 0 else {
             close(fd)
             throw SocketError(operation: "bind", path: path, code: bound.code)
         }
-        chmod(path, 0o600)
+        guard chmod(path, 0o600) == 0 else {
+            let code = errno
+            close(fd)
+            throw SocketError(operation: "chmod 600", path: path, code: code)
+        }
         guard Glibc.listen(fd, 64) == 0 else {
             let code = errno
             close(fd)
