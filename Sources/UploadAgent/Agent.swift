@@ -16,10 +16,14 @@ public struct AgentConfiguration: Sendable {
     public var checkpointInterval: Double
     /// How often progress is pushed to clients per upload, at most (the final one always goes).
     public var progressInterval: Double
+    /// The maintenance job's interval and how much history it keeps, when the journal has no
+    /// maintenance job yet (afterwards, `uploadmon jobs maintenance` changes them).
+    public var maintenance: (every: Double, keep: MaintenanceSpec)
 
     public init(
         paths: StatePaths, idleExitSeconds: Double = 600, concurrency: Int = 2,
-        snapshotLimit: Int = 1000, checkpointInterval: Double = 1, progressInterval: Double = 0.1
+        snapshotLimit: Int = 1000, checkpointInterval: Double = 1, progressInterval: Double = 0.1,
+        maintenance: (every: Double, keep: MaintenanceSpec) = (86400, MaintenanceSpec())
     ) {
         self.paths = paths
         self.idleExitSeconds = idleExitSeconds
@@ -27,6 +31,7 @@ public struct AgentConfiguration: Sendable {
         self.snapshotLimit = snapshotLimit
         self.checkpointInterval = checkpointInterval
         self.progressInterval = progressInterval
+        self.maintenance = maintenance
     }
 }
 
@@ -47,9 +52,13 @@ public actor Agent {
     private var lastActivity = MonotonicClock.now()
     private let startedAt = Date()
     private var stopWaiters: [CheckedContinuation<StopReason, Never>] = []
-    private var stopReason: StopReason?
-    private var stopping = false
-    private let log: @Sendable (String) -> Void
+    var stopReason: StopReason?
+    var stopping = false
+    let log: @Sendable (String) -> Void
+    /// Whether a folder is watched: then the agent does not exit when idle (it has work to do).
+    var watching = false
+    var schedulerSleeper: Task<Void, Never>?
+    var scheduler: Task<Void, Never>?
 
     public enum StopReason: Sendable, Equatable, CustomStringConvertible {
         case requested
@@ -93,10 +102,11 @@ public actor Agent {
             await startUpload(upload)
         }
         if !pending.isEmpty { log("picked up \(pending.count) unfinished upload(s) from the journal") }
+        try startScheduler()
         return pending.count
     }
 
-    private func startUpload(_ upload: PendingUpload) async {
+    func startUpload(_ upload: PendingUpload) async {
         let transport: any UploadTransport
         do {
             transport = try self.transport(for: upload.settings)
@@ -109,7 +119,7 @@ public actor Agent {
             transport: transport, retryPolicy: upload.settings.retryPolicy)
     }
 
-    private func transport(for settings: TransportSettings) throws -> HTTPUploadTransport {
+    func transport(for settings: TransportSettings) throws -> HTTPUploadTransport {
         var key = settings
         key.retries = 0
         if key == TransportSettings() { return defaultTransport }
@@ -161,7 +171,7 @@ public actor Agent {
         }
     }
 
-    private func broadcast(_ message: AgentMessage) {
+    func broadcast(_ message: AgentMessage) {
         guard !subscribers.isEmpty else { return }
         let line = AgentCoding.encode(message)
         for id in subscribers {
@@ -220,6 +230,16 @@ public actor Agent {
             connection.sendAndWait(AgentCoding.encode(AgentMessage.reply(id: envelope.id, reply: .ok)))
             requestStop(.requested)
             return
+        case .watch(let directory, let template, let every, let newOnly):
+            reply = await watch(directory, template: template, every: every, newOnly: newOnly)
+        case .jobs:
+            reply = (try? journal.jobSnapshots()).map { .jobs($0) } ?? .error(message: "cannot read the journal")
+        case .runJob(let id):
+            reply = runSoon(id)
+        case .removeJob(let id):
+            reply = removeJob(id)
+        case .maintenance(let every, let keep):
+            reply = configureMaintenance(every: every, keep: keep)
         }
         connection.send(AgentCoding.encode(AgentMessage.reply(id: envelope.id, reply: reply)))
     }
@@ -227,30 +247,53 @@ public actor Agent {
     func makeSnapshot(after: Int64?) throws -> AgentSnapshot {
         let last = try journal.lastSequence()
         let missed = try after.map { try journal.entries(after: $0) } ?? []
-        return AgentSnapshot(uploads: try journal.snapshots(limit: configuration.snapshotLimit), missed: missed, lastSequence: last)
+        return AgentSnapshot(
+            uploads: try journal.snapshots(limit: configuration.snapshotLimit), missed: missed, lastSequence: last,
+            jobs: try journal.jobSnapshots())
+    }
+
+    /// Checks one file as the queue will send it (absolute path, readable, an image unless any
+    /// file is allowed, a usable transport) and returns the upload, or why it is refused.
+    func admit(_ item: EnqueueItem) -> Result<NewUpload, AdmissionRefusal> {
+        guard item.path.hasPrefix("/") else {
+            return .failure(AdmissionRefusal("the agent needs an absolute path (it does not share your working directory)"))
+        }
+        let request = item.request
+        let fingerprint: FileFingerprint
+        do throws(UploadInputError) {
+            guard let inspected = try UploadPreflight.inspect(request) else {
+                return .failure(AdmissionRefusal("the agent uploads files, not standard input"))
+            }
+            fingerprint = inspected
+        } catch {
+            if case .cannotRead = error { return .failure(AdmissionRefusal("\(error)", mayPass: true)) }
+            return .failure(AdmissionRefusal("\(error)"))
+        }
+        do {
+            _ = try transport(for: item.settings)
+        } catch {
+            return .failure(AdmissionRefusal("\(error)", mayPass: true))
+        }
+        return .success(NewUpload(request: request, fingerprint: fingerprint, settings: item.settings, origin: item.origin))
+    }
+
+    /// Starts uploads the journal just added.
+    func launch(_ added: [UploadSnapshot], _ uploads: [NewUpload]) async {
+        for (snapshot, new) in zip(added, uploads) {
+            var request = new.request
+            request.expectedFile = new.fingerprint
+            await startUpload(PendingUpload(id: snapshot.id, request: request, settings: new.settings, attempts: 0, totalBytes: new.fingerprint.size))
+        }
     }
 
     func enqueue(_ items: [EnqueueItem]) async -> [EnqueueResult] {
         var accepted: [(NewUpload, Int)] = []
         var results: [EnqueueResult?] = Array(repeating: nil, count: items.count)
         for (index, item) in items.enumerated() {
-            let request = item.request
-            guard item.path.hasPrefix("/") else {
-                results[index] = .refused(path: item.path, reason: "the agent needs an absolute path (it does not share your working directory)")
-                continue
+            switch admit(item) {
+            case .success(let upload): accepted.append((upload, index))
+            case .failure(let refusal): results[index] = .refused(path: item.path, reason: refusal.reason)
             }
-            do {
-                _ = try UploadPreflight.check(request)
-                _ = try transport(for: item.settings)
-            } catch {
-                results[index] = .refused(path: item.path, reason: "\(error)")
-                continue
-            }
-            guard let fingerprint = FileFingerprint.of(path: item.path) else {
-                results[index] = .refused(path: item.path, reason: "cannot read it: \(String(cString: strerror(errno)))")
-                continue
-            }
-            accepted.append((NewUpload(request: request, fingerprint: fingerprint, settings: item.settings, origin: item.origin), index))
         }
         let added: [UploadSnapshot]
         do {
@@ -261,12 +304,10 @@ public actor Agent {
             }
             added = []
         }
-        for (snapshot, (new, index)) in zip(added, accepted) {
+        for (snapshot, (_, index)) in zip(added, accepted) {
             results[index] = .queued(snapshot)
-            var request = new.request
-            request.expectedFile = new.fingerprint
-            await startUpload(PendingUpload(id: snapshot.id, request: request, settings: new.settings, attempts: 0, totalBytes: new.fingerprint.size))
         }
+        await launch(added, accepted.map(\.0))
         return results.map { $0 ?? .refused(path: "", reason: "not handled") }
     }
 
@@ -299,13 +340,15 @@ public actor Agent {
 
     /// True when nothing is queued or running and no client is connected.
     public func idleSeconds() async -> Double? {
-        guard clients.isEmpty, await !queue.isBusy else { return nil }
+        guard clients.isEmpty, !watching, await !queue.isBusy else { return nil }
         return MonotonicClock.now() - lastActivity
     }
 
     public func requestStop(_ reason: StopReason) {
         guard stopReason == nil else { return }
         stopReason = reason
+        scheduler?.cancel()
+        schedulerSleeper?.cancel()
         for waiter in stopWaiters { waiter.resume(returning: reason) }
         stopWaiters.removeAll()
     }
@@ -331,11 +374,26 @@ public actor Agent {
     /// are and continue when the agent next starts.
     public func shutdown() async {
         stopping = true
+        scheduler?.cancel()
+        schedulerSleeper?.cancel()
+        await scheduler?.value
         for connection in clients.values { connection.shutdown() }
         clients.removeAll()
         subscribers.removeAll()
         for transport in transports.values { try? await transport.shutdown() }
         try? await defaultTransport.shutdown()
+    }
+}
+
+/// Why the agent does not take a file.
+struct AdmissionRefusal: Error {
+    let reason: String
+    /// Whether the refusal may not hold for long (unreadable for now, a CA file missing), as
+    /// opposed to what the file is (not an image).
+    let mayPass: Bool
+    init(_ reason: String, mayPass: Bool = false) {
+        self.reason = reason
+        self.mayPass = mayPass
     }
 }
 

@@ -111,7 +111,7 @@ public final class AgentClient: Sendable {
                 return s.waiting.removeValue(forKey: id)
             }
             slot?.fill(reply)
-        case .event:
+        case .event, .jobs:
             eventHandler.withLockedValue { $0 }?(message)
         }
     }

@@ -8,7 +8,7 @@ import UploadJournal
 public enum AgentProtocol {
     /// Bumped whenever a message changes shape; a client and an agent of different versions
     /// refuse each other with a message that says what to do.
-    public static let version = 1
+    public static let version = 2
     /// The longest line either side accepts (an enqueue of many files is the largest).
     public static let maxLineBytes = 64 << 20
 }
@@ -34,6 +34,15 @@ public enum AgentRequest: Codable, Sendable {
     case retry(id: UploadID)
     case status
     case stop
+    /// Register (or update) a watch of `directory` (absolute): its image files are queued like
+    /// `template` (its path is ignored). With `newOnly`, what is in the folder now is passed over.
+    case watch(directory: String, template: EnqueueItem, everySeconds: Double, newOnly: Bool)
+    case jobs
+    /// Run a job at the next chance instead of at its scheduled time.
+    case runJob(id: Int64)
+    case removeJob(id: Int64)
+    /// Change how often maintenance runs and how much history it keeps.
+    case maintenance(everySeconds: Double?, keepSeconds: Double?)
 }
 
 /// One file to upload, as a client hands it to the agent. `path` is absolute.
@@ -75,6 +84,8 @@ public enum AgentMessage: Codable, Sendable {
     /// A live event; `seq` is set for events the journal logged (everything but progress and
     /// the drain summary), so a client can remember where it got to.
     case event(seq: Int64?, event: UploadEvent, at: Date)
+    /// The scheduled jobs, pushed to subscribers whenever one changes or runs.
+    case jobs([JobSnapshot])
 }
 
 public enum AgentReply: Codable, Sendable {
@@ -84,6 +95,8 @@ public enum AgentReply: Codable, Sendable {
     case subscribed(AgentSnapshot)
     case enqueued(results: [EnqueueResult])
     case status(AgentStatus)
+    case job(JobSnapshot, created: Bool)
+    case jobs([JobSnapshot])
 }
 
 /// Where things stand when a client subscribes.
@@ -94,6 +107,7 @@ public struct AgentSnapshot: Codable, Sendable {
     public var missed: [JournalEntry]
     /// The newest sequence number at the moment of the snapshot.
     public var lastSequence: Int64
+    public var jobs: [JobSnapshot]
 }
 
 public enum EnqueueResult: Codable, Sendable, Hashable {

@@ -16,7 +16,12 @@ public final class Journal: Sendable {
     let pool: DatabasePool
 
     /// Opens (creating when missing, as a 0600 file) and migrates the journal at `path`.
-    public init(path: String) throws {
+    public convenience init(path: String) throws {
+        try self.init(path: path, migratingUpTo: nil)
+    }
+
+    /// `migratingUpTo` stops at an older schema (to test upgrades of old journals).
+    init(path: String, migratingUpTo lastMigration: String?) throws {
         self.path = path
         try StatePaths.makePrivateFile(path)
         var configuration = Configuration()
@@ -28,7 +33,11 @@ public final class Journal: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
-        try JournalSchema.migrator.migrate(pool)
+        if let lastMigration {
+            try JournalSchema.migrator.migrate(pool, upTo: lastMigration)
+        } else {
+            try JournalSchema.migrator.migrate(pool)
+        }
     }
 
     /// The migrations this journal has applied, oldest first.

@@ -47,6 +47,37 @@ enum JournalSchema {
             }
             try db.create(index: "event_by_upload", on: "event", columns: ["uploadID"])
         }
+        migrator.registerMigration("v2: scheduled jobs") { db in
+            // One row per scheduled job; `key` names what it is about (a watched folder), so
+            // registering the same folder twice updates the job instead of adding a second one.
+            try db.create(table: "job") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("kind", .text).notNull()
+                t.column("key", .text).notNull().unique()
+                t.column("spec", .text).notNull()
+                t.column("intervalSeconds", .double).notNull()
+                t.column("earliestBeginAt", .datetime).notNull()
+                t.column("lastRunAt", .datetime)
+                t.column("lastResult", .text)
+                t.column("lastFailed", .boolean).notNull().defaults(to: false)
+                t.column("runs", .integer).notNull().defaults(to: 0)
+                t.column("createdAt", .datetime).notNull()
+            }
+            // What a watch job has seen in its folder: a file waiting for its size to settle
+            // (`pending`), queued as an upload (`queued`), or passed over with a reason (`skipped`).
+            try db.create(table: "watch_file") { t in
+                t.column("jobID", .integer).notNull().references("job", onDelete: .cascade)
+                t.column("name", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.column("mtimeNs", .integer).notNull()
+                t.column("state", .text).notNull()
+                t.column("uploadID", .integer)
+                t.column("note", .text)
+                t.column("firstSeenAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.primaryKey(["jobID", "name"])
+            }
+        }
         return migrator
     }
 }

@@ -6,7 +6,7 @@ struct Uploadmon: AsyncParsableCommand {
         commandName: "uploadmon",
         abstract: "Send image files to an HTTP endpoint as multipart/form-data and watch them go.",
         version: UploadmonVersionText.text,
-        subcommands: [MonitorCommand.self, SendCommand.self, ServeCommand.self, DemoCommand.self, StatusCommand.self, AgentCommand.self],
+        subcommands: [MonitorCommand.self, SendCommand.self, ServeCommand.self, DemoCommand.self, StatusCommand.self, WatchCommand.self, JobsCommand.self, AgentCommand.self],
         defaultSubcommand: MonitorCommand.self
     )
 }

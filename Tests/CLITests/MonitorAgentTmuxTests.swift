@@ -48,8 +48,10 @@ import UploadTesting
     }
 
     @Test func quitMidBatchTheAgentFinishesAndTheNextMonitorSaysWhatHappened() async throws {
-        let setup = try await Setup.make(bigSize: 12_000_000)
-        let first = try await setup.monitor("--limit-rate 4MB")
+        // About 10 s of sending: enough that big.png is still under way when q arrives, even
+        // on a loaded machine where the screen polling lags.
+        let setup = try await Setup.make(bigSize: 20_000_000)
+        let first = try await setup.monitor("--limit-rate 2MB")
         try await setup.markBothAndQueue(first)
         try await first.waitFor { $0.contains("✓ small.png → 200") }
         // Quitting does not ask and does not cancel: the upload belongs to the agent.

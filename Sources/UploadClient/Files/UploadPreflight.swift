@@ -7,6 +7,12 @@ import UploadCore
 public enum UploadPreflight {
     /// Returns the file's size (`nil` for standard input).
     public static func check(_ request: UploadRequest) throws(UploadInputError) -> Int64? {
+        try inspect(request)?.size
+    }
+
+    /// Like `check`, and returns the size and modification time the file had when it was
+    /// checked (`nil` for standard input), from the same `fstat`.
+    public static func inspect(_ request: UploadRequest) throws(UploadInputError) -> FileFingerprint? {
         _ = try EndpointURL.validate(request.url)
         guard case .file(let path) = request.source else { return nil }
         let source: FileSource
@@ -19,7 +25,7 @@ public enum UploadPreflight {
             throw .cannotRead(path: path, reason: error.code.map { String(cString: strerror($0)) } ?? error.message)
         }
         _ = try acceptedMediaType(prefix: prefix, path: path, request: request)
-        return source.size
+        return source.openedAs
     }
 
     /// The media type the part is sent as; refused unless it is an image or any file is allowed.

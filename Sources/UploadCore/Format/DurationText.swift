@@ -20,4 +20,17 @@ public enum DurationText {
         }
         return number.isEmpty ? total : nil
     }
+
+    /// The short form `parse` reads back: `45s`, `5m`, `1h30m`, `1d`, `2d12h`. Fractions of a
+    /// second are rounded.
+    public static func format(_ seconds: Double) -> String {
+        var rest = Int(seconds.rounded())
+        guard rest > 0 else { return "0s" }
+        var text = ""
+        for (unit, size) in [("d", 86400), ("h", 3600), ("m", 60), ("s", 1)] where rest >= size {
+            text += "\(rest / size)\(unit)"
+            rest %= size
+        }
+        return text
+    }
 }

@@ -138,12 +138,7 @@ enum StatusTable {
                 timestamp.string(from: upload.createdAt),
             ])
         }
-        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        return Table.render(rows)
     }
 
     /// Local time, sortable, the same on every machine.

@@ -1,0 +1,242 @@
+import Foundation
+import UploadClient
+import UploadCore
+import UploadJournal
+
+/// Scheduled jobs (watched folders, maintenance): each has an earliest-begin time and runs at
+/// the first chance after it, one job at a time, never more often than its interval.
+extension Agent {
+    func startScheduler() throws {
+        let maintenance = configuration.maintenance
+        try journal.ensureJob(.maintenance(maintenance.keep), every: maintenance.every, firstRunAt: Date().addingTimeInterval(maintenance.every))
+        watching = try journal.scheduledJobs().contains { $0.spec.kind == .watch }
+        scheduler = Task { await self.runScheduler() }
+    }
+
+    func runScheduler() async {
+        while stopReason == nil && !stopping && !Task.isCancelled {
+            let next = await runDueJobs()
+            // Wake at least once a minute: the wall clock may jump (suspend, NTP).
+            let delay = max(0.01, min(next.timeIntervalSinceNow, 60))
+            let sleeper = Task { _ = try? await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }
+            schedulerSleeper = sleeper
+            await sleeper.value
+            schedulerSleeper = nil
+        }
+    }
+
+    /// Makes the scheduler look at the jobs again now (one was added or moved).
+    func wakeScheduler() {
+        schedulerSleeper?.cancel()
+    }
+
+    /// Runs every job whose time has come, one after the other; returns when the next is due.
+    func runDueJobs() async -> Date {
+        do {
+            for job in try journal.scheduledJobs() where job.earliestBeginAt <= Date() {
+                guard stopReason == nil, !stopping else { break }
+                await runJob(job.id)
+            }
+            return try journal.scheduledJobs().map(\.earliestBeginAt).min() ?? Date().addingTimeInterval(60)
+        } catch {
+            log("jobs: cannot read the journal: \(error)")
+            return Date().addingTimeInterval(60)
+        }
+    }
+
+    func runJob(_ id: Int64) async {
+        let job: ScheduledJob
+        do {
+            guard let begun = try journal.beginJobRun(id) else { return }
+            job = begun
+        } catch {
+            log("job \(id): cannot note its start in the journal: \(error)")
+            return
+        }
+        let outcome: JobOutcome
+        switch job.spec {
+        case .watch(let spec): outcome = await scan(jobID: id, spec)
+        case .maintenance(let spec): outcome = maintain(spec)
+        }
+        do { try journal.endJobRun(id, result: outcome.summary, failed: outcome.failed) } catch { log("job \(id): \(error)") }
+        if outcome.worthLogging { log("job \(id) (\(job.spec.title)): \(outcome.summary)") }
+        broadcastJobs()
+    }
+
+    struct JobOutcome {
+        var summary: String
+        var failed = false
+        var worthLogging = true
+    }
+
+    // MARK: Watched folders
+
+    /// One scan: files seen for the first time (or changed) wait for the next scan; files that
+    /// stayed the same since the last one are checked and queued, with their marks, in one
+    /// journal transaction.
+    func scan(jobID: Int64, _ spec: WatchSpec) async -> JobOutcome {
+        let listing: [WatchScanner.Entry]
+        let known: [String: WatchFile]
+        do {
+            listing = try WatchScanner.list(spec.directory)
+            known = try journal.watchFiles(jobID)
+        } catch {
+            return JobOutcome(summary: "\(error)", failed: true)
+        }
+        let now = Date()
+        var plan = WatchScanner.plan(jobID: jobID, listing: listing, known: known, at: now)
+        var unreadable: [String] = []
+        for (index, entry) in plan.settled.enumerated() {
+            let item = EnqueueItem(request: spec.request(forFileNamed: entry.name), settings: spec.settings, origin: "watch \(spec.directory)")
+            switch admit(item) {
+            case .success(let upload) where upload.fingerprint == entry.fingerprint:
+                plan.changes.queue.append((entry.name, upload))
+            case .success(let upload):
+                // Written to between the listing and the check: not settled after all.
+                plan.changes.pending.append(WatchFile(jobID: jobID, name: entry.name, fingerprint: upload.fingerprint, state: .pending, at: now))
+            case .failure(let refusal) where refusal.mayPass:
+                unreadable.append("\(entry.name): \(refusal.reason)")
+            case .failure(let refusal):
+                plan.changes.skipped.append(WatchFile(jobID: jobID, name: entry.name, fingerprint: entry.fingerprint, state: .skipped, note: refusal.reason, at: now))
+            }
+            // A first scan of a big folder checks many files: let uploads' events through.
+            if index % 256 == 255 { await Task.yield() }
+        }
+        let added: [UploadSnapshot]
+        do {
+            added = try journal.applyWatchScan(jobID, plan.changes, at: now)
+        } catch {
+            return JobOutcome(summary: "cannot write the journal: \(error)", failed: true)
+        }
+        await launch(added, plan.changes.queue.map(\.upload))
+        return Self.describeScan(plan, queued: added.count, unreadable: unreadable, listed: listing.count)
+    }
+
+    static func describeScan(_ plan: WatchScanner.Plan, queued: Int, unreadable: [String], listed: Int) -> JobOutcome {
+        var parts: [String] = []
+        if queued > 0 { parts.append("queued \(queued) new file(s)") }
+        let settling = plan.changes.pending.count
+        if settling > 0 { parts.append("\(settling) new or changing file(s) wait for the next scan") }
+        if let first = plan.changes.skipped.first {
+            parts.append("passed over \(plan.changes.skipped.count) (\(first.name): \(first.note ?? "not sendable"))")
+        }
+        if let first = unreadable.first { parts.append("cannot read \(unreadable.count) yet (\(first))") }
+        guard !parts.isEmpty else {
+            return JobOutcome(summary: "nothing new (\(listed) file(s) in the folder)", worthLogging: false)
+        }
+        return JobOutcome(summary: parts.joined(separator: "; "), failed: !unreadable.isEmpty)
+    }
+
+    /// Registers (or updates) a watch and scans at once.
+    func watch(_ directory: String, template: EnqueueItem, every: Double, newOnly: Bool) async -> AgentReply {
+        guard directory.hasPrefix("/") else {
+            return .error(message: "the agent needs an absolute folder path (it does not share your working directory)")
+        }
+        guard every > 0 else { return .error(message: "the interval must be more than 0 seconds") }
+        let listing: [WatchScanner.Entry]
+        do {
+            listing = try WatchScanner.list(directory)
+            _ = try EndpointURL.validate(template.url)
+            _ = try transport(for: template.settings)
+        } catch {
+            return .error(message: "\(error)")
+        }
+        let spec = WatchSpec(directory: directory, template: template.request, settings: template.settings)
+        do {
+            let now = Date()
+            let (_, created) = try journal.registerJob(.watch(spec), every: every, firstRunAt: now, at: now)
+            guard let job = try journal.jobSnapshots().first(where: { $0.title == directory && $0.kind == .watch }) else {
+                return .error(message: "the watch vanished from the journal")
+            }
+            if newOnly {
+                let known = try journal.watchFiles(job.id)
+                var changes = WatchScanChanges()
+                changes.skipped = listing.filter { known[$0.name] == nil }.map {
+                    WatchFile(jobID: job.id, name: $0.name, fingerprint: $0.fingerprint, state: .skipped,
+                              note: "already in the folder when the watch began", at: now)
+                }
+                _ = try journal.applyWatchScan(job.id, changes, at: now)
+            }
+            watching = true
+            log("\(created ? "watching" : "updated the watch of") \(directory) every \(DurationText.format(every)) → \(template.url)")
+            wakeScheduler()
+            broadcastJobs()
+            return .job(try journal.jobSnapshots().first { $0.id == job.id } ?? job, created: created)
+        } catch {
+            return .error(message: "cannot write the journal: \(error)")
+        }
+    }
+
+    // MARK: Maintenance
+
+    func maintain(_ spec: MaintenanceSpec) -> JobOutcome {
+        do {
+            let report = try Maintenance.run(journal: journal, spec: spec, paths: configuration.paths, now: Date())
+            return JobOutcome(summary: report.summary)
+        } catch {
+            return JobOutcome(summary: "\(error)", failed: true)
+        }
+    }
+
+    func configureMaintenance(every: Double?, keep: Double?) -> AgentReply {
+        do {
+            guard let job = try journal.scheduledJobs().first(where: { $0.spec.kind == .maintenance }),
+                  case .maintenance(var spec) = job.spec else {
+                return .error(message: "there is no maintenance job")
+            }
+            if let keep { spec.keepSeconds = keep }
+            let interval = every ?? job.intervalSeconds
+            // A shorter interval takes effect from the last run; a longer one too.
+            let next = (job.lastRunAt ?? Date()).addingTimeInterval(interval)
+            let (snapshot, _) = try journal.registerJob(.maintenance(spec), every: interval, firstRunAt: next)
+            wakeScheduler()
+            broadcastJobs()
+            return .job(snapshot, created: false)
+        } catch {
+            return .error(message: "cannot write the journal: \(error)")
+        }
+    }
+
+    // MARK: Requests
+
+    func runSoon(_ id: Int64) -> AgentReply {
+        do {
+            guard try journal.rescheduleJob(id, earliestBeginAt: Date()) else { return .error(message: "there is no job \(id)") }
+        } catch {
+            return .error(message: "cannot write the journal: \(error)")
+        }
+        wakeScheduler()
+        return .ok
+    }
+
+    func removeJob(_ id: Int64) -> AgentReply {
+        do {
+            guard let job = try journal.scheduledJob(id) else { return .error(message: "there is no job \(id)") }
+            guard job.spec.kind == .watch else {
+                return .error(message: "the maintenance job cannot be removed; change it with `uploadmon jobs maintenance --every … --keep …`")
+            }
+            try journal.removeJob(id)
+            watching = try journal.scheduledJobs().contains { $0.spec.kind == .watch }
+            log("stopped watching \(job.spec.title)")
+        } catch {
+            return .error(message: "cannot write the journal: \(error)")
+        }
+        broadcastJobs()
+        return .ok
+    }
+
+    func broadcastJobs() {
+        guard let jobs = try? journal.jobSnapshots() else { return }
+        broadcast(.jobs(jobs))
+    }
+}
+
+extension JobSpec {
+    /// How the agent's log names the job.
+    var title: String {
+        switch self {
+        case .watch(let spec): "watch \(spec.directory)"
+        case .maintenance: "maintenance"
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Glibc
+import UploadCore
+import UploadJournal
+
+/// Looks at a watched folder and decides which files are new and fully written.
+///
+/// A file is queued once it was seen with the same size and modification time on two scans in a
+/// row (one interval apart) and is not empty: a file still being copied or downloaded changes
+/// between scans and waits. Hidden files and the names downloaders and editors use while writing
+/// (`.part`, `.crdownload`, `~`…) are never looked at; they become candidates when renamed to
+/// their final name. A file queued (or passed over) once is never queued again while it stays
+/// in the folder; one that leaves the folder is forgotten, so a new file under the same name is new.
+public enum WatchScanner {
+    public struct Entry: Sendable, Hashable {
+        public var name: String
+        public var fingerprint: FileFingerprint
+
+        public init(name: String, fingerprint: FileFingerprint) {
+            self.name = name
+            self.fingerprint = fingerprint
+        }
+    }
+
+    public struct Plan: Sendable {
+        /// New or changed files, to be looked at again next scan.
+        public var changes = WatchScanChanges()
+        /// Files that have settled: to be checked (an image?) and queued.
+        public var settled: [Entry] = []
+    }
+
+    /// Suffixes of files that are still being written under a temporary name.
+    static let partialSuffixes = [".part", ".partial", ".crdownload", ".download", ".tmp", ".temp", ".swp", ".filepart", "~"]
+
+    /// Whether a name is worth looking at.
+    static func isCandidate(_ name: String) -> Bool {
+        guard !name.hasPrefix(".") else { return false }
+        let lower = name.lowercased()
+        return !partialSuffixes.contains { lower.hasSuffix($0) }
+    }
+
+    /// The regular files of `directory` (symbolic links followed), by name; not its subfolders.
+    public static func list(_ directory: String) throws(WatchFolderError) -> [Entry] {
+        guard let dir = opendir(directory) else {
+            throw WatchFolderError(directory: directory, reason: String(cString: strerror(errno)))
+        }
+        defer { closedir(dir) }
+        var entries: [Entry] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard isCandidate(name) else { continue }
+            var st = stat()
+            guard stat(directory + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            entries.append(Entry(name: name, fingerprint: FileFingerprint(st)))
+        }
+        return entries.sorted { $0.name < $1.name }
+    }
+
+    /// Compares a listing with what the job saw before.
+    public static func plan(jobID: Int64, listing: [Entry], known: [String: WatchFile], at now: Date) -> Plan {
+        var plan = Plan()
+        let present = Set(listing.map(\.name))
+        plan.changes.forgotten = known.keys.filter { !present.contains($0) }.sorted()
+        for entry in listing {
+            guard let seen = known[entry.name] else {
+                plan.changes.pending.append(WatchFile(jobID: jobID, name: entry.name, fingerprint: entry.fingerprint, state: .pending, at: now))
+                continue
+            }
+            guard seen.state == .pending else { continue }
+            if seen.fingerprint == entry.fingerprint && entry.fingerprint.size > 0 {
+                plan.settled.append(entry)
+            } else if seen.fingerprint != entry.fingerprint {
+                var changed = seen
+                changed.size = entry.fingerprint.size
+                changed.mtimeNs = entry.fingerprint.modificationNanoseconds
+                plan.changes.pending.append(changed)
+            }
+        }
+        return plan
+    }
+}
+
+public struct WatchFolderError: Error, Sendable, CustomStringConvertible {
+    public let directory: String
+    public let reason: String
+    public var description: String { "cannot read \(directory): \(reason)" }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import UploadCore
+@testable import UploadJournal
+import UploadTesting
+
+@Suite struct JobJournalTests {
+    let root = TestFiles.makeTemporaryDirectory("jobs")
+
+    func watchSpec(_ directory: String, url: String = "http://127.0.0.1:9/photo", secret: String = "Bearer hush") -> JobSpec {
+        .watch(WatchSpec(
+            directory: directory,
+            template: UploadRequest(source: .file(path: directory), url: url, uploadName: "-",
+                                    headers: [RequestHeader(name: "Authorization", value: secret)]),
+            settings: TransportSettings()))
+    }
+
+    func newUpload(_ path: String, size: Int64) -> NewUpload {
+        NewUpload(
+            request: UploadRequest(source: .file(path: path), url: "http://127.0.0.1:9/photo", uploadName: (path as NSString).lastPathComponent),
+            fingerprint: FileFingerprint(size: size, modificationNanoseconds: 42), settings: TransportSettings(), origin: "watch /in")
+    }
+
+    @Test func aVersionOneJournalIsUpgradedAndKeepsItsUploads() throws {
+        let path = root + "/old.sqlite"
+        let old = try Journal(path: path, migratingUpTo: "v1: uploads and events")
+        #expect(try old.appliedMigrations() == ["v1: uploads and events"])
+        _ = try old.add([newUpload("/in/a.png", size: 10)])
+
+        let upgraded = try Journal(path: path)
+        #expect(try upgraded.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs"])
+        #expect(try upgraded.snapshots().map(\.uploadName) == ["a.png"])
+        #expect(try upgraded.jobSnapshots().isEmpty)
+    }
+
+    @Test func registeringTheSameFolderAgainUpdatesTheJob() throws {
+        let journal = try Journal(path: root + "/j.sqlite")
+        let now = Date()
+        let (first, created) = try journal.registerJob(watchSpec("/in"), every: 300, firstRunAt: now, at: now)
+        #expect(created)
+        #expect(first.kind == .watch && first.title == "/in" && first.detail == "→ http://127.0.0.1:9/photo")
+        let (second, createdAgain) = try journal.registerJob(watchSpec("/in", url: "http://127.0.0.1:9/other"), every: 60, firstRunAt: now)
+        #expect(!createdAgain)
+        #expect(second.id == first.id)
+        #expect(second.intervalSeconds == 60 && second.detail == "→ http://127.0.0.1:9/other")
+        let (other, _) = try journal.registerJob(watchSpec("/elsewhere"), every: 60, firstRunAt: now)
+        #expect(other.id != first.id)
+        #expect(try journal.jobSnapshots().map(\.title) == ["/in", "/elsewhere"])
+
+        // The maintenance job is added once, whatever its settings next time.
+        #expect(try journal.ensureJob(.maintenance(MaintenanceSpec()), every: 86400, firstRunAt: now))
+        #expect(try !journal.ensureJob(.maintenance(MaintenanceSpec(keepSeconds: 1)), every: 1, firstRunAt: now))
+        let maintenance = try #require(try journal.jobSnapshots().first { $0.kind == .maintenance })
+        #expect(maintenance.intervalSeconds == 86400 && maintenance.detail == "keeps 7d of history")
+    }
+
+    @Test func aRunPushesTheNextRunOneIntervalAwayFromItsStart() throws {
+        let journal = try Journal(path: root + "/j.sqlite")
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let (job, _) = try journal.registerJob(watchSpec("/in"), every: 300, firstRunAt: start)
+        let begun = try #require(try journal.beginJobRun(job.id, at: start.addingTimeInterval(7)))
+        #expect(begun.lastRunAt == start.addingTimeInterval(7))
+        #expect(begun.earliestBeginAt == start.addingTimeInterval(307))
+        try journal.endJobRun(job.id, result: "nothing new", failed: false)
+        let after = try #require(try journal.jobSnapshots().first)
+        #expect(after.runs == 1 && after.lastResult == "nothing new" && !after.lastFailed)
+
+        #expect(try journal.rescheduleJob(job.id, earliestBeginAt: start))
+        #expect(try journal.scheduledJob(job.id)?.earliestBeginAt == start)
+        #expect(try !journal.rescheduleJob(999, earliestBeginAt: start))
+        #expect(try journal.beginJobRun(999) == nil)
+    }
+
+    @Test func aScanQueuesAndMarksInOneStepAndRemovingTheJobForgetsItsFiles() throws {
+        let journal = try Journal(path: root + "/j.sqlite")
+        let (job, _) = try journal.registerJob(watchSpec("/in"), every: 300, firstRunAt: Date())
+        var first = WatchScanChanges()
+        first.pending = [WatchFile(jobID: job.id, name: "a.png", fingerprint: FileFingerprint(size: 10, modificationNanoseconds: 42), state: .pending, at: Date(timeIntervalSinceNow: -60))]
+        first.skipped = [WatchFile(jobID: job.id, name: "notes.txt", fingerprint: FileFingerprint(size: 5, modificationNanoseconds: 1), state: .skipped, note: "not an image", at: Date())]
+        #expect(try journal.applyWatchScan(job.id, first).isEmpty)
+
+        var second = WatchScanChanges()
+        second.queue = [("a.png", newUpload("/in/a.png", size: 10))]
+        second.forgotten = ["notes.txt"]
+        let added = try journal.applyWatchScan(job.id, second)
+        #expect(added.map(\.uploadName) == ["a.png"])
+        #expect(added.first?.origin == "watch /in")
+        let files = try journal.watchFiles(job.id)
+        #expect(files.keys.sorted() == ["a.png"])
+        let a = try #require(files["a.png"])
+        #expect(a.state == .queued && a.uploadID == Int64(added[0].id.rawValue))
+        // When it was first seen is kept across scans.
+        #expect(a.firstSeenAt < a.updatedAt)
+        let snapshot = try #require(try journal.jobSnapshots().first)
+        #expect(snapshot.filesQueued == 1 && snapshot.filesPending == 0 && snapshot.filesSkipped == 0)
+
+        #expect(try journal.removeJob(job.id))
+        #expect(try journal.watchFiles(job.id).isEmpty)
+        #expect(try journal.jobSnapshots().isEmpty)
+        // A scan that finishes after its job was removed adds nothing.
+        #expect(try journal.applyWatchScan(job.id, second).isEmpty)
+        #expect(try journal.snapshots().count == 1)
+    }
+
+    @Test func headersOfAWatchNeverLeaveTheJournal() throws {
+        let journal = try Journal(path: root + "/j.sqlite")
+        _ = try journal.registerJob(watchSpec("/in", secret: "Bearer top-secret-value"), every: 300, firstRunAt: Date())
+        let encoded = try JSONEncoder().encode(try journal.jobSnapshots())
+        #expect(!String(decoding: encoded, as: UTF8.self).contains("top-secret-value"))
+        // …but the agent gets them back to send.
+        guard case .watch(let spec) = try #require(try journal.scheduledJobs().first).spec else {
+            Issue.record("not a watch")
+            return
+        }
+        #expect(spec.request(forFileNamed: "x.png").headers == [RequestHeader(name: "Authorization", value: "Bearer top-secret-value")])
+        #expect(spec.request(forFileNamed: "x.png").source == .file(path: "/in/x.png"))
+    }
+
+    @Test func durationsReadBackWhatTheyPrint() {
+        for seconds: Double in [1, 45, 60, 300, 5400, 86400, 604_800, 90061] {
+            #expect(DurationText.parse(DurationText.format(seconds)) == seconds)
+        }
+        #expect(DurationText.format(5400) == "1h30m")
+        #expect(DurationText.format(7 * 86400) == "7d")
+        #expect(DurationText.format(0) == "0s")
+    }
+}
