@@ -217,7 +217,7 @@ extension Agent {
             }
             try journal.removeJob(id)
             watching = try journal.scheduledJobs().contains { $0.spec.kind == .watch }
-            log("stopped watching \(job.spec.title)")
+            if case .watch(let spec) = job.spec { log("stopped watching \(spec.directory)") }
         } catch {
             return .error(message: "cannot write the journal: \(error)")
         }

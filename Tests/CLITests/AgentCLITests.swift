@@ -124,4 +124,55 @@ import UploadTesting
         // Nothing was started by any of these.
         #expect(Self.agentPID(root) == nil)
     }
+
+    @Test func watchAFolderListItsJobAndStopWatching() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let root = receiver.root
+        let env = Self.environment(root)
+        defer { if let pid = Self.agentPID(root) { kill(pid, SIGKILL) } }
+        let folder = root + "/camera"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try TestFiles.writeImage(at: folder + "/first.jpg", size: 4000)
+
+        let bad = try await CLIRun.run(["watch", root + "/nowhere", "--to", receiver.url], environment: env)
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("cannot watch \(root)/nowhere: No such file or directory"), "\(bad.stderr)")
+        let tooOften = try await CLIRun.run(["watch", folder, "--to", receiver.url, "--every", "0.2s"], environment: env)
+        #expect(tooOften.status != 0)
+        #expect(tooOften.stderr.contains("--every '0.2s' is not a duration of at least 1s"))
+
+        let watched = try await CLIRun.run(["watch", folder, "--to", receiver.url, "--every", "1s", "-H", "Authorization: Bearer cli-secret"], environment: env)
+        #expect(watched.status == 0, "\(watched.stderr)")
+        #expect(watched.stdout.contains("Watching \(folder) every 1s → \(receiver.url) (job 2)."), "\(watched.stdout)")
+        #expect(watched.stdout.contains("started the agent"))
+        try await Self.waitFor("first.jpg to arrive", seconds: 30) { receiver.storedNames() == ["first.jpg"] }
+
+        let jobs = try await CLIRun.run(["jobs"], environment: env)
+        #expect(jobs.status == 0, "\(jobs.stderr)")
+        #expect(jobs.stdout.contains("Agent: running"))
+        #expect(jobs.stdout.contains("maintenance, keeps 7d of history"))
+        #expect(jobs.stdout.contains("watch \(folder) → \(receiver.url) (1 queued)"), "\(jobs.stdout)")
+        let json = try await CLIRun.run(["jobs", "--json"], environment: env)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let listed = try #require(document["jobs"] as? [[String: Any]])
+        #expect(listed.map { $0["kind"] as? String } == ["maintenance", "watch"])
+        for output in [watched.stdout, watched.stderr, jobs.stdout, json.stdout] {
+            #expect(!output.contains("cli-secret"))
+        }
+
+        let removed = try await CLIRun.run(["jobs", "remove", folder], environment: env)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.contains("Removed job 2"))
+        let refused = try await CLIRun.run(["jobs", "remove", "1"], environment: env)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("the maintenance job cannot be removed"))
+        let after = try await CLIRun.run(["jobs"], environment: env)
+        #expect(!after.stdout.contains("watch "))
+        let log = try String(contentsOfFile: root + "/state/uploadmon/agent.log", encoding: .utf8)
+        #expect(log.contains("watching \(folder) every 1s"))
+        #expect(log.contains("stopped watching \(folder)"))
+        #expect(!log.contains("cli-secret"))
+        _ = try await CLIRun.run(["agent", "stop"], environment: env)
+        await receiver.cleanUp()
+    }
 }
