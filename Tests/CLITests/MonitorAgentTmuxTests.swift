@@ -110,4 +110,28 @@ import UploadTesting
         try await tmux.waitFor { $0.contains("EXITED 0") }
         await setup.tearDown()
     }
+
+    @Test func filesAWatchQueuesShowUpInTheMonitorAndItsJobsAreListed() async throws {
+        let setup = try await Setup.make(bigSize: 3000)
+        let camera = setup.root + "/camera"
+        try FileManager.default.createDirectory(atPath: camera, withIntermediateDirectories: true)
+        let tmux = try await setup.monitor()
+        defer { tmux.kill() }
+        try await tmux.waitFor { $0.contains("small.png") }
+        let watched = try await CLIRun.run(["watch", camera, "--to", setup.receiver.url, "--every", "1s"], environment: AgentCLITests.environment(setup.root))
+        #expect(watched.status == 0, "\(watched.stderr)")
+        try await tmux.waitFor { $0.contains("watching 1 folder") }
+        try TestFiles.writeImage(at: camera + "/shot.jpg", size: 5000)
+        let screen = try await tmux.waitFor { $0.contains("✓ shot.jpg → 200") }
+        #expect(screen.contains("✓ shot.jpg → 200"), "screen:\n\(screen)")
+        try await tmux.send("J")
+        let jobs = try await tmux.waitFor { $0.contains("Scheduled jobs") }
+        #expect(jobs.contains("#2 watch \(camera) → \(setup.receiver.url) (1 queued)"), "screen:\n\(jobs)")
+        #expect(jobs.contains("every 1s · next"))
+        #expect(jobs.contains("#1 maintenance, keeps 7d of history"))
+        try await tmux.send("Escape")
+        try await tmux.send("q")
+        try await tmux.waitFor { $0.contains("EXITED 0") }
+        await setup.tearDown()
+    }
 }

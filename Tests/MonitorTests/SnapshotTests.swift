@@ -63,6 +63,34 @@ import UploadCore
         try assertSnapshot(MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode)), named: "rename-80x24")
     }
 
+    @Test func scheduledJobsOverlayCountsDownToTheNextRun() throws {
+        var state = Fixtures.busyState(width: 80, height: 24)
+        state.uploadsOutliveMonitor = true
+        let jobs = [
+            JobSummary(id: 1, title: "maintenance, keeps 7d of history", every: "1d", lastResult: nil, lastFailed: false, nextRunIn: 7200, isWatch: false),
+            JobSummary(id: 2, title: "watch /srv/camera → http://127.0.0.1:3000/photo (3 queued, 1 settling)", every: "5m",
+                       lastResult: "queued 3 new file(s)", lastFailed: false, nextRunIn: 240, isWatch: true),
+            JobSummary(id: 3, title: "watch /mnt/gone → http://127.0.0.1:3000/photo (0 queued)", every: "1m",
+                       lastResult: "cannot read /mnt/gone: No such file or directory", lastFailed: true, nextRunIn: 20, isWatch: true),
+        ]
+        _ = MonitorReducer.reduce(&state, .jobs(jobs, Fixtures.at(100)))
+        _ = MonitorReducer.reduce(&state, .tick(Fixtures.at(130)))
+        Fixtures.press(&state, .character("J"))
+        #expect(state.modal == .jobs)
+        let canvas = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode))
+        try assertSnapshot(canvas, named: "jobs-80x24")
+        #expect(canvas.line(0).contains("watching 2 folders"))
+        #expect(canvas.text.contains("every 5m · next in 3m30s · last: queued 3 new file(s)"))
+        #expect(canvas.text.contains("every 1m · next now · last: cannot read /mnt/gone"))
+        Fixtures.press(&state, .character("x"))
+        #expect(state.modal == nil)
+
+        // Without the agent there are no jobs to show, and the overlay says why.
+        var local = Fixtures.busyState(width: 80, height: 24)
+        Fixtures.press(&local, .character("J"))
+        #expect(MonitorView.render(local, theme: Theme(colors: true, glyphs: .unicode)).text.contains("Started with --no-agent: jobs run in the agent, not here."))
+    }
+
     @Test func everySizeDrawsWithoutCrashing() {
         var state = Fixtures.busyState(width: 1, height: 1)
         Fixtures.press(&state, .character("?"))

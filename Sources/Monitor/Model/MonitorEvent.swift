@@ -28,6 +28,8 @@ public enum MonitorEvent: Sendable, Equatable {
     case attached(Reattachment, EventTime)
     /// Something about the connection to the agent worth a log line.
     case notice(String, isError: Bool, EventTime)
+    /// The agent's scheduled jobs, on attach and whenever one changes or runs.
+    case jobs([JobSummary], EventTime)
 }
 
 /// What the monitor learns when it attaches to the agent.

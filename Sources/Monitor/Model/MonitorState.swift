@@ -7,6 +7,8 @@ public enum Modal: Sendable, Equatable {
     case help
     case rename(path: String, original: String, input: TextInput)
     case confirmQuit
+    /// The agent's scheduled jobs; any key closes.
+    case jobs
 }
 
 /// A short message in the status line; errors stay until the next key.
@@ -33,6 +35,9 @@ public struct MonitorState: Sendable {
     public var hasQuit = false
     /// True when the uploads belong to the background agent: quitting leaves them running.
     public var uploadsOutliveMonitor = false
+    public var jobs = JobsState()
+    /// The monitor's clock (seconds) at the latest event that carried a time.
+    public var now: Double = 0
 
     /// Log lines kept; older ones scroll away.
     public static let logLimit = 1000

@@ -29,6 +29,7 @@ public enum MonitorReducer {
             state.message = StatusMessage("\(name) not queued: \(reason)", isError: true)
             return []
         case .tick(let time):
+            state.now = time.seconds
             state.queue.tracker.sampleRates(now: time.seconds)
             return []
         case .attached(let attachment, let time):
@@ -36,6 +37,11 @@ public enum MonitorReducer {
         case .notice(let text, let isError, let time):
             appendLog(&state, LogEntry(clock: time.clock, text: text, kind: isError ? .failed : .info))
             state.message = StatusMessage(text, isError: isError)
+            return []
+        case .jobs(let jobs, let time):
+            state.now = time.seconds
+            state.jobs.jobs = jobs
+            state.jobs.receivedAt = time.seconds
             return []
         }
     }
@@ -49,6 +55,9 @@ public enum MonitorReducer {
         switch key {
         case .character("?"):
             state.modal = .help
+            return []
+        case .character("J"):
+            state.modal = .jobs
             return []
         case .character("q"), .control("c"):
             return requestQuit(&state)
@@ -71,7 +80,7 @@ public enum MonitorReducer {
 
     static func handleModalKey(_ key: Key, modal: Modal, _ state: inout MonitorState) -> [MonitorEffect] {
         switch modal {
-        case .help:
+        case .help, .jobs:
             state.modal = nil
             return []
         case .confirmQuit:

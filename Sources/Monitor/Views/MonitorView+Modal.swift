@@ -18,6 +18,7 @@ extension MonitorView {
         "  c  cancel    R  retry    x  clear finished",
         "Everywhere",
         "  Tab  switch pane    ?  this help    q  Ctrl-C  quit",
+        "  J    the agent's scheduled jobs (watched folders, maintenance)",
     ]
 
     static func drawModal(_ canvas: inout Canvas, _ modal: Modal, _ state: MonitorState, _ theme: Theme) {
@@ -30,6 +31,8 @@ extension MonitorView {
                 let isHeading = !line.hasPrefix(" ")
                 canvas.write(line, x: inside.x + 1, y: inside.y + i, style: isHeading ? CellStyle(bold: true) : .plain, clip: inside)
             }
+        case .jobs:
+            drawJobs(&canvas, state, theme)
         case .confirmQuit:
             let active = state.queue.activeCount
             let lines = ["\(active) upload\(active == 1 ? " is" : "s are") not finished.", "Quit and cancel \(active == 1 ? "it" : "them")?  y / n"]
@@ -47,6 +50,33 @@ extension MonitorView {
                 canvas.write(TextLayout.truncate(UploadName.fileExtension(of: original).map { "Enter saves · Esc cancels · .\($0) is kept if you type none" } ?? "Enter saves · Esc cancels", width: inside.width),
                              x: inside.x, y: inside.y + 2, style: theme.muted, clip: inside)
             }
+        }
+    }
+
+    /// Each job on two lines: what it is, then its interval, next run and last result.
+    static func drawJobs(_ canvas: inout Canvas, _ state: MonitorState, _ theme: Theme) {
+        var lines: [(String, CellStyle)] = []
+        if !state.uploadsOutliveMonitor {
+            lines.append(("Started with --no-agent: jobs run in the agent, not here.", theme.muted))
+        } else if state.jobs.jobs.isEmpty {
+            lines.append(("No scheduled jobs yet.", .plain))
+        }
+        let elapsed = state.now - state.jobs.receivedAt
+        for job in state.jobs.jobs {
+            lines.append(("#\(job.id) \(job.title)", CellStyle(bold: true)))
+            let remaining = job.nextRunIn - elapsed
+            var detail = "  every \(job.every) · next " + (remaining <= 0 ? "now" : "in \(DurationText.format(remaining >= 3600 ? (remaining / 60).rounded() * 60 : max(1, remaining)))")
+            if let result = job.lastResult { detail += " · last: " + result }
+            lines.append((detail, job.lastFailed ? theme.failed : theme.muted))
+        }
+        if state.uploadsOutliveMonitor {
+            lines.append(("Watch a folder: uploadmon watch FOLDER --to URL · list: uploadmon jobs", theme.muted))
+        }
+        let box = centeredBox(in: canvas.bounds, width: max(60, canvas.width - 8), height: lines.count + 2)
+        canvas.fill(box)
+        let inside = canvas.frame(box, title: "Scheduled jobs · any key closes", style: theme.focusedFrame, glyphs: theme.glyphs)
+        for (i, line) in lines.enumerated() where i < inside.height {
+            canvas.write(TextLayout.truncate(line.0, width: inside.width - 1, ellipsis: theme.glyphs.ellipsis), x: inside.x + 1, y: inside.y + i, style: line.1, clip: inside)
         }
     }
 

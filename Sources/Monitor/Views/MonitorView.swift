@@ -36,6 +36,7 @@ public enum MonitorView {
         if counts.active > 0 { right.append("\(counts.active) active") }
         right.append("\(counts.ok) ok")
         if counts.failed > 0 { right.append("\(counts.failed) failed") }
+        if state.jobs.watchCount > 0 { right.append("watching \(state.jobs.watchCount) folder\(state.jobs.watchCount == 1 ? "" : "s")") }
         let rightText = right.joined(separator: " · ") + " "
         let rightWidth = DisplayWidth.of(rightText)
         let left = " uploadmon → \(state.endpoint)"

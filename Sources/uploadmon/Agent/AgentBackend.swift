@@ -40,6 +40,10 @@ final class AgentBackend: MonitorBackend {
     private func attach(_ agent: AgentClient) {
         delivery.withLockedValue { $0 = (false, []) }
         agent.onEvent { [self] message in
+            if case .jobs(let jobs) = message {
+                post(.jobs(Self.summaries(jobs), now()))
+                return
+            }
             guard case .event(let seq, let event, _) = message else { return }
             let monitorEvent = MonitorEvent.upload(event, now())
             // Until the snapshot is in, events wait: a `finished` must not reach a row that
@@ -67,6 +71,7 @@ final class AgentBackend: MonitorBackend {
                 }
                 let attachment = Self.reattachment(snapshot, at: Date())
                 delivery.withLockedValue { state in
+                    post(.jobs(Self.summaries(snapshot.jobs), now()))
                     post(.attached(attachment, now()))
                     state.held.forEach(post)
                     state.held = []
@@ -76,6 +81,15 @@ final class AgentBackend: MonitorBackend {
             } catch {
                 post(.notice("cannot attach to the agent: \(error)", isError: true, now()))
             }
+        }
+    }
+
+    static func summaries(_ jobs: [JobSnapshot]) -> [JobSummary] {
+        jobs.map { job in
+            JobSummary(
+                id: job.id, title: JobsTable.describe(job), every: DurationText.format(job.intervalSeconds),
+                lastResult: job.lastResult, lastFailed: job.lastFailed,
+                nextRunIn: job.earliestBeginAt.timeIntervalSinceNow, isWatch: job.kind == .watch)
         }
     }
 
