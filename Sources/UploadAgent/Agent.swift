@@ -163,6 +163,9 @@ public actor Agent {
             }
             if case .finished(let id, let outcome) = event {
                 progressMarks[id] = nil
+                // The journal has it now; the queue need not remember it (a long-running agent
+                // would otherwise grow with every upload). A retry queues it again from the journal.
+                Task { [queue] in await queue.forgetFinished([id]) }
                 guard entry != nil else { return }
                 log("\(id) finished: \(Self.describe(outcome))")
             }

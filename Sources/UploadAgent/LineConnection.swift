@@ -27,8 +27,11 @@ public final class LineConnection: @unchecked Sendable {
 
     /// The next line without its newline, or `nil` at end of stream. Blocks.
     public func readLine(limit: Int = AgentProtocol.maxLineBytes) throws(SocketError) -> [UInt8]? {
+        // Where the search for a newline resumes: a long line arriving in many reads is
+        // scanned once, not once per read.
+        var searched = start
         while true {
-            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = buffer[searched...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(buffer[start..<newline])
                 start = newline + 1
                 if start > 1 << 16, start * 2 > buffer.count {
@@ -37,6 +40,7 @@ public final class LineConnection: @unchecked Sendable {
                 }
                 return line
             }
+            searched = buffer.count
             guard buffer.count - start <= limit else {
                 throw SocketError(operation: "read a message longer than \(limit) bytes from", path: "the socket", code: EMSGSIZE)
             }

@@ -140,6 +140,9 @@ import UploadTesting
         let tooOften = try await CLIRun.run(["watch", folder, "--to", receiver.url, "--every", "0.2s"], environment: env)
         #expect(tooOften.status != 0)
         #expect(tooOften.stderr.contains("--every '0.2s' is not a duration of at least 1s"))
+        let concurrent = try await CLIRun.run(["watch", folder, "--to", receiver.url, "--concurrency", "4"], environment: env)
+        #expect(concurrent.status != 0)
+        #expect(concurrent.stderr.contains("--concurrency does not apply here: the background agent runs the uploads"))
 
         let watched = try await CLIRun.run(["watch", folder, "--to", receiver.url, "--every", "1s", "-H", "Authorization: Bearer cli-secret"], environment: env)
         #expect(watched.status == 0, "\(watched.stderr)")

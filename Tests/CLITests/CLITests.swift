@@ -58,6 +58,28 @@ struct CLIRun {
         await receiver.cleanUp()
     }
 
+    @Test func filesFromAListAfterTheArguments() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let names = ["a.jpg", "b c.jpg", "c.jpg"]
+        let paths = try names.map { try TestFiles.writeImage(at: receiver.root + "/" + $0, size: 100) }
+        try (paths[1] + "\r\n\n" + paths[2] + "\n").write(toFile: receiver.root + "/list", atomically: true, encoding: .utf8)
+        let run = try await CLIRun.run(["send", paths[0], "--files-from", receiver.root + "/list", "--to", receiver.url])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("#1 a.jpg OK 200") && run.stdout.contains("#2 b c.jpg OK 200") && run.stdout.contains("#3 c.jpg OK 200"))
+
+        let null = try await CLIRun.run(["send", "--files-from", "-", "--null", "--to", receiver.url], stdin: Data((paths[0] + "\0" + paths[2] + "\0").utf8))
+        #expect(null.status == 0, "\(null.stderr)")
+        #expect(null.stdout.contains("all 2 uploads finished: 2 ok, 0 failed"))
+
+        let empty = try await CLIRun.run(["send", "--files-from", "-", "--to", receiver.url], stdin: Data())
+        #expect(empty.status == 64)
+        #expect(empty.stderr.contains("the --files-from list - names no file"))
+        let missing = try await CLIRun.run(["send", "--files-from", receiver.root + "/nope", "--to", receiver.url])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("cannot read the --files-from list \(receiver.root)/nope: No such file or directory"))
+        await receiver.cleanUp()
+    }
+
     @Test func jsonEventsAndHiddenHeaderValues() async throws {
         let receiver = try await ReceiverHarness.start()
         let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 1000)

@@ -17,7 +17,11 @@ public actor UploadQueue {
     private let clock: @Sendable (Double) async throws -> Void
 
     private var entries: [UploadID: UploadEntry] = [:]
-    private var waiting: [UploadID] = []
+    private var waiting = IDQueue()
+    /// Uploads sending now, and those sending or waiting to retry: kept as counts so that
+    /// queueing thousands of uploads costs the same per upload as queueing one.
+    private var running = 0
+    private var active = 0
     private var nextID = 1
     private var drainReported = true
 
@@ -72,10 +76,8 @@ public actor UploadQueue {
         guard var entry = entries[id] else { return false }
         switch entry.phase {
         case .queued:
-            waiting.removeAll { $0 == id }
-            entry.phase = .finished(.failed(UploadFailure(.cancelled, "cancelled before it started")))
-            entries[id] = entry
-            continuation.yield(.finished(id, entry.phase.outcome!))
+            waiting.remove(id)
+            finish(id, entry: &entry, outcome: .failed(UploadFailure(.cancelled, "cancelled before it started")))
             reportDrainIfIdle()
         case .running(let task), .waitingToRetry(let task):
             task.cancel()
@@ -89,8 +91,7 @@ public actor UploadQueue {
     @discardableResult
     public func retry(_ id: UploadID) -> Bool {
         guard var entry = entries[id], case .finished(let outcome) = entry.phase, !outcome.isSuccess else { return false }
-        entry.phase = .queued
-        entries[id] = entry
+        setPhase(id, &entry, .queued)
         waiting.append(id)
         drainReported = false
         continuation.yield(.queued(id, name: entry.request.uploadName, totalBytes: entry.totalBytes))
@@ -125,22 +126,20 @@ public actor UploadQueue {
 
     private var closeWhenDrained = false
 
-    private var running: Int {
-        entries.values.count { if case .running = $0.phase { true } else { false } }
-    }
+    private var isIdle: Bool { waiting.isEmpty && active == 0 }
 
-    private var isIdle: Bool {
-        waiting.isEmpty && !entries.values.contains {
-            switch $0.phase {
-            case .running, .waitingToRetry: true
-            case .queued, .finished: false
-            }
-        }
+    /// Every change of phase goes through here, so the counts stay right.
+    private func setPhase(_ id: UploadID, _ entry: inout UploadEntry, _ phase: UploadEntry.Phase) {
+        if case .running = entry.phase { running -= 1 }
+        if entry.phase.isActive { active -= 1 }
+        entry.phase = phase
+        if case .running = phase { running += 1 }
+        if phase.isActive { active += 1 }
+        entries[id] = entry
     }
 
     private func pump() {
-        while running < concurrency, !waiting.isEmpty {
-            let id = waiting.removeFirst()
+        while running < concurrency, let id = waiting.popFirst() {
             start(id)
         }
     }
@@ -163,8 +162,7 @@ public actor UploadQueue {
             let result = await transport.perform(request, observer: observer)
             await self.attemptEnded(id, attempt: attempt, result: result)
         }
-        entry.phase = .running(task)
-        entries[id] = entry
+        setPhase(id, &entry, .running(task))
     }
 
     private func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult) {
@@ -186,8 +184,7 @@ public actor UploadQueue {
                     await self.retryAbandoned(id)
                 }
             }
-            entry.phase = .waitingToRetry(waitTask)
-            entries[id] = entry
+            setPhase(id, &entry, .waitingToRetry(waitTask))
         } else {
             finish(id, entry: &entry, outcome: result.outcome)
         }
@@ -198,9 +195,8 @@ public actor UploadQueue {
     private func retryDue(_ id: UploadID) {
         guard var entry = entries[id], case .waitingToRetry = entry.phase else { return }
         if Task.isCancelled { return retryAbandoned(id) }
-        entry.phase = .queued
-        entries[id] = entry
-        waiting.insert(id, at: 0)
+        setPhase(id, &entry, .queued)
+        waiting.prepend(id)
         pump()
     }
 
@@ -211,8 +207,7 @@ public actor UploadQueue {
     }
 
     private func finish(_ id: UploadID, entry: inout UploadEntry, outcome: UploadOutcome) {
-        entry.phase = .finished(outcome)
-        entries[id] = entry
+        setPhase(id, &entry, .finished(outcome))
         continuation.yield(.finished(id, outcome))
     }
 
@@ -247,6 +242,14 @@ struct UploadEntry {
             if case .finished(let outcome) = self { return outcome }
             return nil
         }
+
+        /// Sending or waiting to retry.
+        var isActive: Bool {
+            switch self {
+            case .running, .waitingToRetry: true
+            case .queued, .finished: false
+            }
+        }
     }
 
     let request: UploadRequest
@@ -255,4 +258,40 @@ struct UploadEntry {
     var transport: (any UploadTransport)?
     var retryPolicy: RetryPolicy?
     var phase: Phase = .queued
+}
+
+/// Ids waiting to start, first in first out, with O(1) taking from the front.
+struct IDQueue {
+    private var items: [UploadID] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+
+    mutating func append(_ id: UploadID) { items.append(id) }
+
+    /// Puts an id in front (a retry that came due goes before new uploads).
+    mutating func prepend(_ id: UploadID) {
+        if head > 0 {
+            head -= 1
+            items[head] = id
+        } else {
+            items.insert(id, at: 0)
+        }
+    }
+
+    mutating func popFirst() -> UploadID? {
+        guard head < items.count else { return nil }
+        let id = items[head]
+        head += 1
+        if head > 1024 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return id
+    }
+
+    mutating func remove(_ id: UploadID) {
+        guard let index = items[head...].firstIndex(of: id) else { return }
+        items.remove(at: index)
+    }
 }

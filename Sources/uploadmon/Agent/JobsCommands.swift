@@ -47,6 +47,7 @@ struct WatchCommand: ParsableCommand {
         guard let seconds = DurationText.parse(every), seconds >= 1 else {
             throw ValidationError("--every '\(every)' is not a duration of at least 1s; use a unit, like 30s, 5m or 1h")
         }
+        if upload.concurrency != UploadOptions.defaultConcurrency { throw ValidationError(UploadOptions.agentConcurrencyNote) }
     }
 
     func run() throws {

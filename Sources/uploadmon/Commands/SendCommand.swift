@@ -25,11 +25,18 @@ struct SendCommand: AsyncParsableCommand {
           cat shot.png | uploadmon send - --name shot.png --to http://127.0.0.1:3000/photo
           uploadmon send *.jpg --to http://host/photo --json --retries 3
           uploadmon send ~/photos/*.jpg --to https://host/photo --background   (then: uploadmon status)
+          find ~/photos -name '*.jpg' -print0 | uploadmon send --files-from - --null --to https://host/photo --background
         """
     )
 
     @Argument(help: ArgumentHelp("Files to upload; '-' reads standard input.", valueName: "file"))
-    var files: [String]
+    var files: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Also send the files named in this list, one per line ('-': standard input). Faster than thousands of arguments: `find … | uploadmon send --files-from - …`.", valueName: "list"))
+    var filesFrom: String?
+
+    @Flag(name: .customLong("null"), help: "The --files-from list is separated by NUL bytes (find -print0) instead of lines.")
+    var nullSeparated = false
 
     @OptionGroup var upload: UploadOptions
 
@@ -43,7 +50,16 @@ struct SendCommand: AsyncParsableCommand {
     var background = false
 
     func validate() throws {
-        guard !files.isEmpty else { throw ValidationError("name at least one file to send") }
+        guard !files.isEmpty || filesFrom != nil else { throw ValidationError("name at least one file to send") }
+        if nullSeparated && filesFrom == nil { throw ValidationError("--null describes the --files-from list; there is none") }
+        if filesFrom == "-" && files.contains("-") {
+            throw ValidationError("standard input cannot be both the --files-from list and a file to send")
+        }
+        if background && upload.concurrency != UploadOptions.defaultConcurrency { throw ValidationError(UploadOptions.agentConcurrencyNote) }
+        try Self.check(files, name: name, background: background)
+    }
+
+    static func check(_ files: [String], name: String?, background: Bool) throws {
         if name != nil && files.count > 1 { throw ValidationError("--name applies to a single file; \(files.count) were given") }
         if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be sent only once") }
         if background && files.contains("-") {
@@ -51,10 +67,32 @@ struct SendCommand: AsyncParsableCommand {
         }
     }
 
+    /// The arguments' files, then the list's.
+    func allFiles() throws -> [String] {
+        guard let filesFrom else { return files }
+        let data: Data
+        if filesFrom == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let read = FileManager.default.contents(atPath: filesFrom) else {
+                throw ValidationError("cannot read the --files-from list \(filesFrom): \(String(cString: strerror(errno)))")
+            }
+            data = read
+        }
+        let separator = UInt8(nullSeparated ? 0 : UInt8(ascii: "\n"))
+        let listed = data.split(separator: separator).map { String(decoding: $0, as: UTF8.self) }
+            .map { !nullSeparated && $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
+            .filter { !$0.isEmpty }
+        guard !listed.isEmpty || !files.isEmpty else { throw ValidationError("the --files-from list \(filesFrom) names no file") }
+        let all = files + listed
+        try Self.check(all, name: name, background: background)
+        return all
+    }
+
     func run() async throws {
         var requests: [(UploadRequest, Int64?)] = []
         var refusals: [String] = []
-        for path in files {
+        for path in try allFiles() {
             do throws(UploadInputError) {
                 let request = try UploadRequest.forPath(
                     background ? Self.absolute(path) : path, url: upload.to, field: upload.field, requestedName: name,

@@ -19,7 +19,11 @@ struct UploadOptions: ParsableArguments {
     var headers: [String] = []
 
     @Option(name: .long, help: "How many uploads run at once.")
-    var concurrency: Int = 2
+    var concurrency: Int = Self.defaultConcurrency
+
+    static let defaultConcurrency = 2
+    /// Said when --concurrency is given to a command whose uploads the agent runs.
+    static let agentConcurrencyNote = "--concurrency does not apply here: the background agent runs the uploads, as many at once as it was started with (`uploadmon agent --concurrency N`)"
 
     @Option(name: .long, help: "Retry connect failures, lost connections and 408/429/502/503/504 up to N times, with backoff.")
     var retries: Int = 0
