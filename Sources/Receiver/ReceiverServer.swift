@@ -4,6 +4,15 @@ import NIOCore
 
 /// `uploadmon serve`: the Hummingbird application that receives uploads.
 public enum ReceiverServer {
+    /// How long a partial file must sit untouched before a starting receiver removes it.
+    public static let leftoverAge: Double = 3600
+
+    /// Removes partial files that a receiver killed mid-upload left in `directory` (untouched for
+    /// an hour); returns their names. `serve` calls it when it starts.
+    public static func removeLeftovers(in directory: String, untouchedFor age: Double = leftoverAge) throws -> [String] {
+        try UploadStore(directory: directory).removeLeftovers(untouchedFor: age)
+    }
+
     /// Builds the application. `onRunning` gets the bound port (useful with port 0);
     /// `log` gets one line per request; `logLevel` filters the server's own diagnostics.
     public static func makeApplication(

@@ -44,6 +44,22 @@ struct UploadStore: Sendable {
         unlink(path)
     }
 
+    /// Removes partial files a receiver killed mid-upload left behind (a clean stop or an
+    /// aborted upload removes its own). Only those untouched for `age`: another receiver
+    /// sharing the folder may be writing a fresh one. Returns the names removed.
+    func removeLeftovers(untouchedFor age: Double, now: Date = Date()) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var removed: [String] = []
+        for name in names where name.hasPrefix(Self.temporaryPrefix) {
+            var st = stat()
+            let path = directory + "/" + name
+            guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
+                  now.timeIntervalSince1970 - Double(st.st_mtim.tv_sec) >= age else { continue }
+            if unlink(path) == 0 { removed.append(name) }
+        }
+        return removed.sorted()
+    }
+
     enum StoreError: Error, CustomStringConvertible {
         case io(String)
         var description: String {

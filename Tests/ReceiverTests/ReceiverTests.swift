@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Receiver
 import Testing
 import UploadCore
 import UploadTesting
@@ -123,5 +124,19 @@ func json(_ body: String) -> [String: String] {
         try await Task.sleep(for: .milliseconds(500))
         #expect(receiver.storedNames().isEmpty)
         await receiver.cleanUp()
+    }
+
+    @Test func partialFilesAKilledReceiverLeftAreRemovedAtStartButNotFreshOnes() throws {
+        let directory = TestFiles.makeTemporaryDirectory("leftovers")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let old = directory + "/.uploadmon-partial-OLD"
+        let fresh = directory + "/.uploadmon-partial-FRESH"
+        let kept = directory + "/photo.jpg"
+        for path in [old, fresh, kept] { FileManager.default.createFile(atPath: path, contents: Data([1])) }
+        var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
+        utimensat(AT_FDCWD, old, &times, 0)
+        utimensat(AT_FDCWD, kept, &times, 0)
+        #expect(try ReceiverServer.removeLeftovers(in: directory) == [".uploadmon-partial-OLD"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [".uploadmon-partial-FRESH", "photo.jpg"])
     }
 }

@@ -41,6 +41,10 @@ struct ServeCommand: AsyncParsableCommand {
             host: host, port: port, directory: dir, path: path, field: field,
             maxSize: ByteSize.parse(maxSize)!, imagesOnly: imagesOnly
         )
+        let leftovers = try ReceiverServer.removeLeftovers(in: configuration.directory)
+        if !leftovers.isEmpty {
+            Console().write("uploadmon serve: removed \(leftovers.count) partial file(s) an interrupted receiver left in \(configuration.directory)\n")
+        }
         let app = try ReceiverServer.makeApplication(configuration, log: { line in
             Console().write("\(Timestamp.now()) \(line)\n")
         }, onRunning: { port in
