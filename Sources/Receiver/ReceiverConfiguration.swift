@@ -11,6 +11,18 @@ public struct ReceiverConfiguration: Sendable, Equatable {
     public var maxSize: Int64
     /// Refuse file parts whose content is not an image (415).
     public var imagesOnly: Bool
+    /// Serve HTTPS with this certificate chain and key (PEM files) instead of plain HTTP.
+    public var tls: TLSFiles?
+
+    public struct TLSFiles: Sendable, Equatable {
+        public var certificateChain: String
+        public var privateKey: String
+
+        public init(certificateChain: String, privateKey: String) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+        }
+    }
 
     public init(
         host: String = "127.0.0.1",
@@ -19,7 +31,8 @@ public struct ReceiverConfiguration: Sendable, Equatable {
         path: String = "/photo",
         field: String = "photo",
         maxSize: Int64 = 1 << 30,
-        imagesOnly: Bool = false
+        imagesOnly: Bool = false,
+        tls: TLSFiles? = nil
     ) {
         self.host = host
         self.port = port
@@ -28,5 +41,8 @@ public struct ReceiverConfiguration: Sendable, Equatable {
         self.field = field
         self.maxSize = maxSize
         self.imagesOnly = imagesOnly
+        self.tls = tls
     }
+
+    public var scheme: String { tls == nil ? "http" : "https" }
 }

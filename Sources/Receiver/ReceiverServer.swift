@@ -1,6 +1,9 @@
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 
 /// `uploadmon serve`: the Hummingbird application that receives uploads.
 public enum ReceiverServer {
@@ -26,11 +29,40 @@ public enum ReceiverServer {
         let endpoint = UploadEndpoint(configuration: configuration, store: store, log: log)
         var quiet = logger
         quiet.logLevel = logLevel
+        var server = HTTPServerBuilder.http1()
+        if let tls = configuration.tls {
+            server = try .tls(.http1(), tlsConfiguration: try Self.tlsConfiguration(tls))
+        }
         return Application(
             responder: endpoint,
+            server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "uploadmon"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
             logger: quiet
         )
     }
+
+    /// Reads the PEM files, with errors that name the file and what is wrong with it.
+    static func tlsConfiguration(_ files: ReceiverConfiguration.TLSFiles) throws -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(files.certificateChain)
+        } catch {
+            throw ReceiverTLSError(file: files.certificateChain, reason: "not a readable PEM certificate (\(error))")
+        }
+        guard !chain.isEmpty else { throw ReceiverTLSError(file: files.certificateChain, reason: "holds no certificate") }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: files.privateKey, format: .pem)
+        } catch {
+            throw ReceiverTLSError(file: files.privateKey, reason: "not a readable PEM private key (\(error))")
+        }
+        return .makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+    }
+}
+
+public struct ReceiverTLSError: Error, Sendable, CustomStringConvertible {
+    public let file: String
+    public let reason: String
+    public var description: String { "\(file): \(reason)" }
 }

@@ -15,18 +15,21 @@ public final class ReceiverHarness: Sendable {
     private let task: Task<Void, Error>
     private let lines: NIOLockedValueBox<[RequestLogLine]>
 
-    public var url: String { "http://127.0.0.1:\(port)/photo" }
+    public let scheme: String
+    public var url: String { "\(scheme)://127.0.0.1:\(port)/photo" }
     public var logLines: [RequestLogLine] { lines.withLockedValue { $0 } }
 
     public static func start(
-        path: String = "/photo", field: String = "photo", maxSize: Int64 = 1 << 30, imagesOnly: Bool = false
+        path: String = "/photo", field: String = "photo", maxSize: Int64 = 1 << 30, imagesOnly: Bool = false,
+        tls: ReceiverConfiguration.TLSFiles? = nil
     ) async throws -> ReceiverHarness {
         let root = TestFiles.makeTemporaryDirectory("receiver")
         let directory = root + "/uploads"
         let lines = NIOLockedValueBox<[RequestLogLine]>([])
         let ready = AsyncStream<Int>.makeStream()
         let configuration = ReceiverConfiguration(
-            host: "127.0.0.1", port: 0, directory: directory, path: path, field: field, maxSize: maxSize, imagesOnly: imagesOnly
+            host: "127.0.0.1", port: 0, directory: directory, path: path, field: field, maxSize: maxSize, imagesOnly: imagesOnly,
+            tls: tls
         )
         let app = try ReceiverServer.makeApplication(configuration, logLevel: .critical, log: { line in
             lines.withLockedValue { $0.append(line) }
@@ -37,12 +40,13 @@ public final class ReceiverHarness: Sendable {
         let task = Task { try await group.run() }
         var iterator = ready.stream.makeAsyncIterator()
         guard let port = await iterator.next() else { throw HarnessError.didNotStart }
-        return ReceiverHarness(port: port, directory: directory, root: root, group: group, task: task, lines: lines)
+        return ReceiverHarness(port: port, scheme: configuration.scheme, directory: directory, root: root, group: group, task: task, lines: lines)
     }
 
     private init(
-        port: Int, directory: String, root: String, group: ServiceGroup, task: Task<Void, Error>, lines: NIOLockedValueBox<[RequestLogLine]>
+        port: Int, scheme: String, directory: String, root: String, group: ServiceGroup, task: Task<Void, Error>, lines: NIOLockedValueBox<[RequestLogLine]>
     ) {
+        self.scheme = scheme
         self.group = group
         self.port = port
         self.directory = directory

@@ -54,3 +54,41 @@ public enum TestFiles {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
     }
 }
+
+/// A throwaway certificate authority and a server certificate for 127.0.0.1 it signed, made
+/// with the openssl command in `directory`, for HTTPS tests.
+public struct TestCertificates: Sendable {
+    public let caCertificate: String
+    public let serverCertificate: String
+    public let serverKey: String
+
+    public static func make(in directory: String) throws -> TestCertificates {
+        let ca = directory + "/ca.pem", caKey = directory + "/ca.key"
+        let cert = directory + "/cert.pem", key = directory + "/key.pem", csr = directory + "/server.csr"
+        let ext = directory + "/san.ext"
+        try "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n".write(toFile: ext, atomically: true, encoding: .utf8)
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try run(["req", "-x509"] + ec + ["-keyout", caKey, "-out", ca, "-days", "2", "-subj", "/CN=uploadmon test CA"])
+        try run(["req"] + ec + ["-keyout", key, "-out", csr, "-subj", "/CN=127.0.0.1"])
+        try run(["x509", "-req", "-in", csr, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-out", cert, "-days", "2", "-extfile", ext])
+        return TestCertificates(caCertificate: ca, serverCertificate: cert, serverKey: key)
+    }
+
+    static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CertificateError(message: "openssl \(arguments.prefix(2).joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+    }
+
+    public struct CertificateError: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+}

@@ -154,3 +154,48 @@ struct CLIRun {
         #expect(help.stdout.contains("Exit status"))
     }
 }
+
+/// HTTPS: `serve --tls-cert/--tls-key`, and `send` with the system store, `--cacert` and `--insecure`.
+@Suite(.serialized) struct TLSTests {
+    @Test func anUnknownAuthorityIsRefusedUnlessTrustedOrTheCheckIsSkipped() async throws {
+        let certificates = try TestCertificates.make(in: TestFiles.makeTemporaryDirectory("tls"))
+        let receiver = try await ReceiverHarness.start(tls: .init(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey))
+        #expect(receiver.url.hasPrefix("https://127.0.0.1:"))
+        let file = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 200_000)
+
+        // The system store does not know this authority: a TLS failure, told as one, exit 2.
+        let refused = try await CLIRun.run(["send", file, "--to", receiver.url])
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stdout.contains("FAILED TLS handshake failed"), "\(refused.stdout)")
+        #expect(refused.stdout.contains("CERTIFICATE_VERIFY_FAILED"), "\(refused.stdout)")
+        #expect(receiver.storedNames().isEmpty)
+
+        let trusted = try await CLIRun.run(["send", file, "--to", receiver.url, "--cacert", certificates.caCertificate])
+        #expect(trusted.status == 0, "\(trusted.stdout)\(trusted.stderr)")
+        #expect(TestFiles.sameContents(file, receiver.directory + "/a.jpg"))
+
+        let insecure = try await CLIRun.run(["send", file, "--to", receiver.url, "--insecure"])
+        #expect(insecure.status == 0, "\(insecure.stdout)\(insecure.stderr)")
+        #expect(receiver.storedNames() == ["a-1.jpg", "a.jpg"])
+
+        // A CA file that is not one is a usage error before anything is sent.
+        let bogus = try await CLIRun.run(["send", file, "--to", receiver.url, "--cacert", file])
+        #expect(bogus.status == 64, "\(bogus.stdout)\(bogus.stderr)")
+        #expect(bogus.stderr.contains("cannot read \(file): it holds no PEM certificate"), "\(bogus.stderr)")
+        #expect(receiver.storedNames() == ["a-1.jpg", "a.jpg"])
+        await receiver.cleanUp()
+    }
+
+    @Test func serveRefusesTLSFilesThatAreNotPEMNamingTheFile() async throws {
+        let root = TestFiles.makeTemporaryDirectory("tlsbad")
+        let junk = root + "/junk.pem"
+        try "not a certificate".write(toFile: junk, atomically: true, encoding: .utf8)
+        let run = try await CLIRun.run(["serve", "--port", "0", "--dir", root + "/up", "--tls-cert", junk, "--tls-key", junk])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("\(junk): not a readable PEM certificate"), "\(run.stderr)")
+        let half = try await CLIRun.run(["serve", "--port", "0", "--tls-cert", junk])
+        #expect(half.status == 64)
+        #expect(half.stderr.contains("HTTPS needs both --tls-cert and --tls-key"))
+        try? FileManager.default.removeItem(atPath: root)
+    }
+}

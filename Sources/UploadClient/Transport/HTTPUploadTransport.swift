@@ -83,7 +83,13 @@ public final class HTTPUploadTransport: UploadTransport {
             guard FileManager.default.isReadableFile(atPath: path) else {
                 throw UploadInputError.cannotRead(path: path, reason: "the CA certificate file is missing or unreadable")
             }
-            tlsConfiguration.trustRoots = .file(path)
+            // Read now, so a file that holds no certificate is refused up front with its name
+            // rather than surfacing later as a baffling handshake failure.
+            let roots = (try? NIOSSLCertificate.fromPEMFile(path)) ?? []
+            guard !roots.isEmpty else {
+                throw UploadInputError.cannotRead(path: path, reason: "it holds no PEM certificate (the CA file must be PEM: -----BEGIN CERTIFICATE-----)")
+            }
+            tlsConfiguration.trustRoots = .certificates(roots)
         }
         if tls.insecure {
             tlsConfiguration.certificateVerification = .none

@@ -114,7 +114,14 @@ struct SendCommand: AsyncParsableCommand {
             try BackgroundSend.run(requests.map(\.0), options: upload, json: json)
             return
         }
-        let tracker = try await SendRunner.run(requests, options: upload, json: json)
+        let tracker: TransferTracker
+        do {
+            tracker = try await SendRunner.run(requests, options: upload, json: json)
+        } catch let error as UploadInputError {
+            // A setting that cannot work (an unreadable --cacert): nothing was sent.
+            FileHandle.standardError.write(Data("uploadmon: \(error.description); nothing was sent\n".utf8))
+            throw SendExit.usage
+        }
         throw Self.exitCode(for: tracker)
     }
 

@@ -18,6 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
         Examples:
           uploadmon serve
           uploadmon serve --port 8080 --dir /srv/photos --max-size 200MB --images-only
+          uploadmon serve --tls-cert cert.pem --tls-key key.pem    (then: uploadmon send … --cacert ca.pem)
           curl -F photo=@cat.jpg http://127.0.0.1:3000/photo
         """
     )
@@ -29,17 +30,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The form field that carries the file.") var field = "photo"
     @Option(help: "Largest request accepted (e.g. 1GiB, 200MB, 5000000).") var maxSize = "1GiB"
     @Flag(help: "Refuse file parts whose content is not an image (415).") var imagesOnly = false
+    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file")) var tlsCert: String?
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file")) var tlsKey: String?
 
     func validate() throws {
         guard ByteSize.parse(maxSize) != nil else { throw ValidationError("--max-size '\(maxSize)' is not a size like 1GiB, 200MB or 5000000") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard !field.isEmpty else { throw ValidationError("--field cannot be empty") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("HTTPS needs both --tls-cert and --tls-key") }
     }
 
     func run() async throws {
         let configuration = ReceiverConfiguration(
             host: host, port: port, directory: dir, path: path, field: field,
-            maxSize: ByteSize.parse(maxSize)!, imagesOnly: imagesOnly
+            maxSize: ByteSize.parse(maxSize)!, imagesOnly: imagesOnly,
+            tls: tlsCert.flatMap { cert in tlsKey.map { ReceiverConfiguration.TLSFiles(certificateChain: cert, privateKey: $0) } }
         )
         let leftovers = try ReceiverServer.removeLeftovers(in: configuration.directory)
         if !leftovers.isEmpty {
@@ -48,7 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
         let app = try ReceiverServer.makeApplication(configuration, log: { line in
             Console().write("\(Timestamp.now()) \(line)\n")
         }, onRunning: { port in
-            Console().write("uploadmon serve: listening on http://\(configuration.host):\(port)\(configuration.path) (field '\(configuration.field)'), storing in \(configuration.directory)\n")
+            Console().write("uploadmon serve: listening on \(configuration.scheme)://\(configuration.host):\(port)\(configuration.path) (field '\(configuration.field)'), storing in \(configuration.directory)\n")
         })
         try await app.runService()
     }
