@@ -65,7 +65,7 @@ extension MonitorView {
         for job in state.jobs.jobs {
             lines.append(("#\(job.id) \(job.title)", CellStyle(bold: true)))
             let remaining = job.nextRunIn - elapsed
-            var detail = "  every \(job.every) · next " + (remaining <= 0 ? "now" : "in \(DurationText.format(remaining >= 3600 ? (remaining / 60).rounded() * 60 : max(1, remaining)))")
+            var detail = "  every \(job.every) · next " + (remaining <= 0 ? "now" : "in \(DurationText.countdown(remaining))")
             if let result = job.lastResult { detail += " · last: " + result }
             lines.append((detail, job.lastFailed ? theme.failed : theme.muted))
         }

@@ -33,4 +33,10 @@ public enum DurationText {
         }
         return text
     }
+
+    /// A wait until something happens, as `format` writes it: at least a second, and past an
+    /// hour rounded to the minute (seconds are noise there).
+    public static func countdown(_ seconds: Double) -> String {
+        format(seconds >= 3600 ? (seconds / 60).rounded() * 60 : max(1, seconds))
+    }
 }

@@ -273,9 +273,7 @@ enum JobsTable {
     static func next(_ job: JobSnapshot, now: Date, agentRuns: Bool) -> String {
         let wait = job.earliestBeginAt.timeIntervalSince(now)
         if wait <= 0 { return agentRuns ? "now" : "when the agent starts" }
-        // Past an hour, seconds are noise.
-        let shown = wait >= 3600 ? (wait / 60).rounded() * 60 : max(1, wait)
-        return "\(timestamp(job.earliestBeginAt)) (in \(DurationText.format(shown)))" + (agentRuns ? "" : ", if the agent runs")
+        return "\(timestamp(job.earliestBeginAt)) (in \(DurationText.countdown(wait)))" + (agentRuns ? "" : ", if the agent runs")
     }
 
     static func timestamp(_ date: Date) -> String {
