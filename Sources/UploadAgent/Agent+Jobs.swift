@@ -144,10 +144,7 @@ extension Agent {
         let spec = WatchSpec(directory: directory, template: template.request, settings: template.settings)
         do {
             let now = Date()
-            let (_, created) = try journal.registerJob(.watch(spec), every: every, firstRunAt: now, at: now)
-            guard let job = try journal.jobSnapshots().first(where: { $0.title == directory && $0.kind == .watch }) else {
-                return .error(message: "the watch vanished from the journal")
-            }
+            let (job, created) = try journal.registerJob(.watch(spec), every: every, firstRunAt: now, at: now)
             if newOnly {
                 let known = try journal.watchFiles(job.id)
                 var changes = WatchScanChanges()
@@ -161,6 +158,7 @@ extension Agent {
             log("\(created ? "watching" : "updated the watch of") \(directory) every \(DurationText.format(every)) → \(template.url)")
             wakeScheduler()
             broadcastJobs()
+            // Read again: passing over the existing files changed the job's counts.
             return .job(try journal.jobSnapshots().first { $0.id == job.id } ?? job, created: created)
         } catch {
             return .error(message: "cannot write the journal: \(error)")

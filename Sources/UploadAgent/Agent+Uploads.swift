@@ -1,0 +1,95 @@
+import Foundation
+import UploadClient
+import UploadCore
+import UploadJournal
+
+/// Taking files from clients: each is checked as the queue will send it, the accepted ones are
+/// added to the journal in one transaction and only then queued.
+extension Agent {
+    /// Checks one file as the queue will send it (absolute path, readable, an image unless any
+    /// file is allowed, a usable transport) and returns the upload, or why it is refused.
+    func admit(_ item: EnqueueItem) -> Result<NewUpload, AdmissionRefusal> {
+        guard item.path.hasPrefix("/") else {
+            return .failure(AdmissionRefusal("the agent needs an absolute path (it does not share your working directory)"))
+        }
+        let request = item.request
+        let fingerprint: FileFingerprint
+        do throws(UploadInputError) {
+            guard let inspected = try UploadPreflight.inspect(request) else {
+                return .failure(AdmissionRefusal("the agent uploads files, not standard input"))
+            }
+            fingerprint = inspected
+        } catch {
+            if case .cannotRead = error { return .failure(AdmissionRefusal("\(error)", mayPass: true)) }
+            return .failure(AdmissionRefusal("\(error)"))
+        }
+        do {
+            _ = try transport(for: item.settings)
+        } catch {
+            return .failure(AdmissionRefusal("\(error)", mayPass: true))
+        }
+        return .success(NewUpload(request: request, fingerprint: fingerprint, settings: item.settings, origin: item.origin))
+    }
+
+    /// Starts uploads the journal just added.
+    func launch(_ added: [UploadSnapshot], _ uploads: [NewUpload]) async {
+        for (snapshot, new) in zip(added, uploads) {
+            var request = new.request
+            request.expectedFile = new.fingerprint
+            await startUpload(PendingUpload(id: snapshot.id, request: request, settings: new.settings, attempts: 0, totalBytes: new.fingerprint.size))
+        }
+    }
+
+    func enqueue(_ items: [EnqueueItem]) async -> [EnqueueResult] {
+        var accepted: [(NewUpload, Int)] = []
+        var results: [EnqueueResult?] = Array(repeating: nil, count: items.count)
+        for (index, item) in items.enumerated() {
+            switch admit(item) {
+            case .success(let upload): accepted.append((upload, index))
+            case .failure(let refusal): results[index] = .refused(path: item.path, reason: refusal.reason)
+            }
+        }
+        let added: [UploadSnapshot]
+        do {
+            added = try journal.add(accepted.map(\.0))
+        } catch {
+            for (_, index) in accepted {
+                results[index] = .refused(path: items[index].path, reason: "cannot write the journal: \(error)")
+            }
+            added = []
+        }
+        for (snapshot, (_, index)) in zip(added, accepted) {
+            results[index] = .queued(snapshot)
+        }
+        await launch(added, accepted.map(\.0))
+        return results.map { $0 ?? .refused(path: "", reason: "not handled") }
+    }
+
+    func retry(_ id: UploadID) async -> AgentReply {
+        let pending: PendingUpload?
+        do {
+            pending = try journal.pendingForRetry(id)
+        } catch {
+            return .error(message: "cannot read the journal: \(error)")
+        }
+        guard let pending else { return .error(message: "\(id) has not failed, so there is nothing to retry") }
+        if await !queue.retry(id) {
+            // Not in this agent's memory (it failed before a restart): queue it anew, same id.
+            await queue.forgetFinished([id])
+            await startUpload(pending)
+        }
+        return .ok
+    }
+}
+
+/// Why the agent does not take a file.
+struct AdmissionRefusal: Error {
+    let reason: String
+    /// Whether the refusal may not hold for long (unreadable for now, a CA file missing), as
+    /// opposed to what the file is (not an image).
+    let mayPass: Bool
+    init(_ reason: String, mayPass: Bool = false) {
+        self.reason = reason
+        self.mayPass = mayPass
+    }
+}
