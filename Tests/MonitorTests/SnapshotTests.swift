@@ -88,7 +88,7 @@ import UploadCore
         // Without the agent there are no jobs to show, and the overlay says why.
         var local = Fixtures.busyState(width: 80, height: 24)
         Fixtures.press(&local, .character("J"))
-        #expect(MonitorView.render(local, theme: Theme(colors: true, glyphs: .unicode)).text.contains("Started with --no-agent: jobs run in the agent, not here."))
+        #expect(MonitorView.render(local, theme: Theme(colors: true, glyphs: .unicode)).text.contains("Uploads run in this monitor (demo, --no-agent): no agent, no jobs."))
     }
 
     @Test func everySizeDrawsWithoutCrashing() {

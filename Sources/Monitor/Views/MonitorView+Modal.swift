@@ -57,7 +57,7 @@ extension MonitorView {
     static func drawJobs(_ canvas: inout Canvas, _ state: MonitorState, _ theme: Theme) {
         var lines: [(String, CellStyle)] = []
         if !state.uploadsOutliveMonitor {
-            lines.append(("Started with --no-agent: jobs run in the agent, not here.", theme.muted))
+            lines.append(("Uploads run in this monitor (demo, --no-agent): no agent, no jobs.", theme.muted))
         } else if state.jobs.jobs.isEmpty {
             lines.append(("No scheduled jobs yet.", .plain))
         }
