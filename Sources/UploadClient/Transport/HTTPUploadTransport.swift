@@ -234,7 +234,11 @@ public final class HTTPUploadTransport: UploadTransport {
         } catch {
             return AttemptResult(outcome: .failed(UploadFailure(.other, "cannot build a request for \(url): \(error)")), response: nil, bytesSent: 0)
         }
-        let task = client.execute(request: request, delegate: delegate, eventLoop: .delegateAndChannel(on: eventLoop))
+        // `.delegate(on:)`, not `.delegateAndChannel(on:)`: AsyncHTTPClient closes a connection
+        // pinned to an event loop as soon as no request for that loop waits, so pinning the
+        // channel would cost every upload a fresh TCP (and TLS) handshake. The body streamer and
+        // the delegate stay on `eventLoop`; the pool lends any idle keep-alive connection.
+        let task = client.execute(request: request, delegate: delegate, eventLoop: .delegate(on: eventLoop))
         let stalled = NIOLockedValueBox(false)
         let limit = timeouts.stall
         let checkEvery = TimeAmount.nanoseconds(max(limit.nanoseconds / 4, 50_000_000))

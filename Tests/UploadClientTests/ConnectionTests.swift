@@ -1,0 +1,100 @@
+import Foundation
+import Glibc
+import Testing
+import UploadClient
+import UploadCore
+import UploadTesting
+
+/// How uploads use connections: reuse across uploads to one host, and the failures that happen
+/// before any byte of a request is sent (name resolution, TLS handshake).
+@Suite(.serialized) struct ConnectionTests {
+    let folder = TestFiles.makeTemporaryDirectory("connections")
+
+    /// A raw HTTP/1.1 server that keeps each connection open and answers every request on it;
+    /// it counts the connections it accepted and the requests it answered.
+    final class KeepAliveServer: @unchecked Sendable {
+        private let lock = NSLock()
+        private var connections = 0
+        private var requests = 0
+        private(set) var server: RawServer!
+
+        init() throws {
+            server = try RawServer { [self] connection in
+                lock.withLock { connections += 1 }
+                while true {
+                    let request = readRequest(connection)
+                    guard request.head.hasPrefix("POST"), request.body.count == request.contentLength else { break }
+                    lock.withLock { requests += 1 }
+                    connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+                }
+                connection.close()
+            }
+        }
+
+        var counts: (connections: Int, requests: Int) { lock.withLock { (connections, requests) } }
+    }
+
+    @Test func uploadsToOneHostShareOneConnection() async throws {
+        let server = try KeepAliveServer()
+        defer { server.server.stop() }
+        let requests = try (1...4).map { n in
+            try UploadRequest.forPath(try TestFiles.writeImage(at: folder + "/keep-\(n).jpg", size: 200_000), url: server.server.url)
+        }
+        let run = try await UploadRun.run(requests, concurrency: 1)
+        for id in 1...4 { #expect(run.outcome(id) == .answered(status: 200)) }
+        #expect(server.counts.requests == 4)
+        #expect(server.counts.connections == 1)
+    }
+
+    @Test func concurrentUploadsOpenOneConnectionEachAndNoMore() async throws {
+        let server = try KeepAliveServer()
+        defer { server.server.stop() }
+        let requests = try (1...6).map { n in
+            try UploadRequest.forPath(try TestFiles.writeImage(at: folder + "/pair-\(n).jpg", size: 2_000_000), url: server.server.url)
+        }
+        let run = try await UploadRun.run(requests, concurrency: 2)
+        for id in 1...6 { #expect(run.outcome(id) == .answered(status: 200)) }
+        #expect(server.counts.requests == 6)
+        #expect(server.counts.connections <= 2)
+    }
+
+    @Test func unknownHostCannotConnectAndSaysWhichName() async throws {
+        let path = try TestFiles.writeImage(at: folder + "/dns.jpg", size: 1000)
+        let start = ContinuousClock.now
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: "http://no-such-host.invalid/photo")],
+                                          timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(5)))
+        let failure = try #require(run.failure())
+        #expect(failure.kind == .cannotConnect || failure.kind == .connectTimeout)
+        #expect(failure.message.contains("no-such-host.invalid"), "\(failure.message)")
+        #expect(run.progressTotals().isEmpty)
+        #expect(ContinuousClock.now - start < .seconds(8))
+    }
+
+    @Test func plainHTTPServerBehindAnHTTPSURLIsATLSFailure() async throws {
+        let server = try RawServer { connection in
+            _ = connection.readAll(idle: 0.3)
+            connection.write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/tls.jpg", size: 1000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: "https://127.0.0.1:\(server.port)/photo")])
+        let failure = try #require(run.failure())
+        #expect(failure.kind == .cannotConnect)
+        #expect(failure.message.hasPrefix("TLS handshake failed"), "\(failure.message)")
+        #expect(run.progressTotals().isEmpty)
+    }
+
+    @Test func serverClosingDuringTheHandshakeIsATLSFailure() async throws {
+        let server = try RawServer { connection in
+            connection.read(atLeast: 1)
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/tls-closed.jpg", size: 1000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: "https://127.0.0.1:\(server.port)/photo")])
+        let failure = try #require(run.failure())
+        #expect(failure.kind == .cannotConnect, "\(failure)")
+        #expect(failure.message.hasPrefix("TLS handshake failed"), "\(failure.message)")
+    }
+}
