@@ -29,9 +29,10 @@ public enum ReceiverServer {
         let endpoint = UploadEndpoint(configuration: configuration, store: store, log: log)
         var quiet = logger
         quiet.logLevel = logLevel
-        var server = HTTPServerBuilder.http1()
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ReceiveBufferSizing()])
+        var server = HTTPServerBuilder.http1(configuration: http1)
         if let tls = configuration.tls {
-            server = try .tls(.http1(), tlsConfiguration: try Self.tlsConfiguration(tls))
+            server = try .tls(.http1(configuration: http1), tlsConfiguration: try Self.tlsConfiguration(tls))
         }
         return Application(
             responder: endpoint,

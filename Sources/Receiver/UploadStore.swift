@@ -68,9 +68,11 @@ struct UploadStore: Sendable {
     }
 }
 
-/// Collects small writes from the multipart parser into large `write(2)` calls.
+/// Collects small writes from the multipart parser into large `write(2)` calls; large pieces
+/// (the usual case: most of a received chunk) go to the file directly, without a copy.
 final class BufferedFileWriter {
-    static let capacity = 1 << 20
+    static let capacity = 256 * 1024
+    static let directThreshold = 64 * 1024
     let fd: Int32
     let path: String
     private var buffer: UnsafeMutableRawBufferPointer
@@ -90,8 +92,8 @@ final class BufferedFileWriter {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        if used + bytes.count > Self.capacity { try flush() }
-        if bytes.count >= Self.capacity {
+        if used + bytes.count > Self.capacity || bytes.count >= Self.directThreshold { try flush() }
+        if bytes.count >= Self.directThreshold {
             try writeFully(bytes)
         } else {
             UnsafeMutableRawBufferPointer(rebasing: buffer[used..<used + bytes.count]).copyMemory(from: bytes)
