@@ -52,14 +52,18 @@ struct UploadEndpoint: HTTPResponder {
         let receiver = FormDataReceiver(boundary: boundary, field: configuration.field, store: store, imagesOnly: configuration.imagesOnly)
         defer { line.bytes = receiver.bytesReceived }
         do {
-            for try await buffer in request.body {
-                if receiver.bytesReceived + Int64(buffer.readableBytes) > configuration.maxSize {
-                    receiver.abort()
-                    throw ReceiveError.tooLarge(configuration.maxSize)
+            // The loop writes the file as the body arrives: blocking calls, so it runs on the
+            // file-writing threads rather than the cooperative pool.
+            return try await withTaskExecutorPreference(FileWritingExecutor.shared) {
+                for try await buffer in request.body {
+                    if receiver.bytesReceived + Int64(buffer.readableBytes) > configuration.maxSize {
+                        receiver.abort()
+                        throw ReceiveError.tooLarge(configuration.maxSize)
+                    }
+                    try receiver.consume(buffer)
                 }
-                try receiver.consume(buffer)
+                return try receiver.finish()
             }
-            return try receiver.finish()
         } catch let error as ReceiveError {
             receiver.abort()
             throw Refusal(error)
