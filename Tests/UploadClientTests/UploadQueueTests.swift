@@ -65,6 +65,26 @@ import UploadCore
         #expect(events.contains(.finished(id, .failed(UploadFailure(.cancelled, "cancelled")))))
     }
 
+    @Test func cancellingEverythingStartsNothingNewAndSaysWhy() async throws {
+        let transport = FakeTransport()
+        let queue = UploadQueue(transport: transport, concurrency: 2)
+        var ids: [UploadID] = []
+        for name in ["a", "b", "c", "d"] { ids.append(await queue.enqueue(request(name), totalBytes: 1)) }
+        while transport.startedNames.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
+        await transport.finish("a", with: .answered(status: 200))
+        while transport.startedNames.count < 3 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(await queue.cancelAll(reason: "interrupted") == 3)
+        await queue.finishWhenDrained()
+        let events = await collect(queue)
+        #expect(transport.startedNames == ["a", "b", "c"])
+        #expect(await queue.outcome(of: ids[0]) == .answered(status: 200))
+        #expect(await queue.outcome(of: ids[1]) == .failed(UploadFailure(.cancelled, "cancelled (interrupted)")))
+        #expect(await queue.outcome(of: ids[2]) == .failed(UploadFailure(.cancelled, "cancelled (interrupted)")))
+        #expect(await queue.outcome(of: ids[3]) == .failed(UploadFailure(.cancelled, "cancelled before it started (interrupted)")))
+        #expect(events.last == .allFinished(UploadSummary(succeeded: 1, failed: 3)))
+        #expect(await queue.cancelAll(reason: "again") == 0)
+    }
+
     @Test func aFailedUploadStaysAndCanBeRetriedUnderTheSameID() async throws {
         let transport = FakeTransport()
         let queue = UploadQueue(transport: transport, concurrency: 1)

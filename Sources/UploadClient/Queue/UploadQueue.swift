@@ -71,20 +71,45 @@ public actor UploadQueue {
     }
 
     /// Cancels a queued, waiting or running upload. Returns false for unknown or finished ids.
+    /// A `reason` ("interrupted") becomes part of the failure: "cancelled (interrupted)".
     @discardableResult
-    public func cancel(_ id: UploadID) -> Bool {
+    public func cancel(_ id: UploadID, reason: String? = nil) -> Bool {
         guard var entry = entries[id] else { return false }
+        entry.cancelReason = reason
         switch entry.phase {
         case .queued:
             waiting.remove(id)
-            finish(id, entry: &entry, outcome: .failed(UploadFailure(.cancelled, "cancelled before it started")))
+            finish(id, entry: &entry, outcome: .failed(Self.cancelled(entry, "cancelled before it started")))
             reportDrainIfIdle()
         case .running(let task), .waitingToRetry(let task):
+            entries[id] = entry
             task.cancel()
         case .finished:
             return false
         }
         return true
+    }
+
+    /// Cancels everything not finished yet: the queued uploads first, so that no slot freed by a
+    /// cancelled one starts another. Returns how many were cancelled.
+    @discardableResult
+    public func cancelAll(reason: String? = nil) -> Int {
+        var cancelled = 0
+        while let id = waiting.popFirst() {
+            guard var entry = entries[id] else { continue }
+            entry.cancelReason = reason
+            finish(id, entry: &entry, outcome: .failed(Self.cancelled(entry, "cancelled before it started")))
+            cancelled += 1
+        }
+        for (id, entry) in entries where entry.phase.isActive {
+            if cancel(id, reason: reason) { cancelled += 1 }
+        }
+        reportDrainIfIdle()
+        return cancelled
+    }
+
+    private static func cancelled(_ entry: UploadEntry, _ message: String) -> UploadFailure {
+        UploadFailure(.cancelled, entry.cancelReason.map { "\(message) (\($0))" } ?? message)
     }
 
     /// Queues a failed or cancelled upload again under the same id; the attempt count goes on.
@@ -171,7 +196,7 @@ public actor UploadQueue {
             continuation.yield(.response(id, response))
         }
         if case .failed(let failure) = result.outcome, failure.kind == .cancelled {
-            finish(id, entry: &entry, outcome: result.outcome)
+            finish(id, entry: &entry, outcome: .failed(Self.cancelled(entry, failure.message)))
         } else if let delay = (entry.retryPolicy ?? retryPolicy).delay(after: result.outcome, response: result.response, attempt: attempt) {
             let reason = Self.describe(result.outcome, response: result.response)
             continuation.yield(.retryScheduled(id, attempt: attempt + 1, delaySeconds: delay, reason: reason))
@@ -202,7 +227,7 @@ public actor UploadQueue {
 
     private func retryAbandoned(_ id: UploadID) {
         guard var entry = entries[id], case .waitingToRetry = entry.phase else { return }
-        finish(id, entry: &entry, outcome: .failed(UploadFailure(.cancelled, "cancelled while waiting to retry")))
+        finish(id, entry: &entry, outcome: .failed(Self.cancelled(entry, "cancelled while waiting to retry")))
         reportDrainIfIdle()
     }
 
@@ -257,6 +282,8 @@ struct UploadEntry {
     var attempts = 0
     var transport: (any UploadTransport)?
     var retryPolicy: RetryPolicy?
+    /// Why the user cancelled it, when they said.
+    var cancelReason: String?
     var phase: Phase = .queued
 }
 

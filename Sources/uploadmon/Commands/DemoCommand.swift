@@ -84,9 +84,10 @@ struct DemoCommand: AsyncParsableCommand {
             let request = try UploadRequest.forPath(file, url: url, allowAnyFile: true)
             requests.append((request, try UploadPreflight.check(request)))
         }
-        let tracker = try await SendRunner.run(requests, options: options, json: json)
-        let ok = tracker.states.values.filter { $0.outcome?.isSuccess == true }.count
+        let result = try await SendRunner.run(requests, options: options, json: json)
+        let ok = result.tracker.states.values.filter { $0.outcome?.isSuccess == true }.count
         Console().write("\nThe receiver stored \(ok) files in \(received).\n")
+        if let signal = result.interruption { throw SendExit.interrupted(by: signal) }
     }
 }
 

@@ -10,6 +10,8 @@ enum SendExit {
     static let transportError = ExitCode(2)
     /// The command line was wrong or a file was refused before anything was sent.
     static let usage = ExitCode(64)
+    /// Ctrl-C (130) or SIGTERM (143) cancelled the uploads that had not finished.
+    static func interrupted(by signal: Int32) -> ExitCode { ExitCode(128 + signal) }
 }
 
 enum UploadmonVersionText {

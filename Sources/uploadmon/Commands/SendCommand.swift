@@ -14,8 +14,12 @@ struct SendCommand: AsyncParsableCommand {
         Output: on a terminal, one line per file redrawn in place; otherwise one line per event;
         with --json, one JSON object per event. NO_COLOR turns colour off.
 
+        Ctrl-C cancels the uploads still running or queued (the lines say so) and exits 130; a
+        second Ctrl-C stops at once. SIGTERM does the same as the first Ctrl-C and exits 143.
+
         Exit status: 0 every upload got a 2xx answer; 1 an answer was not 2xx; 2 an upload got no
-        answer (connection, timeout, file error); 64 bad command line or refused file.
+        answer (connection, timeout, file error); 64 bad command line or refused file; 130/143
+        interrupted.
 
         Examples:
           uploadmon send cat.jpg --to http://127.0.0.1:3000/photo
@@ -114,15 +118,16 @@ struct SendCommand: AsyncParsableCommand {
             try BackgroundSend.run(requests.map(\.0), options: upload, json: json)
             return
         }
-        let tracker: TransferTracker
+        let result: SendResult
         do {
-            tracker = try await SendRunner.run(requests, options: upload, json: json)
+            result = try await SendRunner.run(requests, options: upload, json: json)
         } catch let error as UploadInputError {
             // A setting that cannot work (an unreadable --cacert): nothing was sent.
             FileHandle.standardError.write(Data("uploadmon: \(error.description); nothing was sent\n".utf8))
             throw SendExit.usage
         }
-        throw Self.exitCode(for: tracker)
+        if let signal = result.interruption { throw SendExit.interrupted(by: signal) }
+        throw Self.exitCode(for: result.tracker)
     }
 
     /// The agent runs elsewhere: it gets absolute paths.

@@ -2,10 +2,18 @@ import Foundation
 import UploadClient
 import UploadCore
 
+/// What a headless run did.
+struct SendResult {
+    var tracker: TransferTracker
+    /// Set when Ctrl-C or SIGTERM cancelled the uploads.
+    var interruption: Int32?
+}
+
 /// Queues checked requests, shows their events with the reporter the output calls for, and
-/// returns what happened once the queue drains. Shared by `send` and `demo`.
+/// returns what happened once the queue drains; Ctrl-C cancels what has not finished (see
+/// `Interruption`). Shared by `send` and `demo`.
 enum SendRunner {
-    static func run(_ requests: [(UploadRequest, Int64?)], options: UploadOptions, json: Bool) async throws -> TransferTracker {
+    static func run(_ requests: [(UploadRequest, Int64?)], options: UploadOptions, json: Bool) async throws -> SendResult {
         let transport = try options.makeTransport()
         let queue = UploadQueue(transport: transport, concurrency: options.concurrency, retryPolicy: options.retryPolicy)
         let style = OutputStyle.detect()
@@ -14,6 +22,10 @@ enum SendRunner {
             await queue.enqueue(request, totalBytes: size)
         }
         await queue.finishWhenDrained()
+        let interruption = Interruption { _ in
+            Task { await queue.cancelAll(reason: "interrupted") }
+        }
+        defer { interruption.stop() }
 
         var tracker = TransferTracker()
         let clock = ContinuousClock()
@@ -25,6 +37,10 @@ enum SendRunner {
         }
         reporter.finish(tracker: tracker)
         try await transport.shutdown()
-        return tracker
+        if let number = interruption.signalNumber {
+            let cancelled = tracker.states.values.filter { if case .failed(let f) = $0.outcome, f.kind == .cancelled { true } else { false } }.count
+            FileHandle.standardError.write(Data("uploadmon: \(number == SIGINT ? "interrupted" : "terminated"); \(cancelled) upload(s) cancelled\n".utf8))
+        }
+        return SendResult(tracker: tracker, interruption: interruption.signalNumber)
     }
 }
