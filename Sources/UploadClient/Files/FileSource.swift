@@ -24,22 +24,46 @@ final class FileSource: Sendable {
         self.openedAs = openedAs
     }
 
+    /// Why a file cannot be sent.
+    enum OpenError: Error {
+        /// `open` or `fstat` failed with this errno.
+        case system(call: String, code: Int32)
+        /// A directory, FIFO, device or socket.
+        case notARegularFile
+
+        func failure(path: String) -> UploadFailure {
+            switch self {
+            case .system(let call, let code):
+                UploadFailure(.fileError, "cannot \(call) \(path): \(String(cString: strerror(code)))", code: code)
+            case .notARegularFile:
+                UploadFailure(.fileError, "\(path) is not a regular file")
+            }
+        }
+    }
+
     /// Opens a regular file for reading; fails with a reason a person can act on.
     static func open(path: String) throws(UploadFailure) -> FileSource {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            throw UploadFailure(.fileError, "cannot open \(path): \(String(cString: strerror(code)))", code: code)
+        do {
+            return try openRegular(path: path)
+        } catch {
+            throw error.failure(path: path)
         }
+    }
+
+    /// Opens a regular file for reading. O_NONBLOCK: opening a FIFO must not wait for a writer
+    /// only to be refused (it has no effect on regular files).
+    static func openRegular(path: String) throws(OpenError) -> FileSource {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw .system(call: "open", code: errno) }
         var st = stat()
         guard fstat(fd, &st) == 0 else {
             let code = errno
             close(fd)
-            throw UploadFailure(.fileError, "cannot stat \(path): \(String(cString: strerror(code)))", code: code)
+            throw .system(call: "stat", code: code)
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw UploadFailure(.fileError, "\(path) is not a regular file")
+            throw .notARegularFile
         }
         return FileSource(fd: fd, path: path, isPipe: false, openedAs: FileFingerprint(st))
     }

@@ -16,12 +16,18 @@ public enum UploadPreflight {
         _ = try EndpointURL.validate(request.url)
         guard case .file(let path) = request.source else { return nil }
         let source: FileSource
+        do throws(FileSource.OpenError) {
+            source = try FileSource.openRegular(path: path)
+        } catch {
+            switch error {
+            case .notARegularFile: throw .notARegularFile(path: path)
+            case .system(_, let code): throw .cannotRead(path: path, reason: String(cString: strerror(code)))
+            }
+        }
         let prefix: [UInt8]
         do {
-            source = try FileSource.open(path: path)
             prefix = try source.prefix()
         } catch {
-            if error.message.hasSuffix("is not a regular file") { throw .notARegularFile(path: path) }
             throw .cannotRead(path: path, reason: error.code.map { String(cString: strerror($0)) } ?? error.message)
         }
         _ = try acceptedMediaType(prefix: prefix, path: path, request: request)
