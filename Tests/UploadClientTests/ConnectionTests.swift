@@ -6,7 +6,7 @@ import UploadCore
 import UploadTesting
 
 /// How uploads use connections: reuse across uploads to one host, and the failures that happen
-/// before any byte of a request is sent (name resolution, TLS handshake).
+/// before any byte of a request is sent (name resolution, the TCP and TLS handshakes).
 @Suite(.serialized) struct ConnectionTests {
     let folder = TestFiles.makeTemporaryDirectory("connections")
 
@@ -56,6 +56,42 @@ import UploadTesting
         for id in 1...6 { #expect(run.outcome(id) == .answered(status: 200)) }
         #expect(server.counts.requests == 6)
         #expect(server.counts.connections <= 2)
+    }
+
+    /// A listener whose accept queue is full drops new SYNs, so a connect neither succeeds nor
+    /// is refused: the connect clock must end it.
+    @Test func aServerThatNeverCompletesTheHandshakeTimesOutOnTheConnectClock() async throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                guard bind(listener, raw, length) == 0, listen(listener, 0) == 0, getsockname(listener, raw, &length) == 0 else {
+                    throw POSIXError(.EADDRINUSE)
+                }
+            }
+        }
+        // Fill the accept queue (never accepted) with connections that complete.
+        var fillers: [Int32] = []
+        defer { fillers.forEach { close($0) } }
+        for _ in 0..<2 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) } }
+            fillers.append(fd)
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let path = try TestFiles.writeImage(at: folder + "/syn.jpg", size: 1000)
+        let start = ContinuousClock.now
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: "http://127.0.0.1:\(port)/photo")],
+                                          timeouts: UploadTimeouts(connect: .seconds(1), stall: .seconds(5), answer: .seconds(5)))
+        let failure = try #require(run.failure())
+        #expect(failure.kind == .connectTimeout, "\(failure)")
+        #expect(failure.message == "could not connect within 1.0 s", "\(failure.message)")
+        #expect(ContinuousClock.now - start < .seconds(4))
     }
 
     @Test func unknownHostCannotConnectAndSaysWhichName() async throws {
