@@ -136,6 +136,25 @@ final class Captures: @unchecked Sendable {
         #expect(ContinuousClock.now - start < .seconds(5))
     }
 
+    @Test func cancellingWhileWaitingForTheAnswerSaysTheServerMayHaveTheFile() async throws {
+        let server = try RawServer { connection in
+            _ = readRequest(connection)
+            Thread.sleep(forTimeInterval: 3)
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/waiting.jpg", size: 50_000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)]) { event, queue in
+            if case .progress(let id, _, let total, let expected) = event, total == expected {
+                Task {
+                    try await Task.sleep(for: .milliseconds(300))
+                    await queue.cancel(id)
+                }
+            }
+        }
+        #expect(run.failure() == UploadFailure(.cancelled, "cancelled while waiting for the answer (the server may have stored the file)"))
+    }
+
     @Test func fileShrinkingDuringUploadFailsWithoutLyingAboutLength() async throws {
         let captures = Captures()
         let server = try RawServer { connection in

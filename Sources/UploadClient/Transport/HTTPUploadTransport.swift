@@ -258,9 +258,13 @@ public final class HTTPUploadTransport: UploadTransport {
             }
             return AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: delegate.bytesSent)
         } catch {
-            let failure = stalled.withLockedValue { $0 }
+            var failure = stalled.withLockedValue { $0 }
                 ? UploadFailure(.stalled, "the upload stalled: nothing could be sent for \(FailureClassifier.seconds(timeouts.stall))")
                 : FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
+            if failure.kind == .cancelled && delegate.bodySent {
+                // The server had the whole file and may have stored it; the answer never came.
+                failure = UploadFailure(.cancelled, "cancelled while waiting for the answer (the server may have stored the file)")
+            }
             return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: delegate.bytesSent)
         }
     }
