@@ -8,22 +8,22 @@ import NIOCore
 ///
 /// Used as a task executor preference around a request body's loop: the loop and the
 /// `write(2)` calls it makes run here; jobs run one at a time per thread, first come first served.
+/// The threads live as long as the process (they hold the executor): make one and keep it.
 public final class FileWritingExecutor: TaskExecutor, @unchecked Sendable {
     public static let shared = FileWritingExecutor(threads: max(4, ProcessInfo.processInfo.activeProcessorCount))
 
-    public static let threadNamePrefix = "uploadmon-file-io"
-
+    /// Guards `jobs`; workers wait on it.
     private let condition = NSCondition()
     private var jobs = CircularBuffer<UnownedJob>(initialCapacity: 64)
 
     public init(threads: Int) {
         precondition(threads > 0, "an executor needs at least one thread")
         for index in 0..<threads {
-            let thread = Thread { [unowned self] in
+            let thread = Thread { [self] in
                 Thread.current.threadDictionary[Self.marker] = ObjectIdentifier(self).hashValue
-                self.work()
+                work()
             }
-            thread.name = "\(Self.threadNamePrefix)-\(index)"
+            thread.name = "uploadmon-file-io-\(index)"
             thread.start()
         }
     }
