@@ -34,28 +34,18 @@ import UploadTesting
         var counts: (connections: Int, requests: Int) { lock.withLock { (connections, requests) } }
     }
 
-    @Test func uploadsToOneHostShareOneConnection() async throws {
+    /// One upload at a time reuses one connection; two at a time need two and no more.
+    @Test(arguments: [(uploads: 4, size: 200_000, concurrency: 1), (uploads: 6, size: 2_000_000, concurrency: 2)])
+    func uploadsToOneHostReuseKeepAliveConnections(uploads: Int, size: Int64, concurrency: Int) async throws {
         let server = try KeepAliveServer()
         defer { server.server.stop() }
-        let requests = try (1...4).map { n in
-            try UploadRequest.forPath(try TestFiles.writeImage(at: folder + "/keep-\(n).jpg", size: 200_000), url: server.server.url)
+        let requests = try (1...uploads).map { n in
+            try UploadRequest.forPath(try TestFiles.writeImage(at: folder + "/keep-\(concurrency)-\(n).jpg", size: size), url: server.server.url)
         }
-        let run = try await UploadRun.run(requests, concurrency: 1)
-        for id in 1...4 { #expect(run.outcome(id) == .answered(status: 200)) }
-        #expect(server.counts.requests == 4)
-        #expect(server.counts.connections == 1)
-    }
-
-    @Test func concurrentUploadsOpenOneConnectionEachAndNoMore() async throws {
-        let server = try KeepAliveServer()
-        defer { server.server.stop() }
-        let requests = try (1...6).map { n in
-            try UploadRequest.forPath(try TestFiles.writeImage(at: folder + "/pair-\(n).jpg", size: 2_000_000), url: server.server.url)
-        }
-        let run = try await UploadRun.run(requests, concurrency: 2)
-        for id in 1...6 { #expect(run.outcome(id) == .answered(status: 200)) }
-        #expect(server.counts.requests == 6)
-        #expect(server.counts.connections <= 2)
+        let run = try await UploadRun.run(requests, concurrency: concurrency)
+        for id in 1...uploads { #expect(run.outcome(id) == .answered(status: 200)) }
+        #expect(server.counts.requests == uploads)
+        #expect(server.counts.connections <= concurrency)
     }
 
     /// A listener whose accept queue is full drops new SYNs, so a connect neither succeeds nor

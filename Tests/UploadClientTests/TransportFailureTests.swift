@@ -41,6 +41,15 @@ func answeringServer(
     }
 }
 
+/// A raw server that reads each request whole and never answers; it closes after `seconds`.
+func silentServer(closingAfter seconds: Double) throws -> RawServer {
+    try RawServer { connection in
+        _ = readRequest(connection)
+        Thread.sleep(forTimeInterval: seconds)
+        connection.close()
+    }
+}
+
 final class Captures: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [CapturedRequest] = []
@@ -121,11 +130,7 @@ final class Captures: @unchecked Sendable {
     }
 
     @Test func silentServerTimesOutOnTheAnswerClock() async throws {
-        let server = try RawServer { connection in
-            _ = readRequest(connection)
-            Thread.sleep(forTimeInterval: 6)
-            connection.close()
-        }
+        let server = try silentServer(closingAfter: 6)
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/n.jpg", size: 10_000)
         let start = ContinuousClock.now
@@ -137,11 +142,7 @@ final class Captures: @unchecked Sendable {
     }
 
     @Test func cancellingWhileWaitingForTheAnswerSaysTheServerMayHaveTheFile() async throws {
-        let server = try RawServer { connection in
-            _ = readRequest(connection)
-            Thread.sleep(forTimeInterval: 3)
-            connection.close()
-        }
+        let server = try silentServer(closingAfter: 3)
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/waiting.jpg", size: 50_000)
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)]) { event, queue in
