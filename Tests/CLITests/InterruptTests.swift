@@ -7,14 +7,16 @@ import UploadTesting
 @Suite(.serialized) struct InterruptTests {
     /// Starts `uploadmon` with the arguments, waits until its output contains `marker`, sends
     /// `signal` and returns what it printed and how it exited.
-    func interrupt(_ arguments: [String], after marker: String, with signal: Int32) throws -> (run: CLIRun, interruptedAfter: Duration) {
+    func interrupt(
+        _ arguments: [String], after marker: String, with signal: Int32, input: Pipe? = nil
+    ) throws -> (run: CLIRun, interruptedAfter: Duration) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLIRun.binary)
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         try process.run()
         var seen = Data()
         let deadline = ContinuousClock.now + .seconds(30)
@@ -54,6 +56,20 @@ import UploadTesting
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(left.isEmpty, "\(left)")
+        await receiver.cleanUp()
+    }
+
+    /// `send -` fed by a writer that has not written yet: the first read waits, Ctrl-C must not.
+    @Test func ctrlCDoesNotWaitForStandardInput() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let input = Pipe()
+        let (run, took) = try await offPool {
+            try interrupt(["send", "-", "--name", "later.jpg", "--to", receiver.url], after: "later.jpg queued", with: SIGINT, input: input)
+        }
+        try input.fileHandleForWriting.close()
+        #expect(run.status == 130, "\(run.stdout)\n\(run.stderr)")
+        #expect(took < .seconds(3))
+        #expect(run.stdout.contains("#1 later.jpg FAILED cancelled (interrupted)"), "\(run.stdout)")
         await receiver.cleanUp()
     }
 

@@ -192,10 +192,20 @@ public final class HTTPUploadTransport: UploadTransport {
             source = FileSource.standardInput()
             let size = chunkSize
             let first: ByteBuffer
+            // The first read waits for whoever writes to the pipe, maybe for long: cancelling
+            // must not wait with it (the read itself cannot be interrupted; its result is dropped).
+            let read = eventLoop.makePromise(of: ByteBuffer.self)
+            threadPool.runIfActive(eventLoop: eventLoop) {
+                try source.read(offset: 0, count: size, allocator: ByteBufferAllocator())
+            }.cascade(to: read)
             do {
-                first = try await threadPool.runIfActive(eventLoop: eventLoop) {
-                    try source.read(offset: 0, count: size, allocator: ByteBufferAllocator())
-                }.get()
+                first = try await withTaskCancellationHandler {
+                    try await read.futureResult.get()
+                } onCancel: {
+                    read.fail(CancellationError())
+                }
+            } catch is CancellationError {
+                throw UploadFailure(.cancelled, "cancelled")
             } catch {
                 throw (error as? UploadFailure) ?? UploadFailure(.fileError, "cannot read standard input: \(error)")
             }
