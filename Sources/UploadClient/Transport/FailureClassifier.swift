@@ -11,11 +11,11 @@ enum FailureClassifier {
     /// from a server that never answered.
     static func classify(_ error: Error, bodySent: Bool, timeouts: UploadTimeouts) -> UploadFailure {
         if let failure = error as? UploadFailure { return failure }
-        if error is CancellationError { return UploadFailure(.cancelled, "cancelled") }
+        if error is CancellationError { return cancelled(bodySent: bodySent) }
         if let client = error as? HTTPClientError {
             switch client {
             case .cancelled, .requestStreamCancelled:
-                return UploadFailure(.cancelled, "cancelled")
+                return cancelled(bodySent: bodySent)
             case .connectTimeout, .tlsHandshakeTimeout:
                 return UploadFailure(.connectTimeout, "could not connect within \(seconds(timeouts.connect))")
             case .writeTimeout:
@@ -80,6 +80,13 @@ enum FailureClassifier {
             return UploadFailure(.cannotConnect, "cannot resolve host: \(resolution)")
         }
         return UploadFailure(.other, String(describing: error))
+    }
+
+    /// Once the whole body was sent the server may have stored the file; only its answer is lost.
+    static func cancelled(bodySent: Bool) -> UploadFailure {
+        bodySent
+            ? UploadFailure(.cancelled, "cancelled while waiting for the answer (the server may have stored the file)")
+            : UploadFailure(.cancelled, "cancelled")
     }
 
     static func seconds(_ amount: TimeAmount) -> String {

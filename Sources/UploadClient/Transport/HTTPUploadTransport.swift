@@ -205,7 +205,7 @@ public final class HTTPUploadTransport: UploadTransport {
                     read.fail(CancellationError())
                 }
             } catch is CancellationError {
-                throw UploadFailure(.cancelled, "cancelled")
+                throw FailureClassifier.cancelled(bodySent: false)
             } catch {
                 throw (error as? UploadFailure) ?? UploadFailure(.fileError, "cannot read standard input: \(error)")
             }
@@ -268,13 +268,9 @@ public final class HTTPUploadTransport: UploadTransport {
             }
             return AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: delegate.bytesSent)
         } catch {
-            var failure = stalled.withLockedValue { $0 }
+            let failure = stalled.withLockedValue { $0 }
                 ? UploadFailure(.stalled, "the upload stalled: nothing could be sent for \(FailureClassifier.seconds(timeouts.stall))")
                 : FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
-            if failure.kind == .cancelled && delegate.bodySent {
-                // The server had the whole file and may have stored it; the answer never came.
-                failure = UploadFailure(.cancelled, "cancelled while waiting for the answer (the server may have stored the file)")
-            }
             return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: delegate.bytesSent)
         }
     }
