@@ -79,7 +79,7 @@ public actor UploadQueue {
         switch entry.phase {
         case .queued:
             waiting.remove(id)
-            finish(id, entry: &entry, outcome: .failed(Self.cancelled(entry, "cancelled before it started")))
+            finishUnstarted(id, &entry)
             reportDrainIfIdle()
         case .running(let task), .waitingToRetry(let task):
             entries[id] = entry
@@ -98,7 +98,7 @@ public actor UploadQueue {
         while let id = waiting.popFirst() {
             guard var entry = entries[id] else { continue }
             entry.cancelReason = reason
-            finish(id, entry: &entry, outcome: .failed(Self.cancelled(entry, "cancelled before it started")))
+            finishUnstarted(id, &entry)
             cancelled += 1
         }
         for (id, entry) in entries where entry.phase.isActive {
@@ -106,6 +106,11 @@ public actor UploadQueue {
         }
         reportDrainIfIdle()
         return cancelled
+    }
+
+    /// Ends a queued upload that never started (already out of `waiting`) as cancelled.
+    private func finishUnstarted(_ id: UploadID, _ entry: inout UploadEntry) {
+        finish(id, entry: &entry, outcome: .failed(Self.cancelled(entry, "cancelled before it started")))
     }
 
     private static func cancelled(_ entry: UploadEntry, _ message: String) -> UploadFailure {
