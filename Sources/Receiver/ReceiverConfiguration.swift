@@ -1,3 +1,5 @@
+import NIOCore
+
 /// How `uploadmon serve` receives uploads.
 public struct ReceiverConfiguration: Sendable, Equatable {
     public var host: String
@@ -13,6 +15,39 @@ public struct ReceiverConfiguration: Sendable, Equatable {
     public var imagesOnly: Bool
     /// Serve HTTPS with this certificate chain and key (PEM files) instead of plain HTTP.
     public var tls: TLSFiles?
+    /// Timeouts, the connection cap and the stopping grace period.
+    public var limits: Limits
+
+    /// How long the receiver waits for a client, how many it serves at once, and how long
+    /// uploads may go on once it is told to stop.
+    public struct Limits: Sendable, Equatable {
+        /// From a request's first byte (or a connection's opening) to its complete head.
+        public var headerTimeout: Duration
+        /// A kept-alive connection with no request.
+        public var idleTimeout: Duration
+        /// A request body that stops arriving while the receiver waits for it.
+        public var bodyStallTimeout: Duration
+        /// Connections open at once; more are answered 503 at once. Lowered to what the
+        /// process's descriptor limit allows (`ConnectionBudget`).
+        public var maxConnections: Int
+        /// How long uploads in progress may go on after SIGTERM/SIGINT before they are cut.
+        public var shutdownGrace: Duration
+
+        public init(
+            headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
+            bodyStallTimeout: Duration = .seconds(30), maxConnections: Int = 1024, shutdownGrace: Duration = .seconds(5)
+        ) {
+            self.headerTimeout = headerTimeout
+            self.idleTimeout = idleTimeout
+            self.bodyStallTimeout = bodyStallTimeout
+            self.maxConnections = maxConnections
+            self.shutdownGrace = shutdownGrace
+        }
+
+        var clock: ConnectionClock.Limits {
+            .init(header: .init(headerTimeout), idle: .init(idleTimeout), bodyStall: .init(bodyStallTimeout))
+        }
+    }
 
     public struct TLSFiles: Sendable, Equatable {
         public var certificateChain: String
@@ -32,7 +67,8 @@ public struct ReceiverConfiguration: Sendable, Equatable {
         field: String = "photo",
         maxSize: Int64 = 1 << 30,
         imagesOnly: Bool = false,
-        tls: TLSFiles? = nil
+        tls: TLSFiles? = nil,
+        limits: Limits = Limits()
     ) {
         self.host = host
         self.port = port
@@ -42,6 +78,7 @@ public struct ReceiverConfiguration: Sendable, Equatable {
         self.maxSize = maxSize
         self.imagesOnly = imagesOnly
         self.tls = tls
+        self.limits = limits
     }
 
     public var scheme: String { tls == nil ? "http" : "https" }

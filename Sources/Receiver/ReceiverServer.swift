@@ -4,6 +4,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
+import ServiceLifecycle
 
 /// `uploadmon serve`: the Hummingbird application that receives uploads.
 public enum ReceiverServer {
@@ -16,31 +17,39 @@ public enum ReceiverServer {
         try UploadStore(directory: directory).removeLeftovers(untouchedFor: age)
     }
 
-    /// Builds the application. `onRunning` gets the bound port (useful with port 0);
-    /// `log` gets one line per request; `logLevel` filters the server's own diagnostics.
-    public static func makeApplication(
+    /// Builds the receiver as a service to run in a `ServiceGroup`. `onRunning` gets the bound
+    /// port (useful with port 0); `log` gets one line per request; `logLevel` filters the
+    /// server's own diagnostics. On graceful shutdown it stops accepting at once, lets uploads
+    /// in progress go on for the configured grace period, then cuts the rest.
+    public static func makeService(
         _ configuration: ReceiverConfiguration,
         logger: Logger = Logger(label: "uploadmon.serve"),
         logLevel: Logger.Level = .warning,
         log: @escaping @Sendable (RequestLogLine) -> Void,
         onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
-    ) throws -> some ApplicationProtocol {
+    ) throws -> ReceiverService {
         let store = try UploadStore(directory: configuration.directory)
         let endpoint = UploadEndpoint(configuration: configuration, store: store, log: log)
+        let connections = ConnectionRegistry(
+            limit: ConnectionBudget.cap(requested: configuration.limits.maxConnections, descriptors: ConnectionBudget.raiseDescriptorLimit())
+        )
         var quiet = logger
         quiet.logLevel = logLevel
-        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ReceiveBufferSizing()])
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [
+            ReceiveBufferSizing(), UploadGate(configuration: configuration, registry: connections, log: log),
+        ])
         var server = HTTPServerBuilder.http1(configuration: http1)
         if let tls = configuration.tls {
             server = try .tls(.http1(configuration: http1), tlsConfiguration: try Self.tlsConfiguration(tls))
         }
-        return Application(
+        let application = Application(
             responder: endpoint,
             server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "uploadmon"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
             logger: quiet
         )
+        return ReceiverService(application: application, connections: connections, grace: configuration.limits.shutdownGrace)
     }
 
     /// Reads the PEM files, with errors that name the file and what is wrong with it.
@@ -66,4 +75,24 @@ public struct ReceiverTLSError: Error, Sendable, CustomStringConvertible {
     public let file: String
     public let reason: String
     public var description: String { "\(file): \(reason)" }
+}
+
+/// `uploadmon serve` as a service: the Hummingbird application plus the stop that does not
+/// wait for a stalled client.
+public struct ReceiverService: Service {
+    let application: any Service
+    let connections: ConnectionRegistry
+    let grace: Duration
+
+    /// The most connections it serves at once (the requested cap, lowered to what the
+    /// descriptor limit allows).
+    public var connectionLimit: Int { connections.limit }
+
+    public func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await application.run()
+        } onGracefulShutdown: {
+            connections.stop(after: grace)
+        }
+    }
 }

@@ -16,14 +16,15 @@ struct UploadEndpoint: HTTPResponder {
     func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
         var line = RequestLogLine(method: request.method.rawValue, path: request.uri.path)
+        var bodyRead = false
         let response: Response
         do {
-            let stored = try await receive(request, line: &line)
+            let stored = try await receive(request, line: &line, bodyRead: &bodyRead)
             line.storedName = stored.name
-            response = Self.json(.ok, ["filename": stored.name])
+            response = Self.response(.ok, ["filename": stored.name])
         } catch {
             let refusal = error
-            response = Self.json(refusal.status, ["error": refusal.message])
+            response = refusal.response(closing: !bodyRead)
             line.error = refusal.message
         }
         line.status = Int(response.status.code)
@@ -32,22 +33,12 @@ struct UploadEndpoint: HTTPResponder {
         return response
     }
 
-    private func receive(_ request: Request, line: inout RequestLogLine) async throws(Refusal) -> (name: String, size: Int64) {
-        guard request.uri.path == configuration.path else {
-            throw Refusal(.notFound, "no such endpoint: \(request.uri.path) (uploads go to POST \(configuration.path))")
-        }
-        guard request.method == .post else {
-            throw Refusal(.methodNotAllowed, "\(request.method.rawValue) is not allowed here; use POST")
-        }
-        let contentType = request.headers[.contentType] ?? ""
-        guard let parsed = ContentDisposition(parsing: contentType), parsed.type == "multipart/form-data" else {
-            throw Refusal(.unsupportedMediaType, "expected multipart/form-data, got \(contentType.isEmpty ? "no Content-Type" : contentType)")
-        }
-        guard let boundary = parsed.parameters["boundary"], !boundary.isEmpty, boundary.utf8.count <= 70 else {
-            throw Refusal(.badRequest, "the multipart Content-Type has no valid boundary")
-        }
-        if let declared = request.headers[.contentLength].flatMap({ Int64($0) }), declared > configuration.maxSize {
-            throw Refusal(.contentTooLarge, "the upload is \(declared) bytes; the limit is \(configuration.maxSize)")
+    private func receive(_ request: Request, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> (name: String, size: Int64) {
+        // `UploadGate` has already answered heads it refuses; this keeps the endpoint correct on its own.
+        let boundary: String
+        switch UploadAdmission.decide(request.head, configuration: configuration) {
+        case .refuse(let refusal): throw refusal
+        case .accept(let accepted, _): boundary = accepted
         }
         let receiver = FormDataReceiver(boundary: boundary, field: configuration.field, store: store, imagesOnly: configuration.imagesOnly)
         defer { line.bytes = receiver.bytesReceived }
@@ -62,43 +53,36 @@ struct UploadEndpoint: HTTPResponder {
                     }
                     try receiver.consume(buffer)
                 }
+                bodyRead = true
                 return try receiver.finish()
             }
         } catch let error as ReceiveError {
             receiver.abort()
             throw Refusal(error)
+        } catch let interruption as ConnectionInterruption {
+            receiver.abort()
+            throw interruption.refusal
         } catch {
             receiver.abort()
             throw Refusal(.badRequest, "the upload was interrupted: \(error)")
         }
     }
 
-    static func json(_ status: HTTPResponse.Status, _ object: [String: String]) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json; charset=utf-8"
-        if status == .methodNotAllowed { headers[.allow] = "POST" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    static func response(_ status: HTTPResponse.Status, _ object: [String: String]) -> Response {
+        Response(JSONAnswer.make(status, object))
     }
 }
 
-/// A request the receiver turns down, with the status and the message for the client.
-struct Refusal: Error {
-    let status: HTTPResponse.Status
-    let message: String
-
-    init(_ status: HTTPResponse.Status, _ message: String) {
-        self.status = status
-        self.message = message
+extension Refusal {
+    /// A refusal before the whole body was read ends the connection (`closing`): the rest of the
+    /// body is not worth reading, and Hummingbird would otherwise drain it to reach the next request.
+    func response(closing: Bool) -> Response {
+        Response(response(closing: closing) as (head: HTTPResponse, body: ByteBuffer))
     }
+}
 
-    init(_ error: ReceiveError) {
-        switch error {
-        case .malformed(let m): self.init(.badRequest, m)
-        case .missingField(let m): self.init(.badRequest, m)
-        case .notAnImage(let m): self.init(.unsupportedMediaType, m)
-        case .tooLarge(let limit): self.init(.contentTooLarge, "the upload is larger than the limit of \(limit) bytes")
-        case .storage(let m): self.init(.internalServerError, m)
-        }
+extension Response {
+    init(_ answer: (head: HTTPResponse, body: ByteBuffer)) {
+        self.init(status: answer.head.status, headers: answer.head.headerFields, body: .init(byteBuffer: answer.body))
     }
 }

@@ -155,7 +155,7 @@ public actor Agent {
             broadcast(.event(seq: nil, event: event, at: now))
             // A burst of thousands of uploads leaves the allocator's arenas full of freed
             // memory; an agent that lives for days should give it back while it waits.
-            _ = releaseFreedMemory(0)
+            FreedMemory.release()
         default:
             let entry: JournalEntry?
             do {
@@ -332,7 +332,3 @@ struct FailingTransport: UploadTransport {
         AttemptResult(outcome: .failed(failure), response: nil, bytesSent: 0)
     }
 }
-
-/// glibc's `malloc_trim`, which Swift's Glibc module does not import (malloc.h).
-@_silgen_name("malloc_trim")
-private func releaseFreedMemory(_ pad: Int) -> Int32

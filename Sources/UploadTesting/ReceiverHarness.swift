@@ -21,7 +21,8 @@ public final class ReceiverHarness: Sendable {
 
     public static func start(
         path: String = "/photo", field: String = "photo", maxSize: Int64 = 1 << 30, imagesOnly: Bool = false,
-        tls: ReceiverConfiguration.TLSFiles? = nil
+        tls: ReceiverConfiguration.TLSFiles? = nil,
+        limits: ReceiverConfiguration.Limits = .init(shutdownGrace: .milliseconds(500))
     ) async throws -> ReceiverHarness {
         let root = TestFiles.makeTemporaryDirectory("receiver")
         let directory = root + "/uploads"
@@ -29,9 +30,9 @@ public final class ReceiverHarness: Sendable {
         let ready = AsyncStream<Int>.makeStream()
         let configuration = ReceiverConfiguration(
             host: "127.0.0.1", port: 0, directory: directory, path: path, field: field, maxSize: maxSize, imagesOnly: imagesOnly,
-            tls: tls
+            tls: tls, limits: limits
         )
-        let app = try ReceiverServer.makeApplication(configuration, logLevel: .critical, log: { line in
+        let app = try ReceiverServer.makeService(configuration, logLevel: .critical, log: { line in
             lines.withLockedValue { $0.append(line) }
         }, onRunning: { port in
             ready.continuation.yield(port)

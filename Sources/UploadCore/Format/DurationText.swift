@@ -39,4 +39,28 @@ public enum DurationText {
     public static func countdown(_ seconds: Double) -> String {
         format(seconds >= 3600 ? (seconds / 60).rounded() * 60 : max(1, seconds))
     }
+
+    /// Reads a duration given to `option` and checks it lies in `allowed` (seconds): the one rule
+    /// for every duration the program accepts, so none can overflow a clock or spin a loop.
+    public static func parse(_ text: String, option: String, allowed: ClosedRange<Double>) throws(DurationError) -> Double {
+        guard let seconds = parse(text) else {
+            throw DurationError(message: "\(option) '\(text)' is not a duration like 30s, 5m, 1h30m or 2d")
+        }
+        guard allowed.contains(seconds) else {
+            throw DurationError(message: "\(option) '\(text)' is out of range: allowed \(describe(allowed.lowerBound)) to \(describe(allowed.upperBound))")
+        }
+        return seconds
+    }
+
+    /// `format`, but keeps fractions under a second (`0.5s`).
+    public static func describe(_ seconds: Double) -> String {
+        seconds < 1 ? "\(seconds)s" : format(seconds)
+    }
 }
+
+/// A duration that is not one, or out of the range its option allows; says which and why.
+public struct DurationError: Error, Equatable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+

@@ -99,8 +99,10 @@ struct DemoReceiver {
 
     static func start(storingIn directory: String) async throws -> DemoReceiver {
         let ready = AsyncStream<Int>.makeStream()
-        let configuration = ReceiverConfiguration(host: "127.0.0.1", port: 0, directory: directory, imagesOnly: true)
-        let app = try ReceiverServer.makeApplication(configuration, logLevel: .critical, log: { _ in }, onRunning: { port in
+        let configuration = ReceiverConfiguration(
+            host: "127.0.0.1", port: 0, directory: directory, imagesOnly: true, limits: .init(shutdownGrace: .seconds(1))
+        )
+        let app = try ReceiverServer.makeService(configuration, logLevel: .critical, log: { _ in }, onRunning: { port in
             ready.continuation.yield(port)
             ready.continuation.finish()
         })

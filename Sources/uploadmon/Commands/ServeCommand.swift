@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import Logging
 import Receiver
+import ServiceLifecycle
 import UploadCore
 
 struct ServeCommand: AsyncParsableCommand {
@@ -13,7 +15,8 @@ struct ServeCommand: AsyncParsableCommand {
         gets a numbered suffix, and an aborted upload leaves nothing behind. Errors are answered as
         JSON {"error": …}: 400 malformed or missing field, 404 other paths, 405 other methods,
         413 over --max-size, 415 not multipart/form-data (or not an image with --images-only).
-        One line per request is printed. SIGINT or SIGTERM stops the server cleanly.
+        One line per request is printed. SIGINT or SIGTERM stops accepting at once, lets uploads in
+        progress finish within --shutdown-grace, then abandons the rest (their partial files removed).
 
         Examples:
           uploadmon serve
@@ -32,30 +35,59 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Refuse file parts whose content is not an image (415).") var imagesOnly = false
     @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file")) var tlsCert: String?
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file")) var tlsKey: String?
+    @Option(help: ArgumentHelp("Time a client has to send a complete request head.", valueName: "duration")) var headerTimeout = "10s"
+    @Option(help: ArgumentHelp("Time a kept-alive connection may wait for its next request.", valueName: "duration")) var idleTimeout = "60s"
+    @Option(help: ArgumentHelp("Time a request body may stop arriving before the upload is abandoned.", valueName: "duration")) var bodyTimeout = "30s"
+    @Option(help: "Connections open at once; more are answered 503 at once (lowered to what the descriptor limit allows).") var maxConnections = 1024
+    @Option(help: ArgumentHelp("After SIGINT/SIGTERM, time uploads in progress may go on before they are cut.", valueName: "duration")) var shutdownGrace = "5s"
+
+    /// The timeouts' allowed range: long enough for a slow link, short enough that no clock overflows.
+    static let timeoutRange = 0.1...86_400.0
 
     func validate() throws {
         guard ByteSize.parse(maxSize) != nil else { throw ValidationError("--max-size '\(maxSize)' is not a size like 1GiB, 200MB or 5000000") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard !field.isEmpty else { throw ValidationError("--field cannot be empty") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("HTTPS needs both --tls-cert and --tls-key") }
+        guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be between 1 and 1000000") }
+        _ = try limits()
+    }
+
+    func limits() throws -> ReceiverConfiguration.Limits {
+        do {
+            return ReceiverConfiguration.Limits(
+                headerTimeout: .seconds(try DurationText.parse(headerTimeout, option: "--header-timeout", allowed: Self.timeoutRange)),
+                idleTimeout: .seconds(try DurationText.parse(idleTimeout, option: "--idle-timeout", allowed: Self.timeoutRange)),
+                bodyStallTimeout: .seconds(try DurationText.parse(bodyTimeout, option: "--body-timeout", allowed: Self.timeoutRange)),
+                maxConnections: maxConnections,
+                shutdownGrace: .seconds(try DurationText.parse(shutdownGrace, option: "--shutdown-grace", allowed: 0...3600))
+            )
+        } catch {
+            throw ValidationError(error.message)
+        }
     }
 
     func run() async throws {
         let configuration = ReceiverConfiguration(
             host: host, port: port, directory: dir, path: path, field: field,
             maxSize: ByteSize.parse(maxSize)!, imagesOnly: imagesOnly,
-            tls: tlsCert.flatMap { cert in tlsKey.map { ReceiverConfiguration.TLSFiles(certificateChain: cert, privateKey: $0) } }
+            tls: tlsCert.flatMap { cert in tlsKey.map { ReceiverConfiguration.TLSFiles(certificateChain: cert, privateKey: $0) } },
+            limits: try limits()
         )
         let leftovers = try ReceiverServer.removeLeftovers(in: configuration.directory)
         if !leftovers.isEmpty {
             Console().write("uploadmon serve: removed \(leftovers.count) partial file(s) an interrupted receiver left in \(configuration.directory)\n")
         }
-        let app = try ReceiverServer.makeApplication(configuration, log: { line in
+        let receiver = try ReceiverServer.makeService(configuration, log: { line in
             Console().write("\(Timestamp.now()) \(line)\n")
         }, onRunning: { port in
             Console().write("uploadmon serve: listening on \(configuration.scheme)://\(configuration.host):\(port)\(configuration.path) (field '\(configuration.field)'), storing in \(configuration.directory)\n")
         })
-        try await app.runService()
+        let group = ServiceGroup(configuration: .init(
+            services: [receiver], gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "uploadmon.serve")
+        ))
+        try await group.run()
+        Console().write("uploadmon serve: stopped\n")
     }
 }
 
