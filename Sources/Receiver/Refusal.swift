@@ -24,7 +24,7 @@ struct Refusal: Error, Equatable {
 
     /// The answer as it goes on the wire: `{"error": …}` with the headers its status needs.
     /// `closing` adds `Connection: close` (the connection ends after this answer).
-    func response(closing: Bool) -> (head: HTTPResponse, body: ByteBuffer) {
+    func answer(closing: Bool) -> (head: HTTPResponse, body: ByteBuffer) {
         var (head, body) = JSONAnswer.make(status, ["error": message])
         if status == .methodNotAllowed { head.headerFields[.allow] = "POST" }
         if status == .serviceUnavailable { head.headerFields[.retryAfter] = "1" }

@@ -24,7 +24,9 @@ struct UploadEndpoint: HTTPResponder {
             response = Self.response(.ok, ["filename": stored.name])
         } catch {
             let refusal = error
-            response = refusal.response(closing: !bodyRead)
+            // A refusal before the whole body was read ends the connection: the rest of the body
+            // is not worth reading, and Hummingbird would otherwise drain it to reach the next request.
+            response = Response(refusal.answer(closing: !bodyRead))
             line.error = refusal.message
         }
         line.status = Int(response.status.code)
@@ -70,14 +72,6 @@ struct UploadEndpoint: HTTPResponder {
 
     static func response(_ status: HTTPResponse.Status, _ object: [String: String]) -> Response {
         Response(JSONAnswer.make(status, object))
-    }
-}
-
-extension Refusal {
-    /// A refusal before the whole body was read ends the connection (`closing`): the rest of the
-    /// body is not worth reading, and Hummingbird would otherwise drain it to reach the next request.
-    func response(closing: Bool) -> Response {
-        Response(response(closing: closing) as (head: HTTPResponse, body: ByteBuffer))
     }
 }
 

@@ -202,7 +202,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
             line.error = refusal.message
             log(line)
         }
-        let (head, body) = refusal.response(closing: true)
+        let (head, body) = refusal.answer(closing: true)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
@@ -230,7 +230,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
             let seconds = ConnectionInterruption.seconds(configuration.limits.clock.header)
             let refusal = Refusal(.requestTimeout, "the request head did not arrive within \(seconds)")
             log(RequestLogLine(method: "-", path: "-", status: Int(refusal.status.code), error: refusal.message))
-            let (head, body) = refusal.response(closing: true)
+            let (head, body) = refusal.answer(closing: true)
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             context.write(wrapOutboundOut(.body(body)), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }

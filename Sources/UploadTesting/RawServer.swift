@@ -54,9 +54,75 @@ public final class RawServer: @unchecked Sendable {
     }
 }
 
-/// One accepted connection of a `RawServer`.
+/// One accepted connection of a `RawServer`, or a raw client connection (`connect(to:)`).
 public struct RawConnection: Sendable {
     public let fd: Int32
+
+    public init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// Connects to 127.0.0.1:`port`, for tests that speak HTTP byte by byte.
+    public static func connect(to port: Int) throws -> RawConnection {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED)
+            Glibc.close(fd)
+            throw error
+        }
+        return RawConnection(fd: fd)
+    }
+
+    /// Sends every byte, or stops at the first failure (the peer closed or reset); never raises SIGPIPE.
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+
+    /// Reads until the peer closes (`closed` true) or sends nothing for `timeout` seconds.
+    public func readUntilClosed(timeout: Double) -> (text: String, closed: Bool) {
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = Glibc.read(fd, &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return (String(decoding: out, as: UTF8.self), errno == ECONNRESET) }
+            if n == 0 { return (String(decoding: out, as: UTF8.self), true) }
+            out.append(contentsOf: buffer[0..<n])
+        }
+    }
+
+    /// Reads until `marker` has arrived, the peer closed, or `timeout` seconds pass without a byte.
+    public func read(until marker: String, timeout: Double) -> String {
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        let wanted = Array(marker.utf8)
+        var out: [UInt8] = []
+        var byte: UInt8 = 0
+        while !out.reversed().starts(with: wanted.reversed()) {
+            let n = Glibc.read(fd, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            out.append(byte)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 
     /// Reads until `count` bytes arrived or the peer closed; returns how many were read.
     @discardableResult

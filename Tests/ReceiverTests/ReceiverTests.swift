@@ -7,22 +7,30 @@ import UploadTesting
 
 /// Runs curl against the receiver: the tool people will point at it first.
 func curl(_ arguments: [String]) async throws -> (status: Int, body: String) {
+    let run = try await curlMeasured(arguments)
+    return (run.status, run.body)
+}
+
+/// curl's answer and how many bytes of the request body it sent (`size_upload`).
+func curlMeasured(_ arguments: [String]) async throws -> (status: Int, body: String, uploaded: Int) {
     try await offPool { try curlBlocking(arguments) }
 }
 
-func curlBlocking(_ arguments: [String]) throws -> (status: Int, body: String) {
+func curlBlocking(_ arguments: [String]) throws -> (status: Int, body: String, uploaded: Int) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    process.arguments = ["-s", "-o", "-", "-w", "\n%{http_code}", "--max-time", "30"] + arguments
+    process.arguments = ["-s", "-o", "-", "-w", "\n%{http_code} %{size_upload}", "--max-time", "30"] + arguments
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     let text = String(decoding: data, as: UTF8.self)
-    let status = Int(text.split(separator: "\n").last ?? "") ?? 0
+    let figures = (text.split(separator: "\n").last ?? "").split(separator: " ")
+    let status = figures.first.flatMap { Int($0) } ?? 0
+    let uploaded = figures.count > 1 ? Int(figures[1]) ?? -1 : -1
     let body = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().joined(separator: "\n")
-    return (status, body)
+    return (status, body, uploaded)
 }
 
 func json(_ body: String) -> [String: String] {
