@@ -22,9 +22,10 @@ let package = Package(
         .target(name: "UploadCore"),
         .target(name: "TerminalCanvas"),
         .target(name: "Monitor", dependencies: ["UploadCore", "TerminalCanvas"]),
+        // No pkgConfig: SwiftPM would warn on every build about the -D flags ncursesw.pc carries
+        // (the shim defines what they are for); the module map links the libraries itself.
         .systemLibrary(
             name: "CNCursesW",
-            pkgConfig: "ncursesw",
             providers: [.apt(["libncurses-dev"])]
         ),
         .target(name: "NCursesTerminal", dependencies: ["CNCursesW", "TerminalCanvas"]),
