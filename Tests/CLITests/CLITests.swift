@@ -153,6 +153,26 @@ struct CLIRun {
         #expect(help.stdout.contains("uploadmon send cat.jpg --to http://127.0.0.1:3000/photo"))
         #expect(help.stdout.contains("Exit status"))
     }
+
+    /// Each help screen reads as paragraphs at 80 and at 120 columns: a line of prose ends early only
+    /// where its paragraph ends (hard breaks in the text would be wrapped again, mid-sentence),
+    /// and no example runs past the edge.
+    @Test(arguments: [[], ["serve"], ["send"], ["demo"], ["status"], ["agent"], ["agent", "run"], ["watch"], ["jobs"]])
+    func helpReadsWellAtEightyAndOneHundredTwentyColumns(command: [String]) async throws {
+        for width in [80, 120] {
+            let help = try await CLIRun.run(command + ["--help"], environment: ["COLUMNS": String(width)])
+            #expect(help.status == 0)
+            let text = help.stdout.components(separatedBy: "USAGE:").first ?? ""
+            let lines = text.components(separatedBy: "\n")
+            for (line, next) in zip(lines, lines.dropFirst()) {
+                #expect(line.count <= width, "\(command) at \(width): \(line)")
+                let prose = !line.isEmpty && !line.hasPrefix(" ") && !next.isEmpty && !next.hasPrefix(" ")
+                if prose && !line.hasPrefix("OVERVIEW:") {
+                    #expect(line.count > width - 30, "\(command) at \(width) breaks early: '\(line)' / '\(next)'")
+                }
+            }
+        }
+    }
 }
 
 /// HTTPS: `serve --tls-cert/--tls-key`, and `send` with the system store, `--cacert` and `--insecure`.

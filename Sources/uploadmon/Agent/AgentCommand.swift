@@ -11,9 +11,9 @@ struct AgentCommand: AsyncParsableCommand {
         commandName: "agent",
         abstract: "The background transfer agent: keeps uploading when the monitor exits or the SSH session drops.",
         discussion: """
-        The monitor and 'send --background' start the agent by themselves when none runs; you
-        rarely start it by hand. It keeps a journal in $XDG_STATE_HOME/uploadmon (default
-        ~/.local/state/uploadmon), listens on a socket only your user may use, picks up unfinished
+        The monitor and 'send --background' start the agent by themselves when none runs; you \
+        rarely start it by hand. It keeps a journal in $XDG_STATE_HOME/uploadmon (default \
+        ~/.local/state/uploadmon), listens on a socket only your user may use, picks up unfinished \
         uploads after a crash, and exits after being idle (no uploads, no clients) for a while.
         """,
         subcommands: [AgentRunCommand.self, AgentStopCommand.self],

@@ -9,7 +9,7 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show the background uploads from the journal, and whether the agent runs.",
         discussion: """
-        Reads the journal directly, so it works whether or not the agent runs. Header values are
+        Reads the journal directly, so it works whether or not the agent runs. Header values are \
         never shown.
 
         Examples:

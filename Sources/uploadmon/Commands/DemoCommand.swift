@@ -13,10 +13,10 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Open the monitor on generated sample images, uploading to a built-in receiver.",
         discussion: """
-        Everything happens on 127.0.0.1 on a free port: the receiver runs with --images-only and
-        stops when you quit. The samples include a ~200 MB PNG (its bar fills over several seconds),
-        one with a Japanese name, and a text file named notes.jpg that the receiver refuses with
-        415, so a red panel shows too. Mark files with Space (or * for all), press u, watch.
+        Everything happens on 127.0.0.1 on a free port: the receiver runs with --images-only and \
+        stops when you quit. The samples include a ~200 MB PNG (its bar fills over several seconds), \
+        one with a Japanese name, and a text file named notes.jpg that the receiver refuses with \
+        415, so a red panel shows too. Mark files with Space (or * for all), press u, watch. \
         Samples are generated once and reused; received files go to a new folder each run.
         """
     )

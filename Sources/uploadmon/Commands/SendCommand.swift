@@ -8,28 +8,34 @@ struct SendCommand: AsyncParsableCommand {
         commandName: "send",
         abstract: "Upload files without the monitor and print what happens.",
         discussion: """
-        Each file is sent as multipart/form-data: the -F text fields first, then the file in --field.
+        Each file is sent as multipart/form-data: the -F text fields first, then the file in --field. \
         Only images are sent unless --any-file is given. '-' reads standard input and sends it chunked.
 
-        Output: on a terminal, one line per file redrawn in place; otherwise one line per event;
+        Output: on a terminal, one line per file redrawn in place; otherwise one line per event; \
         with --json, one JSON object per event. NO_COLOR turns colour off.
 
-        Ctrl-C cancels the uploads still running or queued (the lines say so) and exits 130; a
+        Ctrl-C cancels the uploads still running or queued (the lines say so) and exits 130; a \
         second Ctrl-C stops at once. SIGTERM does the same as the first Ctrl-C and exits 143.
 
-        Exit status: 0 every upload got a 2xx answer; 1 an answer was not 2xx; 2 an upload got no
-        answer (connection, timeout, file error); 64 bad command line or refused file; 130/143
+        Exit status: 0 every upload got a 2xx answer; 1 an answer was not 2xx; 2 an upload got no \
+        answer (connection, timeout, file error); 64 bad command line or refused file; 130/143 \
         interrupted.
 
         Examples:
           uploadmon send cat.jpg --to http://127.0.0.1:3000/photo
-          uploadmon send *.png --to https://example.com/upload --field file -H 'Authorization: Bearer …'
-          uploadmon send photo.heic --name holiday --to http://127.0.0.1:3000/photo   (sent as holiday.heic)
-          uploadmon send key.jpg -F key=uploads/key.jpg -F policy=… --to https://bucket.example.com/
-          cat shot.png | uploadmon send - --name shot.png --to http://127.0.0.1:3000/photo
+          uploadmon send *.png --to https://example.com/upload --field file \\
+              -H 'Authorization: Bearer …'
+          uploadmon send photo.heic --name holiday --to http://127.0.0.1:3000/photo
+            (sent as holiday.heic)
+          uploadmon send key.jpg -F key=uploads/key.jpg -F policy=… \\
+              --to https://bucket.example.com/
+          cat shot.png | uploadmon send - --name shot.png \\
+              --to http://127.0.0.1:3000/photo
           uploadmon send *.jpg --to http://host/photo --json --retries 3
-          uploadmon send ~/photos/*.jpg --to https://host/photo --background   (then: uploadmon status)
-          find ~/photos -name '*.jpg' -print0 | uploadmon send --files-from - --null --to https://host/photo --background
+          uploadmon send ~/photos/*.jpg --to https://host/photo --background
+            (then: uploadmon status)
+          find ~/photos -name '*.jpg' -print0 | \\
+              uploadmon send --files-from - --null --to https://host/photo --background
         """
     )
 

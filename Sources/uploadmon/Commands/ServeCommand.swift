@@ -11,17 +11,18 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Receive uploads: POST multipart/form-data with the file in --field, answered with {\"filename\": …}.",
         discussion: """
-        Files are streamed to a temporary name in --dir and renamed when complete; an existing name
-        gets a numbered suffix, and an aborted upload leaves nothing behind. Errors are answered as
-        JSON {"error": …}: 400 malformed or missing field, 404 other paths, 405 other methods,
-        413 over --max-size, 415 not multipart/form-data (or not an image with --images-only).
-        One line per request is printed. SIGINT or SIGTERM stops accepting at once, lets uploads in
+        Files are streamed to a temporary name in --dir and renamed when complete; an existing name \
+        gets a numbered suffix, and an aborted upload leaves nothing behind. Errors are answered as \
+        JSON {"error": …}: 400 malformed or missing field, 404 other paths, 405 other methods, \
+        413 over --max-size, 415 not multipart/form-data (or not an image with --images-only). \
+        One line per request is printed. SIGINT or SIGTERM stops accepting at once, lets uploads in \
         progress finish within --shutdown-grace, then abandons the rest (their partial files removed).
 
         Examples:
           uploadmon serve
           uploadmon serve --port 8080 --dir /srv/photos --max-size 200MB --images-only
-          uploadmon serve --tls-cert cert.pem --tls-key key.pem    (then: uploadmon send … --cacert ca.pem)
+          uploadmon serve --tls-cert cert.pem --tls-key key.pem
+            (clients: uploadmon send … --cacert ca.pem)
           curl -F photo=@cat.jpg http://127.0.0.1:3000/photo
         """
     )
