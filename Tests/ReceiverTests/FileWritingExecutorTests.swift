@@ -27,13 +27,14 @@ import UploadTesting
             for _ in 0..<writers {
                 group.addTask(executorPreference: executor) {
                     blocked.arrive()
-                    usleep(1_500_000)
+                    usleep(3_000_000)
+                    blocked.leave()
                 }
             }
             await blocked.wait()
-            let ranAt = await Task.detached { ContinuousClock.now }.value
-            // Measured from the moment the last writer began blocking.
-            #expect(ranAt - blocked.lastArrival < .milliseconds(750))
+            // Had the writers taken the pool's threads, this task could run only once one of them left.
+            let writersStillBlocked = await Task.detached { blocked.stillBlocked }.value
+            #expect(writersStillBlocked == writers)
         }
     }
 }
@@ -42,18 +43,23 @@ import UploadTesting
 final class Countdown: @unchecked Sendable {
     private let condition = NSCondition()
     private var remaining: Int
-    private var last = ContinuousClock.now
+    private var blocked = 0
 
     init(_ count: Int) { remaining = count }
 
-    var lastArrival: ContinuousClock.Instant { condition.withLock { last } }
+    /// Jobs that began and have not left yet.
+    var stillBlocked: Int { condition.withLock { blocked } }
 
     func arrive() {
         condition.lock()
         remaining -= 1
-        last = .now
+        blocked += 1
         condition.broadcast()
         condition.unlock()
+    }
+
+    func leave() {
+        condition.withLock { blocked -= 1 }
     }
 
     func wait() async {

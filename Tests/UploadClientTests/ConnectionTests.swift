@@ -49,7 +49,8 @@ import UploadTesting
     }
 
     /// A listener whose accept queue is full drops new SYNs, so a connect neither succeeds nor
-    /// is refused: the connect clock must end it.
+    /// is refused: the connect clock must end it. The other clocks are far longer, so the
+    /// kind and the message say which clock ended it; how long that took on a busy machine does not.
     @Test func aServerThatNeverCompletesTheHandshakeTimesOutOnTheConnectClock() async throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }
@@ -75,25 +76,22 @@ import UploadTesting
         try await Task.sleep(for: .milliseconds(100))
         let port = Int(UInt16(bigEndian: address.sin_port))
         let path = try TestFiles.writeImage(at: folder + "/syn.jpg", size: 1000)
-        let start = ContinuousClock.now
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: "http://127.0.0.1:\(port)/photo")],
-                                          timeouts: UploadTimeouts(connect: .seconds(1), stall: .seconds(5), answer: .seconds(5)))
+                                          timeouts: UploadTimeouts(connect: .seconds(1), stall: .seconds(60), answer: .seconds(60)))
         let failure = try #require(run.failure())
         #expect(failure.kind == .connectTimeout, "\(failure)")
         #expect(failure.message == "could not connect within 1.0 s", "\(failure.message)")
-        #expect(ContinuousClock.now - start < .seconds(4))
+        #expect(run.progressTotals().isEmpty)
     }
 
     @Test func unknownHostCannotConnectAndSaysWhichName() async throws {
         let path = try TestFiles.writeImage(at: folder + "/dns.jpg", size: 1000)
-        let start = ContinuousClock.now
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: "http://no-such-host.invalid/photo")],
                                           timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(5)))
         let failure = try #require(run.failure())
         #expect(failure.kind == .cannotConnect || failure.kind == .connectTimeout)
         #expect(failure.message.contains("no-such-host.invalid"), "\(failure.message)")
         #expect(run.progressTotals().isEmpty)
-        #expect(ContinuousClock.now - start < .seconds(8))
     }
 
     @Test func plainHTTPServerBehindAnHTTPSURLIsATLSFailure() async throws {

@@ -25,13 +25,22 @@ import UploadTesting
         #expect(error?.description.contains("not a regular file") == true)
     }
 
-    /// Opening a FIFO for reading normally waits for a writer; the check must answer at once.
-    @Test func aFIFOIsRefusedWithoutWaitingForAWriter() {
+    /// Opening a FIFO for reading normally waits for a writer; the check must answer without one.
+    /// A writer arrives after 3 s (so a check that waits ends instead of hanging the suite) and
+    /// notes whether the check had already answered.
+    @Test func aFIFOIsRefusedWithoutWaitingForAWriter() async throws {
         let path = folder + "/pipe.jpg"
         #expect(mkfifo(path, 0o600) == 0)
-        let start = ContinuousClock.now
+        let answered = WriterFlag()
+        let writer = Thread {
+            Thread.sleep(forTimeInterval: 3)
+            answered.noteWriterArrived()
+            let fd = open(path, O_WRONLY | O_NONBLOCK)
+            if fd >= 0 { close(fd) }
+        }
+        writer.start()
         #expect(check(path) == .notARegularFile(path: path))
-        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(!answered.writerArrived, "the check waited for a writer")
     }
 
     @Test func aMissingFileSaysSo() {
@@ -44,4 +53,12 @@ import UploadTesting
         let request = UploadRequest(source: .file(path: path), url: "http://127.0.0.1:9/photo", uploadName: "ok.jpg")
         #expect(try UploadPreflight.check(request) == 4321)
     }
+}
+
+/// Whether the FIFO's writer has come, read from the test's thread.
+final class WriterFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var arrived = false
+    var writerArrived: Bool { lock.withLock { arrived } }
+    func noteWriterArrived() { lock.withLock { arrived = true } }
 }
