@@ -102,6 +102,9 @@ let package = Package(
             dependencies: [
                 "UploadCore", "UploadClient", "Receiver", "UploadTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(name: "CLITests", dependencies: ["UploadTesting", "UploadJournal"]),

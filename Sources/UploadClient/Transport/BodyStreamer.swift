@@ -32,6 +32,9 @@ struct BodyStreamer: Sendable {
 
     private func stream(into writer: HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void> {
         let allocator = ByteBufferAllocator()
+        if let size = layout.fileSize, size <= Int64(chunkSize) {
+            return streamWhole(into: writer, size: size)
+        }
         let head = write(writer, allocator.buffer(bytes: layout.head))
         let body: EventLoopFuture<Void>
         if let size = layout.fileSize {
@@ -44,6 +47,30 @@ struct BodyStreamer: Sendable {
             }
         }
         return body.flatMap { self.write(writer, allocator.buffer(bytes: self.layout.tail)) }
+    }
+
+    /// A body that fits in one chunk goes out in one write: one read (a byte more than the file
+    /// should hold, so growth shows without a second read) and one trip through the socket,
+    /// instead of three writes and two reads. Thousands of small photos pay for each of those.
+    private func streamWhole(into writer: HTTPClient.Body.StreamWriter, size: Int64) -> EventLoopFuture<Void> {
+        let source = self.source
+        let layout = self.layout
+        let read = threadPool.runIfActive(eventLoop: eventLoop) { () throws -> ByteBuffer in
+            let allocator = ByteBufferAllocator()
+            let content = try source.read(offset: 0, count: Int(size) + 1, allocator: allocator)
+            if content.readableBytes < Int(size) {
+                throw self.changed("\(source.path) shrank during the upload (expected \(size) bytes, it ended at \(content.readableBytes))")
+            }
+            if content.readableBytes > Int(size) || (source.fingerprint()?.size ?? size) != size {
+                throw self.changed("\(source.path) grew during the upload (it was \(size) bytes when the upload began)")
+            }
+            var body = allocator.buffer(capacity: Int(layout.contentLength ?? size))
+            body.writeBytes(layout.head)
+            body.writeImmutableBuffer(content)
+            body.writeBytes(layout.tail)
+            return body
+        }
+        return read.flatMap { self.write(writer, $0) }
     }
 
     /// Every write goes through here so the stall watchdog knows how long it has been pending.

@@ -1,0 +1,71 @@
+import AsyncHTTPClient
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+@testable import UploadClient
+import UploadCore
+import UploadTesting
+
+/// The body as the streamer hands it to the HTTP client: which writes, with which bytes, and
+/// what it refuses when the file changes after its size was taken.
+@Suite struct BodyStreamerTests {
+    let folder = TestFiles.makeTemporaryDirectory("streamer")
+
+    /// Streams `path` (its size taken when it is opened, before `change` runs) and returns the writes.
+    func stream(_ path: String, chunkSize: Int, change: (String) -> Void = { _ in }) async throws -> (writes: [[UInt8]], layout: MultipartLayout) {
+        let source = try FileSource.open(path: path)
+        let layout = MultipartLayout(
+            boundary: Boundary("b0undary"), fileField: "photo", fileName: "x.jpg", contentType: .jpeg, fileSize: source.size
+        )
+        change(path)
+        let streamer = BodyStreamer(
+            layout: layout, source: source, pipePrefix: nil, chunkSize: chunkSize, threadPool: .singleton,
+            eventLoop: MultiThreadedEventLoopGroup.singleton.next(), watch: WriteWatch(), rateLimit: nil
+        )
+        let writes = NIOLockedValueBox<[[UInt8]]>([])
+        let writer = HTTPClient.Body.StreamWriter { part in
+            if case .byteBuffer(let buffer) = part { writes.withLockedValue { $0.append(Array(buffer.readableBytesView)) } }
+            return MultiThreadedEventLoopGroup.singleton.next().makeSucceededVoidFuture()
+        }
+        try await streamer.makeBody().stream(writer).get()
+        return (writes.withLockedValue { $0 }, layout)
+    }
+
+    @Test func aFileThatFitsInOneChunkGoesOutInOneWrite() async throws {
+        let path = try TestFiles.writeImage(at: folder + "/small.jpg", size: 65_536)
+        let (writes, layout) = try await stream(path, chunkSize: 256 * 1024)
+        #expect(writes.count == 1)
+        #expect(writes[0] == layout.head + Array(FileManager.default.contents(atPath: path)!) + layout.tail)
+        #expect(Int64(writes[0].count) == layout.contentLength)
+    }
+
+    @Test func aLargerFileGoesOutInChunksWithTheSameBytes() async throws {
+        let path = try TestFiles.writeImage(at: folder + "/large.jpg", size: 600_000)
+        let (writes, layout) = try await stream(path, chunkSize: 256 * 1024)
+        #expect(writes.count == 5) // head, three chunks, tail
+        #expect(writes.flatMap { $0 } == layout.head + Array(FileManager.default.contents(atPath: path)!) + layout.tail)
+    }
+
+    @Test(arguments: [65_536, 600_000])
+    func aFileThatGrewOrShrankAfterItsSizeWasTakenIsRefused(size: Int) async throws {
+        let grown = try TestFiles.writeImage(at: folder + "/grown-\(size).jpg", size: Int64(size))
+        await #expect(throws: UploadFailure.self) {
+            try await stream(grown, chunkSize: 256 * 1024) { path in
+                let handle = FileHandle(forWritingAtPath: path)!
+                handle.seekToEndOfFile()
+                handle.write(Data([1, 2, 3]))
+                try? handle.close()
+            }
+        }
+        let shrunk = try TestFiles.writeImage(at: folder + "/shrunk-\(size).jpg", size: Int64(size))
+        do {
+            _ = try await stream(shrunk, chunkSize: 256 * 1024) { truncate($0, 1000) }
+            Issue.record("a shrunk file was sent")
+        } catch let failure as UploadFailure {
+            #expect(failure.kind == .fileError)
+            #expect(failure.message.contains("shrank"), "\(failure.message)")
+        }
+    }
+}
