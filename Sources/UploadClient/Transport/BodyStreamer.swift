@@ -75,12 +75,12 @@ struct BodyStreamer: Sendable {
 
     /// Every write goes through here so the stall watchdog knows how long it has been pending.
     private func write(_ writer: HTTPClient.Body.StreamWriter, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let send = {
+        let send: @Sendable () -> EventLoopFuture<Void> = {
             self.watch.writeStarted()
             return writer.write(.byteBuffer(buffer)).always { _ in self.watch.writeEnded() }
         }
         guard let rateLimit, let delay = pacer.delay(before: Int64(buffer.readableBytes), rate: rateLimit) else { return send() }
-        return eventLoop.scheduleTask(in: delay) {}.futureResult.flatMap(send)
+        return eventLoop.scheduleTask(in: delay) {}.futureResult.flatMap { send() }
     }
 
     private func readAhead(offset: Int64, size: Int64) -> EventLoopFuture<ByteBuffer>? {

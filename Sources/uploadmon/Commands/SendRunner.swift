@@ -17,7 +17,10 @@ enum SendRunner {
         let transport = try options.makeTransport()
         let queue = UploadQueue(transport: transport, concurrency: options.concurrency, retryPolicy: options.retryPolicy)
         let style = OutputStyle.detect()
-        var reporter: any SendReporter = json ? JSONReporter() : style.isTTY ? TTYReporter(style: style) as any SendReporter : PlainReporter()
+        let lines = LineOutput()
+        var reporter: any SendReporter = json
+            ? JSONReporter(console: lines) : style.isTTY ? TTYReporter(style: style) as any SendReporter : PlainReporter(console: lines)
+        let flusher = lines.flushPeriodically()
         for (request, size) in requests {
             await queue.enqueue(request, totalBytes: size)
         }
@@ -36,6 +39,8 @@ enum SendRunner {
             reporter.handle(event, tracker: tracker, now: now)
         }
         reporter.finish(tracker: tracker)
+        flusher.cancel()
+        lines.flush()
         try await transport.shutdown()
         if let number = interruption.signalNumber {
             let cancelled = tracker.states.values.filter { if case .failed(let f) = $0.outcome, f.kind == .cancelled { true } else { false } }.count

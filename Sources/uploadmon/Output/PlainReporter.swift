@@ -2,7 +2,7 @@ import UploadCore
 
 /// One plain line per event, for logs and pipes: progress at most once a second per upload.
 struct PlainReporter: SendReporter {
-    let console = Console()
+    let console: LineOutput
     var throttle = ProgressThrottle(interval: 1)
 
     mutating func handle(_ event: UploadEvent, tracker: TransferTracker, now: Double) {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import UploadCore
 
 /// Shows `send`'s events. Each style decides how often progress is worth printing.
@@ -66,5 +67,49 @@ enum AnswerText {
             return "<\(ByteFormat.bytes(response.bodyBytesTotal)) of binary data>"
         }
         return ProgressText.oneLine(text)
+    }
+}
+
+/// Standard output for the line-per-event reporters (plain and `--json`): lines collect and go
+/// out together, at the latest `interval` after they were written, when 64 KiB have gathered,
+/// or when the run ends. One write(2) per line was a fifth of the system calls of sending
+/// thousands of small files. A reader of the pipe sees each line within `interval`.
+final class LineOutput: @unchecked Sendable {
+    static let interval: Duration = .milliseconds(100)
+    static let threshold = 64 * 1024
+    /// Guards `pending` and the write itself, so flushes never reorder lines.
+    private let lock = NIOLock()
+    private var pending: [UInt8] = []
+
+    func write(_ text: String) {
+        let full = lock.withLock {
+            pending.append(contentsOf: text.utf8)
+            return pending.count >= Self.threshold
+        }
+        if full { flush() }
+    }
+
+    func flush() {
+        lock.withLock {
+            guard !pending.isEmpty else { return }
+            var offset = 0
+            while offset < pending.count {
+                let n = pending[offset...].withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                offset += n
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Flushes every `interval` until the task is cancelled.
+    func flushPeriodically() -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.interval)
+                flush()
+            }
+        }
     }
 }
