@@ -95,23 +95,13 @@ public struct RawConnection: Sendable {
 
     /// Reads until the peer closes (`closed` true) or sends nothing for `timeout` seconds.
     public func readUntilClosed(timeout: Double) -> (text: String, closed: Bool) {
-        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = Glibc.read(fd, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return (String(decoding: out, as: UTF8.self), errno == ECONNRESET) }
-            if n == 0 { return (String(decoding: out, as: UTF8.self), true) }
-            out.append(contentsOf: buffer[0..<n])
-        }
+        let (bytes, closed) = readToEnd(idle: timeout)
+        return (String(decoding: bytes, as: UTF8.self), closed)
     }
 
     /// Reads until `marker` has arrived, the peer closed, or `timeout` seconds pass without a byte.
     public func read(until marker: String, timeout: Double) -> String {
-        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setReceiveTimeout(timeout)
         let wanted = Array(marker.utf8)
         var out: [UInt8] = []
         var byte: UInt8 = 0
@@ -139,15 +129,26 @@ public struct RawConnection: Sendable {
 
     /// Reads until the peer stops sending for `idle` seconds or closes; returns the bytes read.
     public func readAll(idle: Double) -> [UInt8] {
-        var timeout = timeval(tv_sec: Int(idle), tv_usec: Int((idle - Double(Int(idle))) * 1e6))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        readToEnd(idle: idle).bytes
+    }
+
+    /// The bytes until the peer closes (or resets: `closed` true) or is silent for `idle` seconds.
+    private func readToEnd(idle: Double) -> (bytes: [UInt8], closed: Bool) {
+        setReceiveTimeout(idle)
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = Glibc.read(fd, &buffer, buffer.count)
-            if n <= 0 { return out }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return (out, errno == ECONNRESET) }
+            if n == 0 { return (out, true) }
             out.append(contentsOf: buffer[0..<n])
         }
+    }
+
+    private func setReceiveTimeout(_ seconds: Double) {
+        var limit = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 
     public func write(_ text: String) {

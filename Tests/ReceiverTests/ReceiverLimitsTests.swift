@@ -11,15 +11,6 @@ import UploadTesting
         maxConnections: 100, shutdownGrace: .milliseconds(300)
     )
 
-    /// Waits (up to 10 s) until `condition` holds; for effects that follow a connection's end.
-    func eventually(_ condition: () -> Bool) async throws -> Bool {
-        for _ in 0..<200 {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
-    }
-
     /// A head and the first bytes of a file part whose body then never continues.
     func stalledUpload(to port: Int) throws -> RawConnection {
         let connection = try RawConnection.connect(to: port)

@@ -33,6 +33,15 @@ func curlBlocking(_ arguments: [String]) throws -> (status: Int, body: String, u
     return (status, body, uploaded)
 }
 
+/// Waits (up to 10 s) until `condition` holds: for effects that follow a connection's events.
+func eventually(_ condition: () -> Bool) async throws -> Bool {
+    for _ in 0..<200 {
+        if condition() { return true }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return condition()
+}
+
 func json(_ body: String) -> [String: String] {
     (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: String]) ?? [:]
 }
@@ -113,24 +122,15 @@ func json(_ body: String) -> [String: String] {
 
     @Test func abortedUploadLeavesNoFile() async throws {
         let receiver = try await ReceiverHarness.start()
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(receiver.port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(connected == 0)
+        let connection = try RawConnection.connect(to: receiver.port)
         let partial = "POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B0undary\r\nContent-Length: 100000\r\n\r\n"
             + "--B0undary\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"partial.jpg\"\r\n\r\n"
             + String(repeating: "x", count: 5000)
-        _ = partial.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(receiver.storedNames().count == 1) // the temporary file while the part streams in
-        close(fd)
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(receiver.storedNames().isEmpty)
+        connection.send(Array(partial.utf8))
+        // The temporary file while the part streams in, then nothing once the client is gone.
+        #expect(try await eventually { receiver.storedNames().count == 1 })
+        connection.close()
+        #expect(try await eventually { receiver.storedNames().isEmpty })
         await receiver.cleanUp()
     }
 

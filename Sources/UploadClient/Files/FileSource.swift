@@ -109,6 +109,22 @@ final class FileSource: Sendable {
         return FileFingerprint(st)
     }
 
+    /// The whole file, which must still hold `size` bytes: a byte more is asked for, so a file
+    /// that grew shows without a second read. The upload then sends exactly these bytes.
+    func readWhole(size: Int64) throws(UploadFailure) -> ByteBuffer {
+        let content = try read(offset: 0, count: Int(size) + 1, allocator: ByteBufferAllocator())
+        if content.readableBytes < Int(size) { throw sizeChanged(expected: size, endedAt: Int64(content.readableBytes)) }
+        if content.readableBytes > Int(size) { throw sizeChanged(expected: size, endedAt: nil) }
+        return content
+    }
+
+    /// The failure for a file whose size is no longer the one the body was laid out for:
+    /// `endedAt` where a shrunk file ended, nil for one that grew.
+    func sizeChanged(expected size: Int64, endedAt: Int64?) -> UploadFailure {
+        guard let endedAt else { return UploadFailure(.fileError, "\(path) grew during the upload (it was \(size) bytes when the upload began)") }
+        return UploadFailure(.fileError, "\(path) shrank during the upload (expected \(size) bytes, it ended at \(endedAt))")
+    }
+
     /// The first bytes, for media-type sniffing.
     func prefix() throws(UploadFailure) -> [UInt8] {
         Array(try read(offset: 0, count: MediaSniffer.prefixLength, allocator: ByteBufferAllocator()).readableBytesView)

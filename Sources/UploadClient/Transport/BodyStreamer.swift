@@ -16,6 +16,9 @@ struct BodyStreamer: Sendable {
     let source: FileSource
     /// Bytes of the first read when the source is a pipe (consumed for sniffing).
     let pipePrefix: ByteBuffer?
+    /// The whole file when it fits in one chunk, read when the attempt began
+    /// (`FileSource.readWhole`): the body then goes out in one write, with no further reads.
+    let preloaded: ByteBuffer?
     let chunkSize: Int
     let threadPool: NIOThreadPool
     let eventLoop: EventLoop
@@ -32,8 +35,14 @@ struct BodyStreamer: Sendable {
 
     private func stream(into writer: HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void> {
         let allocator = ByteBufferAllocator()
-        if let size = layout.fileSize, size <= Int64(chunkSize) {
-            return streamWhole(into: writer, size: size)
+        if let preloaded {
+            // One write instead of three, and no trip to the thread pool: thousands of small
+            // photos pay for each of those.
+            var body = allocator.buffer(capacity: layout.head.count + preloaded.readableBytes + layout.tail.count)
+            body.writeBytes(layout.head)
+            body.writeImmutableBuffer(preloaded)
+            body.writeBytes(layout.tail)
+            return write(writer, body)
         }
         let head = write(writer, allocator.buffer(bytes: layout.head))
         let body: EventLoopFuture<Void>
@@ -47,30 +56,6 @@ struct BodyStreamer: Sendable {
             }
         }
         return body.flatMap { self.write(writer, allocator.buffer(bytes: self.layout.tail)) }
-    }
-
-    /// A body that fits in one chunk goes out in one write: one read (a byte more than the file
-    /// should hold, so growth shows without a second read) and one trip through the socket,
-    /// instead of three writes and two reads. Thousands of small photos pay for each of those.
-    private func streamWhole(into writer: HTTPClient.Body.StreamWriter, size: Int64) -> EventLoopFuture<Void> {
-        let source = self.source
-        let layout = self.layout
-        let read = threadPool.runIfActive(eventLoop: eventLoop) { () throws -> ByteBuffer in
-            let allocator = ByteBufferAllocator()
-            let content = try source.read(offset: 0, count: Int(size) + 1, allocator: allocator)
-            if content.readableBytes < Int(size) {
-                throw self.changed("\(source.path) shrank during the upload (expected \(size) bytes, it ended at \(content.readableBytes))")
-            }
-            if content.readableBytes > Int(size) || (source.fingerprint()?.size ?? size) != size {
-                throw self.changed("\(source.path) grew during the upload (it was \(size) bytes when the upload began)")
-            }
-            var body = allocator.buffer(capacity: Int(layout.contentLength ?? size))
-            body.writeBytes(layout.head)
-            body.writeImmutableBuffer(content)
-            body.writeBytes(layout.tail)
-            return body
-        }
-        return read.flatMap { self.write(writer, $0) }
     }
 
     /// Every write goes through here so the stall watchdog knows how long it has been pending.
@@ -99,8 +84,7 @@ struct BodyStreamer: Sendable {
         return pending.flatMap { chunk in
             let expected = Int(min(Int64(self.chunkSize), size - offset))
             guard chunk.readableBytes == expected else {
-                return self.eventLoop.makeFailedFuture(self.changed(
-                    "\(self.source.path) shrank during the upload (expected \(size) bytes, it ended at \(offset + Int64(chunk.readableBytes)))"))
+                return self.eventLoop.makeFailedFuture(self.source.sizeChanged(expected: size, endedAt: offset + Int64(chunk.readableBytes)))
             }
             let next = offset + Int64(expected)
             let nextRead = self.readAhead(offset: next, size: size)
@@ -116,7 +100,7 @@ struct BodyStreamer: Sendable {
         return threadPool.runIfActive(eventLoop: eventLoop) {
             let extra = try source.read(offset: size, count: 1, allocator: ByteBufferAllocator())
             if extra.readableBytes > 0 || (source.fingerprint()?.size ?? size) != size {
-                throw self.changed("\(source.path) grew during the upload (it was \(size) bytes when the upload began)")
+                throw source.sizeChanged(expected: size, endedAt: nil)
             }
         }
     }
@@ -135,10 +119,6 @@ struct BodyStreamer: Sendable {
             let nextRead = self.readPipe()
             return self.write(writer, chunk).flatMap { self.pumpPipe(writer, pending: nextRead) }
         }
-    }
-
-    private func changed(_ message: String) -> UploadFailure {
-        UploadFailure(.fileError, message)
     }
 }
 

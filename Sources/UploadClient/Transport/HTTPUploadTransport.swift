@@ -134,8 +134,9 @@ public final class HTTPUploadTransport: UploadTransport {
         let source: FileSource
         let layout: MultipartLayout
         var pipePrefix: ByteBuffer?
+        let preloaded: ByteBuffer?
         do throws(UploadFailure) {
-            (source, layout, pipePrefix) = try await prepare(request, eventLoop: eventLoop)
+            (source, layout, pipePrefix, preloaded) = try await prepare(request, eventLoop: eventLoop)
         } catch {
             return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
         }
@@ -146,8 +147,8 @@ public final class HTTPUploadTransport: UploadTransport {
         for redirects in 0...Self.maxRedirects {
             observer.started(url, layout.contentLength)
             let streamer = BodyStreamer(
-                layout: layout, source: source, pipePrefix: pipePrefix,
-                chunkSize: rateLimit.map { Int(min(Int64(chunkSize), max($0 / 20, 4096))) } ?? chunkSize,
+                layout: layout, source: source, pipePrefix: pipePrefix, preloaded: preloaded,
+                chunkSize: streamChunkSize,
                 threadPool: threadPool, eventLoop: eventLoop, watch: WriteWatch(), rateLimit: rateLimit
             )
             let result = await send(url: url, headers: headers, layout: layout, streamer: streamer, eventLoop: eventLoop, observer: observer)
@@ -175,19 +176,33 @@ public final class HTTPUploadTransport: UploadTransport {
         preconditionFailure("the redirect loop always returns")
     }
 
+    /// Bytes per body write: smaller under a rate limit (a twentieth of a second's worth), so the
+    /// pacing is smooth and a file smaller than one chunk cannot go out in one burst.
+    private var streamChunkSize: Int {
+        rateLimit.map { Int(min(Int64(chunkSize), max($0 / 20, 4096))) } ?? chunkSize
+    }
+
     private func prepare(
         _ request: UploadRequest, eventLoop: EventLoop
-    ) async throws(UploadFailure) -> (FileSource, MultipartLayout, ByteBuffer?) {
+    ) async throws(UploadFailure) -> (FileSource, MultipartLayout, pipePrefix: ByteBuffer?, preloaded: ByteBuffer?) {
         let source: FileSource
         let prefix: [UInt8]
         var pipePrefix: ByteBuffer?
+        var preloaded: ByteBuffer?
         switch request.source {
         case .file(let path):
             source = try FileSource.open(path: path)
             if let expected = request.expectedFile, let opened = source.openedAs, let change = expected.change(to: opened) {
                 throw UploadFailure(.fileError, "\(path) \(change)")
             }
-            prefix = try source.prefix()
+            if let size = source.size, size <= Int64(streamChunkSize) {
+                // Small enough to hold: one read serves the sniffing, the size check and the body.
+                let whole = try source.readWhole(size: size)
+                prefix = Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength))
+                preloaded = whole
+            } else {
+                prefix = try source.prefix()
+            }
         case .standardInput:
             source = FileSource.standardInput()
             let size = chunkSize
@@ -222,7 +237,7 @@ public final class HTTPUploadTransport: UploadTransport {
             boundary: .random(), fields: request.formFields, fileField: request.field,
             fileName: request.uploadName, contentType: media, fileSize: source.size
         )
-        return (source, layout, pipePrefix)
+        return (source, layout, pipePrefix, preloaded)
     }
 
     private func send(
