@@ -45,7 +45,9 @@ public enum ReceiverServer {
         let application = Application(
             responder: endpoint,
             server: server,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "uploadmon"),
+            // A deep accept queue: in a flood, connections are better accepted and answered 503
+            // at once than dropped at the SYN and left to retransmit for seconds.
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "uploadmon", backlog: 4096),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
             logger: quiet
         )
