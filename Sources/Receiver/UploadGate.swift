@@ -228,12 +228,8 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
         case .headerIncomplete:
             let seconds = ConnectionInterruption.seconds(configuration.limits.clock.header)
-            let refusal = Refusal(.requestTimeout, "the request head did not arrive within \(seconds)")
-            log(RequestLogLine(method: "-", path: "-", status: Int(refusal.status.code), error: refusal.message))
-            let (head, body) = refusal.answer(closing: true)
-            context.write(wrapOutboundOut(.head(head)), promise: nil)
-            context.write(wrapOutboundOut(.body(body)), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+            refuse(Refusal(.requestTimeout, "the request head did not arrive within \(seconds)"),
+                   line: RequestLogLine(method: "-", path: "-"), context: context)
         case .bodyStalled:
             context.fireErrorCaught(ConnectionInterruption.bodyStalled(configuration.limits.clock.bodyStall))
             context.close(promise: nil)

@@ -14,7 +14,7 @@ public enum TestFiles {
     /// vary by offset so a misplaced chunk is caught by a comparison.
     @discardableResult
     public static func writeImage(at path: String, size: Int64) throws -> String {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         let chunk = 1 << 20

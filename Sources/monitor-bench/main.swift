@@ -67,7 +67,7 @@ func benchDirectory() throws {
         for i in 0..<100_000 {
             let name = i % 10 == 0 ? "folder-\(i)" : "photo-\(i)\(i % 3 == 0 ? ".txt" : ".jpg")"
             if i % 10 == 0 { try fm.createDirectory(atPath: dir + "/" + name, withIntermediateDirectories: false) }
-            else { fm.createFile(atPath: dir + "/" + name, contents: nil) }
+            else { _ = fm.createFile(atPath: dir + "/" + name, contents: nil) }
         }
     }
     var state = MonitorState(width: 200, height: 60, endpoint: "http://127.0.0.1:3000/photo", directory: dir, home: "/")

@@ -103,7 +103,7 @@ import UploadTesting
 
         // A file being written: a piece before each look, so no two looks agree.
         let growing = folder + "/growing.jpg"
-        FileManager.default.createFile(atPath: growing, contents: nil)
+        _ = FileManager.default.createFile(atPath: growing, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: growing))
         var written = 0
         for piece in stride(from: 0, to: finalBytes.count, by: 50_000) {
@@ -226,7 +226,7 @@ import UploadTesting
         dead.waitUntilExit()
         let leftover = paths.monitorCursor + ".\(dead.processIdentifier)"
         let live = paths.monitorCursor + ".\(getpid())"
-        for path in [leftover, live] { FileManager.default.createFile(atPath: path, contents: Data("1\n".utf8)) }
+        for path in [leftover, live] { _ = FileManager.default.createFile(atPath: path, contents: Data("1\n".utf8)) }
 
         let running = try await RunningAgent.start(root: root)
         let maintenance = try #require(try running.journal.jobSnapshots().first { $0.kind == .maintenance })

@@ -191,7 +191,7 @@ import UploadCore
 
 @Suite struct QueueTests {
     @Test func uploadEventsFillRowsAndTheLog() {
-        var state = Fixtures.busyState(width: 120, height: 40)
+        let state = Fixtures.busyState(width: 120, height: 40)
         #expect(state.queue.rows == [UploadID(1), UploadID(2), UploadID(3), UploadID(4)])
         #expect(state.queue.state(UploadID(3))?.sentBytes == 100_000_000)
         #expect(state.queue.activeCount == 2)

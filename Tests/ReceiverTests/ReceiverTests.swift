@@ -140,7 +140,7 @@ func json(_ body: String) -> [String: String] {
         let old = directory + "/.uploadmon-partial-OLD"
         let fresh = directory + "/.uploadmon-partial-FRESH"
         let kept = directory + "/photo.jpg"
-        for path in [old, fresh, kept] { FileManager.default.createFile(atPath: path, contents: Data([1])) }
+        for path in [old, fresh, kept] { _ = FileManager.default.createFile(atPath: path, contents: Data([1])) }
         var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
         utimensat(AT_FDCWD, old, &times, 0)
         utimensat(AT_FDCWD, kept, &times, 0)

@@ -190,7 +190,7 @@ public actor UploadQueue {
         )
         let task = Task {
             let result = await transport.perform(request, observer: observer)
-            await self.attemptEnded(id, attempt: attempt, result: result)
+            self.attemptEnded(id, attempt: attempt, result: result)
         }
         setPhase(id, &entry, .running(task))
     }
@@ -209,9 +209,9 @@ public actor UploadQueue {
             let waitTask = Task {
                 do {
                     try await sleep(delay)
-                    await self.retryDue(id)
+                    self.retryDue(id)
                 } catch {
-                    await self.retryAbandoned(id)
+                    self.retryAbandoned(id)
                 }
             }
             setPhase(id, &entry, .waitingToRetry(waitTask))

@@ -39,7 +39,7 @@ extension PNGEncoder {
         for _ in 0..<bands { total = Adler32.combine(total, bandAdler, secondLength: raw.count) }
 
         guard let file = FileHandle(forWritingAtPath: path) ?? {
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
         }() else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
         defer { try? file.close() }
