@@ -18,7 +18,7 @@ extension Agent {
             let next = await runDueJobs()
             // Wake at least once a minute: the wall clock may jump (suspend, NTP).
             let delay = max(0.01, min(next.timeIntervalSinceNow, 60))
-            let sleeper = Task { _ = try? await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }
+            let sleeper = Task { _ = try? await Task.sleep(nanoseconds: UInt64(DurationRule.nanoseconds(delay))) }
             schedulerSleeper = sleeper
             await sleeper.value
             schedulerSleeper = nil

@@ -210,6 +210,10 @@ public actor Agent {
     public func handle(_ envelope: AgentEnvelope, from client: Int, connection: LineConnection) async {
         lastActivity = MonotonicClock.now()
         let reply: AgentReply
+        if let refusal = envelope.request.refusal {
+            connection.send(AgentCoding.encode(AgentMessage.reply(id: envelope.id, reply: .error(message: refusal))))
+            return
+        }
         switch envelope.request {
         case .hello(let version, _):
             reply = version == AgentProtocol.version

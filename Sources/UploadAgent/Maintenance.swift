@@ -30,7 +30,10 @@ enum Maintenance {
     static func run(journal: Journal, spec: MaintenanceSpec, paths: StatePaths, now: Date) throws -> Report {
         var report = Report()
         report.sizeBefore = journal.sizeOnDisk()
-        report.pruned = try journal.prune(finishedBefore: now.addingTimeInterval(-spec.keepSeconds))
+        // A journal written before keep had a range may hold any number: stay within it.
+        let range = DurationRule.history.range
+        let keep = spec.keepSeconds.isFinite ? min(max(spec.keepSeconds, range.lowerBound), range.upperBound) : range.upperBound
+        report.pruned = try journal.prune(finishedBefore: now.addingTimeInterval(-keep))
         report.temporaryFiles = removeLeftovers(in: paths)
         report.rotatedLog = rotateLog(paths.agentLog)
         report.vacuumed = try journal.vacuumIfWorthwhile()

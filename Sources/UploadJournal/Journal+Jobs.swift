@@ -10,13 +10,13 @@ extension Journal {
             if var row = try JobRow.filter(Column("key") == spec.key).fetchOne(db) {
                 row.spec = spec
                 row.intervalSeconds = interval
-                row.earliestBeginAt = firstRunAt
+                row.earliestBeginAt = Self.readable(firstRunAt)
                 try row.update(db)
                 return (try Self.snapshot(of: row, db), false)
             }
             var row = JobRow(
                 id: nil, kind: spec.kind, key: spec.key, spec: spec, intervalSeconds: interval,
-                earliestBeginAt: firstRunAt, lastRunAt: nil, lastResult: nil, lastFailed: false, runs: 0, createdAt: now)
+                earliestBeginAt: Self.readable(firstRunAt), lastRunAt: nil, lastResult: nil, lastFailed: false, runs: 0, createdAt: now)
             try row.insert(db)
             return (try Self.snapshot(of: row, db), true)
         }
@@ -29,7 +29,7 @@ extension Journal {
             guard try JobRow.filter(Column("key") == spec.key).fetchCount(db) == 0 else { return false }
             var row = JobRow(
                 id: nil, kind: spec.kind, key: spec.key, spec: spec, intervalSeconds: interval,
-                earliestBeginAt: firstRunAt, lastRunAt: nil, lastResult: nil, lastFailed: false, runs: 0, createdAt: now)
+                earliestBeginAt: Self.readable(firstRunAt), lastRunAt: nil, lastResult: nil, lastFailed: false, runs: 0, createdAt: now)
             try row.insert(db)
             return true
         }
@@ -73,7 +73,7 @@ extension Journal {
         try pool.write { db in
             guard var row = try JobRow.fetchOne(db, key: id) else { return nil }
             row.lastRunAt = now
-            row.earliestBeginAt = now.addingTimeInterval(row.intervalSeconds)
+            row.earliestBeginAt = Self.readable(now.addingTimeInterval(row.intervalSeconds))
             row.runs += 1
             try row.update(db)
             return row.scheduled
@@ -137,5 +137,16 @@ extension Journal {
             }
             return added
         }
+    }
+
+    /// The latest date the journal writes: its dates are text (`YYYY-MM-DD HH:MM:SS.SSS`), and a
+    /// year past 9999 would be written but never read back, so every later read would fail.
+    static let latestReadableDate = Date(timeIntervalSince1970: 253_402_300_799)  // 9999-12-31 23:59:59 UTC
+
+    /// `date`, kept where the journal can read it back (NaN intervals give the epoch).
+    static func readable(_ date: Date) -> Date {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite, seconds > 0 else { return Date(timeIntervalSince1970: 0) }
+        return min(date, latestReadableDate)
     }
 }

@@ -78,6 +78,19 @@ enum JournalSchema {
                 t.primaryKey(["jobID", "name"])
             }
         }
+        migrator.registerMigration("v3: readable schedules") { db in
+            // Before intervals had a range, `watch --every 3000000d` stored a next run past year
+            // 9999: text no date reads back from, so every later read of the jobs failed. Such
+            // jobs run at the next chance, with their interval brought into its range.
+            try db.execute(sql: """
+                UPDATE job SET earliestBeginAt = strftime('%Y-%m-%d %H:%M:%f', 'now')
+                    WHERE typeof(earliestBeginAt) != 'text' OR length(earliestBeginAt) != 23;
+                UPDATE job SET intervalSeconds = 31536000
+                    WHERE intervalSeconds > 31536000 OR intervalSeconds != intervalSeconds;
+                UPDATE job SET intervalSeconds = 60 WHERE kind = 'maintenance' AND intervalSeconds < 60;
+                UPDATE job SET intervalSeconds = 1 WHERE intervalSeconds < 1;
+                """)
+        }
         return migrator
     }
 }

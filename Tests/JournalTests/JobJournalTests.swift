@@ -28,9 +28,43 @@ import UploadTesting
         _ = try old.add([newUpload("/in/a.png", size: 10)])
 
         let upgraded = try Journal(path: path)
-        #expect(try upgraded.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs"])
+        #expect(try upgraded.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules"])
         #expect(try upgraded.snapshots().map(\.uploadName) == ["a.png"])
         #expect(try upgraded.jobSnapshots().isEmpty)
+    }
+
+    /// A journal a huge interval broke (a next run past year 9999, stored as text nothing reads
+    /// back) opens again: the job runs at the next chance, its interval within range.
+    @Test func aScheduleNoDateReadsBackIsRepairedWhenTheJournalOpens() throws {
+        let path = root + "/broken.sqlite"
+        let old = try Journal(path: path, migratingUpTo: "v2: scheduled jobs")
+        _ = try old.registerJob(watchSpec("/far"), every: 300, firstRunAt: Date())
+        _ = try old.registerJob(watchSpec("/empty"), every: 300, firstRunAt: Date())
+        try old.pool.write { db in
+            try db.execute(sql: "UPDATE job SET earliestBeginAt = '10240-08-13 00:00:00.000', intervalSeconds = 2.592e11 WHERE key = 'watch:/far'")
+            try db.execute(sql: "UPDATE job SET earliestBeginAt = '', intervalSeconds = -5 WHERE key = 'watch:/empty'")
+        }
+        #expect(throws: (any Error).self) { try old.jobSnapshots() }
+
+        let before = Date().addingTimeInterval(-1)
+        let repaired = try Journal(path: path)
+        let jobs = try repaired.jobSnapshots()
+        #expect(jobs.count == 2)
+        for job in jobs {
+            #expect(job.earliestBeginAt >= before && job.earliestBeginAt <= Date().addingTimeInterval(1), "\(job)")
+            #expect(DurationRule.watchInterval.range.contains(job.intervalSeconds), "\(job)")
+        }
+    }
+
+    /// However far away a run is asked for, what is written reads back.
+    @Test(arguments: [1e300, 9.3e10, Double(Int64.max), -1e300, .nan, .infinity])
+    func anyFirstRunOrIntervalIsWrittenSoItReadsBack(seconds: Double) throws {
+        let journal = try Journal(path: root + "/any-\(seconds).sqlite")
+        let (job, _) = try journal.registerJob(
+            watchSpec("/in"), every: seconds.isFinite ? max(seconds, 1) : 300, firstRunAt: Date(timeIntervalSinceNow: seconds))
+        _ = try journal.beginJobRun(job.id)
+        let read = try #require(try journal.jobSnapshots().first)
+        #expect(read.earliestBeginAt <= Journal.latestReadableDate)
     }
 
     @Test func registeringTheSameFolderAgainUpdatesTheJob() throws {

@@ -30,7 +30,7 @@ public actor UploadQueue {
         transport: any UploadTransport,
         concurrency: Int = 2,
         retryPolicy: RetryPolicy = RetryPolicy(),
-        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) }
+        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(DurationRule.nanoseconds($0))) }
     ) {
         precondition(concurrency >= 1, "at least one upload must be able to run")
         (events, continuation) = AsyncStream.makeStream(of: UploadEvent.self, bufferingPolicy: .unbounded)

@@ -146,7 +146,7 @@ final class Pacer: Sendable {
         state.withLockedValue { s in
             let start = s.start ?? now
             s.start = start
-            let due = start + .nanoseconds(Int64(Double(s.bytes) / Double(rate) * 1e9))
+            let due = start + .nanoseconds(DurationRule.nanoseconds(Double(s.bytes) / Double(max(rate, 1))))
             s.bytes += count
             return due > now ? due - now : nil
         }

@@ -117,9 +117,9 @@ public final class HTTPUploadTransport: UploadTransport {
         try self.init(
             tls: TLSOptions(caCertificatePath: settings.caCertificatePath, insecure: settings.insecure),
             timeouts: UploadTimeouts(
-                connect: .nanoseconds(Int64(settings.connectTimeout * 1e9)),
-                stall: .nanoseconds(Int64(settings.stallTimeout * 1e9)),
-                answer: .nanoseconds(Int64(settings.answerTimeout * 1e9))
+                connect: .nanoseconds(DurationRule.nanoseconds(settings.connectTimeout)),
+                stall: .nanoseconds(DurationRule.nanoseconds(settings.stallTimeout)),
+                answer: .nanoseconds(DurationRule.nanoseconds(settings.answerTimeout))
             ),
             rateLimit: settings.rateLimit
         )

@@ -19,6 +19,7 @@ public enum ByteFormat {
 
     /// `0.4 s`, `12 s`, `3m05s`, `2h04m`.
     public static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e12 else { return seconds.isNaN ? "? s" : (seconds > 0 ? "forever" : "0.0 s") }
         if seconds < 10 { return "\(fixed(seconds, digits: 1)) s" }
         let total = Int(seconds.rounded())
         if total < 60 { return "\(total) s" }
@@ -28,6 +29,7 @@ public enum ByteFormat {
 
     /// ETA in clock style: `0:07`, `12:30`, `1:02:03`.
     public static func eta(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0, seconds < 1e9 else { return "--:--" }
         let total = Int(seconds.rounded(.up))
         if total >= 3600 { return "\(total / 3600):\(pad2(total % 3600 / 60)):\(pad2(total % 60))" }
         return "\(total / 60):\(pad2(total % 60))"
@@ -37,6 +39,7 @@ public enum ByteFormat {
 
     /// Fixed-point formatting without Foundation's locale-dependent formatters.
     public static func fixed(_ value: Double, digits: Int) -> String {
+        guard value.isFinite, abs(value) < 1e15 else { return "\(value)" }
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let scaled = (abs(value) * scale).rounded()

@@ -24,6 +24,9 @@ public enum DurationText {
     /// The short form `parse` reads back: `45s`, `5m`, `1h30m`, `1d`, `2d12h`. Fractions of a
     /// second are rounded.
     public static func format(_ seconds: Double) -> String {
+        // Values past a century are not durations anyone asked for; never trap on them.
+        guard seconds.isFinite, seconds < 36_500 * 86_400 else { return seconds.isNaN ? "?" : "forever" }
+        guard seconds > 0 else { return "0s" }
         var rest = Int(seconds.rounded())
         guard rest > 0 else { return "0s" }
         var text = ""
@@ -42,25 +45,26 @@ public enum DurationText {
 
     /// Reads a duration given to `option` and checks it lies in `allowed` (seconds): the one rule
     /// for every duration the program accepts, so none can overflow a clock or spin a loop.
-    public static func parse(_ text: String, option: String, allowed: ClosedRange<Double>) throws(DurationError) -> Double {
+    public static func parse(_ text: String, option: String, allowed: ClosedRange<Double>) throws(RangeError) -> Double {
         guard let seconds = parse(text) else {
-            throw DurationError(message: "\(option) '\(text)' is not a duration like 30s, 5m, 1h30m or 2d")
+            throw RangeError(message: "\(option) '\(text)' is not a duration like 30s, 5m, 1h30m or 2d")
         }
         guard allowed.contains(seconds) else {
-            throw DurationError(message: "\(option) '\(text)' is out of range: allowed \(describe(allowed.lowerBound)) to \(describe(allowed.upperBound))")
+            throw RangeError(message: "\(option) '\(text)' is out of range: allowed \(describe(allowed.lowerBound)) to \(describe(allowed.upperBound))")
         }
         return seconds
     }
 
     /// `format`, but keeps fractions under a second (`0.5s`).
     public static func describe(_ seconds: Double) -> String {
-        seconds < 1 ? "\(seconds)s" : format(seconds)
+        seconds > 0 && seconds < 1 ? "\(seconds)s" : format(seconds)
     }
 }
 
-/// A duration that is not one, or out of the range its option allows; says which and why.
-public struct DurationError: Error, Equatable, CustomStringConvertible {
+/// A value that is not what its option takes, or out of the range it allows; says which and why.
+public struct RangeError: Error, Equatable, CustomStringConvertible {
     public let message: String
+    public init(message: String) { self.message = message }
     public var description: String { message }
 }
 

@@ -25,4 +25,14 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     }
 
     public var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
+
+    /// Refuses settings no upload can run with, naming the option: the command line checks them
+    /// as they are typed, the agent again when they arrive over its socket or from its journal.
+    public func validate() throws(RangeError) {
+        _ = try DurationRule.timeout.check(connectTimeout, option: "--connect-timeout")
+        _ = try DurationRule.timeout.check(stallTimeout, option: "--stall-timeout")
+        _ = try DurationRule.timeout.check(answerTimeout, option: "--answer-timeout")
+        if let rateLimit, rateLimit < 1 { throw RangeError(message: "--limit-rate \(rateLimit) must be at least 1 byte per second") }
+        guard (0...1000).contains(retries) else { throw RangeError(message: "--retries \(retries) is out of range: allowed 0 to 1000") }
+    }
 }

@@ -34,8 +34,10 @@ struct AgentRunCommand: AsyncParsableCommand {
     var concurrency = 2
 
     func validate() throws {
-        guard DurationText.parse(idleExit) != nil else {
-            throw ValidationError("--idle-exit '\(idleExit)' is not a duration; use seconds or a unit, like 90s, 10m or 1h")
+        do throws(RangeError) {
+            _ = try DurationRule.idleExit.parse(idleExit, option: "--idle-exit")
+        } catch {
+            throw ValidationError(error.message)
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
     }

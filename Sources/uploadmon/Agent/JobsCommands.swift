@@ -45,8 +45,10 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var upload: UploadOptions
 
     func validate() throws {
-        guard let seconds = DurationText.parse(every), seconds >= 1 else {
-            throw ValidationError("--every '\(every)' is not a duration of at least 1s; use a unit, like 30s, 5m or 1h")
+        do throws(RangeError) {
+            _ = try DurationRule.watchInterval.parse(every, option: "--every")
+        } catch {
+            throw ValidationError(error.message)
         }
         if upload.concurrency != UploadOptions.defaultConcurrency { throw ValidationError(UploadOptions.agentConcurrencyNote) }
     }
@@ -198,11 +200,11 @@ struct JobsMaintenanceCommand: ParsableCommand {
 
     func validate() throws {
         guard every != nil || keep != nil else { throw ValidationError("say what to change: --every, --keep or both") }
-        if let every, (DurationText.parse(every) ?? 0) < 60 {
-            throw ValidationError("--every '\(every)' is not a duration of at least 1m, like 12h or 1d")
-        }
-        if let keep, (DurationText.parse(keep) ?? 0) < 60 {
-            throw ValidationError("--keep '\(keep)' is not a duration of at least 1m, like 7d or 30d")
+        do throws(RangeError) {
+            if let every { _ = try DurationRule.maintenanceInterval.parse(every, option: "--every") }
+            if let keep { _ = try DurationRule.history.parse(keep, option: "--keep") }
+        } catch {
+            throw ValidationError(error.message)
         }
     }
 

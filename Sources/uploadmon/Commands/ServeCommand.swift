@@ -42,8 +42,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Connections open at once; more are answered 503 at once (lowered to what the descriptor limit allows).") var maxConnections = 1024
     @Option(help: ArgumentHelp("After SIGINT/SIGTERM, time uploads in progress may go on before they are cut.", valueName: "duration")) var shutdownGrace = "5s"
 
-    /// The timeouts' allowed range: long enough for a slow link, short enough that no clock overflows.
-    static let timeoutRange = 0.1...86_400.0
 
     func validate() throws {
         guard ByteSize.parse(maxSize) != nil else { throw ValidationError("--max-size '\(maxSize)' is not a size like 1GiB, 200MB or 5000000") }
@@ -57,11 +55,11 @@ struct ServeCommand: AsyncParsableCommand {
     func limits() throws -> ReceiverConfiguration.Limits {
         do {
             return ReceiverConfiguration.Limits(
-                headerTimeout: .seconds(try DurationText.parse(headerTimeout, option: "--header-timeout", allowed: Self.timeoutRange)),
-                idleTimeout: .seconds(try DurationText.parse(idleTimeout, option: "--idle-timeout", allowed: Self.timeoutRange)),
-                bodyStallTimeout: .seconds(try DurationText.parse(bodyTimeout, option: "--body-timeout", allowed: Self.timeoutRange)),
+                headerTimeout: .seconds(try DurationRule.timeout.parse(headerTimeout, option: "--header-timeout")),
+                idleTimeout: .seconds(try DurationRule.timeout.parse(idleTimeout, option: "--idle-timeout")),
+                bodyStallTimeout: .seconds(try DurationRule.timeout.parse(bodyTimeout, option: "--body-timeout")),
                 maxConnections: maxConnections,
-                shutdownGrace: .seconds(try DurationText.parse(shutdownGrace, option: "--shutdown-grace", allowed: 0...3600))
+                shutdownGrace: .seconds(try DurationRule.shutdownGrace.parse(shutdownGrace, option: "--shutdown-grace"))
             )
         } catch {
             throw ValidationError(error.message)

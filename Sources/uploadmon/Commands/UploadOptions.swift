@@ -62,8 +62,10 @@ struct UploadOptions: ParsableArguments {
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard retries >= 0 else { throw ValidationError("--retries cannot be negative") }
-        for (name, value) in [("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout), ("--answer-timeout", answerTimeout)] {
-            guard value > 0 else { throw ValidationError("\(name) must be more than 0 seconds") }
+        do throws(RangeError) {
+            try transportSettings.validate()
+        } catch {
+            throw ValidationError(error.message)
         }
     }
 
