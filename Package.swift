@@ -20,7 +20,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "UploadCore"),
-        .target(name: "TerminalCanvas"),
+        .target(name: "TerminalCanvas", dependencies: ["UploadCore"]),
         .target(name: "Monitor", dependencies: ["UploadCore", "TerminalCanvas"]),
         // No pkgConfig: SwiftPM would warn on every build about the -D flags ncursesw.pc carries
         // (the shim defines what they are for); the module map links the libraries itself.

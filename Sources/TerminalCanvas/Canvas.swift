@@ -1,3 +1,5 @@
+import UploadCore
+
 /// One terminal cell: a grapheme and its style. The right half of a two-column character is a
 /// continuation cell, which a backend skips (the wide character already covers it).
 public struct Cell: Sendable, Hashable {
@@ -39,7 +41,8 @@ public struct Canvas: Sendable, Equatable {
 
     /// Writes `text` on row `y` from column `x`, never past `clip` (default: the whole canvas),
     /// and returns the columns used. Control characters are shown as `?` so a file name can never
-    /// move the cursor.
+    /// move the cursor; invisible format characters (bidi overrides and the like) as `<U+202E>`,
+    /// so a name can never show as another.
     @discardableResult
     public mutating func write(_ text: some StringProtocol, x: Int, y: Int, style: CellStyle = .plain, clip: Rect? = nil) -> Int {
         let area = clip ?? bounds
@@ -51,9 +54,16 @@ public struct Canvas: Sendable, Equatable {
             var shown = character
             var w = DisplayWidth.of(character)
             if w == 0 {
-                guard character.unicodeScalars.first.map({ $0.value < 0x20 || $0.value == 0x7F }) == true else { continue }
-                shown = "?"
-                w = 1
+                guard let scalar = character.unicodeScalars.first else { continue }
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    shown = "?"
+                    w = 1
+                } else if InvisibleCharacters.isHidden(scalar) {
+                    column += write(InvisibleCharacters.escape(scalar), x: column, y: y, style: style, clip: clip)
+                    continue
+                } else {
+                    continue
+                }
             }
             if column < max(0, area.x) {
                 column += w

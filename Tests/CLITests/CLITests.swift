@@ -146,6 +146,20 @@ struct CLIRun {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    /// Names with invisible format characters are shown escaped in send's lines and sent as they are.
+    @Test func namesWithBidiControlsAreShownEscaped() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try TestFiles.writeImage(at: receiver.root + "/\u{202E}gpj.png", size: 2000)
+        let run = try await CLIRun.run(["send", path, "--to", receiver.url])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("#1 <U+202E>gpj.png queued"), "\(run.stdout)")
+        #expect(!run.stdout.contains("\u{202E}"))
+        #expect(receiver.storedNames() == ["gpj.png"])
+        let json = try await CLIRun.run(["send", path, "--to", receiver.url, "--json"])
+        #expect(json.stdout.contains(#""name":"\u202egpj.png""#), "\(json.stdout)")
+        await receiver.cleanUp()
+    }
+
     @Test func helpShowsExamples() async throws {
         let help = try await CLIRun.run(["send", "--help"])
         #expect(help.status == 0)

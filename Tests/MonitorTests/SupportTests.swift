@@ -42,12 +42,12 @@ import UploadCore
 
     @Test func oscPicksTheTerminalsDialect() {
         func osc(_ env: [String: String]) -> String {
-            String(decoding: TerminalNotification.bytes(mode: .osc, title: "uploadmon", body: "✓ a;b\u{7}.jpg → 200", environment: env), as: UTF8.self)
+            String(decoding: TerminalNotification.bytes(mode: .osc, title: "uploadmon", body: "✓ a;b\u{7}\u{202E}.jpg → 200", environment: env), as: UTF8.self)
         }
-        #expect(osc([:]) == "\u{1B}]777;notify;uploadmon;✓ a;b.jpg → 200\u{07}")
-        #expect(osc(["LC_TERMINAL": "iTerm2"]) == "\u{1B}]9;uploadmon: ✓ a;b.jpg → 200\u{07}")
+        #expect(osc([:]) == "\u{1B}]777;notify;uploadmon;✓ a;b<U+0007><U+202E>.jpg → 200\u{07}")
+        #expect(osc(["LC_TERMINAL": "iTerm2"]) == "\u{1B}]9;uploadmon: ✓ a;b<U+0007><U+202E>.jpg → 200\u{07}")
         #expect(osc(["TERM": "xterm-kitty"]).hasPrefix("\u{1B}]99;i=uploadmon:d=0;uploadmon\u{1B}\\"))
-        #expect(osc(["TMUX": "/tmp/tmux-0/default,1,0"]) == "\u{1B}Ptmux;\u{1B}\u{1B}]777;notify;uploadmon;✓ a;b.jpg → 200\u{07}\u{1B}\\")
+        #expect(osc(["TMUX": "/tmp/tmux-0/default,1,0"]) == "\u{1B}Ptmux;\u{1B}\u{1B}]777;notify;uploadmon;✓ a;b<U+0007><U+202E>.jpg → 200\u{07}\u{1B}\\")
     }
 }
 

@@ -62,6 +62,17 @@ func json(_ body: String) -> [String: String] {
         await receiver.cleanUp()
     }
 
+    /// A right-to-left override would make `\u{202E}gnp.exe` look like `exe.png` in every listing.
+    @Test func bidiControlsNeverReachAStoredName() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try TestFiles.writeImage(at: receiver.root + "/x.png", size: 1000)
+        let (status, body) = try await curl(["-F", "photo=@\(path);filename=\u{202E}gnp.exe\u{2066}", receiver.url])
+        #expect(status == 200)
+        #expect(json(body) == ["filename": "gnp.exe"])
+        #expect(receiver.storedNames() == ["gnp.exe"])
+        await receiver.cleanUp()
+    }
+
     @Test func curlWithTextFieldsAndCustomFieldName() async throws {
         let receiver = try await ReceiverHarness.start(path: "/upload", field: "file")
         let path = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 1000)

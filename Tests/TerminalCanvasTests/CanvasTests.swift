@@ -40,6 +40,19 @@ import Testing
         #expect(canvas.line(0) == "a?[2Jb  ")
     }
 
+    /// A name with a right-to-left override shows what it is, not what it pretends to be.
+    @Test func invisibleFormatCharactersAreShownEscaped() {
+        var canvas = Canvas(width: 20, height: 1)
+        canvas.write("\u{202E}gnp.exe", x: 0, y: 0)
+        #expect(canvas.line(0) == "<U+202E>gnp.exe     ")
+        var narrow = Canvas(width: 5, height: 1)
+        narrow.write("\u{2066}ab", x: 0, y: 0)
+        #expect(narrow.line(0) == "<U+20")
+        var joined = Canvas(width: 4, height: 1)
+        joined.write("👨\u{200D}👩", x: 0, y: 0)
+        #expect(!joined.line(0).contains("<U+"))
+    }
+
     @Test func clippingAndZeroSizes() {
         var canvas = Canvas(width: 6, height: 2)
         canvas.write("hello world", x: 2, y: 1, clip: Rect(x: 2, y: 0, width: 3, height: 2))

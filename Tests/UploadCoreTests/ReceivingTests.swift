@@ -118,6 +118,12 @@ import Testing
         ("...", "generated"),
         ("", "generated"),
         ("a\r\nb\u{0}c.png", "abc.png"),
+        ("\u{202E}gnp.exe", "gnp.exe"),
+        ("a\u{202A}\u{202B}\u{202C}\u{202D}b\u{2066}\u{2067}\u{2068}\u{2069}c\u{200E}\u{200F}\u{061C}d.png", "abcd.png"),
+        ("\u{FEFF}zero\u{200B}width\u{2060}.png", "zerowidth.png"),
+        ("\u{202E}", "generated"),
+        ("family👨\u{200D}👩\u{200D}👧.png", "family👨\u{200D}👩\u{200D}👧.png"),
+        ("写真\u{200C}.jpg", "写真\u{200C}.jpg"),
         ("x..y.png", "xy.png"),
         ("quote\"d.png", "quote\"d.png"),
         ("夕焼け.png", "夕焼け.png"),
@@ -140,5 +146,13 @@ import Testing
         #expect(SafeFileName.numbered("noext", 1) == "noext-1")
         let long = String(repeating: "x", count: 251) + ".jpg"
         #expect(SafeFileName.numbered(long, 12).utf8.count <= 255)
+    }
+}
+
+@Suite struct InvisibleCharactersTests {
+    @Test func hiddenCharactersAreEscapedAndOthersKept() {
+        #expect(InvisibleCharacters.escaped("\u{202E}gnp.exe") == "<U+202E>gnp.exe")
+        #expect(InvisibleCharacters.escaped("a\u{7}b\u{85}c\u{E0001}") == "a<U+0007>b<U+0085>c<U+E0001>")
+        #expect(InvisibleCharacters.escaped("写真 👨\u{200D}👩 e\u{301}") == "写真 👨\u{200D}👩 e\u{301}")
     }
 }

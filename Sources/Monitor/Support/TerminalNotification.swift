@@ -1,3 +1,5 @@
+import UploadCore
+
 /// How finished uploads are told to the terminal, beyond the notification log.
 public enum NotifyMode: String, Sendable, CaseIterable {
     /// BEL: every terminal rings or flashes, and tmux and screen pass it on.
@@ -36,8 +38,9 @@ public enum TerminalNotification {
         return "\u{1B}Ptmux;" + sequence.replacing("\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
     }
 
-    /// Control characters would end the escape early or inject others: drop them.
+    /// Control characters would end the escape early or inject others, and format characters
+    /// would disguise a name in the notification: show them escaped, in plain ASCII.
     static func clean(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && !(0x80..<0xA0).contains($0.value) }))
+        InvisibleCharacters.escaped(text)
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 
 /// Turns a client-supplied file name into one that is safe to create inside the upload folder.
 ///
-/// Only the last path component survives (`/` and `\` both separate); control characters,
-/// `..` and leading dots are removed; the result fits in 255 UTF-8 bytes with its extension kept.
+/// Only the last path component survives (`/` and `\` both separate); control and invisible
+/// format characters (`InvisibleCharacters`: bidi overrides and the like), `..` and leading dots are removed; the result fits in 255 UTF-8 bytes with its extension kept.
 /// An empty result gets a generated name. Nothing here can name a path outside the folder.
 public enum SafeFileName {
     public static let maxBytes = 255
@@ -11,9 +11,7 @@ public enum SafeFileName {
     public static func sanitize(_ raw: String, fallback: () -> String) -> String {
         let lastComponent = raw.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" }).last
             .map(String.init) ?? ""
-        var name = String(String.UnicodeScalarView(lastComponent.unicodeScalars.filter {
-            !($0.value < 0x20 || (0x7F...0x9F).contains($0.value))
-        }))
+        var name = String(String.UnicodeScalarView(lastComponent.unicodeScalars.filter { !InvisibleCharacters.isHidden($0) }))
         while name.contains("..") {
             name = name.replacingOccurrences(of: "..", with: "")
         }

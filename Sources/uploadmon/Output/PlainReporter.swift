@@ -12,7 +12,7 @@ struct PlainReporter: SendReporter {
             }
             return
         }
-        let who = "\(id) \(state.name)"
+        let who = "\(id) \(InvisibleCharacters.escaped(state.name))"
         switch event {
         case .queued(_, _, let total):
             console.write("\(who) queued\(total.map { " (\(ByteFormat.bytes($0)))" } ?? "")\n")

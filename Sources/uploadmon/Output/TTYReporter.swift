@@ -53,7 +53,7 @@ struct TTYReporter: SendReporter {
 
     private func line(_ state: TransferState) -> String {
         let width = max(style.width - 1, 20)
-        let name = fit(state.name, 24)
+        let name = fit(InvisibleCharacters.escaped(state.name), 24)
         guard let outcome = state.outcome else {
             if let reason = state.retryReason {
                 return fit("… \(name) \(reason); waiting to retry", width)

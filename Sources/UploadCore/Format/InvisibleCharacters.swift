@@ -1,0 +1,29 @@
+/// Characters that change how the text around them is shown without being seen themselves:
+/// C0 and C1 controls, and format characters — bidi embeddings, overrides and isolates
+/// (U+202A–U+202E, U+2066–U+2069), direction marks (U+200E/F, U+061C), zero-width spaces, the BOM —
+/// apart from the joiners (U+200C/D) that scripts and emoji sequences need. A file named
+/// `\u{202E}gnp.exe` displays as `exe.png`; with these rules it is stored as `gnp.exe` and shown
+/// as `<U+202E>gnp.exe`.
+public enum InvisibleCharacters {
+    public static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        if v < 0x20 || (0x7F...0x9F).contains(v) { return true }
+        return scalar.properties.generalCategory == .format && v != 0x200C && v != 0x200D
+    }
+
+    /// How a hidden character is shown: `<U+202E>`.
+    public static func escape(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "<U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + ">"
+    }
+
+    /// `text` with every hidden character shown as its escape, for names put in front of a person.
+    public static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isHidden) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isHidden(scalar) { out += escape(scalar) } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+}
