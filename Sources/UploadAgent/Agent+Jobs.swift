@@ -155,7 +155,7 @@ extension Agent {
                 _ = try journal.applyWatchScan(job.id, changes, at: now)
             }
             watching = true
-            log("\(created ? "watching" : "updated the watch of") \(directory) every \(DurationText.format(every)) → \(template.url)")
+            log("\(created ? "watching" : "updated the watch of") \(directory) every \(DurationText.format(every)) → \(RedactedURL.display(template.url))")
             wakeScheduler()
             broadcastJobs()
             // Read again: passing over the existing files changed the job's counts.

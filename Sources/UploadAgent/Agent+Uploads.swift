@@ -69,6 +69,8 @@ extension Agent {
         let pending: PendingUpload?
         do {
             pending = try journal.pendingForRetry(id)
+        } catch let cleared as Journal.HeadersCleared {
+            return .error(message: cleared.description)
         } catch {
             return .error(message: "cannot read the journal: \(error)")
         }

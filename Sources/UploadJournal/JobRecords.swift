@@ -133,7 +133,7 @@ struct JobRow: Codable, FetchableRecord, MutablePersistableRecord {
         switch spec {
         case .watch(let watch):
             title = watch.directory
-            detail = "→ " + watch.url
+            detail = "→ " + RedactedURL.display(watch.url)
         case .maintenance(let maintenance):
             title = "maintenance"
             detail = "keeps \(DurationText.format(maintenance.keepSeconds)) of history"

@@ -31,6 +31,8 @@ public final class Journal: Sendable {
             // WAL + NORMAL survives any crash of the process (SIGKILL included); only a power
             // loss may drop the last transactions, which costs a resend, never a wrong state.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Header values removed when an upload ends must not linger in freed pages.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         if let lastMigration {
@@ -96,6 +98,11 @@ public final class Journal: Sendable {
                 guard !row.state.isFinished else { return nil }
                 row.state = outcome.isSuccess ? .succeeded : .failed
                 row.finishedAt = now
+                // Header values (tokens, cookies) are kept only to send the upload; it is done.
+                if !row.headers.isEmpty {
+                    row.headers = []
+                    row.headersCleared = true
+                }
                 if case .failed(let failure) = outcome {
                     row.status = nil
                     row.reason = nil
@@ -169,7 +176,17 @@ public final class Journal: Sendable {
     public func pendingForRetry(_ id: UploadID) throws -> PendingUpload? {
         try pool.read { db in
             guard let row = try UploadRow.fetchOne(db, key: Int64(id.rawValue)), row.state == .failed else { return nil }
+            if row.headersCleared { throw HeadersCleared(id: id) }
             return row.pending
+        }
+    }
+
+    /// A failed upload whose header values were removed when it ended cannot be sent again the
+    /// same way: sending it without them would look like it, and fail or do something else.
+    public struct HeadersCleared: Error, CustomStringConvertible {
+        public let id: UploadID
+        public var description: String {
+            "\(id) cannot be retried: its header values were removed from the journal when it ended; send the file again with its -H options"
         }
     }
 
@@ -226,7 +243,7 @@ extension UploadRow {
             allowAnyFile: request.allowAnyFile, settings: upload.settings, origin: upload.origin,
             state: .queued, attempts: 0, bytesSent: 0, bytesExpected: nil, status: nil, reason: nil, body: nil,
             bodyBytesTotal: nil, failureKind: nil, failureMessage: nil, failureCode: nil,
-            createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil)
+            createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil, headersCleared: false)
     }
 
     var pending: PendingUpload {

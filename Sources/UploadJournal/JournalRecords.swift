@@ -52,6 +52,9 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     var updatedAt: Date
     var startedAt: Date?
     var finishedAt: Date?
+    /// The header values were removed when the upload ended (they are kept only while it may
+    /// still be sent); such an upload cannot be retried from the journal.
+    var headersCleared: Bool
 
     enum Columns {
         static let id = Column(CodingKeys.id)

@@ -91,6 +91,17 @@ enum JournalSchema {
                 UPDATE job SET intervalSeconds = 1 WHERE intervalSeconds < 1;
                 """)
         }
+        migrator.registerMigration("v4: header values only while needed") { db in
+            // Header values (tokens, cookies) are kept only while an upload may still be sent;
+            // those of uploads already finished go now.
+            try db.alter(table: "upload") { t in
+                t.add(column: "headersCleared", .boolean).notNull().defaults(to: false)
+            }
+            try db.execute(sql: """
+                UPDATE upload SET headers = '[]', headersCleared = 1
+                    WHERE state IN ('succeeded', 'failed') AND headers != '[]'
+                """)
+        }
         return migrator
     }
 }

@@ -160,6 +160,22 @@ struct CLIRun {
         await receiver.cleanUp()
     }
 
+    /// A password in the URL or a token in its query is sent, never shown.
+    @Test func secretsInTheURLAreNeverPrinted() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try TestFiles.writeImage(at: receiver.root + "/s.png", size: 2000)
+        let url = "http://user:Pa55word@127.0.0.1:\(receiver.port)/photo?token=t0ken-value&album=cats"
+        for extra in [[], ["--json"]] {
+            let run = try await CLIRun.run(["send", path, "--to", url] + extra)
+            #expect(run.status == 0, "\(run.stderr)")
+            let output = run.stdout + run.stderr
+            #expect(!output.contains("Pa55word") && !output.contains("t0ken-value"), "\(output)")
+            #expect(output.contains("***@127.0.0.1:\(receiver.port)/photo?token=***&album=cats"), "\(output)")
+        }
+        #expect(receiver.storedNames() == ["s-1.png", "s.png"])
+        await receiver.cleanUp()
+    }
+
     @Test func helpShowsExamples() async throws {
         let help = try await CLIRun.run(["send", "--help"])
         #expect(help.status == 0)

@@ -8,11 +8,11 @@ import UploadTesting
 @Suite struct JournalTests {
     let root = TestFiles.makeTemporaryDirectory("journal")
 
-    func newUpload(_ name: String, size: Int64 = 100, secret: String = "Bearer hush") -> NewUpload {
+    func newUpload(_ name: String, size: Int64 = 100, secret: String? = "Bearer hush") -> NewUpload {
         NewUpload(
             request: UploadRequest(
                 source: .file(path: "/data/\(name)"), url: "http://127.0.0.1:9/photo", uploadName: name,
-                formFields: [FormField(name: "k", value: "v")], headers: [RequestHeader(name: "Authorization", value: secret)]),
+                formFields: [FormField(name: "k", value: "v")], headers: secret.map { [RequestHeader(name: "Authorization", value: $0)] } ?? []),
             fingerprint: FileFingerprint(size: size, modificationNanoseconds: 1_700_000_000_123_456_789),
             settings: TransportSettings(rateLimit: 1 << 20, retries: 2), origin: "send")
     }
@@ -51,12 +51,12 @@ import UploadTesting
     @Test func migrationsRunOnceAndDataSurvivesReopening() throws {
         let path = root + "/j.sqlite"
         let first = try Journal(path: path)
-        #expect(try first.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules"])
+        #expect(try first.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed"])
         let added = try first.add([newUpload("a.png")])
         try first.record(.queued(added[0].id, name: "a.png", totalBytes: 100))
 
         let again = try Journal(path: path)
-        #expect(try again.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules"])
+        #expect(try again.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed"])
         #expect(try again.snapshots().map(\.uploadName) == ["a.png"])
         #expect(try again.lastSequence() == 1)
     }
@@ -143,6 +143,27 @@ import UploadTesting
         #expect(!String(decoding: encoded, as: UTF8.self).contains("top-secret-value"))
         let logged = try JSONEncoder().encode(try journal.entries(after: 0))
         #expect(!String(decoding: logged, as: UTF8.self).contains("top-secret-value"))
+    }
+
+    /// Header values are kept only while an upload may still be sent: gone from the file itself
+    /// once it ends, and a retry from the journal then says why it cannot send it the same way.
+    @Test func headerValuesLeaveTheJournalWhenTheUploadEnds() throws {
+        let path = root + "/cleared.sqlite"
+        let journal = try Journal(path: path)
+        let ids = try journal.add([newUpload("ok.png", secret: "Bearer ok-secret"), newUpload("failed.png", secret: "Bearer failed-secret")]).map(\.id)
+        try journal.record(.finished(ids[0], .answered(status: 200)))
+        try journal.record(.finished(ids[1], .failed(UploadFailure(.cannotConnect, "refused"))))
+        try journal.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        for file in [path, path + "-wal"] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+            #expect(bytes.range(of: Data("ok-secret".utf8)) == nil, "\(file)")
+            #expect(bytes.range(of: Data("failed-secret".utf8)) == nil, "\(file)")
+        }
+        #expect(throws: Journal.HeadersCleared.self) { try journal.pendingForRetry(ids[1]) }
+
+        let plain = try journal.add([newUpload("plain.png", secret: nil)])[0].id
+        try journal.record(.finished(plain, .failed(UploadFailure(.cannotConnect, "refused"))))
+        #expect(try journal.pendingForRetry(plain)?.request.headers == [])
     }
 
     @Test func pruningKeepsUnfinishedUploadsAndSequenceNumbers() throws {

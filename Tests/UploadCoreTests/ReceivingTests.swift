@@ -156,3 +156,18 @@ import Testing
         #expect(InvisibleCharacters.escaped("写真 👨\u{200D}👩 e\u{301}") == "写真 👨\u{200D}👩 e\u{301}")
     }
 }
+
+@Suite struct RedactedURLTests {
+    @Test(arguments: [
+        ("http://user:PW@host/photo", "http://***@host/photo"),
+        ("https://tok3n@host:8443/p?x=1", "https://***@host:8443/p?x=1"),
+        ("https://host/p?token=abc&name=cat&X-Amz-Signature=f00&sig=1#frag", "https://host/p?token=***&name=cat&X-Amz-Signature=***&sig=***#frag"),
+        ("https://host/p?access%5Ftoken=abc", "https://host/p?access%5Ftoken=***"),
+        ("http://127.0.0.1:3000/photo", "http://127.0.0.1:3000/photo"),
+        ("http://host/a@b?x", "http://host/a@b?x"),
+        ("not a url", "not a url"),
+    ])
+    func secretsAreHiddenAndTheRestKept(url: String, shown: String) {
+        #expect(RedactedURL.display(url) == shown)
+    }
+}

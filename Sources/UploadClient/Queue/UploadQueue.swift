@@ -182,11 +182,12 @@ public actor UploadQueue {
         let continuation = self.continuation
         let transport = entry.transport ?? self.transport
         let observer = AttemptObserver(
-            started: { url, total in continuation.yield(.started(id, attempt: attempt, url: url, totalBytes: total)) },
+            // Events are for showing and logging: a URL's credentials never travel in them.
+            started: { url, total in continuation.yield(.started(id, attempt: attempt, url: RedactedURL.display(url), totalBytes: total)) },
             progress: { bytes, total, expected in
                 continuation.yield(.progress(id, bytesSent: bytes, totalBytesSent: total, totalBytesExpected: expected))
             },
-            redirected: { url in continuation.yield(.redirected(id, to: url)) }
+            redirected: { url in continuation.yield(.redirected(id, to: RedactedURL.display(url))) }
         )
         let task = Task {
             let result = await transport.perform(request, observer: observer)

@@ -87,7 +87,7 @@ enum MonitorSession {
         let loop = MonitorRunLoop(backend: backend, settings: settings)
         let home = environment["HOME"] ?? "/"
         let start = URL(fileURLWithPath: directory).standardizedFileURL.path
-        var initial = MonitorState(width: 80, height: 24, endpoint: url, directory: start, home: home)
+        var initial = MonitorState(width: 80, height: 24, endpoint: RedactedURL.display(url), directory: start, home: home)
         initial.uploadsOutliveMonitor = useAgent
         let final = await loop.run(initial)
         await backend.finish(final)
