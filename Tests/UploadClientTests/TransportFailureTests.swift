@@ -173,6 +173,51 @@ final class Captures: @unchecked Sendable {
         #expect(failure.message.contains("shrank"))
     }
 
+    enum EarlyAnswer: CaseIterable { case thenClose, thenKeepReading, cutShortThenClose }
+
+    /// A server that says 200 after a few bytes of a 20 MB body has not got the file: a failure
+    /// that says so, with the answer still shown, and not retried; whether it then closes the
+    /// connection, goes on reading, or even closes before its own answer is complete (the request
+    /// then fails, but the answer's head is what happened).
+    @Test(arguments: EarlyAnswer.allCases)
+    func aSuccessBeforeTheBodyWasSentIsAFailure(server behaviour: EarlyAnswer) async throws {
+        let server = try RawServer { connection in
+            connection.read(atLeast: 1)
+            let declared = behaviour == .cutShortThenClose ? 40 : 20
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(declared)\r\n\r\n{\"filename\":\"x.jpg\"}")
+            if behaviour == .thenKeepReading { _ = connection.readAll(idle: 3) }
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/early.jpg", size: 20_000_000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], retryPolicy: RetryPolicy(maxRetries: 3))
+        let failure = try #require(run.failure())
+        #expect(failure.kind == .answeredEarly, "\(failure)")
+        #expect(failure.message.hasPrefix("answered 200 after "), "\(failure.message)")
+        #expect(failure.message.hasSuffix("of 20.0 MB: the file did not arrive whole"), "\(failure.message)")
+        #expect(run.response()?.status == 200)
+        #expect(!run.events.contains { if case .retryScheduled = $0 { true } else { false } })
+    }
+
+    /// An early refusal followed by a closed connection (what `uploadmon serve` does with a body
+    /// it will not take) is the refusal, not a lost connection.
+    @Test func anEarlyRefusalThenACloseIsTheAnswer() async throws {
+        let receiver = try await ReceiverHarness.start(maxSize: 1_000_000)
+        let path = try TestFiles.writeImage(at: folder + "/big-refused.jpg", size: 30_000_000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: receiver.url)])
+        #expect(run.outcome() == .answered(status: 413), "\(String(describing: run.outcome()))")
+        #expect(run.response()?.bodyText.contains("the limit is 1000000") == true)
+        await receiver.cleanUp()
+    }
+
+    @Test func anAnswerIsWeighedAgainstTheBytesSent() {
+        #expect(UploadOutcome.answer(200, bytesSent: 100, expected: 100) == .answered(status: 200))
+        #expect(UploadOutcome.answer(200, bytesSent: 0, expected: nil) == .answered(status: 200))
+        #expect(UploadOutcome.answer(413, bytesSent: 140, expected: 20_000_847) == .answered(status: 413))
+        #expect(UploadOutcome.answer(200, bytesSent: 140, expected: 20_000_847)
+            == .failed(UploadFailure(.answeredEarly, "answered 200 after 140 B of 20.0 MB: the file did not arrive whole")))
+    }
+
     @Test func missingFileIsAFileError() async throws {
         let request = UploadRequest(source: .file(path: folder + "/nope.jpg"), url: "http://127.0.0.1:9/photo", uploadName: "nope.jpg")
         #expect(throws: UploadInputError.self) { try UploadPreflight.check(request) }

@@ -56,6 +56,7 @@ public enum FailureText {
         case .cancelled: "cancelled"
         case .fileError: "file error"
         case .tooManyRedirects: "too many redirects"
+        case .answeredEarly: "answered early"
         case .other: "failed"
         }
     }

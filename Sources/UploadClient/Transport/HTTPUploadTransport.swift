@@ -281,9 +281,18 @@ public final class HTTPUploadTransport: UploadTransport {
             } onCancel: {
                 task.cancel()
             }
-            return AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: delegate.bytesSent)
+            return AttemptResult(
+                outcome: .answer(response.status, bytesSent: delegate.bytesSent, expected: layout.contentLength),
+                response: response, bytesSent: delegate.bytesSent)
         } catch {
-            let failure = stalled.withLockedValue { $0 }
+            let stalledOut = stalled.withLockedValue { $0 }
+            if !stalledOut, !(error is CancellationError), let answer = delegate.answerSoFar,
+               (error as? HTTPClientError) != .cancelled {
+                return AttemptResult(
+                    outcome: .answer(answer.status, bytesSent: delegate.bytesSent, expected: layout.contentLength),
+                    response: answer, bytesSent: delegate.bytesSent)
+            }
+            let failure = stalledOut
                 ? UploadFailure(.stalled, "the upload stalled: nothing could be sent for \(FailureClassifier.seconds(timeouts.stall))")
                 : FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
             return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: delegate.bytesSent)

@@ -67,15 +67,20 @@ final class UploadDelegate: HTTPClientResponseDelegate, Sendable {
     }
 
     func didFinishRequest(task: HTTPClient.Task<UploadResponse>) throws -> UploadResponse {
-        try state.withLockedValue { s in
-            guard let head = s.head else { throw HTTPClientError.remoteConnectionClosed }
-            return UploadResponse(
-                status: Int(head.status.code),
-                reason: head.status.reasonPhrase,
-                headers: head.headers.map { ($0.name, $0.value) },
-                body: s.body,
-                bodyBytesTotal: s.bodyTotal
-            )
+        guard let answer = answerSoFar else { throw HTTPClientError.remoteConnectionClosed }
+        return answer
+    }
+
+    /// The answer as far as it arrived, once its head has: a server that answers early (a 413
+    /// at once, a 200 after a few bytes) and closes makes the request fail with a closed
+    /// connection, yet its answer is what happened.
+    var answerSoFar: UploadResponse? {
+        state.withLockedValue { s in
+            s.head.map { head in
+                UploadResponse(
+                    status: Int(head.status.code), reason: head.status.reasonPhrase,
+                    headers: head.headers.map { ($0.name, $0.value) }, body: s.body, bodyBytesTotal: s.bodyTotal)
+            }
         }
     }
 }

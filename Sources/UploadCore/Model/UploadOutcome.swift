@@ -16,6 +16,9 @@ public struct UploadFailure: Error, Sendable, Hashable, Codable, CustomStringCon
         case fileError
         /// More than the allowed number of 307/308 redirects.
         case tooManyRedirects
+        /// The server answered with a success before the whole body was sent: whatever it
+        /// stored, it is not the file.
+        case answeredEarly
         /// Anything the client library reported that fits none of the above.
         case other
     }
@@ -39,7 +42,7 @@ public struct UploadFailure: Error, Sendable, Hashable, Codable, CustomStringCon
     public var isTransient: Bool {
         switch kind {
         case .cannotConnect, .connectTimeout, .connectionLost, .stalled, .noAnswer: return true
-        case .cancelled, .fileError, .tooManyRedirects, .other: return false
+        case .cancelled, .fileError, .tooManyRedirects, .answeredEarly, .other: return false
         }
     }
 }
@@ -53,5 +56,16 @@ public enum UploadOutcome: Sendable, Hashable, Codable {
     public var isSuccess: Bool {
         if case .answered(let status) = self { return (200..<300).contains(status) }
         return false
+    }
+}
+
+extension UploadOutcome {
+    /// The outcome of an answer with `status`, weighed against the body: a success that came
+    /// before the whole body was sent is not one, the server cannot have the file. (Any other
+    /// early answer, a 413 say, is the answer and says so itself.)
+    public static func answer(_ status: Int, bytesSent: Int64, expected: Int64?) -> UploadOutcome {
+        guard (200..<300).contains(status), let expected, bytesSent < expected else { return .answered(status: status) }
+        return .failed(UploadFailure(.answeredEarly,
+            "answered \(status) after \(ByteFormat.bytes(bytesSent)) of \(ByteFormat.bytes(expected)): the file did not arrive whole"))
     }
 }
