@@ -139,6 +139,44 @@ final class Captures: @unchecked Sendable {
         #expect(run.progressTotals().last == run.expectedLength())
     }
 
+    /// The answer clock covers the whole answer: a server that trickles it a byte at a time
+    /// (each byte restarting AsyncHTTPClient's read timeout) cannot hold an upload. Its head
+    /// arrived, so the upload ends with that status and the part of the body that came; a head
+    /// that never completes is no answer.
+    @Test(arguments: [true, false])
+    func anAnswerTrickledByteByByteEndsAtTheAnswerClock(headFirst: Bool) async throws {
+        let server = try RawServer { connection in
+            _ = readRequest(connection)
+            let head = Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n".utf8)
+            var rest = head + [UInt8](repeating: 120, count: 1000)
+            if headFirst {
+                connection.send(head)
+                rest.removeFirst(head.count)
+            }
+            // A byte every 0.2 s: over three minutes for the whole answer, if nothing ends it
+            // sooner; the server stops when the client has gone.
+            for byte in rest {
+                guard connection.send([byte]) else { break }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/trickle-\(headFirst).jpg", size: 10_000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)],
+                                          timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(2)))
+        if headFirst {
+            #expect(run.outcome() == .answered(status: 200))
+            let response = try #require(run.response())
+            #expect(response.bodyBytesTotal < 1000, "the whole answer arrived: the clock did not end it")
+        } else {
+            // Bytes of a head that never completes: whichever clock says it first, no answer.
+            let failure = try #require(run.failure())
+            #expect(failure.kind == .noAnswer)
+            #expect(failure.message.hasSuffix("within 2.0 s after the upload was sent"), "\(failure.message)")
+        }
+    }
+
     @Test func cancellingWhileWaitingForTheAnswerSaysTheServerMayHaveTheFile() async throws {
         let server = try silentServer(closingAfter: 3)
         defer { server.stop() }

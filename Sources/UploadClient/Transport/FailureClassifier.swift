@@ -7,6 +7,15 @@ import UploadCore
 
 /// Turns what AsyncHTTPClient and SwiftNIO throw into a failure a person can read and act on.
 enum FailureClassifier {
+    /// The body was sent and no (complete) answer came within the answer clock.
+    static func noAnswer(_ timeouts: UploadTimeouts) -> UploadFailure {
+        UploadFailure(.noAnswer, "no answer within \(seconds(timeouts.answer)) after the upload was sent")
+    }
+
+    static func stalled(_ timeouts: UploadTimeouts) -> UploadFailure {
+        UploadFailure(.stalled, "the upload stalled: nothing could be sent for \(seconds(timeouts.stall))")
+    }
+
     /// `bodySent` says whether the whole body had reached the socket; it tells a stalled upload
     /// from a server that never answered.
     static func classify(_ error: Error, bodySent: Bool, timeouts: UploadTimeouts) -> UploadFailure {
@@ -19,11 +28,9 @@ enum FailureClassifier {
             case .connectTimeout, .tlsHandshakeTimeout:
                 return UploadFailure(.connectTimeout, "could not connect within \(seconds(timeouts.connect))")
             case .writeTimeout:
-                return UploadFailure(.stalled, "the upload stalled: nothing could be sent for \(seconds(timeouts.stall))")
+                return stalled(timeouts)
             case .readTimeout:
-                return bodySent
-                    ? UploadFailure(.noAnswer, "no answer within \(seconds(timeouts.answer)) after the upload was sent")
-                    : UploadFailure(.stalled, "the upload stalled: nothing could be sent for \(seconds(timeouts.stall))")
+                return bodySent ? noAnswer(timeouts) : stalled(timeouts)
             case .remoteConnectionClosed:
                 return UploadFailure(.connectionLost, bodySent
                     ? "the server closed the connection without answering"

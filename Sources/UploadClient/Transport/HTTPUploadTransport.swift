@@ -252,7 +252,20 @@ public final class HTTPUploadTransport: UploadTransport {
         if httpHeaders["User-Agent"].isEmpty {
             httpHeaders.add(name: "User-Agent", value: "uploadmon/\(UploadmonVersion.current)")
         }
-        let delegate = UploadDelegate(expected: layout.contentLength, onProgress: observer.progress)
+        // The answer clock covers the whole answer: AsyncHTTPClient's read timeout restarts at
+        // every byte, so a server trickling its answer a byte a second would hold us forever.
+        let answerDeadline = NIOLockedValueBox<(scheduled: Scheduled<Void>?, hit: Bool, task: HTTPClient.Task<UploadResponse>?)>((nil, false, nil))
+        let answerLimit = timeouts.answer
+        let delegate = UploadDelegate(expected: layout.contentLength, onProgress: observer.progress, onBodySent: {
+            let scheduled = eventLoop.scheduleTask(in: answerLimit) {
+                let task = answerDeadline.withLockedValue { state -> HTTPClient.Task<UploadResponse>? in
+                    state.hit = true
+                    return state.task
+                }
+                task?.cancel()
+            }
+            answerDeadline.withLockedValue { $0.scheduled = scheduled }
+        })
         let request: HTTPClient.Request
         do {
             request = try HTTPClient.Request(url: url, method: .POST, headers: httpHeaders, body: streamer.makeBody())
@@ -264,6 +277,8 @@ public final class HTTPUploadTransport: UploadTransport {
         // channel would cost every upload a fresh TCP (and TLS) handshake. The body streamer and
         // the delegate stay on `eventLoop`; the pool lends any idle keep-alive connection.
         let task = client.execute(request: request, delegate: delegate, eventLoop: .delegate(on: eventLoop))
+        answerDeadline.withLockedValue { $0.task = task }
+        defer { answerDeadline.withLockedValue { $0.scheduled?.cancel() } }
         let stalled = NIOLockedValueBox(false)
         let limit = timeouts.stall
         let checkEvery = TimeAmount.nanoseconds(max(limit.nanoseconds / 4, 50_000_000))
@@ -286,14 +301,16 @@ public final class HTTPUploadTransport: UploadTransport {
                 response: response, bytesSent: delegate.bytesSent)
         } catch {
             let stalledOut = stalled.withLockedValue { $0 }
-            if !stalledOut, !(error is CancellationError), let answer = delegate.answerSoFar,
-               (error as? HTTPClientError) != .cancelled {
+            let deadlineHit = answerDeadline.withLockedValue { $0.hit }
+            let cancelled = error is CancellationError || (error as? HTTPClientError) == .cancelled
+            if !stalledOut, let answer = delegate.answerSoFar, deadlineHit || !cancelled {
+                // What arrived of the answer is what happened (its status at least).
                 return AttemptResult(
                     outcome: .answer(answer.status, bytesSent: delegate.bytesSent, expected: layout.contentLength),
                     response: answer, bytesSent: delegate.bytesSent)
             }
-            let failure = stalledOut
-                ? UploadFailure(.stalled, "the upload stalled: nothing could be sent for \(FailureClassifier.seconds(timeouts.stall))")
+            let failure = deadlineHit ? FailureClassifier.noAnswer(timeouts)
+                : stalledOut ? FailureClassifier.stalled(timeouts)
                 : FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
             return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: delegate.bytesSent)
         }

@@ -27,9 +27,12 @@ final class UploadDelegate: HTTPClientResponseDelegate, Sendable {
     private let expected: Int64?
     private let onProgress: @Sendable (_ bytes: Int64, _ total: Int64, _ expected: Int64?) -> Void
 
-    init(expected: Int64?, onProgress: @escaping @Sendable (Int64, Int64, Int64?) -> Void) {
+    private let onBodySent: @Sendable () -> Void
+
+    init(expected: Int64?, onProgress: @escaping @Sendable (Int64, Int64, Int64?) -> Void, onBodySent: @escaping @Sendable () -> Void = {}) {
         self.expected = expected
         self.onProgress = onProgress
+        self.onBodySent = onBodySent
     }
 
     /// Whether the whole body reached the socket: a timeout after this is a missing answer,
@@ -48,6 +51,7 @@ final class UploadDelegate: HTTPClientResponseDelegate, Sendable {
 
     func didSendRequest(task: HTTPClient.Task<UploadResponse>) {
         state.withLockedValue { $0.bodySent = true }
+        onBodySent()
     }
 
     func didReceiveHead(task: HTTPClient.Task<UploadResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
