@@ -83,7 +83,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
 
     var snapshot: UploadSnapshot {
         UploadSnapshot(
-            id: uploadID, path: path, uploadName: uploadName, url: url, field: field, origin: origin,
+            id: uploadID, path: path, uploadName: uploadName, url: RedactedURL.display(url), field: field, origin: origin,
             state: state, attempts: attempts, fileSize: fileSize, bytesSent: bytesSent, bytesExpected: bytesExpected,
             status: status, reason: reason, body: body.map(Array.init) ?? [], bodyBytesTotal: bodyBytesTotal ?? 0,
             failure: failure, createdAt: createdAt, startedAt: startedAt, finishedAt: finishedAt
@@ -106,7 +106,8 @@ struct EventRow: Codable, FetchableRecord, MutablePersistableRecord {
     }
 }
 
-/// What a client may know about an upload: everything but the request headers.
+/// What a client may know about an upload: everything but the request headers and the secrets
+/// of its URL (`url` is as `RedactedURL` shows it; the journal keeps the real one to send).
 public struct UploadSnapshot: Sendable, Hashable, Codable {
     public var id: UploadID
     public var path: String

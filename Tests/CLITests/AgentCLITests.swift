@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import UploadCore
-import UploadJournal
+@testable import UploadJournal
 import UploadTesting
 
 /// The background agent as a user meets it: `send --background`, `status`, `agent stop`,
@@ -91,8 +91,9 @@ import UploadTesting
         let env = Self.environment(root)
         defer { if let pid = Self.agentPID(root) { kill(pid, SIGKILL) } }
         let file = try TestFiles.writeImage(at: root + "/a.png", size: 1000)
+        let url = "http://user:Pa55word@127.0.0.1:\(receiver.port)/photo?token=t0ken-value"
         let run = try await CLIRun.run(
-            ["send", file, "--to", receiver.url, "--background", "--json", "-H", "Authorization: Bearer very-secret"], environment: env)
+            ["send", file, "--to", url, "--background", "--json", "-H", "Authorization: Bearer very-secret"], environment: env)
         #expect(run.status == 0)
         let line = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(line["event"] as? String == "queued")
@@ -100,9 +101,19 @@ import UploadTesting
         let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
         try await Self.waitFor("the upload") { try journal.snapshot(UploadID(1))?.state == .succeeded }
         let status = try await CLIRun.run(["status", "--json"], environment: env)
+        let table = try await CLIRun.run(["status"], environment: env)
         let log = try String(contentsOfFile: root + "/state/uploadmon/agent.log", encoding: .utf8)
-        for text in [run.stdout, run.stderr, status.stdout, log] {
+        for text in [run.stdout, run.stderr, status.stdout, table.stdout, log] {
             #expect(!text.contains("very-secret"))
+            #expect(!text.contains("Pa55word") && !text.contains("t0ken-value"), "\(text)")
+        }
+        #expect(status.stdout.contains("***@127.0.0.1"), "\(status.stdout)")
+        // Finished: the header value has left the journal itself (after a checkpoint: until then
+        // the write-ahead log still holds the frame that inserted it).
+        try await journal.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        for path in [root + "/state/uploadmon/journal.sqlite", root + "/state/uploadmon/journal.sqlite-wal"] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+            #expect(bytes.range(of: Data("very-secret".utf8)) == nil, "\(path)")
         }
         _ = try await CLIRun.run(["agent", "stop"], environment: env)
         await receiver.cleanUp()

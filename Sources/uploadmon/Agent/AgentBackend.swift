@@ -176,7 +176,7 @@ final class AgentBackend: MonitorBackend {
             replay.append(ReplayedEvent(.queued(id, name: upload.uploadName, totalBytes: upload.fileSize), secondsAgo: ago(upload.createdAt)))
             if upload.attempts > 0, upload.state != .queued {
                 replay.append(ReplayedEvent(
-                    .started(id, attempt: upload.attempts, url: RedactedURL.display(upload.url), totalBytes: upload.bytesExpected),
+                    .started(id, attempt: upload.attempts, url: upload.url, totalBytes: upload.bytesExpected),
                     secondsAgo: ago(upload.startedAt ?? upload.createdAt)))
             }
             if upload.state == .sending, upload.bytesSent > 0 {

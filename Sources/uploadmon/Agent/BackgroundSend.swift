@@ -24,7 +24,7 @@ enum BackgroundSend {
                 if json {
                     print(String(decoding: AgentCoding.encode(BackgroundQueued(id: upload.id.rawValue, file: upload.path, name: upload.uploadName, url: upload.url)), as: UTF8.self))
                 } else {
-                    print("queued \(upload.id) \(InvisibleCharacters.escaped(upload.uploadName)) → \(RedactedURL.display(upload.url))")
+                    print("queued \(upload.id) \(InvisibleCharacters.escaped(upload.uploadName)) → \(upload.url)")
                 }
             case .refused(let path, let reason):
                 refused += 1

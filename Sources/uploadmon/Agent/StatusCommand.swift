@@ -100,7 +100,7 @@ struct StatusUpload: Encodable {
         state = upload.state.rawValue
         file = upload.path
         name = upload.uploadName
-        url = RedactedURL.display(upload.url)
+        url = upload.url
         field = upload.field
         origin = upload.origin
         attempts = upload.attempts
