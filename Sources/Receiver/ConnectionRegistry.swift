@@ -30,8 +30,6 @@ final class ConnectionRegistry: Sendable {
         self.limit = limit
     }
 
-    var openCount: Int { state.withLockedValue { $0.open.count } }
-
     /// Counts a new connection in, unless the receiver is full or stopping. `abort` ends the
     /// connection from any thread (the receiver is stopping and the grace period is over).
     func register(_ id: ObjectIdentifier, abort: @escaping @Sendable () -> Void) -> Admission {

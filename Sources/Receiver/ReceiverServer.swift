@@ -86,10 +86,6 @@ public struct ReceiverService: Service {
     let connections: ConnectionRegistry
     let grace: Duration
 
-    /// The most connections it serves at once (the requested cap, lowered to what the
-    /// descriptor limit allows).
-    public var connectionLimit: Int { connections.limit }
-
     public func run() async throws {
         try await withGracefulShutdownHandler {
             try await application.run()
