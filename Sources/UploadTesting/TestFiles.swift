@@ -1,5 +1,8 @@
+import Crypto
 import Foundation
+import SwiftASN1
 import UploadCore
+import X509
 
 /// Files for upload tests: real image headers followed by deterministic bytes, written in
 /// chunks so even large files cost little memory.
@@ -55,40 +58,85 @@ public enum TestFiles {
     }
 }
 
-/// A throwaway certificate authority and a server certificate for 127.0.0.1 it signed, made
-/// with the openssl command in `directory`, for HTTPS tests.
+/// A throwaway certificate authority and a server certificate it signed, written as PEM files
+/// in `directory`, for HTTPS tests. Made with swift-certificates, so a test can ask for what
+/// openssl's command line cannot give easily: an expired or not yet valid certificate, one made
+/// out for other names, one that signed itself.
 public struct TestCertificates: Sendable {
     public let caCertificate: String
     public let serverCertificate: String
     public let serverKey: String
 
-    public static func make(in directory: String) throws -> TestCertificates {
-        let ca = directory + "/ca.pem", caKey = directory + "/ca.key"
-        let cert = directory + "/cert.pem", key = directory + "/key.pem", csr = directory + "/server.csr"
-        let ext = directory + "/san.ext"
-        try "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n".write(toFile: ext, atomically: true, encoding: .utf8)
-        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try run(["req", "-x509"] + ec + ["-keyout", caKey, "-out", ca, "-days", "2", "-subj", "/CN=uploadmon test CA"])
-        try run(["req"] + ec + ["-keyout", key, "-out", csr, "-subj", "/CN=127.0.0.1"])
-        try run(["x509", "-req", "-in", csr, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-out", cert, "-days", "2", "-extfile", ext])
-        return TestCertificates(caCertificate: ca, serverCertificate: cert, serverKey: key)
+    /// A name the server certificate is made out for.
+    public enum Name: Sendable {
+        case dns(String)
+        case ip(String)
     }
 
-    static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CertificateError(message: "openssl \(arguments.prefix(2).joined(separator: " ")) exited with \(process.terminationStatus)")
+    /// - Parameters:
+    ///   - names: the subject alternative names of the server certificate.
+    ///   - validity: the server certificate's dates (default: from an hour ago for two days).
+    ///   - selfSigned: the server certificate signs itself instead of the authority signing it.
+    public static func make(
+        in directory: String,
+        names: [Name] = [.ip("127.0.0.1")],
+        validity: ClosedRange<Date>? = nil,
+        selfSigned: Bool = false
+    ) throws -> TestCertificates {
+        let now = Date()
+        let current = now.addingTimeInterval(-3600)...now.addingTimeInterval(2 * 86400)
+        let authorityKey = P256.Signing.PrivateKey()
+        let authorityName = try DistinguishedName { CommonName("uploadmon test CA") }
+        let authority = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(authorityKey.publicKey),
+            notValidBefore: current.lowerBound, notValidAfter: current.upperBound,
+            issuer: authorityName, subject: authorityName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            },
+            issuerPrivateKey: .init(authorityKey))
+
+        let serverKey = P256.Signing.PrivateKey()
+        let serverName = try DistinguishedName { CommonName(names.first.map(\.text) ?? "uploadmon test server") }
+        let dates = validity ?? current
+        let server = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(serverKey.publicKey),
+            notValidBefore: dates.lowerBound, notValidAfter: dates.upperBound,
+            issuer: selfSigned ? serverName : authorityName, subject: serverName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames(names.map(\.generalName))
+            },
+            issuerPrivateKey: .init(selfSigned ? serverKey : authorityKey))
+
+        let files = TestCertificates(
+            caCertificate: directory + "/ca.pem", serverCertificate: directory + "/cert.pem", serverKey: directory + "/key.pem")
+        try authority.serializeAsPEM().pemString.write(toFile: files.caCertificate, atomically: true, encoding: .utf8)
+        try server.serializeAsPEM().pemString.write(toFile: files.serverCertificate, atomically: true, encoding: .utf8)
+        try serverKey.pemRepresentation.write(toFile: files.serverKey, atomically: true, encoding: .utf8)
+        return files
+    }
+}
+
+extension TestCertificates.Name {
+    var text: String {
+        switch self {
+        case .dns(let name), .ip(let name): name
         }
     }
 
-    public struct CertificateError: Error, CustomStringConvertible {
-        public let message: String
-        public var description: String { message }
+    var generalName: GeneralName {
+        switch self {
+        case .dns(let name):
+            return .dnsName(name)
+        case .ip(let address):
+            var bytes = [UInt8](repeating: 0, count: 16)
+            let family = address.contains(":") ? AF_INET6 : AF_INET
+            precondition(inet_pton(family, address, &bytes) == 1, "not an IP address: \(address)")
+            return .ipAddress(ASN1OctetString(contentBytes: ArraySlice(bytes.prefix(family == AF_INET ? 4 : 16))))
+        }
     }
 }

@@ -49,6 +49,7 @@ public enum FailureText {
     public static func title(_ kind: UploadFailure.Kind) -> String {
         switch kind {
         case .cannotConnect: "cannot connect"
+        case .certificateRejected: "certificate rejected"
         case .connectTimeout: "connect timed out"
         case .stalled: "stalled"
         case .noAnswer: "no answer"

@@ -49,6 +49,7 @@ enum FailureClassifier {
             }
             if let first = connection.connectionErrors.first {
                 let inner = classify(first.error, bodySent: false, timeouts: timeouts)
+                if inner.kind == .certificateRejected { return inner }
                 return UploadFailure(.cannotConnect, "cannot connect to \(connection.host):\(connection.port): \(inner.message)", code: inner.code)
             }
             return UploadFailure(.cannotConnect, "cannot connect to \(connection.host):\(connection.port)")
@@ -78,15 +79,37 @@ enum FailureClassifier {
             }
         }
         if let tls = error as? NIOSSLError {
+            if case .handshakeFailed(let inner) = tls, isCertificateVerification(inner) { return certificateRejected(tls) }
             return UploadFailure(.cannotConnect, "TLS handshake failed: \(tls)")
         }
         if let tls = error as? BoringSSLError {
+            if isCertificateVerification(tls) { return certificateRejected(tls) }
             return UploadFailure(.cannotConnect, "TLS handshake failed: \(tls)")
+        }
+        if let tls = error as? NIOSSLExtraError, tls == .failedToValidateHostname {
+            // NIOSSL's own check after a trusted chain; its text says "<none>" for an IP target.
+            return UploadFailure(.certificateRejected, "certificate name mismatch: the certificate is not made out for the host asked for")
         }
         if let resolution = error as? SocketAddressError {
             return UploadFailure(.cannotConnect, "cannot resolve host: \(resolution)")
         }
         return UploadFailure(.other, String(describing: error))
+    }
+
+    /// BoringSSL says `CERTIFICATE_VERIFY_FAILED` for an untrusted, expired or not yet valid
+    /// certificate alike (its error codes are not public in NIOSSL; the reason's name is stable).
+    static func isCertificateVerification(_ error: BoringSSLError) -> Bool {
+        switch error {
+        case .sslError(let stack), .unknownError(let stack):
+            return stack.contains { $0.description.contains("CERTIFICATE_VERIFY_FAILED") }
+        default:
+            return false
+        }
+    }
+
+    /// Said this way only until `CertificateInspection` finds out which problem it is.
+    static func certificateRejected(_ error: Error) -> UploadFailure {
+        UploadFailure(.certificateRejected, "the server's certificate was not accepted: \(error)")
     }
 
     /// Once the whole body was sent the server may have stored the file; only its answer is lost.

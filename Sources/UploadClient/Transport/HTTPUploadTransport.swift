@@ -69,6 +69,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let chunkSize: Int
     let timeouts: UploadTimeouts
     let rateLimit: Int64?
+    /// What a refused certificate is checked against to say why (nil under `--insecure`).
+    let certificateRoots: CertificateInspection.Roots?
 
     public init(
         tls: TLSOptions = TLSOptions(),
@@ -79,6 +81,7 @@ public final class HTTPUploadTransport: UploadTransport {
         threadPool: NIOThreadPool = .singleton
     ) throws {
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+        var certificateRoots: CertificateInspection.Roots? = tls.insecure ? nil : .system
         if let path = tls.caCertificatePath {
             guard FileManager.default.isReadableFile(atPath: path) else {
                 throw UploadInputError.cannotRead(path: path, reason: "the CA certificate file is missing or unreadable")
@@ -90,6 +93,7 @@ public final class HTTPUploadTransport: UploadTransport {
                 throw UploadInputError.cannotRead(path: path, reason: "it holds no PEM certificate (the CA file must be PEM: -----BEGIN CERTIFICATE-----)")
             }
             tlsConfiguration.trustRoots = .certificates(roots)
+            if !tls.insecure { certificateRoots = .file(path, certificates: roots) }
         }
         if tls.insecure {
             tlsConfiguration.certificateVerification = .none
@@ -110,6 +114,7 @@ public final class HTTPUploadTransport: UploadTransport {
         self.chunkSize = chunkSize
         self.rateLimit = rateLimit
         self.timeouts = timeouts
+        self.certificateRoots = certificateRoots
     }
 
     /// A transport that sends as `settings` say.
@@ -309,10 +314,26 @@ public final class HTTPUploadTransport: UploadTransport {
                     outcome: .answer(answer.status, bytesSent: delegate.bytesSent, expected: layout.contentLength),
                     response: answer, bytesSent: delegate.bytesSent)
             }
-            let failure = deadlineHit ? FailureClassifier.noAnswer(timeouts)
+            var failure = deadlineHit ? FailureClassifier.noAnswer(timeouts)
                 : stalledOut ? FailureClassifier.stalled(timeouts)
                 : FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
+            if failure.kind == .certificateRejected {
+                failure = await explainCertificate(failure, url: url, eventLoop: eventLoop)
+            }
             return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: delegate.bytesSent)
         }
+    }
+
+    /// Replaces BoringSSL's one-size message with what is wrong with the certificate, found by
+    /// one more connection that takes the certificates and sends nothing. When that cannot
+    /// tell (the server is gone, or every check passes), the original message stays.
+    private func explainCertificate(_ failure: UploadFailure, url: String, eventLoop: EventLoop) async -> UploadFailure {
+        guard let roots = certificateRoots, let target = URL(string: url), let host = target.host, !host.isEmpty else { return failure }
+        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let port = target.port ?? (target.scheme == "https" ? 443 : 80)
+        guard let problems = await CertificateInspection.problems(
+            host: bareHost, port: port, roots: roots, eventLoop: eventLoop, timeout: timeouts.connect)
+        else { return failure }
+        return UploadFailure(.certificateRejected, CertificateProblem.describe(problems))
     }
 }

@@ -3,6 +3,9 @@ public struct UploadFailure: Error, Sendable, Hashable, Codable, CustomStringCon
     public enum Kind: String, Sendable, Hashable, Codable {
         /// Refused, DNS, TLS handshake, unreachable: the request never reached the server.
         case cannotConnect
+        /// The server's TLS certificate was not accepted (untrusted issuer, expired or not yet
+        /// valid, made out for another name). Trying again cannot change that.
+        case certificateRejected
         /// The connection was not established within the connect timeout.
         case connectTimeout
         /// Nothing could be written for the stall timeout while sending the body.
@@ -42,7 +45,7 @@ public struct UploadFailure: Error, Sendable, Hashable, Codable, CustomStringCon
     public var isTransient: Bool {
         switch kind {
         case .cannotConnect, .connectTimeout, .connectionLost, .stalled, .noAnswer: return true
-        case .cancelled, .fileError, .tooManyRedirects, .answeredEarly, .other: return false
+        case .certificateRejected, .cancelled, .fileError, .tooManyRedirects, .answeredEarly, .other: return false
         }
     }
 }

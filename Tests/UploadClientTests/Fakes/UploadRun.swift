@@ -12,9 +12,10 @@ struct UploadRun {
         timeouts: UploadTimeouts = UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(10)),
         concurrency: Int = 2,
         retryPolicy: RetryPolicy = RetryPolicy(),
+        tls: TLSOptions = TLSOptions(),
         onEvent: @escaping @Sendable (UploadEvent, UploadQueue) async -> Void = { _, _ in }
     ) async throws -> UploadRun {
-        let transport = try HTTPUploadTransport(timeouts: timeouts)
+        let transport = try HTTPUploadTransport(tls: tls, timeouts: timeouts)
         let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: retryPolicy, sleep: { _ in })
         for request in requests {
             await queue.enqueue(request, totalBytes: try? UploadPreflight.check(request))
@@ -46,6 +47,10 @@ struct UploadRun {
     func expectedLength(_ id: Int = 1) -> Int64? {
         for case .started(let eid, _, _, let total) in events where eid.rawValue == id { return total }
         return nil
+    }
+
+    func attempts(_ id: Int = 1) -> Int {
+        events.filter { if case .started(let eid, _, _, _) = $0 { eid.rawValue == id } else { false } }.count
     }
 
     func failure(_ id: Int = 1) -> UploadFailure? {
