@@ -25,6 +25,8 @@ import UploadTesting
             tls: TLSOptions(caCertificatePath: trust ? certificates.caCertificate : nil))
         let stored = receiver.storedNames()
         await receiver.cleanUp()
+        try? FileManager.default.removeItem(atPath: (certificates.caCertificate as NSString).deletingLastPathComponent)
+        try? FileManager.default.removeItem(atPath: path)
         return (run, stored)
     }
 
