@@ -25,15 +25,26 @@ enum CertificateInspection {
         return found.isEmpty ? nil : found
     }
 
-    /// The authorities the client trusts: the system's, or those of a `--cacert` file.
-    struct Roots: Sendable {
-        let store: CertificateStore
-        let origin: CertificateProblem.TrustStore
+    /// The authorities the client trusts: the system's, or those of a `--cacert` file. Made
+    /// into a store only when a certificate was refused: touching swift-certificates' system
+    /// store starts parsing every root on the machine, which an upload over plain HTTP (or
+    /// one whose certificate is fine) must not pay for.
+    enum Roots: Sendable {
+        case system
+        case file(String, certificates: [NIOSSLCertificate])
 
-        static let system = Roots(store: CertificateStore.systemTrustRoots, origin: .system)
+        var store: CertificateStore {
+            switch self {
+            case .system: CertificateStore.systemTrustRoots
+            case .file(_, let certificates): CertificateStore(certificates.compactMap(Certificate.init(converting:)))
+            }
+        }
 
-        static func file(_ path: String, certificates: [NIOSSLCertificate]) -> Roots {
-            Roots(store: CertificateStore(certificates.compactMap(Certificate.init(converting:))), origin: .file(path))
+        var origin: CertificateProblem.TrustStore {
+            switch self {
+            case .system: .system
+            case .file(let path, _): .file(path)
+            }
         }
     }
 

@@ -8,6 +8,8 @@ public enum InvisibleCharacters {
     public static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         if v < 0x20 || (0x7F...0x9F).contains(v) { return true }
+        // The first format character is U+00AD: below it, asking the Unicode tables is waste.
+        if v < 0xAD { return false }
         return scalar.properties.generalCategory == .format && v != 0x200C && v != 0x200D
     }
 
@@ -19,6 +21,8 @@ public enum InvisibleCharacters {
 
     /// `text` with every hidden character shown as its escape, for names put in front of a person.
     public static func escaped(_ text: String) -> String {
+        // Printable ASCII is the common case and needs no scalar decoding.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         guard text.unicodeScalars.contains(where: isHidden) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {

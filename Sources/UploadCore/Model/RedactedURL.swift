@@ -14,7 +14,7 @@ public enum RedactedURL {
 
     public static func display(_ url: String) -> String {
         var text = url
-        if let schemeEnd = text.range(of: "://") {
+        if let schemeEnd = text.firstRange(of: "://") {
             let authorityEnd = text[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
             let authority = text[schemeEnd.upperBound..<authorityEnd]
             if let at = authority.lastIndex(of: "@") {
