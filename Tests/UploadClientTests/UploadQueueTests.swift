@@ -3,7 +3,8 @@ import Testing
 import UploadClient
 import UploadCore
 
-@Suite struct UploadQueueTests {
+/// A queue bug tends to leave an upload waiting for ever: the limit turns that into a failure.
+@Suite(.timeLimit(.minutes(1))) struct UploadQueueTests {
     func request(_ name: String) -> UploadRequest {
         UploadRequest(source: .file(path: "/nonexistent/\(name)"), url: "http://h/p", uploadName: name)
     }
@@ -58,7 +59,7 @@ import UploadCore
         let transport = FakeTransport()
         let queue = UploadQueue(transport: transport, concurrency: 1)
         let id = await queue.enqueue(request("a"), totalBytes: 1)
-        while transport.startedNames.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+        await transport.inFlight("a")
         #expect(await queue.cancel(id))
         await queue.finishWhenDrained()
         let events = await collect(queue)
@@ -70,9 +71,9 @@ import UploadCore
         let queue = UploadQueue(transport: transport, concurrency: 2)
         var ids: [UploadID] = []
         for name in ["a", "b", "c", "d"] { ids.append(await queue.enqueue(request(name), totalBytes: 1)) }
-        while transport.startedNames.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
+        await transport.inFlight("b")
         await transport.finish("a", with: .answered(status: 200))
-        while transport.startedNames.count < 3 { try await Task.sleep(for: .milliseconds(2)) }
+        await transport.inFlight("c")
         #expect(await queue.cancelAll(reason: "interrupted") == 3)
         await queue.finishWhenDrained()
         let events = await collect(queue)
@@ -89,14 +90,16 @@ import UploadCore
         let transport = FakeTransport()
         let queue = UploadQueue(transport: transport, concurrency: 1)
         let id = await queue.enqueue(request("a"), totalBytes: 1)
+        var events = queue.events.makeAsyncIterator()
         await transport.finish("a", with: .failed(UploadFailure(.cannotConnect, "refused")))
-        while await queue.outcome(of: id) == nil { try await Task.sleep(for: .milliseconds(2)) }
+        while let event = await events.next(), event != .finished(id, .failed(UploadFailure(.cannotConnect, "refused"))) {}
         #expect(await queue.retry(id))
         await transport.finish("a", with: .answered(status: 200))
         await queue.finishWhenDrained()
-        let events = await collect(queue)
+        var rest: [UploadEvent] = []
+        while let event = await events.next() { rest.append(event) }
         #expect(await queue.attempts(of: id) == 2)
-        #expect(events.contains(.started(id, attempt: 2, url: "http://h/p", totalBytes: 10)))
+        #expect(rest.contains(.started(id, attempt: 2, url: "http://h/p", totalBytes: 10)))
         #expect(await queue.outcome(of: id) == .answered(status: 200))
         #expect(await !queue.retry(id))
     }
@@ -118,13 +121,47 @@ import UploadCore
         let transport = FakeTransport()
         let queue = UploadQueue(transport: transport, concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3, baseDelay: 60))
         let id = await queue.enqueue(request("a"), totalBytes: 1)
+        var iterator = queue.events.makeAsyncIterator()
         await transport.finish("a", with: .failed(UploadFailure(.connectionLost, "reset")))
         await queue.finishWhenDrained()
-        let collector = Task { await collect(queue) }
-        try await Task.sleep(for: .milliseconds(50))
+        while let event = await iterator.next() {
+            if case .retryScheduled = event { break }
+        }
         #expect(await queue.cancel(id))
-        let events = await collector.value
+        var events: [UploadEvent] = []
+        while let event = await iterator.next() { events.append(event) }
         #expect(await queue.attempts(of: id) == 1)
         #expect(events.contains { if case .finished(id, .failed(let f)) = $0 { f.kind == .cancelled } else { false } })
+    }
+
+    /// A cancel that comes while the attempt is already returning a transient failure (so
+    /// cancelling its task changes nothing) used to be dropped, and the upload retried.
+    @Test func aCancelWhileTheAttemptIsReturningAFailureIsNotRetried() async throws {
+        let transport = FakeTransport(endsOnCancel: false)
+        let queue = UploadQueue(transport: transport, concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3), sleep: { _ in })
+        let id = await queue.enqueue(request("a"), totalBytes: 1)
+        await transport.inFlight("a")
+        #expect(await queue.cancel(id, reason: "by the user"))
+        await transport.finish("a", with: .failed(UploadFailure(.connectionLost, "reset")))
+        await queue.finishWhenDrained()
+        let events = await collect(queue)
+        #expect(await queue.attempts(of: id) == 1)
+        #expect(transport.startedNames == ["a"])
+        #expect(!events.contains { if case .retryScheduled = $0 { true } else { false } }, "\(events)")
+        #expect(await queue.outcome(of: id) == .failed(UploadFailure(.cancelled, "cancelled (by the user)")))
+    }
+
+    /// The server answered before the cancel reached the attempt: the answer is what happened.
+    @Test func aCancelThatComesAfterTheAnswerKeepsTheAnswer() async throws {
+        let transport = FakeTransport(endsOnCancel: false)
+        let queue = UploadQueue(transport: transport, concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3), sleep: { _ in })
+        let id = await queue.enqueue(request("a"), totalBytes: 1)
+        await transport.inFlight("a")
+        #expect(await queue.cancel(id))
+        await transport.finish("a", with: .answered(status: 503))
+        await queue.finishWhenDrained()
+        _ = await collect(queue)
+        #expect(await queue.attempts(of: id) == 1)
+        #expect(await queue.outcome(of: id) == .answered(status: 503))
     }
 }

@@ -12,18 +12,14 @@ public actor UploadQueue {
     public nonisolated let events: AsyncStream<UploadEvent>
     private let continuation: AsyncStream<UploadEvent>.Continuation
     private let transport: any UploadTransport
-    private let concurrency: Int
-    private let retryPolicy: RetryPolicy
     private let clock: @Sendable (Double) async throws -> Void
 
-    private var entries: [UploadID: UploadEntry] = [:]
-    private var waiting = IDQueue()
-    /// Uploads sending now, and those sending or waiting to retry: kept as counts so that
-    /// queueing thousands of uploads costs the same per upload as queueing one.
-    private var running = 0
-    private var active = 0
-    private var nextID = 1
-    private var drainReported = true
+    /// The decisions; everything below only carries out the actions it returns.
+    private var machine: UploadQueueMachine
+    private var attemptTasks: [UploadID: Task<Void, Never>] = [:]
+    private var waitTasks: [UploadID: Task<Void, Never>] = [:]
+    /// Transports of uploads that asked for their own (kept for a retry by id).
+    private var transports: [UploadID: any UploadTransport] = [:]
 
     /// - Parameter sleep: how the queue waits before a retry (tests pass a fast one).
     public init(
@@ -32,11 +28,9 @@ public actor UploadQueue {
         retryPolicy: RetryPolicy = RetryPolicy(),
         sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(DurationRule.nanoseconds($0))) }
     ) {
-        precondition(concurrency >= 1, "at least one upload must be able to run")
         (events, continuation) = AsyncStream.makeStream(of: UploadEvent.self, bufferingPolicy: .unbounded)
         self.transport = transport
-        self.concurrency = concurrency
-        self.retryPolicy = retryPolicy
+        self.machine = UploadQueueMachine(concurrency: concurrency, retryPolicy: retryPolicy)
         self.clock = sleep
     }
 
@@ -44,7 +38,7 @@ public actor UploadQueue {
     /// knows of the size for display (`nil` for a pipe).
     @discardableResult
     public func enqueue(_ request: UploadRequest, totalBytes: Int64?) -> UploadID {
-        let id = UploadID(nextID)
+        let id = machine.unusedID
         enqueue(request, totalBytes: totalBytes, id: id)
         return id
     }
@@ -57,36 +51,18 @@ public actor UploadQueue {
         _ request: UploadRequest, totalBytes: Int64?, id: UploadID, attemptsSoFar: Int = 0,
         transport: (any UploadTransport)? = nil, retryPolicy: RetryPolicy? = nil
     ) {
-        guard entries[id] == nil else { return }
-        nextID = max(nextID, id.rawValue + 1)
-        var entry = UploadEntry(request: request, totalBytes: totalBytes)
-        entry.attempts = attemptsSoFar
-        entry.transport = transport
-        entry.retryPolicy = retryPolicy
-        entries[id] = entry
-        waiting.append(id)
-        drainReported = false
-        continuation.yield(.queued(id, name: request.uploadName, totalBytes: totalBytes))
-        pump()
+        guard machine.phase(of: id) == nil else { return }
+        if let transport { transports[id] = transport }
+        run(machine.enqueue(request, totalBytes: totalBytes, id: id, attemptsSoFar: attemptsSoFar, retryPolicy: retryPolicy))
     }
 
     /// Cancels a queued, waiting or running upload. Returns false for unknown or finished ids.
     /// A `reason` ("interrupted") becomes part of the failure: "cancelled (interrupted)".
+    /// A running upload is never retried after this, whatever its attempt ends with.
     @discardableResult
     public func cancel(_ id: UploadID, reason: String? = nil) -> Bool {
-        guard var entry = entries[id] else { return false }
-        entry.cancelReason = reason
-        switch entry.phase {
-        case .queued:
-            waiting.remove(id)
-            finishUnstarted(id, &entry)
-            reportDrainIfIdle()
-        case .running(let task), .waitingToRetry(let task):
-            entries[id] = entry
-            task.cancel()
-        case .finished:
-            return false
-        }
+        guard let actions = machine.cancel(id, reason: reason) else { return false }
+        run(actions)
         return true
     }
 
@@ -94,93 +70,67 @@ public actor UploadQueue {
     /// cancelled one starts another. Returns how many were cancelled.
     @discardableResult
     public func cancelAll(reason: String? = nil) -> Int {
-        var cancelled = 0
-        while let id = waiting.popFirst() {
-            guard var entry = entries[id] else { continue }
-            entry.cancelReason = reason
-            finishUnstarted(id, &entry)
-            cancelled += 1
-        }
-        for (id, entry) in entries where entry.phase.isActive {
-            if cancel(id, reason: reason) { cancelled += 1 }
-        }
-        reportDrainIfIdle()
-        return cancelled
-    }
-
-    /// Ends a queued upload that never started (already out of `waiting`) as cancelled.
-    private func finishUnstarted(_ id: UploadID, _ entry: inout UploadEntry) {
-        finish(id, entry: &entry, outcome: .failed(Self.cancelled(entry, "cancelled before it started")))
-    }
-
-    private static func cancelled(_ entry: UploadEntry, _ message: String) -> UploadFailure {
-        UploadFailure(.cancelled, entry.cancelReason.map { "\(message) (\($0))" } ?? message)
+        let (count, actions) = machine.cancelAll(reason: reason)
+        run(actions)
+        return count
     }
 
     /// Queues a failed or cancelled upload again under the same id; the attempt count goes on.
     @discardableResult
     public func retry(_ id: UploadID) -> Bool {
-        guard var entry = entries[id], case .finished(let outcome) = entry.phase, !outcome.isSuccess else { return false }
-        setPhase(id, &entry, .queued)
-        waiting.append(id)
-        drainReported = false
-        continuation.yield(.queued(id, name: entry.request.uploadName, totalBytes: entry.totalBytes))
-        pump()
+        guard let actions = machine.retry(id) else { return false }
+        run(actions)
         return true
     }
 
     /// Ends the event stream once everything queued so far has finished.
     public func finishWhenDrained() {
-        closeWhenDrained = true
-        if isIdle { continuation.finish() }
+        run(machine.finishWhenDrained())
     }
 
-    public func outcome(of id: UploadID) -> UploadOutcome? { entries[id]?.phase.outcome }
+    public func outcome(of id: UploadID) -> UploadOutcome? { machine.outcome(of: id) }
 
     /// True while anything is queued, sending or waiting to retry.
-    public var isBusy: Bool { !isIdle }
+    public var isBusy: Bool { !machine.isIdle }
 
     /// Drops finished uploads from memory (they live on in the caller's records); returns how many.
     @discardableResult
     public func forgetFinished(_ ids: [UploadID]) -> Int {
-        var dropped = 0
-        for id in ids {
-            if case .finished = entries[id]?.phase {
-                entries[id] = nil
-                dropped += 1
-            }
-        }
+        let dropped = machine.forgetFinished(ids)
+        for id in ids where machine.phase(of: id) == nil { transports[id] = nil }
         return dropped
     }
-    public func attempts(of id: UploadID) -> Int { entries[id]?.attempts ?? 0 }
 
-    private var closeWhenDrained = false
+    public func attempts(of id: UploadID) -> Int { machine.attempts(of: id) }
 
-    private var isIdle: Bool { waiting.isEmpty && active == 0 }
+    // MARK: The shell
 
-    /// Every change of phase goes through here, so the counts stay right.
-    private func setPhase(_ id: UploadID, _ entry: inout UploadEntry, _ phase: UploadEntry.Phase) {
-        if case .running = entry.phase { running -= 1 }
-        if entry.phase.isActive { active -= 1 }
-        entry.phase = phase
-        if case .running = phase { running += 1 }
-        if phase.isActive { active += 1 }
-        entries[id] = entry
-    }
-
-    private func pump() {
-        while running < concurrency, let id = waiting.popFirst() {
-            start(id)
+    private func run(_ actions: [UploadQueueMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .emit(let event):
+                continuation.yield(event)
+            case .start(let id, let attempt, let request):
+                start(id, attempt: attempt, request: request)
+            case .cancelAttempt(let id):
+                attemptTasks[id]?.cancel()
+            case .wait(let id, let attempt, let seconds):
+                let sleep = clock
+                waitTasks[id] = Task {
+                    guard (try? await sleep(seconds)) != nil else { return }
+                    self.retryDue(id, attempt: attempt)
+                }
+            case .cancelWait(let id):
+                waitTasks.removeValue(forKey: id)?.cancel()
+            case .closeEvents:
+                continuation.finish()
+            }
         }
     }
 
-    private func start(_ id: UploadID) {
-        guard var entry = entries[id] else { return }
-        entry.attempts += 1
-        let attempt = entry.attempts
-        let request = entry.request
+    private func start(_ id: UploadID, attempt: Int, request: UploadRequest) {
         let continuation = self.continuation
-        let transport = entry.transport ?? self.transport
+        let transport = transports[id] ?? self.transport
         let observer = AttemptObserver(
             // Events are for showing and logging: a URL's credentials never travel in them.
             started: { url, total in continuation.yield(.started(id, attempt: attempt, url: RedactedURL.display(url), totalBytes: total)) },
@@ -189,142 +139,19 @@ public actor UploadQueue {
             },
             redirected: { url in continuation.yield(.redirected(id, to: RedactedURL.display(url))) }
         )
-        let task = Task {
+        attemptTasks[id] = Task {
             let result = await transport.perform(request, observer: observer)
             self.attemptEnded(id, attempt: attempt, result: result)
         }
-        setPhase(id, &entry, .running(task))
     }
 
     private func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult) {
-        guard var entry = entries[id] else { return }
-        if let response = result.response {
-            continuation.yield(.response(id, response))
-        }
-        if case .failed(let failure) = result.outcome, failure.kind == .cancelled {
-            finish(id, entry: &entry, outcome: .failed(Self.cancelled(entry, failure.message)))
-        } else if let delay = (entry.retryPolicy ?? retryPolicy).delay(after: result.outcome, response: result.response, attempt: attempt) {
-            let reason = Self.describe(result.outcome, response: result.response)
-            continuation.yield(.retryScheduled(id, attempt: attempt + 1, delaySeconds: delay, reason: reason))
-            let sleep = clock
-            let waitTask = Task {
-                do {
-                    try await sleep(delay)
-                    self.retryDue(id)
-                } catch {
-                    self.retryAbandoned(id)
-                }
-            }
-            setPhase(id, &entry, .waitingToRetry(waitTask))
-        } else {
-            finish(id, entry: &entry, outcome: result.outcome)
-        }
-        pump()
-        reportDrainIfIdle()
+        attemptTasks[id] = nil
+        run(machine.attemptEnded(id, attempt: attempt, result: result))
     }
 
-    private func retryDue(_ id: UploadID) {
-        guard var entry = entries[id], case .waitingToRetry = entry.phase else { return }
-        if Task.isCancelled { return retryAbandoned(id) }
-        setPhase(id, &entry, .queued)
-        waiting.prepend(id)
-        pump()
-    }
-
-    private func retryAbandoned(_ id: UploadID) {
-        guard var entry = entries[id], case .waitingToRetry = entry.phase else { return }
-        finish(id, entry: &entry, outcome: .failed(Self.cancelled(entry, "cancelled while waiting to retry")))
-        reportDrainIfIdle()
-    }
-
-    private func finish(_ id: UploadID, entry: inout UploadEntry, outcome: UploadOutcome) {
-        setPhase(id, &entry, .finished(outcome))
-        continuation.yield(.finished(id, outcome))
-    }
-
-    private func reportDrainIfIdle() {
-        guard isIdle, !drainReported else { return }
-        drainReported = true
-        let outcomes = entries.values.compactMap { $0.phase.outcome }
-        let ok = outcomes.filter(\.isSuccess).count
-        continuation.yield(.allFinished(UploadSummary(succeeded: ok, failed: outcomes.count - ok)))
-        if closeWhenDrained { continuation.finish() }
-    }
-
-    static func describe(_ outcome: UploadOutcome, response: UploadResponse?) -> String {
-        switch outcome {
-        case .answered(let status):
-            return HTTPStatus.line(status, reason: response?.reason)
-        case .failed(let failure):
-            return failure.description
-        }
-    }
-}
-
-/// One upload as the queue tracks it.
-struct UploadEntry {
-    enum Phase {
-        case queued
-        case running(Task<Void, Never>)
-        case waitingToRetry(Task<Void, Never>)
-        case finished(UploadOutcome)
-
-        var outcome: UploadOutcome? {
-            if case .finished(let outcome) = self { return outcome }
-            return nil
-        }
-
-        /// Sending or waiting to retry.
-        var isActive: Bool {
-            switch self {
-            case .running, .waitingToRetry: true
-            case .queued, .finished: false
-            }
-        }
-    }
-
-    let request: UploadRequest
-    let totalBytes: Int64?
-    var attempts = 0
-    var transport: (any UploadTransport)?
-    var retryPolicy: RetryPolicy?
-    /// Why the user cancelled it, when they said.
-    var cancelReason: String?
-    var phase: Phase = .queued
-}
-
-/// Ids waiting to start, first in first out, with O(1) taking from the front.
-struct IDQueue {
-    private var items: [UploadID] = []
-    private var head = 0
-
-    var isEmpty: Bool { head == items.count }
-
-    mutating func append(_ id: UploadID) { items.append(id) }
-
-    /// Puts an id in front (a retry that came due goes before new uploads).
-    mutating func prepend(_ id: UploadID) {
-        if head > 0 {
-            head -= 1
-            items[head] = id
-        } else {
-            items.insert(id, at: 0)
-        }
-    }
-
-    mutating func popFirst() -> UploadID? {
-        guard head < items.count else { return nil }
-        let id = items[head]
-        head += 1
-        if head > 1024 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        return id
-    }
-
-    mutating func remove(_ id: UploadID) {
-        guard let index = items[head...].firstIndex(of: id) else { return }
-        items.remove(at: index)
+    private func retryDue(_ id: UploadID, attempt: Int) {
+        waitTasks[id] = nil
+        run(machine.retryDue(id, attempt: attempt))
     }
 }

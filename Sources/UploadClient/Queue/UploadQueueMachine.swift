@@ -1,0 +1,306 @@
+import UploadCore
+
+/// Every decision of the upload queue, as a value: what runs next, when an upload is retried,
+/// how a cancel ends it, when the queue has drained. Each input returns the actions to take;
+/// `UploadQueue` is the thin shell that takes them (starts and cancels attempt tasks, sleeps
+/// before retries, yields events). No task, clock or transport lives in here, so every order
+/// of inputs can be tested directly, including the ones real tasks make rare.
+struct UploadQueueMachine {
+    enum Phase: Equatable {
+        case queued
+        /// An attempt is in flight. `cancelRequested`: the user cancelled it and its task was
+        /// told; whatever the attempt ends with, it is not retried.
+        case sending(attempt: Int, cancelRequested: Bool)
+        /// Waiting before `attempt` (the next one) starts.
+        case waitingToRetry(attempt: Int)
+        case finished(UploadOutcome)
+
+        var outcome: UploadOutcome? {
+            if case .finished(let outcome) = self { return outcome }
+            return nil
+        }
+
+        /// Sending or waiting to retry.
+        var isActive: Bool {
+            switch self {
+            case .sending, .waitingToRetry: true
+            case .queued, .finished: false
+            }
+        }
+    }
+
+    struct Entry {
+        let request: UploadRequest
+        let totalBytes: Int64?
+        var attempts = 0
+        var retryPolicy: RetryPolicy?
+        /// Why the user cancelled it, when they said.
+        var cancelReason: String?
+        var phase: Phase = .queued
+    }
+
+    enum Action: Equatable {
+        case emit(UploadEvent)
+        /// Start attempt number `attempt`; its end comes back as `attemptEnded(id, attempt:…)`.
+        case start(UploadID, attempt: Int, request: UploadRequest)
+        /// Cancel the attempt in flight; its end still comes back through `attemptEnded`.
+        case cancelAttempt(UploadID)
+        /// After `seconds`, input `retryDue(id, attempt:)`.
+        case wait(UploadID, attempt: Int, seconds: Double)
+        /// The wait is void: drop it (a `retryDue` that comes anyway is ignored).
+        case cancelWait(UploadID)
+        /// No event will follow.
+        case closeEvents
+    }
+
+    let concurrency: Int
+    let retryPolicy: RetryPolicy
+
+    private(set) var entries: [UploadID: Entry] = [:]
+    private var waiting = IDQueue()
+    /// Counts kept as the phases change, so that queueing thousands of uploads costs the same
+    /// per upload as queueing one.
+    private var sending = 0
+    private var active = 0
+    private var nextID = 1
+    private var drainReported = true
+    private var closeWhenDrained = false
+
+    init(concurrency: Int, retryPolicy: RetryPolicy) {
+        precondition(concurrency >= 1, "at least one upload must be able to run")
+        self.concurrency = concurrency
+        self.retryPolicy = retryPolicy
+    }
+
+    // MARK: Queries
+
+    func outcome(of id: UploadID) -> UploadOutcome? { entries[id]?.phase.outcome }
+    func attempts(of id: UploadID) -> Int { entries[id]?.attempts ?? 0 }
+    func phase(of id: UploadID) -> Phase? { entries[id]?.phase }
+    var isIdle: Bool { waiting.isEmpty && active == 0 }
+
+    /// The id the next upload without one of its own gets.
+    var unusedID: UploadID { UploadID(nextID) }
+
+    // MARK: Inputs
+
+    /// Adds an upload with the attempts it already made; an id already known is ignored.
+    mutating func enqueue(
+        _ request: UploadRequest, totalBytes: Int64?, id: UploadID, attemptsSoFar: Int = 0, retryPolicy: RetryPolicy? = nil
+    ) -> [Action] {
+        guard entries[id] == nil else { return [] }
+        nextID = max(nextID, id.rawValue + 1)
+        var entry = Entry(request: request, totalBytes: totalBytes)
+        entry.attempts = attemptsSoFar
+        entry.retryPolicy = retryPolicy
+        entries[id] = entry
+        waiting.append(id)
+        drainReported = false
+        var actions: [Action] = [.emit(.queued(id, name: request.uploadName, totalBytes: totalBytes))]
+        pump(into: &actions)
+        return actions
+    }
+
+    /// Cancels a queued, waiting or sending upload; nil for an unknown or finished one. A
+    /// queued or waiting upload ends at once; a sending one when its attempt comes back, and
+    /// then without a retry whatever the attempt ended with.
+    mutating func cancel(_ id: UploadID, reason: String? = nil) -> [Action]? {
+        guard var entry = entries[id] else { return nil }
+        var actions: [Action] = []
+        switch entry.phase {
+        case .finished:
+            return nil
+        case .queued:
+            entry.cancelReason = reason
+            waiting.remove(id)
+            finish(id, &entry, .failed(Self.cancelled(entry, "cancelled before it started")), into: &actions)
+        case .waitingToRetry:
+            entry.cancelReason = reason
+            actions.append(.cancelWait(id))
+            finish(id, &entry, .failed(Self.cancelled(entry, "cancelled while waiting to retry")), into: &actions)
+        case .sending(let attempt, let cancelRequested):
+            if cancelRequested { return [] }
+            entry.cancelReason = reason
+            setPhase(id, &entry, .sending(attempt: attempt, cancelRequested: true))
+            return [.cancelAttempt(id)]
+        }
+        reportDrainIfIdle(into: &actions)
+        return actions
+    }
+
+    /// Cancels everything not finished: the queued uploads first, so that no slot a cancelled
+    /// one frees starts another. Returns how many it cancelled.
+    mutating func cancelAll(reason: String? = nil) -> (count: Int, actions: [Action]) {
+        var count = 0
+        var actions: [Action] = []
+        while let id = waiting.popFirst() {
+            guard var entry = entries[id] else { continue }
+            entry.cancelReason = reason
+            finish(id, &entry, .failed(Self.cancelled(entry, "cancelled before it started")), into: &actions)
+            count += 1
+        }
+        let live = entries.filter { $0.value.phase.isActive }.keys.sorted { $0.rawValue < $1.rawValue }
+        for id in live {
+            if case .sending(_, true) = entries[id]?.phase { continue }
+            if let more = cancel(id, reason: reason) {
+                actions += more
+                count += 1
+            }
+        }
+        reportDrainIfIdle(into: &actions)
+        return (count, actions)
+    }
+
+    /// Queues a failed or cancelled upload again under its id; the attempt count goes on.
+    mutating func retry(_ id: UploadID) -> [Action]? {
+        guard var entry = entries[id], case .finished(let outcome) = entry.phase, !outcome.isSuccess else { return nil }
+        entry.cancelReason = nil
+        setPhase(id, &entry, .queued)
+        waiting.append(id)
+        drainReported = false
+        var actions: [Action] = [.emit(.queued(id, name: entry.request.uploadName, totalBytes: entry.totalBytes))]
+        pump(into: &actions)
+        return actions
+    }
+
+    /// An attempt came back. One that is not the attempt in flight (it cannot be, but a shell
+    /// may deliver late) changes nothing.
+    mutating func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult) -> [Action] {
+        guard var entry = entries[id], case .sending(attempt, let cancelRequested) = entry.phase else { return [] }
+        var actions: [Action] = []
+        if let response = result.response {
+            actions.append(.emit(.response(id, response)))
+        }
+        switch result.outcome {
+        case .answered where cancelRequested:
+            // The server answered before the cancel took effect: that answer is what happened.
+            finish(id, &entry, result.outcome, into: &actions)
+        case .failed(let failure) where cancelRequested || failure.kind == .cancelled:
+            let message = failure.kind == .cancelled ? failure.message : "cancelled"
+            finish(id, &entry, .failed(Self.cancelled(entry, message)), into: &actions)
+        default:
+            let policy = entry.retryPolicy ?? retryPolicy
+            if let delay = policy.delay(after: result.outcome, response: result.response, attempt: attempt) {
+                let reason = Self.describe(result.outcome, response: result.response)
+                setPhase(id, &entry, .waitingToRetry(attempt: attempt + 1))
+                actions.append(.emit(.retryScheduled(id, attempt: attempt + 1, delaySeconds: delay, reason: reason)))
+                actions.append(.wait(id, attempt: attempt + 1, seconds: delay))
+            } else {
+                finish(id, &entry, result.outcome, into: &actions)
+            }
+        }
+        pump(into: &actions)
+        reportDrainIfIdle(into: &actions)
+        return actions
+    }
+
+    /// The wait before `attempt` is over: the upload goes first in line.
+    mutating func retryDue(_ id: UploadID, attempt: Int) -> [Action] {
+        guard var entry = entries[id], entry.phase == .waitingToRetry(attempt: attempt) else { return [] }
+        setPhase(id, &entry, .queued)
+        waiting.prepend(id)
+        var actions: [Action] = []
+        pump(into: &actions)
+        return actions
+    }
+
+    /// Ends the events once everything queued so far has finished.
+    mutating func finishWhenDrained() -> [Action] {
+        closeWhenDrained = true
+        return isIdle && drainReported ? [.closeEvents] : []
+    }
+
+    /// Drops finished uploads (they live on in the caller's records); returns how many.
+    mutating func forgetFinished(_ ids: [UploadID]) -> Int {
+        var dropped = 0
+        for id in ids where entries[id]?.phase.outcome != nil {
+            entries[id] = nil
+            dropped += 1
+        }
+        return dropped
+    }
+
+    // MARK: Steps
+
+    private mutating func pump(into actions: inout [Action]) {
+        while sending < concurrency, let id = waiting.popFirst() {
+            guard var entry = entries[id] else { continue }
+            entry.attempts += 1
+            setPhase(id, &entry, .sending(attempt: entry.attempts, cancelRequested: false))
+            actions.append(.start(id, attempt: entry.attempts, request: entry.request))
+        }
+    }
+
+    private mutating func finish(_ id: UploadID, _ entry: inout Entry, _ outcome: UploadOutcome, into actions: inout [Action]) {
+        setPhase(id, &entry, .finished(outcome))
+        actions.append(.emit(.finished(id, outcome)))
+    }
+
+    private mutating func reportDrainIfIdle(into actions: inout [Action]) {
+        guard isIdle, !drainReported else { return }
+        drainReported = true
+        let outcomes = entries.values.compactMap { $0.phase.outcome }
+        let ok = outcomes.filter(\.isSuccess).count
+        actions.append(.emit(.allFinished(UploadSummary(succeeded: ok, failed: outcomes.count - ok))))
+        if closeWhenDrained { actions.append(.closeEvents) }
+    }
+
+    /// Every change of phase goes through here, so the counts stay right.
+    private mutating func setPhase(_ id: UploadID, _ entry: inout Entry, _ phase: Phase) {
+        if case .sending = entry.phase { sending -= 1 }
+        if entry.phase.isActive { active -= 1 }
+        entry.phase = phase
+        if case .sending = phase { sending += 1 }
+        if phase.isActive { active += 1 }
+        entries[id] = entry
+    }
+
+    static func cancelled(_ entry: Entry, _ message: String) -> UploadFailure {
+        UploadFailure(.cancelled, entry.cancelReason.map { "\(message) (\($0))" } ?? message)
+    }
+
+    static func describe(_ outcome: UploadOutcome, response: UploadResponse?) -> String {
+        switch outcome {
+        case .answered(let status):
+            return HTTPStatus.line(status, reason: response?.reason)
+        case .failed(let failure):
+            return failure.description
+        }
+    }
+}
+
+/// Ids waiting to start, first in first out, with O(1) taking from the front.
+struct IDQueue {
+    private var items: [UploadID] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+
+    mutating func append(_ id: UploadID) { items.append(id) }
+
+    /// Puts an id in front (a retry that came due goes before new uploads).
+    mutating func prepend(_ id: UploadID) {
+        if head > 0 {
+            head -= 1
+            items[head] = id
+        } else {
+            items.insert(id, at: 0)
+        }
+    }
+
+    mutating func popFirst() -> UploadID? {
+        guard head < items.count else { return nil }
+        let id = items[head]
+        head += 1
+        if head > 1024 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return id
+    }
+
+    mutating func remove(_ id: UploadID) {
+        guard let index = items[head...].firstIndex(of: id) else { return }
+        items.remove(at: index)
+    }
+}

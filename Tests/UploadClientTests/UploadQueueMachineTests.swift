@@ -1,0 +1,228 @@
+import Testing
+@testable import UploadClient
+import UploadCore
+
+/// The queue's decisions, input by input, with no task, clock or transport: every order of
+/// events that real tasks make rare is written down here.
+@Suite struct UploadQueueMachineTests {
+    typealias Machine = UploadQueueMachine
+
+    func request(_ name: String) -> UploadRequest {
+        UploadRequest(source: .file(path: "/nowhere/\(name)"), url: "http://h/p", uploadName: name)
+    }
+
+    func result(_ outcome: UploadOutcome) -> AttemptResult {
+        AttemptResult(outcome: outcome, response: nil, bytesSent: 0)
+    }
+
+    let reset = UploadOutcome.failed(UploadFailure(.connectionLost, "reset"))
+    let id1 = UploadID(1), id2 = UploadID(2), id3 = UploadID(3)
+
+    func starts(_ actions: [Machine.Action]) -> [UploadID] {
+        actions.compactMap { if case .start(let id, _, _) = $0 { id } else { nil } }
+    }
+
+    func events(_ actions: [Machine.Action]) -> [UploadEvent] {
+        actions.compactMap { if case .emit(let event) = $0 { event } else { nil } }
+    }
+
+    @Test func startsInOrderWithinTheLimitAndTheNextWhenOneEnds() {
+        var machine = Machine(concurrency: 2, retryPolicy: RetryPolicy())
+        #expect(starts(machine.enqueue(request("a"), totalBytes: 1, id: id1)) == [id1])
+        #expect(starts(machine.enqueue(request("b"), totalBytes: 1, id: id2)) == [id2])
+        #expect(starts(machine.enqueue(request("c"), totalBytes: 1, id: id3)) == [])
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 200)))
+        #expect(ended == [.emit(.finished(id1, .answered(status: 200))), .start(id3, attempt: 1, request: request("c"))])
+    }
+
+    /// The race from the queue: cancel reaches the attempt after the transport already has a
+    /// transient failure. The attempt still comes back with that failure; no retry follows.
+    @Test func aCancelledAttemptThatFailsTransientlyIsNotRetried() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3))
+        _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
+        #expect(machine.cancel(id1, reason: "interrupted") == [.cancelAttempt(id1)])
+        #expect(machine.cancel(id1, reason: "again") == [], "a second cancel asks nothing more")
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset))
+        let outcome = UploadOutcome.failed(UploadFailure(.cancelled, "cancelled (interrupted)"))
+        #expect(ended == [.emit(.finished(id1, outcome)), .emit(.allFinished(UploadSummary(succeeded: 0, failed: 1)))])
+        #expect(machine.attempts(of: id1) == 1)
+    }
+
+    @Test func aCancelledAttemptKeepsAnAnswerThatCameFirst() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3))
+        _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
+        _ = machine.cancel(id1)
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 503)))
+        #expect(events(ended).first == .finished(id1, .answered(status: 503)))
+        #expect(!ended.contains { if case .wait = $0 { true } else { false } })
+    }
+
+    @Test func aTransportCancellationKeepsItsOwnWords() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy())
+        _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
+        _ = machine.cancel(id1, reason: "interrupted")
+        let words = "cancelled while waiting for the answer (the server may have stored the file)"
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.failed(UploadFailure(.cancelled, words))))
+        #expect(events(ended).first == .finished(id1, .failed(UploadFailure(.cancelled, words + " (interrupted)"))))
+    }
+
+    @Test func aCancelDuringTheWaitEndsAtOnceAndTheLateTimerIsIgnored() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3, baseDelay: 60))
+        _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset))
+        #expect(ended.contains { if case .wait(id1, attempt: 2, _) = $0 { true } else { false } })
+        #expect(machine.phase(of: id1) == .waitingToRetry(attempt: 2))
+        let cancelled = machine.cancel(id1) ?? []
+        #expect(cancelled.first == .cancelWait(id1))
+        #expect(events(cancelled).first == .finished(id1, .failed(UploadFailure(.cancelled, "cancelled while waiting to retry"))))
+        #expect(machine.retryDue(id1, attempt: 2) == [])
+        #expect(machine.attempts(of: id1) == 1)
+    }
+
+    @Test func aRetryThatComesDueGoesBeforeNewUploads() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1))
+        _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
+        _ = machine.attemptEnded(id1, attempt: 1, result: result(reset))
+        // The slot is free while a waits: b takes it; c waits behind.
+        #expect(starts(machine.enqueue(request("b"), totalBytes: 1, id: id2)) == [id2])
+        _ = machine.enqueue(request("c"), totalBytes: 1, id: id3)
+        #expect(machine.retryDue(id1, attempt: 2) == [])
+        #expect(starts(machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 200)))) == [id1])
+    }
+
+    @Test func anAttemptThatIsNotTheOneInFlightChangesNothing() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy())
+        _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
+        #expect(machine.attemptEnded(id1, attempt: 2, result: result(.answered(status: 200))) == [])
+        #expect(machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 200))) == [])
+        #expect(machine.phase(of: id1) == .sending(attempt: 1, cancelRequested: false))
+    }
+
+    @Test func cancellingEverythingTakesTheQueuedFirstAndStartsNothing() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy())
+        for (n, name) in ["a", "b", "c"].enumerated() { _ = machine.enqueue(request(name), totalBytes: 1, id: UploadID(n + 1)) }
+        let (count, actions) = machine.cancelAll(reason: "interrupted")
+        #expect(count == 3)
+        #expect(starts(actions).isEmpty)
+        #expect(events(actions) == [
+            .finished(id2, .failed(UploadFailure(.cancelled, "cancelled before it started (interrupted)"))),
+            .finished(id3, .failed(UploadFailure(.cancelled, "cancelled before it started (interrupted)"))),
+        ])
+        #expect(actions.last == .cancelAttempt(id1))
+        #expect(machine.cancelAll().count == 0, "the one sending was told already")
+    }
+
+    @Test func theEventsCloseOnceDrainedAfterTheySaidSo() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy())
+        #expect(machine.finishWhenDrained() == [.closeEvents])
+        var other = Machine(concurrency: 1, retryPolicy: RetryPolicy())
+        _ = other.enqueue(request("a"), totalBytes: 1, id: id1)
+        #expect(other.finishWhenDrained() == [])
+        let ended = other.attemptEnded(id1, attempt: 1, result: result(.answered(status: 500)))
+        #expect(ended.suffix(2) == [.emit(.allFinished(UploadSummary(succeeded: 0, failed: 1))), .closeEvents])
+    }
+
+    /// Random inputs in random order (a seeded generator, so a failure repeats), checked
+    /// against what must always hold: no more attempts in flight than allowed, exactly the
+    /// attempts the machine started are in flight, every upload's events in a legal order, and
+    /// once nothing is in flight or waiting, every upload finished and the drain said so.
+    @Test(arguments: 1...40) func anyOrderOfInputsKeepsTheRules(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        let concurrency = Int(random.next() % 3) + 1
+        var machine = Machine(concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: Int(random.next() % 3)))
+        var inFlight: [UploadID: Int] = [:]
+        var waits: [UploadID: Int] = [:]
+        var life: [UploadID: [String]] = [:]
+        var nextID = 1
+        var drains = 0
+
+        func take(_ actions: [Machine.Action]) {
+            for action in actions {
+                switch action {
+                case .start(let id, let attempt, _):
+                    #expect(inFlight[id] == nil, "two attempts of \(id)")
+                    inFlight[id] = attempt
+                    life[id, default: []].append("start")
+                case .wait(let id, let attempt, _): waits[id] = attempt
+                case .cancelWait(let id): waits[id] = nil
+                case .emit(.queued(let id, _, _)): life[id, default: []].append("queued")
+                case .emit(.finished(let id, _)): life[id, default: []].append("finished")
+                case .emit(.retryScheduled(let id, _, _, _)): life[id, default: []].append("retry")
+                case .emit(.allFinished): drains += 1
+                default: break
+                }
+            }
+            #expect(inFlight.count <= concurrency)
+            for (id, attempt) in inFlight {
+                if case .sending(attempt, _) = machine.phase(of: id) {} else {
+                    Issue.record("\(id) attempt \(attempt) in flight but the machine says \(String(describing: machine.phase(of: id)))")
+                }
+            }
+        }
+
+        let outcomes: [UploadOutcome] = [.answered(status: 200), .answered(status: 503), .answered(status: 400), reset,
+                                         .failed(UploadFailure(.cancelled, "cancelled"))]
+        for _ in 0..<200 {
+            let known = Array(life.keys)
+            switch random.next() % 7 {
+            case 0, 1:
+                take(machine.enqueue(request("f\(nextID)"), totalBytes: 1, id: UploadID(nextID)))
+                nextID += 1
+            case 2:
+                if let (id, attempt) = inFlight.randomElement(using: &random) {
+                    inFlight[id] = nil
+                    take(machine.attemptEnded(id, attempt: attempt, result: result(outcomes.randomElement(using: &random)!)))
+                }
+            case 3:
+                if let (id, attempt) = waits.randomElement(using: &random) {
+                    waits[id] = nil
+                    take(machine.retryDue(id, attempt: attempt))
+                }
+            case 4:
+                if let id = known.randomElement(using: &random) { take(machine.cancel(id) ?? []) }
+            case 5:
+                if let id = known.randomElement(using: &random) { take(machine.retry(id) ?? []) }
+            default:
+                if random.next() % 10 == 0 { take(machine.cancelAll().actions) }
+            }
+        }
+        // Let everything run out: attempts end with a final answer, waits come due.
+        while !inFlight.isEmpty || !waits.isEmpty {
+            if let (id, attempt) = inFlight.first {
+                inFlight[id] = nil
+                take(machine.attemptEnded(id, attempt: attempt, result: result(.answered(status: 200))))
+            } else if let (id, attempt) = waits.first {
+                waits[id] = nil
+                take(machine.retryDue(id, attempt: attempt))
+            }
+        }
+        #expect(machine.isIdle)
+        for (id, steps) in life {
+            #expect(machine.outcome(of: id) != nil, "\(id) never finished: \(steps)")
+            // queued (start (retry start)* )? finished, and again after a manual retry.
+            var expectingQueued = true, finishedOnce = false
+            for step in steps {
+                switch step {
+                case "queued": #expect(expectingQueued, "\(id): \(steps)"); expectingQueued = false; finishedOnce = false
+                case "finished": #expect(!expectingQueued && !finishedOnce, "\(id): \(steps)"); expectingQueued = true; finishedOnce = true
+                default: #expect(!expectingQueued, "\(id): \(steps)")
+                }
+            }
+            #expect(steps.last == "finished", "\(id): \(steps)")
+        }
+        if !life.isEmpty { #expect(drains >= 1) }
+    }
+}
+
+/// A small seeded generator: the same seed gives the same sequence of inputs.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
