@@ -102,7 +102,7 @@ extension Agent {
             // A first scan of a big folder checks many files: let uploads' events through.
             if index % 256 == 255 { await Task.yield() }
         }
-        let added: [UploadSnapshot]
+        let added: [UploadRecord]
         do {
             added = try journal.applyWatchScan(jobID, plan.changes, at: now)
         } catch {

@@ -32,7 +32,7 @@ extension Agent {
     }
 
     /// Starts uploads the journal just added.
-    func launch(_ added: [UploadSnapshot], _ uploads: [NewUpload]) async {
+    func launch(_ added: [UploadRecord], _ uploads: [NewUpload]) async {
         for (snapshot, new) in zip(added, uploads) {
             var request = new.request
             request.expectedFile = new.fingerprint
@@ -49,7 +49,7 @@ extension Agent {
             case .failure(let refusal): results[index] = .refused(path: item.path, reason: refusal.reason)
             }
         }
-        let added: [UploadSnapshot]
+        let added: [UploadRecord]
         do {
             added = try journal.add(accepted.map(\.0))
         } catch {

@@ -102,7 +102,7 @@ public enum AgentReply: Codable, Sendable {
 /// Where things stand when a client subscribes.
 public struct AgentSnapshot: Codable, Sendable {
     /// The most recent uploads, oldest first (finished ones included, up to a limit).
-    public var uploads: [UploadSnapshot]
+    public var uploads: [UploadRecord]
     /// The logged events after the client's `after`, oldest first; empty without `after`.
     public var missed: [JournalEntry]
     /// The newest sequence number at the moment of the snapshot.
@@ -111,7 +111,7 @@ public struct AgentSnapshot: Codable, Sendable {
 }
 
 public enum EnqueueResult: Codable, Sendable, Hashable {
-    case queued(UploadSnapshot)
+    case queued(UploadRecord)
     case refused(path: String, reason: String)
 }
 

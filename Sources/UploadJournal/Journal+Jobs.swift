@@ -1,3 +1,4 @@
+import UploadCore
 import Foundation
 import GRDB
 
@@ -109,7 +110,7 @@ extension Journal {
     /// Applies one scan in a single transaction: the uploads are added and their files marked
     /// queued together, so a crash can neither lose a file nor queue it twice. Returns the added
     /// uploads, in the order given; none when the job was removed meanwhile.
-    public func applyWatchScan(_ jobID: Int64, _ changes: WatchScanChanges, at now: Date = Date()) throws -> [UploadSnapshot] {
+    public func applyWatchScan(_ jobID: Int64, _ changes: WatchScanChanges, at now: Date = Date()) throws -> [UploadRecord] {
         guard !changes.isEmpty else { return [] }
         return try pool.write { db in
             guard try JobRow.fetchOne(db, key: jobID) != nil else { return [] }
@@ -124,7 +125,7 @@ extension Journal {
                 file.updatedAt = now
                 try file.save(db)
             }
-            var added: [UploadSnapshot] = []
+            var added: [UploadRecord] = []
             for (name, upload) in changes.queue {
                 var row = UploadRow(new: upload, at: now)
                 try row.insert(db)
@@ -133,7 +134,7 @@ extension Journal {
                     file.firstSeenAt = seen.firstSeenAt
                 }
                 try file.save(db)
-                added.append(row.snapshot)
+                added.append(row.record)
             }
             return added
         }

@@ -51,12 +51,12 @@ public final class Journal: Sendable {
 
     /// Adds uploads in one transaction and returns them with their new ids. The `queued` event
     /// is logged when the queue reports it (`record`).
-    public func add(_ uploads: [NewUpload], at now: Date = Date()) throws -> [UploadSnapshot] {
+    public func add(_ uploads: [NewUpload], at now: Date = Date()) throws -> [UploadRecord] {
         try pool.write { db in
             try uploads.map { upload in
                 var row = UploadRow(new: upload, at: now)
                 try row.insert(db)
-                return row.snapshot
+                return row.record
             }
         }
     }
@@ -70,53 +70,25 @@ public final class Journal: Sendable {
         return try pool.write { db -> JournalEntry? in
             guard var row = try UploadRow.fetchOne(db, key: Int64(id.rawValue)) else { return nil }
             var logged = event
+            var record = row.record
             switch event {
-            case .queued:
-                row.state = .queued
-                row.finishedAt = nil
-                row.failureKind = nil
-                row.failureMessage = nil
-                row.failureCode = nil
-            case .started(_, let attempt, _, let total):
-                row.state = .sending
-                row.attempts = attempt
-                row.bytesSent = 0
-                row.bytesExpected = total
-                row.startedAt = now
             case .response(let id, let response):
-                let kept = Array(response.body.prefix(Self.bodyLimit))
-                row.status = response.status
-                row.reason = response.reason
-                row.body = Data(kept)
-                row.bodyBytesTotal = response.bodyBytesTotal
+                // The answer's body is kept up to a limit, in the row and in the log alike.
                 logged = .response(id, UploadResponse(
                     status: response.status, reason: response.reason, headers: response.headers,
-                    body: kept, bodyBytesTotal: response.bodyBytesTotal))
-            case .retryScheduled:
-                row.state = .retrying
-            case .finished(_, let outcome):
-                guard !row.state.isFinished else { return nil }
-                row.state = outcome.isSuccess ? .succeeded : .failed
-                row.finishedAt = now
+                    body: Array(response.body.prefix(Self.bodyLimit)), bodyBytesTotal: response.bodyBytesTotal))
+            case .finished:
+                guard !record.isFinished else { return nil }
                 // Header values (tokens, cookies) are kept only to send the upload; it is done.
                 if !row.headers.isEmpty {
                     row.headers = []
                     row.headersCleared = true
                 }
-                if case .failed(let failure) = outcome {
-                    row.status = nil
-                    row.reason = nil
-                    row.body = nil
-                    row.bodyBytesTotal = nil
-                    row.failureKind = failure.kind.rawValue
-                    row.failureMessage = failure.message
-                    row.failureCode = failure.code
-                } else if let expected = row.bytesExpected {
-                    row.bytesSent = expected
-                }
-            case .redirected, .progress, .allFinished:
+            default:
                 break
             }
+            record.apply(logged, at: now)
+            row.store(record)
             row.updatedAt = now
             try row.update(db)
             var entry = EventRow(seq: nil, uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now)
@@ -162,6 +134,8 @@ public final class Journal: Sendable {
                         : "the agent stopped while the upload waited to retry")
                 row.state = .queued
                 row.bytesSent = 0
+                row.retryReason = nil
+                row.retryAt = nil
                 row.updatedAt = now
                 try row.update(db)
                 var entry = EventRow(seq: nil, uploadID: row.id, kind: "retryScheduled", event: note, at: now)
@@ -192,24 +166,24 @@ public final class Journal: Sendable {
 
     // MARK: Reading
 
-    public func snapshot(_ id: UploadID) throws -> UploadSnapshot? {
-        try pool.read { db in try UploadRow.fetchOne(db, key: Int64(id.rawValue))?.snapshot }
+    public func snapshot(_ id: UploadID) throws -> UploadRecord? {
+        try pool.read { db in try UploadRow.fetchOne(db, key: Int64(id.rawValue))?.record }
     }
 
     /// Uploads, oldest first; with `limit`, the most recent `limit` of them.
-    public func snapshots(limit: Int? = nil) throws -> [UploadSnapshot] {
+    public func snapshots(limit: Int? = nil) throws -> [UploadRecord] {
         try pool.read { db in
             var request = UploadRow.order(UploadRow.Columns.id.desc)
             if let limit { request = request.limit(limit) }
-            return try request.fetchAll(db).reversed().map(\.snapshot)
+            return try request.fetchAll(db).reversed().map(\.record)
         }
     }
 
     /// The uploads that are not finished, in queue order.
-    public func unfinished() throws -> [UploadSnapshot] {
+    public func unfinished() throws -> [UploadRecord] {
         try pool.read { db in
             try UploadRow.filter(![UploadState.succeeded, .failed].contains(UploadRow.Columns.state))
-                .order(UploadRow.Columns.id).fetchAll(db).map(\.snapshot)
+                .order(UploadRow.Columns.id).fetchAll(db).map(\.record)
         }
     }
 
@@ -243,7 +217,8 @@ extension UploadRow {
             allowAnyFile: request.allowAnyFile, settings: upload.settings, origin: upload.origin,
             state: .queued, attempts: 0, bytesSent: 0, bytesExpected: nil, status: nil, reason: nil, body: nil,
             bodyBytesTotal: nil, failureKind: nil, failureMessage: nil, failureCode: nil,
-            createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil, headersCleared: false)
+            createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil, headersCleared: false,
+            shownURL: nil, retryReason: nil, retryAt: nil, responseHeaders: nil)
     }
 
     var pending: PendingUpload {

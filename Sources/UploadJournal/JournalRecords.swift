@@ -15,7 +15,7 @@ public enum UploadState: String, Sendable, Codable, CaseIterable, DatabaseValueC
 }
 
 /// A header kept so the agent can resend an upload after a restart. Never displayed or logged:
-/// it is not part of `UploadSnapshot`, the only form in which uploads leave the journal.
+/// it is not part of `UploadRecord`, the only form in which uploads leave the journal.
 struct StoredHeader: Codable, Hashable {
     var name: String
     var value: String
@@ -55,6 +55,13 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     /// The header values were removed when the upload ended (they are kept only while it may
     /// still be sent); such an upload cannot be retried from the journal.
     var headersCleared: Bool
+    /// Where the last attempt went, as it may be shown (after a redirect, not `url`).
+    var shownURL: String?
+    /// While waiting to retry: why, and when the next attempt is due.
+    var retryReason: String?
+    var retryAt: Date?
+    /// The answer's headers, as name/value pairs.
+    var responseHeaders: [[String]]?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -81,13 +88,60 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         failureKind.map { UploadFailure(UploadFailure.Kind(rawValue: $0) ?? .other, failureMessage ?? "", code: failureCode) }
     }
 
-    var snapshot: UploadSnapshot {
-        UploadSnapshot(
-            id: uploadID, path: path, uploadName: uploadName, url: RedactedURL.display(url), field: field, origin: origin,
-            state: state, attempts: attempts, fileSize: fileSize, bytesSent: bytesSent, bytesExpected: bytesExpected,
-            status: status, reason: reason, body: body.map(Array.init) ?? [], bodyBytesTotal: bodyBytesTotal ?? 0,
-            failure: failure, createdAt: createdAt, startedAt: startedAt, finishedAt: finishedAt
-        )
+    /// The row as the record every view reads; `store` is the way back. The request columns
+    /// (what is needed to send it again) are the row's alone.
+    var record: UploadRecord {
+        let phase: UploadPhase
+        switch state {
+        case .queued: phase = .queued
+        case .sending: phase = .sending(attempt: attempts)
+        case .retrying: phase = .waitingToRetry(attempt: attempts + 1, reason: retryReason ?? "", due: retryAt ?? updatedAt)
+        case .succeeded, .failed: phase = .finished(failure.map { .failed($0) } ?? .answered(status: status ?? 0))
+        }
+        // The answer is kept when `bodyBytesTotal` is (the status column alone can be an
+        // outcome's status whose answer was never recorded).
+        let response = status.flatMap { status in bodyBytesTotal.map { _ in status } }.map { status in
+            UploadResponse(
+                status: status, reason: reason ?? "",
+                headers: (responseHeaders ?? []).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
+                body: body.map(Array.init) ?? [], bodyBytesTotal: bodyBytesTotal ?? 0)
+        }
+        return UploadRecord(
+            id: uploadID, name: uploadName, path: path, url: shownURL ?? RedactedURL.display(url), field: field,
+            origin: origin, fileSize: fileSize, phase: phase, attempts: attempts, bytesSent: bytesSent,
+            bytesExpected: bytesExpected, response: response, createdAt: createdAt, startedAt: startedAt,
+            finishedAt: finishedAt)
+    }
+
+    /// Writes what `record` says of the upload's progress into the row.
+    mutating func store(_ record: UploadRecord) {
+        state = record.state
+        attempts = record.attempts
+        shownURL = record.url
+        bytesSent = record.bytesSent
+        bytesExpected = record.bytesExpected
+        if case .finished(.answered(let answered)) = record.phase, record.response == nil {
+            status = answered
+        } else {
+            status = record.response?.status
+        }
+        reason = record.response?.reason
+        body = record.response.map { Data($0.body) }
+        bodyBytesTotal = record.response?.bodyBytesTotal
+        responseHeaders = record.response.map { $0.headers.map { [$0.0, $0.1] } }
+        if case .waitingToRetry(_, let why, let due) = record.phase {
+            retryReason = why
+            retryAt = due
+        } else {
+            retryReason = nil
+            retryAt = nil
+        }
+        let failure = record.failure
+        failureKind = failure?.kind.rawValue
+        failureMessage = failure?.message
+        failureCode = failure?.code
+        startedAt = record.startedAt
+        finishedAt = record.finishedAt
     }
 }
 
@@ -106,35 +160,15 @@ struct EventRow: Codable, FetchableRecord, MutablePersistableRecord {
     }
 }
 
-/// What a client may know about an upload: everything but the request headers and the secrets
-/// of its URL (`url` is as `RedactedURL` shows it; the journal keeps the real one to send).
-public struct UploadSnapshot: Sendable, Hashable, Codable {
-    public var id: UploadID
-    public var path: String
-    public var uploadName: String
-    public var url: String
-    public var field: String
-    /// Who queued it: `send`, `monitor`, or `watch <folder>`.
-    public var origin: String
-    public var state: UploadState
-    public var attempts: Int
-    public var fileSize: Int64?
-    public var bytesSent: Int64
-    public var bytesExpected: Int64?
-    public var status: Int?
-    public var reason: String?
-    /// The first 64 KiB of the answer's body.
-    public var body: [UInt8]
-    public var bodyBytesTotal: Int64
-    public var failure: UploadFailure?
-    public var createdAt: Date
-    public var startedAt: Date?
-    public var finishedAt: Date?
-
-    public var outcome: UploadOutcome? {
-        guard state.isFinished else { return nil }
-        if let failure { return .failed(failure) }
-        return status.map { .answered(status: $0) }
+extension UploadRecord {
+    /// The journal's word for the phase (its `state` column, `status`'s STATE).
+    public var state: UploadState {
+        switch phase {
+        case .queued: .queued
+        case .sending: .sending
+        case .waitingToRetry: .retrying
+        case .finished(let outcome): outcome.isSuccess ? .succeeded : .failed
+        }
     }
 }
 

@@ -102,6 +102,16 @@ enum JournalSchema {
                     WHERE state IN ('succeeded', 'failed') AND headers != '[]'
                 """)
         }
+        migrator.registerMigration("v5: one upload record") { db in
+            // The row holds all of an upload's record: where the last attempt went after a
+            // redirect, why and until when it waits to retry, and the answer's headers.
+            try db.alter(table: "upload") { t in
+                t.add(column: "shownURL", .text)
+                t.add(column: "retryReason", .text)
+                t.add(column: "retryAt", .datetime)
+                t.add(column: "responseHeaders", .text)
+            }
+        }
         return migrator
     }
 }

@@ -125,7 +125,7 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         #expect(finished.map(\.0).sorted() == ids)
         #expect(finished.allSatisfy { $0.1 == .answered(status: 200) })
         #expect(missed.uploads.map(\.id) == ids)
-        #expect(missed.uploads.allSatisfy { $0.state == .succeeded && $0.status == 200 })
+        #expect(missed.uploads.allSatisfy { $0.state == .succeeded && $0.response?.status == 200 })
         back.close()
 
         let upToDate = try await running.connect("monitor once more")
@@ -159,7 +159,7 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         guard case .refused(_, let relative) = results[2] else { Issue.record("a relative path was queued"); return }
         #expect(relative.contains("absolute path"))
         try await running.waitFinished([queued.id])
-        #expect(try running.journal.snapshots().map(\.uploadName) == ["good.png"])
+        #expect(try running.journal.snapshots().map(\.name) == ["good.png"])
         client.close()
         await running.stop()
         await receiver.cleanUp()

@@ -82,7 +82,7 @@ import UploadTesting
         #expect(try job(running, id).runs >= runs)
     }
 
-    func uploads(_ running: RunningAgent) throws -> [UploadSnapshot] { try running.journal.snapshots() }
+    func uploads(_ running: RunningAgent) throws -> [UploadRecord] { try running.journal.snapshots() }
 
     @Test func aWatchedFolderSendsANewFileOnceAndNeverAHalfWrittenOne() async throws {
         let receiver = try await ReceiverHarness.start()
@@ -110,13 +110,13 @@ import UploadTesting
             try handle.write(contentsOf: finalBytes[piece..<min(piece + 50_000, finalBytes.count)])
             written = min(piece + 50_000, finalBytes.count)
             await running.agent.runJob(registered.id)
-            #expect(try uploads(running).map(\.uploadName) == ["ready.jpg"], "after \(written) bytes")
+            #expect(try uploads(running).map(\.name) == ["ready.jpg"], "after \(written) bytes")
         }
         try handle.close()
         // Written completely: the next look agrees with the last one, and it goes.
         await running.agent.runJob(registered.id)
         let queued = try uploads(running)
-        #expect(queued.map(\.uploadName) == ["ready.jpg", "growing.jpg"])
+        #expect(queued.map(\.name) == ["ready.jpg", "growing.jpg"])
         #expect(queued.allSatisfy { $0.origin == "watch \(folder)" })
         try await running.waitFinished(queued.map(\.id))
         #expect(receiver.storedNames() == ["growing.jpg", "ready.jpg"])
@@ -139,7 +139,7 @@ import UploadTesting
         await running.agent.runJob(registered.id)
         await running.agent.runJob(registered.id)
         let again = try uploads(running)
-        #expect(again.map(\.uploadName) == ["ready.jpg", "growing.jpg", "ready.jpg"])
+        #expect(again.map(\.name) == ["ready.jpg", "growing.jpg", "ready.jpg"])
         try await running.waitFinished(again.map(\.id))
         #expect(receiver.storedNames() == ["growing.jpg", "ready-1.jpg", "ready.jpg"])
 
@@ -166,7 +166,7 @@ import UploadTesting
         let ran = try self.job(running, job.id)
         #expect(Double(ran.runs) <= elapsed / 1 + 1, "\(ran.runs) runs in \(elapsed) s")
         let sent = try uploads(running)
-        #expect(sent.map(\.uploadName) == ["new.jpg"])
+        #expect(sent.map(\.name) == ["new.jpg"])
         try await running.waitFinished(sent.map(\.id))
         #expect(receiver.storedNames() == ["new.jpg"])
 

@@ -57,7 +57,7 @@ import UploadTesting
         }
         let row = try #require(try journal.snapshot(UploadID(1)))
         #expect(row.attempts == 2)
-        #expect(row.status == 200)
+        #expect(row.response?.status == 200)
         let finished = try journal.entries(after: 0).filter {
             if case .finished(let id, _) = $0.event { id == UploadID(1) } else { false }
         }

@@ -51,13 +51,13 @@ import UploadTesting
     @Test func migrationsRunOnceAndDataSurvivesReopening() throws {
         let path = root + "/j.sqlite"
         let first = try Journal(path: path)
-        #expect(try first.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed"])
+        #expect(try first.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record"])
         let added = try first.add([newUpload("a.png")])
         try first.record(.queued(added[0].id, name: "a.png", totalBytes: 100))
 
         let again = try Journal(path: path)
-        #expect(try again.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed"])
-        #expect(try again.snapshots().map(\.uploadName) == ["a.png"])
+        #expect(try again.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record"])
+        #expect(try again.snapshots().map(\.name) == ["a.png"])
         #expect(try again.lastSequence() == 1)
     }
 
@@ -80,9 +80,9 @@ import UploadTesting
         #expect(seqs == [1, 2, 3, 4])
         let row = try #require(try journal.snapshot(id))
         #expect(row.state == .succeeded)
-        #expect(row.status == 201 && row.reason == "Created")
-        #expect(row.body.count == Journal.bodyLimit)
-        #expect(row.bodyBytesTotal == Int64(body.count))
+        #expect(row.response?.status == 201 && row.response?.reason == "Created")
+        #expect(row.response?.body.count == Journal.bodyLimit)
+        #expect(row.response?.bodyBytesTotal == Int64(body.count))
         #expect(row.bytesSent == 300)
         #expect(row.outcome == .answered(status: 201))
         // Progress and the drain summary are not logged.
@@ -179,7 +179,7 @@ import UploadTesting
 
         let pruned = try journal.prune(finishedBefore: Date(timeIntervalSinceNow: -7 * 86400))
         #expect(pruned == PruneResult(uploads: 1, events: 2))
-        #expect(try journal.snapshots().map(\.uploadName) == ["new.png", "pending.png"])
+        #expect(try journal.snapshots().map(\.name) == ["new.png", "pending.png"])
         #expect(try journal.entries(after: 0).count == 3)
         #expect(try journal.lastSequence() == last)
         let id = try journal.add([newUpload("later.png")])[0].id

@@ -173,21 +173,25 @@ final class AgentBackend: MonitorBackend {
         var replay: [ReplayedEvent] = []
         for upload in snapshot.uploads {
             let id = upload.id
-            replay.append(ReplayedEvent(.queued(id, name: upload.uploadName, totalBytes: upload.fileSize), secondsAgo: ago(upload.createdAt)))
-            if upload.attempts > 0, upload.state != .queued {
+            replay.append(ReplayedEvent(.queued(id, name: upload.name, totalBytes: upload.fileSize), secondsAgo: ago(upload.createdAt)))
+            if upload.attempts > 0, upload.phase != .queued {
+                // The URL the last attempt went to: after a redirect, not the one asked for.
                 replay.append(ReplayedEvent(
                     .started(id, attempt: upload.attempts, url: upload.url, totalBytes: upload.bytesExpected),
                     secondsAgo: ago(upload.startedAt ?? upload.createdAt)))
             }
-            if upload.state == .sending, upload.bytesSent > 0 {
+            if case .sending = upload.phase, upload.bytesSent > 0 {
                 replay.append(ReplayedEvent(
                     .progress(id, bytesSent: upload.bytesSent, totalBytesSent: upload.bytesSent, totalBytesExpected: upload.bytesExpected),
                     secondsAgo: 0))
             }
-            if let status = upload.status, upload.state.isFinished {
+            if let response = upload.response, upload.isFinished {
+                replay.append(ReplayedEvent(.response(id, response), secondsAgo: ago(upload.finishedAt)))
+            }
+            if case .waitingToRetry(let attempt, let reason, let due) = upload.phase {
                 replay.append(ReplayedEvent(
-                    .response(id, UploadResponse(status: status, reason: upload.reason ?? "", headers: [], body: upload.body, bodyBytesTotal: upload.bodyBytesTotal)),
-                    secondsAgo: ago(upload.finishedAt)))
+                    .retryScheduled(id, attempt: attempt, delaySeconds: max(0, due.timeIntervalSince(now)), reason: reason),
+                    secondsAgo: 0))
             }
             if let outcome = upload.outcome {
                 replay.append(ReplayedEvent(.finished(id, outcome), secondsAgo: ago(upload.finishedAt)))

@@ -22,9 +22,9 @@ enum BackgroundSend {
             switch result {
             case .queued(let upload):
                 if json {
-                    print(String(decoding: AgentCoding.encode(BackgroundQueued(id: upload.id.rawValue, file: upload.path, name: upload.uploadName, url: upload.url)), as: UTF8.self))
+                    print(String(decoding: AgentCoding.encode(BackgroundQueued(id: upload.id.rawValue, file: upload.path ?? "-", name: upload.name, url: upload.url)), as: UTF8.self))
                 } else {
-                    print("queued \(upload.id) \(InvisibleCharacters.escaped(upload.uploadName)) → \(upload.url)")
+                    print("queued \(upload.id) \(InvisibleCharacters.escaped(upload.name)) → \(upload.url)")
                 }
             case .refused(let path, let reason):
                 refused += 1

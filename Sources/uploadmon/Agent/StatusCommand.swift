@@ -31,7 +31,7 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         let paths = StatePaths.resolve()
         let agent = Self.agentStatus(paths)
-        var uploads: [UploadSnapshot] = []
+        var uploads: [UploadRecord] = []
         if FileManager.default.fileExists(atPath: paths.journal) {
             do {
                 uploads = try Journal(path: paths.journal).snapshots(limit: limit)
@@ -95,11 +95,11 @@ struct StatusUpload: Encodable {
     let queuedAt: Date
     let finishedAt: Date?
 
-    init(_ upload: UploadSnapshot) {
+    init(_ upload: UploadRecord) {
         id = upload.id.rawValue
         state = upload.state.rawValue
-        file = upload.path
-        name = upload.uploadName
+        file = upload.path ?? "-"
+        name = upload.name
         url = upload.url
         field = upload.field
         origin = upload.origin
@@ -107,9 +107,9 @@ struct StatusUpload: Encodable {
         fileSize = upload.fileSize
         bytesSent = upload.bytesSent
         bytesExpected = upload.bytesExpected
-        status = upload.status
-        reason = upload.reason
-        body = upload.status == nil ? nil : String(decoding: upload.body, as: UTF8.self)
+        status = upload.response?.status
+        reason = upload.response?.reason
+        body = upload.response.map { String(decoding: $0.body, as: UTF8.self) }
         error = upload.failure?.description
         errorKind = upload.failure?.kind.rawValue
         queuedAt = upload.createdAt
@@ -128,13 +128,13 @@ enum StatusTable {
         return "Agent: running (pid \(agent.pid)), \(agent.running) sending, \(agent.queued) waiting, \(agent.clients - 1) other client(s) attached."
     }
 
-    static func render(_ uploads: [UploadSnapshot], now: Date) -> String {
+    static func render(_ uploads: [UploadRecord], now: Date) -> String {
         let header = ["ID", "STATE", "NAME", "PROGRESS", "ANSWER", "QUEUED"]
         var rows = [header]
         let timestamp = makeTimestampFormatter()
         for upload in uploads {
             rows.append([
-                upload.id.description, upload.state.rawValue, upload.uploadName, progress(upload), answer(upload),
+                upload.id.description, upload.state.rawValue, upload.name, progress(upload), answer(upload, now: now),
                 timestamp.string(from: upload.createdAt),
             ])
         }
@@ -149,7 +149,7 @@ enum StatusTable {
         return formatter
     }
 
-    static func progress(_ upload: UploadSnapshot) -> String {
+    static func progress(_ upload: UploadRecord) -> String {
         let total = upload.bytesExpected ?? upload.fileSize
         switch upload.state {
         case .succeeded:
@@ -162,10 +162,16 @@ enum StatusTable {
         }
     }
 
-    static func answer(_ upload: UploadSnapshot) -> String {
-        if let failure = upload.failure { return failure.description }
-        if let status = upload.status, upload.state.isFinished { return HTTPStatus.line(status, reason: upload.reason) }
-        if upload.state == .retrying { return "waiting to retry (attempt \(upload.attempts))" }
-        return ""
+    static func answer(_ upload: UploadRecord, now: Date = Date()) -> String {
+        switch upload.phase {
+        case .finished(.failed(let failure)):
+            return failure.description
+        case .finished(.answered(let status)):
+            return HTTPStatus.line(status, reason: upload.response?.reason)
+        case .waitingToRetry(let attempt, let reason, let due):
+            return "waiting to retry in \(ByteFormat.duration(max(0, due.timeIntervalSince(now)))) (attempt \(attempt): \(reason))"
+        case .queued, .sending:
+            return ""
+        }
     }
 }

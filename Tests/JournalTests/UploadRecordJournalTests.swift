@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import UploadCore
+import UploadJournal
+import UploadTesting
+
+/// The journal keeps an upload as the one record every view folds: what it gives back is what
+/// folding the same events in memory gives, field for field.
+@Suite struct UploadRecordJournalTests {
+    let root = TestFiles.makeTemporaryDirectory("records")
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func add(_ journal: Journal) throws -> UploadRecord {
+        let request = UploadRequest(
+            source: .file(path: "/data/a.png"), url: "http://user:pw@127.0.0.1:9/photo?token=t", uploadName: "a.png",
+            headers: [RequestHeader(name: "Authorization", value: "Bearer hush")])
+        let new = NewUpload(request: request, fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1), settings: TransportSettings(), origin: "send")
+        return try #require(try journal.add([new], at: t0).first)
+    }
+
+    static let created = UploadResponse(
+        status: 201, reason: "Created", headers: [("Content-Type", "application/json"), ("X-Id", "9")],
+        body: Array(#"{"filename":"a.png"}"#.utf8), bodyBytesTotal: 20)
+    static let busy = UploadResponse(status: 503, reason: "Service Unavailable", headers: [("Retry-After", "4")], body: [], bodyBytesTotal: 0)
+    static let early = UploadResponse(status: 200, reason: "OK", headers: [], body: Array("{}".utf8), bodyBytesTotal: 2)
+
+    /// Event sequences with each phase and kind of ending; `id` is filled in.
+    static let stories: [[@Sendable (UploadID) -> UploadEvent]] = [
+        [{ .queued($0, name: "a.png", totalBytes: 100) }],
+        [{ .queued($0, name: "a.png", totalBytes: 100) }, { .started($0, attempt: 1, url: "http://***@127.0.0.1:9/photo?token=***", totalBytes: 300) }],
+        [{ .queued($0, name: "a.png", totalBytes: 100) }, { .started($0, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
+         { .redirected($0, to: "http://127.0.0.1:10/elsewhere") }, { .response($0, created) }, { .finished($0, .answered(status: 201)) }],
+        [{ .queued($0, name: "a.png", totalBytes: 100) }, { .started($0, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
+         { .response($0, busy) }, { .retryScheduled($0, attempt: 2, delaySeconds: 4, reason: "503 Service Unavailable") }],
+        [{ .queued($0, name: "a.png", totalBytes: 100) }, { .started($0, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
+         { .finished($0, .failed(UploadFailure(.connectionLost, "reset", code: 104))) }],
+        [{ .queued($0, name: "a.png", totalBytes: 100) }, { .started($0, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
+         { .response($0, early) }, { .finished($0, .failed(UploadFailure(.answeredEarly, "answered 200 after 140 B of 300 B"))) }],
+        [{ .queued($0, name: "a.png", totalBytes: 100) }, { .started($0, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
+         { .finished($0, .answered(status: 204)) }],
+    ]
+
+    @Test(arguments: 0..<stories.count)
+    func theJournalGivesBackWhatTheEventsFoldTo(story: Int) throws {
+        let journal = try Journal(path: root + "/j\(story).sqlite")
+        var expected = try add(journal)
+        #expect(expected.url == "http://***@127.0.0.1:9/photo?token=***", "the record never carries the secrets")
+        for (n, make) in Self.stories[story].enumerated() {
+            let at = t0.addingTimeInterval(Double(n + 1))
+            let event = make(expected.id)
+            try journal.record(event, at: at)
+            expected.apply(event, at: at)
+        }
+        let stored = try #require(try journal.snapshot(expected.id))
+        #expect(stored == expected)
+        #expect(stored.response?.headers.map { "\($0.0): \($0.1)" } == expected.response?.headers.map { "\($0.0): \($0.1)" })
+        // And after the journal is opened again.
+        #expect(try Journal(path: root + "/j\(story).sqlite").snapshot(expected.id) == expected)
+    }
+
+    @Test func aRedirectedUploadIsJournalledWhereItWent() throws {
+        let journal = try Journal(path: root + "/redirect.sqlite")
+        let id = try add(journal).id
+        try journal.record(.started(id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300), at: t0)
+        try journal.record(.redirected(id, to: "http://127.0.0.1:10/elsewhere"), at: t0)
+        try journal.record(.finished(id, .answered(status: 200)), at: t0)
+        #expect(try journal.snapshot(id)?.url == "http://127.0.0.1:10/elsewhere")
+    }
+
+    @Test func waitingToRetryIsJournalledWithItsReasonAndDueTime() throws {
+        let journal = try Journal(path: root + "/retry.sqlite")
+        let id = try add(journal).id
+        try journal.record(.started(id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300), at: t0)
+        try journal.record(.retryScheduled(id, attempt: 2, delaySeconds: 4, reason: "503 Service Unavailable"), at: t0)
+        let record = try #require(try journal.snapshot(id))
+        #expect(record.phase == .waitingToRetry(attempt: 2, reason: "503 Service Unavailable", due: t0.addingTimeInterval(4)))
+        #expect(record.state == .retrying)
+    }
+}
