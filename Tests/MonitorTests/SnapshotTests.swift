@@ -5,7 +5,8 @@ import Testing
 import UploadCore
 
 /// Screens compared with text files in `Snapshots/`. Re-record after an intended change with
-/// `UPLOADMON_RECORD_SNAPSHOTS=1 swift test --filter SnapshotTests`, then review the diff.
+/// `UPLOADMON_RECORD_SNAPSHOTS=1 swift test --filter SnapshotTests` (that run fails on purpose),
+/// then review the diff and run again.
 @Suite struct SnapshotTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
 
@@ -15,6 +16,8 @@ import UploadCore
         if ProcessInfo.processInfo.environment["UPLOADMON_RECORD_SNAPSHOTS"] == "1" {
             try FileManager.default.createDirectory(at: Self.directory, withIntermediateDirectories: true)
             try text.write(to: file, atomically: true, encoding: .utf8)
+            // A run that records proves nothing: it fails, so it cannot pass as a check.
+            Issue.record("re-recorded \(name); review the diff and run again without UPLOADMON_RECORD_SNAPSHOTS", sourceLocation: sourceLocation)
             return
         }
         let expected = try String(contentsOf: file, encoding: .utf8)

@@ -3,7 +3,7 @@ import UploadCore
 
 extension MonitorView {
     static func rowState(_ row: TransferState) -> RowState {
-        guard let outcome = row.outcome else { return row.startedAt == nil ? .queued : .sending }
+        guard let outcome = row.outcome else { return row.isWaitingToRetry ? .waiting : row.startedAt == nil ? .queued : .sending }
         if outcome.isSuccess { return .done }
         if case .failed(let failure) = outcome, failure.kind == .cancelled { return .cancelled }
         return .failed
@@ -13,6 +13,7 @@ extension MonitorView {
         switch state {
         case .queued, .cancelled: theme.muted
         case .sending: theme.accent
+        case .waiting: theme.warning
         case .done: theme.ok
         case .failed: theme.failed
         }
@@ -34,7 +35,7 @@ extension MonitorView {
         for line in 0..<rows.height {
             let index = queue.offset + line
             guard index < queue.rows.count, let row = queue.state(queue.rows[index]) else { break }
-            drawRow(&canvas, row, selected: index == queue.selected, focused: focused, rows.row(line), theme)
+            drawRow(&canvas, row, selected: index == queue.selected, focused: focused, rows.row(line), theme, now: state.now)
         }
     }
 
@@ -63,10 +64,29 @@ extension MonitorView {
         canvas.write(tail, x: rect.x + DisplayWidth.of(label) + barWidth, y: rect.y, clip: rect)
     }
 
-    /// `✓ name  2.1 MB ████████░░ 100%  4.1 MB/s 0:03 ×2`, dropping columns as the width shrinks.
-    static func drawRow(_ canvas: inout Canvas, _ row: TransferState, selected: Bool, focused: Bool, _ rect: Rect, _ theme: Theme) {
+    /// `✓ name  2.1 MB ████████░░ 100%  4.1 MB/s 0:03 ×2`, dropping columns as the width shrinks;
+    /// `↻ name  2.1 MB waiting to retry in 4 s (attempt 2: 503 Service Unavailable)` between attempts.
+    static func drawRow(
+        _ canvas: inout Canvas, _ row: TransferState, selected: Bool, focused: Bool, _ rect: Rect, _ theme: Theme, now: Double
+    ) {
         let kind = rowState(row)
         var style = rowStyle(kind, theme)
+        if selected {
+            style.reverse = focused
+            style.underline = !focused
+        }
+        if let waiting = row.waitingText(now: now) {
+            let glyph = theme.stateGlyph(kind) + " "
+            let size = rect.width >= 64 ? " " + TextLayout.pad(left: row.totalBytes.map(ByteFormat.bytes) ?? "?", width: 8) + " " : " "
+            let nameWidth = min(DisplayWidth.of(row.name), max(8, (rect.width - DisplayWidth.of(glyph) - DisplayWidth.of(size)) / 3))
+            var x = rect.x
+            x += canvas.write(glyph, x: x, y: rect.y, style: style, clip: rect)
+            x += canvas.write(TextLayout.fit(row.name, width: nameWidth, ellipsis: theme.glyphs.ellipsis), x: x, y: rect.y, style: style, clip: rect)
+            x += canvas.write(size, x: x, y: rect.y, style: style, clip: rect)
+            canvas.write(TextLayout.fit(waiting, width: max(0, rect.x + rect.width - x), ellipsis: theme.glyphs.ellipsis),
+                         x: x, y: rect.y, style: style, clip: rect)
+            return
+        }
         let glyph = theme.stateGlyph(kind) + " "
         let percent = " " + ProgressText.percent(kind == .done ? 1 : row.fraction)
         let wide = rect.width >= 64
@@ -83,10 +103,6 @@ extension MonitorView {
         let barWidth = flexible >= 24 ? max(10, flexible * 2 / 5) : 0
         let nameWidth = flexible - barWidth - (barWidth > 0 ? 1 : 0)
         var x = rect.x
-        if selected {
-            style.reverse = focused
-            style.underline = !focused
-        }
         x += canvas.write(glyph, x: x, y: rect.y, style: style, clip: rect)
         x += canvas.write(TextLayout.fit(row.name, width: max(0, nameWidth), ellipsis: theme.glyphs.ellipsis), x: x, y: rect.y, style: style, clip: rect)
         x += canvas.write(size, x: x, y: rect.y, style: style, clip: rect)

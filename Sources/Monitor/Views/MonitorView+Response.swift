@@ -10,7 +10,8 @@ extension MonitorView {
         }
         guard row.outcome != nil, let answer = state.queue.answers[id] else {
             let inside = canvas.frame(rect, title: "Response · \(row.name)", style: theme.frame, glyphs: theme.glyphs)
-            let text = rowState(row) == .queued ? "queued, waiting for a free slot" : "sending… \(ProgressText.percent(row.fraction).trimmingLeadingSpace())  \(ProgressText.stats(row))"
+            let text = row.waitingText(now: state.now)
+                ?? (rowState(row) == .queued ? "queued, waiting for a free slot" : "sending… \(ProgressText.percent(row.fraction).trimmingLeadingSpace())  \(ProgressText.stats(row))")
             writeLines(&canvas, [text], inside, style: theme.muted)
             return
         }

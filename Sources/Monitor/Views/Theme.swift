@@ -20,6 +20,8 @@ public struct Theme: Sendable {
     var failed: CellStyle { color(.red) }
     var failedBold: CellStyle { color(.red, bold: true) }
     var accent: CellStyle { color(.cyan) }
+    /// Waiting before a retry: not failed yet, not moving either.
+    var warning: CellStyle { color(.yellow) }
     var directory: CellStyle { color(.blue, bold: true) }
     var marked: CellStyle { color(.yellow, bold: true) }
     var muted: CellStyle { CellStyle(dim: true) }
@@ -29,12 +31,13 @@ public struct Theme: Sendable {
     var selection: CellStyle { CellStyle(reverse: true) }
     var barTrack: CellStyle { CellStyle(dim: true) }
 
-    /// Queue state glyphs: queued, sending, done, failed, cancelled.
+    /// Queue state glyphs: queued, sending, waiting to retry, done, failed, cancelled.
     func stateGlyph(_ row: RowState) -> String {
         let unicode = glyphs == .unicode
         switch row {
         case .queued: return unicode ? "·" : "."
         case .sending: return unicode ? "↑" : ">"
+        case .waiting: return unicode ? "↻" : "~"
         case .done: return unicode ? "✓" : "+"
         case .failed: return unicode ? "✗" : "x"
         case .cancelled: return unicode ? "⊘" : "-"
@@ -42,7 +45,7 @@ public struct Theme: Sendable {
     }
 }
 
-/// The five states a queue row shows.
+/// The states a queue row shows.
 enum RowState {
-    case queued, sending, done, failed, cancelled
+    case queued, sending, waiting, done, failed, cancelled
 }

@@ -12,6 +12,22 @@ public struct TransferState: Sendable, Equatable {
     public var response: UploadResponse?
     public var outcome: UploadOutcome?
     public var retryReason: String?
+    /// While waiting to retry: the attempt that comes next, and when (same clock as `now`).
+    public var retryAttempt: Int?
+    public var retryDue: Double?
+
+    /// Waiting before another attempt (the queue scheduled a retry and none has started yet).
+    public var isWaitingToRetry: Bool { outcome == nil && retryDue != nil }
+
+    /// `waiting to retry in 4 s (attempt 2: 503 Service Unavailable)`, or nil when not waiting.
+    public func waitingText(now: Double) -> String? {
+        guard isWaitingToRetry, let due = retryDue else { return nil }
+        let attempt = retryAttempt.map { "attempt \($0)" } ?? "next attempt"
+        // Whole seconds, rounded up: a countdown that says "0 s" while still waiting reads wrong.
+        let left = max(0, due - now)
+        let time = left < 60 ? "\(Int(left.rounded(.up))) s" : ByteFormat.duration(left)
+        return "waiting to retry in \(time) (\(attempt): \(retryReason ?? "failed"))"
+    }
 
     public init(id: UploadID, name: String, totalBytes: Int64?) {
         self.id = id
@@ -83,6 +99,8 @@ public struct TransferTracker: Sendable {
             states[id]?.meter = RateMeter()
             states[id]?.meter.record(totalBytes: 0, at: now)
             states[id]?.retryReason = nil
+            states[id]?.retryAttempt = nil
+            states[id]?.retryDue = nil
             if let total { states[id]?.totalBytes = total }
         case .progress(let id, _, let sent, _):
             guard states[id] != nil else { return }
@@ -92,12 +110,15 @@ public struct TransferTracker: Sendable {
             states[id]?.response = response
         case .redirected(let id, _):
             states[id]?.sentBytes = 0
-        case .retryScheduled(let id, _, _, let reason):
+        case .retryScheduled(let id, let attempt, let delay, let reason):
             states[id]?.retryReason = reason
+            states[id]?.retryAttempt = attempt
+            states[id]?.retryDue = now + (delay.isFinite ? max(0, delay) : 0)
         case .finished(let id, let outcome):
             guard states[id] != nil else { return }
             states[id]?.outcome = outcome
             states[id]?.finishedAt = now
+            states[id]?.retryDue = nil
         case .allFinished(let summary):
             self.summary = summary
         }

@@ -167,44 +167,12 @@ final class AgentBackend: MonitorBackend {
         client.withLockedValue({ $0 }).close()
     }
 
-    /// The agent's uploads as events that rebuild the monitor's rows, each dated as it happened.
+    /// The agent's uploads and what finished while no monitor watched, for the monitor.
     static func reattachment(_ snapshot: AgentSnapshot, at now: Date) -> Reattachment {
-        func ago(_ date: Date?) -> Double { date.map { max(0, now.timeIntervalSince($0)) } ?? 0 }
-        var replay: [ReplayedEvent] = []
-        for upload in snapshot.uploads {
-            let id = upload.id
-            replay.append(ReplayedEvent(.queued(id, name: upload.name, totalBytes: upload.fileSize), secondsAgo: ago(upload.createdAt)))
-            if upload.attempts > 0, upload.phase != .queued {
-                // The URL the last attempt went to: after a redirect, not the one asked for.
-                replay.append(ReplayedEvent(
-                    .started(id, attempt: upload.attempts, url: upload.url, totalBytes: upload.bytesExpected),
-                    secondsAgo: ago(upload.startedAt ?? upload.createdAt)))
-            }
-            if case .sending = upload.phase, upload.bytesSent > 0 {
-                replay.append(ReplayedEvent(
-                    .progress(id, bytesSent: upload.bytesSent, totalBytesSent: upload.bytesSent, totalBytesExpected: upload.bytesExpected),
-                    secondsAgo: 0))
-            }
-            if let response = upload.response, upload.isFinished {
-                replay.append(ReplayedEvent(.response(id, response), secondsAgo: ago(upload.finishedAt)))
-            }
-            if case .waitingToRetry(let attempt, let reason, let due) = upload.phase {
-                replay.append(ReplayedEvent(
-                    .retryScheduled(id, attempt: attempt, delaySeconds: max(0, due.timeIntervalSince(now)), reason: reason),
-                    secondsAgo: 0))
-            }
-            if let outcome = upload.outcome {
-                replay.append(ReplayedEvent(.finished(id, outcome), secondsAgo: ago(upload.finishedAt)))
-            }
-        }
         let away = snapshot.missed.compactMap { entry -> UploadID? in
             if case .finished(let id, _) = entry.event { id } else { nil }
         }
-        // An upload finished twice while away (retried by someone) is told once, at its last finish.
-        var seen = Set<UploadID>()
-        let once = away.reversed().filter { seen.insert($0).inserted }.reversed()
-        let current = Set(snapshot.uploads.filter { $0.state.isFinished }.map(\.id))
-        return Reattachment(replay: replay, finishedWhileAway: once.filter { current.contains($0) })
+        return Reattachment(records: snapshot.uploads, finishedWhileAway: away, at: now)
     }
 }
 
