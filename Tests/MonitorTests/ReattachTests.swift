@@ -1,3 +1,4 @@
+import Foundation
 import Monitor
 import Testing
 import UploadCore
@@ -5,23 +6,42 @@ import UploadCore
 @Suite struct ReattachTests {
     let done = UploadID(1), failed = UploadID(2), sending = UploadID(3), old = UploadID(4)
 
+    static let date = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// A record as the agent keeps it, folded from its events `secondsAgo` before `date`.
+    func record(_ id: UploadID, _ name: String, size: Int64, _ story: [(secondsAgo: Double, event: UploadEvent)]) -> UploadRecord {
+        var record = UploadRecord(
+            id: id, name: name, path: "/photos/\(name)", url: "http://h/photo", origin: "send", fileSize: size,
+            createdAt: Self.date.addingTimeInterval(-story[0].secondsAgo))
+        for (ago, event) in story { record.apply(event, at: Self.date.addingTimeInterval(-ago)) }
+        return record
+    }
+
     func attachment() -> Reattachment {
-        Reattachment(replay: [
-            ReplayedEvent(.queued(old, name: "old.png", totalBytes: 10), secondsAgo: 900),
-            ReplayedEvent(.started(old, attempt: 1, url: "http://h/photo", totalBytes: 20), secondsAgo: 890),
-            ReplayedEvent(.response(old, Fixtures.response(200, #"{"filename":"old.png"}"#, reason: "OK")), secondsAgo: 880),
-            ReplayedEvent(.finished(old, .answered(status: 200)), secondsAgo: 880),
-            ReplayedEvent(.queued(done, name: "cat.jpg", totalBytes: 100), secondsAgo: 60),
-            ReplayedEvent(.started(done, attempt: 1, url: "http://h/photo", totalBytes: 300), secondsAgo: 50),
-            ReplayedEvent(.response(done, Fixtures.response(201, #"{"filename":"cat.jpg"}"#, reason: "Created")), secondsAgo: 40),
-            ReplayedEvent(.finished(done, .answered(status: 201)), secondsAgo: 40),
-            ReplayedEvent(.queued(failed, name: "dog.png", totalBytes: 100), secondsAgo: 60),
-            ReplayedEvent(.started(failed, attempt: 2, url: "http://h/photo", totalBytes: 300), secondsAgo: 30),
-            ReplayedEvent(.finished(failed, .failed(UploadFailure(.cannotConnect, "Connection refused", code: 111))), secondsAgo: 29),
-            ReplayedEvent(.queued(sending, name: "big.png", totalBytes: 1000), secondsAgo: 20),
-            ReplayedEvent(.started(sending, attempt: 1, url: "http://h/photo", totalBytes: 1200), secondsAgo: 10),
-            ReplayedEvent(.progress(sending, bytesSent: 600, totalBytesSent: 600, totalBytesExpected: 1200), secondsAgo: 0),
-        ], finishedWhileAway: [done, failed])
+        Reattachment(records: [
+            record(old, "old.png", size: 10, [
+                (900, .queued(old, name: "old.png", totalBytes: 10)),
+                (890, .started(old, attempt: 1, url: "http://h/photo", totalBytes: 20)),
+                (880, .response(old, Fixtures.response(200, #"{"filename":"old.png"}"#, reason: "OK"))),
+                (880, .finished(old, .answered(status: 200))),
+            ]),
+            record(done, "cat.jpg", size: 100, [
+                (60, .queued(done, name: "cat.jpg", totalBytes: 100)),
+                (50, .started(done, attempt: 1, url: "http://h/photo", totalBytes: 300)),
+                (40, .response(done, Fixtures.response(201, #"{"filename":"cat.jpg"}"#, reason: "Created"))),
+                (40, .finished(done, .answered(status: 201))),
+            ]),
+            record(failed, "dog.png", size: 100, [
+                (60, .queued(failed, name: "dog.png", totalBytes: 100)),
+                (30, .started(failed, attempt: 2, url: "http://h/photo", totalBytes: 300)),
+                (29, .finished(failed, .failed(UploadFailure(.cannotConnect, "Connection refused", code: 111)))),
+            ]),
+            record(sending, "big.png", size: 1000, [
+                (20, .queued(sending, name: "big.png", totalBytes: 1000)),
+                (10, .started(sending, attempt: 1, url: "http://h/photo", totalBytes: 1200)),
+                (0, .progress(sending, bytesSent: 600, totalBytesSent: 600, totalBytesExpected: 1200)),
+            ]),
+        ], finishedWhileAway: [done, failed], at: Self.date)
     }
 
     @Test func rowsComeBackQuietlyAndWhatFinishedWhileAwayIsToldOnce() {

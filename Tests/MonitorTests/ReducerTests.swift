@@ -251,7 +251,7 @@ import UploadCore
         var state = Fixtures.busyState(width: 120, height: 40)
         Fixtures.upload(&state, .redirected(UploadID(3), to: "http://127.0.0.1:3001/photo"))
         #expect(state.queue.state(UploadID(3))?.sentBytes == 0)
-        #expect(state.queue.urls[UploadID(3)] == "http://127.0.0.1:3001/photo")
+        #expect(state.queue.state(UploadID(3))?.record.url == "http://127.0.0.1:3001/photo")
     }
 
     @Test func refusedFilesAreLoggedInRed() {

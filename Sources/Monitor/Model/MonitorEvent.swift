@@ -1,3 +1,4 @@
+import Foundation
 import TerminalCanvas
 import UploadCore
 
@@ -34,26 +35,20 @@ public enum MonitorEvent: Sendable, Equatable {
 
 /// What the monitor learns when it attaches to the agent.
 public struct Reattachment: Sendable, Equatable {
-    /// Events that rebuild each upload's row, with how long ago each happened, applied quietly
-    /// (no log lines, no notifications).
-    public var replay: [ReplayedEvent]
+    /// The agent's uploads, each the record every view reads; the monitor shows them as they
+    /// are, quietly (no log lines, no notifications).
+    public var records: [UploadRecord]
+    /// When the agent's records were read, on the wall clock: their times are moved onto the
+    /// monitor's clock from here.
+    public var date: Date
     /// Uploads that finished while no monitor was attached, oldest first: each gets a log line
     /// and a terminal notification, after one "While you were away" summary.
     public var finishedWhileAway: [UploadID]
 
-    public init(replay: [ReplayedEvent], finishedWhileAway: [UploadID]) {
-        self.replay = replay
+    public init(records: [UploadRecord], at date: Date, finishedWhileAway: [UploadID]) {
+        self.records = records
+        self.date = date
         self.finishedWhileAway = finishedWhileAway
-    }
-}
-
-public struct ReplayedEvent: Sendable, Equatable {
-    public var event: UploadEvent
-    public var secondsAgo: Double
-
-    public init(_ event: UploadEvent, secondsAgo: Double) {
-        self.event = event
-        self.secondsAgo = secondsAgo
     }
 }
 

@@ -12,8 +12,6 @@ public struct QueueState: Sendable {
     public var followLatest = true
     /// Formatted answers, made once when the answer arrives rather than on every frame.
     public var answers: [UploadID: AnswerDigest] = [:]
-    /// The URL each upload went to, for the response panel.
-    public var urls: [UploadID: String] = [:]
     /// Uploads queued since the queue last drained: the "All N uploads finished" line counts these.
     public var batch: Set<UploadID> = []
 

@@ -31,7 +31,6 @@ extension MonitorReducer {
             state.queue.tracker.forget(finished)
             for id in finished {
                 state.queue.answers[id] = nil
-                state.queue.urls[id] = nil
             }
             state.queue.selected = keep.flatMap { state.queue.rows.firstIndex(of: $0) } ?? 0
             state.queue.followLatest = true
@@ -45,9 +44,10 @@ extension MonitorReducer {
     /// Rebuilds rows from the agent's snapshot without a word, then says what finished while
     /// no monitor was watching: one summary line, a line and a notification per upload.
     static func handleAttached(_ attachment: Reattachment, at time: EventTime, _ state: inout MonitorState) -> [MonitorEffect] {
-        for replayed in attachment.replay {
-            let when = EventTime(seconds: time.seconds - max(0, replayed.secondsAgo), clock: time.clock)
-            _ = handleUpload(replayed.event, at: when, &state, quiet: true)
+        for record in attachment.records {
+            if !state.queue.rows.contains(record.id) { state.queue.rows.append(record.id) }
+            state.queue.tracker.adopt(record, now: time.seconds, date: attachment.date)
+            state.queue.answers[record.id] = record.failure.map(AnswerDigest.init(failure:)) ?? record.response.map(AnswerDigest.init(response:))
         }
         state.queue.batch = Set(state.queue.rows.filter { state.queue.state($0)?.outcome == nil })
         let away = attachment.finishedWhileAway.compactMap { id in
@@ -82,10 +82,8 @@ extension MonitorReducer {
         case .queued(let id, _, _):
             state.queue.batch.insert(id)
             state.queue.answers[id] = nil
-        case .started(let id, _, let url, _):
-            state.queue.urls[id] = url
-        case .redirected(let id, let url):
-            state.queue.urls[id] = url
+        case .started, .redirected:
+            break
         case .response(let id, let response):
             state.queue.answers[id] = AnswerDigest(response: response)
         case .retryScheduled(let id, let attempt, let delay, let reason):

@@ -3,10 +3,15 @@ import UploadCore
 
 extension MonitorView {
     static func rowState(_ row: TransferState) -> RowState {
-        guard let outcome = row.outcome else { return row.isWaitingToRetry ? .waiting : row.startedAt == nil ? .queued : .sending }
-        if outcome.isSuccess { return .done }
-        if case .failed(let failure) = outcome, failure.kind == .cancelled { return .cancelled }
-        return .failed
+        switch row.record.phase {
+        case .queued: return .queued
+        case .sending: return .sending
+        case .waitingToRetry: return .waiting
+        case .finished(let outcome):
+            if outcome.isSuccess { return .done }
+            if case .failed(let failure) = outcome, failure.kind == .cancelled { return .cancelled }
+            return .failed
+        }
     }
 
     static func rowStyle(_ state: RowState, _ theme: Theme) -> CellStyle {

@@ -23,7 +23,7 @@ extension MonitorView {
         if let elapsed = row.elapsed { details += " in \(ByteFormat.duration(elapsed))" }
         if row.attempt > 1 { details += " · attempt \(row.attempt)" }
         var lines = TextLayout.wrap(details, width: inside.width)
-        if let url = state.queue.urls[id] { lines += TextLayout.wrap(url, width: inside.width) }
+        if !row.record.url.isEmpty { lines += TextLayout.wrap(row.record.url, width: inside.width) }
         let header = lines.count
         for line in answer.lines {
             if lines.count >= inside.height { break }

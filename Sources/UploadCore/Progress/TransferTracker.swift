@@ -1,45 +1,53 @@
-/// What is known about one upload while it runs, built from `UploadEvent`s: enough for any
-/// front end (a progress line, a JSON stream, a queue row) to show it.
+import Foundation
+
+/// One upload as a live view shows it: its `UploadRecord` (the one fold of its events), plus
+/// what only a view that watches it happen has: the send rate, and the attempt's times on the
+/// view's own monotonic clock (for elapsed times, ETAs and countdowns).
 public struct TransferState: Sendable, Equatable {
-    public let id: UploadID
-    public var name: String
-    public var totalBytes: Int64?
-    public var sentBytes: Int64 = 0
-    public var attempt = 0
+    public var record: UploadRecord
     public var meter = RateMeter()
+    /// When the current (or last) attempt started, on the view's clock.
     public var startedAt: Double?
     public var finishedAt: Double?
-    public var response: UploadResponse?
-    public var outcome: UploadOutcome?
-    public var retryReason: String?
-    /// While waiting to retry: the attempt that comes next, and when (same clock as `now`).
-    public var retryAttempt: Int?
+    /// While waiting to retry: when the next attempt is due, on the view's clock.
     public var retryDue: Double?
 
+    public init(record: UploadRecord) {
+        self.record = record
+    }
+
+    public var id: UploadID { record.id }
+    public var name: String { record.name }
+    /// The body's length once an attempt started, before that the file's size.
+    public var totalBytes: Int64? { record.bytesExpected ?? record.fileSize }
+    public var sentBytes: Int64 { record.bytesSent }
+    public var attempt: Int { record.attempts }
+    public var response: UploadResponse? { record.response }
+    public var outcome: UploadOutcome? { record.outcome }
+
+    /// Why the last attempt failed, while waiting to retry.
+    public var retryReason: String? {
+        if case .waitingToRetry(_, let reason, _) = record.phase { return reason }
+        return nil
+    }
+
     /// Waiting before another attempt (the queue scheduled a retry and none has started yet).
-    public var isWaitingToRetry: Bool { outcome == nil && retryDue != nil }
+    public var isWaitingToRetry: Bool {
+        if case .waitingToRetry = record.phase { return true }
+        return false
+    }
 
     /// `waiting to retry in 4 s (attempt 2: 503 Service Unavailable)`, or nil when not waiting.
     public func waitingText(now: Double) -> String? {
-        guard isWaitingToRetry, let due = retryDue else { return nil }
-        let attempt = retryAttempt.map { "attempt \($0)" } ?? "next attempt"
+        guard case .waitingToRetry(let attempt, let reason, _) = record.phase, let due = retryDue else { return nil }
         // Whole seconds, rounded up: a countdown that says "0 s" while still waiting reads wrong.
         let left = max(0, due - now)
         let time = left < 60 ? "\(Int(left.rounded(.up))) s" : ByteFormat.duration(left)
-        return "waiting to retry in \(time) (\(attempt): \(retryReason ?? "failed"))"
-    }
-
-    public init(id: UploadID, name: String, totalBytes: Int64?) {
-        self.id = id
-        self.name = name
-        self.totalBytes = totalBytes
+        return "waiting to retry in \(time) (attempt \(attempt): \(reason))"
     }
 
     /// 0…1, or `nil` when the length is unknown.
-    public var fraction: Double? {
-        guard let total = totalBytes, total > 0 else { return totalBytes == 0 && outcome != nil ? 1 : nil }
-        return min(1, Double(sentBytes) / Double(total))
-    }
+    public var fraction: Double? { record.fraction }
 
     public var etaSeconds: Double? {
         guard let total = totalBytes, outcome == nil else { return nil }
@@ -67,7 +75,7 @@ public struct TransferTracker: Sendable {
     /// upload's rate decays instead of freezing at its last value.
     public mutating func sampleRates(now: Double) {
         for id in order {
-            guard let state = states[id], state.outcome == nil, state.startedAt != nil else { continue }
+            guard let state = states[id], case .sending = state.record.phase else { continue }
             states[id]?.meter.record(totalBytes: state.sentBytes, at: now)
         }
     }
@@ -78,49 +86,58 @@ public struct TransferTracker: Sendable {
         for id in ids { states[id] = nil }
     }
 
-    /// Applies one event at `now` (seconds on a monotonic clock).
-    public mutating func apply(_ event: UploadEvent, now: Double) {
-        switch event {
-        case .queued(let id, let name, let total):
-            if states[id] == nil {
-                order.append(id)
-                states[id] = TransferState(id: id, name: name, totalBytes: total)
-            } else {
-                states[id]?.outcome = nil
-                states[id]?.finishedAt = nil
-                states[id]?.response = nil
-            }
-            summary = nil
-        case .started(let id, let attempt, _, let total):
-            guard states[id] != nil else { return }
-            states[id]?.attempt = attempt
-            states[id]?.sentBytes = 0
-            states[id]?.startedAt = now
-            states[id]?.meter = RateMeter()
-            states[id]?.meter.record(totalBytes: 0, at: now)
-            states[id]?.retryReason = nil
-            states[id]?.retryAttempt = nil
-            states[id]?.retryDue = nil
-            if let total { states[id]?.totalBytes = total }
-        case .progress(let id, _, let sent, _):
-            guard states[id] != nil else { return }
-            states[id]?.sentBytes = sent
-            states[id]?.meter.record(totalBytes: sent, at: now)
-        case .response(let id, let response):
-            states[id]?.response = response
-        case .redirected(let id, _):
-            states[id]?.sentBytes = 0
-        case .retryScheduled(let id, let attempt, let delay, let reason):
-            states[id]?.retryReason = reason
-            states[id]?.retryAttempt = attempt
-            states[id]?.retryDue = now + (delay.isFinite ? max(0, delay) : 0)
-        case .finished(let id, let outcome):
-            guard states[id] != nil else { return }
-            states[id]?.outcome = outcome
-            states[id]?.finishedAt = now
-            states[id]?.retryDue = nil
-        case .allFinished(let summary):
-            self.summary = summary
+    /// Takes an upload as a record made elsewhere (the agent's), seen at `now` on this
+    /// tracker's clock and `date` on the wall clock: its times are moved onto this clock.
+    public mutating func adopt(_ record: UploadRecord, now: Double, date: Date) {
+        if states[record.id] == nil { order.append(record.id) }
+        var state = TransferState(record: record)
+        func onClock(_ moment: Date?) -> Double? { moment.map { now - max(0, date.timeIntervalSince($0)) } }
+        state.startedAt = record.attempts > 0 && record.phase != .queued ? onClock(record.startedAt ?? record.createdAt) : nil
+        state.finishedAt = onClock(record.finishedAt)
+        if case .waitingToRetry(_, _, let due) = record.phase { state.retryDue = now + max(0, due.timeIntervalSince(date)) }
+        if let started = state.startedAt, case .sending = record.phase {
+            state.meter.record(totalBytes: 0, at: started)
+            state.meter.record(totalBytes: record.bytesSent, at: now)
         }
+        states[record.id] = state
+        summary = nil
+    }
+
+    /// Applies one event at `now` (seconds on a monotonic clock) and `date` (the wall clock,
+    /// for the record's times).
+    public mutating func apply(_ event: UploadEvent, now: Double, date: Date = Date()) {
+        if case .allFinished(let summary) = event {
+            self.summary = summary
+            return
+        }
+        guard let id = event.uploadID else { return }
+        if case .queued(_, let name, let total) = event, states[id] == nil {
+            order.append(id)
+            states[id] = TransferState(record: UploadRecord(
+                id: id, name: name, path: nil, url: "", origin: "", fileSize: total, createdAt: date))
+        }
+        guard var state = states[id] else { return }
+        state.record.apply(event, at: date)
+        switch event {
+        case .queued:
+            state.finishedAt = nil
+            state.retryDue = nil
+            summary = nil
+        case .started:
+            state.startedAt = now
+            state.retryDue = nil
+            state.meter = RateMeter()
+            state.meter.record(totalBytes: 0, at: now)
+        case .progress(_, _, let sent, _):
+            state.meter.record(totalBytes: sent, at: now)
+        case .retryScheduled(_, _, let delay, _):
+            state.retryDue = now + (delay.isFinite ? max(0, delay) : 0)
+        case .finished:
+            state.finishedAt = now
+            state.retryDue = nil
+        case .response, .redirected, .allFinished:
+            break
+        }
+        states[id] = state
     }
 }
