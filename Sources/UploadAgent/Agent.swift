@@ -186,10 +186,7 @@ public actor Agent {
     }
 
     static func describe(_ outcome: UploadOutcome) -> String {
-        switch outcome {
-        case .answered(let status): "answered \(HTTPStatus.line(status, reason: nil))"
-        case .failed(let failure): "failed: \(failure)"
-        }
+        (outcome.isSuccess ? "ok, " : "failed, ") + outcome.words(reason: nil)
     }
 
     // MARK: Clients

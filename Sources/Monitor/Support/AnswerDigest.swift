@@ -29,8 +29,7 @@ public struct AnswerDigest: Sendable, Equatable {
     static func bodyLines(_ response: UploadResponse) -> [String] {
         guard response.bodyBytesTotal > 0 else { return ["(empty body)"] }
         let shown = Array(response.body.prefix(displayLimit))
-        guard let text = String(validating: shown, as: UTF8.self),
-              !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t" }) else {
+        guard let text = UploadResponse.text(of: shown, cut: response.bodyBytesTotal > Int64(shown.count)) else {
             let type = response.header("content-type").map { ", \($0)" } ?? ""
             return ["(binary body, \(ByteFormat.bytes(response.bodyBytesTotal))\(type))"]
         }

@@ -129,8 +129,8 @@ public enum LogLine {
         case .answered(let status) where (200..<300).contains(status):
             let took = row.elapsed.map { " in " + ByteFormat.duration($0) } ?? ""
             return "✓ \(row.name) → \(status)\(took), \(ByteFormat.bytes(row.totalBytes ?? row.sentBytes))"
-        case .answered(let status):
-            return "✗ \(row.name) → \(HTTPStatus.line(status, reason: row.response?.reason))"
+        case .answered:
+            return "✗ \(row.name) → \(outcome.words(reason: row.response?.reason))"
         case .failed(let failure) where failure.kind == .cancelled:
             return "⊘ \(row.name) cancelled"
         case .failed(let failure):

@@ -181,7 +181,7 @@ struct UploadQueueMachine {
         default:
             let policy = entry.retryPolicy ?? retryPolicy
             if let delay = policy.delay(after: result.outcome, response: result.response, attempt: attempt) {
-                let reason = Self.describe(result.outcome, response: result.response)
+                let reason = result.outcome.words(reason: result.response?.reason)
                 setPhase(id, &entry, .waitingToRetry(attempt: attempt + 1))
                 actions.append(.emit(.retryScheduled(id, attempt: attempt + 1, delaySeconds: delay, reason: reason)))
                 actions.append(.wait(id, attempt: attempt + 1, seconds: delay))
@@ -257,15 +257,6 @@ struct UploadQueueMachine {
 
     static func cancelled(_ entry: Entry, _ message: String) -> UploadFailure {
         UploadFailure(.cancelled, entry.cancelReason.map { "\(message) (\($0))" } ?? message)
-    }
-
-    static func describe(_ outcome: UploadOutcome, response: UploadResponse?) -> String {
-        switch outcome {
-        case .answered(let status):
-            return HTTPStatus.line(status, reason: response?.reason)
-        case .failed(let failure):
-            return failure.description
-        }
     }
 }
 

@@ -46,6 +46,27 @@ public struct UploadResponse: Sendable, Hashable, Codable {
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
+    /// The body as text, or nil when it is binary: the one rule every view applies. Binary is
+    /// bytes that are not UTF-8 (a character cut at the kept part's end does not count) or
+    /// that hold a control character other than tab, line feed and carriage return.
+    public var textBody: String? { Self.text(of: body, cut: bodyBytesTotal > Int64(body.count)) }
+
+    public static func text(of bytes: [UInt8], cut: Bool) -> String? {
+        var text = String(validating: bytes, as: UTF8.self)
+        // A multi-byte character cut where the kept part ends is up to three bytes.
+        if text == nil, cut {
+            for drop in 1...3 where bytes.count >= drop {
+                if let shorter = String(validating: bytes.dropLast(drop), as: UTF8.self) {
+                    text = shorter
+                    break
+                }
+            }
+        }
+        guard let text else { return nil }
+        let control = text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t" || $0.value == 0x7F }
+        return control ? nil : text
+    }
+
     public static func == (lhs: UploadResponse, rhs: UploadResponse) -> Bool {
         lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.body == rhs.body
             && lhs.bodyBytesTotal == rhs.bodyBytesTotal

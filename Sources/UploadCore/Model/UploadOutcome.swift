@@ -72,3 +72,15 @@ extension UploadOutcome {
             "answered \(status) after \(ByteFormat.bytes(bytesSent)) of \(ByteFormat.bytes(expected)): the file did not arrive whole"))
     }
 }
+
+extension UploadOutcome {
+    /// The outcome in words, the one way every view says it: `201 Created`,
+    /// `413 Payload Too Large`, `cannot connect: Connection refused (code 111)`. `reason` is the
+    /// reason phrase the server sent, when there was an answer.
+    public func words(reason: String?) -> String {
+        switch self {
+        case .answered(let status): HTTPStatus.line(status, reason: reason)
+        case .failed(let failure): failure.description
+        }
+    }
+}

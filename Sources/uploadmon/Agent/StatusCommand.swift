@@ -164,10 +164,8 @@ enum StatusTable {
 
     static func answer(_ upload: UploadRecord, now: Date = Date()) -> String {
         switch upload.phase {
-        case .finished(.failed(let failure)):
-            return failure.description
-        case .finished(.answered(let status)):
-            return HTTPStatus.line(status, reason: upload.response?.reason)
+        case .finished(let outcome):
+            return outcome.words(reason: upload.response?.reason)
         case .waitingToRetry(let attempt, let reason, let due):
             return "waiting to retry in \(ByteFormat.duration(max(0, due.timeIntervalSince(now)))) (attempt \(attempt): \(reason))"
         case .queued, .sending:

@@ -50,22 +50,12 @@ struct ProgressThrottle {
 enum AnswerText {
     /// `200 OK` / `413 Payload Too Large` / `cannot connect: … (code 111)`.
     static func status(_ state: TransferState) -> String {
-        switch state.outcome {
-        case .answered(let status):
-            return HTTPStatus.line(status, reason: state.response?.reason)
-        case .failed(let failure):
-            return failure.description
-        case nil:
-            return ""
-        }
+        state.outcome?.words(reason: state.response?.reason) ?? ""
     }
 
     static func body(_ state: TransferState) -> String {
         guard let response = state.response, !response.body.isEmpty else { return "" }
-        let text = response.bodyText
-        if text.unicodeScalars.contains(where: { $0.value < 0x09 || $0 == "\u{FFFD}" }) {
-            return "<\(ByteFormat.bytes(response.bodyBytesTotal)) of binary data>"
-        }
+        guard let text = response.textBody else { return "<\(ByteFormat.bytes(response.bodyBytesTotal)) of binary data>" }
         return ProgressText.oneLine(text)
     }
 }
