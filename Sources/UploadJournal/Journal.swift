@@ -73,10 +73,12 @@ public final class Journal: Sendable {
             var record = row.record
             switch event {
             case .response(let id, let response):
-                // The answer's body is kept up to a limit, in the row and in the log alike.
+                // The answer's body is kept up to a limit, and its credentials (a cookie the
+                // server set) not at all, in the row and in the log alike.
                 logged = .response(id, UploadResponse(
                     status: response.status, reason: response.reason, headers: response.headers,
-                    body: Array(response.body.prefix(Self.bodyLimit)), bodyBytesTotal: response.bodyBytesTotal))
+                    body: Array(response.body.prefix(Self.bodyLimit)), bodyBytesTotal: response.bodyBytesTotal
+                ).redactingSecrets())
             case .finished:
                 guard !record.isFinished else { return nil }
                 // Header values (tokens, cookies) are kept only to send the upload; it is done.

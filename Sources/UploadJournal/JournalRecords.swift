@@ -2,17 +2,8 @@ import Foundation
 import GRDB
 import UploadCore
 
-/// Where an upload stands in the journal.
-public enum UploadState: String, Sendable, Codable, CaseIterable, DatabaseValueConvertible {
-    case queued
-    case sending
-    /// Waiting for an automatic retry after a transient failure.
-    case retrying
-    case succeeded
-    case failed
-
-    public var isFinished: Bool { self == .succeeded || self == .failed }
-}
+/// The journal stores the phase's word in its `state` column.
+extension UploadState: DatabaseValueConvertible {}
 
 /// A header kept so the agent can resend an upload after a restart. Never displayed or logged:
 /// it is not part of `UploadRecord`, the only form in which uploads leave the journal.
@@ -91,13 +82,9 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     /// The row as the record every view reads; `store` is the way back. The request columns
     /// (what is needed to send it again) are the row's alone.
     var record: UploadRecord {
-        let phase: UploadPhase
-        switch state {
-        case .queued: phase = .queued
-        case .sending: phase = .sending(attempt: attempts)
-        case .retrying: phase = .waitingToRetry(attempt: attempts + 1, reason: retryReason ?? "", due: retryAt ?? updatedAt)
-        case .succeeded, .failed: phase = .finished(failure.map { .failed($0) } ?? .answered(status: status ?? 0))
-        }
+        let phase = UploadPhase(
+            state: state, attempts: attempts, retryReason: retryReason, retryDue: retryAt, fallbackDue: updatedAt,
+            status: status, failure: failure)
         // The answer is kept when `bodyBytesTotal` is (the status column alone can be an
         // outcome's status whose answer was never recorded).
         let response = status.flatMap { status in bodyBytesTotal.map { _ in status } }.map { status in
@@ -129,13 +116,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         body = record.response.map { Data($0.body) }
         bodyBytesTotal = record.response?.bodyBytesTotal
         responseHeaders = record.response.map { $0.headers.map { [$0.0, $0.1] } }
-        if case .waitingToRetry(_, let why, let due) = record.phase {
-            retryReason = why
-            retryAt = due
-        } else {
-            retryReason = nil
-            retryAt = nil
-        }
+        retryReason = record.phase.retry?.reason
+        retryAt = record.phase.retry?.due
         let failure = record.failure
         failureKind = failure?.kind.rawValue
         failureMessage = failure?.message
@@ -157,18 +139,6 @@ struct EventRow: Codable, FetchableRecord, MutablePersistableRecord {
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         seq = inserted.rowID
-    }
-}
-
-extension UploadRecord {
-    /// The journal's word for the phase (its `state` column, `status`'s STATE).
-    public var state: UploadState {
-        switch phase {
-        case .queued: .queued
-        case .sending: .sending
-        case .waitingToRetry: .retrying
-        case .finished(let outcome): outcome.isSuccess ? .succeeded : .failed
-        }
     }
 }
 

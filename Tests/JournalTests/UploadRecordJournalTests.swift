@@ -77,3 +77,70 @@ import UploadTesting
         #expect(record.state == .retrying)
     }
 }
+
+/// `status --json` prints the journal's records in their JSON form; a monitor shows its
+/// tracker's records. The two must say the same of every upload.
+@Suite struct StatusAndMonitorAgreeTests {
+    let root = TestFiles.makeTemporaryDirectory("agree")
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// The record's JSON form, each field as canonical JSON text (keys sorted).
+    func json(_ record: UploadRecord) throws -> [String: String] {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let object = try JSONSerialization.jsonObject(with: encoder.encode(record)) as? [String: Any] ?? [:]
+        return try object.mapValues { value in
+            String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]), as: UTF8.self)
+        }
+    }
+
+    @Test(arguments: 0..<UploadRecordJournalTests.stories.count)
+    func statusJSONAndTheMonitorSayTheSame(story: Int) throws {
+        let journal = try Journal(path: root + "/j\(story).sqlite")
+        let new = NewUpload(
+            request: UploadRequest(source: .file(path: "/data/a.png"), url: "http://127.0.0.1:9/photo", uploadName: "a.png"),
+            fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1), settings: TransportSettings(), origin: "monitor")
+        let id = try #require(try journal.add([new], at: t0).first).id
+        var live = TransferTracker()
+        for (n, make) in UploadRecordJournalTests.stories[story].enumerated() {
+            let at = t0.addingTimeInterval(Double(n + 1))
+            try journal.record(make(id), at: at)
+            live.apply(make(id), now: Double(n + 1), date: at)
+        }
+        let stored = try #require(try journal.snapshot(id))
+        var reattached = TransferTracker()
+        reattached.adopt(stored, now: 100, date: t0.addingTimeInterval(100))
+
+        let status = try json(stored)
+        // A monitor that attached later has the agent's record: every field agrees.
+        #expect(try json(try #require(reattached[id]).record) == status)
+        // One that watched it live knows all but what only the queuer knew (the file, the
+        // form field, who queued it, when it was queued): the rest agrees field for field.
+        let seen = try json(try #require(live[id]).record)
+        var onlyTheQueuerKnows: Set<String> = ["file", "field", "origin", "queuedAt"]
+        // Before its first attempt a live monitor has not been told the URL yet.
+        if stored.attempts == 0 { onlyTheQueuerKnows.insert("url") }
+        #expect(seen.filter { !onlyTheQueuerKnows.contains($0.key) } == status.filter { !onlyTheQueuerKnows.contains($0.key) },
+                "monitor: \(seen)\nstatus: \(status)")
+        // And the JSON form reads back as the record.
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        #expect(try decoder.decode(UploadRecord.self, from: encoder.encode(stored)) == stored)
+    }
+
+    @Test func credentialsTheServerSetAreNeitherKeptNorShown() throws {
+        let journal = try Journal(path: root + "/cookie.sqlite")
+        let new = NewUpload(
+            request: UploadRequest(source: .file(path: "/data/a.png"), url: "http://127.0.0.1:9/photo", uploadName: "a.png"),
+            fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1), settings: TransportSettings(), origin: "send")
+        let id = try #require(try journal.add([new], at: t0).first).id
+        let answer = UploadResponse(status: 200, reason: "OK", headers: [("Set-Cookie", "session=s3cr3t"), ("X-Id", "9")], body: [], bodyBytesTotal: 0)
+        try journal.record(.response(id, answer), at: t0)
+        let stored = try #require(try journal.snapshot(id))
+        #expect(stored.response?.headers.map { "\($0.0): \($0.1)" } == ["Set-Cookie: ***", "X-Id: 9"])
+        #expect(try journal.entries(after: 0).allSatisfy { !"\($0.event)".contains("s3cr3t") })
+        #expect(try !String(decoding: JSONEncoder().encode(stored), as: UTF8.self).contains("s3cr3t"))
+    }
+}

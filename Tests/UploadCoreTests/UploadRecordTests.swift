@@ -83,6 +83,7 @@ import UploadCore
     @Test(arguments: [Double.nan, .infinity, -5, 1e300])
     func anyRetryDelayGivesADateThatReadsBack(delay: Double) throws {
         var record = fresh()
+        record.apply(.started(id, attempt: 1, url: "http://h/photo", totalBytes: 300), at: t0)
         record.apply(.retryScheduled(id, attempt: 2, delaySeconds: delay, reason: "reset"), at: t0)
         guard case .waitingToRetry(_, _, let due) = record.phase else { Issue.record("\(record.phase)"); return }
         #expect(due >= t0 && due <= t0.addingTimeInterval(366 * 86_400))

@@ -46,6 +46,21 @@ public struct UploadResponse: Sendable, Hashable, Codable {
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
+    /// Answer headers whose values are credentials (a session cookie the server sets, say).
+    public static let secretHeaders: Set<String> = [
+        "set-cookie", "set-cookie2", "cookie", "authorization", "proxy-authorization",
+        "x-amz-security-token", "x-api-key", "x-auth-token",
+    ]
+
+    /// The answer as it may be kept and shown: the values of `secretHeaders` become `***`.
+    public func redactingSecrets() -> UploadResponse {
+        guard headers.contains(where: { Self.secretHeaders.contains($0.0.lowercased()) }) else { return self }
+        return UploadResponse(
+            status: status, reason: reason,
+            headers: headers.map { Self.secretHeaders.contains($0.0.lowercased()) ? ($0.0, "***") : $0 },
+            body: body, bodyBytesTotal: bodyBytesTotal)
+    }
+
     /// The body as text, or nil when it is binary: the one rule every view applies. Binary is
     /// bytes that are not UTF-8 (a character cut at the kept part's end does not count) or
     /// that hold a control character other than tab, line feed and carriage return.

@@ -1,5 +1,17 @@
 import Foundation
 
+/// The phase in one word, as the journal's `state` column, `status` and `status --json` say it.
+public enum UploadState: String, Sendable, Codable, CaseIterable {
+    case queued
+    case sending
+    /// Waiting for an automatic retry after a transient failure.
+    case retrying
+    case succeeded
+    case failed
+
+    public var isFinished: Bool { self == .succeeded || self == .failed }
+}
+
 /// Where an upload stands: the one phase type every view reads.
 public enum UploadPhase: Sendable, Hashable, Codable {
     case queued
@@ -15,13 +27,41 @@ public enum UploadPhase: Sendable, Hashable, Codable {
     }
 
     public var isFinished: Bool { outcome != nil }
+
+    public var state: UploadState {
+        switch self {
+        case .queued: .queued
+        case .sending: .sending
+        case .waitingToRetry: .retrying
+        case .finished(let outcome): outcome.isSuccess ? .succeeded : .failed
+        }
+    }
+
+    /// The phase from its flat form (a journal row, a JSON object): the state word, the
+    /// attempts made, the wait's reason and time, and how it finished (a failure, or else the
+    /// answer's status). The one way back from `state` and the fields beside it.
+    public init(state: UploadState, attempts: Int, retryReason: String?, retryDue: Date?, fallbackDue: Date,
+                status: Int?, failure: UploadFailure?) {
+        switch state {
+        case .queued: self = .queued
+        case .sending: self = .sending(attempt: attempts)
+        case .retrying: self = .waitingToRetry(attempt: attempts + 1, reason: retryReason ?? "", due: retryDue ?? fallbackDue)
+        case .succeeded, .failed: self = .finished(failure.map { .failed($0) } ?? .answered(status: status ?? 0))
+        }
+    }
+
+    /// While waiting to retry: why, and when the next attempt is due.
+    public var retry: (reason: String, due: Date)? {
+        if case .waitingToRetry(_, let reason, let due) = self { return (reason, due) }
+        return nil
+    }
 }
 
 /// One upload as everything outside the queue knows it: the monitor's row, the journal's row,
 /// `status` and `status --json`, the send reporters. Built by folding the upload's
 /// `UploadEvent`s with `apply(_:at:)`, the one fold there is; what a view shows is read from
 /// here, so two views of one upload cannot disagree.
-public struct UploadRecord: Sendable, Hashable, Codable {
+public struct UploadRecord: Sendable, Hashable {
     public let id: UploadID
     /// The name the file is sent under.
     public var name: String
@@ -75,6 +115,8 @@ public struct UploadRecord: Sendable, Hashable, Codable {
     public var outcome: UploadOutcome? { phase.outcome }
     public var isFinished: Bool { phase.isFinished }
 
+    public var state: UploadState { phase.state }
+
     /// Why it failed, when it finished without success and without an answer that says so.
     public var failure: UploadFailure? {
         if case .failed(let failure) = outcome { return failure }
@@ -109,7 +151,7 @@ public struct UploadRecord: Sendable, Hashable, Codable {
             bytesSent = sent
             if let expected { bytesExpected = expected }
         case .response(_, let response):
-            self.response = response
+            self.response = response.redactingSecrets()
         case .redirected(_, let url):
             self.url = url
             bytesSent = 0
@@ -125,5 +167,71 @@ public struct UploadRecord: Sendable, Hashable, Codable {
         case .allFinished:
             break
         }
+    }
+}
+
+/// The record's JSON form, for `status --json` and the agent's socket alike: flat, with the
+/// answer's body as text where it is text, and lossless (the whole answer and failure ride
+/// along, so a record read back is the record written).
+extension UploadRecord: Codable {
+    enum CodingKeys: String, CodingKey {
+        case id, state, name, file, url, field, origin, attempts, fileSize, bytesSent, bytesExpected
+        case status, reason, body, error, errorKind, retryReason, retryAt, queuedAt, startedAt, finishedAt
+        case response, failure
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id.rawValue, forKey: .id)
+        try c.encode(state, forKey: .state)
+        try c.encode(name, forKey: .name)
+        try c.encodeIfPresent(path, forKey: .file)
+        try c.encode(url, forKey: .url)
+        try c.encode(field, forKey: .field)
+        try c.encode(origin, forKey: .origin)
+        try c.encode(attempts, forKey: .attempts)
+        try c.encodeIfPresent(fileSize, forKey: .fileSize)
+        try c.encode(bytesSent, forKey: .bytesSent)
+        try c.encodeIfPresent(bytesExpected, forKey: .bytesExpected)
+        if case .finished(.answered(let status)) = phase, response == nil {
+            try c.encode(status, forKey: .status)
+        } else {
+            try c.encodeIfPresent(response?.status, forKey: .status)
+        }
+        try c.encodeIfPresent(response?.reason, forKey: .reason)
+        try c.encodeIfPresent(response?.textBody, forKey: .body)
+        try c.encodeIfPresent(response, forKey: .response)
+        try c.encodeIfPresent(failure?.description, forKey: .error)
+        try c.encodeIfPresent(failure?.kind, forKey: .errorKind)
+        try c.encodeIfPresent(failure, forKey: .failure)
+        try c.encodeIfPresent(phase.retry?.reason, forKey: .retryReason)
+        try c.encodeIfPresent(phase.retry?.due, forKey: .retryAt)
+        try c.encode(createdAt, forKey: .queuedAt)
+        try c.encodeIfPresent(startedAt, forKey: .startedAt)
+        try c.encodeIfPresent(finishedAt, forKey: .finishedAt)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = UploadID(try c.decode(Int.self, forKey: .id))
+        name = try c.decode(String.self, forKey: .name)
+        path = try c.decodeIfPresent(String.self, forKey: .file)
+        url = try c.decode(String.self, forKey: .url)
+        field = try c.decode(String.self, forKey: .field)
+        origin = try c.decode(String.self, forKey: .origin)
+        attempts = try c.decode(Int.self, forKey: .attempts)
+        fileSize = try c.decodeIfPresent(Int64.self, forKey: .fileSize)
+        bytesSent = try c.decode(Int64.self, forKey: .bytesSent)
+        bytesExpected = try c.decodeIfPresent(Int64.self, forKey: .bytesExpected)
+        response = try c.decodeIfPresent(UploadResponse.self, forKey: .response)
+        createdAt = try c.decode(Date.self, forKey: .queuedAt)
+        startedAt = try c.decodeIfPresent(Date.self, forKey: .startedAt)
+        finishedAt = try c.decodeIfPresent(Date.self, forKey: .finishedAt)
+        phase = UploadPhase(
+            state: try c.decode(UploadState.self, forKey: .state), attempts: attempts,
+            retryReason: try c.decodeIfPresent(String.self, forKey: .retryReason),
+            retryDue: try c.decodeIfPresent(Date.self, forKey: .retryAt), fallbackDue: createdAt,
+            status: try c.decodeIfPresent(Int.self, forKey: .status),
+            failure: try c.decodeIfPresent(UploadFailure.self, forKey: .failure))
     }
 }

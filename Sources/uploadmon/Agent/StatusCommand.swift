@@ -40,7 +40,7 @@ struct StatusCommand: ParsableCommand {
             }
         }
         if json {
-            let document = StatusDocument(agent: agent, journal: paths.journal, uploads: uploads.map(StatusUpload.init))
+            let document = StatusDocument(agent: agent, journal: paths.journal, uploads: uploads)
             print(String(decoding: try Self.prettyEncoder.encode(document), as: UTF8.self))
             return
         }
@@ -71,50 +71,8 @@ struct StatusCommand: ParsableCommand {
 struct StatusDocument: Encodable {
     let agent: AgentStatus?
     let journal: String
-    let uploads: [StatusUpload]
-}
-
-/// One upload as `status --json` prints it: the answer's body as text, no headers.
-struct StatusUpload: Encodable {
-    let id: Int
-    let state: String
-    let file: String
-    let name: String
-    let url: String
-    let field: String
-    let origin: String
-    let attempts: Int
-    let fileSize: Int64?
-    let bytesSent: Int64
-    let bytesExpected: Int64?
-    let status: Int?
-    let reason: String?
-    let body: String?
-    let error: String?
-    let errorKind: String?
-    let queuedAt: Date
-    let finishedAt: Date?
-
-    init(_ upload: UploadRecord) {
-        id = upload.id.rawValue
-        state = upload.state.rawValue
-        file = upload.path ?? "-"
-        name = upload.name
-        url = upload.url
-        field = upload.field
-        origin = upload.origin
-        attempts = upload.attempts
-        fileSize = upload.fileSize
-        bytesSent = upload.bytesSent
-        bytesExpected = upload.bytesExpected
-        status = upload.response?.status
-        reason = upload.response?.reason
-        body = upload.response.map { String(decoding: $0.body, as: UTF8.self) }
-        error = upload.failure?.description
-        errorKind = upload.failure?.kind.rawValue
-        queuedAt = upload.createdAt
-        finishedAt = upload.finishedAt
-    }
+    /// Each upload as its record's JSON form (the same the agent sends its clients).
+    let uploads: [UploadRecord]
 }
 
 /// The plain-text form of `status`.
