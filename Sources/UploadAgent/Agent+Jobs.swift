@@ -136,7 +136,7 @@ extension Agent {
         let listing: [WatchScanner.Entry]
         do {
             listing = try WatchScanner.list(directory)
-            _ = try EndpointURL.validate(template.url)
+            _ = try EndpointURL.validate(template.request.url)
             _ = try transport(for: template.settings)
         } catch {
             return .error(message: "\(error)")
@@ -155,7 +155,7 @@ extension Agent {
                 _ = try journal.applyWatchScan(job.id, changes, at: now)
             }
             watching = true
-            log("\(created ? "watching" : "updated the watch of") \(directory) every \(DurationText.format(every)) → \(RedactedURL.display(template.url))")
+            log("\(created ? "watching" : "updated the watch of") \(directory) every \(DurationText.format(every)) → \(RedactedURL.display(template.request.url))")
             wakeScheduler()
             broadcastJobs()
             // Read again: passing over the existing files changed the job's counts.

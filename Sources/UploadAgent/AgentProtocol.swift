@@ -8,7 +8,7 @@ import UploadJournal
 public enum AgentProtocol {
     /// Bumped whenever a message changes shape; a client and an agent of different versions
     /// refuse each other with a message that says what to do.
-    public static let version = 2
+    public static let version = 3
     /// The longest line either side accepts (an enqueue of many files is the largest).
     public static let maxLineBytes = 64 << 20
 }
@@ -47,35 +47,22 @@ public enum AgentRequest: Codable, Sendable {
 
 /// One file to upload, as a client hands it to the agent. `path` is absolute.
 public struct EnqueueItem: Codable, Sendable, Hashable {
-    public var path: String
-    public var url: String
-    public var field: String
-    public var uploadName: String
-    public var formFields: [FormField]
-    /// Name and value pairs; kept in the journal to resend after a restart, never shown.
-    public var headers: [[String]]
-    public var allowAnyFile: Bool
+    /// The request as the client made it, header values included (kept in the journal to
+    /// resend after a restart, never shown).
+    public var request: UploadRequest
     public var settings: TransportSettings
     public var origin: String
 
     public init(request: UploadRequest, settings: TransportSettings, origin: String) {
-        if case .file(let path) = request.source { self.path = path } else { self.path = "-" }
-        url = request.url
-        field = request.field
-        uploadName = request.uploadName
-        formFields = request.formFields
-        headers = request.headers.map { [$0.name, $0.value] }
-        allowAnyFile = request.allowAnyFile
+        self.request = request
         self.settings = settings
         self.origin = origin
     }
 
-    public var request: UploadRequest {
-        UploadRequest(
-            source: path == "-" ? .standardInput : .file(path: path), url: url, field: field, uploadName: uploadName,
-            formFields: formFields,
-            headers: headers.compactMap { $0.count == 2 ? RequestHeader(name: $0[0], value: $0[1]) : nil },
-            allowAnyFile: allowAnyFile)
+    /// The file's path as the client gave it (`-` for standard input).
+    public var path: String {
+        if case .file(let path) = request.source { return path }
+        return "-"
     }
 }
 

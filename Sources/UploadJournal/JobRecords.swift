@@ -18,7 +18,7 @@ public struct WatchSpec: Sendable, Hashable, Codable {
     public var field: String
     public var formFields: [FormField]
     /// Kept to send with every upload; never displayed or logged.
-    var headers: [StoredHeader]
+    var headers: [RequestHeader]
     public var allowAnyFile: Bool
     public var settings: TransportSettings
 
@@ -28,7 +28,7 @@ public struct WatchSpec: Sendable, Hashable, Codable {
         url = template.url
         field = template.field
         formFields = template.formFields
-        headers = template.headers.map { StoredHeader(name: $0.name, value: $0.value) }
+        headers = template.headers
         allowAnyFile = template.allowAnyFile
         self.settings = settings
     }
@@ -37,7 +37,7 @@ public struct WatchSpec: Sendable, Hashable, Codable {
     public func request(forFileNamed name: String) -> UploadRequest {
         UploadRequest(
             source: .file(path: directory + "/" + name), url: url, field: field, uploadName: name,
-            formFields: formFields, headers: headers.map { RequestHeader(name: $0.name, value: $0.value) },
+            formFields: formFields, headers: headers,
             allowAnyFile: allowAnyFile)
     }
 }

@@ -215,7 +215,7 @@ extension UploadRow {
         self.init(
             id: nil, path: path, fileSize: upload.fingerprint.size, fileMtimeNs: upload.fingerprint.modificationNanoseconds,
             uploadName: request.uploadName, url: request.url, field: request.field, formFields: request.formFields,
-            headers: request.headers.map { StoredHeader(name: $0.name, value: $0.value) },
+            headers: request.headers,
             allowAnyFile: request.allowAnyFile, settings: upload.settings, origin: upload.origin,
             state: .queued, attempts: 0, bytesSent: 0, bytesExpected: nil, status: nil, reason: nil, body: nil,
             bodyBytesTotal: nil, failureKind: nil, failureMessage: nil, failureCode: nil,

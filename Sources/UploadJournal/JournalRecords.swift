@@ -5,13 +5,6 @@ import UploadCore
 /// The journal stores the phase's word in its `state` column.
 extension UploadState: DatabaseValueConvertible {}
 
-/// A header kept so the agent can resend an upload after a restart. Never displayed or logged:
-/// it is not part of `UploadRecord`, the only form in which uploads leave the journal.
-struct StoredHeader: Codable, Hashable {
-    var name: String
-    var value: String
-}
-
 /// One upload as the journal keeps it (the `upload` table).
 struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     static let databaseTableName = "upload"
@@ -24,7 +17,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     var url: String
     var field: String
     var formFields: [FormField]
-    var headers: [StoredHeader]
+    /// Kept so the agent can resend the upload after a restart, and only until it ends.
+    var headers: [RequestHeader]
     var allowAnyFile: Bool
     var settings: TransportSettings
     var origin: String
@@ -69,7 +63,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     var request: UploadRequest {
         UploadRequest(
             source: .file(path: path), url: url, field: field, uploadName: uploadName,
-            formFields: formFields, headers: headers.map { RequestHeader(name: $0.name, value: $0.value) },
+            formFields: formFields, headers: headers,
             allowAnyFile: allowAnyFile,
             expectedFile: fileSize.flatMap { size in fileMtimeNs.map { FileFingerprint(size: size, modificationNanoseconds: $0) } }
         )

@@ -7,8 +7,9 @@ public enum UploadSource: Sendable, Hashable, Codable {
 }
 
 /// One header the user asked to send. Its value is a secret as far as output goes:
-/// `description` never shows it.
-public struct RequestHeader: Sendable, Hashable, CustomStringConvertible {
+/// `description` never shows it. It is Codable so a request can travel whole (to the agent,
+/// into the journal and back) — encoding is for sending, never for showing.
+public struct RequestHeader: Sendable, Hashable, Codable, CustomStringConvertible {
     public let name: String
     public let value: String
 
@@ -33,8 +34,9 @@ public struct RequestHeader: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(name): <hidden>" }
 }
 
-/// Everything needed to perform one upload, fixed when it is queued.
-public struct UploadRequest: Sendable, Hashable {
+/// Everything needed to perform one upload, fixed when it is queued: the one request type,
+/// from the command line through the agent's socket and the journal back to the transport.
+public struct UploadRequest: Sendable, Hashable, Codable {
     public var source: UploadSource
     public var url: String
     public var field: String

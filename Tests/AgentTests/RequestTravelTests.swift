@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import UploadAgent
+import UploadCore
+import UploadJournal
+import UploadTesting
+
+/// One request type goes from the command line over the agent's socket into the journal and
+/// comes back out to be sent, unchanged: nothing is re-shaped on the way.
+@Suite struct RequestTravelTests {
+    @Test func aRequestComesBackFromTheJournalAsItWasMade() throws {
+        let root = TestFiles.makeTemporaryDirectory("travel")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let request = UploadRequest(
+            source: .file(path: root + "/a.png"), url: "http://user:pw@127.0.0.1:9/photo?token=t", field: "image",
+            uploadName: "renamed.png", formFields: [FormField(name: "album", value: "夏")],
+            headers: [RequestHeader(name: "Authorization", value: "Bearer hush"), RequestHeader(name: "X-Trace", value: "1")],
+            allowAnyFile: true)
+        let settings = TransportSettings(rateLimit: 1 << 20, retries: 2)
+
+        // Over the socket: the line a client writes is what the agent reads.
+        let line = AgentCoding.encode(AgentRequest.enqueue(items: [EnqueueItem(request: request, settings: settings, origin: "send")]))
+        guard case .enqueue(let items) = try AgentCoding.decode(AgentRequest.self, from: Array(line)) else {
+            Issue.record("not an enqueue request"); return
+        }
+        #expect(items.map(\.request) == [request])
+        // The header's value travels, but is never what a description shows.
+        #expect("\(request.headers)".contains("<hidden>") && !"\(request.headers)".contains("hush"))
+
+        // Into the journal and back as what the agent sends after a restart.
+        let journal = try Journal(path: root + "/j.sqlite")
+        let fingerprint = FileFingerprint(size: 10, modificationNanoseconds: 5)
+        _ = try journal.add([NewUpload(request: items[0].request, fingerprint: fingerprint, settings: items[0].settings, origin: "send")])
+        let pending = try #require(try journal.recover().first)
+        var expected = request
+        expected.expectedFile = fingerprint
+        #expect(pending.request == expected)
+        #expect(pending.settings == settings)
+    }
+}
