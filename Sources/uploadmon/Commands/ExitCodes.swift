@@ -13,7 +13,3 @@ enum SendExit {
     /// Ctrl-C (130) or SIGTERM (143) cancelled the uploads that had not finished.
     static func interrupted(by signal: Int32) -> ExitCode { ExitCode(128 + signal) }
 }
-
-enum UploadmonVersionText {
-    static let text = "0.1.0"
-}
