@@ -75,7 +75,7 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
     return results.compactMap { if case .queued(let upload) = $0 { upload.id } else { nil } }
 }
 
-@Suite(.serialized) struct AgentTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct AgentTests {
     @Test func twoClientsAttachedAtOnceSeeTheSameEvents() async throws {
         let receiver = try await ReceiverHarness.start()
         let running = try await RunningAgent.start(root: receiver.root)

@@ -61,7 +61,7 @@ import UploadTesting
     }
 }
 
-@Suite(.serialized) struct WatchAgentTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct WatchAgentTests {
     func watch(_ client: AgentClient, _ folder: String, url: String, every: Double, newOnly: Bool = false) async throws -> JobSnapshot {
         let template = EnqueueItem(
             request: UploadRequest(source: .file(path: folder), url: url, uploadName: "-"), settings: TransportSettings(), origin: "watch")

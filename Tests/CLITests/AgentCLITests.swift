@@ -7,7 +7,7 @@ import UploadTesting
 
 /// The background agent as a user meets it: `send --background`, `status`, `agent stop`,
 /// and a `kill -9` in the middle of a large upload.
-@Suite(.serialized) struct AgentCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct AgentCLITests {
     static func environment(_ root: String) -> [String: String] {
         ["XDG_STATE_HOME": root + "/state", "XDG_RUNTIME_DIR": root + "/run"]
     }

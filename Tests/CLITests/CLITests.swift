@@ -44,7 +44,7 @@ struct CLIRun {
     }
 }
 
-@Suite(.serialized) struct SendCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SendCommandTests {
     @Test func sendsFilesAndExitsZero() async throws {
         let receiver = try await ReceiverHarness.start()
         let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 300_000)
@@ -206,7 +206,7 @@ struct CLIRun {
 }
 
 /// HTTPS: `serve --tls-cert/--tls-key`, and `send` with the system store, `--cacert` and `--insecure`.
-@Suite(.serialized) struct TLSTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct TLSTests {
     @Test func anUnknownAuthorityIsRefusedUnlessTrustedOrTheCheckIsSkipped() async throws {
         let certificates = try TestCertificates.make(in: TestFiles.makeTemporaryDirectory("tls"))
         let receiver = try await ReceiverHarness.start(tls: .init(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey))

@@ -4,7 +4,7 @@ import UploadTesting
 
 /// Every duration flag through the binary: out of range is a usage error that names the flag and
 /// the range (it once crashed with SIGILL or broke the journal), in range is accepted.
-@Suite struct DurationFlagTests {
+@Suite(.timeLimit(.minutes(5))) struct DurationFlagTests {
     static let url = "http://127.0.0.1:9/photo"
 
     @Test(arguments: [

@@ -4,7 +4,7 @@ import Testing
 import UploadTesting
 
 /// `send` interrupted while uploads run, as a user pressing Ctrl-C would (SIGINT to the process).
-@Suite(.serialized) struct InterruptTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct InterruptTests {
     /// Starts `uploadmon` with the arguments, waits until its output contains `marker`, sends
     /// `signal` and returns what it printed and how it exited.
     func interrupt(

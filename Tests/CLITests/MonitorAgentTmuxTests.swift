@@ -7,7 +7,7 @@ import UploadTesting
 
 /// The monitor with the background agent, in a real terminal: quit mid-batch and come back,
 /// and `kill -9` of the agent under an open monitor.
-@Suite(.serialized) struct MonitorAgentTmuxTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct MonitorAgentTmuxTests {
     struct Setup {
         let receiver: ReceiverHarness
         let root: String

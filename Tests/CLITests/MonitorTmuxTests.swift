@@ -3,7 +3,7 @@ import Testing
 import UploadTesting
 
 /// The real binary in a real terminal (tmux) against an in-process receiver.
-@Suite(.serialized) struct MonitorTmuxTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct MonitorTmuxTests {
     @Test func navigateMarkTwoImagesAndWatchThemArrive() async throws {
         let receiver = try await ReceiverHarness.start()
         let pictures = receiver.root + "/pictures"
@@ -108,7 +108,7 @@ import UploadTesting
 }
 
 /// The README's first command, and the refusals around the monitor.
-@Suite(.serialized) struct DemoCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct DemoCommandTests {
     @Test func demoOpensTheMonitorAndShowsGreenAndRed() async throws {
         let dir = TestFiles.makeTemporaryDirectory("demo")
         let tmux = try await TmuxSession.start("\(CLIRun.binary) demo --dir '\(dir)' --big-mb 3 --rate-mb 50 --notify none")

@@ -4,7 +4,7 @@ import Testing
 import UploadTesting
 
 /// `uploadmon serve` as a user runs it: its limits' flags and how it stops.
-@Suite(.serialized) struct ServeCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ServeCommandTests {
     @Test func sigtermStopsAcceptingAndCutsAStalledUploadAfterTheGracePeriod() async throws {
         let root = TestFiles.makeTemporaryDirectory("serve-stop")
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -26,7 +26,7 @@ struct RawUpload: CustomTestStringConvertible {
 }
 
 /// `Expect: 100-continue` and refusals from the head alone, over raw sockets and with curl.
-@Suite(.serialized) struct ExpectContinueTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ExpectContinueTests {
     @Test func continueArrivesBeforeTheBodyIsSentAndTheUploadCompletes() async throws {
         let receiver = try await ReceiverHarness.start()
         let upload = RawUpload()

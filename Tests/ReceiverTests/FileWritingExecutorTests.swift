@@ -3,7 +3,7 @@ import Receiver
 import Testing
 import UploadTesting
 
-@Suite struct FileWritingExecutorTests {
+@Suite(.timeLimit(.minutes(5))) struct FileWritingExecutorTests {
     @Test func workPreferringTheExecutorRunsOnItsThreads() async throws {
         let executor = FileWritingExecutor(threads: 2)
         let before = executor.isCurrent

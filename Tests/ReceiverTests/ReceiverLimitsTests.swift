@@ -5,7 +5,7 @@ import Testing
 import UploadTesting
 
 /// Timeouts, the connection cap and the stop, with short limits set the way `serve`'s flags set them.
-@Suite(.serialized) struct ReceiverLimitsTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ReceiverLimitsTests {
     static let short = ReceiverConfiguration.Limits(
         headerTimeout: .milliseconds(600), idleTimeout: .milliseconds(800), bodyStallTimeout: .milliseconds(700),
         maxConnections: 100, shutdownGrace: .milliseconds(300)

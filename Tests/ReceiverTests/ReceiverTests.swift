@@ -46,7 +46,7 @@ func json(_ body: String) -> [String: String] {
     (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: String]) ?? [:]
 }
 
-@Suite(.serialized) struct ReceiverTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ReceiverTests {
     @Test func curlFormUploadIsStoredByteIdentical() async throws {
         let receiver = try await ReceiverHarness.start()
         let path = try TestFiles.writeImage(at: receiver.root + "/cat.jpg", size: 3_000_000)

@@ -6,7 +6,7 @@ import UploadTesting
 
 /// A certificate the client refuses is a final failure that says which problem it has:
 /// BoringSSL reports all of them as one `CERTIFICATE_VERIFY_FAILED`, and retrying cannot help.
-@Suite(.serialized) struct CertificateTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct CertificateTests {
     let folder = TestFiles.makeTemporaryDirectory("certificates")
     let day: TimeInterval = 86400
 

@@ -7,7 +7,7 @@ import UploadTesting
 
 /// How uploads use connections: reuse across uploads to one host, and the failures that happen
 /// before any byte of a request is sent (name resolution, the TCP and TLS handshakes).
-@Suite(.serialized) struct ConnectionTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ConnectionTests {
     let folder = TestFiles.makeTemporaryDirectory("connections")
 
     /// A raw HTTP/1.1 server that keeps each connection open and answers every request on it;

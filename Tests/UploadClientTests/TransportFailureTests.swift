@@ -57,7 +57,7 @@ final class Captures: @unchecked Sendable {
     var all: [CapturedRequest] { lock.lock(); defer { lock.unlock() }; return items }
 }
 
-@Suite(.serialized) struct TransportFailureTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct TransportFailureTests {
     let folder = TestFiles.makeTemporaryDirectory("failures")
 
     @Test(arguments: [0, 1, 262_143, 262_144, 262_145, 3_000_000])

@@ -4,7 +4,7 @@ import UploadClient
 import UploadCore
 import UploadTesting
 
-@Suite(.serialized) struct UploadEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct UploadEndToEndTests {
     @Test(arguments: [Int64(0), 1 << 20, 200 << 20])
     func filesArriveByteIdenticalWithProgressUpToContentLength(size: Int64) async throws {
         let receiver = try await ReceiverHarness.start()
