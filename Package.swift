@@ -74,11 +74,20 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // What the commands print (send's reporters, the status and jobs tables), apart from
+        // the executable so tests reach it in-process.
+        .target(
+            name: "UploadReports",
+            dependencies: [
+                "UploadCore", "TerminalCanvas", "UploadJournal", "UploadAgent",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "uploadmon",
             dependencies: [
                 "UploadCore", "UploadClient", "Receiver", "Monitor", "NCursesTerminal", "TerminalCanvas",
-                "UploadJournal", "UploadAgent",
+                "UploadJournal", "UploadAgent", "UploadReports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -122,6 +131,7 @@ let package = Package(
             dependencies: ["UploadAgent", "UploadJournal", "UploadClient", "UploadCore", "UploadTesting"]
         ),
         .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "UploadCore", "UploadTesting"]),
+        .testTarget(name: "ReportTests", dependencies: ["UploadReports", "UploadCore", "UploadJournal", "UploadAgent"]),
     ],
     swiftLanguageModes: [.v6]
 )

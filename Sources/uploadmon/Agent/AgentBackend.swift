@@ -3,6 +3,7 @@ import Monitor
 import NIOConcurrencyHelpers
 import UploadAgent
 import UploadCore
+import UploadReports
 import UploadJournal
 
 /// The monitor's uploads in the background agent: they go on after the monitor quits, the

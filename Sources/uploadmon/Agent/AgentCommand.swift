@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import UploadAgent
 import UploadCore
+import UploadReports
 import UploadJournal
 
 struct AgentCommand: AsyncParsableCommand {

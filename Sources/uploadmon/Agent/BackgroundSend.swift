@@ -3,6 +3,7 @@ import Foundation
 import UploadAgent
 import UploadClient
 import UploadCore
+import UploadReports
 import UploadJournal
 
 /// `uploadmon send --background`: hands the files to the agent (starting it when none runs)

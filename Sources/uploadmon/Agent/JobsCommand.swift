@@ -4,6 +4,7 @@ import Glibc
 import TerminalCanvas
 import UploadAgent
 import UploadCore
+import UploadReports
 import UploadJournal
 
 struct JobsCommand: ParsableCommand {
@@ -130,4 +131,9 @@ enum JobsRequest {
         if case .error = reply { throw AgentFailure.message(AgentClient.text(of: reply, doing: what)) }
         return reply
     }
+}
+
+struct JobsDocument: Encodable {
+    let agent: AgentStatus?
+    let jobs: [JobSnapshot]
 }

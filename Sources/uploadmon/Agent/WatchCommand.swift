@@ -4,6 +4,7 @@ import Glibc
 import TerminalCanvas
 import UploadAgent
 import UploadCore
+import UploadReports
 import UploadJournal
 
 struct WatchCommand: ParsableCommand {

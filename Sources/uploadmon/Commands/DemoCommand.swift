@@ -7,6 +7,7 @@ import Receiver
 import ServiceLifecycle
 import UploadClient
 import UploadCore
+import UploadReports
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UploadClient
 import UploadCore
+import UploadReports
 
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

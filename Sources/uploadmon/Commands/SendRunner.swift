@@ -1,6 +1,7 @@
 import Foundation
 import UploadClient
 import UploadCore
+import UploadReports
 
 /// What a headless run did.
 struct SendResult {

@@ -5,6 +5,7 @@ import Logging
 import Receiver
 import ServiceLifecycle
 import UploadCore
+import UploadReports
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

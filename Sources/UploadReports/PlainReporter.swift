@@ -1,11 +1,15 @@
 import UploadCore
 
 /// One plain line per event, for logs and pipes: progress at most once a second per upload.
-struct PlainReporter: SendReporter {
-    let console: LineOutput
+public struct PlainReporter: SendReporter {
+    let console: any TextSink
     var throttle = ProgressThrottle(interval: 1)
 
-    mutating func handle(_ event: UploadEvent, tracker: TransferTracker, now: Double) {
+    public init(console: any TextSink) {
+        self.console = console
+    }
+
+    public mutating func handle(_ event: UploadEvent, tracker: TransferTracker, now: Double) {
         guard let id = event.uploadID, let state = tracker[id] else {
             if case .allFinished(let summary) = event {
                 console.write("all \(summary.total) uploads finished: \(summary.succeeded) ok, \(summary.failed) failed\n")
@@ -37,7 +41,7 @@ struct PlainReporter: SendReporter {
         }
     }
 
-    mutating func finish(tracker: TransferTracker) {}
+    public mutating func finish(tracker: TransferTracker) {}
 }
 
 extension String {

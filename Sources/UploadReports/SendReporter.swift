@@ -3,18 +3,29 @@ import NIOConcurrencyHelpers
 import UploadCore
 
 /// Shows `send`'s events. Each style decides how often progress is worth printing.
-protocol SendReporter {
+public protocol SendReporter {
     mutating func handle(_ event: UploadEvent, tracker: TransferTracker, now: Double)
     mutating func finish(tracker: TransferTracker)
 }
 
-/// How `send` may write to its standard output.
-struct OutputStyle {
-    var isTTY: Bool
-    var color: Bool
-    var width: Int
+/// Where reporters write: standard output in the program, a buffer in tests.
+public protocol TextSink: Sendable {
+    func write(_ text: String)
+}
 
-    static func detect(environment: [String: String] = ProcessInfo.processInfo.environment) -> OutputStyle {
+/// How `send` may write to its standard output.
+public struct OutputStyle: Sendable {
+    public var isTTY: Bool
+    public var color: Bool
+    public var width: Int
+
+    public init(isTTY: Bool, color: Bool, width: Int) {
+        self.isTTY = isTTY
+        self.color = color
+        self.width = width
+    }
+
+    public static func detect(environment: [String: String] = ProcessInfo.processInfo.environment) -> OutputStyle {
         let tty = isatty(STDOUT_FILENO) == 1
         let dumb = environment["TERM"] == "dumb"
         let color = tty && !dumb && environment["NO_COLOR"].map(\.isEmpty) ?? true
@@ -25,8 +36,10 @@ struct OutputStyle {
 }
 
 /// Writes to standard output without Foundation's buffering surprises.
-struct Console {
-    func write(_ text: String) {
+public struct Console: TextSink {
+    public init() {}
+
+    public func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 }
@@ -64,14 +77,16 @@ enum AnswerText {
 /// out together, at the latest `interval` after they were written, when 64 KiB have gathered,
 /// or when the run ends. One write(2) per line was a fifth of the system calls of sending
 /// thousands of small files. A reader of the pipe sees each line within `interval`.
-final class LineOutput: @unchecked Sendable {
+public final class LineOutput: TextSink, @unchecked Sendable {
     static let interval: Duration = .milliseconds(100)
     static let threshold = 64 * 1024
     /// Guards `pending` and the write itself, so flushes never reorder lines.
     private let lock = NIOLock()
     private var pending: [UInt8] = []
 
-    func write(_ text: String) {
+    public init() {}
+
+    public func write(_ text: String) {
         let full = lock.withLock {
             pending.append(contentsOf: text.utf8)
             return pending.count >= Self.threshold
@@ -79,7 +94,7 @@ final class LineOutput: @unchecked Sendable {
         if full { flush() }
     }
 
-    func flush() {
+    public func flush() {
         lock.withLock {
             guard !pending.isEmpty else { return }
             var offset = 0
@@ -94,7 +109,7 @@ final class LineOutput: @unchecked Sendable {
     }
 
     /// Flushes every `interval` until the task is cancelled.
-    func flushPeriodically() -> Task<Void, Never> {
+    public func flushPeriodically() -> Task<Void, Never> {
         Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.interval)

@@ -2,11 +2,15 @@ import Foundation
 import UploadCore
 
 /// One JSON object per event (`--json`), progress at most ten times a second per upload.
-struct JSONReporter: SendReporter {
-    let console: LineOutput
+public struct JSONReporter: SendReporter {
+    let console: any TextSink
     var throttle = ProgressThrottle(interval: 0.1)
 
-    mutating func handle(_ event: UploadEvent, tracker: TransferTracker, now: Double) {
+    public init(console: any TextSink) {
+        self.console = console
+    }
+
+    public mutating func handle(_ event: UploadEvent, tracker: TransferTracker, now: Double) {
         var line = JSONLine()
         func set(_ key: String, _ value: String) { line[key] = .string(value) }
         func set(_ key: String, _ value: Int64) { line[key] = .int(value) }
@@ -49,5 +53,5 @@ struct JSONReporter: SendReporter {
         console.write(line.text + "\n")
     }
 
-    mutating func finish(tracker: TransferTracker) {}
+    public mutating func finish(tracker: TransferTracker) {}
 }

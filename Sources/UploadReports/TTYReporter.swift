@@ -3,16 +3,19 @@ import UploadCore
 /// On a terminal: one line per file, redrawn in place (name, bar, %, bytes, rate, ETA); a
 /// finished line turns into the answer (green ✓ / red ✗ where colour is allowed) and, once every
 /// line above it has finished too, scrolls into the permanent output.
-struct TTYReporter: SendReporter {
+public struct TTYReporter: SendReporter {
     let style: OutputStyle
-    let console = Console()
+    let console: any TextSink
     private var committed = 0
     private var drawn = 0
     private var lastDraw = -Double.infinity
 
-    init(style: OutputStyle) { self.style = style }
+    public init(style: OutputStyle, console: any TextSink = Console()) {
+        self.style = style
+        self.console = console
+    }
 
-    mutating func handle(_ event: UploadEvent, tracker: TransferTracker, now: Double) {
+    public mutating func handle(_ event: UploadEvent, tracker: TransferTracker, now: Double) {
         switch event {
         case .progress:
             guard now - lastDraw >= 0.1 else { return }
@@ -28,7 +31,7 @@ struct TTYReporter: SendReporter {
         redraw(tracker)
     }
 
-    mutating func finish(tracker: TransferTracker) {
+    public mutating func finish(tracker: TransferTracker) {
         redraw(tracker)
     }
 

@@ -1,19 +1,11 @@
-import ArgumentParser
 import Foundation
-import Glibc
-import TerminalCanvas
 import UploadAgent
 import UploadCore
 import UploadJournal
 
-struct JobsDocument: Encodable {
-    let agent: AgentStatus?
-    let jobs: [JobSnapshot]
-}
-
 /// The plain-text form of `jobs`.
-enum JobsTable {
-    static func agentLine(_ agent: AgentStatus?, watches: Int) -> String {
+public enum JobsTable {
+    public static func agentLine(_ agent: AgentStatus?, watches: Int) -> String {
         guard let agent else {
             return watches > 0
                 ? "Agent: not running, so watched folders are not looked at until it starts (`uploadmon agent`, `send --background` or the monitor start it)."
@@ -22,7 +14,7 @@ enum JobsTable {
         return "Agent: running (pid \(agent.pid))."
     }
 
-    static func render(_ jobs: [JobSnapshot], now: Date, agentRuns: Bool) -> String {
+    public static func render(_ jobs: [JobSnapshot], now: Date, agentRuns: Bool) -> String {
         let header = ["ID", "JOB", "EVERY", "LAST RUN", "RESULT", "NEXT RUN"]
         var rows = [header]
         for job in jobs {
@@ -34,7 +26,7 @@ enum JobsTable {
         return Table.render(rows)
     }
 
-    static func describe(_ job: JobSnapshot) -> String {
+    public static func describe(_ job: JobSnapshot) -> String {
         switch job.kind {
         case .watch:
             var text = "watch \(job.title) \(job.detail)"
@@ -47,18 +39,18 @@ enum JobsTable {
         }
     }
 
-    static func result(_ job: JobSnapshot) -> String {
+    public static func result(_ job: JobSnapshot) -> String {
         guard let result = job.lastResult else { return "" }
         return job.lastFailed ? "FAILED: " + result : result
     }
 
-    static func next(_ job: JobSnapshot, now: Date, agentRuns: Bool) -> String {
+    public static func next(_ job: JobSnapshot, now: Date, agentRuns: Bool) -> String {
         let wait = job.earliestBeginAt.timeIntervalSince(now)
         if wait <= 0 { return agentRuns ? "now" : "when the agent starts" }
         return "\(timestamp(job.earliestBeginAt)) (in \(DurationText.countdown(wait)))" + (agentRuns ? "" : ", if the agent runs")
     }
 
-    static func timestamp(_ date: Date) -> String {
+    public static func timestamp(_ date: Date) -> String {
         StatusTable.makeTimestampFormatter().string(from: date)
     }
 }

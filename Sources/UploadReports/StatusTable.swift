@@ -1,0 +1,60 @@
+import Foundation
+import UploadAgent
+import UploadCore
+
+/// The plain-text form of `status`.
+public enum StatusTable {
+    public static func agentLine(_ agent: AgentStatus?, unfinished: Int) -> String {
+        guard let agent else {
+            return unfinished > 0
+                ? "Agent: not running. \(unfinished) unfinished upload(s) continue when it starts (`uploadmon agent`, or any `send --background`)."
+                : "Agent: not running."
+        }
+        return "Agent: running (pid \(agent.pid)), \(agent.running) sending, \(agent.queued) waiting, \(agent.clients - 1) other client(s) attached."
+    }
+
+    public static func render(_ uploads: [UploadRecord], now: Date) -> String {
+        let header = ["ID", "STATE", "NAME", "PROGRESS", "ANSWER", "QUEUED"]
+        var rows = [header]
+        let timestamp = makeTimestampFormatter()
+        for upload in uploads {
+            rows.append([
+                upload.id.description, upload.state.rawValue, upload.name, progress(upload), answer(upload, now: now),
+                timestamp.string(from: upload.createdAt),
+            ])
+        }
+        return Table.render(rows)
+    }
+
+    /// Local time, sortable, the same on every machine.
+    public static func makeTimestampFormatter() -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return formatter
+    }
+
+    public static func progress(_ upload: UploadRecord) -> String {
+        let total = upload.bytesExpected ?? upload.fileSize
+        switch upload.state {
+        case .succeeded:
+            return ByteFormat.bytes(upload.fileSize ?? 0)
+        case .sending:
+            guard let total, total > 0 else { return ByteFormat.bytes(upload.bytesSent) }
+            return "\(Int(Double(upload.bytesSent) * 100 / Double(total))) % of \(ByteFormat.bytes(total))"
+        case .queued, .retrying, .failed:
+            return upload.fileSize.map(ByteFormat.bytes) ?? ""
+        }
+    }
+
+    public static func answer(_ upload: UploadRecord, now: Date = Date()) -> String {
+        switch upload.phase {
+        case .finished(let outcome):
+            return outcome.words(reason: upload.response?.reason)
+        case .waitingToRetry(let attempt, let reason, let due):
+            return "waiting to retry in \(ByteFormat.duration(max(0, due.timeIntervalSince(now)))) (attempt \(attempt): \(reason))"
+        case .queued, .sending:
+            return ""
+        }
+    }
+}

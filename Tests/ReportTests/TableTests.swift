@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import UploadCore
+import UploadReports
+
+@Suite struct StatusTableTests {
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func record(_ id: Int, _ name: String, _ events: [UploadEvent]) -> UploadRecord {
+        var record = UploadRecord(id: UploadID(id), name: name, path: "/p/\(name)", url: "http://h/photo", origin: "send", fileSize: 2000, createdAt: t0)
+        for event in events { record.apply(event, at: t0) }
+        return record
+    }
+
+    @Test func eachUploadIsARowThatSaysWhereItStands() {
+        let id1 = UploadID(1), id2 = UploadID(2), id3 = UploadID(3)
+        let uploads = [
+            record(1, "a.jpg", [.started(id1, attempt: 1, url: "http://h/photo", totalBytes: 2200), .finished(id1, .answered(status: 201))]),
+            record(2, "b.jpg", [.started(id2, attempt: 1, url: "http://h/photo", totalBytes: 2200),
+                                .retryScheduled(id2, attempt: 2, delaySeconds: 4, reason: "503 Service Unavailable")]),
+            record(3, "c.jpg", [.started(id3, attempt: 1, url: "http://h/photo", totalBytes: 2000),
+                                .progress(id3, bytesSent: 500, totalBytesSent: 500, totalBytesExpected: 2000)]),
+        ]
+        let lines = StatusTable.render(uploads, now: t0.addingTimeInterval(1)).split(separator: "\n").map(String.init)
+        #expect(lines[0].hasPrefix("ID  STATE      NAME   PROGRESS"))
+        #expect(lines[1].hasPrefix("#1  succeeded  a.jpg  2.00 kB") && lines[1].contains("201 Created"), "\(lines)")
+        #expect(lines[2].contains("retrying") && lines[2].contains("waiting to retry in 3.0 s (attempt 2: 503 Service Unavailable)"), "\(lines)")
+        #expect(lines[3].contains("sending") && lines[3].contains("25 % of 2.00 kB"), "\(lines)")
+    }
+
+    @Test func theAgentLineSaysWhatHappensToUnfinishedUploads() {
+        #expect(StatusTable.agentLine(nil, unfinished: 0) == "Agent: not running.")
+        #expect(StatusTable.agentLine(nil, unfinished: 2).hasPrefix("Agent: not running. 2 unfinished upload(s) continue when it starts"))
+    }
+}
+
+@Suite struct TableLayoutTests {
+    @Test func columnsLineUpByDisplayWidth() {
+        #expect(Table.render([["A", "B"], ["夕焼け", "x"], ["b", "y"]]) == "A       B\n夕焼け  x\nb       y")
+    }
+}
