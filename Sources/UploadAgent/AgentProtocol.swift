@@ -87,7 +87,7 @@ public enum AgentReply: Codable, Sendable {
 }
 
 /// Where things stand when a client subscribes.
-public struct AgentSnapshot: Codable, Sendable {
+public struct AgentSnapshot: Codable, Sendable, Hashable {
     /// The most recent uploads, oldest first (finished ones included, up to a limit).
     public var uploads: [UploadRecord]
     /// The logged events after the client's `after`, oldest first; empty without `after`.
@@ -95,6 +95,13 @@ public struct AgentSnapshot: Codable, Sendable {
     /// The newest sequence number at the moment of the snapshot.
     public var lastSequence: Int64
     public var jobs: [JobSnapshot]
+
+    public init(uploads: [UploadRecord], missed: [JournalEntry], lastSequence: Int64, jobs: [JobSnapshot]) {
+        self.uploads = uploads
+        self.missed = missed
+        self.lastSequence = lastSequence
+        self.jobs = jobs
+    }
 }
 
 public enum EnqueueResult: Codable, Sendable, Hashable {

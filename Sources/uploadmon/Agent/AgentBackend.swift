@@ -17,9 +17,9 @@ final class AgentBackend: MonitorBackend {
     let settings: TransportSettings
     let makeRequest: MakeRequest
     private let client: NIOLockedValueBox<AgentClient>
-    private let lastSeen: NIOLockedValueBox<Int64?>
-    private let delivery = NIOLockedValueBox<(attached: Bool, held: [MonitorEvent])>((false, []))
-    private let closing = NIOLockedValueBox(false)
+    /// The decisions (hold or deliver, the cursor, reconnect); everything below carries out
+    /// the actions, under this lock so that what it posts keeps the order it was decided in.
+    private let subscription: NIOLockedValueBox<AgentSubscription>
     private let context = NIOLockedValueBox<(post: @Sendable (MonitorEvent) -> Void, now: @Sendable () -> EventTime)?>(nil)
 
     init(client: AgentClient, paths: StatePaths, settings: TransportSettings, makeRequest: @escaping MakeRequest) {
@@ -27,7 +27,7 @@ final class AgentBackend: MonitorBackend {
         self.paths = paths
         self.settings = settings
         self.makeRequest = makeRequest
-        lastSeen = NIOLockedValueBox(MonitorCursor.read(paths))
+        subscription = NIOLockedValueBox(AgentSubscription(cursor: MonitorCursor.read(paths)))
     }
 
     func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
@@ -38,47 +38,35 @@ final class AgentBackend: MonitorBackend {
     private func post(_ event: MonitorEvent) { context.withLockedValue({ $0 })?.post(event) }
     private func now() -> EventTime { context.withLockedValue({ $0 })?.now() ?? EventTime(seconds: 0, clock: "") }
 
+    /// Feeds the subscription one input and carries out what it decides.
+    private func handle(_ input: (inout AgentSubscription) -> [AgentSubscription.Action]) {
+        subscription.withLockedValue { machine in
+            for action in input(&machine) {
+                switch action {
+                case .attach(let snapshot): post(.attached(Self.reattachment(snapshot, at: Date()), now()))
+                case .deliver(let event): post(.upload(event, now()))
+                case .jobs(let jobs): post(.jobs(Self.summaries(jobs), now()))
+                case .saveCursor(let seq): MonitorCursor.write(seq, paths)
+                case .lost:
+                    post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
+                    reconnect()
+                }
+            }
+        }
+    }
+
     private func attach(_ agent: AgentClient) {
-        delivery.withLockedValue { $0 = (false, []) }
-        agent.onEvent { [self] message in
-            if case .jobs(let jobs) = message {
-                post(.jobs(Self.summaries(jobs), now()))
-                return
-            }
-            guard case .event(let seq, let event, _) = message else { return }
-            let monitorEvent = MonitorEvent.upload(event, now())
-            // Until the snapshot is in, events wait: a `finished` must not reach a row that
-            // does not exist yet.
-            let deliverNow = delivery.withLockedValue { state -> Bool in
-                if !state.attached { state.held.append(monitorEvent) }
-                return state.attached
-            }
-            if deliverNow { post(monitorEvent) }
-            if let seq {
-                advance(to: seq, persist: { if case .finished = event { true } else { false } }())
-            }
-        }
-        agent.onClose { [self] in
-            guard !closing.withLockedValue({ $0 }) else { return }
-            post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
-            reconnect()
-        }
+        subscription.withLockedValue { $0.connecting() }
+        agent.onEvent { [self] message in handle { $0.received(message) } }
+        agent.onClose { [self] in handle { $0.closed() } }
         DispatchQueue.global().async { [self] in
             do {
-                let reply = try agent.request(.subscribe(after: lastSeen.withLockedValue({ $0 })))
+                let reply = try agent.request(.subscribe(after: subscription.withLockedValue({ $0.cursor })))
                 guard case .subscribed(let snapshot) = reply else {
                     post(.notice(AgentClient.text(of: reply, doing: "attach the monitor"), isError: true, now()))
                     return
                 }
-                let attachment = Self.reattachment(snapshot, at: Date())
-                delivery.withLockedValue { state in
-                    post(.jobs(Self.summaries(snapshot.jobs), now()))
-                    post(.attached(attachment, now()))
-                    state.held.forEach(post)
-                    state.held = []
-                    state.attached = true
-                }
-                advance(to: snapshot.lastSequence, persist: true)
+                handle { $0.subscribed(snapshot) }
             } catch {
                 post(.notice("cannot attach to the agent: \(error)", isError: true, now()))
             }
@@ -94,19 +82,11 @@ final class AgentBackend: MonitorBackend {
         }
     }
 
-    private func advance(to seq: Int64, persist: Bool) {
-        let value = lastSeen.withLockedValue { last -> Int64 in
-            last = max(last ?? 0, seq)
-            return last ?? seq
-        }
-        if persist { MonitorCursor.write(value, paths) }
-    }
-
     private func reconnect() {
         let thread = Thread { [self] in
-            while !closing.withLockedValue({ $0 }) {
+            while !subscription.withLockedValue({ $0.isClosing }) {
                 sleep(1)
-                guard !closing.withLockedValue({ $0 }) else { return }
+                guard !subscription.withLockedValue({ $0.isClosing }) else { return }
                 guard let connection = try? AgentLauncher.connectOrStart(
                     paths: paths, client: "monitor", executable: AgentLauncher.currentExecutable()) else { continue }
                 client.withLockedValue { $0 = connection.client }
@@ -163,10 +143,10 @@ final class AgentBackend: MonitorBackend {
     }
 
     func finish(_ state: MonitorState) async {
-        closing.withLockedValue { $0 = true }
-        if let last = lastSeen.withLockedValue({ $0 }) { MonitorCursor.write(last, paths) }
+        if let last = subscription.withLockedValue({ $0.close() }) { MonitorCursor.write(last, paths) }
         client.withLockedValue({ $0 }).close()
     }
+
 
     /// The agent's uploads and what finished while no monitor watched, for the monitor.
     static func reattachment(_ snapshot: AgentSnapshot, at now: Date) -> Reattachment {

@@ -1,0 +1,87 @@
+import UploadCore
+import UploadJournal
+
+/// A client's subscription to the agent (the monitor's), as a value: what to deliver and when,
+/// which event it has seen last, when to save that, when to reconnect. Each input returns the
+/// actions; the client's shell (sockets, threads, the cursor file) only carries them out, so
+/// the orders a socket makes rare are tested directly.
+///
+/// The rule it keeps: nothing reaches the screen before the agent's records do (a `finished`
+/// must not arrive for a row that does not exist yet), so events that come between subscribing
+/// and the answer are held and delivered, in order, right after the records.
+public struct AgentSubscription: Sendable {
+    public enum Action: Sendable, Equatable {
+        /// Show the agent's records and jobs (the subscription's answer).
+        case attach(AgentSnapshot)
+        case deliver(UploadEvent)
+        case jobs([JobSnapshot])
+        /// Write the cursor so the next client knows what this one saw.
+        case saveCursor(Int64)
+        /// The connection is gone: say so, and connect (or start the agent) again.
+        case lost
+    }
+
+    /// The last event seen, across reconnects (and across runs, from the cursor file).
+    public private(set) var cursor: Int64?
+    private var attached = false
+    private var held: [UploadEvent] = []
+    private var closing = false
+
+    public init(cursor: Int64?) {
+        self.cursor = cursor
+    }
+
+    /// A new connection: subscribe after `cursor`; until its answer, events wait.
+    public mutating func connecting() {
+        attached = false
+        held = []
+    }
+
+    /// What the agent pushed.
+    public mutating func received(_ message: AgentMessage) -> [Action] {
+        switch message {
+        case .jobs(let jobs):
+            return [.jobs(jobs)]
+        case .event(let seq, let event, _):
+            var actions: [Action] = []
+            if attached { actions.append(.deliver(event)) } else { held.append(event) }
+            if let seq {
+                let advanced = advance(to: seq)
+                // A finish is what the next monitor must not announce again: saved at once.
+                if case .finished = event { actions.append(.saveCursor(advanced)) }
+            }
+            return actions
+        case .reply:
+            return []
+        }
+    }
+
+    /// The subscription's answer: the records first, then what waited, in order.
+    public mutating func subscribed(_ snapshot: AgentSnapshot) -> [Action] {
+        var actions: [Action] = [.jobs(snapshot.jobs), .attach(snapshot)]
+        actions += held.map(Action.deliver)
+        held = []
+        attached = true
+        actions.append(.saveCursor(advance(to: snapshot.lastSequence)))
+        return actions
+    }
+
+    /// The connection closed: reconnect, unless the client is the one closing.
+    public mutating func closed() -> [Action] {
+        closing ? [] : [.lost]
+    }
+
+    /// The client is quitting: a close from now on is expected. Returns the cursor to save.
+    public mutating func close() -> Int64? {
+        closing = true
+        return cursor
+    }
+
+    public var isClosing: Bool { closing }
+
+    private mutating func advance(to seq: Int64) -> Int64 {
+        let value = max(cursor ?? 0, seq)
+        cursor = value
+        return value
+    }
+}
