@@ -9,18 +9,14 @@ import UploadCore
 
 /// The monitor's one run loop: it owns the terminal and the state on a thread of its own,
 /// sleeps in `poll` on the keyboard and the inbox, feeds every input through the reducer,
-/// performs the effects, and draws at most `maxFramesPerSecond` frames a second, only when
-/// something changed.
+/// performs the effects, and draws and ticks as `FramePacer` decides (at most 30 frames a
+/// second, only when something changed).
 final class MonitorRunLoop: @unchecked Sendable {
     struct Settings {
         var notify: NotifyMode
         var colors: Bool
         var environment: [String: String]
     }
-
-    static let maxFramesPerSecond = 30.0
-    /// How often rates are refreshed while uploads run (none while idle).
-    static let tickInterval = 0.5
 
     private let inbox = Inbox()
     private let backend: any MonitorBackend
@@ -67,30 +63,19 @@ final class MonitorRunLoop: @unchecked Sendable {
         var state = initial
         state.width = terminal.width
         state.height = terminal.height
-        var dirty = true
-        var lastFrame = -1.0
-        var lastTick = 0.0
+        var pacer = FramePacer()
 
         func apply(_ event: MonitorEvent) {
             let effects = MonitorReducer.reduce(&state, event)
-            dirty = true
+            pacer.changed()
             for effect in effects { perform(effect, terminal: terminal) }
         }
 
         perform(.loadDirectory(path: state.browser.path, select: nil), terminal: terminal)
         while !state.hasQuit {
             let t = elapsed()
-            if dirty && t - lastFrame >= 1 / Self.maxFramesPerSecond {
-                terminal.draw(MonitorView.render(state, theme: theme))
-                lastFrame = t
-                dirty = false
-            }
-            var timeout: Double = -1
-            if dirty { timeout = max(0, lastFrame + 1 / Self.maxFramesPerSecond - t) }
-            if state.queue.activeCount > 0 {
-                let untilTick = max(0, lastTick + Self.tickInterval - t)
-                timeout = timeout < 0 ? untilTick : min(timeout, untilTick)
-            }
+            if pacer.drawNow(at: t) { terminal.draw(MonitorView.render(state, theme: theme)) }
+            let timeout = pacer.sleep(at: t, uploadsActive: state.queue.activeCount > 0) ?? -1
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, timeout < 0 ? -1 : Int32((timeout * 1000).rounded(.up)))
             if ready < 0 && errno != EINTR { break }
@@ -115,11 +100,7 @@ final class MonitorRunLoop: @unchecked Sendable {
                     state.hasQuit = true
                 }
             }
-            let afterInput = elapsed()
-            if state.queue.activeCount > 0 && afterInput - lastTick >= Self.tickInterval {
-                lastTick = afterInput
-                apply(.tick(now()))
-            }
+            if pacer.tickNow(at: elapsed(), uploadsActive: state.queue.activeCount > 0) { apply(.tick(now())) }
         }
         return state
     }
