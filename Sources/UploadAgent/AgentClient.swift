@@ -26,9 +26,13 @@ public final class AgentClient: Sendable {
         var agentPID: Int32 = 0
     }
 
-    /// Connects to the agent at `socketPath` and greets it.
-    public static func connect(socketPath: String, client: String, timeout: Double = 30) throws -> AgentClient {
+    /// Connects to the agent at `socketPath` and greets it. With `anyProtocol`, an agent of
+    /// another protocol version is kept too (its pid from the socket's peer credentials):
+    /// `agent stop` must be able to stop the agent an older uploadmon started, whose messages
+    /// it otherwise cannot read — `stop` and its `ok` are the same in every version.
+    public static func connect(socketPath: String, client: String, timeout: Double = 30, anyProtocol: Bool = false) throws -> AgentClient {
         let fd = try UnixSocket.connect(path: socketPath)
+        let peer = UnixSocket.peerCredentials(fd)
         let agent = AgentClient(connection: LineConnection(fd: fd, label: "uploadmon.agent.connection"), clientName: client)
         agent.startReading()
         let reply: AgentReply
@@ -38,11 +42,15 @@ public final class AgentClient: Sendable {
             agent.close()
             throw error
         }
-        guard case .hello(_, let pid) = reply else {
+        switch reply {
+        case .hello(_, let pid):
+            agent.state.withLockedValue { $0.agentPID = pid }
+        case .error where anyProtocol:
+            agent.state.withLockedValue { $0.agentPID = peer?.pid ?? 0 }
+        default:
             agent.close()
             throw AgentError(Self.text(of: reply, doing: "accept this client"))
         }
-        agent.state.withLockedValue { $0.agentPID = pid }
         return agent
     }
 

@@ -117,7 +117,7 @@ struct AgentStopCommand: ParsableCommand {
         let paths = StatePaths.resolve()
         let client: AgentClient
         do {
-            client = try AgentClient.connect(socketPath: paths.socket, client: "agent stop")
+            client = try AgentClient.connect(socketPath: paths.socket, client: "agent stop", anyProtocol: true)
         } catch let error as SocketError where error.meansNoAgent {
             print("No agent is running.")
             return
@@ -127,7 +127,7 @@ struct AgentStopCommand: ParsableCommand {
         client.close()
         guard case .ok = reply else { throw AgentFailure.message(AgentClient.text(of: reply, doing: "stop")) }
         // Wait for the process to be gone, so a following start does not race it.
-        for _ in 0..<200 where kill(pid, 0) == 0 {
+        for _ in 0..<200 where pid > 0 && kill(pid, 0) == 0 {
             usleep(25_000)
         }
         print("Stopped the agent (pid \(pid)).")
