@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "JournalTests", dependencies: ["UploadJournal", "UploadCore", "UploadTesting"]),
         .testTarget(
             name: "AgentTests",
-            dependencies: ["UploadAgent", "UploadJournal", "UploadClient", "UploadCore", "UploadTesting"]
+            dependencies: ["UploadAgent", "UploadJournal", "UploadClient", "UploadCore", "UploadTesting", "UploadReports"]
         ),
         .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "UploadCore", "UploadTesting"]),
         .testTarget(name: "ReportTests", dependencies: ["UploadReports", "UploadCore", "UploadJournal", "UploadAgent"]),

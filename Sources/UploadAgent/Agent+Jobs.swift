@@ -85,7 +85,6 @@ extension Agent {
         }
         let now = Date()
         var plan = WatchScanner.plan(jobID: jobID, listing: listing, known: known, at: now)
-        var unreadable: [String] = []
         for (index, entry) in plan.settled.enumerated() {
             let item = EnqueueItem(request: spec.request(forFileNamed: entry.name), settings: spec.settings, origin: "watch \(spec.directory)")
             switch admit(item) {
@@ -95,7 +94,8 @@ extension Agent {
                 // Written to between the listing and the check: not settled after all.
                 plan.changes.pending.append(WatchFile(jobID: jobID, name: entry.name, fingerprint: upload.fingerprint, state: .pending, at: now))
             case .failure(let refusal) where refusal.mayPass:
-                unreadable.append("\(entry.name): \(refusal.reason)")
+                plan.changes.failed.append(
+                    WatchScanner.failed(entry, seen: known[entry.name], reason: refusal.reason, jobID: jobID, at: now))
             case .failure(let refusal):
                 plan.changes.skipped.append(WatchFile(jobID: jobID, name: entry.name, fingerprint: entry.fingerprint, state: .skipped, note: refusal.reason, at: now))
             }
@@ -109,10 +109,10 @@ extension Agent {
             return JobOutcome(summary: "cannot write the journal: \(error)", failed: true)
         }
         await launch(added, plan.changes.queue.map(\.upload))
-        return Self.describeScan(plan, queued: added.count, unreadable: unreadable, listed: listing.count)
+        return Self.describeScan(plan, queued: added.count, listed: listing.count)
     }
 
-    static func describeScan(_ plan: WatchScanner.Plan, queued: Int, unreadable: [String], listed: Int) -> JobOutcome {
+    static func describeScan(_ plan: WatchScanner.Plan, queued: Int, listed: Int) -> JobOutcome {
         var parts: [String] = []
         if queued > 0 { parts.append("queued \(queued) new file(s)") }
         let settling = plan.changes.pending.count
@@ -120,11 +120,16 @@ extension Agent {
         if let first = plan.changes.skipped.first {
             parts.append("passed over \(plan.changes.skipped.count) (\(first.name): \(first.note ?? "not sendable"))")
         }
-        if let first = unreadable.first { parts.append("cannot read \(unreadable.count) yet (\(first))") }
+        let failing = plan.changes.failed.filter { $0.state == .pending }
+        if let first = failing.first { parts.append("cannot read \(failing.count) yet (\(first.name): \(first.note ?? "failed"))") }
+        let parked = plan.changes.failed.filter { $0.state == .parked }
+        if let first = parked.first {
+            parts.append("parked \(parked.count) until it changes (\(first.name): \(first.note ?? "failed"), \(WatchScanner.parkAfter) looks in a row)")
+        }
         guard !parts.isEmpty else {
             return JobOutcome(summary: "nothing new (\(listed) file(s) in the folder)", worthLogging: false)
         }
-        return JobOutcome(summary: parts.joined(separator: "; "), failed: !unreadable.isEmpty)
+        return JobOutcome(summary: parts.joined(separator: "; "), failed: !plan.changes.failed.isEmpty)
     }
 
     /// Registers (or updates) a watch and scans at once.

@@ -11,14 +11,22 @@ import UploadJournal
 /// (`.part`, `.crdownload`, `~`…) are never looked at; they become candidates when renamed to
 /// their final name. A file queued (or passed over) once is never queued again while it stays
 /// in the folder; one that leaves the folder is forgotten, so a new file under the same name is new.
+/// A file that fails the same way `parkAfter` looks in a row (it cannot be read, say) is parked
+/// with its reason and looked at again only when its size, modification time or permissions
+/// change — not at every look for ever.
 public enum WatchScanner {
+    public static let parkAfter = 3
+
     public struct Entry: Sendable, Hashable {
         public var name: String
         public var fingerprint: FileFingerprint
+        /// Permissions and owner: `0644 1000:1000`.
+        public var access: String?
 
-        public init(name: String, fingerprint: FileFingerprint) {
+        public init(name: String, fingerprint: FileFingerprint, access: String? = nil) {
             self.name = name
             self.fingerprint = fingerprint
+            self.access = access
         }
     }
 
@@ -53,9 +61,13 @@ public enum WatchScanner {
             guard isCandidate(name) else { continue }
             var st = stat()
             guard stat(directory + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
-            entries.append(Entry(name: name, fingerprint: FileFingerprint(st)))
+            entries.append(Entry(name: name, fingerprint: FileFingerprint(st), access: access(st)))
         }
         return entries.sorted { $0.name < $1.name }
+    }
+
+    static func access(_ st: stat) -> String {
+        String(st.st_mode & 0o7777, radix: 8).leftPadded(to: 4) + " \(st.st_uid):\(st.st_gid)"
     }
 
     /// Compares a listing with what the job saw before.
@@ -68,17 +80,49 @@ public enum WatchScanner {
                 plan.changes.pending.append(WatchFile(jobID: jobID, name: entry.name, fingerprint: entry.fingerprint, state: .pending, at: now))
                 continue
             }
-            guard seen.state == .pending else { continue }
-            if seen.fingerprint == entry.fingerprint && entry.fingerprint.size > 0 {
-                plan.settled.append(entry)
-            } else if seen.fingerprint != entry.fingerprint {
-                var changed = seen
-                changed.size = entry.fingerprint.size
-                changed.mtimeNs = entry.fingerprint.modificationNanoseconds
-                plan.changes.pending.append(changed)
+            switch seen.state {
+            case .pending:
+                if seen.fingerprint == entry.fingerprint && entry.fingerprint.size > 0 {
+                    plan.settled.append(entry)
+                } else if seen.fingerprint != entry.fingerprint {
+                    var changed = seen
+                    changed.size = entry.fingerprint.size
+                    changed.mtimeNs = entry.fingerprint.modificationNanoseconds
+                    changed.failures = 0
+                    changed.note = nil
+                    plan.changes.pending.append(changed)
+                }
+            case .parked where seen.fingerprint != entry.fingerprint || (entry.access != nil && seen.access != entry.access):
+                // Changed since it was parked: looked at afresh (and it settles first).
+                var woken = WatchFile(jobID: jobID, name: entry.name, fingerprint: entry.fingerprint, state: .pending, access: entry.access, at: now)
+                woken.firstSeenAt = seen.firstSeenAt
+                plan.changes.pending.append(woken)
+            case .parked, .queued, .skipped:
+                continue
             }
         }
         return plan
+    }
+}
+
+extension WatchScanner {
+    /// A settled file that could not be taken, for a reason that may pass (it cannot be read
+    /// yet): one failure more, and parked once it failed the same way `parkAfter` times in a
+    /// row. A different reason starts the count again.
+    public static func failed(_ entry: Entry, seen: WatchFile?, reason: String, jobID: Int64, at now: Date) -> WatchFile {
+        let same = seen?.note == reason && seen?.fingerprint == entry.fingerprint
+        let failures = same ? (seen?.failures ?? 0) + 1 : 1
+        var file = WatchFile(
+            jobID: jobID, name: entry.name, fingerprint: entry.fingerprint, state: failures >= parkAfter ? .parked : .pending,
+            note: reason, access: entry.access, failures: failures, at: now)
+        if let seen { file.firstSeenAt = seen.firstSeenAt }
+        return file
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
 

@@ -101,6 +101,10 @@ public struct JobSnapshot: Sendable, Hashable, Codable {
     public var filesQueued: Int
     public var filesPending: Int
     public var filesSkipped: Int
+    /// Files parked after failing the same way look after look, and the first few of them as
+    /// `name: reason`.
+    public var filesParked: Int
+    public var parked: [String]
 }
 
 /// One row of the `job` table.
@@ -127,7 +131,7 @@ struct JobRow: Codable, FetchableRecord, MutablePersistableRecord {
         ScheduledJob(id: id ?? 0, spec: spec, intervalSeconds: intervalSeconds, earliestBeginAt: earliestBeginAt, lastRunAt: lastRunAt)
     }
 
-    func snapshot(counts: [WatchFileState: Int]) -> JobSnapshot {
+    func snapshot(counts: [WatchFileState: Int], parked: [String] = []) -> JobSnapshot {
         let title: String
         let detail: String
         switch spec {
@@ -142,7 +146,7 @@ struct JobRow: Codable, FetchableRecord, MutablePersistableRecord {
             id: id ?? 0, kind: kind, title: title, detail: detail, intervalSeconds: intervalSeconds,
             earliestBeginAt: earliestBeginAt, lastRunAt: lastRunAt, lastResult: lastResult, lastFailed: lastFailed,
             runs: runs, createdAt: createdAt, filesQueued: counts[.queued] ?? 0, filesPending: counts[.pending] ?? 0,
-            filesSkipped: counts[.skipped] ?? 0)
+            filesSkipped: counts[.skipped] ?? 0, filesParked: counts[.parked] ?? 0, parked: parked)
     }
 }
 
@@ -152,8 +156,11 @@ public enum WatchFileState: String, Sendable, Codable, DatabaseValueConvertible 
     case pending
     /// Queued as an upload; never queued again while it stays in the folder.
     case queued
-    /// Passed over (not an image, unreadable…), with the reason in `note`.
+    /// Passed over (not an image…), with the reason in `note`.
     case skipped
+    /// Failed the same way on `WatchScanner.parkAfter` looks in a row (unreadable, say), with the
+    /// reason in `note`: not tried again until its size, modification time or permissions change.
+    case parked
 }
 
 /// A file a watch job has seen (the `watch_file` table).
@@ -169,8 +176,16 @@ public struct WatchFile: Sendable, Hashable, Codable, FetchableRecord, Persistab
     public var note: String?
     public var firstSeenAt: Date
     public var updatedAt: Date
+    /// Looks in a row at which the file failed the same way (`note` says how).
+    public var failures: Int
+    /// Its permissions and owner when last looked at (`0644 1000:1000`): a change of them is
+    /// what may make an unreadable file readable.
+    public var access: String?
 
-    public init(jobID: Int64, name: String, fingerprint: FileFingerprint, state: WatchFileState, uploadID: Int64? = nil, note: String? = nil, at now: Date) {
+    public init(
+        jobID: Int64, name: String, fingerprint: FileFingerprint, state: WatchFileState, uploadID: Int64? = nil,
+        note: String? = nil, access: String? = nil, failures: Int = 0, at now: Date
+    ) {
         self.jobID = jobID
         self.name = name
         size = fingerprint.size
@@ -180,6 +195,8 @@ public struct WatchFile: Sendable, Hashable, Codable, FetchableRecord, Persistab
         self.note = note
         firstSeenAt = now
         updatedAt = now
+        self.failures = failures
+        self.access = access
     }
 
     public var fingerprint: FileFingerprint { FileFingerprint(size: size, modificationNanoseconds: mtimeNs) }
@@ -193,10 +210,12 @@ public struct WatchScanChanges: Sendable {
     public var forgotten: [String] = []
     /// Files passed over, with the reason.
     public var skipped: [WatchFile] = []
+    /// Files that failed again (still pending, one failure more) or are parked now.
+    public var failed: [WatchFile] = []
     /// Settled files to queue: their name in the folder and the upload.
     public var queue: [(name: String, upload: NewUpload)] = []
 
     public init() {}
 
-    public var isEmpty: Bool { pending.isEmpty && forgotten.isEmpty && skipped.isEmpty && queue.isEmpty }
+    public var isEmpty: Bool { pending.isEmpty && forgotten.isEmpty && skipped.isEmpty && failed.isEmpty && queue.isEmpty }
 }

@@ -64,7 +64,10 @@ extension Journal {
         for counted in rows {
             if let state = WatchFileState(rawValue: counted[0]) { counts[state] = counted[1] }
         }
-        return row.snapshot(counts: counts)
+        let parked = try Row.fetchAll(
+            db, sql: "SELECT name, note FROM watch_file WHERE jobID = ? AND state = 'parked' ORDER BY name LIMIT 3", arguments: [row.id]
+        ).map { "\($0[0] as String): \(($0[1] as String?) ?? "failed")" }
+        return row.snapshot(counts: counts, parked: parked)
     }
 
     /// Marks a run as begun: the next one may not begin before `now` + the interval, whatever
@@ -117,7 +120,7 @@ extension Journal {
             for name in changes.forgotten {
                 try WatchFile.deleteOne(db, key: ["jobID": jobID, "name": name])
             }
-            for file in changes.pending + changes.skipped {
+            for file in changes.pending + changes.skipped + changes.failed {
                 var file = file
                 if let seen = try WatchFile.fetchOne(db, key: ["jobID": jobID, "name": file.name]) {
                     file.firstSeenAt = seen.firstSeenAt

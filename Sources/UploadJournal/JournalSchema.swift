@@ -112,6 +112,14 @@ enum JournalSchema {
                 t.add(column: "responseHeaders", .text)
             }
         }
+        migrator.registerMigration("v6: parked files") { db in
+            // A file of a watched folder that fails the same way look after look is parked
+            // until it changes: how many times it failed, and its permissions to see a change.
+            try db.alter(table: "watch_file") { t in
+                t.add(column: "failures", .integer).notNull().defaults(to: 0)
+                t.add(column: "access", .text)
+            }
+        }
         return migrator
     }
 }

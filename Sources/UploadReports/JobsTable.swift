@@ -33,6 +33,10 @@ public enum JobsTable {
             text += " (\(job.filesQueued) queued"
             if job.filesPending > 0 { text += ", \(job.filesPending) settling" }
             if job.filesSkipped > 0 { text += ", \(job.filesSkipped) passed over" }
+            if job.filesParked > 0 {
+                text += ", \(job.filesParked) parked until changed: " + job.parked.joined(separator: "; ")
+                if job.filesParked > job.parked.count { text += "; …" }
+            }
             return text + ")"
         case .maintenance:
             return "maintenance, \(job.detail)"
