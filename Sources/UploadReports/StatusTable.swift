@@ -51,8 +51,8 @@ public enum StatusTable {
         switch upload.phase {
         case .finished(let outcome):
             return outcome.words(reason: upload.response?.reason)
-        case .waitingToRetry(let attempt, let reason, let due):
-            return "waiting to retry in \(ByteFormat.duration(max(0, due.timeIntervalSince(now)))) (attempt \(attempt): \(reason))"
+        case .waitingToRetry(_, _, let due):
+            return upload.phase.waitingText(secondsLeft: due.timeIntervalSince(now)) ?? ""
         case .queued, .sending:
             return ""
         }

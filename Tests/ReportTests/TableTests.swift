@@ -24,7 +24,7 @@ import UploadReports
         let lines = StatusTable.render(uploads, now: t0.addingTimeInterval(1)).split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("ID  STATE      NAME   PROGRESS"))
         #expect(lines[1].hasPrefix("#1  succeeded  a.jpg  2.00 kB") && lines[1].contains("201 Created"), "\(lines)")
-        #expect(lines[2].contains("retrying") && lines[2].contains("waiting to retry in 3.0 s (attempt 2: 503 Service Unavailable)"), "\(lines)")
+        #expect(lines[2].contains("retrying") && lines[2].contains("waiting to retry in 3 s (attempt 2: 503 Service Unavailable)"), "\(lines)")
         #expect(lines[3].contains("sending") && lines[3].contains("25 % of 2.00 kB"), "\(lines)")
     }
 

@@ -50,6 +50,16 @@ public enum UploadPhase: Sendable, Hashable, Codable {
         }
     }
 
+    /// `waiting to retry in 4 s (attempt 2: 503 Service Unavailable)` with `secondsLeft` to go,
+    /// or nil when not waiting: the one wording the monitor and `status` share.
+    public func waitingText(secondsLeft: Double) -> String? {
+        guard case .waitingToRetry(let attempt, let reason, _) = self else { return nil }
+        // Whole seconds, rounded up: a countdown that says "0 s" while still waiting reads wrong.
+        let left = secondsLeft.isFinite ? max(0, secondsLeft) : 0
+        let time = left < 60 ? "\(Int(left.rounded(.up))) s" : ByteFormat.duration(left)
+        return "waiting to retry in \(time) (attempt \(attempt): \(reason))"
+    }
+
     /// While waiting to retry: why, and when the next attempt is due.
     public var retry: (reason: String, due: Date)? {
         if case .waitingToRetry(_, let reason, let due) = self { return (reason, due) }

@@ -39,11 +39,7 @@ public struct TransferState: Sendable, Equatable {
 
     /// `waiting to retry in 4 s (attempt 2: 503 Service Unavailable)`, or nil when not waiting.
     public func waitingText(now: Double) -> String? {
-        guard case .waitingToRetry(let attempt, let reason, _) = record.phase, let due = retryDue else { return nil }
-        // Whole seconds, rounded up: a countdown that says "0 s" while still waiting reads wrong.
-        let left = max(0, due - now)
-        let time = left < 60 ? "\(Int(left.rounded(.up))) s" : ByteFormat.duration(left)
-        return "waiting to retry in \(time) (attempt \(attempt): \(reason))"
+        retryDue.flatMap { record.phase.waitingText(secondsLeft: $0 - now) }
     }
 
     /// 0…1, or `nil` when the length is unknown.
