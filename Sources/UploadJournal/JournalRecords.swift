@@ -81,11 +81,12 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
             status: status, failure: failure)
         // The answer is kept when `bodyBytesTotal` is (the status column alone can be an
         // outcome's status whose answer was never recorded).
-        let response = status.flatMap { status in bodyBytesTotal.map { _ in status } }.map { status in
-            UploadResponse(
+        var response: UploadResponse?
+        if let status, let bodyBytesTotal {
+            response = UploadResponse(
                 status: status, reason: reason ?? "",
                 headers: (responseHeaders ?? []).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
-                body: body.map(Array.init) ?? [], bodyBytesTotal: bodyBytesTotal ?? 0)
+                body: body.map(Array.init) ?? [], bodyBytesTotal: bodyBytesTotal)
         }
         return UploadRecord(
             id: uploadID, name: uploadName, path: path, url: shownURL ?? RedactedURL.display(url), field: field,
