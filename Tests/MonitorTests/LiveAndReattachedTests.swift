@@ -19,7 +19,7 @@ import UploadCore
             record.apply(event, at: d0.addingTimeInterval(t))
         }
         var reattached = Fixtures.state(width: 160, height: 30)
-        let attachment = Reattachment(records: [record], finishedWhileAway: [], at: d0.addingTimeInterval(now))
+        let attachment = Reattachment(records: [record], missedFinishes: [], at: d0.addingTimeInterval(now))
         _ = MonitorReducer.reduce(&reattached, .attached(attachment, Fixtures.at(now)))
         _ = MonitorReducer.reduce(&live, .tick(Fixtures.at(now)))
         _ = MonitorReducer.reduce(&reattached, .tick(Fixtures.at(now)))

@@ -41,7 +41,7 @@ import UploadCore
                 (10, .started(sending, attempt: 1, url: "http://h/photo", totalBytes: 1200)),
                 (0, .progress(sending, bytesSent: 600, totalBytesSent: 600, totalBytesExpected: 1200)),
             ]),
-        ], finishedWhileAway: [done, failed], at: Self.date)
+        ], missedFinishes: [done, failed], at: Self.date)
     }
 
     @Test func rowsComeBackQuietlyAndWhatFinishedWhileAwayIsToldOnce() {

@@ -153,7 +153,7 @@ final class AgentBackend: MonitorBackend {
         let away = snapshot.missed.compactMap { entry -> UploadID? in
             if case .finished(let id, _) = entry.event { id } else { nil }
         }
-        return Reattachment(records: snapshot.uploads, finishedWhileAway: away, at: now)
+        return Reattachment(records: snapshot.uploads, missedFinishes: away, at: now)
     }
 }
 
