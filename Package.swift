@@ -83,10 +83,19 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // The monitor's run loop and where its uploads run (in process or in the agent),
+        // against a terminal protocol so tests drive a whole monitor without curses.
+        .target(
+            name: "MonitorRuntime",
+            dependencies: [
+                "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadJournal", "UploadAgent", "UploadReports",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "uploadmon",
             dependencies: [
-                "UploadCore", "UploadClient", "Receiver", "Monitor", "NCursesTerminal", "TerminalCanvas",
+                "UploadCore", "UploadClient", "Receiver", "Monitor", "MonitorRuntime", "NCursesTerminal", "TerminalCanvas",
                 "UploadJournal", "UploadAgent", "UploadReports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -131,6 +140,10 @@ let package = Package(
             dependencies: ["UploadAgent", "UploadJournal", "UploadClient", "UploadCore", "UploadTesting", "UploadReports"]
         ),
         .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "UploadCore", "UploadTesting"]),
+        .testTarget(
+            name: "MonitorRuntimeTests",
+            dependencies: ["MonitorRuntime", "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadTesting"]
+        ),
         .testTarget(name: "ReportTests", dependencies: ["UploadReports", "UploadCore", "UploadJournal", "UploadAgent"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import Monitor
+import MonitorRuntime
+import NCursesTerminal
+import TerminalCanvas
 import UploadClient
 import UploadCore
 import UploadJournal
@@ -60,40 +63,40 @@ struct MonitorCommand: AsyncParsableCommand {
 enum MonitorSession {
     @discardableResult
     static func run(directory: String, upload: UploadOptions, notify: NotifyMode, useAgent: Bool = false) async throws -> MonitorState {
-        let fields = try upload.parsedFormFields()
-        let headers = try upload.parsedHeaders()
-        let url = upload.to, field = upload.field, anyFile = upload.anyFile
-        let makeRequest: @Sendable (QueueItem) throws(UploadInputError) -> (UploadRequest, Int64?) = { item throws(UploadInputError) in
-            let request = UploadRequest(
-                source: .file(path: item.path), url: url, field: field, uploadName: item.uploadName,
-                formFields: fields, headers: headers, allowAnyFile: anyFile
-            )
-            return (request, try UploadPreflight.check(request))
-        }
+        let uploads = MonitorUploads(
+            url: upload.to, field: upload.field, formFields: try upload.parsedFormFields(), headers: try upload.parsedHeaders(),
+            allowAnyFile: upload.anyFile)
         let backend: any MonitorBackend
         if useAgent {
             let paths = StatePaths.resolve()
             // Before the screen changes, so a failure reads as plain text.
             let connection = try BackgroundSend.connectOrStart(paths: paths, client: "monitor")
-            backend = AgentBackend(client: connection.client, paths: paths, settings: upload.transportSettings, makeRequest: makeRequest)
+            backend = AgentBackend(client: connection.client, paths: paths, settings: upload.transportSettings, uploads: uploads)
         } else {
             let transport = try upload.makeTransport()
             let queue = UploadQueue(transport: transport, concurrency: upload.concurrency, retryPolicy: upload.retryPolicy)
-            backend = LocalBackend(queue: queue, transport: transport, makeRequest: makeRequest)
+            backend = LocalBackend(queue: queue, transport: transport, uploads: uploads)
         }
         let environment = ProcessInfo.processInfo.environment
         let colors = environment["NO_COLOR"].map(\.isEmpty) ?? true
-        let settings = MonitorRunLoop.Settings(notify: notify, colors: colors, environment: environment)
-        let loop = MonitorRunLoop(backend: backend, settings: settings)
+        let glyphs = MonitorProgram.speaksUTF8() ? Glyphs.unicode : .ascii
+        let settings = MonitorProgram.Settings(notify: notify, colors: colors, glyphs: glyphs, environment: environment)
+        let program = MonitorProgram(backend: backend, settings: settings) { NCursesTerminal(wantColors: $0) }
         let home = environment["HOME"] ?? "/"
         let start = URL(fileURLWithPath: directory).standardizedFileURL.path
-        var initial = MonitorState(width: 80, height: 24, endpoint: RedactedURL.display(url), directory: start, home: home)
+        var initial = MonitorState(width: 80, height: 24, endpoint: RedactedURL.display(upload.to), directory: start, home: home)
         initial.uploadsOutliveMonitor = useAgent
-        let final = await loop.run(initial)
+        let final = await program.run(initial)
         await backend.finish(final)
         if useAgent, final.queue.activeCount > 0 {
             print("\(final.queue.activeCount) upload(s) continue in the background. Follow them with `uploadmon status`, or open the monitor again.")
         }
         return final
     }
+}
+
+/// Curses is the monitor's real terminal: keys on standard input, the size from the kernel.
+extension NCursesTerminal: MonitorTerminal {
+    public var inputDescriptor: Int32 { STDIN_FILENO }
+    public func measure() -> (width: Int, height: Int)? { Self.windowSize() }
 }

@@ -10,27 +10,25 @@ import UploadJournal
 /// terminal closes or the SSH session drops. On attach the monitor gets the agent's uploads and
 /// what finished while it was away; if the agent goes away, the monitor starts it again and
 /// reattaches from the last event it saw.
-final class AgentBackend: MonitorBackend {
-    typealias MakeRequest = @Sendable (QueueItem) throws(UploadInputError) -> (UploadRequest, Int64?)
-
-    let paths: StatePaths
-    let settings: TransportSettings
-    let makeRequest: MakeRequest
+public final class AgentBackend: MonitorBackend {
+    public let paths: StatePaths
+    public let settings: TransportSettings
+    public let uploads: MonitorUploads
     private let client: NIOLockedValueBox<AgentClient>
     /// The decisions (hold or deliver, the cursor, reconnect); everything below carries out
     /// the actions, under this lock so that what it posts keeps the order it was decided in.
     private let subscription: NIOLockedValueBox<AgentSubscription>
     private let context = NIOLockedValueBox<(post: @Sendable (MonitorEvent) -> Void, now: @Sendable () -> EventTime)?>(nil)
 
-    init(client: AgentClient, paths: StatePaths, settings: TransportSettings, makeRequest: @escaping MakeRequest) {
+    public init(client: AgentClient, paths: StatePaths, settings: TransportSettings, uploads: MonitorUploads) {
         self.client = NIOLockedValueBox(client)
         self.paths = paths
         self.settings = settings
-        self.makeRequest = makeRequest
+        self.uploads = uploads
         subscription = NIOLockedValueBox(AgentSubscription(cursor: MonitorCursor.read(paths)))
     }
 
-    func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
+    public func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
         context.withLockedValue { $0 = (post, now) }
         attach(client.withLockedValue({ $0 }))
     }
@@ -73,7 +71,7 @@ final class AgentBackend: MonitorBackend {
         }
     }
 
-    static func summaries(_ jobs: [JobSnapshot]) -> [JobSummary] {
+    public static func summaries(_ jobs: [JobSnapshot]) -> [JobSummary] {
         jobs.map { job in
             JobSummary(
                 id: job.id, title: JobsTable.describe(job), every: DurationText.format(job.intervalSeconds),
@@ -99,11 +97,11 @@ final class AgentBackend: MonitorBackend {
         thread.start()
     }
 
-    func enqueue(_ items: [QueueItem]) {
+    public func enqueue(_ items: [QueueItem]) {
         var accepted: [EnqueueItem] = []
         for item in items {
             do throws(UploadInputError) {
-                let (request, _) = try makeRequest(item)
+                let (request, _) = try uploads.request(for: item)
                 accepted.append(EnqueueItem(request: request, settings: settings, origin: "monitor"))
             } catch {
                 post(.enqueueRefused(name: item.uploadName, reason: error.description, now()))
@@ -127,8 +125,8 @@ final class AgentBackend: MonitorBackend {
         }
     }
 
-    func cancel(_ id: UploadID) { send(.cancel(id: id), doing: "cancel \(id)") }
-    func retry(_ id: UploadID) { send(.retry(id: id), doing: "retry \(id)") }
+    public func cancel(_ id: UploadID) { send(.cancel(id: id), doing: "cancel \(id)") }
+    public func retry(_ id: UploadID) { send(.retry(id: id), doing: "retry \(id)") }
 
     private func send(_ request: AgentRequest, doing what: String) {
         let agent = client.withLockedValue({ $0 })
@@ -142,14 +140,14 @@ final class AgentBackend: MonitorBackend {
         }
     }
 
-    func finish(_ state: MonitorState) async {
+    public func finish(_ state: MonitorState) async {
         if let last = subscription.withLockedValue({ $0.close() }) { MonitorCursor.write(last, paths) }
         client.withLockedValue({ $0 }).close()
     }
 
 
     /// The agent's uploads and what finished while no monitor watched, for the monitor.
-    static func reattachment(_ snapshot: AgentSnapshot, at now: Date) -> Reattachment {
+    public static func reattachment(_ snapshot: AgentSnapshot, at now: Date) -> Reattachment {
         let away = snapshot.missed.compactMap { entry -> UploadID? in
             if case .finished(let id, _) = entry.event { id } else { nil }
         }

@@ -2,50 +2,83 @@ import Dispatch
 import Foundation
 import Glibc
 import Monitor
-import NCursesTerminal
 import TerminalCanvas
-import UploadClient
 import UploadCore
+
+/// What the monitor's loop needs of a terminal. The real one is curses (`NCursesTerminal`,
+/// wired in the executable); tests drive the whole loop with a fake that records frames.
+/// Used from the loop's thread only, like curses.
+public protocol MonitorTerminal: AnyObject {
+    var width: Int { get }
+    var height: Int { get }
+    /// Whether the terminal draws colours (false under NO_COLOR or on a monochrome terminal).
+    var colors: Bool { get }
+    /// Readable when a key waits (standard input for a real terminal); a hang-up ends the loop.
+    var inputDescriptor: Int32 { get }
+    /// Every key waiting, without blocking.
+    func pendingKeys() -> [Key]
+    func draw(_ canvas: Canvas)
+    /// Bytes straight to the terminal between frames (bell, notification escapes).
+    func emit(_ bytes: [UInt8])
+    /// The size after a SIGWINCH, or nil if it cannot be read.
+    func measure() -> (width: Int, height: Int)?
+    func resize(width: Int, height: Int)
+    /// Gives the terminal back as it was; safe to call more than once.
+    func close()
+}
 
 /// The monitor's one run loop: it owns the terminal and the state on a thread of its own,
 /// sleeps in `poll` on the keyboard and the inbox, feeds every input through the reducer,
 /// performs the effects, and draws and ticks as `FramePacer` decides (at most 30 frames a
 /// second, only when something changed).
-final class MonitorRunLoop: @unchecked Sendable {
-    struct Settings {
-        var notify: NotifyMode
-        var colors: Bool
-        var environment: [String: String]
+public final class MonitorProgram: @unchecked Sendable {
+    public struct Settings: Sendable {
+        public var notify: NotifyMode
+        public var colors: Bool
+        public var glyphs: Glyphs
+        public var environment: [String: String]
+
+        public init(notify: NotifyMode, colors: Bool, glyphs: Glyphs, environment: [String: String]) {
+            self.notify = notify
+            self.colors = colors
+            self.glyphs = glyphs
+            self.environment = environment
+        }
     }
 
-    private let inbox = Inbox()
+    /// Where other threads post events and signals for the loop.
+    public let inbox = Inbox()
     private let backend: any MonitorBackend
     private let settings: Settings
+    private let makeTerminal: @Sendable (_ wantColors: Bool) -> any MonitorTerminal
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
-    private var signalSources: [any DispatchSourceSignal] = []
 
-    init(backend: any MonitorBackend, settings: Settings) {
+    /// `makeTerminal` is called on the loop's thread, which is the only one that touches it.
+    public init(backend: any MonitorBackend, settings: Settings, makeTerminal: @escaping @Sendable (_ wantColors: Bool) -> any MonitorTerminal) {
         self.backend = backend
         self.settings = settings
+        self.makeTerminal = makeTerminal
         start = clock.now
     }
 
-    /// Runs the monitor until the user quits or a terminating signal arrives, and returns the
-    /// final state. The terminal is restored before this returns, whatever happened.
-    func run(_ initial: MonitorState) async -> MonitorState {
-        installSignalHandlers()
+    /// Runs the monitor until the user quits, the terminal hangs up or a terminating signal
+    /// arrives, and returns the final state. The terminal is closed before this returns,
+    /// whatever happened. With `handlingSignals`, SIGWINCH, SIGTERM, SIGHUP and SIGINT of the
+    /// process go to the loop while it runs.
+    public func run(_ initial: MonitorState, handlingSignals: Bool = true) async -> MonitorState {
+        let sources = handlingSignals ? installSignalHandlers() : []
         backend.start(post: { [inbox] in inbox.post(.event($0)) }, now: { self.now() })
         let final = await withCheckedContinuation { (continuation: CheckedContinuation<MonitorState, Never>) in
             let thread = Thread { continuation.resume(returning: self.loop(initial)) }
             thread.name = "uploadmon-ui"
             thread.start()
         }
-        for source in signalSources { source.cancel() }
+        for source in sources { source.cancel() }
         return final
     }
 
-    func now() -> EventTime {
+    public func now() -> EventTime {
         var seconds = time(nil)
         var parts = tm()
         localtime_r(&seconds, &parts)
@@ -53,13 +86,13 @@ final class MonitorRunLoop: @unchecked Sendable {
         return EventTime(seconds: elapsed(), clock: clockText)
     }
 
-    /// Seconds since the loop was made; for pacing frames and ticks, where no clock text is needed.
+    /// Seconds since the program was made; for pacing frames and ticks, where no clock text is needed.
     func elapsed() -> Double { start.duration(to: clock.now).seconds }
 
     private func loop(_ initial: MonitorState) -> MonitorState {
-        let terminal = NCursesTerminal(wantColors: settings.colors)
+        let terminal = makeTerminal(settings.colors)
         defer { terminal.close() }
-        let theme = Theme(colors: terminal.colors, glyphs: Self.speaksUTF8() ? .unicode : .ascii)
+        let theme = Theme(colors: terminal.colors, glyphs: settings.glyphs)
         var state = initial
         state.width = terminal.width
         state.height = terminal.height
@@ -76,7 +109,10 @@ final class MonitorRunLoop: @unchecked Sendable {
             let t = elapsed()
             if pacer.drawNow(at: t) { terminal.draw(MonitorView.render(state, theme: theme)) }
             let timeout = pacer.sleep(at: t, uploadsActive: state.queue.activeCount > 0) ?? -1
-            var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: terminal.inputDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, 2, timeout < 0 ? -1 : Int32((timeout * 1000).rounded(.up)))
             if ready < 0 && errno != EINTR { break }
             if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
@@ -90,7 +126,7 @@ final class MonitorRunLoop: @unchecked Sendable {
                 case .event(let event):
                     apply(event)
                 case .signal(SIGWINCH):
-                    if let size = NCursesTerminal.windowSize() {
+                    if let size = terminal.measure() {
                         terminal.resize(width: size.width, height: size.height)
                         apply(.resize(width: terminal.width, height: terminal.height))
                     }
@@ -105,7 +141,7 @@ final class MonitorRunLoop: @unchecked Sendable {
         return state
     }
 
-    private func perform(_ effect: MonitorEffect, terminal: NCursesTerminal) {
+    private func perform(_ effect: MonitorEffect, terminal: any MonitorTerminal) {
         switch effect {
         case .loadDirectory(let path, let select):
             DispatchQueue.global().async { [inbox] in
@@ -126,17 +162,18 @@ final class MonitorRunLoop: @unchecked Sendable {
 
     /// SIGWINCH for resizes; SIGTERM and SIGHUP end the monitor cleanly; SIGINT (from `kill`,
     /// since raw mode turns Ctrl-C into a key) counts as Ctrl-C.
-    private func installSignalHandlers() {
-        for number in [SIGWINCH, SIGTERM, SIGHUP, SIGINT] {
+    private func installSignalHandlers() -> [any DispatchSourceSignal] {
+        [SIGWINCH, SIGTERM, SIGHUP, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [inbox] in inbox.post(.signal(number)) }
             source.resume()
-            signalSources.append(source)
+            return source
         }
     }
 
-    static func speaksUTF8() -> Bool {
+    /// Whether the locale's character set is UTF-8 (else the screen keeps to ASCII glyphs).
+    public static func speaksUTF8() -> Bool {
         setlocale(LC_ALL, "")
         return String(cString: nl_langinfo(nl_item(CODESET))).uppercased().replacing("-", with: "") == "UTF8"
     }

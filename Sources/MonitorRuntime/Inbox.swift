@@ -3,19 +3,19 @@ import Monitor
 import NIOConcurrencyHelpers
 
 /// What reaches the monitor's run loop from other threads: events for the reducer, and signals.
-enum LoopInput: Sendable {
+public enum LoopInput: Sendable {
     case event(MonitorEvent)
     case signal(Int32)
 }
 
 /// A locked list of inputs plus a self-pipe, so the run loop can sleep in `poll` on the
 /// terminal and this at once, and uses no CPU while nothing happens.
-final class Inbox: Sendable {
+public final class Inbox: Sendable {
     private let items = NIOLockedValueBox<[LoopInput]>([])
-    let readFD: Int32
+    public let readFD: Int32
     private let writeFD: Int32
 
-    init() {
+    public init() {
         var fds: [Int32] = [0, 0]
         precondition(pipe(&fds) == 0, "cannot create the run loop's wake pipe")
         for fd in fds {
@@ -31,14 +31,14 @@ final class Inbox: Sendable {
         Glibc.close(writeFD)
     }
 
-    func post(_ input: LoopInput) {
+    public func post(_ input: LoopInput) {
         items.withLockedValue { $0.append(input) }
         var byte: UInt8 = 1
         _ = write(writeFD, &byte, 1)
     }
 
     /// Everything posted so far, in order; empties the pipe too.
-    func take() -> [LoopInput] {
+    public func take() -> [LoopInput] {
         var buffer = [UInt8](repeating: 0, count: 256)
         while read(readFD, &buffer, buffer.count) > 0 {}
         return items.withLockedValue { items in

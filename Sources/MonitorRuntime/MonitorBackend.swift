@@ -1,0 +1,89 @@
+import Foundation
+import Monitor
+import NIOConcurrencyHelpers
+import UploadClient
+import UploadCore
+
+/// Where the monitor's uploads run: in this process (`--no-agent`, the demo) or in the
+/// background agent. The run loop only posts effects to it and receives events from it.
+public protocol MonitorBackend: Sendable {
+    /// Begins delivering upload events to `post`, stamped by `now`.
+    func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime)
+    func enqueue(_ items: [QueueItem])
+    func cancel(_ id: UploadID)
+    func retry(_ id: UploadID)
+    /// Called once after the monitor closed, with its last state.
+    func finish(_ state: MonitorState) async
+}
+
+/// Uploads in this process: they end with the monitor (quitting asks first).
+public final class LocalBackend: MonitorBackend {
+    public let queue: UploadQueue
+    public let transport: HTTPUploadTransport
+    public let uploads: MonitorUploads
+    private let context = NIOLockedValueBox<(post: @Sendable (MonitorEvent) -> Void, now: @Sendable () -> EventTime)?>(nil)
+
+    public init(queue: UploadQueue, transport: HTTPUploadTransport, uploads: MonitorUploads) {
+        self.queue = queue
+        self.transport = transport
+        self.uploads = uploads
+    }
+
+    public func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
+        context.withLockedValue { $0 = (post, now) }
+        Task { [queue] in
+            for await event in queue.events { post(.upload(event, now())) }
+        }
+    }
+
+    public func enqueue(_ items: [QueueItem]) {
+        guard let (post, now) = context.withLockedValue({ $0 }) else { return }
+        Task { [queue, uploads] in
+            for item in items {
+                do throws(UploadInputError) {
+                    let (request, size) = try uploads.request(for: item)
+                    await queue.enqueue(request, totalBytes: size)
+                } catch {
+                    post(.enqueueRefused(name: item.uploadName, reason: error.description, now()))
+                }
+            }
+        }
+    }
+
+    public func cancel(_ id: UploadID) { Task { [queue] in await queue.cancel(id) } }
+    public func retry(_ id: UploadID) { Task { [queue] in await queue.retry(id) } }
+
+    public func finish(_ state: MonitorState) async {
+        for id in state.queue.rows where state.queue.state(id)?.outcome == nil {
+            await queue.cancel(id)
+        }
+        try? await transport.shutdown()
+    }
+}
+
+/// What every upload the monitor queues shares (endpoint, form field, extra fields and
+/// headers); a picked file becomes a request, refused before it is queued if it cannot be sent.
+public struct MonitorUploads: Sendable {
+    public var url: String
+    public var field: String
+    public var formFields: [FormField]
+    public var headers: [RequestHeader]
+    public var allowAnyFile: Bool
+
+    public init(url: String, field: String, formFields: [FormField], headers: [RequestHeader], allowAnyFile: Bool) {
+        self.url = url
+        self.field = field
+        self.formFields = formFields
+        self.headers = headers
+        self.allowAnyFile = allowAnyFile
+    }
+
+    /// The request for `item` and its file's size, or why it cannot be sent.
+    public func request(for item: QueueItem) throws(UploadInputError) -> (UploadRequest, Int64?) {
+        let request = UploadRequest(
+            source: .file(path: item.path), url: url, field: field, uploadName: item.uploadName,
+            formFields: formFields, headers: headers, allowAnyFile: allowAnyFile
+        )
+        return (request, try UploadPreflight.check(request))
+    }
+}

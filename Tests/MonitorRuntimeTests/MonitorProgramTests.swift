@@ -1,0 +1,186 @@
+import Foundation
+import Glibc
+import Monitor
+import MonitorRuntime
+import NIOConcurrencyHelpers
+import TerminalCanvas
+import Testing
+import UploadClient
+import UploadCore
+import UploadTesting
+
+/// Uploads that go nowhere: the test sees what the monitor asked for and answers with events.
+final class FakeBackend: MonitorBackend {
+    private let state = NIOLockedValueBox<(post: (@Sendable (MonitorEvent) -> Void)?, enqueued: [QueueItem], cancelled: [UploadID], finished: Bool)>((nil, [], [], false))
+    private let onEnqueue: @Sendable (FakeBackend, [QueueItem]) -> Void
+
+    init(onEnqueue: @escaping @Sendable (FakeBackend, [QueueItem]) -> Void = { _, _ in }) {
+        self.onEnqueue = onEnqueue
+    }
+
+    var enqueued: [QueueItem] { state.withLockedValue { $0.enqueued } }
+    var cancelled: [UploadID] { state.withLockedValue { $0.cancelled } }
+
+    func send(_ event: UploadEvent) {
+        state.withLockedValue { $0.post }?(.upload(event, EventTime(seconds: 0, clock: "12:00:00")))
+    }
+
+    func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
+        state.withLockedValue { $0.post = post }
+    }
+    func enqueue(_ items: [QueueItem]) {
+        state.withLockedValue { $0.enqueued += items }
+        onEnqueue(self, items)
+    }
+    func cancel(_ id: UploadID) { state.withLockedValue { $0.cancelled.append(id) } }
+    func retry(_ id: UploadID) {}
+    func finish(_ state: MonitorState) async {}
+}
+
+/// The whole monitor (run loop, reducer, views, effects) on a terminal made of buffers: what a
+/// person does with keys and what the screen shows, without curses or a tty.
+@Suite(.timeLimit(.minutes(2))) struct MonitorProgramTests {
+    let directory: String
+
+    init() throws {
+        directory = TestFiles.makeTemporaryDirectory("monitor-program")
+        _ = try TestFiles.writeImage(at: directory + "/a.png", size: 3_000)
+        _ = try TestFiles.writeImage(at: directory + "/b.png", size: 5_000)
+    }
+
+    func program(_ backend: any MonitorBackend, _ terminal: FakeTerminal, notify: NotifyMode = .bell) -> MonitorProgram {
+        let settings = MonitorProgram.Settings(notify: notify, colors: false, glyphs: .unicode, environment: [:])
+        return MonitorProgram(backend: backend, settings: settings) { _ in terminal }
+    }
+
+    func initial(endpoint: String = "http://127.0.0.1:1/photo") -> MonitorState {
+        MonitorState(width: 80, height: 24, endpoint: endpoint, directory: directory, home: directory)
+    }
+
+    static func answer(_ id: UploadID, name: String) -> [UploadEvent] {
+        let body = #"{"filename": "\#(name)"}"#
+        return [
+            .queued(id, name: name, totalBytes: 100),
+            .started(id, attempt: 1, url: "http://127.0.0.1:1/photo", totalBytes: 100),
+            .progress(id, bytesSent: 100, totalBytesSent: 100, totalBytesExpected: 100),
+            .response(id, UploadResponse(status: 200, reason: "OK", headers: [("Content-Type", "application/json")], body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count))),
+            .finished(id, .answered(status: 200)),
+        ]
+    }
+
+    @Test func markingEverythingAndQueueingSendsBothImagesAndShowsTheAnswers() async throws {
+        let terminal = FakeTerminal(width: 100, height: 30)
+        let backend = FakeBackend { backend, items in
+            for (i, item) in items.enumerated() {
+                for event in Self.answer(UploadID(i + 1), name: item.uploadName) { backend.send(event) }
+            }
+        }
+        let program = program(backend, terminal)
+        let run = Task { await program.run(initial(), handlingSignals: false) }
+
+        let listed = await terminal.frame { FakeTerminal.text($0).contains("a.png") && FakeTerminal.text($0).contains("b.png") }
+        #expect(listed.match != nil, "the browser never listed the folder:\n\(listed.last)")
+        terminal.type(.character("*"), .character("u"))
+        let answered = await terminal.frame { FakeTerminal.text($0).contains("filename") }
+        #expect(answered.match != nil, "no answer was shown:\n\(answered.last)")
+        #expect(backend.enqueued.map { $0.path }.sorted() == [directory + "/a.png", directory + "/b.png"])
+        #expect(terminal.emitted.contains(0x07), "the terminal was not told an upload finished")
+
+        terminal.type(.character("q"))
+        let final = await run.value
+        #expect(final.hasQuit)
+        #expect(terminal.closed)
+        let outcomes: [UploadOutcome] = final.queue.rows.compactMap { final.queue.state($0)?.outcome }
+        #expect(outcomes == [.answered(status: 200), .answered(status: 200)])
+    }
+
+    @Test func quittingWhileUploadsRunAsksFirstAndNoKeepsTheMonitorOpen() async throws {
+        let terminal = FakeTerminal(width: 100, height: 30)
+        let backend = FakeBackend { backend, _ in
+            backend.send(.queued(UploadID(1), name: "a.png", totalBytes: 3_000))
+            backend.send(.started(UploadID(1), attempt: 1, url: "http://127.0.0.1:1/photo", totalBytes: 3_000))
+        }
+        let program = program(backend, terminal)
+        let run = Task { await program.run(initial(), handlingSignals: false) }
+        _ = await terminal.frame { FakeTerminal.text($0).contains("a.png") }
+        terminal.type(.character("u"))
+        #expect(await terminal.frame { _ in backend.enqueued.count == 1 }.match != nil)
+
+        terminal.type(.character("q"))
+        let asked = await terminal.frame { FakeTerminal.text($0).contains("Quit and cancel it?") }
+        #expect(asked.match != nil, "quitting with an upload running did not ask:\n\(asked.last)")
+        let before = terminal.frameCount
+        terminal.type(.character("n"))
+        let kept = await terminal.frame(after: before) { frame in !FakeTerminal.text(frame).contains("Quit and cancel") }
+        #expect(kept.match?.contains("a.png") == true, "answering no did not close the question:\n\(kept.last)")
+
+        // A terminating signal ends it at once, asked or not.
+        program.inbox.post(.signal(SIGTERM))
+        let final = await run.value
+        #expect(final.hasQuit)
+        #expect(final.queue.activeCount == 1)
+        #expect(terminal.closed)
+    }
+
+    @Test func aResizeRedrawsTheWholeScreenAtTheNewSize() async throws {
+        let terminal = FakeTerminal(width: 80, height: 24)
+        let program = program(FakeBackend(), terminal)
+        let run = Task { await program.run(initial(), handlingSignals: false) }
+        _ = await terminal.frame { FakeTerminal.text($0).contains("a.png") }
+        terminal.willMeasure(width: 132, height: 40)
+        program.inbox.post(.signal(SIGWINCH))
+        let resized = await terminal.frame { $0.width == 132 && $0.height == 40 }
+        #expect(resized.match?.contains("a.png") == true, "\(resized.last)")
+        terminal.type(.control("c"))
+        let final = await run.value
+        #expect(final.width == 132 && final.height == 40)
+    }
+
+    @Test func aTerminalThatHangsUpEndsTheMonitorAndIsGivenBack() async throws {
+        let terminal = FakeTerminal()
+        let program = program(FakeBackend(), terminal)
+        let run = Task { await program.run(initial(), handlingSignals: false) }
+        _ = await terminal.frame { FakeTerminal.text($0).contains("a.png") }
+        terminal.hangUp()
+        let final = await run.value
+        #expect(final.hasQuit)
+        #expect(terminal.closed)
+    }
+
+    @Test func theRealQueueSendsThePickedImageToAReceiverAndTheScreenShowsItsAnswer() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let transport = try HTTPUploadTransport()
+        let queue = UploadQueue(transport: transport, concurrency: 2, retryPolicy: RetryPolicy())
+        let uploads = MonitorUploads(url: receiver.url, field: "photo", formFields: [], headers: [], allowAnyFile: false)
+        let backend = LocalBackend(queue: queue, transport: transport, uploads: uploads)
+        let terminal = FakeTerminal(width: 120, height: 34)
+        let program = program(backend, terminal)
+        let run = Task { await program.run(initial(endpoint: receiver.url), handlingSignals: false) }
+
+        _ = await terminal.frame { FakeTerminal.text($0).contains("b.png") }
+        terminal.type(.down)
+        let onB = await terminal.frame { FakeTerminal.text($0).contains("b.png") }
+        #expect(onB.match != nil)
+        terminal.type(.character("*"), .character("u"))
+        let answered = await terminal.frame { frame in
+            let text = FakeTerminal.text(frame)
+            return text.contains(#""filename": "a.png""#) || text.contains(#""filename": "b.png""#)
+        }
+        #expect(answered.match != nil, "no answer from the receiver was shown:\n\(answered.last)")
+        let both = await terminal.frame { frame in
+            let text = FakeTerminal.text(frame)
+            return text.components(separatedBy: "200").count >= 3
+        }
+        #expect(both.match != nil, "both uploads did not finish with 200:\n\(both.last)")
+        terminal.type(.character("q"))
+        let final = await run.value
+        await backend.finish(final)
+        await receiver.stop()
+
+        let outcomes: [UploadOutcome] = final.queue.rows.compactMap { final.queue.state($0)?.outcome }
+        #expect(outcomes == [.answered(status: 200), .answered(status: 200)])
+        #expect(receiver.storedNames() == ["a.png", "b.png"])
+        #expect(TestFiles.sameContents(directory + "/a.png", receiver.directory + "/a.png"))
+        #expect(TestFiles.sameContents(directory + "/b.png", receiver.directory + "/b.png"))
+    }
+}
