@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
-import Logging
 import Monitor
 import Receiver
-import ServiceLifecycle
 import UploadClient
 import UploadCore
 import UploadReports
@@ -58,7 +55,9 @@ struct DemoCommand: AsyncParsableCommand {
         Console().write("Preparing sample images in \(samples)…\n")
         let files = try DemoSamples.write(into: samples, bigBytes: bigMB * 1_000_000)
 
-        let receiver = try await DemoReceiver.start(storingIn: received)
+        // The demo's receiver: `serve --images-only` on a free loopback port, silent.
+        let receiver = try await RunningReceiver.start(ReceiverConfiguration(
+            host: "127.0.0.1", port: 0, directory: received, imagesOnly: true, limits: .init(shutdownGrace: .seconds(1))))
         let url = receiver.url
         var options = try UploadOptions.parse(["--to", url, "--limit-rate", "\(rateMB)MB", "--concurrency", "2"])
         // The client would refuse notes.jpg itself; let it through so the receiver's 415 shows.
@@ -89,34 +88,6 @@ struct DemoCommand: AsyncParsableCommand {
         let ok = result.tracker.states.values.filter { $0.outcome?.isSuccess == true }.count
         Console().write("\nThe receiver stored \(ok) files in \(received).\n")
         if let signal = result.interruption { throw SendExit.interrupted(by: signal) }
-    }
-}
-
-/// The demo's receiver: `serve --images-only` on a free loopback port, silent, stopped gracefully.
-struct DemoReceiver {
-    let url: String
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
-
-    static func start(storingIn directory: String) async throws -> DemoReceiver {
-        let ready = AsyncStream<Int>.makeStream()
-        let configuration = ReceiverConfiguration(
-            host: "127.0.0.1", port: 0, directory: directory, imagesOnly: true, limits: .init(shutdownGrace: .seconds(1))
-        )
-        let app = try ReceiverServer.makeService(configuration, logLevel: .critical, log: { _ in }, onRunning: { port in
-            ready.continuation.yield(port)
-            ready.continuation.finish()
-        })
-        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "uploadmon.demo")))
-        let task = Task { try await group.run() }
-        var iterator = ready.stream.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw ValidationError("the demo receiver did not start") }
-        return DemoReceiver(url: "http://127.0.0.1:\(port)/photo", group: group, task: task)
-    }
-
-    func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = await task.result
     }
 }
 
