@@ -8,8 +8,9 @@ public struct AgentConfiguration: Sendable {
     public var paths: StatePaths
     /// Exit after this many seconds with no uploads and no clients; 0 never exits by itself.
     public var idleExitSeconds: Double
-    /// How many uploads run at once, over all clients.
-    public var concurrency: Int
+    /// Concurrency and the total rate at start (`uploadmon agent config`; changed later by
+    /// `configure` requests).
+    public var settings: AgentSettings
     /// How many recent uploads a subscriber's snapshot carries.
     public var snapshotLimit: Int
     /// How often a running upload's progress is written to the journal, at most.
@@ -21,13 +22,13 @@ public struct AgentConfiguration: Sendable {
     public var maintenance: (every: Double, keep: MaintenanceSpec)
 
     public init(
-        paths: StatePaths, idleExitSeconds: Double = 600, concurrency: Int = 2,
+        paths: StatePaths, idleExitSeconds: Double = 600, settings: AgentSettings = AgentSettings(),
         snapshotLimit: Int = 1000, checkpointInterval: Double = 1, progressInterval: Double = 0.1,
         maintenance: (every: Double, keep: MaintenanceSpec) = (86400, MaintenanceSpec())
     ) {
         self.paths = paths
         self.idleExitSeconds = idleExitSeconds
-        self.concurrency = concurrency
+        self.settings = settings
         self.snapshotLimit = snapshotLimit
         self.checkpointInterval = checkpointInterval
         self.progressInterval = progressInterval
@@ -45,6 +46,11 @@ public actor Agent {
     public let journal: Journal
     let queue: UploadQueue
     private let defaultTransport: HTTPUploadTransport
+    /// The total rate all uploads share; its value follows the settings' schedule.
+    let sharedLimit = SharedRateLimit()
+    /// The settings in force.
+    private(set) var settings: AgentSettings
+    private var rateSchedule: Task<Void, Never>?
     private var transports: [TransportSettings: HTTPUploadTransport] = [:]
     private var clients: [Int: LineConnection] = [:]
     private var subscribers: Set<Int> = []
@@ -83,8 +89,9 @@ public actor Agent {
         self.configuration = configuration
         self.journal = journal
         self.log = log
-        defaultTransport = try HTTPUploadTransport(settings: TransportSettings())
-        queue = UploadQueue(transport: defaultTransport, concurrency: configuration.concurrency)
+        settings = configuration.settings
+        defaultTransport = try HTTPUploadTransport(settings: TransportSettings(), sharedLimit: sharedLimit)
+        queue = UploadQueue(transport: defaultTransport, concurrency: configuration.settings.concurrency)
     }
 
     /// Recovers unfinished uploads from the journal, queues them again and starts processing
@@ -98,6 +105,7 @@ public actor Agent {
                 await self?.process(event)
             }
         }
+        await apply(settings)
         for upload in pending {
             await startUpload(upload)
         }
@@ -124,9 +132,43 @@ public actor Agent {
         key.retries = 0
         if key == TransportSettings() { return defaultTransport }
         if let existing = transports[key] { return existing }
-        let made = try HTTPUploadTransport(settings: key)
+        let made = try HTTPUploadTransport(settings: key, sharedLimit: sharedLimit)
         transports[key] = made
         return made
+    }
+
+    // MARK: Settings
+
+    /// Puts `new` in force at once: the queue's concurrency (uploads already sending go on),
+    /// and the total rate, which a task keeps following through the day's window.
+    func apply(_ new: AgentSettings) async {
+        settings = new
+        await queue.setConcurrency(new.concurrency)
+        rateSchedule?.cancel()
+        sharedLimit.set(bytesPerSecond: new.rate(at: Date()))
+        guard new.limitWindow != nil else { return }
+        rateSchedule = Task { [sharedLimit, log] in
+            var wasLimited = sharedLimit.bytesPerSecond != nil
+            while !Task.isCancelled {
+                let now = Date()
+                let rate = new.rate(at: now)
+                sharedLimit.set(bytesPerSecond: rate)
+                if (rate != nil) != wasLimited {
+                    wasLimited = rate != nil
+                    log(new.nowText(at: now) ?? "rate limit changed")
+                }
+                // Wake at the next boundary, and at least once a minute, so a clock that jumps
+                // (a suspended laptop, a time-zone change) is followed within a minute.
+                let wait = min(max((new.nextChange(after: now) ?? now.addingTimeInterval(60)).timeIntervalSince(now), 0.05), 60)
+                try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+            }
+        }
+    }
+
+    func configure(_ new: AgentSettings) async -> AgentReply {
+        await apply(new)
+        log("settings: \(new.summary)" + (new.nowText(at: Date()).map { "; \($0)" } ?? ""))
+        return .configured(new)
     }
 
     // MARK: Events
@@ -247,6 +289,8 @@ public actor Agent {
             reply = removeJob(id)
         case .maintenance(let every, let keep):
             reply = configureMaintenance(every: every, keep: keep)
+        case .configure(let settings):
+            reply = await configure(settings)
         }
         connection.send(AgentCoding.encode(AgentMessage.reply(id: envelope.id, reply: reply)))
     }
@@ -265,7 +309,7 @@ public actor Agent {
             pid: getpid(), version: UploadmonVersion.current, startedAt: startedAt, journal: journal.path,
             socket: configuration.paths.socket, clients: clients.count,
             running: unfinished.count { $0.state == .sending }, queued: unfinished.count { $0.state != .sending },
-            idleExitSeconds: configuration.idleExitSeconds)
+            idleExitSeconds: configuration.idleExitSeconds, settings: settings)
     }
 
     // MARK: Lifetime
@@ -306,6 +350,7 @@ public actor Agent {
     /// are and continue when the agent next starts.
     public func shutdown() async {
         stopping = true
+        rateSchedule?.cancel()
         scheduler?.cancel()
         schedulerSleeper?.cancel()
         await scheduler?.value

@@ -8,7 +8,7 @@ import UploadJournal
 public enum AgentProtocol {
     /// Bumped whenever a message changes shape; a client and an agent of different versions
     /// refuse each other with a message that says what to do.
-    public static let version = 3
+    public static let version = 4
     /// The longest line either side accepts (an enqueue of many files is the largest).
     public static let maxLineBytes = 64 << 20
 }
@@ -43,6 +43,8 @@ public enum AgentRequest: Codable, Sendable {
     case removeJob(id: Int64)
     /// Change how often maintenance runs and how much history it keeps.
     case maintenance(everySeconds: Double?, keepSeconds: Double?)
+    /// Put these settings in force at once (`uploadmon agent config` stored them already).
+    case configure(AgentSettings)
 }
 
 /// One file to upload, as a client hands it to the agent. `path` is absolute.
@@ -84,6 +86,7 @@ public enum AgentReply: Codable, Sendable {
     case status(AgentStatus)
     case job(JobSnapshot, created: Bool)
     case jobs([JobSnapshot])
+    case configured(AgentSettings)
 }
 
 /// Where things stand when a client subscribes.
@@ -119,4 +122,6 @@ public struct AgentStatus: Codable, Sendable {
     public var running: Int
     public var queued: Int
     public var idleExitSeconds: Double
+    /// The settings in force.
+    public var settings: AgentSettings
 }

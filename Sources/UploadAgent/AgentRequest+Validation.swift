@@ -16,6 +16,8 @@ extension AgentRequest {
                 if let keep { _ = try DurationRule.history.check(keep, option: "keepSeconds") }
             case .enqueue(let items):
                 for item in items { try item.settings.validate() }
+            case .configure(let settings):
+                if let refusal = settings.refusal { throw RangeError(message: refusal) }
             case .hello, .subscribe, .cancel, .retry, .status, .stop, .jobs, .runJob, .removeJob:
                 break
             }

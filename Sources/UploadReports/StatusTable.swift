@@ -13,6 +13,12 @@ public enum StatusTable {
         return "Agent: running (pid \(agent.pid)), \(agent.running) sending, \(agent.queued) waiting, \(agent.clients - 1) other client(s) attached."
     }
 
+    /// The agent's settings: those in force when it runs, else those its next start reads.
+    public static func settingsLine(_ settings: AgentSettings, running: Bool, now: Date, calendar: Calendar = .current) -> String {
+        "Settings: \(settings.summary)" + (settings.nowText(at: now, calendar: calendar).map { "; \($0)" } ?? "")
+            + (running ? "." : " (at its next start).")
+    }
+
     public static func render(_ uploads: [UploadRecord], now: Date) -> String {
         let header = ["ID", "STATE", "NAME", "PROGRESS", "ANSWER", "QUEUED"]
         var rows = [header]

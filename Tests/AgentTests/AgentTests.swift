@@ -19,7 +19,7 @@ struct RunningAgent {
         let paths = StatePaths(stateDirectory: root + "/state", runtimeDirectory: root + "/run")
         try paths.prepare()
         let journal = try Journal(path: paths.journal)
-        let agent = try Agent(configuration: AgentConfiguration(paths: paths, idleExitSeconds: 0, concurrency: concurrency), journal: journal)
+        let agent = try Agent(configuration: AgentConfiguration(paths: paths, idleExitSeconds: 0, settings: AgentSettings(concurrency: concurrency)), journal: journal)
         try await agent.start()
         let server = try AgentServer(agent: agent, path: paths.socket)
         server.start()
@@ -264,5 +264,44 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         #expect(client.agentPID == getpid())
         client.close()
         await running.stop()
+    }
+
+    /// `agent config` reaches a running agent: the new concurrency starts waiting uploads at
+    /// once, the total rate holds every upload together, status reports both, bad ones are refused.
+    @Test func newSettingsTakeEffectAtOnceInTheRunningAgent() async throws {
+        let root = TestFiles.makeTemporaryDirectory("agent-config")
+        let receiver = try await ReceiverHarness.start()
+        let running = try await RunningAgent.start(root: root, concurrency: 1)
+        let client = try await running.connect("test")
+        defer { client.close() }
+
+        let settings = AgentSettings(concurrency: 3, rateLimit: 100_000)
+        let reply = try await offPool { try client.request(.configure(settings)) }
+        guard case .configured(let applied) = reply else { Issue.record("not configured: \(reply)"); return }
+        #expect(applied == settings)
+        guard case .status(let status) = try await offPool({ try client.request(.status) }) else { Issue.record("no status"); return }
+        #expect(status.settings == settings)
+
+        // Two files of 100 kB at 100 kB/s for both together: about 2 s however fast the
+        // machine (a lower bound, which load cannot break); alone, each would take 1 s.
+        let a = try TestFiles.writeImage(at: root + "/a.png", size: 100_000)
+        let b = try TestFiles.writeImage(at: root + "/b.png", size: 100_000)
+        let began = ContinuousClock.now
+        let ids = try await enqueue(client, [a, b], url: receiver.url)
+        try await running.waitFinished(ids)
+        let took = began.duration(to: .now)
+        #expect(took >= .milliseconds(1800), "two uploads under one 100 kB/s limit took \(took)")
+        let records = try ids.compactMap { try running.journal.snapshot($0) }
+        #expect(records.allSatisfy { $0.outcome == .answered(status: 200) })
+        // Both ran at the same time (concurrency 3, not the 1 the agent started with).
+        if let first = records.compactMap(\.finishedAt).min() {
+            #expect(records.allSatisfy { ($0.startedAt ?? .distantFuture) < first }, "\(records.map { ($0.startedAt, $0.finishedAt) })")
+        }
+
+        let refused = try await offPool { try client.request(.configure(AgentSettings(concurrency: 0))) }
+        guard case .error(let message) = refused else { Issue.record("accepted concurrency 0: \(refused)"); return }
+        #expect(message.contains("from 1 to 64"))
+        await running.stop()
+        await receiver.stop()
     }
 }

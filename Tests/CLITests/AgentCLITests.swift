@@ -26,6 +26,61 @@ import UploadTesting
         throw CancellationError()
     }
 
+    @Test func agentConfigIsKeptForEveryStartAndTakenAtOnceByARunningAgent() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let root = receiver.root
+        let env = Self.environment(root)
+        defer { if let pid = Self.agentPID(root) { kill(pid, SIGKILL) } }
+
+        let shown = try await CLIRun.run(["agent", "config"], environment: env)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("2 uploads at once, full speed"))
+        #expect(shown.stdout.contains("No agent is running; these apply when it starts."))
+
+        let set = try await CLIRun.run(["agent", "config", "--concurrency", "4", "--limit-rate", "2MB", "--between", "09:00-18:00"], environment: env)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.stdout.contains("4 uploads at once, at most 2.00 MB/s in total from 09:00 to 18:00 (full speed otherwise)"), "\(set.stdout)")
+        #expect(set.stdout.contains("No agent is running; it starts with these."))
+        let idle = try await CLIRun.run(["status"], environment: env)
+        #expect(idle.stdout.contains("Settings: 4 uploads at once, at most 2.00 MB/s in total from 09:00 to 18:00 (full speed otherwise)"), "\(idle.stdout)")
+        #expect(idle.stdout.contains("(at its next start)."))
+
+        // An agent started on demand reads them.
+        let file = try TestFiles.writeImage(at: root + "/a.png", size: 1000)
+        let queued = try await CLIRun.run(["send", file, "--to", receiver.url, "--background"], environment: env)
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let pid = try #require(Self.agentPID(root))
+        let log = try String(contentsOfFile: root + "/state/uploadmon/agent.log", encoding: .utf8)
+        #expect(log.contains("settings: 4 uploads at once, at most 2.00 MB/s"), "\(log)")
+
+        let allDay = try await CLIRun.run(["agent", "config", "--all-day"], environment: env)
+        #expect(allDay.status == 0, "\(allDay.stderr)")
+        #expect(allDay.stdout.contains("In force in the running agent (pid \(pid)) now."), "\(allDay.stdout)")
+        let running = try await CLIRun.run(["status"], environment: env)
+        #expect(running.stdout.contains("Settings: 4 uploads at once, at most 2.00 MB/s in total."), "\(running.stdout)")
+        let json = try await CLIRun.run(["status", "--json"], environment: env)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let settings = try #require(document["settings"] as? [String: Any])
+        #expect(settings["concurrency"] as? Int == 4)
+        #expect(settings["rateLimit"] as? Int == 2_000_000)
+        #expect(settings["limitWindow"] == nil)
+
+        for (arguments, expected) in [
+            (["--between", "9-18"], "HH:MM-HH:MM"),
+            (["--limit-rate", "none", "--between", "09:00-10:00"], "needs a rate"),
+            (["--concurrency", "0"], "from 1 to 64"),
+            (["--limit-rate", "fast"], "is not a rate"),
+            (["--between", "09:00-10:00", "--all-day"], "contradict"),
+        ] {
+            let refused = try await CLIRun.run(["agent", "config"] + arguments, environment: env)
+            #expect(refused.status != 0 && refused.stderr.contains(expected), "\(arguments): \(refused.stderr)")
+        }
+        let unchanged = try await CLIRun.run(["agent", "config"], environment: env)
+        #expect(unchanged.stdout.contains("The running agent (pid \(pid)) uses these."), "\(unchanged.stdout)")
+        _ = try await CLIRun.run(["agent", "stop"], environment: env)
+        await receiver.stop()
+    }
+
     @Test func killNineMidUploadThenTheNextStartFinishesItExactlyOnce() async throws {
         let receiver = try await ReceiverHarness.start()
         let root = receiver.root

@@ -75,3 +75,35 @@ import UploadTesting
         }
     }
 }
+
+/// The agent's total rate, shared by every upload that holds it.
+@Suite struct SharedRateLimitTests {
+    let t0 = NIODeadline.uptimeNanoseconds(1_000_000_000)
+
+    func seconds(_ amount: TimeAmount?) -> Double? { amount.map { Double($0.nanoseconds) / 1e9 } }
+
+    @Test func writesFromSeveralUploadsQueueBehindEachOtherAtTheRate() {
+        let limit = SharedRateLimit(bytesPerSecond: 1000)
+        #expect(limit.delay(before: 500, now: t0) == nil, "the first write goes at once")
+        #expect(seconds(limit.delay(before: 500, now: t0)) == 0.5, "another upload's write waits for the first")
+        #expect(seconds(limit.delay(before: 100, now: t0 + .milliseconds(200))) == 0.8)
+    }
+
+    @Test func timeNotUsedIsNotSavedUpForABurst() {
+        let limit = SharedRateLimit(bytesPerSecond: 1000)
+        _ = limit.delay(before: 1000, now: t0)
+        #expect(limit.delay(before: 1000, now: t0 + .seconds(10)) == nil)
+        #expect(seconds(limit.delay(before: 1000, now: t0 + .seconds(10))) == 1.0, "after a pause the rate holds again at once")
+    }
+
+    @Test func aNewRateAppliesFromTheNextWriteAndNoneLiftsIt() {
+        let limit = SharedRateLimit(bytesPerSecond: 1000)
+        _ = limit.delay(before: 5000, now: t0)
+        limit.set(bytesPerSecond: 10_000)
+        #expect(limit.delay(before: 5000, now: t0) == nil, "the old rate's backlog is not kept")
+        #expect(seconds(limit.delay(before: 1000, now: t0)) == 0.5)
+        limit.set(bytesPerSecond: nil)
+        #expect(limit.delay(before: 1 << 30, now: t0) == nil)
+        #expect(limit.bytesPerSecond == nil)
+    }
+}

@@ -35,6 +35,18 @@ import UploadCore
         #expect(ended == [.emit(.finished(id1, .answered(status: 200))), .start(id3, attempt: 1, request: request("c"))])
     }
 
+    @Test func aRaisedLimitStartsWaitingUploadsAtOnceALoweredOneLetsRunningOnesFinish() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy())
+        let id4 = UploadID(4)
+        for (id, name) in [(id1, "a"), (id2, "b"), (id3, "c"), (id4, "d")] { _ = machine.enqueue(request(name), totalBytes: 1, id: id) }
+        #expect(starts(machine.setConcurrency(3)) == [id2, id3])
+        #expect(starts(machine.setConcurrency(1)) == [], "nothing running is stopped")
+        let ok = result(.answered(status: 200))
+        #expect(starts(machine.attemptEnded(id1, attempt: 1, result: ok)) == [], "two still run: over the new limit")
+        #expect(starts(machine.attemptEnded(id2, attempt: 1, result: ok)) == [])
+        #expect(starts(machine.attemptEnded(id3, attempt: 1, result: ok)) == [id4])
+    }
+
     /// The race from the queue: cancel reaches the attempt after the transport already has a
     /// transient failure. The attempt still comes back with that failure; no retry follows.
     @Test func aCancelledAttemptThatFailsTransientlyIsNotRetried() {

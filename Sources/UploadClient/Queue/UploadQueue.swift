@@ -84,6 +84,13 @@ public actor UploadQueue {
     }
 
     /// Ends the event stream once everything queued so far has finished.
+    /// How many uploads run at once from now on (at least 1); uploads already sending go on.
+    public func setConcurrency(_ count: Int) {
+        run(machine.setConcurrency(max(1, count)))
+    }
+
+    public var concurrency: Int { machine.concurrency }
+
     public func finishWhenDrained() {
         run(machine.finishWhenDrained())
     }

@@ -53,7 +53,7 @@ struct UploadQueueMachine {
         case closeEvents
     }
 
-    let concurrency: Int
+    private(set) var concurrency: Int
     let retryPolicy: RetryPolicy
 
     private(set) var entries: [UploadID: Entry] = [:]
@@ -97,6 +97,16 @@ struct UploadQueueMachine {
         waiting.append(id)
         drainReported = false
         var actions: [Action] = [.emit(.queued(id, name: request.uploadName, totalBytes: totalBytes))]
+        pump(into: &actions)
+        return actions
+    }
+
+    /// Runs at most `count` uploads at once from now on: more start at once if slots opened;
+    /// with fewer, uploads already sending finish and no new one starts until one is free.
+    mutating func setConcurrency(_ count: Int) -> [Action] {
+        precondition(count >= 1, "at least one upload must be able to run")
+        concurrency = count
+        var actions: [Action] = []
         pump(into: &actions)
         return actions
     }

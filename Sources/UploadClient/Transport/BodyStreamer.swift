@@ -25,6 +25,8 @@ struct BodyStreamer: Sendable {
     let watch: WriteWatch
     /// Bytes per second at most (`--limit-rate`), or `nil` for as fast as the socket takes them.
     let rateLimit: Int64?
+    /// The total rate this upload shares with others (the agent's limit), or `nil`.
+    var sharedLimit: SharedRateLimit? = nil
     let pacer = Pacer()
 
     func makeBody() -> HTTPClient.Body {
@@ -64,7 +66,10 @@ struct BodyStreamer: Sendable {
             self.watch.writeStarted()
             return writer.write(.byteBuffer(buffer)).always { _ in self.watch.writeEnded() }
         }
-        guard let rateLimit, let delay = pacer.delay(before: Int64(buffer.readableBytes), rate: rateLimit) else { return send() }
+        let count = Int64(buffer.readableBytes)
+        let own = rateLimit.flatMap { pacer.delay(before: count, rate: $0) }
+        let shared = sharedLimit?.delay(before: count)
+        guard let delay = [own, shared].compactMap({ $0 }).max() else { return send() }
         return eventLoop.scheduleTask(in: delay) {}.futureResult.flatMap { send() }
     }
 

@@ -69,6 +69,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let chunkSize: Int
     let timeouts: UploadTimeouts
     let rateLimit: Int64?
+    /// A limit shared with other transports (the agent's total rate), or nil.
+    let sharedLimit: SharedRateLimit?
     /// What a refused certificate is checked against to say why (nil under `--insecure`).
     let certificateRoots: CertificateInspection.Roots?
 
@@ -77,6 +79,7 @@ public final class HTTPUploadTransport: UploadTransport {
         timeouts: UploadTimeouts = UploadTimeouts(),
         chunkSize: Int = HTTPUploadTransport.defaultChunkSize,
         rateLimit: Int64? = nil,
+        sharedLimit: SharedRateLimit? = nil,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton
     ) throws {
@@ -113,12 +116,13 @@ public final class HTTPUploadTransport: UploadTransport {
         self.threadPool = threadPool
         self.chunkSize = chunkSize
         self.rateLimit = rateLimit
+        self.sharedLimit = sharedLimit
         self.timeouts = timeouts
         self.certificateRoots = certificateRoots
     }
 
-    /// A transport that sends as `settings` say.
-    public convenience init(settings: TransportSettings) throws {
+    /// A transport that sends as `settings` say, within `sharedLimit` if given.
+    public convenience init(settings: TransportSettings, sharedLimit: SharedRateLimit? = nil) throws {
         try self.init(
             tls: TLSOptions(caCertificatePath: settings.caCertificatePath, insecure: settings.insecure),
             timeouts: UploadTimeouts(
@@ -126,7 +130,8 @@ public final class HTTPUploadTransport: UploadTransport {
                 stall: .nanoseconds(DurationRule.nanoseconds(settings.stallTimeout)),
                 answer: .nanoseconds(DurationRule.nanoseconds(settings.answerTimeout))
             ),
-            rateLimit: settings.rateLimit
+            rateLimit: settings.rateLimit,
+            sharedLimit: sharedLimit
         )
     }
 
@@ -154,7 +159,7 @@ public final class HTTPUploadTransport: UploadTransport {
             let streamer = BodyStreamer(
                 layout: layout, source: source, pipePrefix: pipePrefix, preloaded: preloaded,
                 chunkSize: streamChunkSize,
-                threadPool: threadPool, eventLoop: eventLoop, watch: WriteWatch(), rateLimit: rateLimit
+                threadPool: threadPool, eventLoop: eventLoop, watch: WriteWatch(), rateLimit: rateLimit, sharedLimit: sharedLimit
             )
             let result = await send(url: url, headers: headers, layout: layout, streamer: streamer, eventLoop: eventLoop, observer: observer)
             totalSent += result.bytesSent
@@ -181,10 +186,12 @@ public final class HTTPUploadTransport: UploadTransport {
         preconditionFailure("the redirect loop always returns")
     }
 
-    /// Bytes per body write: smaller under a rate limit (a twentieth of a second's worth), so the
-    /// pacing is smooth and a file smaller than one chunk cannot go out in one burst.
+    /// Bytes per body write: smaller under a rate limit (a twentieth of a second's worth of the
+    /// lower of this upload's and the shared limit), so the pacing is smooth and a file smaller
+    /// than one chunk cannot go out in one burst.
     private var streamChunkSize: Int {
-        rateLimit.map { Int(min(Int64(chunkSize), max($0 / 20, 4096))) } ?? chunkSize
+        let limits = [rateLimit, sharedLimit?.bytesPerSecond].compactMap { $0 }
+        return limits.min().map { Int(min(Int64(chunkSize), max($0 / 20, 4096))) } ?? chunkSize
     }
 
     private func prepare(

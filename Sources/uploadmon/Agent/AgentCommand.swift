@@ -15,9 +15,10 @@ struct AgentCommand: AsyncParsableCommand {
         The monitor and 'send --background' start the agent by themselves when none runs; you \
         rarely start it by hand. It keeps a journal in $XDG_STATE_HOME/uploadmon (default \
         ~/.local/state/uploadmon), listens on a socket only your user may use, picks up unfinished \
-        uploads after a crash, and exits after being idle (no uploads, no clients) for a while.
+        uploads after a crash, and exits after being idle (no uploads, no clients) for a while. \
+        `uploadmon agent config` sets how many uploads it runs at once and a total rate limit.
         """,
-        subcommands: [AgentRunCommand.self, AgentStopCommand.self],
+        subcommands: [AgentRunCommand.self, AgentStopCommand.self, AgentConfigCommand.self],
         defaultSubcommand: AgentRunCommand.self
     )
 }
@@ -31,8 +32,8 @@ struct AgentRunCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Exit after this long with no uploads and no clients (e.g. 90s, 10m, 1h; 0 = never).", valueName: "duration"))
     var idleExit = "10m"
 
-    @Option(name: .long, help: "How many uploads run at once, over all clients.")
-    var concurrency = 2
+    @Option(name: .long, help: "How many uploads run at once, over all clients, for this run only (`uploadmon agent config --concurrency N` sets it for good).")
+    var concurrency: Int?
 
     func validate() throws {
         do throws(RangeError) {
@@ -40,7 +41,9 @@ struct AgentRunCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
-        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        if let concurrency, !(1...AgentSettings.maxConcurrency).contains(concurrency) {
+            throw ValidationError("--concurrency must be from 1 to \(AgentSettings.maxConcurrency)")
+        }
     }
 
     func run() async throws {
@@ -73,9 +76,12 @@ struct AgentRunCommand: AsyncParsableCommand {
         } catch {
             throw AgentFailure.message("cannot open the journal \(paths.journal): \(error)")
         }
+        var settings: AgentSettings
+        do { settings = try AgentSettings.load(paths.agentSettings) } catch { throw AgentFailure.message("\(error)") }
+        if let concurrency { settings.concurrency = concurrency }
         let idle = DurationText.parse(idleExit) ?? 600
         let agent = try Agent(
-            configuration: AgentConfiguration(paths: paths, idleExitSeconds: idle, concurrency: concurrency),
+            configuration: AgentConfiguration(paths: paths, idleExitSeconds: idle, settings: settings),
             journal: journal, log: log)
         let server: AgentServer
         do {
@@ -88,6 +94,7 @@ struct AgentRunCommand: AsyncParsableCommand {
         log("agent \(getpid()) listening on \(paths.socket); journal \(paths.journal); "
             + (idle > 0 ? "exits after \(ByteFormat.duration(idle)) idle" : "never exits when idle")
             + (recovered > 0 ? "; \(recovered) unfinished upload(s) resumed" : ""))
+        log("settings: \(settings.summary)" + (settings.nowText(at: Date()).map { "; \($0)" } ?? ""))
 
         let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)

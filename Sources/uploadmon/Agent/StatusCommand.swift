@@ -40,12 +40,20 @@ struct StatusCommand: ParsableCommand {
                 throw AgentFailure.message("cannot read the journal \(paths.journal): \(error)")
             }
         }
+        // What the agent runs with, or what it will start with (a broken file says so here too).
+        let settings: AgentSettings
+        if let agent {
+            settings = agent.settings
+        } else {
+            do { settings = try AgentSettings.load(paths.agentSettings) } catch { throw AgentFailure.message("\(error)") }
+        }
         if json {
-            let document = StatusDocument(agent: agent, journal: paths.journal, uploads: uploads)
+            let document = StatusDocument(agent: agent, settings: settings, journal: paths.journal, uploads: uploads)
             print(String(decoding: try Self.prettyEncoder.encode(document), as: UTF8.self))
             return
         }
         print(StatusTable.agentLine(agent, unfinished: uploads.filter { !$0.state.isFinished }.count))
+        print(StatusTable.settingsLine(settings, running: agent != nil, now: Date()))
         guard !uploads.isEmpty else {
             print("No background uploads yet. Queue some with `uploadmon send FILE… --to URL --background`.")
             return
@@ -71,6 +79,8 @@ struct StatusCommand: ParsableCommand {
 
 struct StatusDocument: Encodable {
     let agent: AgentStatus?
+    /// In force (the agent runs) or read at its next start.
+    let settings: AgentSettings
     let journal: String
     /// Each upload as its record's JSON form (the same the agent sends its clients).
     let uploads: [UploadRecord]

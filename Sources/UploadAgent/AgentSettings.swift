@@ -1,0 +1,191 @@
+import Foundation
+import Glibc
+import UploadCore
+import UploadJournal
+
+/// What the agent runs with, kept next to the journal (`agent-settings.json`) and set with
+/// `uploadmon agent config`: every start reads it, a running agent applies a change at once.
+public struct AgentSettings: Codable, Sendable, Hashable {
+    public static let defaultConcurrency = 2
+    public static let maxConcurrency = 64
+    /// The lowest total rate accepted: below it, uploads would look stalled to servers.
+    public static let minRate: Int64 = 1024
+
+    /// How many uploads run at once, over all clients.
+    public var concurrency: Int
+    /// Bytes per second for all the agent's uploads together, or nil for full speed.
+    public var rateLimit: Int64?
+    /// When (local time) the limit applies; nil: all day.
+    public var limitWindow: DailyWindow?
+
+    public init(concurrency: Int = AgentSettings.defaultConcurrency, rateLimit: Int64? = nil, limitWindow: DailyWindow? = nil) {
+        self.concurrency = concurrency
+        self.rateLimit = rateLimit
+        self.limitWindow = limitWindow
+    }
+
+    /// Why these settings cannot be used, or nil.
+    public var refusal: String? {
+        if !(1...Self.maxConcurrency).contains(concurrency) {
+            return "concurrency \(concurrency) is out of range: from 1 to \(Self.maxConcurrency) uploads at once"
+        }
+        if let rateLimit, rateLimit < Self.minRate {
+            return "a total rate of \(rateLimit) bytes/s is too low: at least 1k (1024 bytes/s), like 500k or 2MB"
+        }
+        if limitWindow != nil, rateLimit == nil {
+            return "a time window (--between) needs a rate to apply in it (--limit-rate)"
+        }
+        return nil
+    }
+
+    /// The total rate in force at `date`: the limit inside its window (or all day), nil outside.
+    public func rate(at date: Date, calendar: Calendar = .current) -> Int64? {
+        guard let rateLimit else { return nil }
+        guard let limitWindow else { return rateLimit }
+        return limitWindow.contains(date, calendar: calendar) ? rateLimit : nil
+    }
+
+    /// When the rate in force next changes after `date`, or nil if it never does.
+    public func nextChange(after date: Date, calendar: Calendar = .current) -> Date? {
+        guard rateLimit != nil, let limitWindow else { return nil }
+        return limitWindow.nextBoundary(after: date, calendar: calendar)
+    }
+
+    /// "2 uploads at once, full speed"; "4 uploads at once, at most 2.00 MB/s in total from
+    /// 09:00 to 18:00 (full speed otherwise)".
+    public var summary: String {
+        let uploads = "\(concurrency) upload\(concurrency == 1 ? "" : "s") at once"
+        guard let rateLimit else { return uploads + ", full speed" }
+        let rate = "at most \(ByteFormat.rate(Double(rateLimit))) in total"
+        guard let limitWindow else { return "\(uploads), \(rate)" }
+        return "\(uploads), \(rate) from \(limitWindow) (full speed otherwise)"
+    }
+
+    /// What is in force at `date` in words: "limited to 2.00 MB/s until 18:00" or "full speed
+    /// until 09:00"; nil without a window (the summary says it all).
+    public func nowText(at date: Date, calendar: Calendar = .current) -> String? {
+        guard limitWindow != nil, let change = nextChange(after: date, calendar: calendar) else { return nil }
+        let until = DailyWindow.clockText(change, calendar: calendar)
+        if let rate = rate(at: date, calendar: calendar) { return "now limited to \(ByteFormat.rate(Double(rate))) until \(until)" }
+        return "now at full speed until \(until)"
+    }
+
+    // MARK: The file
+
+    /// The settings stored at `path`; the defaults when there is no file yet. A file that
+    /// cannot be read or makes no sense is an error that names it (never silently ignored).
+    public static func load(_ path: String) throws(AgentSettingsError) -> AgentSettings {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+            return AgentSettings()
+        } catch {
+            throw AgentSettingsError(path: path, reason: "cannot read it: \(error.localizedDescription)")
+        }
+        let settings: AgentSettings
+        do {
+            settings = try JSONDecoder().decode(AgentSettings.self, from: data)
+        } catch {
+            throw AgentSettingsError(path: path, reason: "it is not valid agent settings (\(error)); fix it or remove it and set them again with `uploadmon agent config`")
+        }
+        if let refusal = settings.refusal { throw AgentSettingsError(path: path, reason: refusal) }
+        return settings
+    }
+
+    /// Writes the settings to `path` (mode 0600) by replacing the file whole, so a reader
+    /// never sees half of it.
+    public func save(_ path: String) throws(AgentSettingsError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let temporary = path + ".\(getpid()).tmp"
+        do {
+            try (try encoder.encode(self) + Data("\n".utf8)).write(to: URL(fileURLWithPath: temporary))
+        } catch {
+            throw AgentSettingsError(path: path, reason: "cannot write it: \(error.localizedDescription)")
+        }
+        chmod(temporary, 0o600)
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw AgentSettingsError(path: path, reason: "cannot replace it: \(reason)")
+        }
+    }
+}
+
+public struct AgentSettingsError: Error, Sendable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+    public var description: String { "agent settings \(path): \(reason)" }
+}
+
+extension StatePaths {
+    /// The agent's settings (`uploadmon agent config`), next to the journal.
+    public var agentSettings: String { stateDirectory + "/agent-settings.json" }
+}
+
+/// A stretch of every day in local time, `09:00-18:00`; one that ends before it starts runs
+/// over midnight (`22:00-06:00`).
+public struct DailyWindow: Codable, Sendable, Hashable, CustomStringConvertible {
+    /// Minutes after midnight, 0..<1440.
+    public let start: Int
+    public let end: Int
+
+    public init(start: Int, end: Int) throws(RangeError) {
+        guard (0..<1440).contains(start), (0..<1440).contains(end) else {
+            throw RangeError(message: "a time of day is from 00:00 to 23:59")
+        }
+        guard start != end else {
+            throw RangeError(message: "the window \(Self.clock(start))-\(Self.clock(end)) is empty; leave --between out to limit all day")
+        }
+        self.start = start
+        self.end = end
+    }
+
+    /// Parses `HH:MM-HH:MM` (24-hour clock; `9:00` and `0900` are not guessed at).
+    public init(parsing text: String) throws(RangeError) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        func minutes(_ part: Substring) -> Int? {
+            let pieces = part.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+            guard pieces.count == 2, pieces.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0 >= "0" && $0 <= "9" } }),
+                  let hour = Int(pieces[0]), let minute = Int(pieces[1]), hour < 24, minute < 60 else { return nil }
+            return hour * 60 + minute
+        }
+        guard parts.count == 2, let start = minutes(parts[0]), let end = minutes(parts[1]) else {
+            throw RangeError(message: "--between '\(text)' must be two times of day as HH:MM-HH:MM, like 09:00-18:00 (22:00-06:00 runs over midnight)")
+        }
+        try self.init(start: start, end: end)
+    }
+
+    public var description: String { "\(Self.clock(start)) to \(Self.clock(end))" }
+    /// The form `--between` takes.
+    public var argument: String { "\(Self.clock(start))-\(Self.clock(end))" }
+
+    static func clock(_ minutes: Int) -> String {
+        let hour = minutes / 60, minute = minutes % 60
+        return (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
+    }
+
+    static func clockText(_ date: Date, calendar: Calendar) -> String {
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return clock((parts.hour ?? 0) * 60 + (parts.minute ?? 0))
+    }
+
+    /// Whether the local clock at `date` reads inside the window (its start included, its end not).
+    public func contains(_ date: Date, calendar: Calendar = .current) -> Bool {
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        let now = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        return start < end ? (start <= now && now < end) : (now >= start || now < end)
+    }
+
+    /// The next moment after `date` at which the local clock reads the window's start or end.
+    public func nextBoundary(after date: Date, calendar: Calendar = .current) -> Date {
+        let candidates = [start, end].compactMap { minutes in
+            calendar.nextDate(
+                after: date, matching: DateComponents(hour: minutes / 60, minute: minutes % 60, second: 0),
+                matchingPolicy: .nextTime)
+        }
+        // Both exist on every calendar day; a day without one (a DST gap) moves to the next time.
+        return candidates.min() ?? date.addingTimeInterval(3600)
+    }
+}
