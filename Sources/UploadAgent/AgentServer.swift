@@ -9,14 +9,34 @@ public final class AgentServer: Sendable {
     let listener: Int32
     let path: String
     let agentUID: UInt32
+    /// Whether the socket file is this server's to remove (not when a service manager made it).
+    let ownsSocketFile: Bool
+    /// Wakes the accept loop to stop: shutting the listener down instead would also stop it for
+    /// a service manager that shares it.
+    private let wake: (read: Int32, write: Int32)
     private let nextClient = NIOLockedValueBox(0)
     private let log: @Sendable (String) -> Void
 
     /// Listens at `path` (mode 0600).
-    public init(agent: Agent, path: String, log: @escaping @Sendable (String) -> Void = { _ in }) throws(SocketError) {
+    public convenience init(agent: Agent, path: String, log: @escaping @Sendable (String) -> Void = { _ in }) throws(SocketError) {
+        try self.init(agent: agent, listener: try UnixSocket.listen(path: path), path: path, ownsSocketFile: true, log: log)
+    }
+
+    /// Accepts on a listening socket a service manager passed (socket activation); the socket
+    /// file stays when the agent stops, so the manager can start it again for the next client.
+    public convenience init(agent: Agent, inherited listener: Int32, path: String, log: @escaping @Sendable (String) -> Void = { _ in }) throws(SocketError) {
+        try self.init(agent: agent, listener: listener, path: path, ownsSocketFile: false, log: log)
+    }
+
+    private init(agent: Agent, listener: Int32, path: String, ownsSocketFile: Bool, log: @escaping @Sendable (String) -> Void) throws(SocketError) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw SocketError(operation: "pipe for", path: path, code: errno) }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         self.agent = agent
         self.path = path
-        self.listener = try UnixSocket.listen(path: path)
+        self.listener = listener
+        self.ownsSocketFile = ownsSocketFile
+        self.wake = (fds[0], fds[1])
         self.agentUID = getuid()
         self.log = log
     }
@@ -28,22 +48,39 @@ public final class AgentServer: Sendable {
         thread.start()
     }
 
-    /// Stops accepting and removes the socket file.
+    /// Stops accepting and removes the socket file (unless a service manager made it).
     public func close() {
-        Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        unlink(path)
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+        if ownsSocketFile { unlink(path) }
     }
 
     private func acceptLoop() {
+        defer {
+            Glibc.close(listener)
+            Glibc.close(wake.read)
+            Glibc.close(wake.write)
+        }
         while true {
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if fds[1].revents != 0 { return }
+            guard fds[0].revents & Int16(POLLIN) != 0 else {
+                if fds[0].revents != 0 { return }
+                continue
+            }
             let fd = accept(listener, nil, nil)
             if fd < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == EAGAIN { continue }
                 if errno == EMFILE || errno == ENFILE {
                     usleep(100_000)
                     continue
                 }
-                Glibc.close(listener)
                 return
             }
             // Spawned processes close every inherited descriptor above stderr, so the short

@@ -18,7 +18,7 @@ struct AgentCommand: AsyncParsableCommand {
         uploads after a crash, and exits after being idle (no uploads, no clients) for a while. \
         `uploadmon agent config` sets how many uploads it runs at once and a total rate limit.
         """,
-        subcommands: [AgentRunCommand.self, AgentStopCommand.self, AgentConfigCommand.self],
+        subcommands: [AgentRunCommand.self, AgentStopCommand.self, AgentConfigCommand.self, AgentInstallCommand.self, AgentUninstallCommand.self],
         defaultSubcommand: AgentRunCommand.self
     )
 }
@@ -84,14 +84,21 @@ struct AgentRunCommand: AsyncParsableCommand {
             configuration: AgentConfiguration(paths: paths, idleExitSeconds: idle, settings: settings),
             journal: journal, log: log)
         let server: AgentServer
+        var listening = paths.socket
         do {
-            server = try AgentServer(agent: agent, path: paths.socket, log: log)
+            // Started by systemd for its socket (`uploadmon agent install`): accept on that one.
+            if let passed = try SocketActivation.inheritedListener() {
+                server = try AgentServer(agent: agent, inherited: passed.fd, path: passed.path, log: log)
+                listening = "\(passed.path) (the socket systemd passed)"
+            } else {
+                server = try AgentServer(agent: agent, path: paths.socket, log: log)
+            }
         } catch {
             throw AgentFailure.message("cannot listen: \(error)")
         }
         let recovered = try await agent.start()
         server.start()
-        log("agent \(getpid()) listening on \(paths.socket); journal \(paths.journal); "
+        log("agent \(getpid()) listening on \(listening); journal \(paths.journal); "
             + (idle > 0 ? "exits after \(ByteFormat.duration(idle)) idle" : "never exits when idle")
             + (recovered > 0 ? "; \(recovered) unfinished upload(s) resumed" : ""))
         log("settings: \(settings.summary)" + (settings.nowText(at: Date()).map { "; \($0)" } ?? ""))
@@ -121,23 +128,30 @@ struct AgentStopCommand: ParsableCommand {
     )
 
     func run() throws {
-        let paths = StatePaths.resolve()
-        let client: AgentClient
-        do {
-            client = try AgentClient.connect(socketPath: paths.socket, client: "agent stop", anyProtocol: true)
-        } catch let error as SocketError where error.meansNoAgent {
+        guard let pid = try Self.stop(StatePaths.resolve(), client: "agent stop") else {
             print("No agent is running.")
             return
+        }
+        print("Stopped the agent (pid \(pid)).")
+    }
+
+    /// Asks the agent on the socket to stop (of any protocol version) and waits until its
+    /// process is gone, so a following start does not race it. Its pid, or nil if none ran.
+    static func stop(_ paths: StatePaths, client name: String) throws -> Int32? {
+        let client: AgentClient
+        do {
+            client = try AgentClient.connect(socketPath: paths.socket, client: name, anyProtocol: true)
+        } catch let error as SocketError where error.meansNoAgent {
+            return nil
         }
         let pid = client.agentPID
         let reply = try client.request(.stop)
         client.close()
         guard case .ok = reply else { throw AgentFailure.message(AgentClient.text(of: reply, doing: "stop")) }
-        // Wait for the process to be gone, so a following start does not race it.
         for _ in 0..<200 where pid > 0 && kill(pid, 0) == 0 {
             usleep(25_000)
         }
-        print("Stopped the agent (pid \(pid)).")
+        return pid
     }
 }
 
