@@ -121,6 +121,74 @@ import UploadTesting
         }
     }
 
+    /// systemd's own parser reads the units without a complaint (it prints a line for every
+    /// setting it ignores, so a quiet run means every line was understood).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
+    func systemdsOwnCheckAcceptsTheUnits() async throws {
+        let setup = try Setup()
+        let printed = try await CLIRun.run(["agent", "install", "--print"], environment: setup.environment)
+        try FileManager.default.createDirectory(atPath: setup.units, withIntermediateDirectories: true)
+        var names: [String] = []
+        for part in printed.stdout.components(separatedBy: "# /").dropFirst() {
+            let (header, body) = (part.prefix { $0 != "\n" }, part.drop { $0 != "\n" }.dropFirst())
+            let name = String(header.split(separator: "/").last ?? "")
+            try String(body).write(toFile: setup.units + "/" + name, atomically: true, encoding: .utf8)
+            names.append(setup.units + "/" + name)
+        }
+        #expect(names.map { ($0 as NSString).lastPathComponent }.sorted() == ["uploadmon-agent.service", "uploadmon-agent.socket"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+        process.arguments = ["verify", "--user"] + names
+        process.environment = ["XDG_RUNTIME_DIR": setup.root + "/run", "PATH": "/usr/bin:/bin", "HOME": setup.root]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = errors
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0 && said.isEmpty, "\(said)")
+    }
+
+    /// The same with systemd's own activator (`systemd-socket-activate`): it binds the socket,
+    /// starts the agent for the first client and passes the socket as systemd does.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
+    func systemdsActivatorStartsTheAgentForItsFirstClient() async throws {
+        let setup = try Setup()
+        let socketPath = setup.root + "/run/uploadmon/agent.sock"
+        try FileManager.default.createDirectory(atPath: setup.root + "/run/uploadmon", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // Spawned and reaped by hand: Foundation's Process would keep a long-running child's
+        // wait on the thread that reaps every other child the test starts.
+        var pipeFDs: [Int32] = [0, 0]
+        #expect(pipe(&pipeFDs) == 0)
+        let arguments = ["/usr/bin/systemd-socket-activate", "-l", socketPath] + setup.environment.flatMap { ["-E", "\($0.key)=\($0.value)"] }
+            + [CLIRun.binary, "agent", "run", "--idle-exit", "0"]
+        let pid = try Self.spawn(arguments, environment: setup.environment, descriptors: [(pipeFDs[1], 2)], stderr: nil)
+        close(pipeFDs[1])
+        let exited = Task { try await offPool { () -> Int32 in
+            var status: Int32 = 0
+            return waitpid(pid, &status, 0) == pid ? status : -1
+        } }
+        defer { kill(pid, SIGKILL); close(pipeFDs[0]) }
+        // It says when it listens; nothing runs until a client comes.
+        let reader = pipeFDs[0]
+        let listening = try await offPool { () -> String in
+            var seen = ""
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !seen.contains("Listening on") {
+                let count = read(reader, &buffer, buffer.count)
+                if count <= 0 { break }
+                seen += String(decoding: buffer[..<count], as: UTF8.self)
+            }
+            return seen
+        }
+        #expect(listening.contains("Listening on \(socketPath)"), "\(listening)")
+        let status = try await CLIRun.run(["status"], environment: setup.environment)
+        #expect(status.stdout.contains("Agent: running (pid"), "\(status.stdout) \(status.stderr)")
+        let stop = try await CLIRun.run(["agent", "stop"], environment: setup.environment)
+        #expect(stop.stdout.contains("Stopped the agent (pid \(pid))"), "the activator execs the agent: \(stop.stdout) \(stop.stderr)")
+        #expect(try await exited.value == 0, "the agent exits cleanly")
+    }
+
     static func listen(_ path: String) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
@@ -140,20 +208,28 @@ import UploadTesting
     /// Starts `uploadmon agent run` with `listener` as descriptor 3 and the activation variables
     /// naming its own pid (the shell execs the agent, keeping the pid).
     static func spawnActivated(listener: Int32, environment: [String: String], stderr: String) throws -> pid_t {
+        try spawn(
+            ["/bin/sh", "-c", "export LISTEN_PID=$$ LISTEN_FDS=1; exec \"$0\" agent run --idle-exit 0", CLIRun.binary],
+            environment: environment, descriptors: [(listener, 3)], stderr: stderr)
+    }
+
+    /// posix_spawn with `descriptors` (from, to) duplicated into the child, standard output to
+    /// /dev/null and standard error to the file `stderr` unless a descriptor covers 2.
+    static func spawn(_ arguments: [String], environment: [String: String], descriptors: [(Int32, Int32)], stderr: String?) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, listener, 3)
+        for (from, to) in descriptors { posix_spawn_file_actions_adddup2(&actions, from, to) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let arguments = ["/bin/sh", "-c", "export LISTEN_PID=$$ LISTEN_FDS=1; exec \"$0\" agent run --idle-exit 0", CLIRun.binary]
+        if let stderr { posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, envp)
+        let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
         return pid
     }
