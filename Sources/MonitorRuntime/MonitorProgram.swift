@@ -64,15 +64,20 @@ public final class MonitorProgram: @unchecked Sendable {
 
     /// Runs the monitor until the user quits, the terminal hangs up or a terminating signal
     /// arrives, and returns the final state. The terminal is closed before this returns,
-    /// whatever happened. With `handlingSignals`, SIGWINCH, SIGTERM, SIGHUP and SIGINT of the
+    /// whatever happened; cancelling the calling task ends it too. With `handlingSignals`, SIGWINCH, SIGTERM, SIGHUP and SIGINT of the
     /// process go to the loop while it runs.
     public func run(_ initial: MonitorState, handlingSignals: Bool = true) async -> MonitorState {
         let sources = handlingSignals ? installSignalHandlers() : []
         backend.start(post: { [inbox] in inbox.post(.event($0)) }, now: { self.now() })
-        let final = await withCheckedContinuation { (continuation: CheckedContinuation<MonitorState, Never>) in
-            let thread = Thread { continuation.resume(returning: self.loop(initial)) }
-            thread.name = "uploadmon-ui"
-            thread.start()
+        // A cancelled task ends the monitor as SIGTERM does.
+        let final = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<MonitorState, Never>) in
+                let thread = Thread { continuation.resume(returning: self.loop(initial)) }
+                thread.name = "uploadmon-ui"
+                thread.start()
+            }
+        } onCancel: { [inbox] in
+            inbox.post(.signal(SIGTERM))
         }
         for source in sources { source.cancel() }
         return final

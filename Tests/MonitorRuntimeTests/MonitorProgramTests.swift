@@ -57,6 +57,17 @@ final class FakeBackend: MonitorBackend {
         MonitorState(width: 80, height: 24, endpoint: endpoint, directory: directory, home: directory)
     }
 
+    /// The monitor's final state; a test that runs out of time cancels it (and so ends it)
+    /// instead of waiting for ever.
+    static func ended(_ run: Task<MonitorState, Never>) async -> MonitorState {
+        await withTaskCancellationHandler { await run.value } onCancel: { run.cancel() }
+    }
+
+    /// The header says every upload ended well: `count ok` and nothing active.
+    static func allOK(_ count: Int) -> @Sendable (Canvas) -> Bool {
+        { frame in frame.line(0).contains("\(count) ok") && !frame.line(0).contains("active") }
+    }
+
     static func answer(_ id: UploadID, name: String) -> [UploadEvent] {
         let body = #"{"filename": "\#(name)"}"#
         return [
@@ -83,11 +94,13 @@ final class FakeBackend: MonitorBackend {
         terminal.type(.character("*"), .character("u"))
         let answered = await terminal.frame { FakeTerminal.text($0).contains("filename") }
         #expect(answered.match != nil, "no answer was shown:\n\(answered.last)")
+        let done = await terminal.frame(Self.allOK(2))
+        #expect(done.match != nil, "both uploads did not end well:\n\(done.last)")
         #expect(backend.enqueued.map { $0.path }.sorted() == [directory + "/a.png", directory + "/b.png"])
         #expect(terminal.emitted.contains(0x07), "the terminal was not told an upload finished")
 
         terminal.type(.character("q"))
-        let final = await run.value
+        let final = await Self.ended(run)
         #expect(final.hasQuit)
         #expect(terminal.closed)
         let outcomes: [UploadOutcome] = final.queue.rows.compactMap { final.queue.state($0)?.outcome }
@@ -116,7 +129,7 @@ final class FakeBackend: MonitorBackend {
 
         // A terminating signal ends it at once, asked or not.
         program.inbox.post(.signal(SIGTERM))
-        let final = await run.value
+        let final = await Self.ended(run)
         #expect(final.hasQuit)
         #expect(final.queue.activeCount == 1)
         #expect(terminal.closed)
@@ -132,7 +145,7 @@ final class FakeBackend: MonitorBackend {
         let resized = await terminal.frame { $0.width == 132 && $0.height == 40 }
         #expect(resized.match?.contains("a.png") == true, "\(resized.last)")
         terminal.type(.control("c"))
-        let final = await run.value
+        let final = await Self.ended(run)
         #expect(final.width == 132 && final.height == 40)
     }
 
@@ -142,6 +155,17 @@ final class FakeBackend: MonitorBackend {
         let run = Task { await program.run(initial(), handlingSignals: false) }
         _ = await terminal.frame { FakeTerminal.text($0).contains("a.png") }
         terminal.hangUp()
+        let final = await Self.ended(run)
+        #expect(final.hasQuit)
+        #expect(terminal.closed)
+    }
+
+    @Test func aCancelledTaskEndsTheMonitorAndGivesTheTerminalBack() async throws {
+        let terminal = FakeTerminal()
+        let program = program(FakeBackend(), terminal)
+        let run = Task { await program.run(initial(), handlingSignals: false) }
+        _ = await terminal.frame { FakeTerminal.text($0).contains("a.png") }
+        run.cancel()
         let final = await run.value
         #expect(final.hasQuit)
         #expect(terminal.closed)
@@ -167,13 +191,10 @@ final class FakeBackend: MonitorBackend {
             return text.contains(#""filename": "a.png""#) || text.contains(#""filename": "b.png""#)
         }
         #expect(answered.match != nil, "no answer from the receiver was shown:\n\(answered.last)")
-        let both = await terminal.frame { frame in
-            let text = FakeTerminal.text(frame)
-            return text.components(separatedBy: "200").count >= 3
-        }
+        let both = await terminal.frame(Self.allOK(2))
         #expect(both.match != nil, "both uploads did not finish with 200:\n\(both.last)")
         terminal.type(.character("q"))
-        let final = await run.value
+        let final = await Self.ended(run)
         await backend.finish(final)
         await receiver.stop()
 
