@@ -135,7 +135,7 @@ enum CertificateInspection {
         case 16:
             var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             let ok = bytes.withUnsafeBytes { raw in inet_ntop(AF_INET6, raw.baseAddress, &text, socklen_t(text.count)) != nil }
-            return ok ? String(cString: text) : nil
+            return ok ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
         default:
             return nil
         }
