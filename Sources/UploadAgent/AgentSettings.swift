@@ -142,6 +142,17 @@ public struct DailyWindow: Codable, Sendable, Hashable, CustomStringConvertible 
         self.end = end
     }
 
+    /// Read from a file or the socket by the same rules as from the command line.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let start = try container.decode(Int.self, forKey: .start), end = try container.decode(Int.self, forKey: .end)
+        do throws(RangeError) {
+            try self.init(start: start, end: end)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .start, in: container, debugDescription: error.message)
+        }
+    }
+
     /// Parses `HH:MM-HH:MM` (24-hour clock; `9:00` and `0900` are not guessed at).
     public init(parsing text: String) throws(RangeError) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)

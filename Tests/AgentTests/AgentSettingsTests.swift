@@ -98,5 +98,11 @@ import UploadTesting
         }
         try Data(#"{"concurrency": 0}"#.utf8).write(to: URL(fileURLWithPath: paths.agentSettings))
         #expect { try AgentSettings.load(paths.agentSettings) } throws: { "\($0)".contains("out of range") }
+        let emptyWindow = #"{"concurrency": 2, "rateLimit": 100000, "limitWindow": {"start": 600, "end": 600}}"#
+        try Data(emptyWindow.utf8).write(to: URL(fileURLWithPath: paths.agentSettings))
+        #expect { try AgentSettings.load(paths.agentSettings) } throws: { "\($0)".contains("is empty") }
+        let pastMidnight = #"{"concurrency": 2, "rateLimit": 100000, "limitWindow": {"start": 1440, "end": 60}}"#
+        try Data(pastMidnight.utf8).write(to: URL(fileURLWithPath: paths.agentSettings))
+        #expect { try AgentSettings.load(paths.agentSettings) } throws: { "\($0)".contains("00:00 to 23:59") }
     }
 }

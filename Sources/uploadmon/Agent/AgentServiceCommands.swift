@@ -34,10 +34,12 @@ struct AgentInstallCommand: ParsableCommand {
             return
         }
         let user = UserServiceCommands.userName()
-        guard case .available(let systemctl) = UserServiceManager.detect(environment: environment) else {
-            if case .unavailable(let reason) = UserServiceManager.detect(environment: environment) {
-                FileHandle.standardError.write(Data("uploadmon: cannot install the agent as a service: \(reason).\n\(UserServiceManager.advice(user: user))\nNothing was changed.\n".utf8))
-            }
+        let systemctl: String
+        switch UserServiceManager.detect(environment: environment) {
+        case .available(let path):
+            systemctl = path
+        case .unavailable(let reason):
+            FileHandle.standardError.write(Data("uploadmon: cannot install the agent as a service: \(reason).\n\(UserServiceManager.advice(user: user))\nNothing was changed.\n".utf8))
             throw ExitCode(UserServiceCommands.unavailableStatus)
         }
         do {
