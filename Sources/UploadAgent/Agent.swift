@@ -167,7 +167,7 @@ public actor Agent {
 
     func configure(_ new: AgentSettings) async -> AgentReply {
         await apply(new)
-        log("settings: \(new.summary)" + (new.nowText(at: Date()).map { "; \($0)" } ?? ""))
+        log("settings: \(new.inForce(at: Date()))")
         return .configured(new)
     }
 

@@ -70,6 +70,12 @@ public struct AgentSettings: Codable, Sendable, Hashable {
         return "now at full speed until \(until)"
     }
 
+    /// The summary and, with a window, what is in force now: the one line that `status` and
+    /// the agent's log give.
+    public func inForce(at date: Date, calendar: Calendar = .current) -> String {
+        summary + (nowText(at: date, calendar: calendar).map { "; \($0)" } ?? "")
+    }
+
     // MARK: The file
 
     /// The settings stored at `path`; the defaults when there is no file yet. A file that

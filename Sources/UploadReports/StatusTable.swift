@@ -15,7 +15,7 @@ public enum StatusTable {
 
     /// The agent's settings: those in force when it runs, else those its next start reads.
     public static func settingsLine(_ settings: AgentSettings, running: Bool, now: Date, calendar: Calendar = .current) -> String {
-        "Settings: \(settings.summary)" + (settings.nowText(at: now, calendar: calendar).map { "; \($0)" } ?? "")
+        "Settings: \(settings.inForce(at: now, calendar: calendar))"
             + (running ? "." : " (at its next start).")
     }
 

@@ -89,8 +89,6 @@ public actor UploadQueue {
         run(machine.setConcurrency(max(1, count)))
     }
 
-    public var concurrency: Int { machine.concurrency }
-
     public func finishWhenDrained() {
         run(machine.finishWhenDrained())
     }

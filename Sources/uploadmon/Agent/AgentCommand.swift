@@ -101,7 +101,7 @@ struct AgentRunCommand: AsyncParsableCommand {
         log("agent \(getpid()) listening on \(listening); journal \(paths.journal); "
             + (idle > 0 ? "exits after \(ByteFormat.duration(idle)) idle" : "never exits when idle")
             + (recovered > 0 ? "; \(recovered) unfinished upload(s) resumed" : ""))
-        log("settings: \(settings.summary)" + (settings.nowText(at: Date()).map { "; \($0)" } ?? ""))
+        log("settings: \(settings.inForce(at: Date()))")
 
         let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
