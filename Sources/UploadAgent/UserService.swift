@@ -34,9 +34,7 @@ public struct AgentUnits: Sendable, Equatable {
 
     /// Where a user's own units go: `$XDG_CONFIG_HOME/systemd/user` (default `~/.config/systemd/user`).
     public static func directory(environment: [String: String]) -> String {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
-        return config + "/systemd/user"
+        StatePaths.xdgDirectory("XDG_CONFIG_HOME", default: ".config", environment: environment) + "/systemd/user"
     }
 
     public var socketUnit: String {

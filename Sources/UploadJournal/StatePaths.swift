@@ -15,14 +15,17 @@ public struct StatePaths: Sendable, Hashable {
     }
 
     public static func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) -> StatePaths {
-        func absolute(_ key: String) -> String? {
-            guard let value = environment[key], value.hasPrefix("/") else { return nil }
-            return value
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        let state = (absolute("XDG_STATE_HOME") ?? home + "/.local/state") + "/uploadmon"
-        let runtime = absolute("XDG_RUNTIME_DIR").map { $0 + "/uploadmon" } ?? state
+        let state = xdgDirectory("XDG_STATE_HOME", default: ".local/state", environment: environment) + "/uploadmon"
+        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 + "/uploadmon" : nil } ?? state
         return StatePaths(stateDirectory: state, runtimeDirectory: runtime)
+    }
+
+    /// An XDG base directory: the variable's value when it is an absolute path (the rules say
+    /// to ignore a relative one), else `default` under the home directory.
+    public static func xdgDirectory(_ variable: String, default relative: String, environment: [String: String]) -> String {
+        if let value = environment[variable], value.hasPrefix("/") { return value }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/" + relative
     }
 
     public var journal: String { stateDirectory + "/journal.sqlite" }
