@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         .target(name: "UploadCore"),
@@ -59,6 +60,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -139,7 +141,10 @@ let package = Package(
             name: "AgentTests",
             dependencies: ["UploadAgent", "UploadJournal", "UploadClient", "UploadCore", "UploadTesting", "UploadReports"]
         ),
-        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "UploadCore", "UploadTesting"]),
+        .testTarget(
+            name: "ReceiverTests",
+            dependencies: ["Receiver", "UploadCore", "UploadTesting", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         .testTarget(
             name: "MonitorRuntimeTests",
             dependencies: ["MonitorRuntime", "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadTesting"]

@@ -16,7 +16,7 @@ final class ConnectionRegistry: Sendable {
     let limit: Int
 
     private struct State {
-        var open: [ObjectIdentifier: @Sendable () -> Void] = [:]
+        var open: [UInt: @Sendable (ConnectionInterruption) -> Void] = [:]
         var stopping = false
         /// Most connections open at once since the last time none were.
         var peak = 0
@@ -31,8 +31,9 @@ final class ConnectionRegistry: Sendable {
     }
 
     /// Counts a new connection in, unless the receiver is full or stopping. `abort` ends the
-    /// connection from any thread (the receiver is stopping and the grace period is over).
-    func register(_ id: ObjectIdentifier, abort: @escaping @Sendable () -> Void) -> Admission {
+    /// connection from any thread (the receiver is stopping and the grace period is over, or a
+    /// newer request took over the upload it was sending).
+    func register(_ id: UInt, abort: @escaping @Sendable (ConnectionInterruption) -> Void) -> Admission {
         state.withLockedValue { state in
             if state.stopping { return .stopping }
             guard state.open.count < limit else { return .overLimit(limit) }
@@ -42,7 +43,13 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    func unregister(_ id: ObjectIdentifier) {
+    /// Ends connection `id`'s request, if the connection is still open.
+    func interrupt(_ id: UInt, _ why: ConnectionInterruption) {
+        let abort = state.withLockedValue { $0.open[id] }
+        abort?(why)
+    }
+
+    func unregister(_ id: UInt) {
         let trim = state.withLockedValue { state -> Bool in
             state.open[id] = nil
             guard state.open.isEmpty else { return false }
@@ -60,7 +67,7 @@ final class ConnectionRegistry: Sendable {
         Task {
             try? await Task.sleep(for: grace)
             let remaining = state.withLockedValue { Array($0.open.values) }
-            for abort in remaining { abort() }
+            for abort in remaining { abort(.stopping) }
         }
     }
 }

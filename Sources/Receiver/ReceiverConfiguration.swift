@@ -17,6 +17,9 @@ public struct ReceiverConfiguration: Sendable, Equatable {
     public var tls: TLSFiles?
     /// Timeouts, the connection cap and the stopping grace period.
     public var limits: Limits
+    /// How long a resumable upload may take from its creation before it is removed, complete or
+    /// not (its `Upload-Limit: max-age`).
+    public var resumableMaxAge: Duration
 
     /// How long the receiver waits for a client, how many it serves at once, and how long
     /// uploads may go on once it is told to stop.
@@ -68,7 +71,8 @@ public struct ReceiverConfiguration: Sendable, Equatable {
         maxSize: Int64 = 1 << 30,
         imagesOnly: Bool = false,
         tls: TLSFiles? = nil,
-        limits: Limits = Limits()
+        limits: Limits = Limits(),
+        resumableMaxAge: Duration = .seconds(24 * 3600)
     ) {
         self.host = host
         self.port = port
@@ -79,6 +83,7 @@ public struct ReceiverConfiguration: Sendable, Equatable {
         self.imagesOnly = imagesOnly
         self.tls = tls
         self.limits = limits
+        self.resumableMaxAge = resumableMaxAge
     }
 
     public var scheme: String { tls == nil ? "http" : "https" }

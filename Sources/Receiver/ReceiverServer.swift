@@ -29,14 +29,15 @@ public enum ReceiverServer {
         onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> ReceiverService {
         let store = try UploadStore(directory: configuration.directory)
-        let endpoint = UploadEndpoint(configuration: configuration, store: store, log: log)
+        let resumable = ResumableStore(directory: configuration.directory, maxAge: configuration.resumableMaxAge)
         let connections = ConnectionRegistry(
             limit: ConnectionBudget.cap(requested: configuration.limits.maxConnections, descriptors: ConnectionBudget.raiseDescriptorLimit())
         )
+        let endpoint = UploadEndpoint(configuration: configuration, store: store, resumable: resumable, connections: connections, log: log)
         var quiet = logger
         quiet.logLevel = logLevel
         let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [
-            ReceiveBufferSizing(), UploadGate(configuration: configuration, registry: connections, log: log),
+            ReceiveBufferSizing(), UploadGate(configuration: configuration, registry: connections, resumable: resumable, log: log),
         ])
         var server = HTTPServerBuilder.http1(configuration: http1)
         if let tls = configuration.tls {
@@ -51,7 +52,9 @@ public enum ReceiverServer {
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
             logger: quiet
         )
-        return ReceiverService(application: application, connections: connections, grace: configuration.limits.shutdownGrace)
+        return ReceiverService(
+            application: application, connections: connections, resumable: resumable, grace: configuration.limits.shutdownGrace
+        )
     }
 
     /// Reads the PEM files, with errors that name the file and what is wrong with it.
@@ -84,9 +87,19 @@ public struct ReceiverTLSError: Error, Sendable, CustomStringConvertible {
 public struct ReceiverService: Service {
     let application: any Service
     let connections: ConnectionRegistry
+    let resumable: ResumableStore
     let grace: Duration
 
     public func run() async throws {
+        // Resumable uploads past their age are removed while the receiver runs, not only at its start.
+        let sweeper = Task { [resumable] in
+            let every = min(max(resumable.maxAge / 10, .seconds(1)), .seconds(60))
+            while !Task.isCancelled {
+                try? await Task.sleep(for: every)
+                resumable.sweep()
+            }
+        }
+        defer { sweeper.cancel() }
         try await withGracefulShutdownHandler {
             try await application.run()
         } onGracefulShutdown: {

@@ -1,15 +1,35 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
+import UploadCore
 
 /// A request the receiver turns down, with the status and the message for the client.
 struct Refusal: Error, Equatable {
     let status: HTTPResponse.Status
     let message: String
+    /// Header fields the answer carries besides the usual ones (`Upload-Offset` on a 409, …).
+    var fields: [String: String] = [:]
+    /// A problem type of the resumable-upload draft: the body is then `application/problem+json`
+    /// (RFC 9457) with the message as `detail` and `members` alongside.
+    var problem: ResumableFields.Problem?
+    var members: [String: Int64] = [:]
 
     init(_ status: HTTPResponse.Status, _ message: String) {
         self.status = status
         self.message = message
+    }
+
+    init(_ problem: ResumableFields.Problem, _ status: HTTPResponse.Status, _ message: String, members: [String: Int64] = [:]) {
+        self.init(status, message)
+        self.problem = problem
+        self.members = members
+    }
+
+    func adding(_ fields: [String: String]) -> Refusal {
+        var copy = self
+        copy.fields.merge(fields) { _, new in new }
+        return copy
     }
 
     init(_ error: ReceiveError) {
@@ -25,8 +45,15 @@ struct Refusal: Error, Equatable {
     /// The answer as it goes on the wire: `{"error": …}` with the headers its status needs.
     /// `closing` adds `Connection: close` (the connection ends after this answer).
     func answer(closing: Bool) -> (head: HTTPResponse, body: ByteBuffer) {
-        var (head, body) = JSONAnswer.make(status, ["error": message])
-        if status == .methodNotAllowed { head.headerFields[.allow] = "POST" }
+        var (head, body) = problem.map { problem in
+            var object: [String: Any] = ["type": problem.type, "title": problem.title, "detail": message]
+            for (key, value) in members { object[key] = value }
+            return JSONAnswer.make(status, any: object, contentType: "application/problem+json")
+        } ?? JSONAnswer.make(status, ["error": message])
+        if status == .methodNotAllowed, fields["Allow"] == nil { head.headerFields[.allow] = "POST" }
+        for (name, value) in fields {
+            if let name = HTTPField.Name(name) { head.headerFields[name] = value }
+        }
         if status == .serviceUnavailable { head.headerFields[.retryAfter] = "1" }
         if closing { head.headerFields[.connection] = "close" }
         return (head, body)
@@ -36,9 +63,13 @@ struct Refusal: Error, Equatable {
 /// Every answer of the receiver is a small JSON object.
 enum JSONAnswer {
     static func make(_ status: HTTPResponse.Status, _ object: [String: String]) -> (head: HTTPResponse, body: ByteBuffer) {
+        make(status, any: object, contentType: "application/json; charset=utf-8")
+    }
+
+    static func make(_ status: HTTPResponse.Status, any object: [String: Any], contentType: String) -> (head: HTTPResponse, body: ByteBuffer) {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         var head = HTTPResponse(status: status)
-        head.headerFields[.contentType] = "application/json; charset=utf-8"
+        head.headerFields[.contentType] = contentType
         head.headerFields[.contentLength] = String(data.count)
         return (head, ByteBuffer(bytes: data))
     }

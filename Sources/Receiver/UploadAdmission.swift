@@ -1,17 +1,55 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import UploadCore
 
 /// What the receiver decides from a request's head alone, before a byte of its body is read:
 /// refusals that need no body (wrong path or method, not multipart, no boundary, a declared
-/// length over the limit, an expectation it cannot meet) are answered at once, so a client that
-/// sent `Expect: 100-continue` never sends the body and one that did not is stopped early.
+/// length over the limit, an expectation it cannot meet, a resumable request without the fields
+/// it must carry) are answered at once, so a client that sent `Expect: 100-continue` never sends
+/// the body and one that did not is stopped early.
 enum UploadAdmission {
     enum Decision: Equatable {
-        /// Take the body; `expectsContinue` when the client waits for `100 Continue` first.
-        case accept(boundary: String, expectsContinue: Bool)
+        /// Take the request; `expectsContinue` when the client waits for `100 Continue` first.
+        case accept(Route, expectsContinue: Bool)
         case refuse(Refusal)
     }
+
+    /// What an accepted request asks for.
+    enum Route: Equatable {
+        /// `POST <path>`: a multipart upload; `resumable` when it carries `Upload-Complete`
+        /// (it creates an upload resource that an interrupted transfer can continue).
+        case upload(boundary: String, resumable: Creation?)
+        /// `OPTIONS <path>` (or `*`): what the endpoint supports, resumable uploads included.
+        case options(version: Int?)
+        /// `HEAD <resource>`: the offset of a resumable upload.
+        case offset(token: String, version: Int?)
+        /// `PATCH <resource>`: append to a resumable upload.
+        case append(token: String, Append)
+        /// `DELETE <resource>`: cancel a resumable upload.
+        case cancel(token: String, version: Int?)
+        /// `GET <resource>`: a completed upload's final answer again (for a client that lost it).
+        case answer(token: String, version: Int?)
+    }
+
+    struct Creation: Equatable {
+        var complete: Bool
+        /// The representation's length, when the request says it.
+        var length: Int64?
+        /// The interop version asked for, when this receiver speaks it (104 is sent only then).
+        var version: Int?
+    }
+
+    struct Append: Equatable {
+        var offset: Int64
+        var complete: Bool
+        var length: Int64?
+        var contentLength: Int64?
+        var version: Int?
+    }
+
+    /// Upload resources live at `<prefix><token>`; tokens are 32 lowercase hex digits.
+    static let resourcePrefix = "/resumable/"
 
     static func decide(_ head: HTTPRequest, configuration: ReceiverConfiguration) -> Decision {
         let fields = head.headerFields
@@ -22,12 +60,24 @@ enum UploadAdmission {
             }
             expectsContinue = true
         }
+        let version = fields[ResumableHeaders.interopVersion].flatMap(ResumableFields.version)
+        let spoken = version.flatMap { ResumableFields.supportedVersions.contains($0) ? $0 : nil }
+        let declared = fields[.contentLength].flatMap { Int64($0) }
         let path = Self.path(of: head)
+        if let token = Self.token(in: path) {
+            switch decideResource(head, token: token, version: version, spoken: spoken, declared: declared, configuration: configuration) {
+            case .success(let route): return .accept(route, expectsContinue: expectsContinue)
+            case .failure(let refusal): return .refuse(refusal)
+            }
+        }
+        if head.method == .options, path == configuration.path || path == "*" {
+            return .accept(.options(version: spoken), expectsContinue: expectsContinue)
+        }
         guard path == configuration.path else {
             return .refuse(Refusal(.notFound, "no such endpoint: \(path) (uploads go to POST \(configuration.path))"))
         }
         guard head.method == .post else {
-            return .refuse(Refusal(.methodNotAllowed, "\(head.method.rawValue) is not allowed here; use POST"))
+            return .refuse(Refusal(.methodNotAllowed, "\(head.method.rawValue) is not allowed here; use POST").adding(["Allow": "POST, OPTIONS"]))
         }
         let contentType = fields[.contentType] ?? ""
         guard let parsed = ContentDisposition(parsing: contentType), parsed.type == "multipart/form-data" else {
@@ -36,10 +86,88 @@ enum UploadAdmission {
         guard let boundary = parsed.parameters["boundary"], !boundary.isEmpty, boundary.utf8.count <= 70 else {
             return .refuse(Refusal(.badRequest, "the multipart Content-Type has no valid boundary"))
         }
-        if let declared = fields[.contentLength].flatMap({ Int64($0) }), declared > configuration.maxSize {
-            return .refuse(Refusal(.contentTooLarge, "the upload is \(declared) bytes; the limit is \(configuration.maxSize)"))
+        if let declared, declared > configuration.maxSize {
+            return .refuse(Refusal(.contentTooLarge, "the upload is \(declared) bytes; the limit is \(configuration.maxSize)")
+                .adding([ResumableFields.limit: UploadLimit(maxSize: configuration.maxSize).fieldValue]))
         }
-        return .accept(boundary: boundary, expectsContinue: expectsContinue)
+        // A request without Upload-Complete (or with a value that is not a Boolean, which the
+        // draft says to ignore) is an ordinary upload.
+        guard let complete = ResumableFields.boolean(fields[ResumableHeaders.complete]) else {
+            return .accept(.upload(boundary: boundary, resumable: nil), expectsContinue: expectsContinue)
+        }
+        var length = ResumableFields.integer(fields[ResumableHeaders.length])
+        if complete, let declared {
+            if let stated = length, stated != declared {
+                return .refuse(inconsistentLength("Upload-Length says \(stated) bytes, Content-Length \(declared)"))
+            }
+            length = declared
+        }
+        if let length, length > configuration.maxSize {
+            return .refuse(Refusal(.contentTooLarge, "the upload is \(length) bytes; the limit is \(configuration.maxSize)")
+                .adding([ResumableFields.limit: UploadLimit(maxSize: configuration.maxSize).fieldValue]))
+        }
+        return .accept(.upload(boundary: boundary, resumable: Creation(complete: complete, length: length, version: spoken)),
+                       expectsContinue: expectsContinue)
+    }
+
+    private static func decideResource(
+        _ head: HTTPRequest, token: String, version: Int?, spoken: Int?, declared: Int64?, configuration: ReceiverConfiguration
+    ) -> Result<Route, Refusal> {
+        let fields = head.headerFields
+        if let version, spoken == nil {
+            return .failure(Refusal(.badRequest, "this receiver speaks interop versions \(ResumableFields.supportedVersions.map(String.init).joined(separator: " and ")) of resumable uploads, not \(version)")
+                .adding([ResumableFields.interopVersion: String(ResumableFields.currentVersion)]))
+        }
+        switch head.method {
+        case .head: return .success(.offset(token: token, version: spoken))
+        case .delete: return .success(.cancel(token: token, version: spoken))
+        case .get: return .success(.answer(token: token, version: spoken))
+        case .patch:
+            guard let offset = ResumableFields.integer(fields[ResumableHeaders.offset]) else {
+                return .failure(Refusal(.badRequest, "an append needs Upload-Offset (a non-negative integer)"))
+            }
+            guard let complete = ResumableFields.boolean(fields[ResumableHeaders.complete]) else {
+                return .failure(Refusal(.badRequest, "an append needs Upload-Complete (?0 or ?1)"))
+            }
+            let type = (fields[.contentType] ?? "").prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+            guard type == ResumableFields.partialUploadType else {
+                return .failure(Refusal(.unsupportedMediaType, "an append's Content-Type must be \(ResumableFields.partialUploadType), not \(type.isEmpty ? "none" : type)"))
+            }
+            var length = ResumableFields.integer(fields[ResumableHeaders.length])
+            if complete, let declared {
+                if let stated = length, stated != offset + declared {
+                    return .failure(inconsistentLength("Upload-Length says \(stated) bytes, the offset and Content-Length \(offset + declared)"))
+                }
+                length = offset + declared
+            }
+            if let declared, offset + declared > configuration.maxSize {
+                return .failure(Refusal(.contentTooLarge, "the upload would be \(offset + declared) bytes; the limit is \(configuration.maxSize)")
+                    .adding([ResumableFields.limit: UploadLimit(maxSize: configuration.maxSize).fieldValue]))
+            }
+            return .success(.append(token: token, Append(offset: offset, complete: complete, length: length, contentLength: declared, version: spoken)))
+        default:
+            return .failure(Refusal(.methodNotAllowed, "\(head.method.rawValue) is not allowed on an upload resource; use HEAD, PATCH or DELETE")
+                .adding(["Allow": "HEAD, PATCH, DELETE, GET"]))
+        }
+    }
+
+    static func inconsistentLength(_ detail: String) -> Refusal {
+        Refusal(.inconsistentLength, .badRequest, detail)
+    }
+
+    /// The token of an upload resource's path, if it is one.
+    static func token(in path: String) -> String? {
+        guard path.hasPrefix(resourcePrefix) else { return nil }
+        let token = path.dropFirst(resourcePrefix.count)
+        guard token.utf8.count == 32, token.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
+        return String(token)
+    }
+
+    /// The absolute URL of an upload resource, on the host the request named.
+    static func location(_ token: String, head: HTTPRequest, scheme: String) -> String {
+        let path = resourcePrefix + token
+        guard let authority = head.authority, !authority.isEmpty else { return path }
+        return "\(scheme)://\(authority)\(path)"
     }
 
     /// The request target's path, without query or fragment.
@@ -47,4 +175,20 @@ enum UploadAdmission {
         let target = head.path ?? "/"
         return String(target.prefix { $0 != "?" && $0 != "#" })
     }
+}
+
+/// The draft's fields as names for HTTPTypes.
+enum ResumableHeaders {
+    static let interopVersion = HTTPField.Name(ResumableFields.interopVersion)!
+    static let complete = HTTPField.Name(ResumableFields.complete)!
+    static let offset = HTTPField.Name(ResumableFields.offset)!
+    static let length = HTTPField.Name(ResumableFields.length)!
+    static let limit = HTTPField.Name(ResumableFields.limit)!
+    static let acceptPatch = HTTPField.Name("Accept-Patch")!
+    /// Set by the gate on every request it passes on (a client's own is replaced): the upload
+    /// resource the gate created for a creation request it announced with `104`.
+    static let internalToken = HTTPField.Name("Uploadmon-Internal-Token")!
+    /// Set by the gate on every request: which connection it came on (to end it when a newer
+    /// request for the same upload resource arrives).
+    static let internalConnection = HTTPField.Name("Uploadmon-Internal-Connection")!
 }

@@ -11,6 +11,8 @@ struct UploadEndpoint: HTTPResponder {
 
     let configuration: ReceiverConfiguration
     let store: UploadStore
+    let resumable: ResumableStore
+    let connections: ConnectionRegistry
     let log: @Sendable (RequestLogLine) -> Void
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -19,9 +21,7 @@ struct UploadEndpoint: HTTPResponder {
         var bodyRead = false
         let response: Response
         do {
-            let stored = try await receive(request, line: &line, bodyRead: &bodyRead)
-            line.storedName = stored.name
-            response = Self.response(.ok, ["filename": stored.name])
+            response = try await route(request, line: &line, bodyRead: &bodyRead)
         } catch {
             let refusal = error
             // A refusal before the whole body was read ends the connection: the rest of the body
@@ -35,13 +35,31 @@ struct UploadEndpoint: HTTPResponder {
         return response
     }
 
-    private func receive(_ request: Request, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> (name: String, size: Int64) {
+    private func route(_ request: Request, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> Response {
         // `UploadGate` has already answered heads it refuses; this keeps the endpoint correct on its own.
-        let boundary: String
         switch UploadAdmission.decide(request.head, configuration: configuration) {
-        case .refuse(let refusal): throw refusal
-        case .accept(let accepted, _): boundary = accepted
+        case .refuse(let refusal):
+            throw refusal
+        case .accept(.upload(let boundary, nil), _):
+            let stored = try await receive(request, boundary: boundary, line: &line, bodyRead: &bodyRead)
+            line.storedName = stored.name
+            return Self.response(.ok, ["filename": stored.name])
+        case .accept(.upload(let boundary, let creation?), _):
+            return try await create(request, boundary: boundary, creation, line: &line, bodyRead: &bodyRead)
+        case .accept(.append(let token, let append), _):
+            return try await self.append(request, token: token, append, line: &line, bodyRead: &bodyRead)
+        case .accept(.offset(let token, let version), _):
+            return try await offset(token, version: version)
+        case .accept(.cancel(let token, let version), _):
+            return try await cancel(token, version: version)
+        case .accept(.answer(let token, let version), _):
+            return try answer(token, version: version)
+        case .accept(.options(let version), _):
+            return options(version: version)
         }
+    }
+
+    private func receive(_ request: Request, boundary: String, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> (name: String, size: Int64) {
         let receiver = FormDataReceiver(boundary: boundary, field: configuration.field, store: store, imagesOnly: configuration.imagesOnly)
         defer { line.bytes = receiver.bytesReceived }
         do {

@@ -1,12 +1,15 @@
 import Hummingbird
 import NIOCore
 import NIOHTTPTypes
+import UploadCore
 
 /// Why the receiver ended a connection under a request whose body it was still reading. The
 /// request's body stream fails with it, so the endpoint can say what happened.
 enum ConnectionInterruption: Error, Equatable, CustomStringConvertible {
     case bodyStalled(TimeAmount)
     case stopping
+    /// A newer request for the same resumable upload arrived (the client gave up on this one).
+    case superseded
 
     var description: String {
         switch self {
@@ -14,6 +17,8 @@ enum ConnectionInterruption: Error, Equatable, CustomStringConvertible {
             "no body data from the client for \(Self.seconds(limit)); the upload was abandoned"
         case .stopping:
             "the receiver is stopping; the upload was abandoned"
+        case .superseded:
+            "a newer request for the same upload took over"
         }
     }
 
@@ -21,6 +26,7 @@ enum ConnectionInterruption: Error, Equatable, CustomStringConvertible {
         switch self {
         case .bodyStalled: Refusal(.requestTimeout, description)
         case .stopping: Refusal(.serviceUnavailable, description)
+        case .superseded: Refusal(.conflict, description)
         }
     }
 
@@ -51,6 +57,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let configuration: ReceiverConfiguration
     private let registry: ConnectionRegistry
+    private let resumable: ResumableStore
     private let log: @Sendable (RequestLogLine) -> Void
     private var clock: ConnectionClock
     private var context: ChannelHandlerContext?
@@ -62,9 +69,13 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     private var discarding = false
     private var closeAfterAnswer = false
 
-    init(configuration: ReceiverConfiguration, registry: ConnectionRegistry, log: @escaping @Sendable (RequestLogLine) -> Void) {
+    init(
+        configuration: ReceiverConfiguration, registry: ConnectionRegistry, resumable: ResumableStore,
+        log: @escaping @Sendable (RequestLogLine) -> Void
+    ) {
         self.configuration = configuration
         self.registry = registry
+        self.resumable = resumable
         self.log = log
         self.clock = ConnectionClock(limits: configuration.limits.clock, openedAt: .now())
     }
@@ -78,7 +89,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
-        if registered { registry.unregister(ObjectIdentifier(self)) }
+        if registered { registry.unregister(id) }
         registered = false
         self.context = nil
     }
@@ -91,7 +102,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
-        if registered { registry.unregister(ObjectIdentifier(self)) }
+        if registered { registry.unregister(id) }
         registered = false
         context.fireChannelInactive()
     }
@@ -101,8 +112,8 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
         started = true
         clock = ConnectionClock(limits: configuration.limits.clock, openedAt: .now())
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let admitted = registry.register(ObjectIdentifier(self)) {
-            bound.eventLoop.execute { bound.value.abort(.stopping) }
+        let admitted = registry.register(id) { why in
+            bound.eventLoop.execute { bound.value.abort(why) }
         }
         switch admitted {
         case .admitted:
@@ -120,24 +131,41 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let now = NIODeadline.now()
         switch unwrapInboundIn(data) {
-        case .head(let head):
+        case .head(var head):
             let answering = clock.unanswered > 0
             clock.headReceived(at: now)
             if discarding { break }
+            // What the endpoint learns from the gate only the gate may say: a client's own is dropped.
+            head.headerFields[ResumableHeaders.internalToken] = nil
+            head.headerFields[ResumableHeaders.internalConnection] = String(id)
             if answering {
                 // A pipelined request: an answer of ours now would overtake the one being written.
-                context.fireChannelRead(data)
+                context.fireChannelRead(wrapInboundOut(.head(head)))
                 break
             }
+            let line = { RequestLogLine(method: head.method.rawValue, path: UploadAdmission.path(of: head)) }
             switch UploadAdmission.decide(head, configuration: configuration) {
-            case .accept(_, let expectsContinue):
+            case .accept(let route, let expectsContinue):
+                if let refusal = refusalFromState(route) {
+                    refuse(refusal, line: line(), context: context)
+                    break
+                }
                 if expectsContinue {
                     context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
                 }
-                context.fireChannelRead(data)
+                if case .upload(let boundary, let creation?) = route, let version = creation.version {
+                    // Announce the upload resource before the body, so a cut transfer can resume.
+                    do {
+                        let record = try resumable.create(boundary: boundary, length: creation.length)
+                        head.headerFields[ResumableHeaders.internalToken] = record.token
+                        context.writeAndFlush(wrapOutboundOut(.head(announcement(record, head: head, version: version))), promise: nil)
+                    } catch {
+                        // The endpoint tries again and says why it cannot.
+                    }
+                }
+                context.fireChannelRead(wrapInboundOut(.head(head)))
             case .refuse(let refusal):
-                let line = RequestLogLine(method: head.method.rawValue, path: UploadAdmission.path(of: head))
-                refuse(refusal, line: line, context: context)
+                refuse(refusal, line: line(), context: context)
             }
         case .body:
             if !discarding { context.fireChannelRead(data) }
@@ -146,6 +174,40 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
             if !discarding { context.fireChannelRead(data) }
         }
         rearm(context)
+    }
+
+    /// This connection's number in the registry (and in the heads it passes on).
+    private var id: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
+
+    /// An append the upload's state already refuses, when no other request holds it (one that
+    /// does is ended by the endpoint first, and the offset may move until then).
+    private func refusalFromState(_ route: UploadAdmission.Route) -> Refusal? {
+        guard case .append(let token, let append) = route else { return nil }
+        let fields = append.version.map { [ResumableFields.interopVersion: String($0)] } ?? [:]
+        guard let snapshot = resumable.peek(token) else {
+            return Refusal(.notFound, "no such upload (it may have expired or been cancelled)").adding(fields)
+        }
+        guard !snapshot.busy else { return nil }
+        if snapshot.record.complete {
+            return append.contentLength == 0
+                ? Refusal(.completedUpload, .badRequest, "the upload is already complete").adding(fields)
+                : Refusal(.inconsistentLength, .badRequest, "the upload is already complete; nothing can be appended").adding(fields)
+        }
+        guard append.offset == snapshot.offset else {
+            return Refusal(.mismatchingOffset, .conflict, "the upload is at offset \(snapshot.offset), not \(append.offset)",
+                           members: ["expected-offset": snapshot.offset, "provided-offset": append.offset])
+                .adding(fields.merging([ResumableFields.offset: String(snapshot.offset), ResumableFields.complete: "?0"]) { a, _ in a })
+        }
+        return nil
+    }
+
+    /// `104 Upload Resumption Supported` for a creation request whose interop version is ours.
+    private func announcement(_ record: ResumableRecord, head: HTTPRequest, version: Int) -> HTTPResponse {
+        var response = HTTPResponse(status: .init(code: 104, reasonPhrase: "Upload Resumption Supported"))
+        response.headerFields[ResumableHeaders.interopVersion] = String(version)
+        response.headerFields[.location] = UploadAdmission.location(record.token, head: head, scheme: configuration.scheme)
+        response.headerFields[ResumableHeaders.limit] = UploadLimit(maxSize: configuration.maxSize, maxAge: Int64(resumable.maxAge.seconds)).fieldValue
+        return response
     }
 
     /// Called by the tap for every read from the socket, before any decoding.

@@ -18,14 +18,17 @@ public final class ReceiverHarness: Sendable {
     public static func start(
         path: String = "/photo", field: String = "photo", maxSize: Int64 = 1 << 30, imagesOnly: Bool = false,
         tls: ReceiverConfiguration.TLSFiles? = nil,
-        limits: ReceiverConfiguration.Limits = .init(shutdownGrace: .milliseconds(500))
+        limits: ReceiverConfiguration.Limits = .init(shutdownGrace: .milliseconds(500)),
+        resumableMaxAge: Duration = .seconds(3600),
+        reusing earlier: String? = nil
     ) async throws -> ReceiverHarness {
-        let root = TestFiles.makeTemporaryDirectory("receiver")
+        // `reusing`: the root of an earlier (stopped) harness, to start again on what it left.
+        let root = earlier ?? TestFiles.makeTemporaryDirectory("receiver")
         let directory = root + "/uploads"
         let lines = NIOLockedValueBox<[RequestLogLine]>([])
         let configuration = ReceiverConfiguration(
             host: "127.0.0.1", port: 0, directory: directory, path: path, field: field, maxSize: maxSize, imagesOnly: imagesOnly,
-            tls: tls, limits: limits
+            tls: tls, limits: limits, resumableMaxAge: resumableMaxAge
         )
         let running = try await RunningReceiver.start(configuration, log: { line in
             lines.withLockedValue { $0.append(line) }

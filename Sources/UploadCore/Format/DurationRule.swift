@@ -16,6 +16,8 @@ public enum DurationRule: Sendable, CaseIterable {
     case idleExit
     /// How long uploads may go on after the receiver is told to stop.
     case shutdownGrace
+    /// How long the receiver keeps a resumable upload from its creation.
+    case resumableAge
 
     static let day = 86_400.0
 
@@ -28,6 +30,7 @@ public enum DurationRule: Sendable, CaseIterable {
         case .history: 60...3650 * Self.day
         case .idleExit: 0...365 * Self.day
         case .shutdownGrace: 0...3600
+        case .resumableAge: 1...30 * Self.day
         }
     }
 

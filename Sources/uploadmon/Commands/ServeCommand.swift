@@ -19,6 +19,13 @@ struct ServeCommand: AsyncParsableCommand {
         One line per request is printed. SIGINT or SIGTERM stops accepting at once, lets uploads in \
         progress finish within --shutdown-grace, then abandons the rest (their partial files removed).
 
+        Uploads are resumable (draft-ietf-httpbis-resumable-upload, interop versions 6 and 8): a \
+        POST with Upload-Complete creates an upload resource under /resumable/ (announced with 104 \
+        to clients that name an interop version); HEAD gives its offset, PATCH appends, DELETE \
+        cancels, OPTIONS says the limits. Partial uploads are kept in --dir/.uploadmon-resumable \
+        (never served, never stored as a file until complete), survive a restart, and are removed \
+        --resume-max-age after their creation. The complete body is stored as a one-shot upload is.
+
         Examples:
           uploadmon serve
           uploadmon serve --port 8080 --dir /srv/photos --max-size 200MB --images-only
@@ -42,6 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Time a request body may stop arriving before the upload is abandoned.", valueName: "duration")) var bodyTimeout = "30s"
     @Option(help: "Connections open at once; more are answered 503 at once (lowered to what the descriptor limit allows).") var maxConnections = 1024
     @Option(help: ArgumentHelp("After SIGINT/SIGTERM, time uploads in progress may go on before they are cut.", valueName: "duration")) var shutdownGrace = "5s"
+    @Option(help: ArgumentHelp("How long a resumable upload is kept from its creation, complete or not.", valueName: "duration")) var resumeMaxAge = "24h"
 
 
     func validate() throws {
@@ -51,6 +59,15 @@ struct ServeCommand: AsyncParsableCommand {
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("HTTPS needs both --tls-cert and --tls-key") }
         guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be between 1 and 1000000") }
         _ = try limits()
+        _ = try resumableAge()
+    }
+
+    func resumableAge() throws -> Duration {
+        do {
+            return .seconds(try DurationRule.resumableAge.parse(resumeMaxAge, option: "--resume-max-age"))
+        } catch {
+            throw ValidationError(error.message)
+        }
     }
 
     func limits() throws -> ReceiverConfiguration.Limits {
@@ -72,7 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
             host: host, port: port, directory: dir, path: path, field: field,
             maxSize: ByteSize.parse(maxSize)!, imagesOnly: imagesOnly,
             tls: tlsCert.flatMap { cert in tlsKey.map { ReceiverConfiguration.TLSFiles(certificateChain: cert, privateKey: $0) } },
-            limits: try limits()
+            limits: try limits(), resumableMaxAge: try resumableAge()
         )
         let leftovers = try ReceiverServer.removeLeftovers(in: configuration.directory)
         if !leftovers.isEmpty {

@@ -1,0 +1,323 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import UploadCore
+
+/// The upload endpoint's resumable side (draft-ietf-httpbis-resumable-upload, interop versions
+/// 6 and 8): a `POST` with `Upload-Complete` creates an upload resource; `HEAD` says its offset,
+/// `PATCH` appends, `DELETE` cancels, `OPTIONS` says the endpoint supports it. When the last byte
+/// has arrived, the whole multipart body goes through the same `FormDataReceiver` a one-shot
+/// upload does, and the answer is the endpoint's own (`200 {"filename": …}`).
+extension UploadEndpoint {
+    /// `POST` with `Upload-Complete`: the upload resource is the gate's (announced with `104`) or a
+    /// new one; the request's content is its first bytes (all of them with `?1`).
+    func create(
+        _ request: Request, boundary: String, _ creation: UploadAdmission.Creation, line: inout RequestLogLine, bodyRead: inout Bool
+    ) async throws(Refusal) -> Response {
+        var fields = echo(creation.version)
+        let token: String
+        if let announced = request.headers[ResumableHeaders.internalToken] {
+            token = announced
+        } else {
+            token = try makeResource(boundary: boundary, length: creation.length, fields: fields).token
+        }
+        fields["Location"] = location(token, request)
+        guard let lease = await resumable.acquire(token, fresh: true, interrupt: interrupter(request)) else {
+            throw Refusal(.conflict, "the upload resource was taken over by another request").adding(fields)
+        }
+        line.path += " → " + UploadAdmission.resourcePrefix + token
+        let end = try await transfer(request.body, into: lease, complete: creation.complete, length: creation.length, fields: fields,
+                                     line: &line, bodyRead: &bodyRead)
+        switch end {
+        case .appended(let offset):
+            fields[ResumableFields.offset] = String(offset)
+            fields[ResumableFields.complete] = ResumableFields.boolean(false)
+            fields[ResumableFields.limit] = limit(expiresAt: lease.record.expiresAt).fieldValue
+            return Self.empty(.created, fields)
+        case .completed(let answer):
+            fields[ResumableFields.complete] = ResumableFields.boolean(true)
+            return Self.stored(answer, fields)
+        }
+    }
+
+    /// `PATCH`: appends at the upload's offset (which the request must name).
+    func append(
+        _ request: Request, token: String, _ append: UploadAdmission.Append, line: inout RequestLogLine, bodyRead: inout Bool
+    ) async throws(Refusal) -> Response {
+        var fields = echo(append.version)
+        guard let lease = await resumable.acquire(token, interrupt: interrupter(request)) else {
+            throw Refusal(.notFound, "no such upload (it may have expired or been cancelled)").adding(fields)
+        }
+        if lease.record.complete {
+            lease.release(offset: lease.offset)
+            if append.contentLength == 0 {
+                throw Refusal(.completedUpload, .badRequest, "the upload is already complete").adding(fields)
+            }
+            throw Refusal(.inconsistentLength, .badRequest, "the upload is already complete; nothing can be appended").adding(fields)
+        }
+        guard append.offset == lease.offset else {
+            lease.release(offset: lease.offset)
+            fields[ResumableFields.offset] = String(lease.offset)
+            fields[ResumableFields.complete] = ResumableFields.boolean(false)
+            throw Refusal(.mismatchingOffset, .conflict, "the upload is at offset \(lease.offset), not \(append.offset)",
+                          members: ["expected-offset": lease.offset, "provided-offset": append.offset]).adding(fields)
+        }
+        let end = try await transfer(request.body, into: lease, complete: append.complete, length: append.length, fields: fields,
+                                     line: &line, bodyRead: &bodyRead)
+        switch end {
+        case .appended(let offset):
+            fields[ResumableFields.offset] = String(offset)
+            fields[ResumableFields.complete] = ResumableFields.boolean(false)
+            return Self.empty(.noContent, fields)
+        case .completed(let answer):
+            fields[ResumableFields.complete] = ResumableFields.boolean(true)
+            return Self.stored(answer, fields)
+        }
+    }
+
+    /// `HEAD`: the offset as it stands once any request still appending has been ended.
+    func offset(_ token: String, version: Int?) async throws(Refusal) -> Response {
+        var fields = echo(version)
+        guard let lease = await resumable.acquire(token, interrupt: nil) else {
+            throw Refusal(.notFound, "no such upload (it may have expired or been cancelled)").adding(fields)
+        }
+        let record = lease.record
+        lease.release(offset: lease.offset)
+        fields[ResumableFields.offset] = String(lease.offset)
+        fields[ResumableFields.complete] = ResumableFields.boolean(record.complete)
+        if let length = record.length { fields[ResumableFields.length] = String(length) }
+        fields[ResumableFields.limit] = limit(expiresAt: record.expiresAt).fieldValue
+        fields["Cache-Control"] = "no-store"
+        return Self.empty(.noContent, fields)
+    }
+
+    /// `DELETE`: ends any request still appending, then removes the upload.
+    func cancel(_ token: String, version: Int?) async throws(Refusal) -> Response {
+        let fields = echo(version)
+        guard let lease = await resumable.acquire(token, interrupt: nil) else {
+            throw Refusal(.notFound, "no such upload (it may have expired or been cancelled)").adding(fields)
+        }
+        await onFileThreads { lease.remove() }
+        return Self.empty(.noContent, fields)
+    }
+
+    /// `GET` on a completed upload: its final answer again, for a client that lost it.
+    func answer(_ token: String, version: Int?) throws(Refusal) -> Response {
+        var fields = echo(version)
+        guard let snapshot = resumable.peek(token) else {
+            throw Refusal(.notFound, "no such upload (it may have expired or been cancelled)").adding(fields)
+        }
+        guard let answer = snapshot.record.answer else {
+            fields[ResumableFields.offset] = String(snapshot.offset)
+            fields[ResumableFields.complete] = ResumableFields.boolean(false)
+            throw Refusal(.conflict, "the upload is not complete: \(snapshot.offset) bytes so far").adding(fields)
+        }
+        fields[ResumableFields.complete] = ResumableFields.boolean(true)
+        fields["Cache-Control"] = "no-store"
+        return Self.stored(answer, fields)
+    }
+
+    /// `OPTIONS`: resumable uploads are supported here, within these limits.
+    func options(version: Int?) -> Response {
+        var fields = echo(version)
+        fields["Accept-Patch"] = ResumableFields.partialUploadType
+        fields["Allow"] = "POST, OPTIONS"
+        fields[ResumableFields.limit] = UploadLimit(maxSize: configuration.maxSize, maxAge: Int64(resumable.maxAge.seconds)).fieldValue
+        return Self.empty(.noContent, fields)
+    }
+
+    // MARK: moving the bytes
+
+    enum TransferEnd {
+        case appended(offset: Int64)
+        case completed(StoredAnswer)
+    }
+
+    /// Appends the request's content to the upload. With `complete`, the multipart body is then
+    /// whole: the bytes kept from earlier requests are read back through a fresh
+    /// `FormDataReceiver`, this request's content follows as it arrives, and the endpoint's
+    /// answer is kept with the upload. An interrupted request keeps every byte it wrote.
+    private func transfer(
+        _ body: RequestBody, into lease: ResumableStore.Lease, complete: Bool, length stated: Int64?, fields: [String: String],
+        line: inout RequestLogLine, bodyRead: inout Bool
+    ) async throws(Refusal) -> TransferEnd {
+        let configuration = self.configuration
+        let store = self.store
+        let start = lease.offset
+        var received: Int64 = 0
+        defer { line.bytes = received }
+        var length = lease.record.length
+        if let stated {
+            if let length, length != stated {
+                lease.release(offset: start)
+                throw UploadAdmission.inconsistentLength("the upload's length is \(length) bytes; this request says \(stated)").adding(fields)
+            }
+            length = stated
+        }
+        let limit = min(length ?? configuration.maxSize, configuration.maxSize)
+        do {
+            let end = try await withTaskExecutorPreference(FileWritingExecutor.shared) { () async throws -> TransferEnd in
+                if let stated, lease.record.length == nil { try lease.setLength(stated) }
+                let writer = try lease.appender()
+                let receiver = complete
+                    ? FormDataReceiver(boundary: lease.record.boundary, field: configuration.field, store: store, imagesOnly: configuration.imagesOnly)
+                    : nil
+                do {
+                    if let receiver, start > 0 { try Self.replay(lease.partPath, upTo: start, into: receiver) }
+                    for try await buffer in body {
+                        guard start + received + Int64(buffer.readableBytes) <= limit else {
+                            throw limit == length
+                                ? TransferFailure.beyondLength(length!)
+                                : TransferFailure.refused(Refusal(ReceiveError.tooLarge(configuration.maxSize)))
+                        }
+                        try buffer.withUnsafeReadableBytes { try writer.write($0) }
+                        received += Int64(buffer.readableBytes)
+                        try receiver?.consume(buffer)
+                    }
+                    try writer.close()
+                } catch {
+                    try? writer.close()
+                    receiver?.abort()
+                    throw error
+                }
+                let offset = start + received
+                guard let receiver else {
+                    lease.release(offset: offset)
+                    return .appended(offset: offset)
+                }
+                if let length, offset != length { throw TransferFailure.endedShort(offset, length) }
+                let answer: StoredAnswer
+                do {
+                    let stored = try receiver.finish()
+                    answer = StoredAnswer(status: 200, body: Self.json(["filename": stored.name]))
+                } catch let error as ReceiveError {
+                    let refusal = Refusal(error)
+                    answer = StoredAnswer(status: Int(refusal.status.code), body: Self.json(["error": refusal.message]))
+                }
+                lease.complete(answer: answer, length: offset)
+                return .completed(answer)
+            }
+            bodyRead = true
+            return end
+        } catch let failure as TransferFailure {
+            bodyRead = failure.bodyRead
+            switch failure {
+            case .beyondLength, .endedShort:
+                // The draft: an upload whose offset passes its length is invalid from then on.
+                await onFileThreads { lease.remove() }
+            case .refused:
+                lease.release(offset: start + received)
+            }
+            throw failure.refusal.adding(fields)
+        } catch let error as ReceiveError {
+            // The body cannot be a valid upload (not an image, malformed): keeping it is pointless.
+            await onFileThreads { lease.remove() }
+            throw Refusal(error).adding(fields)
+        } catch let interruption as ConnectionInterruption {
+            lease.release(offset: start + received)
+            throw interruption.refusal.adding(fields)
+        } catch {
+            lease.release(offset: start + received)
+            throw Refusal(.badRequest, "the upload was interrupted at offset \(start + received): \(error)").adding(fields)
+        }
+    }
+
+    private enum TransferFailure: Error {
+        case beyondLength(Int64)
+        case endedShort(Int64, Int64)
+        case refused(Refusal)
+
+        var bodyRead: Bool {
+            if case .endedShort = self { return true }
+            return false
+        }
+
+        var refusal: Refusal {
+            switch self {
+            case .beyondLength(let length):
+                UploadAdmission.inconsistentLength("the content goes past the upload's length of \(length) bytes")
+            case .endedShort(let offset, let length):
+                UploadAdmission.inconsistentLength("the upload was said complete at \(offset) bytes; its length is \(length)")
+            case .refused(let refusal):
+                refusal
+            }
+        }
+    }
+
+    /// Feeds the first `count` bytes of the part file to `receiver`.
+    private static func replay(_ path: String, upTo count: Int64, into receiver: FormDataReceiver) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ReceiveError.storage("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var buffer = ByteBufferAllocator().buffer(capacity: 1 << 20)
+        var left = count
+        while left > 0 {
+            buffer.clear()
+            let wanted = Int(min(left, 1 << 20))
+            let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { read(fd, $0.baseAddress, wanted) }
+            guard n > 0 else { throw ReceiveError.storage("\(path) ended before its \(count) bytes") }
+            left -= Int64(n)
+            try receiver.consume(buffer)
+        }
+    }
+
+    // MARK: pieces
+
+    private func makeResource(boundary: String, length: Int64?, fields: [String: String]) throws(Refusal) -> ResumableRecord {
+        do {
+            return try resumable.create(boundary: boundary, length: length)
+        } catch {
+            switch error {
+            case .full(let limit):
+                throw Refusal(.serviceUnavailable, "the receiver holds \(limit) unfinished uploads; try again later").adding(fields)
+            case .io(let reason):
+                throw Refusal(.internalServerError, reason).adding(fields)
+            }
+        }
+    }
+
+    /// Ends the request on `request`'s connection (a newer request for its upload has come).
+    private func interrupter(_ request: Request) -> (@Sendable () -> Void)? {
+        guard let id = request.headers[ResumableHeaders.internalConnection].flatMap(UInt.init) else { return nil }
+        let connections = self.connections
+        return { connections.interrupt(id, .superseded) }
+    }
+
+    private func location(_ token: String, _ request: Request) -> String {
+        UploadAdmission.location(token, head: request.head, scheme: configuration.scheme)
+    }
+
+    /// Answers to a request that named an interop version carry it too.
+    private func echo(_ version: Int?) -> [String: String] {
+        version.map { [ResumableFields.interopVersion: String($0)] } ?? [:]
+    }
+
+    private func limit(expiresAt: Date) -> UploadLimit {
+        UploadLimit(maxSize: configuration.maxSize, maxAge: max(0, Int64(expiresAt.timeIntervalSinceNow.rounded(.down))))
+    }
+
+    private func onFileThreads(_ work: @escaping @Sendable () -> Void) async {
+        await withTaskExecutorPreference(FileWritingExecutor.shared) { work() }
+    }
+
+    static func json(_ object: [String: String]) -> String {
+        String(buffer: JSONAnswer.make(.ok, object).body)
+    }
+
+    static func empty(_ status: HTTPResponse.Status, _ fields: [String: String]) -> Response {
+        var headers = HTTPFields()
+        for (name, value) in fields { if let name = HTTPField.Name(name) { headers[name] = value } }
+        if status != .noContent { headers[.contentLength] = "0" }
+        return Response(status: status, headers: headers)
+    }
+
+    static func stored(_ answer: StoredAnswer, _ fields: [String: String]) -> Response {
+        var headers = HTTPFields()
+        for (name, value) in fields { if let name = HTTPField.Name(name) { headers[name] = value } }
+        headers[.contentType] = answer.status == 200 || answer.body.hasPrefix("{") ? "application/json; charset=utf-8" : "text/plain"
+        let body = ByteBuffer(string: answer.body)
+        headers[.contentLength] = String(body.readableBytes)
+        return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: body))
+    }
+}

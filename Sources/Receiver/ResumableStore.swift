@@ -1,0 +1,336 @@
+import Foundation
+import Glibc
+import NIOConcurrencyHelpers
+import UploadCore
+
+/// What the receiver keeps of one resumable upload besides its bytes: the creation request's
+/// metadata (the multipart body is processed with it once complete) and, once complete, the
+/// final answer, so a client that lost it can learn how the upload ended.
+struct ResumableRecord: Codable, Equatable, Sendable {
+    var token: String
+    var createdAt: Date
+    var expiresAt: Date
+    /// The creation request's `Content-Type` (multipart/form-data with its boundary).
+    var boundary: String
+    /// The representation's length once a request has said it.
+    var length: Int64?
+    var answer: StoredAnswer?
+
+    var complete: Bool { answer != nil }
+}
+
+/// The endpoint's answer to a completed upload.
+struct StoredAnswer: Codable, Equatable, Sendable {
+    var status: Int
+    var body: String
+}
+
+/// The receiver's resumable uploads: on disk in a private folder of the upload directory
+/// (`.uploadmon-resumable/<token>.part` holds the bytes received so far, `<token>.json` the
+/// record), so they survive a restart; in memory, who is using each one. The folder is never
+/// served and a partial upload never shows up as a stored file: only the completed multipart
+/// body's file part is stored, by the same path a one-shot upload takes.
+///
+/// One request at a time works on an upload (a `Lease`). A newer request for the same upload
+/// interrupts the one holding it (the client has given up on that one, though its connection
+/// may not have told us yet) and waits until it has let go, so the offset it reads or appends
+/// at is never stale, as the draft's concurrency rules ask.
+final class ResumableStore: Sendable {
+    static let folderName = ".uploadmon-resumable"
+    /// Incomplete uploads kept at once; creating more is answered 503.
+    static let maxUploads = 4096
+
+    let folder: String
+    /// How long an upload may take from its creation; after that it is removed, complete or not.
+    let maxAge: Duration
+
+    private struct Entry {
+        var record: ResumableRecord
+        /// Bytes received and kept (the part file's size; the length once complete).
+        var offset: Int64
+        var holder: Holder?
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Whether any request has used it (a creation request may only take a fresh one).
+        var touched = false
+    }
+
+    struct Holder: Sendable {
+        let id: UInt64
+        /// Ends the holder's request (its connection); nil for short requests not worth ending.
+        let interrupt: (@Sendable () -> Void)?
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var nextID: UInt64 = 1
+    }
+    private let state = NIOLockedValueBox(State())
+
+    /// Opens the store of `directory`, reading what an earlier receiver left: uploads older
+    /// than `maxAge` and files without their partner are removed.
+    init(directory: String, maxAge: Duration, now: Date = Date()) {
+        folder = directory + "/" + Self.folderName
+        self.maxAge = maxAge
+        load(now: now)
+    }
+
+    // MARK: creating and finding
+
+    enum CreateError: Error {
+        case full(Int)
+        case io(String)
+    }
+
+    /// Creates an empty upload: its part file and its record. Blocking file calls.
+    func create(boundary: String, length: Int64?, now: Date = Date()) throws(CreateError) -> ResumableRecord {
+        let incomplete = state.withLockedValue { $0.entries.values.filter { !$0.record.complete }.count }
+        guard incomplete < Self.maxUploads else { throw .full(Self.maxUploads) }
+        if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+            throw .io("cannot create \(folder): \(String(cString: strerror(errno)))")
+        }
+        var token = ""
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<16 { token += String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
+        let fd = open(partPath(token), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io("cannot create a file in \(folder): \(String(cString: strerror(errno)))") }
+        close(fd)
+        let record = ResumableRecord(
+            token: token, createdAt: now, expiresAt: now.addingTimeInterval(maxAge.seconds), boundary: boundary, length: length
+        )
+        do {
+            try save(record)
+        } catch {
+            unlink(partPath(token))
+            throw .io(String(describing: error))
+        }
+        state.withLockedValue { $0.entries[token] = Entry(record: record, offset: 0) }
+        return record
+    }
+
+    /// What a request can learn without waiting: nil when there is no such upload.
+    struct Snapshot: Equatable {
+        var record: ResumableRecord
+        var offset: Int64
+        var busy: Bool
+    }
+
+    func peek(_ token: String, now: Date = Date()) -> Snapshot? {
+        state.withLockedValue { state in
+            guard let entry = state.entries[token], entry.record.expiresAt > now else { return nil }
+            return Snapshot(record: entry.record, offset: entry.offset, busy: entry.holder != nil)
+        }
+    }
+
+    /// Takes the upload for one request, ending (`interrupt`) the request that holds it and
+    /// waiting until it lets go. nil when there is no such upload (or, with `fresh`, when
+    /// another request has used it already). `interrupt` is how a newer request ends this one.
+    func acquire(_ token: String, fresh: Bool = false, interrupt: (@Sendable () -> Void)?, now: Date = Date()) async -> Lease? {
+        while true {
+            var previous: (@Sendable () -> Void)?
+            let taken: Bool? = state.withLockedValue { state in
+                guard var entry = state.entries[token], entry.record.expiresAt > now, !(fresh && entry.touched) else { return false }
+                guard let holder = entry.holder else {
+                    let id = state.nextID
+                    state.nextID += 1
+                    entry.holder = Holder(id: id, interrupt: interrupt)
+                    entry.touched = true
+                    state.entries[token] = entry
+                    return true
+                }
+                previous = holder.interrupt
+                return nil
+            }
+            switch taken {
+            case true?:
+                let (record, offset) = state.withLockedValue { ($0.entries[token]!.record, $0.entries[token]!.offset) }
+                return Lease(store: self, record: record, offset: offset)
+            case false?:
+                return nil
+            case nil:
+                previous?()
+                await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                    let now = state.withLockedValue { state -> Bool in
+                        guard var entry = state.entries[token], entry.holder != nil else { return true }
+                        entry.waiters.append(waiter)
+                        state.entries[token] = entry
+                        return false
+                    }
+                    if now { waiter.resume() }
+                }
+            }
+        }
+    }
+
+    /// Removes uploads past their age that no request holds. Returns how many.
+    @discardableResult
+    func sweep(now: Date = Date()) -> Int {
+        let expired = state.withLockedValue { state -> [String] in
+            let tokens = state.entries.filter { $0.value.record.expiresAt <= now && $0.value.holder == nil }.map(\.key)
+            for token in tokens { state.entries[token] = nil }
+            return tokens
+        }
+        for token in expired { removeFiles(token) }
+        return expired.count
+    }
+
+    /// How many uploads are kept (complete ones included, until their age).
+    var count: Int { state.withLockedValue { $0.entries.count } }
+
+    // MARK: a request's hold on one upload
+
+    /// One request's exclusive use of an upload. Its file calls block: run them off the
+    /// cooperative pool. Every lease must end in exactly one of `release`, `complete`, `remove`.
+    final class Lease: @unchecked Sendable {
+        private let store: ResumableStore
+        private(set) var record: ResumableRecord
+        /// The offset when the lease was taken.
+        let offset: Int64
+        private var ended = false
+
+        fileprivate init(store: ResumableStore, record: ResumableRecord, offset: Int64) {
+            self.store = store
+            self.record = record
+            self.offset = offset
+        }
+
+        deinit {
+            if !ended { store.letGo(record.token, offset: nil, record: nil) }
+        }
+
+        var token: String { record.token }
+        var partPath: String { store.partPath(record.token) }
+
+        /// A writer that appends at the current offset (anything past it, from a write the
+        /// previous holder did not count, is cut off first).
+        func appender() throws -> BufferedFileWriter {
+            let fd = open(partPath, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw UploadStore.StoreError.io("cannot open \(partPath): \(String(cString: strerror(errno)))") }
+            guard ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) == offset else {
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                throw UploadStore.StoreError.io("cannot position \(partPath): \(reason)")
+            }
+            return BufferedFileWriter(fd: fd, path: partPath)
+        }
+
+        /// Records the representation's length (said by this request for the first time).
+        func setLength(_ length: Int64) throws {
+            record.length = length
+            try store.save(record)
+        }
+
+        /// Lets go with `offset` bytes kept.
+        func release(offset: Int64) {
+            guard !ended else { return }
+            ended = true
+            store.letGo(record.token, offset: offset, record: record)
+        }
+
+        /// The upload is complete: its bytes go, its record keeps `answer` until its age.
+        func complete(answer: StoredAnswer, length: Int64) {
+            guard !ended else { return }
+            ended = true
+            record.answer = answer
+            record.length = length
+            unlink(partPath)
+            try? store.save(record)
+            store.letGo(record.token, offset: length, record: record)
+        }
+
+        /// Cancels the upload: its files and its entry go.
+        func remove() {
+            guard !ended else { return }
+            ended = true
+            store.forget(record.token)
+        }
+    }
+
+    // MARK: inside
+
+    private func letGo(_ token: String, offset: Int64?, record: ResumableRecord?) {
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            guard var entry = state.entries[token] else { return [] }
+            if let offset { entry.offset = offset }
+            if let record { entry.record = record }
+            entry.holder = nil
+            let waiters = entry.waiters
+            entry.waiters = []
+            state.entries[token] = entry
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func forget(_ token: String) {
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            let waiters = state.entries[token]?.waiters ?? []
+            state.entries[token] = nil
+            return waiters
+        }
+        removeFiles(token)
+        for waiter in waiters { waiter.resume() }
+    }
+
+    fileprivate func partPath(_ token: String) -> String { folder + "/" + token + ".part" }
+    private func recordPath(_ token: String) -> String { folder + "/" + token + ".json" }
+
+    private func removeFiles(_ token: String) {
+        unlink(partPath(token))
+        unlink(recordPath(token))
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    /// Replaces the record file whole (written aside, then renamed over it).
+    fileprivate func save(_ record: ResumableRecord) throws {
+        let data = try Self.encoder.encode(record)
+        let path = recordPath(record.token)
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw UploadStore.StoreError.io("cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == data.count, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw UploadStore.StoreError.io("cannot write \(path)")
+        }
+    }
+
+    private func load(now: Date) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        var entries: [String: Entry] = [:]
+        for name in names where name.hasSuffix(".json") {
+            let token = String(name.dropLast(5))
+            guard let data = FileManager.default.contents(atPath: recordPath(token)),
+                  let record = try? decoder.decode(ResumableRecord.self, from: data), record.token == token,
+                  record.expiresAt > now else {
+                removeFiles(token)
+                continue
+            }
+            if record.complete {
+                unlink(partPath(token))
+                entries[token] = Entry(record: record, offset: record.length ?? 0, touched: true)
+                continue
+            }
+            var st = stat()
+            guard stat(partPath(token), &st) == 0 else {
+                removeFiles(token)
+                continue
+            }
+            entries[token] = Entry(record: record, offset: Int64(st.st_size), touched: true)
+        }
+        // Bytes without a record, and records being replaced when a receiver was killed.
+        for name in names where !name.hasSuffix(".json") {
+            let token = name.hasSuffix(".part") ? String(name.dropLast(5)) : ""
+            if entries[token] == nil { unlink(folder + "/" + name) }
+        }
+        state.withLockedValue { $0.entries = entries }
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import Testing
+import UploadTesting
+
+/// One curl exchange with every header block it saw (interim ones first) and the body.
+struct Exchange: CustomStringConvertible {
+    var blocks: [(status: Int, fields: [String: String])]
+    var body: String
+
+    var status: Int { blocks.last?.status ?? 0 }
+    var fields: [String: String] { blocks.last?.fields ?? [:] }
+    var interim: [(status: Int, fields: [String: String])] { Array(blocks.dropLast()) }
+    subscript(_ name: String) -> String? { fields[name.lowercased()] }
+    var description: String { "\(blocks.map { "\($0.status) \($0.fields)" }) \(body)" }
+}
+
+func exchange(_ arguments: [String]) async throws -> Exchange {
+    try await offPool {
+        let directory = TestFiles.makeTemporaryDirectory("curl")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "--max-time", "30", "-D", directory + "/head", "-o", directory + "/body"] + arguments
+        try process.run()
+        process.waitUntilExit()
+        let head = (try? String(contentsOfFile: directory + "/head", encoding: .utf8)) ?? ""
+        var blocks: [(Int, [String: String])] = []
+        for block in head.components(separatedBy: "\r\n\r\n") where block.hasPrefix("HTTP/") {
+            let lines = block.components(separatedBy: "\r\n")
+            let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+            var fields: [String: String] = [:]
+            for line in lines.dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            blocks.append((status, fields))
+        }
+        let body = (try? String(contentsOfFile: directory + "/body", encoding: .utf8)) ?? ""
+        return Exchange(blocks: blocks, body: body)
+    }
+}
+
+/// A multipart body as a client sends it, with the file part `content` in the field `photo`.
+struct FormBody {
+    static let boundary = "ResumableBoundary42"
+    let bytes: [UInt8]
+    let content: [UInt8]
+
+    init(name: String = "big.png", size: Int) {
+        var generator = SystemRandomNumberGenerator()
+        content = Array("\u{89}PNG\r\n\u{1A}\n".utf8) + (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes = Array("--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"\(name)\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+            + content + Array("\r\n--\(Self.boundary)--\r\n".utf8)
+    }
+
+    /// Writes bytes `range` to a file for curl's `--data-binary @file`.
+    func write(_ range: Range<Int>, to path: String) -> String {
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes[range]))
+        return path
+    }
+}
+
+/// The receiver's resumable uploads, driven by curl and raw sockets (independent clients).
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ResumableReceiverTests {
+    let multipart = "Content-Type: multipart/form-data; boundary=\(FormBody.boundary)"
+    let partial = "Content-Type: application/partial-upload"
+
+    @Test func curlCreatesAppendsIsToldTheOffsetAndCompletes() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let form = FormBody(size: 700_000)
+        let created = try await exchange([
+            "-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "-H", "Upload-Length: \(form.bytes.count)",
+            "-H", "Upload-Draft-Interop-Version: 8", "--data-binary", "", receiver.url,
+        ])
+        #expect(created.status == 201, "\(created)")
+        // Announced before the answer, with the same Location, as the draft asks.
+        #expect(created.interim.map(\.status) == [104])
+        let location = try #require(created["Location"])
+        #expect(created.interim.first?.fields["location"] == location)
+        #expect(created.interim.first?.fields["upload-draft-interop-version"] == "8")
+        #expect(location.hasPrefix("http://127.0.0.1:\(receiver.port)/resumable/"))
+        #expect(created["Upload-Offset"] == "0")
+        #expect(created["Upload-Complete"] == "?0")
+        #expect(created["Upload-Limit"]?.hasPrefix("max-size=1073741824, max-age=") == true)
+
+        let first = form.write(0..<300_000, to: receiver.root + "/first")
+        let appended = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?0",
+                                           "--data-binary", "@" + first, location])
+        #expect(appended.status == 204, "\(appended)")
+        #expect(appended["Upload-Offset"] == "300000")
+
+        let rest = form.write(300_000..<form.bytes.count, to: receiver.root + "/rest")
+        let conflict = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 299999", "-H", "Upload-Complete: ?1",
+                                           "--data-binary", "@" + rest, location])
+        #expect(conflict.status == 409)
+        #expect(conflict["Upload-Offset"] == "300000")
+        #expect(conflict["Content-Type"] == "application/problem+json")
+        #expect(conflict.body.contains("mismatching-upload-offset"))
+        #expect(conflict.body.contains(#""expected-offset":300000"#) && conflict.body.contains(#""provided-offset":299999"#))
+
+        let offset = try await exchange(["-I", location])
+        #expect(offset.status == 204)
+        #expect(offset["Upload-Offset"] == "300000")
+        #expect(offset["Upload-Complete"] == "?0")
+        #expect(offset["Upload-Length"] == String(form.bytes.count))
+        #expect(offset["Cache-Control"] == "no-store")
+        #expect(!receiver.storedNames().contains("big.png"), "a partial upload is not a stored file")
+
+        let completed = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 300000", "-H", "Upload-Complete: ?1",
+                                            "--data-binary", "@" + rest, location])
+        #expect(completed.status == 200, "\(completed)")
+        #expect(json(completed.body) == ["filename": "big.png"])
+        #expect(completed["Upload-Complete"] == "?1")
+        #expect(FileManager.default.contents(atPath: receiver.directory + "/big.png") == Data(form.content))
+
+        // Afterwards: complete, and the answer can be had again; nothing more can be appended.
+        let after = try await exchange(["-I", location])
+        #expect(after["Upload-Complete"] == "?1")
+        #expect(after["Upload-Offset"] == String(form.bytes.count))
+        let again = try await exchange([location])
+        #expect(again.status == 200 && json(again.body) == ["filename": "big.png"])
+        let late = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(form.bytes.count)", "-H", "Upload-Complete: ?1",
+                                       "--data-binary", "", location])
+        #expect(late.status == 400)
+        #expect(late.body.contains("completed-upload"))
+        #expect(receiver.storedNames().filter { !$0.hasPrefix(".") } == ["big.png"])
+        await receiver.cleanUp()
+    }
+
+    @Test func cancellingRemovesTheUploadAndItsBytes() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let form = FormBody(size: 50_000)
+        let body = form.write(0..<20_000, to: receiver.root + "/part")
+        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "--data-binary", "@" + body, receiver.url])
+        #expect(created.status == 201)
+        #expect(created.interim.isEmpty, "no 104 without an interop version")
+        #expect(created["Upload-Offset"] == "20000")
+        let location = try #require(created["Location"])
+        let folder = receiver.directory + "/.uploadmon-resumable"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 2)
+        let cancelled = try await exchange(["-X", "DELETE", location])
+        #expect(cancelled.status == 204)
+        #expect(try await exchange(["-I", location]).status == 404)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        await receiver.cleanUp()
+    }
+
+    @Test func optionsSaysResumableUploadsAreSupportedAndTheirLimits() async throws {
+        let receiver = try await ReceiverHarness.start(maxSize: 5_000_000, resumableMaxAge: .seconds(7200))
+        let answer = try await exchange(["-X", "OPTIONS", "-H", "Upload-Draft-Interop-Version: 6", receiver.url])
+        #expect(answer.status == 204)
+        #expect(answer["Accept-Patch"] == "application/partial-upload")
+        #expect(answer["Upload-Limit"] == "max-size=5000000, max-age=7200")
+        #expect(answer["Upload-Draft-Interop-Version"] == "6")
+        await receiver.cleanUp()
+    }
+
+    @Test func aRestartBetweenTwoAppendsKeepsTheUpload() async throws {
+        let first = try await ReceiverHarness.start()
+        let form = FormBody(size: 400_000)
+        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0",
+                                          "--data-binary", "@" + form.write(0..<150_000, to: first.root + "/a"), first.url])
+        let path = try #require(created["Location"].flatMap { URL(string: $0)?.path })
+        await first.stop()
+
+        let second = try await ReceiverHarness.start(reusing: first.root)
+        let location = "http://127.0.0.1:\(second.port)\(path)"
+        let offset = try await exchange(["-I", location])
+        #expect(offset["Upload-Offset"] == "150000", "\(offset)")
+        let completed = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 150000", "-H", "Upload-Complete: ?1",
+                                            "--data-binary", "@" + form.write(150_000..<form.bytes.count, to: second.root + "/b"), location])
+        #expect(completed.status == 200, "\(completed)")
+        #expect(FileManager.default.contents(atPath: second.directory + "/big.png") == Data(form.content))
+        await second.cleanUp()
+    }
+
+    @Test func aCutTransferKeepsWhatArrivedAndANewerRequestEndsAStalledOne() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let form = FormBody(size: 2_000_000)
+        // An optimistic creation: the whole body in one request, announced with 104 before it.
+        let connection = try RawConnection.connect(to: receiver.port)
+        defer { connection.close() }
+        let head = "POST /photo HTTP/1.1\r\nHost: 127.0.0.1:\(receiver.port)\r\n\(multipart)\r\nContent-Length: \(form.bytes.count)\r\n"
+            + "Upload-Complete: ?1\r\nUpload-Draft-Interop-Version: 6\r\n\r\n"
+        #expect(connection.send(Array(head.utf8)))
+        let announced = try await offPool { connection.read(until: "\r\n\r\n", timeout: 10) }
+        #expect(announced.hasPrefix("HTTP/1.1 104 Upload Resumption Supported\r\n"), "\(announced)")
+        let location = try #require(announced.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }
+            .map { $0.dropFirst("location:".count).trimmingCharacters(in: .whitespaces) })
+        // Half the body, then the connection stalls (the client's link is gone, the server cannot tell).
+        #expect(connection.send(Array(form.bytes[0..<1_000_000])))
+        #expect(try await eventually { receiver.logLines.isEmpty && partSize(receiver, location) >= 700_000 })
+
+        // The client asks for the offset on a new connection: the stalled request is ended first.
+        let offset = try await exchange(["-I", location])
+        let kept = try #require(offset["Upload-Offset"].flatMap(Int.init))
+        #expect((700_000...1_000_000).contains(kept), "\(offset)")
+        let (_, closed) = try await offPool { connection.readUntilClosed(timeout: 10) }
+        #expect(closed, "the superseded request's connection is ended")
+
+        let completed = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(kept)", "-H", "Upload-Complete: ?1",
+                                            "-H", "Upload-Draft-Interop-Version: 6",
+                                            "--data-binary", "@" + form.write(kept..<form.bytes.count, to: receiver.root + "/rest"), location])
+        #expect(completed.status == 200, "\(completed)")
+        #expect(completed["Upload-Draft-Interop-Version"] == "6")
+        #expect(FileManager.default.contents(atPath: receiver.directory + "/big.png") == Data(form.content))
+        await receiver.cleanUp()
+    }
+
+    @Test func aBodyThatIsNoUploadIsAnsweredAsTheEndpointWouldOnceComplete() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "--data-binary", "", receiver.url])
+        let location = try #require(created["Location"])
+        let junk = receiver.root + "/junk"
+        _ = FileManager.default.createFile(atPath: junk, contents: Data("--\(FormBody.boundary)\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nx\r\n--\(FormBody.boundary)--\r\n".utf8))
+        let answer = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?1",
+                                         "--data-binary", "@" + junk, location])
+        #expect(answer.status == 400)
+        #expect(answer["Upload-Complete"] == "?1", "the representation was complete; its processing failed")
+        #expect(json(answer.body)["error"] == "no file in the form field 'photo'")
+        #expect(receiver.storedNames().filter { !$0.hasPrefix(".") }.isEmpty)
+        await receiver.cleanUp()
+    }
+
+    @Test func contentPastTheStatedLengthEndsTheUpload() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "-H", "Upload-Length: 100",
+                                          "--data-binary", "", receiver.url])
+        let location = try #require(created["Location"])
+        let body = receiver.root + "/long"
+        _ = FileManager.default.createFile(atPath: body, contents: Data(repeating: 65, count: 150))
+        // No Content-Length to judge by in advance: chunked.
+        let answer = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?0",
+                                         "-H", "Transfer-Encoding: chunked", "--data-binary", "@" + body, location])
+        #expect(answer.status == 400)
+        #expect(answer.body.contains("inconsistent-upload-length"))
+        #expect(try await exchange(["-I", location]).status == 404)
+        await receiver.cleanUp()
+    }
+}
+
+/// Bytes the receiver keeps so far for the upload at `location`.
+func partSize(_ receiver: ReceiverHarness, _ location: String) -> Int64 {
+    let token = location.split(separator: "/").last.map(String.init) ?? ""
+    return TestFiles.size(of: receiver.directory + "/.uploadmon-resumable/" + token + ".part") ?? -1
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import UploadTesting
+@testable import Receiver
+
+/// The receiver's resumable uploads on disk and who holds them, without a connection.
+@Suite(.timeLimit(.minutes(1))) struct ResumableStoreTests {
+    let directory = TestFiles.makeTemporaryDirectory("resumable-store")
+    let start = Date(timeIntervalSince1970: 2_000_000_000)
+
+    func files(_ store: ResumableStore) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: store.folder)) ?? []).sorted()
+    }
+
+    @Test func anUploadOutlivesItsStoreAndExpiresAtItsAge() async throws {
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), now: start)
+        let record = try store.create(boundary: "b", length: 10, now: start)
+        #expect(record.token.count == 32)
+        #expect(files(store) == [record.token + ".json", record.token + ".part"])
+        let lease = try #require(await store.acquire(record.token, interrupt: nil, now: start))
+        let writer = try lease.appender()
+        try [UInt8]("hello".utf8).withUnsafeBytes { try writer.write($0) }
+        try writer.close()
+        lease.release(offset: 5)
+
+        // Another receiver on the same folder finds it at the same offset, with its length.
+        let reopened = ResumableStore(directory: directory, maxAge: .seconds(60), now: start.addingTimeInterval(30))
+        let snapshot = try #require(reopened.peek(record.token, now: start.addingTimeInterval(30)))
+        #expect(snapshot.offset == 5)
+        #expect(snapshot.record.length == 10)
+        #expect(!snapshot.record.complete)
+
+        #expect(reopened.peek(record.token, now: start.addingTimeInterval(61)) == nil)
+        #expect(reopened.sweep(now: start.addingTimeInterval(61)) == 1)
+        #expect(files(reopened).isEmpty)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @Test func expiredUploadsAndStrayFilesAreRemovedWhenAStoreOpens() throws {
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), now: start)
+        let old = try store.create(boundary: "b", length: nil, now: start)
+        let fresh = try store.create(boundary: "b", length: nil, now: start.addingTimeInterval(50))
+        _ = FileManager.default.createFile(atPath: store.folder + "/" + String(repeating: "a", count: 32) + ".part", contents: Data())
+        _ = FileManager.default.createFile(atPath: store.folder + "/" + fresh.token + ".json.tmp", contents: Data())
+        let reopened = ResumableStore(directory: directory, maxAge: .seconds(60), now: start.addingTimeInterval(70))
+        #expect(files(reopened) == [fresh.token + ".json", fresh.token + ".part"])
+        #expect(reopened.peek(old.token, now: start.addingTimeInterval(70)) == nil)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @Test func aNewerRequestEndsTheHolderAndWaitsForItToLetGo() async throws {
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60))
+        let record = try store.create(boundary: "b", length: nil)
+        let first = try #require(await store.acquire(record.token, interrupt: nil))
+        let (interrupted, signal) = AsyncStream<Void>.makeStream()
+        first.release(offset: 0)
+        let holder = try #require(await store.acquire(record.token, interrupt: { signal.yield() }))
+        let newer = Task { await store.acquire(record.token, interrupt: nil) }
+        // The holder is told to stop, and the newer request gets the upload only once it has let go.
+        var iterator = interrupted.makeAsyncIterator()
+        await iterator.next()
+        #expect(store.peek(record.token)?.busy == true)
+        holder.release(offset: 42)
+        let lease = try #require(await newer.value)
+        #expect(lease.offset == 42)
+        lease.release(offset: 42)
+        // A creation request only takes an upload nobody has used.
+        #expect(await store.acquire(record.token, fresh: true, interrupt: nil) == nil)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
