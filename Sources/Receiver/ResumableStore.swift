@@ -85,13 +85,17 @@ final class ResumableStore: Sendable {
     func create(boundary: String, length: Int64?, now: Date = Date()) throws(CreateError) -> ResumableRecord {
         let incomplete = state.withLockedValue { $0.entries.values.filter { !$0.record.complete }.count }
         guard incomplete < Self.maxUploads else { throw .full(Self.maxUploads) }
-        if mkdir(folder, 0o700) != 0 && errno != EEXIST {
-            throw .io("cannot create \(folder): \(String(cString: strerror(errno)))")
-        }
         var token = ""
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<16 { token += String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
-        let fd = open(partPath(token), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        var fd: Int32 = -1
+        // Twice: the folder goes when its last upload does, maybe between the two calls.
+        for _ in 0..<2 where fd < 0 {
+            if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+                throw .io("cannot create \(folder): \(String(cString: strerror(errno)))")
+            }
+            fd = open(partPath(token), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        }
         guard fd >= 0 else { throw .io("cannot create a file in \(folder): \(String(cString: strerror(errno)))") }
         close(fd)
         let record = ResumableRecord(
@@ -277,6 +281,8 @@ final class ResumableStore: Sendable {
     private func removeFiles(_ token: String) {
         unlink(partPath(token))
         unlink(recordPath(token))
+        // The folder goes with its last upload (it fails, harmlessly, while others remain).
+        rmdir(folder)
     }
 
     private static let encoder: JSONEncoder = {

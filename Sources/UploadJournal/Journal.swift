@@ -116,6 +116,8 @@ public final class Journal: Sendable {
         case .redirected: "redirected"
         case .retryScheduled: "retryScheduled"
         case .finished: "finished"
+        case .resumable: "resumable"
+        case .resumed: "resumed"
         case .progress, .allFinished: nil
         }
     }
@@ -132,7 +134,8 @@ public final class Journal: Sendable {
                 let note = UploadEvent.retryScheduled(
                     row.uploadID, attempt: row.attempts + 1, delaySeconds: 0,
                     reason: row.state == .sending
-                        ? "the agent stopped during attempt \(row.attempts) after \(row.bytesSent) bytes; sending again from the start"
+                        ? "the agent stopped during attempt \(row.attempts) after \(row.bytesSent) bytes; "
+                            + (row.resume == nil ? "sending again from the start" : "continuing where the server has it")
                         : "the agent stopped while the upload waited to retry")
                 row.state = .queued
                 row.bytesSent = 0
@@ -220,7 +223,7 @@ extension UploadRow {
             state: .queued, attempts: 0, bytesSent: 0, bytesExpected: nil, status: nil, reason: nil, body: nil,
             bodyBytesTotal: nil, failureKind: nil, failureMessage: nil, failureCode: nil,
             createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil, headersCleared: false,
-            shownURL: nil, retryReason: nil, retryAt: nil, responseHeaders: nil)
+            shownURL: nil, retryReason: nil, retryAt: nil, responseHeaders: nil, resume: request.resume, bytesSaved: 0)
     }
 
     var pending: PendingUpload {

@@ -47,6 +47,10 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     var retryAt: Date?
     /// The answer's headers, as name/value pairs.
     var responseHeaders: [[String]]?
+    /// Where the upload continues after an interruption, while the server keeps it.
+    var resume: ResumePoint?
+    /// Body bytes not sent again thanks to resuming.
+    var bytesSaved: Int64
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -65,7 +69,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
             source: .file(path: path), url: url, field: field, uploadName: uploadName,
             formFields: formFields, headers: headers,
             allowAnyFile: allowAnyFile,
-            expectedFile: fileSize.flatMap { size in fileMtimeNs.map { FileFingerprint(size: size, modificationNanoseconds: $0) } }
+            expectedFile: fileSize.flatMap { size in fileMtimeNs.map { FileFingerprint(size: size, modificationNanoseconds: $0) } },
+            resume: resume
         )
     }
 
@@ -88,11 +93,14 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
                 headers: (responseHeaders ?? []).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
                 body: body.map(Array.init) ?? [], bodyBytesTotal: bodyBytesTotal)
         }
-        return UploadRecord(
+        var record = UploadRecord(
             id: uploadID, name: uploadName, path: path, url: shownURL ?? RedactedURL.display(url), field: field,
             origin: origin, fileSize: fileSize, phase: phase, attempts: attempts, bytesSent: bytesSent,
             bytesExpected: bytesExpected, response: response, createdAt: createdAt, startedAt: startedAt,
             finishedAt: finishedAt)
+        record.resume = resume
+        record.bytesSaved = bytesSaved
+        return record
     }
 
     /// Writes what `record` says of the upload's progress into the row.
@@ -119,6 +127,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         failureCode = failure?.code
         startedAt = record.startedAt
         finishedAt = record.finishedAt
+        resume = record.resume
+        bytesSaved = record.bytesSaved
     }
 }
 

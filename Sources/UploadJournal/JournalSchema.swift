@@ -120,6 +120,14 @@ enum JournalSchema {
                 t.add(column: "access", .text)
             }
         }
+        migrator.registerMigration("v7: resumable uploads") { db in
+            // Where an interrupted upload continues on a server that resumes, and how many
+            // bytes resuming saved.
+            try db.alter(table: "upload") { t in
+                t.add(column: "resume", .text)
+                t.add(column: "bytesSaved", .integer).notNull().defaults(to: 0)
+            }
+        }
         return migrator
     }
 }

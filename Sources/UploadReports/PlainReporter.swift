@@ -36,7 +36,9 @@ public struct PlainReporter: SendReporter {
             let mark = outcome.isSuccess ? "OK" : "FAILED"
             let body = AnswerText.body(state)
             console.write("\(who) \(mark) \(AnswerText.status(state))\(body.isEmpty ? "" : " " + body)\n")
-        case .allFinished:
+        case .resumed(_, let offset, let length):
+            console.write("\(who) \(state.record.resumedText ?? "resumed"): \(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again\n")
+        case .allFinished, .resumable:
             break
         }
     }

@@ -45,9 +45,10 @@ public final class ReceiverHarness: Sendable {
         self.lines = lines
     }
 
-    /// Every name in the upload folder, temporary files included.
+    /// Every name in the upload folder, temporary files included (the receiver's private folder
+    /// of resumable uploads aside: it never holds a stored file).
     public func storedNames() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0 != ".uploadmon-resumable" }.sorted()
     }
 
     /// Shuts the server down gracefully.

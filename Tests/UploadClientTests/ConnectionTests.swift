@@ -23,6 +23,11 @@ import UploadTesting
                 lock.withLock { connections += 1 }
                 while true {
                     let request = readRequest(connection)
+                    if request.head.hasPrefix("OPTIONS") {
+                        // Asked once per origin whether it resumes uploads: it does not.
+                        connection.write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+                        continue
+                    }
                     guard request.head.hasPrefix("POST"), request.body.count == request.contentLength else { break }
                     lock.withLock { requests += 1 }
                     connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")

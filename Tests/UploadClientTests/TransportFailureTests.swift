@@ -71,7 +71,8 @@ final class Captures: @unchecked Sendable {
         request.field = "photo"
         let run = try await UploadRun.run([request])
         #expect(run.outcome() == .answered(status: 201))
-        let captured = try #require(captures.all.first)
+        // (A file of a MiB or more is preceded by one OPTIONS: does the server resume uploads?)
+        let captured = try #require(captures.all.first { $0.head.hasPrefix("POST") })
         #expect(captured.contentLength == captured.body.count)
         #expect(Int64(captured.body.count) == run.expectedLength())
         #expect(run.progressTotals().last == Int64(captured.body.count))
@@ -228,7 +229,9 @@ final class Captures: @unchecked Sendable {
         }
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/early.jpg", size: 20_000_000)
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], retryPolicy: RetryPolicy(maxRetries: 3))
+        // (Without resuming: this server answers the first request it gets, whatever it is, and
+        // the question whether it resumes uploads would be that request.)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], retryPolicy: RetryPolicy(maxRetries: 3), resume: false)
         let failure = try #require(run.failure())
         #expect(failure.kind == .answeredEarly, "\(failure)")
         #expect(failure.message.hasPrefix("answered 200 after "), "\(failure.message)")

@@ -82,8 +82,15 @@ extension MonitorReducer {
         case .queued(let id, _, _):
             state.queue.batch.insert(id)
             state.queue.answers[id] = nil
-        case .started, .redirected:
+        case .started, .redirected, .resumable:
             break
+        case .resumed(let id, let offset, let length):
+            guard !quiet, let row = state.queue.state(id) else { break }
+            appendLog(&state, LogEntry(
+                clock: time.clock,
+                text: "↻ \(row.name): \(row.record.resumedText ?? "resumed") (\(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again)",
+                kind: .info
+            ))
         case .response(let id, let response):
             state.queue.answers[id] = AnswerDigest(response: response)
         case .retryScheduled(let id, let attempt, let delay, let reason):
@@ -128,7 +135,8 @@ public enum LogLine {
         switch outcome {
         case .answered(let status) where (200..<300).contains(status):
             let took = row.elapsed.map { " in " + ByteFormat.duration($0) } ?? ""
-            return "✓ \(row.name) → \(status)\(took), \(ByteFormat.bytes(row.totalBytes ?? row.sentBytes))"
+            let saved = row.record.bytesSaved > 0 ? " (resumed: \(ByteFormat.bytes(row.record.bytesSaved)) not sent again)" : ""
+            return "✓ \(row.name) → \(status)\(took), \(ByteFormat.bytes(row.totalBytes ?? row.sentBytes))\(saved)"
         case .answered:
             return "✗ \(row.name) → \(outcome.words(reason: row.response?.reason))"
         case .failed(let failure) where failure.kind == .cancelled:

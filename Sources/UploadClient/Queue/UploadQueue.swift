@@ -142,7 +142,9 @@ public actor UploadQueue {
             progress: { bytes, total, expected in
                 continuation.yield(.progress(id, bytesSent: bytes, totalBytesSent: total, totalBytesExpected: expected))
             },
-            redirected: { url in continuation.yield(.redirected(id, to: RedactedURL.display(url))) }
+            redirected: { url in continuation.yield(.redirected(id, to: RedactedURL.display(url))) },
+            resumable: { point in continuation.yield(.resumable(id, point)) },
+            resumed: { offset, length in continuation.yield(.resumed(id, offset: offset, of: length)) }
         )
         attemptTasks[id] = Task {
             let result = await transport.perform(request, observer: observer)

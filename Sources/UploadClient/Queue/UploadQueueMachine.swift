@@ -30,7 +30,7 @@ struct UploadQueueMachine {
     }
 
     struct Entry {
-        let request: UploadRequest
+        var request: UploadRequest
         let totalBytes: Int64?
         var attempts = 0
         var retryPolicy: RetryPolicy?
@@ -178,6 +178,8 @@ struct UploadQueueMachine {
     mutating func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult) -> [Action] {
         guard var entry = entries[id], case .sending(attempt, let cancelRequested) = entry.phase else { return [] }
         var actions: [Action] = []
+        // The next attempt (a retry now, or by hand later) continues where this one left the upload.
+        entry.request.resume = result.resume
         if let response = result.response {
             actions.append(.emit(.response(id, response)))
         }

@@ -27,10 +27,15 @@ struct BodyStreamer: Sendable {
     let rateLimit: Int64?
     /// The total rate this upload shares with others (the agent's limit), or `nil`.
     var sharedLimit: SharedRateLimit? = nil
+    /// Where in the body to begin (a resumed upload sends only the rest); needs a known file size.
+    var startOffset: Int64 = 0
     let pacer = Pacer()
 
+    /// Bytes this body sends: from `startOffset` to the end.
+    var length: Int64? { layout.contentLength.map { $0 - startOffset } }
+
     func makeBody() -> HTTPClient.Body {
-        .stream(contentLength: layout.contentLength) { writer in
+        .stream(contentLength: length) { writer in
             self.stream(into: writer)
         }
     }
@@ -44,7 +49,11 @@ struct BodyStreamer: Sendable {
             body.writeBytes(layout.head)
             body.writeImmutableBuffer(preloaded)
             body.writeBytes(layout.tail)
+            body.moveReaderIndex(forwardBy: Int(startOffset))
             return write(writer, body)
+        }
+        if startOffset > 0, let size = layout.fileSize {
+            return resume(writer, size: size, allocator: allocator)
         }
         let head = write(writer, allocator.buffer(bytes: layout.head))
         let body: EventLoopFuture<Void>
@@ -58,6 +67,29 @@ struct BodyStreamer: Sendable {
             }
         }
         return body.flatMap { self.write(writer, allocator.buffer(bytes: self.layout.tail)) }
+    }
+
+    /// The body from `startOffset`: the rest of the head if it begins there, the file from
+    /// where it begins, then the tail.
+    private func resume(_ writer: HTTPClient.Body.StreamWriter, size: Int64, allocator: ByteBufferAllocator) -> EventLoopFuture<Void> {
+        let fileFrom: Int64
+        let first: EventLoopFuture<Void>
+        switch layout.segment(at: startOffset) {
+        case .head(let index):
+            first = write(writer, allocator.buffer(bytes: layout.head[index...]))
+            fileFrom = 0
+        case .file(let offset):
+            first = eventLoop.makeSucceededVoidFuture()
+            fileFrom = offset
+        case .tail(let index):
+            return write(writer, allocator.buffer(bytes: layout.tail[index...]))
+        case .end:
+            return eventLoop.makeSucceededVoidFuture()
+        }
+        return first
+            .flatMap { self.pumpFile(writer, offset: fileFrom, size: size, pending: self.readAhead(offset: fileFrom, size: size)) }
+            .flatMap { self.verifyUnchanged(size: size) }
+            .flatMap { self.write(writer, allocator.buffer(bytes: self.layout.tail)) }
     }
 
     /// Every write goes through here so the stall watchdog knows how long it has been pending.

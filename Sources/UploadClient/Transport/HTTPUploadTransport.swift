@@ -26,11 +26,14 @@ public struct AttemptResult: Sendable {
     public var outcome: UploadOutcome
     public var response: UploadResponse?
     public var bytesSent: Int64
+    /// Where the next attempt continues (the server keeps the upload there), or nil to start over.
+    public var resume: ResumePoint?
 
-    public init(outcome: UploadOutcome, response: UploadResponse?, bytesSent: Int64) {
+    public init(outcome: UploadOutcome, response: UploadResponse?, bytesSent: Int64, resume: ResumePoint? = nil) {
         self.outcome = outcome
         self.response = response
         self.bytesSent = bytesSent
+        self.resume = resume
     }
 }
 
@@ -39,15 +42,23 @@ public struct AttemptObserver: Sendable {
     public var started: @Sendable (_ url: String, _ totalBytes: Int64?) -> Void
     public var progress: @Sendable (_ bytes: Int64, _ total: Int64, _ expected: Int64?) -> Void
     public var redirected: @Sendable (_ url: String) -> Void
+    /// The server keeps the upload resumable at this point (nil: not any more).
+    public var resumable: @Sendable (_ point: ResumePoint?) -> Void
+    /// The attempt continues at `offset` of `length` body bytes.
+    public var resumed: @Sendable (_ offset: Int64, _ length: Int64) -> Void
 
     public init(
         started: @escaping @Sendable (String, Int64?) -> Void = { _, _ in },
         progress: @escaping @Sendable (Int64, Int64, Int64?) -> Void = { _, _, _ in },
-        redirected: @escaping @Sendable (String) -> Void = { _ in }
+        redirected: @escaping @Sendable (String) -> Void = { _ in },
+        resumable: @escaping @Sendable (ResumePoint?) -> Void = { _ in },
+        resumed: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in }
     ) {
         self.started = started
         self.progress = progress
         self.redirected = redirected
+        self.resumable = resumable
+        self.resumed = resumed
     }
 }
 
@@ -73,6 +84,10 @@ public final class HTTPUploadTransport: UploadTransport {
     let sharedLimit: SharedRateLimit?
     /// What a refused certificate is checked against to say why (nil under `--insecure`).
     let certificateRoots: CertificateInspection.Roots?
+    /// Whether uploads continue where a server that resumes has them (`--no-resume`: false).
+    let resume: Bool
+    /// Which origins resume uploads, found out once per origin.
+    let support = ResumeSupport()
 
     public init(
         tls: TLSOptions = TLSOptions(),
@@ -80,9 +95,11 @@ public final class HTTPUploadTransport: UploadTransport {
         chunkSize: Int = HTTPUploadTransport.defaultChunkSize,
         rateLimit: Int64? = nil,
         sharedLimit: SharedRateLimit? = nil,
+        resume: Bool = true,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton
     ) throws {
+        self.resume = resume
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
         var certificateRoots: CertificateInspection.Roots? = tls.insecure ? nil : .system
         if let path = tls.caCertificatePath {
@@ -131,7 +148,8 @@ public final class HTTPUploadTransport: UploadTransport {
                 answer: .nanoseconds(DurationRule.nanoseconds(settings.answerTimeout))
             ),
             rateLimit: settings.rateLimit,
-            sharedLimit: sharedLimit
+            sharedLimit: sharedLimit,
+            resume: settings.resume
         )
     }
 
@@ -141,27 +159,29 @@ public final class HTTPUploadTransport: UploadTransport {
 
     public func perform(_ request: UploadRequest, observer: AttemptObserver) async -> AttemptResult {
         let eventLoop = client.eventLoopGroup.next()
-        let source: FileSource
-        let layout: MultipartLayout
-        var pipePrefix: ByteBuffer?
-        let preloaded: ByteBuffer?
+        let prepared: Prepared
         do throws(UploadFailure) {
-            (source, layout, pipePrefix, preloaded) = try await prepare(request, eventLoop: eventLoop)
+            prepared = try await prepare(request, eventLoop: eventLoop)
         } catch {
             return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
         }
-
+        if let resumed = await performResumable(request, prepared, eventLoop: eventLoop, observer: observer) {
+            return resumed
+        }
+        let layout = prepared.layout(.random(), for: request)
+        let source = prepared.source
+        var pipePrefix = prepared.pipePrefix
         var url = request.url
         var headers = request.headers
         var totalSent: Int64 = 0
         for redirects in 0...Self.maxRedirects {
             observer.started(url, layout.contentLength)
-            let streamer = BodyStreamer(
-                layout: layout, source: source, pipePrefix: pipePrefix, preloaded: preloaded,
-                chunkSize: streamChunkSize,
-                threadPool: threadPool, eventLoop: eventLoop, watch: WriteWatch(), rateLimit: rateLimit, sharedLimit: sharedLimit
-            )
-            let result = await send(url: url, headers: headers, layout: layout, streamer: streamer, eventLoop: eventLoop, observer: observer)
+            let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix, eventLoop: eventLoop)
+            var fields = baseHeaders(headers)
+            fields.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
+            let result = await exchange(
+                url: url, method: .POST, headers: fields, body: streamer.makeBody(), length: layout.contentLength,
+                watch: streamer.watch, eventLoop: eventLoop, observer: observer)
             totalSent += result.bytesSent
             guard let response = result.response,
                   response.status == 307 || response.status == 308,
@@ -186,6 +206,15 @@ public final class HTTPUploadTransport: UploadTransport {
         preconditionFailure("the redirect loop always returns")
     }
 
+    func makeStreamer(_ layout: MultipartLayout, _ prepared: Prepared, pipePrefix: ByteBuffer?, startOffset: Int64 = 0, eventLoop: EventLoop) -> BodyStreamer {
+        BodyStreamer(
+            layout: layout, source: prepared.source, pipePrefix: pipePrefix, preloaded: prepared.preloaded,
+            chunkSize: streamChunkSize,
+            threadPool: threadPool, eventLoop: eventLoop, watch: WriteWatch(), rateLimit: rateLimit, sharedLimit: sharedLimit,
+            startOffset: startOffset
+        )
+    }
+
     /// Bytes per body write: smaller under a rate limit (a twentieth of a second's worth of the
     /// lower of this upload's and the shared limit), so the pacing is smooth and a file smaller
     /// than one chunk cannot go out in one burst.
@@ -194,9 +223,22 @@ public final class HTTPUploadTransport: UploadTransport {
         return limits.min().map { Int(min(Int64(chunkSize), max($0 / 20, 4096))) } ?? chunkSize
     }
 
-    private func prepare(
-        _ request: UploadRequest, eventLoop: EventLoop
-    ) async throws(UploadFailure) -> (FileSource, MultipartLayout, pipePrefix: ByteBuffer?, preloaded: ByteBuffer?) {
+    /// An opened file, checked, ready to become a body (with whichever boundary).
+    struct Prepared {
+        let source: FileSource
+        let media: MediaType
+        let pipePrefix: ByteBuffer?
+        let preloaded: ByteBuffer?
+
+        func layout(_ boundary: Boundary, for request: UploadRequest) -> MultipartLayout {
+            MultipartLayout(
+                boundary: boundary, fields: request.formFields, fileField: request.field,
+                fileName: request.uploadName, contentType: media, fileSize: source.size
+            )
+        }
+    }
+
+    private func prepare(_ request: UploadRequest, eventLoop: EventLoop) async throws(UploadFailure) -> Prepared {
         let source: FileSource
         let prefix: [UInt8]
         var pipePrefix: ByteBuffer?
@@ -245,30 +287,41 @@ public final class HTTPUploadTransport: UploadTransport {
         } catch {
             throw UploadFailure(.fileError, error.description)
         }
-        let layout = MultipartLayout(
-            boundary: .random(), fields: request.formFields, fileField: request.field,
-            fileName: request.uploadName, contentType: media, fileSize: source.size
-        )
-        return (source, layout, pipePrefix, preloaded)
+        return Prepared(source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded)
     }
 
-    private func send(
-        url: String, headers: [RequestHeader], layout: MultipartLayout, streamer: BodyStreamer,
-        eventLoop: EventLoop, observer: AttemptObserver
-    ) async -> AttemptResult {
+    /// The user's headers (`-H`) and our User-Agent; the body's own headers are set per request.
+    func baseHeaders(_ headers: [RequestHeader]) -> HTTPHeaders {
         var httpHeaders = HTTPHeaders()
         for header in headers where header.name.lowercased() != "content-type" && header.name.lowercased() != "content-length" {
             httpHeaders.add(name: header.name, value: header.value)
         }
-        httpHeaders.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
         if httpHeaders["User-Agent"].isEmpty {
             httpHeaders.add(name: "User-Agent", value: "uploadmon/\(UploadmonVersion.current)")
         }
+        return httpHeaders
+    }
+
+    /// One request and its answer, with the stall watchdog and the answer clock. `length` is the
+    /// body's; progress is reported from `progressBase` (a resumed body's offset) of `progressTotal`.
+    func exchange(
+        url: String, method: HTTPMethod, headers httpHeaders: HTTPHeaders, body: HTTPClient.Body?, length: Int64?,
+        watch: WriteWatch = WriteWatch(), progressBase: Int64 = 0, progressTotal: Int64? = nil,
+        eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> AttemptResult {
         // The answer clock covers the whole answer: AsyncHTTPClient's read timeout restarts at
         // every byte, so a server trickling its answer a byte a second would hold us forever.
         let answerDeadline = NIOLockedValueBox<(scheduled: Scheduled<Void>?, hit: Bool, task: HTTPClient.Task<UploadResponse>?)>((nil, false, nil))
         let answerLimit = timeouts.answer
-        let delegate = UploadDelegate(expected: layout.contentLength, onProgress: observer.progress, onBodySent: {
+        let report = observer.progress
+        var progress = report
+        if progressBase != 0 || progressTotal != nil {
+            progress = { @Sendable bytes, total, expected in
+                let whole: Int64? = progressTotal ?? expected.map { progressBase + $0 }
+                report(bytes, progressBase + total, whole)
+            }
+        }
+        let delegate = UploadDelegate(expected: length, onProgress: progress, onBodySent: {
             let scheduled = eventLoop.scheduleTask(in: answerLimit) {
                 let task = answerDeadline.withLockedValue { state -> HTTPClient.Task<UploadResponse>? in
                     state.hit = true
@@ -280,7 +333,7 @@ public final class HTTPUploadTransport: UploadTransport {
         })
         let request: HTTPClient.Request
         do {
-            request = try HTTPClient.Request(url: url, method: .POST, headers: httpHeaders, body: streamer.makeBody())
+            request = try HTTPClient.Request(url: url, method: method, headers: httpHeaders, body: body)
         } catch {
             return AttemptResult(outcome: .failed(UploadFailure(.other, "cannot build a request for \(url): \(error)")), response: nil, bytesSent: 0)
         }
@@ -294,7 +347,7 @@ public final class HTTPUploadTransport: UploadTransport {
         let stalled = NIOLockedValueBox(false)
         let limit = timeouts.stall
         let checkEvery = TimeAmount.nanoseconds(max(limit.nanoseconds / 4, 50_000_000))
-        let watchdog = eventLoop.scheduleRepeatedTask(initialDelay: checkEvery, delay: checkEvery) { [watch = streamer.watch] repeated in
+        let watchdog = eventLoop.scheduleRepeatedTask(initialDelay: checkEvery, delay: checkEvery) { repeated in
             if watch.isStalled(limit: limit) {
                 stalled.withLockedValue { $0 = true }
                 task.cancel()
@@ -309,7 +362,7 @@ public final class HTTPUploadTransport: UploadTransport {
                 task.cancel()
             }
             return AttemptResult(
-                outcome: .answer(response.status, bytesSent: delegate.bytesSent, expected: layout.contentLength),
+                outcome: .answer(response.status, bytesSent: delegate.bytesSent, expected: length),
                 response: response, bytesSent: delegate.bytesSent)
         } catch {
             let stalledOut = stalled.withLockedValue { $0 }
@@ -318,7 +371,7 @@ public final class HTTPUploadTransport: UploadTransport {
             if !stalledOut, let answer = delegate.answerSoFar, deadlineHit || !cancelled {
                 // What arrived of the answer is what happened (its status at least).
                 return AttemptResult(
-                    outcome: .answer(answer.status, bytesSent: delegate.bytesSent, expected: layout.contentLength),
+                    outcome: .answer(answer.status, bytesSent: delegate.bytesSent, expected: length),
                     response: answer, bytesSent: delegate.bytesSent)
             }
             var failure = deadlineHit ? FailureClassifier.noAnswer(timeouts)

@@ -10,11 +10,16 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     public var stallTimeout: Double
     public var answerTimeout: Double
     public var retries: Int
+    /// Continue an interrupted upload where the server has it, on servers that support it
+    /// (`--no-resume`: always start over).
+    public var resume: Bool
 
     public init(
         caCertificatePath: String? = nil, insecure: Bool = false, rateLimit: Int64? = nil,
-        connectTimeout: Double = 10, stallTimeout: Double = 30, answerTimeout: Double = 60, retries: Int = 0
+        connectTimeout: Double = 10, stallTimeout: Double = 30, answerTimeout: Double = 60, retries: Int = 0,
+        resume: Bool = true
     ) {
+        self.resume = resume
         self.caCertificatePath = caCertificatePath
         self.insecure = insecure
         self.rateLimit = rateLimit
@@ -25,6 +30,24 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     }
 
     public var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
+
+    enum CodingKeys: String, CodingKey {
+        case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume
+    }
+
+    /// Settings stored before uploads could resume read as resuming.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            caCertificatePath: try c.decodeIfPresent(String.self, forKey: .caCertificatePath),
+            insecure: try c.decode(Bool.self, forKey: .insecure),
+            rateLimit: try c.decodeIfPresent(Int64.self, forKey: .rateLimit),
+            connectTimeout: try c.decode(Double.self, forKey: .connectTimeout),
+            stallTimeout: try c.decode(Double.self, forKey: .stallTimeout),
+            answerTimeout: try c.decode(Double.self, forKey: .answerTimeout),
+            retries: try c.decode(Int.self, forKey: .retries),
+            resume: try c.decodeIfPresent(Bool.self, forKey: .resume) ?? true)
+    }
 
     /// Refuses settings no upload can run with, naming the option: the command line checks them
     /// as they are typed, the agent again when they arrive over its socket or from its journal.

@@ -99,6 +99,12 @@ public struct UploadRecord: Sendable, Hashable {
     /// When the current (or last) attempt started.
     public var startedAt: Date?
     public var finishedAt: Date?
+    /// Where the upload can continue after an interruption, while the server keeps it.
+    public var resume: ResumePoint?
+    /// Where the current (or last) attempt resumed, when it did not start at 0.
+    public var resumedAt: Int64?
+    /// Body bytes not sent again thanks to resuming, over all attempts.
+    public var bytesSaved: Int64 = 0
 
     public init(
         id: UploadID, name: String, path: String?, url: String, field: String = "photo", origin: String, fileSize: Int64?,
@@ -154,6 +160,7 @@ public struct UploadRecord: Sendable, Hashable {
             attempts = attempt
             self.url = url
             bytesSent = 0
+            resumedAt = nil
             bytesExpected = total
             response = nil
             startedAt = now
@@ -174,9 +181,22 @@ public struct UploadRecord: Sendable, Hashable {
             phase = .finished(outcome)
             finishedAt = now
             if outcome.isSuccess, let expected = bytesExpected { bytesSent = expected }
+        case .resumable(_, let point):
+            resume = point
+        case .resumed(_, let offset, let length):
+            resumedAt = offset
+            bytesSaved += offset
+            bytesSent = offset
+            bytesExpected = length
         case .allFinished:
             break
         }
+    }
+
+    /// "resumed at 41 %" while an attempt that resumed runs (or after it), or nil.
+    public var resumedText: String? {
+        guard let resumedAt, resumedAt > 0, let total = bytesExpected, total > 0 else { return nil }
+        return "resumed at \(Int((Double(resumedAt) / Double(total) * 100).rounded(.down))) %"
     }
 }
 
@@ -188,6 +208,7 @@ extension UploadRecord: Codable {
         case id, state, name, file, url, field, origin, attempts, fileSize, bytesSent, bytesExpected
         case status, reason, body, error, errorKind, retryReason, retryAt, queuedAt, startedAt, finishedAt
         case response, failure
+        case uploadURL, offset, resume, resumedAt, bytesSaved
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -219,6 +240,11 @@ extension UploadRecord: Codable {
         try c.encode(createdAt, forKey: .queuedAt)
         try c.encodeIfPresent(startedAt, forKey: .startedAt)
         try c.encodeIfPresent(finishedAt, forKey: .finishedAt)
+        try c.encodeIfPresent(resume?.uploadURL, forKey: .uploadURL)
+        try c.encodeIfPresent(resume?.offset, forKey: .offset)
+        try c.encodeIfPresent(resume, forKey: .resume)
+        try c.encodeIfPresent(resumedAt, forKey: .resumedAt)
+        if bytesSaved > 0 { try c.encode(bytesSaved, forKey: .bytesSaved) }
     }
 
     public init(from decoder: any Decoder) throws {
@@ -237,6 +263,9 @@ extension UploadRecord: Codable {
         createdAt = try c.decode(Date.self, forKey: .queuedAt)
         startedAt = try c.decodeIfPresent(Date.self, forKey: .startedAt)
         finishedAt = try c.decodeIfPresent(Date.self, forKey: .finishedAt)
+        resume = try c.decodeIfPresent(ResumePoint.self, forKey: .resume)
+        resumedAt = try c.decodeIfPresent(Int64.self, forKey: .resumedAt)
+        bytesSaved = try c.decodeIfPresent(Int64.self, forKey: .bytesSaved) ?? 0
         phase = UploadPhase(
             state: try c.decode(UploadState.self, forKey: .state), attempts: attempts,
             retryReason: try c.decodeIfPresent(String.self, forKey: .retryReason),

@@ -48,6 +48,9 @@ public struct UploadRequest: Sendable, Hashable, Codable {
     public var allowAnyFile: Bool
     /// The file as it was when queued; an attempt refuses to send a file that no longer matches.
     public var expectedFile: FileFingerprint?
+    /// Where an earlier attempt left the upload on a server that resumes (the body is made
+    /// again from it, byte for byte); nil to start at 0.
+    public var resume: ResumePoint?
 
     public init(
         source: UploadSource,
@@ -57,9 +60,11 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         formFields: [FormField] = [],
         headers: [RequestHeader] = [],
         allowAnyFile: Bool = false,
-        expectedFile: FileFingerprint? = nil
+        expectedFile: FileFingerprint? = nil,
+        resume: ResumePoint? = nil
     ) {
         self.expectedFile = expectedFile
+        self.resume = resume
         self.source = source
         self.url = url
         self.field = field

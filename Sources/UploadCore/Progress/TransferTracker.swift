@@ -131,7 +131,11 @@ public struct TransferTracker: Sendable {
         case .finished:
             state.finishedAt = now
             state.retryDue = nil
-        case .response, .redirected, .allFinished:
+        case .resumed(_, let offset, _):
+            // The rate counts what goes out from here, not the bytes the server already had.
+            state.meter = RateMeter()
+            state.meter.record(totalBytes: offset, at: now)
+        case .response, .redirected, .allFinished, .resumable:
             break
         }
         states[id] = state

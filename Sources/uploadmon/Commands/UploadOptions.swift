@@ -49,6 +49,9 @@ struct UploadOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Fail when no answer comes this many seconds after the upload was sent.", valueName: "s"))
     var answerTimeout: Double = 60
 
+    @Flag(name: .long, help: "Always send from the start: do not continue an interrupted upload where a server that resumes uploads has it.")
+    var noResume = false
+
     func validate() throws {
         do throws(UploadInputError) {
             _ = try EndpointURL.validate(to)
@@ -84,7 +87,8 @@ struct UploadOptions: ParsableArguments {
     var transportSettings: TransportSettings {
         TransportSettings(
             caCertificatePath: cacert, insecure: insecure, rateLimit: limitRate.flatMap(ByteSize.parse),
-            connectTimeout: connectTimeout, stallTimeout: stallTimeout, answerTimeout: answerTimeout, retries: retries
+            connectTimeout: connectTimeout, stallTimeout: stallTimeout, answerTimeout: answerTimeout, retries: retries,
+            resume: !noResume
         )
     }
 

@@ -13,9 +13,10 @@ struct UploadRun {
         concurrency: Int = 2,
         retryPolicy: RetryPolicy = RetryPolicy(),
         tls: TLSOptions = TLSOptions(),
+        resume: Bool = true,
         onEvent: @escaping @Sendable (UploadEvent, UploadQueue) async -> Void = { _, _ in }
     ) async throws -> UploadRun {
-        let transport = try HTTPUploadTransport(tls: tls, timeouts: timeouts)
+        let transport = try HTTPUploadTransport(tls: tls, timeouts: timeouts, resume: resume)
         let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: retryPolicy, sleep: { _ in })
         for request in requests {
             await queue.enqueue(request, totalBytes: try? UploadPreflight.check(request))
@@ -28,6 +29,17 @@ struct UploadRun {
         }
         try await transport.shutdown()
         return run
+    }
+
+    /// The upload's record, folded from its events as every view folds it.
+    func record(_ id: Int = 1) -> UploadRecord {
+        var record = UploadRecord(id: UploadID(id), name: "", path: nil, url: "", origin: "test", fileSize: nil, createdAt: Date())
+        for event in events { record.apply(event, at: Date()) }
+        return record
+    }
+
+    func resumedOffsets(_ id: Int = 1) -> [Int64] {
+        events.compactMap { if case .resumed(let eid, let offset, _) = $0, eid.rawValue == id { offset } else { nil } }
     }
 
     func outcome(_ id: Int = 1) -> UploadOutcome? {

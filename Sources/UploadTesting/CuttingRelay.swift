@@ -1,0 +1,148 @@
+import Foundation
+import Glibc
+import NIOConcurrencyHelpers
+
+/// A TCP relay on 127.0.0.1 in front of a server that cuts connections on purpose: the client
+/// side of the first `cuts.count` connections that carry at least the given number of bytes
+/// is reset (both ends, as a dropped link looks to the client) once that many bytes have gone
+/// towards the server. It counts every byte the client sent, so a test can tell how much of a
+/// file went over the wire in all.
+public final class CuttingRelay: @unchecked Sendable {
+    public let port: Int
+    private let listener: Int32
+    private let target: Int
+
+    private struct State {
+        var cuts: [Int64]
+        var bytesToServer: Int64 = 0
+        var connections = 0
+        var cutsDone = 0
+        var stopped = false
+    }
+    private let state: NIOLockedValueBox<State>
+
+    /// Bytes the clients sent towards the server, over all connections.
+    public var bytesToServer: Int64 { state.withLockedValue { $0.bytesToServer } }
+    public var connections: Int { state.withLockedValue { $0.connections } }
+    public var cutsDone: Int { state.withLockedValue { $0.cutsDone } }
+
+    public init(to targetPort: Int, cutAfter cuts: [Int64]) throws {
+        target = targetPort
+        state = NIOLockedValueBox(State(cuts: cuts))
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = Self.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = fd
+        let thread = Thread { [self] in
+            while true {
+                let client = accept(fd, nil, nil)
+                if client < 0 { return }
+                if state.withLockedValue({ $0.stopped }) {
+                    Glibc.close(client)
+                    return
+                }
+                Thread.detachNewThread { self.relay(client) }
+            }
+        }
+        thread.start()
+    }
+
+    public func url(_ path: String = "/photo") -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    public func stop() {
+        state.withLockedValue { $0.stopped = true }
+        shutdown(listener, Int32(SHUT_RDWR))
+        Glibc.close(listener)
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    private func relay(_ client: Int32) {
+        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.loopback(port: target)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            Glibc.close(server)
+            Self.reset(client)
+            return
+        }
+        state.withLockedValue { $0.connections += 1 }
+        let backDone = DispatchSemaphore(value: 0)
+        // Server to client: as it comes.
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(server, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                if !Self.writeAll(client, buffer, n) { break }
+            }
+            shutdown(client, Int32(SHUT_WR))
+            backDone.signal()
+        }
+        // Client to server: counted, and cut when this connection's budget is spent.
+        var sent: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            let limit = state.withLockedValue { $0.cuts.first }
+            var count = n
+            if let limit, sent + Int64(n) >= limit { count = Int(limit - sent) }
+            if count > 0, !Self.writeAll(server, buffer, count) { break }
+            sent += Int64(count)
+            state.withLockedValue { $0.bytesToServer += Int64(count) }
+            if let limit, sent >= limit {
+                state.withLockedValue { state in
+                    state.cuts.removeFirst()
+                    state.cutsDone += 1
+                }
+                // The link drops: the client sees a reset, the server a peer that went away.
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                shutdown(server, Int32(SHUT_RDWR))
+                backDone.wait()
+                Glibc.close(client)
+                Glibc.close(server)
+                return
+            }
+        }
+        shutdown(server, Int32(SHUT_WR))
+        backDone.wait()
+        Glibc.close(client)
+        Glibc.close(server)
+    }
+
+    private static func writeAll(_ fd: Int32, _ buffer: [UInt8], _ count: Int) -> Bool {
+        var offset = 0
+        while offset < count {
+            let n = buffer.withUnsafeBytes { send(fd, $0.baseAddress! + offset, count - offset, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+
+    static func reset(_ fd: Int32) {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        Glibc.close(fd)
+    }
+}

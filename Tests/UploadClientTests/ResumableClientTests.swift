@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+import UploadClient
+import UploadCore
+import UploadTesting
+
+/// The client resumes interrupted uploads (draft-ietf-httpbis-resumable-upload): against our
+/// receiver (interop version 8) and SwiftNIO's independent `NIOResumableUpload` (version 6),
+/// through a relay that cuts the connection after so many bytes.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ResumableClientTests {
+    static let size: Int64 = 12_000_000
+
+    func file(in root: String, name: String = "big.png") throws -> String {
+        try TestFiles.writeImage(at: root + "/" + name, size: Self.size)
+    }
+
+    @Test func aCutUploadContinuesWhereOurReceiverHasIt() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try file(in: receiver.root)
+        let relay = try CuttingRelay(to: receiver.port, cutAfter: [3_000_000, 7_000_000])
+        defer { relay.stop() }
+        let request = try UploadRequest.forPath(path, url: relay.url())
+        let run = try await UploadRun.run([request], retryPolicy: RetryPolicy(maxRetries: 5))
+
+        #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome()))")
+        #expect(run.storedName() == "big.png")
+        #expect(TestFiles.sameContents(path, receiver.directory + "/big.png"))
+        #expect(relay.cutsDone == 2)
+        // Each attempt after a cut continued at what the server had, not at 0.
+        let offsets = run.resumedOffsets()
+        #expect(offsets.count == 2)
+        #expect(offsets.allSatisfy { $0 > 1_000_000 } && offsets == offsets.sorted(), "\(offsets)")
+        // On the wire: the file about once, not 1 + 3/12 + 7/12 times.
+        let ratio = Double(relay.bytesToServer) / Double(Self.size)
+        #expect(ratio >= 1 && ratio <= 1.05, "bytes on the wire / file size = \(ratio)")
+        let record = run.record()
+        #expect(record.bytesSaved == offsets.reduce(0, +))
+        #expect(record.resume == nil, "a completed upload keeps no resume point")
+        #expect(record.resumedText?.hasPrefix("resumed at ") == true)
+        // Progress counts from the server's offset after a resume, never from 0 again.
+        #expect(run.progressTotals().last == record.bytesExpected)
+        await receiver.cleanUp()
+    }
+
+    @Test func withoutResumingTheSameCutsSendTheFileAgainFromTheStart() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try file(in: receiver.root)
+        let relay = try CuttingRelay(to: receiver.port, cutAfter: [3_000_000, 7_000_000])
+        defer { relay.stop() }
+        let request = try UploadRequest.forPath(path, url: relay.url())
+        let run = try await UploadRun.run([request], retryPolicy: RetryPolicy(maxRetries: 5), resume: false)
+        #expect(run.outcome()?.isSuccess == true)
+        #expect(run.resumedOffsets().isEmpty)
+        #expect(relay.bytesToServer >= Self.size + 10_000_000)
+        #expect(!receiver.logLines.contains { $0.method == "OPTIONS" || $0.method == "PATCH" })
+        await receiver.cleanUp()
+    }
+
+    @Test func theClientResumesAgainstSwiftNIOsResumableUploadServer() async throws {
+        let peer = try NIOResumablePeer()
+        defer { peer.stop() }
+        let root = TestFiles.makeTemporaryDirectory("nio-peer")
+        let path = try file(in: root)
+        let relay = try CuttingRelay(to: peer.port, cutAfter: [4_000_000])
+        defer { relay.stop() }
+        peer.advertise(origin: "http://127.0.0.1:\(relay.port)")
+        let request = try UploadRequest.forPath(path, url: relay.url())
+        let run = try await UploadRun.run([request], retryPolicy: RetryPolicy(maxRetries: 3))
+        #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome())) \(run.events)")
+        #expect(relay.cutsDone == 1)
+        #expect(run.resumedOffsets().count == 1)
+        let bodies = peer.received
+        #expect(bodies.count == 1)
+        // The body the peer's application got, parsed as multipart: the file, whole.
+        let content = try #require(bodies.first.flatMap { Self.filePart(of: $0) })
+        #expect(Data(content) == FileManager.default.contents(atPath: path))
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    @Test func anUploadThatCompletedIsAnsweredWithoutSendingItAgain() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try file(in: receiver.root)
+        let transport = try HTTPUploadTransport()
+        let request = try UploadRequest.forPath(path, url: receiver.url)
+        let points = PointBox()
+        let first = await transport.perform(request, observer: AttemptObserver(resumable: { point in if let point { points.set(point) } }))
+        #expect(first.outcome.isSuccess)
+        // The answer is lost (a crash before it was written down): the next attempt still has the point.
+        var again = request
+        again.resume = try #require(points.value)
+        let second = await transport.perform(again, observer: AttemptObserver())
+        #expect(second.outcome == .answered(status: 200))
+        #expect(second.response?.bodyText == #"{"filename":"big.png"}"#)
+        #expect(receiver.logLines.map(\.method) == ["OPTIONS", "POST", "PATCH", "HEAD", "GET"])
+        #expect(receiver.storedNames().filter { !$0.hasPrefix(".") } == ["big.png"])
+        try await transport.shutdown()
+        await receiver.cleanUp()
+    }
+
+    @Test func aFileThatChangedStartsOver() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try file(in: receiver.root)
+        let transport = try HTTPUploadTransport()
+        var request = try UploadRequest.forPath(path, url: receiver.url)
+        let first = PointBox()
+        // A first attempt, whose resume point is kept.
+        _ = await transport.perform(request, observer: AttemptObserver(resumable: { point in
+            if let point, first.value == nil { first.set(point) }
+        }))
+        // The file is rewritten (same size, new bytes and time) before the next attempt.
+        _ = try TestFiles.writeImage(at: path, size: Self.size)
+        request.resume = try #require(first.value)
+        let changed = PointBox()
+        let result = await transport.perform(request, observer: AttemptObserver(resumable: { point in if let point { changed.set(point) } }))
+        #expect(result.outcome.isSuccess)
+        #expect(changed.value?.uploadURL != first.value?.uploadURL, "a new upload resource, not the old one's bytes")
+        #expect(TestFiles.sameContents(path, receiver.directory + "/big-1.png"))
+        try await transport.shutdown()
+        await receiver.cleanUp()
+    }
+
+    @Test func aServerThatDoesNotResumeGetsOnePlainMultipartRequest() async throws {
+        let requests = RequestLog()
+        let server = try RawServer { connection in
+            while let request = CapturedRequest.read(from: connection) {
+                requests.append(request)
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            }
+            connection.close()
+        }
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("plain")
+        let first = try file(in: root, name: "a.png")
+        let second = try file(in: root, name: "b.png")
+        let run = try await UploadRun.run([try .forPath(first, url: server.url), try .forPath(second, url: server.url)], concurrency: 1)
+        #expect(run.outcome(1)?.isSuccess == true && run.outcome(2)?.isSuccess == true)
+        // One question per origin, then the ordinary uploads without a field of the draft.
+        let heads = requests.all.map { $0.head.components(separatedBy: "\r\n")[0] }
+        #expect(heads == ["OPTIONS /photo HTTP/1.1", "POST /photo HTTP/1.1", "POST /photo HTTP/1.1"])
+        #expect(requests.all.dropFirst().allSatisfy { $0.header("Upload-Complete") == nil && $0.body.count > Int(Self.size) })
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// The file part of a multipart body.
+    static func filePart(of body: [UInt8]) -> [UInt8]? {
+        guard let boundaryLine = body.split(separator: 0x0D, maxSplits: 1).first else { return nil }
+        var parser = MultipartStreamParser(boundary: String(decoding: boundaryLine.dropFirst(2), as: UTF8.self))
+        var content: [UInt8] = []
+        try? body.withUnsafeBytes { raw in
+            try parser.feed(raw) { event in
+                if case .body(let bytes) = event { content.append(contentsOf: bytes) }
+            }
+        }
+        return parser.isComplete ? content : nil
+    }
+}
+
+final class PointBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var point: ResumePoint?
+    var value: ResumePoint? { lock.withLock { point } }
+    func set(_ point: ResumePoint) { lock.withLock { self.point = point } }
+}
+
+final class RequestLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var requests: [CapturedRequest] = []
+    var all: [CapturedRequest] { lock.withLock { requests } }
+    func append(_ request: CapturedRequest) { lock.withLock { requests.append(request) } }
+}
+
+extension CapturedRequest {
+    /// The next request on a kept-alive connection; of its body only the length is kept.
+    static func read(from connection: RawConnection) -> CapturedRequest? {
+        let head = connection.read(until: "\r\n\r\n", timeout: 10)
+        guard head.hasSuffix("\r\n\r\n") else { return nil }
+        var request = CapturedRequest(head: head, body: [])
+        if let length = request.contentLength, length > 0 {
+            request.body = [UInt8](repeating: 0, count: connection.read(atLeast: length))
+        }
+        return request
+    }
+}
