@@ -33,11 +33,14 @@ public enum ReceiverServer {
         let connections = ConnectionRegistry(
             limit: ConnectionBudget.cap(requested: configuration.limits.maxConnections, descriptors: ConnectionBudget.raiseDescriptorLimit())
         )
-        let endpoint = UploadEndpoint(configuration: configuration, store: store, resumable: resumable, connections: connections, log: log)
+        let idempotency = IdempotencyKeys(maxAge: configuration.resumableMaxAge)
+        let endpoint = UploadEndpoint(
+            configuration: configuration, store: store, resumable: resumable, connections: connections, idempotency: idempotency, log: log)
         var quiet = logger
         quiet.logLevel = logLevel
         let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [
-            ReceiveBufferSizing(), UploadGate(configuration: configuration, registry: connections, resumable: resumable, log: log),
+            ReceiveBufferSizing(), UploadGate(
+                configuration: configuration, registry: connections, resumable: resumable, idempotency: idempotency, log: log),
         ])
         var server = HTTPServerBuilder.http1(configuration: http1)
         if let tls = configuration.tls {

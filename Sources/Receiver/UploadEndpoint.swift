@@ -13,6 +13,7 @@ struct UploadEndpoint: HTTPResponder {
     let store: UploadStore
     let resumable: ResumableStore
     let connections: ConnectionRegistry
+    let idempotency: IdempotencyKeys
     let log: @Sendable (RequestLogLine) -> Void
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -41,9 +42,34 @@ struct UploadEndpoint: HTTPResponder {
         case .refuse(let refusal):
             throw refusal
         case .accept(.upload(let boundary, nil), _):
-            let stored = try await receive(request, boundary: boundary, line: &line, bodyRead: &bodyRead)
-            line.storedName = stored.name
-            return Self.response(.ok, ["filename": stored.name])
+            var key: String?
+            switch IdempotencyKeys.parse(request.headers[IdempotencyKeys.field]) {
+            case .failure(let refusal)?: throw refusal
+            case .success(let parsed)?: key = parsed
+            case nil: break
+            }
+            if let key {
+                let length = request.headers[.contentLength].flatMap { Int64($0) }
+                let lookup = idempotency.begin(key, length: length)
+                if case .replay(let answer) = lookup {
+                    line.error = "replayed the answer to Idempotency-Key \(key)"
+                    return Response(IdempotencyKeys.replay(answer))
+                }
+                if let refusal = IdempotencyKeys.refusal(for: lookup) { throw refusal }
+            }
+            do {
+                let stored = try await receive(request, boundary: boundary, line: &line, bodyRead: &bodyRead)
+                line.storedName = stored.name
+                let body = ["filename": stored.name]
+                if let key { idempotency.end(key, answer: .init(status: 200, body: Self.json(body))) }
+                return Self.response(.ok, body)
+            } catch {
+                // An answer to the whole body is the key's for good; an upload cut short is not.
+                if let key {
+                    idempotency.end(key, answer: bodyRead ? .init(status: Int(error.status.code), body: Self.json(["error": error.message])) : nil)
+                }
+                throw error
+            }
         case .accept(.upload(let boundary, let creation?), _):
             return try await create(request, boundary: boundary, creation, line: &line, bodyRead: &bodyRead)
         case .accept(.append(let token, let append), _):

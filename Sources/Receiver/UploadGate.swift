@@ -58,6 +58,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     private let configuration: ReceiverConfiguration
     private let registry: ConnectionRegistry
     private let resumable: ResumableStore
+    private let idempotency: IdempotencyKeys
     private let log: @Sendable (RequestLogLine) -> Void
     private var clock: ConnectionClock
     private var context: ChannelHandlerContext?
@@ -70,12 +71,13 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     private var closeAfterAnswer = false
 
     init(
-        configuration: ReceiverConfiguration, registry: ConnectionRegistry, resumable: ResumableStore,
+        configuration: ReceiverConfiguration, registry: ConnectionRegistry, resumable: ResumableStore, idempotency: IdempotencyKeys,
         log: @escaping @Sendable (RequestLogLine) -> Void
     ) {
         self.configuration = configuration
         self.registry = registry
         self.resumable = resumable
+        self.idempotency = idempotency
         self.log = log
         self.clock = ConnectionClock(limits: configuration.limits.clock, openedAt: .now())
     }
@@ -149,6 +151,20 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
                 if let refusal = refusalFromState(route) {
                     refuse(refusal, line: line(), context: context)
                     break
+                }
+                if case .upload(_, nil) = route, case .success(let key)? = IdempotencyKeys.parse(head.headerFields[IdempotencyKeys.field]) {
+                    // A repeated key is answered from the head: its body need not come again.
+                    let lookup = idempotency.peek(key, length: head.headerFields[.contentLength].flatMap { Int64($0) })
+                    if case .replay(let answer) = lookup {
+                        var entry = line()
+                        entry.error = "replayed the answer to Idempotency-Key \(key)"
+                        answerNow(IdempotencyKeys.replay(answer), line: entry, context: context)
+                        break
+                    }
+                    if let refusal = IdempotencyKeys.refusal(for: lookup) {
+                        refuse(refusal, line: line(), context: context)
+                        break
+                    }
                 }
                 if expectsContinue {
                     context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
@@ -258,13 +274,20 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Answers at once with `refusal` and ends the connection after a short linger.
     private func refuse(_ refusal: Refusal, line: RequestLogLine?, context: ChannelHandlerContext) {
+        var line = line
+        line?.error = refusal.message
+        answerNow(refusal.answer(closing: true), line: line, context: context)
+    }
+
+    /// Answers at once with `answer` (which says `Connection: close`) and ends the connection
+    /// after a short linger, reading nothing more of the request.
+    private func answerNow(_ answer: (head: HTTPResponse, body: ByteBuffer), line: RequestLogLine?, context: ChannelHandlerContext) {
         discarding = true
+        let (head, body) = answer
         if var line {
-            line.status = Int(refusal.status.code)
-            line.error = refusal.message
+            line.status = Int(head.status.code)
             log(line)
         }
-        let (head, body) = refusal.answer(closing: true)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.write(wrapOutboundOut(.end(nil)), promise: nil)

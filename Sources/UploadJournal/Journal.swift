@@ -223,7 +223,8 @@ extension UploadRow {
             state: .queued, attempts: 0, bytesSent: 0, bytesExpected: nil, status: nil, reason: nil, body: nil,
             bodyBytesTotal: nil, failureKind: nil, failureMessage: nil, failureCode: nil,
             createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil, headersCleared: false,
-            shownURL: nil, retryReason: nil, retryAt: nil, responseHeaders: nil, resume: request.resume, bytesSaved: 0)
+            shownURL: nil, retryReason: nil, retryAt: nil, responseHeaders: nil, resume: request.resume, bytesSaved: 0,
+            idempotencyKey: request.idempotencyKey ?? UploadRequest.newIdempotencyKey())
     }
 
     var pending: PendingUpload {

@@ -51,6 +51,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     var resume: ResumePoint?
     /// Body bytes not sent again thanks to resuming.
     var bytesSaved: Int64
+    /// The upload's `Idempotency-Key`, the same on every attempt and after a restart.
+    var idempotencyKey: String?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -70,7 +72,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
             formFields: formFields, headers: headers,
             allowAnyFile: allowAnyFile,
             expectedFile: fileSize.flatMap { size in fileMtimeNs.map { FileFingerprint(size: size, modificationNanoseconds: $0) } },
-            resume: resume
+            resume: resume,
+            idempotencyKey: idempotencyKey
         )
     }
 

@@ -121,11 +121,13 @@ enum JournalSchema {
             }
         }
         migrator.registerMigration("v7: resumable uploads") { db in
-            // Where an interrupted upload continues on a server that resumes, and how many
-            // bytes resuming saved.
+            // Where an interrupted upload continues on a server that resumes, how many bytes
+            // resuming saved, and the key that makes a repeat of an ordinary upload harmless.
             try db.alter(table: "upload") { t in
                 t.add(column: "resume", .text)
                 t.add(column: "bytesSaved", .integer).notNull().defaults(to: 0)
+                // Sent as Idempotency-Key on every attempt of an ordinary upload.
+                t.add(column: "idempotencyKey", .text)
             }
         }
         return migrator

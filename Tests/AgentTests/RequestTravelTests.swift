@@ -34,7 +34,11 @@ import UploadTesting
         let pending = try #require(try journal.recover().first)
         var expected = request
         expected.expectedFile = fingerprint
+        // The journal gives the upload its Idempotency-Key, kept from then on.
+        let key = try #require(pending.request.idempotencyKey)
+        expected.idempotencyKey = key
         #expect(pending.request == expected)
+        #expect(try journal.recover().first?.request.idempotencyKey == key)
         #expect(pending.settings == settings)
     }
 }

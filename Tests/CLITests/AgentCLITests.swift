@@ -113,6 +113,16 @@ import UploadTesting
         let row = try #require(try journal.snapshot(UploadID(1)))
         #expect(row.attempts == 2)
         #expect(row.response?.status == 200)
+        // The second attempt continued at the receiver's offset: what the first had sent was not
+        // sent again (the receiver resumes uploads), and the bytes it took in all are one body.
+        let resumed = try journal.entries(after: 0).compactMap {
+            if case .resumed(let id, let offset, _) = $0.event, id == UploadID(1) { offset } else { nil }
+        }
+        #expect(resumed.count == 1 && resumed[0] > 0, "\(resumed)")
+        #expect(row.bytesSaved == resumed.first)
+        let appended = receiver.logLines.filter { $0.method == "PATCH" }.map(\.bytes).reduce(0, +)
+        let body = try #require(row.bytesExpected)
+        #expect(appended >= body && Double(appended) <= Double(body) * 1.01, "\(appended) bytes appended for a body of \(body)")
         let finished = try journal.entries(after: 0).filter {
             if case .finished(let id, _) = $0.event { id == UploadID(1) } else { false }
         }
@@ -128,9 +138,12 @@ import UploadTesting
         let uploads = try #require(document["uploads"] as? [[String: Any]])
         #expect(uploads.map { $0["state"] as? String } == ["succeeded", "succeeded"])
         #expect(uploads.first?["body"] as? String == #"{"filename":"big.png"}"#)
+        #expect((uploads.first?["bytesSaved"] as? Int ?? 0) > 0)
 
         let log = try String(contentsOfFile: root + "/state/uploadmon/agent.log", encoding: .utf8)
         #expect(log.contains("picked up 1 unfinished upload(s) from the journal"))
+        let notes = try journal.entries(after: 0).compactMap { if case .retryScheduled(_, _, _, let reason) = $0.event { reason } else { nil } }
+        #expect(notes.contains { $0.hasSuffix("continuing where the server has it") }, "\(notes)")
 
         let stop = try await CLIRun.run(["agent", "stop"], environment: env)
         #expect(stop.status == 0)

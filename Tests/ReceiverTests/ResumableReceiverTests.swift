@@ -244,3 +244,50 @@ func partSize(_ receiver: ReceiverHarness, _ location: String) -> Int64 {
     let token = location.split(separator: "/").last.map(String.init) ?? ""
     return TestFiles.size(of: receiver.directory + "/.uploadmon-resumable/" + token + ".part") ?? -1
 }
+
+/// `Idempotency-Key` on ordinary uploads: a repeat gets the first answer and stores nothing twice.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct IdempotencyKeyTests {
+    @Test func aRepeatedKeyGetsTheFirstAnswerWithoutItsBody() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try TestFiles.writeImage(at: receiver.root + "/once.png", size: 4_000_000)
+        let key = ["-H", #"Idempotency-Key: "3f1c9a52-upload-once""#]
+        let first = try await curlMeasured(key + ["-F", "photo=@\(path)", receiver.url])
+        #expect(first.status == 200)
+        #expect(json(first.body) == ["filename": "once.png"])
+        // The same upload again (a client that never heard the answer): the same answer, from the
+        // head alone, and no second file.
+        let again = try await exchange(key + ["-F", "photo=@\(path)", receiver.url])
+        #expect(again.status == 200)
+        #expect(json(again.body) == ["filename": "once.png"])
+        #expect(again["Idempotent-Replayed"] == "true")
+        let measured = try await curlMeasured(key + ["-F", "photo=@\(path)", receiver.url])
+        #expect(measured.status == 200)
+        #expect(measured.uploaded < 1_000_000, "curl sent \(measured.uploaded) bytes of a body the receiver did not need")
+        #expect(receiver.storedNames() == ["once.png"])
+
+        // The key with another body, and keys that are not sf-strings.
+        let other = try TestFiles.writeImage(at: receiver.root + "/other.png", size: 1000)
+        #expect(try await curlMeasured(key + ["-F", "photo=@\(other)", receiver.url]).status == 422)
+        #expect(try await curlMeasured(["-H", "Idempotency-Key: unquoted", "-F", "photo=@\(other)", receiver.url]).status == 400)
+        #expect(receiver.storedNames() == ["once.png"])
+        await receiver.cleanUp()
+    }
+
+    @Test func anInterruptedUploadFreesItsKeyForTheRetry() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let form = FormBody(name: "cut.png", size: 500_000)
+        let connection = try RawConnection.connect(to: receiver.port)
+        let head = "POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=\(FormBody.boundary)\r\n"
+            + "Content-Length: \(form.bytes.count)\r\nIdempotency-Key: \"cut-once\"\r\n\r\n"
+        #expect(connection.send(Array(head.utf8) + Array(form.bytes[0..<100_000])))
+        #expect(try await eventually { !receiver.storedNames().isEmpty })
+        connection.reset()
+        #expect(try await eventually { receiver.logLines.count == 1 })
+        let retry = try await exchange(["-H", #"Idempotency-Key: "cut-once""#, "-H", "Content-Type: multipart/form-data; boundary=" + FormBody.boundary,
+                                        "--data-binary", "@" + form.write(0..<form.bytes.count, to: receiver.root + "/whole"), receiver.url])
+        #expect(retry.status == 200, "\(retry)")
+        #expect(retry["Idempotent-Replayed"] == nil)
+        #expect(receiver.storedNames() == ["cut.png"])
+        await receiver.cleanUp()
+    }
+}

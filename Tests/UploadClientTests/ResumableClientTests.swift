@@ -181,3 +181,25 @@ extension CapturedRequest {
         return request
     }
 }
+
+/// The client's side of `Idempotency-Key`: one key for every attempt of an ordinary upload.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct IdempotencyClientTests {
+    @Test func aRepeatOfACompletedUploadIsAnsweredAndNotStoredTwice() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try TestFiles.writeImage(at: receiver.root + "/twice.png", size: 3_000_000)
+        let transport = try HTTPUploadTransport(resume: false)
+        var request = try UploadRequest.forPath(path, url: receiver.url)
+        request.idempotencyKey = UploadRequest.newIdempotencyKey()
+        let first = await transport.perform(request, observer: AttemptObserver())
+        #expect(first.outcome == .answered(status: 200))
+        // The answer was lost on the way (the agent died before writing it down): the next
+        // attempt sends the same key and gets the same answer, even if cut short by it.
+        let second = await transport.perform(request, observer: AttemptObserver())
+        #expect(second.outcome == .answered(status: 200), "\(second.outcome)")
+        #expect(second.response?.header("Idempotent-Replayed") == "true")
+        #expect(second.response?.bodyText == #"{"filename":"twice.png"}"#)
+        #expect(receiver.storedNames() == ["twice.png"])
+        try await transport.shutdown()
+        await receiver.cleanUp()
+    }
+}

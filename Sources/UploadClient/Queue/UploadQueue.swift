@@ -53,6 +53,9 @@ public actor UploadQueue {
     ) {
         guard machine.phase(of: id) == nil else { return }
         if let transport { transports[id] = transport }
+        var request = request
+        // One key for all of the upload's attempts (the agent's journal keeps it across restarts).
+        if request.idempotencyKey == nil { request.idempotencyKey = UploadRequest.newIdempotencyKey() }
         run(machine.enqueue(request, totalBytes: totalBytes, id: id, attemptsSoFar: attemptsSoFar, retryPolicy: retryPolicy))
     }
 

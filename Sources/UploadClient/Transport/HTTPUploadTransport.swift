@@ -179,6 +179,9 @@ public final class HTTPUploadTransport: UploadTransport {
             let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix, eventLoop: eventLoop)
             var fields = baseHeaders(headers)
             fields.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
+            if let key = request.idempotencyKey, fields["Idempotency-Key"].isEmpty {
+                fields.add(name: "Idempotency-Key", value: "\"\(key)\"")
+            }
             let result = await exchange(
                 url: url, method: .POST, headers: fields, body: streamer.makeBody(), length: layout.contentLength,
                 watch: streamer.watch, eventLoop: eventLoop, observer: observer)
@@ -361,18 +364,16 @@ public final class HTTPUploadTransport: UploadTransport {
             } onCancel: {
                 task.cancel()
             }
-            return AttemptResult(
-                outcome: .answer(response.status, bytesSent: delegate.bytesSent, expected: length),
-                response: response, bytesSent: delegate.bytesSent)
+            return AttemptResult(outcome: Self.outcome(response, bytesSent: delegate.bytesSent, expected: length),
+                                 response: response, bytesSent: delegate.bytesSent)
         } catch {
             let stalledOut = stalled.withLockedValue { $0 }
             let deadlineHit = answerDeadline.withLockedValue { $0.hit }
             let cancelled = error is CancellationError || (error as? HTTPClientError) == .cancelled
             if !stalledOut, let answer = delegate.answerSoFar, deadlineHit || !cancelled {
                 // What arrived of the answer is what happened (its status at least).
-                return AttemptResult(
-                    outcome: .answer(answer.status, bytesSent: delegate.bytesSent, expected: length),
-                    response: answer, bytesSent: delegate.bytesSent)
+                return AttemptResult(outcome: Self.outcome(answer, bytesSent: delegate.bytesSent, expected: length),
+                                     response: answer, bytesSent: delegate.bytesSent)
             }
             var failure = deadlineHit ? FailureClassifier.noAnswer(timeouts)
                 : stalledOut ? FailureClassifier.stalled(timeouts)
@@ -382,6 +383,14 @@ public final class HTTPUploadTransport: UploadTransport {
             }
             return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: delegate.bytesSent)
         }
+    }
+
+    /// What an answer means for the upload. A success before the whole body was sent is not
+    /// one, unless the server says it repeats the answer to an upload it already has
+    /// (`Idempotent-Replayed`: the same Idempotency-Key completed before).
+    static func outcome(_ response: UploadResponse, bytesSent: Int64, expected: Int64?) -> UploadOutcome {
+        if response.header("Idempotent-Replayed")?.lowercased() == "true" { return .answered(status: response.status) }
+        return .answer(response.status, bytesSent: bytesSent, expected: expected)
     }
 
     /// Replaces BoringSSL's one-size message with what is wrong with the certificate, found by

@@ -1,3 +1,4 @@
+import Foundation
 /// Where an upload's bytes come from.
 public enum UploadSource: Sendable, Hashable, Codable {
     /// A file on disk, streamed in chunks; its size fixes the `Content-Length`.
@@ -51,6 +52,9 @@ public struct UploadRequest: Sendable, Hashable, Codable {
     /// Where an earlier attempt left the upload on a server that resumes (the body is made
     /// again from it, byte for byte); nil to start at 0.
     public var resume: ResumePoint?
+    /// Sent as `Idempotency-Key` with an ordinary upload, the same on every attempt, so a server
+    /// that honours it answers a repeat of a completed upload without storing it twice.
+    public var idempotencyKey: String?
 
     public init(
         source: UploadSource,
@@ -61,10 +65,12 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         headers: [RequestHeader] = [],
         allowAnyFile: Bool = false,
         expectedFile: FileFingerprint? = nil,
-        resume: ResumePoint? = nil
+        resume: ResumePoint? = nil,
+        idempotencyKey: String? = nil
     ) {
         self.expectedFile = expectedFile
         self.resume = resume
+        self.idempotencyKey = idempotencyKey
         self.source = source
         self.url = url
         self.field = field
@@ -92,6 +98,13 @@ public struct UploadRequest: Sendable, Hashable, Codable {
             uploadName: try UploadName.resolve(originalFileName: original, requested: requestedName),
             formFields: formFields, headers: headers, allowAnyFile: allowAnyFile
         )
+    }
+}
+
+extension UploadRequest {
+    /// A new random key for `idempotencyKey`.
+    public static func newIdempotencyKey() -> String {
+        UUID().uuidString.lowercased()
     }
 }
 
