@@ -48,6 +48,27 @@ import UploadCore
         #expect(live == reattached, "live:\n\(live.joined(separator: "\n"))\nreattached:\n\(reattached.joined(separator: "\n"))")
     }
 
+    @Test func aResumedUploadSaysWhereItContinuedAndTheLogWhatItSaved() {
+        let story: [(Double, UploadEvent)] = [
+            (0, .queued(id, name: "big.png", totalBytes: 1000)),
+            (1, .started(id, attempt: 2, url: "http://h/photo", totalBytes: 1000)),
+            (1, .resumed(id, offset: 410, of: 1000)),
+            (2, .progress(id, bytesSent: 90, totalBytesSent: 500, totalBytesExpected: 1000)),
+        ]
+        let (live, reattached) = screens(story, now: 3)
+        // (The rate differs: a reattached monitor estimates it from the record alone.)
+        for screen in [live, reattached] {
+            #expect(screen.contains { $0.contains("↑ big.png · resumed at 41 %") && $0.contains("50%") }, "\(screen.joined(separator: "\n"))")
+        }
+        var state = Fixtures.state(width: 160, height: 30)
+        for (t, event) in story + [(4, .response(id, Fixtures.response(200, "{}", reason: "OK"))), (4, .finished(id, .answered(status: 200)))] {
+            _ = MonitorReducer.reduce(&state, .upload(event, Fixtures.at(t)))
+        }
+        let log = state.log.map(\.text)
+        #expect(log.contains("↻ big.png: resumed at 41 % (410 B of 1.00 kB not sent again)"), "\(log)")
+        #expect(log.contains { $0.hasPrefix("✓ big.png → 200") && $0.hasSuffix("(resumed: 410 B not sent again)") }, "\(log)")
+    }
+
     @Test func aRedirectedUploadShowsWhereItWent() {
         let (live, reattached) = screens([
             (0, .queued(id, name: "big.png", totalBytes: 1000)),

@@ -69,7 +69,8 @@ extension MonitorView {
         canvas.write(tail, x: rect.x + DisplayWidth.of(label) + barWidth, y: rect.y, clip: rect)
     }
 
-    /// `✓ name  2.1 MB ████████░░ 100%  4.1 MB/s 0:03 ×2`, dropping columns as the width shrinks;
+    /// `✓ name  2.1 MB ████████░░ 100%  4.1 MB/s 0:03 ×2`, dropping columns as the width shrinks
+    /// (`↑ name · resumed at 41 %  …` while an attempt that resumed sends);
     /// `↻ name  2.1 MB waiting to retry in 4 s (attempt 2: 503 Service Unavailable)` between attempts.
     static func drawRow(
         _ canvas: inout Canvas, _ row: TransferState, selected: Bool, focused: Bool, _ rect: Rect, _ theme: Theme, now: Double
@@ -107,9 +108,11 @@ extension MonitorView {
         let flexible = rect.width - fixed
         let barWidth = flexible >= 24 ? max(10, flexible * 2 / 5) : 0
         let nameWidth = flexible - barWidth - (barWidth > 0 ? 1 : 0)
+        // An attempt that continued where the server had the upload says so beside the name.
+        let label = kind == .sending ? row.record.resumedText.map { row.name + " · " + $0 } ?? row.name : row.name
         var x = rect.x
         x += canvas.write(glyph, x: x, y: rect.y, style: style, clip: rect)
-        x += canvas.write(TextLayout.fit(row.name, width: max(0, nameWidth), ellipsis: theme.glyphs.ellipsis), x: x, y: rect.y, style: style, clip: rect)
+        x += canvas.write(TextLayout.fit(label, width: max(0, nameWidth), ellipsis: theme.glyphs.ellipsis), x: x, y: rect.y, style: style, clip: rect)
         x += canvas.write(size, x: x, y: rect.y, style: style, clip: rect)
         if barWidth > 0 {
             x += canvas.write(" ", x: x, y: rect.y, style: style, clip: rect)

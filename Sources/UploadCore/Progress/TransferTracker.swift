@@ -92,7 +92,8 @@ public struct TransferTracker: Sendable {
         state.finishedAt = onClock(record.finishedAt)
         if case .waitingToRetry(_, _, let due) = record.phase { state.retryDue = now + max(0, due.timeIntervalSince(date)) }
         if let started = state.startedAt, case .sending = record.phase {
-            state.meter.record(totalBytes: 0, at: started)
+            // An attempt that resumed sent only what lies past its offset.
+            state.meter.record(totalBytes: record.resumedAt ?? 0, at: started)
             state.meter.record(totalBytes: record.bytesSent, at: now)
         }
         states[record.id] = state
