@@ -78,6 +78,16 @@ import Testing
         #expect(policy.delay(after: .answered(status: status), response: response(status), attempt: 1) == nil)
     }
 
+    /// A retry that repeats an Idempotency-Key may meet the attempt before still running at the
+    /// server (its cut connection not yet noticed): 409 then means "wait", not "conflict".
+    @Test func aConflictWithAnEarlierAttemptOfTheSameKeyIsWaitedOut() {
+        let conflict = UploadOutcome.answered(status: 409)
+        #expect(policy.delay(after: conflict, response: response(409, [("Retry-After", "1")]), attempt: 2, keyed: true) == 1)
+        #expect(policy.delay(after: conflict, response: response(409), attempt: 2, keyed: true) == 2)
+        #expect(policy.delay(after: conflict, response: response(409), attempt: 1, keyed: true) == nil, "a first attempt's conflict is real")
+        #expect(policy.delay(after: conflict, response: response(409), attempt: 2, keyed: false) == nil)
+    }
+
     @Test func doesNotRetryCancelOrFileErrors() {
         #expect(policy.delay(after: .failed(UploadFailure(.cancelled, "")), response: nil, attempt: 1) == nil)
         #expect(policy.delay(after: .failed(UploadFailure(.fileError, "")), response: nil, attempt: 1) == nil)

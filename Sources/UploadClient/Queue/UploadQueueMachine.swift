@@ -192,7 +192,8 @@ struct UploadQueueMachine {
             finish(id, &entry, .failed(Self.cancelled(entry, message)), into: &actions)
         default:
             let policy = entry.retryPolicy ?? retryPolicy
-            if let delay = policy.delay(after: result.outcome, response: result.response, attempt: attempt) {
+            let keyed = entry.request.idempotencyKey != nil
+            if let delay = policy.delay(after: result.outcome, response: result.response, attempt: attempt, keyed: keyed) {
                 let reason = result.outcome.words(reason: result.response?.reason)
                 setPhase(id, &entry, .waitingToRetry(attempt: attempt + 1))
                 actions.append(.emit(.retryScheduled(id, attempt: attempt + 1, delaySeconds: delay, reason: reason)))

@@ -3,7 +3,10 @@ import Foundation
 /// When and how often a failed attempt is tried again automatically (`--retries N`).
 ///
 /// Only failures a later attempt can fix are retried: connect failures, lost or stalled
-/// connections, and the answers 408, 429, 502, 503, 504. The delay doubles from `baseDelay`
+/// connections, and the answers 408, 429, 502, 503, 504; and 409 to a retry that repeats an
+/// `Idempotency-Key`, which is how a server following draft-ietf-httpapi-idempotency-key-header
+/// says the attempt before (whose connection it has not yet seen end) is still in progress.
+/// A 409 to the first attempt is a real conflict and final. The delay doubles from `baseDelay`
 /// up to `maxDelay`; a server's `Retry-After` (seconds or an HTTP date) takes precedence, capped
 /// at `maxRetryAfter` so a hostile header cannot park an upload for a day.
 public struct RetryPolicy: Sendable, Equatable {
@@ -20,12 +23,13 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// The delay before attempt `attempt + 1`, or `nil` when the outcome is final.
-    /// `attempt` counts from 1 for the first try.
-    public func delay(after outcome: UploadOutcome, response: UploadResponse?, attempt: Int, now: Date = Date()) -> Double? {
+    /// `attempt` counts from 1 for the first try; `keyed` says the request carried an Idempotency-Key.
+    public func delay(after outcome: UploadOutcome, response: UploadResponse?, attempt: Int, keyed: Bool = false, now: Date = Date()) -> Double? {
         guard attempt <= maxRetries else { return nil }
         switch outcome {
         case .answered(let status):
-            guard HTTPStatus.isRetryable(status) else { return nil }
+            let earlierAttemptStillRunning = status == 409 && keyed && attempt > 1
+            guard HTTPStatus.isRetryable(status) || earlierAttemptStillRunning else { return nil }
             if let header = response?.header("Retry-After"), let wait = Self.parseRetryAfter(header, now: now) {
                 return min(wait, maxRetryAfter)
             }
