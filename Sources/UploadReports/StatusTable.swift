@@ -44,10 +44,12 @@ public enum StatusTable {
         let total = upload.bytesExpected ?? upload.fileSize
         switch upload.state {
         case .succeeded:
-            return ByteFormat.bytes(upload.fileSize ?? 0)
+            let saved = upload.bytesSaved > 0 ? " (\(ByteFormat.bytes(upload.bytesSaved)) not sent again)" : ""
+            return ByteFormat.bytes(upload.fileSize ?? 0) + saved
         case .sending:
             guard let total, total > 0 else { return ByteFormat.bytes(upload.bytesSent) }
-            return "\(Int(Double(upload.bytesSent) * 100 / Double(total))) % of \(ByteFormat.bytes(total))"
+            let resumed = upload.resumedText.map { " (\($0))" } ?? ""
+            return "\(Int(Double(upload.bytesSent) * 100 / Double(total))) % of \(ByteFormat.bytes(total))\(resumed)"
         case .queued, .retrying, .failed:
             return upload.fileSize.map(ByteFormat.bytes) ?? ""
         }

@@ -28,6 +28,22 @@ import UploadReports
         #expect(lines[3].contains("sending") && lines[3].contains("25 % of 2.00 kB"), "\(lines)")
     }
 
+    @Test func aResumedUploadSaysWhereItResumedAndWhatItSaved() {
+        let id = UploadID(4)
+        var events: [UploadEvent] = [
+            .started(id, attempt: 1, url: "http://h/photo", totalBytes: 2000),
+            .progress(id, bytesSent: 800, totalBytesSent: 800, totalBytesExpected: 2000),
+            .started(id, attempt: 2, url: "http://h/photo", totalBytes: 2000),
+            .resumed(id, offset: 1000, of: 2000),
+            .progress(id, bytesSent: 500, totalBytesSent: 1500, totalBytesExpected: 2000),
+        ]
+        let sending = StatusTable.render([record(4, "d.jpg", events)], now: t0).split(separator: "\n").map(String.init)
+        #expect(sending[1].contains("75 % of 2.00 kB (resumed at 50 %)"), "\(sending)")
+        events.append(.finished(id, .answered(status: 200)))
+        let done = StatusTable.render([record(4, "d.jpg", events)], now: t0).split(separator: "\n").map(String.init)
+        #expect(done[1].contains("2.00 kB (1.00 kB not sent again)"), "\(done)")
+    }
+
     @Test func theAgentLineSaysWhatHappensToUnfinishedUploads() {
         #expect(StatusTable.agentLine(nil, unfinished: 0) == "Agent: not running.")
         #expect(StatusTable.agentLine(nil, unfinished: 2).hasPrefix("Agent: not running. 2 unfinished upload(s) continue when it starts"))
