@@ -91,6 +91,31 @@ import UploadCore
         #expect(machine.attempts(of: id1) == 1)
     }
 
+    /// A cut that leaves the server with more of the upload than before is tried again at once,
+    /// and the retry count starts over: five cuts of a long upload finish under `--retries 2`.
+    /// Cuts that move nothing on back off and end at the limit as before (the retry at once
+    /// after the last move counts as the first of them).
+    @Test func anAttemptThatMovedTheServersOffsetOnIsRetriedAtOnceAndResetsTheCount() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 2, baseDelay: 5))
+        _ = machine.enqueue(request("a"), totalBytes: 6000, id: id1)
+        func point(_ offset: Int64) -> ResumePoint {
+            ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
+                        file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: offset)
+        }
+        for attempt in 1...5 {
+            let ended = machine.attemptEnded(id1, attempt: attempt, result: AttemptResult(
+                outcome: reset, response: nil, bytesSent: 1000, resume: point(Int64(attempt) * 1000)))
+            #expect(ended.contains(.wait(id1, attempt: attempt + 1, seconds: 0)), "\(ended)")
+            #expect(starts(machine.retryDue(id1, attempt: attempt + 1)) == [id1])
+        }
+        // No progress: the usual backoff, then the limit.
+        let stuck = machine.attemptEnded(id1, attempt: 6, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)))
+        #expect(stuck.contains(.wait(id1, attempt: 7, seconds: 10)), "\(stuck)")
+        _ = machine.retryDue(id1, attempt: 7)
+        let final = machine.attemptEnded(id1, attempt: 7, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)))
+        #expect(events(final).contains(.finished(id1, reset)))
+    }
+
     @Test func aRetryThatComesDueGoesBeforeNewUploads() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1))
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)

@@ -33,6 +33,9 @@ struct UploadQueueMachine {
         var request: UploadRequest
         let totalBytes: Int64?
         var attempts = 0
+        /// The last attempt after which the server kept more of the upload than before: the
+        /// retry count and its backoff start again from there.
+        var attemptThatLastMovedOn = 0
         var retryPolicy: RetryPolicy?
         /// Why the user cancelled it, when they said.
         var cancelReason: String?
@@ -179,6 +182,11 @@ struct UploadQueueMachine {
         guard var entry = entries[id], case .sending(attempt, let cancelRequested) = entry.phase else { return [] }
         var actions: [Action] = []
         // The next attempt (a retry now, or by hand later) continues where this one left the upload.
+        // When the server now keeps more of it than before, this attempt was not wasted: a lost
+        // link that carried data is tried again at once, and the retry count starts over, so
+        // a long upload over a link that drops every few minutes still finishes.
+        let movedOn = (result.resume?.offset ?? 0) > (entry.request.resume?.offset ?? 0)
+        if movedOn { entry.attemptThatLastMovedOn = attempt - 1 }
         entry.request.resume = result.resume
         if let response = result.response {
             actions.append(.emit(.response(id, response)))
@@ -193,7 +201,9 @@ struct UploadQueueMachine {
         default:
             let policy = entry.retryPolicy ?? retryPolicy
             let keyed = entry.request.idempotencyKey != nil
-            if let delay = policy.delay(after: result.outcome, response: result.response, attempt: attempt, keyed: keyed) {
+            let failures = attempt - entry.attemptThatLastMovedOn
+            if var delay = policy.delay(after: result.outcome, response: result.response, attempt: failures, keyed: keyed) {
+                if movedOn, case .failed = result.outcome { delay = 0 }
                 let reason = result.outcome.words(reason: result.response?.reason)
                 setPhase(id, &entry, .waitingToRetry(attempt: attempt + 1))
                 actions.append(.emit(.retryScheduled(id, attempt: attempt + 1, delaySeconds: delay, reason: reason)))
