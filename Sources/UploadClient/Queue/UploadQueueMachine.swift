@@ -182,9 +182,11 @@ struct UploadQueueMachine {
         guard var entry = entries[id], case .sending(attempt, let cancelRequested) = entry.phase else { return [] }
         var actions: [Action] = []
         // The next attempt (a retry now, or by hand later) continues where this one left the upload.
-        // When the server now keeps more of it than before, this attempt was not wasted: a lost
-        // link that carried data is tried again at once, and the retry count starts over, so
-        // a long upload over a link that drops every few minutes still finishes.
+        // When the server keeps more of it than when the attempt before began (the offset an
+        // attempt reports is the one the server confirmed), the link is carrying data: a cut is
+        // tried again at once and the retry count starts over, so a long upload over a link that
+        // drops every few minutes still finishes. The offset must grow for this, so a server that
+        // takes bytes and keeps none cannot make the client loop.
         let movedOn = (result.resume?.offset ?? 0) > (entry.request.resume?.offset ?? 0)
         if movedOn { entry.attemptThatLastMovedOn = attempt - 1 }
         entry.request.resume = result.resume
