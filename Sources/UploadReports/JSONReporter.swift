@@ -49,7 +49,7 @@ public struct JSONReporter: SendReporter {
             if let elapsed = tracker[id]?.elapsed { line["seconds"] = .number((elapsed * 1000).rounded() / 1000) }
         case .allFinished(let summary):
             set("event", "allFinished"); set("succeeded", summary.succeeded); set("failed", summary.failed)
-        case .resumable(let id, let point):
+        case .resumable(let id, let point, let startedOver):
             set("event", "resumable"); set("id", id.rawValue)
             if let point {
                 set("uploadURL", point.uploadURL); set("offset", point.offset); set("bodyBytes", point.bodyLength)
@@ -57,6 +57,7 @@ public struct JSONReporter: SendReporter {
             } else {
                 line["resumable"] = .bool(false)
             }
+            if let startedOver { set("startedOver", startedOver) }
         case .resumed(let id, let offset, let length):
             set("event", "resumed"); set("id", id.rawValue); set("offset", offset); set("bodyBytes", length)
         }

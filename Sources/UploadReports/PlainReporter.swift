@@ -38,6 +38,8 @@ public struct PlainReporter: SendReporter {
             console.write("\(who) \(mark) \(AnswerText.status(state))\(body.isEmpty ? "" : " " + body)\n")
         case .resumed(_, let offset, let length):
             console.write("\(who) \(state.record.resumedText ?? "resumed"): \(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again\n")
+        case .resumable(_, _, let why?):
+            console.write("\(who) starting over from 0: \(why)\n")
         case .allFinished, .resumable:
             break
         }

@@ -69,6 +69,15 @@ import UploadCore
         #expect(log.contains { $0.hasPrefix("✓ big.png → 200") && $0.hasSuffix("(resumed: 410 B not sent again)") }, "\(log)")
     }
 
+    @Test func anUploadThatCannotBeContinuedSaysWhyItStartsOver() {
+        var state = Fixtures.state(width: 160, height: 30)
+        for (t, event) in [(0.0, UploadEvent.queued(id, name: "big.png", totalBytes: 1000)),
+                           (1, .resumable(id, nil, startedOver: "the file changed since the upload began"))] {
+            _ = MonitorReducer.reduce(&state, .upload(event, Fixtures.at(t)))
+        }
+        #expect(state.log.map(\.text).contains("↺ big.png: starting over from 0: the file changed since the upload began"))
+    }
+
     @Test func aRedirectedUploadShowsWhereItWent() {
         let (live, reattached) = screens([
             (0, .queued(id, name: "big.png", totalBytes: 1000)),

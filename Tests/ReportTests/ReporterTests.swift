@@ -62,6 +62,48 @@ let story: [UploadEvent] = [
     }
 }
 
+/// A resumable upload: cut, continued, and one that has to start over, with the reason.
+let resumedStory: [UploadEvent] = {
+    let point = ResumePoint(uploadURL: "http://h/resumable/t1", version: 8, boundary: "B", bodyLength: 2000,
+                            file: FileFingerprint(size: 1800, modificationNanoseconds: 1))
+    return [
+        .queued(one, name: "big.png", totalBytes: 1800),
+        .resumable(one, point),
+        .started(one, attempt: 1, url: "http://h/photo", totalBytes: 2000),
+        .retryScheduled(one, attempt: 2, delaySeconds: 0, reason: "the server closed the connection during the upload"),
+        .started(one, attempt: 2, url: "http://h/photo", totalBytes: 2000),
+        .resumed(one, offset: 820, of: 2000),
+        .resumable(one, nil),
+        .finished(one, .answered(status: 200)),
+        .queued(two, name: "moved.png", totalBytes: 1800),
+        .resumable(two, nil, startedOver: "the file changed since the upload began"),
+    ]
+}()
+
+@Suite struct ResumedReportTests {
+    @Test func plainLinesSayWhereItResumedAndWhyOneStartsOver() {
+        let out = Captured()
+        var reporter = PlainReporter(console: out)
+        report(&reporter, resumedStory)
+        #expect(out.lines.contains("#1 big.png resumed at 41 %: 820 B of 2.00 kB not sent again"), "\(out.text)")
+        #expect(out.lines.contains("#2 moved.png starting over from 0: the file changed since the upload began"), "\(out.text)")
+    }
+
+    @Test func jsonCarriesTheUploadURLTheOffsetAndTheReason() throws {
+        let out = Captured()
+        var reporter = JSONReporter(console: out)
+        report(&reporter, resumedStory)
+        let objects = try out.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let resumable = objects.filter { $0["event"] as? String == "resumable" }
+        #expect(resumable.first?["uploadURL"] as? String == "http://h/resumable/t1")
+        #expect(resumable.first?["interopVersion"] as? Int == 8)
+        #expect(resumable.last?["startedOver"] as? String == "the file changed since the upload began")
+        #expect(resumable.last?["resumable"] as? Bool == false)
+        let resumed = try #require(objects.first { $0["event"] as? String == "resumed" })
+        #expect(resumed["offset"] as? Int == 820 && resumed["bodyBytes"] as? Int == 2000)
+    }
+}
+
 @Suite struct JSONReporterTests {
     @Test func everyLineIsOneJSONObjectWithTheFieldsOfItsEvent() throws {
         let out = Captured()

@@ -83,7 +83,7 @@ import UploadTesting
         let transport = try HTTPUploadTransport()
         let request = try UploadRequest.forPath(path, url: receiver.url)
         let points = PointBox()
-        let first = await transport.perform(request, observer: AttemptObserver(resumable: { point in if let point { points.set(point) } }))
+        let first = await transport.perform(request, observer: AttemptObserver(resumable: { point, _ in if let point { points.set(point) } }))
         #expect(first.outcome.isSuccess)
         // The answer is lost (a crash before it was written down): the next attempt still has the point.
         var again = request
@@ -104,15 +104,19 @@ import UploadTesting
         var request = try UploadRequest.forPath(path, url: receiver.url)
         let first = PointBox()
         // A first attempt, whose resume point is kept.
-        _ = await transport.perform(request, observer: AttemptObserver(resumable: { point in
+        _ = await transport.perform(request, observer: AttemptObserver(resumable: { point, _ in
             if let point, first.value == nil { first.set(point) }
         }))
         // The file is rewritten (same size, new bytes and time) before the next attempt.
         _ = try TestFiles.writeImage(at: path, size: Self.size)
         request.resume = try #require(first.value)
-        let changed = PointBox()
-        let result = await transport.perform(request, observer: AttemptObserver(resumable: { point in if let point { changed.set(point) } }))
+        let changed = PointBox(), reasons = Lines()
+        let result = await transport.perform(request, observer: AttemptObserver(resumable: { point, why in
+            if let point { changed.set(point) }
+            if let why { reasons.append(why) }
+        }))
         #expect(result.outcome.isSuccess)
+        #expect(reasons.all == ["the file changed since the upload began"], "it says why it starts over")
         #expect(changed.value?.uploadURL != first.value?.uploadURL, "a new upload resource, not the old one's bytes")
         #expect(TestFiles.sameContents(path, receiver.directory + "/big-1.png"))
         try await transport.shutdown()
@@ -160,6 +164,13 @@ final class PointBox: @unchecked Sendable {
     private var point: ResumePoint?
     var value: ResumePoint? { lock.withLock { point } }
     func set(_ point: ResumePoint) { lock.withLock { self.point = point } }
+}
+
+final class Lines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    var all: [String] { lock.withLock { lines } }
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
 }
 
 final class RequestLog: @unchecked Sendable {

@@ -82,6 +82,9 @@ extension MonitorReducer {
         case .queued(let id, _, _):
             state.queue.batch.insert(id)
             state.queue.answers[id] = nil
+        case .resumable(let id, _, let why?):
+            guard !quiet, let row = state.queue.state(id) else { break }
+            appendLog(&state, LogEntry(clock: time.clock, text: "↺ \(row.name): starting over from 0: \(why)", kind: .info))
         case .started, .redirected, .resumable:
             break
         case .resumed(let id, let offset, let length):

@@ -146,7 +146,7 @@ public actor UploadQueue {
                 continuation.yield(.progress(id, bytesSent: bytes, totalBytesSent: total, totalBytesExpected: expected))
             },
             redirected: { url in continuation.yield(.redirected(id, to: RedactedURL.display(url))) },
-            resumable: { point in continuation.yield(.resumable(id, point)) },
+            resumable: { point, why in continuation.yield(.resumable(id, point, startedOver: why)) },
             resumed: { offset, length in continuation.yield(.resumed(id, offset: offset, of: length)) }
         )
         attemptTasks[id] = Task {

@@ -42,8 +42,9 @@ public struct AttemptObserver: Sendable {
     public var started: @Sendable (_ url: String, _ totalBytes: Int64?) -> Void
     public var progress: @Sendable (_ bytes: Int64, _ total: Int64, _ expected: Int64?) -> Void
     public var redirected: @Sendable (_ url: String) -> Void
-    /// The server keeps the upload resumable at this point (nil: not any more).
-    public var resumable: @Sendable (_ point: ResumePoint?) -> Void
+    /// The server keeps the upload resumable at this point (nil: not any more; with the reason
+    /// when what the server had is given up and the upload starts over).
+    public var resumable: @Sendable (_ point: ResumePoint?, _ startedOver: String?) -> Void
     /// The attempt continues at `offset` of `length` body bytes.
     public var resumed: @Sendable (_ offset: Int64, _ length: Int64) -> Void
 
@@ -51,7 +52,7 @@ public struct AttemptObserver: Sendable {
         started: @escaping @Sendable (String, Int64?) -> Void = { _, _ in },
         progress: @escaping @Sendable (Int64, Int64, Int64?) -> Void = { _, _, _ in },
         redirected: @escaping @Sendable (String) -> Void = { _ in },
-        resumable: @escaping @Sendable (ResumePoint?) -> Void = { _ in },
+        resumable: @escaping @Sendable (ResumePoint?, String?) -> Void = { _, _ in },
         resumed: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in }
     ) {
         self.started = started

@@ -70,6 +70,7 @@ extension HTTPUploadTransport {
             // The bytes the server has are of another file: they cannot be continued.
             point = nil
             startedOver = "the file changed since the upload began"
+            observer.resumable(nil, startedOver)
         }
         for _ in 0..<3 {
             if point == nil {
@@ -77,12 +78,10 @@ extension HTTPUploadTransport {
                 switch await create(request, prepared, file: opened, eventLoop: eventLoop, observer: observer) {
                 case .created(let created):
                     point = created
-                    observer.resumable(created)
+                    observer.resumable(created, nil)
                 case .unsupported:
-                    if startedOver != nil { observer.resumable(nil) }
                     return nil
                 case .ended(let result):
-                    if startedOver != nil { observer.resumable(nil) }
                     return result
                 }
             } else if let known = point {
@@ -92,13 +91,13 @@ extension HTTPUploadTransport {
                 case .gone(let why):
                     point = nil
                     startedOver = why
-                    observer.resumable(nil)
+                    observer.resumable(nil, why)
                     continue
                 case .ended(var result):
                     result.resume = known
                     return result
                 case .completed(let result):
-                    observer.resumable(nil)
+                    observer.resumable(nil, nil)
                     return result
                 }
             }
@@ -109,7 +108,7 @@ extension HTTPUploadTransport {
             case .gone(let why):
                 point = nil
                 startedOver = why
-                observer.resumable(nil)
+                observer.resumable(nil, why)
             }
         }
         return AttemptResult(outcome: .failed(UploadFailure(.other, "the server keeps losing the upload (\(startedOver ?? "gone")); giving up")),
@@ -253,7 +252,7 @@ extension HTTPUploadTransport {
                 // after a cancel (the user no longer wants it: the server may let it go) or a
                 // file that changed while it was read.
                 if case .failed(let failure) = result.outcome, failure.kind == .fileError || failure.kind == .cancelled {
-                    observer.resumable(nil)
+                    observer.resumable(nil, nil)
                     if failure.kind == .cancelled { await cancelOnServer(point, request, eventLoop: eventLoop) }
                 } else {
                     result.resume = point
@@ -274,7 +273,7 @@ extension HTTPUploadTransport {
                 return .ended(result)
             default:
                 // The endpoint's own answer to the whole upload (success or not): final.
-                observer.resumable(nil)
+                observer.resumable(nil, nil)
                 return .ended(result)
             }
         }

@@ -108,8 +108,9 @@ public enum UploadEvent: Sendable, Hashable, Codable {
     case retryScheduled(UploadID, attempt: Int, delaySeconds: Double, reason: String)
     case finished(UploadID, UploadOutcome)
     case allFinished(UploadSummary)
-    /// The server keeps the upload resumable at this point (nil: not any more, it starts over).
-    case resumable(UploadID, ResumePoint?)
+    /// The server keeps the upload resumable at this point (nil: not any more). `startedOver`:
+    /// why the bytes the server had could not be continued, and the upload begins again at 0.
+    case resumable(UploadID, ResumePoint?, startedOver: String? = nil)
     /// This attempt continues at `offset` of the body's `length` bytes instead of at 0.
     case resumed(UploadID, offset: Int64, of: Int64)
 
@@ -117,7 +118,7 @@ public enum UploadEvent: Sendable, Hashable, Codable {
         switch self {
         case .queued(let id, _, _), .started(let id, _, _, _), .progress(let id, _, _, _),
              .response(let id, _), .redirected(let id, _), .retryScheduled(let id, _, _, _),
-             .finished(let id, _), .resumable(let id, _), .resumed(let id, _, _):
+             .finished(let id, _), .resumable(let id, _, _), .resumed(let id, _, _):
             return id
         case .allFinished:
             return nil

@@ -181,7 +181,7 @@ public struct UploadRecord: Sendable, Hashable {
             phase = .finished(outcome)
             finishedAt = now
             if outcome.isSuccess, let expected = bytesExpected { bytesSent = expected }
-        case .resumable(_, let point):
+        case .resumable(_, let point, _):
             resume = point
         case .resumed(_, let offset, let length):
             resumedAt = offset
