@@ -5,6 +5,8 @@ import Testing
     struct Part: Equatable {
         var headers: [String: String]
         var body: [UInt8]
+        /// Where the part's body starts in the stream, as the parser says (compared across splits too).
+        var start: Int64 = 0
     }
 
     func parse(_ body: [UInt8], boundary: String, splitAt splits: [Int]) throws -> ([Part], Bool) {
@@ -18,7 +20,7 @@ import Testing
             try body[start..<cut].withUnsafeBytes { raw in
                 try parser.feed(raw) { event in
                     switch event {
-                    case .partBegin(let headers): current = Part(headers: headers, body: [])
+                    case .partBegin(let headers, let start): current = Part(headers: headers, body: [], start: start)
                     case .body(let bytes): current?.body.append(contentsOf: bytes)
                     case .partEnd: parts.append(current!); current = nil
                     }
@@ -45,6 +47,9 @@ import Testing
         #expect(parts[1].headers["content-disposition"] == "form-data; name=\"photo\"; filename=\"a.png\"")
         #expect(parts[1].headers["content-type"] == "image/png")
         #expect(parts[1].body == Self.fileBytes)
+        // The file's bytes start right after the layout's head: where a receiver can split the stream.
+        #expect(parts[1].start == Int64(sampleBody.firstRange(of: Self.fileBytes)!.lowerBound))
+        #expect(parts[0].start == Int64(sampleBody.firstRange(of: Array("\r\n\r\nv".utf8))!.lowerBound + 4))
     }
 
     @Test func anySingleSplitGivesTheSameParts() throws {

@@ -8,8 +8,9 @@ import Foundation
 /// callback: receiving stays near memory speed even for data full of CR bytes.
 public struct MultipartStreamParser {
     public enum Event {
-        /// A part begins; header names are lowercased.
-        case partBegin(headers: [String: String])
+        /// A part begins; header names are lowercased. `bodyAt`: where in the stream its body
+        /// starts (a receiver that keeps the stream can split it there).
+        case partBegin(headers: [String: String], bodyAt: Int64)
         /// Body bytes of the current part, valid only during the callback.
         case body(UnsafeRawBufferPointer)
         /// The current part's body ended at a delimiter.
@@ -46,6 +47,8 @@ public struct MultipartStreamParser {
     private var carry: [UInt8]
     /// Whether the closing delimiter (`--boundary--`) has been seen.
     public private(set) var isComplete = false
+    /// Bytes fed so far.
+    public private(set) var position: Int64 = 0
 
     public init(boundary: String) {
         delimiter = Array("\r\n--\(boundary)".utf8)
@@ -55,21 +58,27 @@ public struct MultipartStreamParser {
 
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ sink: (Event) throws -> Void) throws {
         var chunk = chunk
+        // Where `chunk` starts in the stream; held-back bytes are the ones just before it.
+        var chunkStart = position
+        position += Int64(chunk.count)
         while !carry.isEmpty, !chunk.isEmpty, state != .done {
             // Join the held-back bytes with a bounded slice of the chunk, process that copy, and
             // go on with the rest of the chunk in place once nothing is held back.
             let joinCount = min(chunk.count, Self.maxHeaderBytes)
             var joined = carry
             joined.append(contentsOf: chunk[0..<joinCount])
+            let base = chunkStart - Int64(carry.count)
             carry = []
-            try joined.withUnsafeBytes { try process($0, sink) }
+            try joined.withUnsafeBytes { try process($0, at: base, sink) }
             chunk = UnsafeRawBufferPointer(rebasing: chunk[joinCount...])
+            chunkStart += Int64(joinCount)
         }
-        if !chunk.isEmpty { try process(chunk, sink) }
+        if !chunk.isEmpty { try process(chunk, at: chunkStart, sink) }
     }
 
-    /// Processes `data`; trailing bytes that cannot be decided yet go to `carry`.
-    private mutating func process(_ data: UnsafeRawBufferPointer, _ sink: (Event) throws -> Void) throws {
+    /// Processes `data`, which starts at `base` in the stream; trailing bytes that cannot be
+    /// decided yet go to `carry`.
+    private mutating func process(_ data: UnsafeRawBufferPointer, at base: Int64, _ sink: (Event) throws -> Void) throws {
         var offset = 0
         while offset < data.count {
             let rest = UnsafeRawBufferPointer(rebasing: data[offset...])
@@ -118,7 +127,7 @@ public struct MultipartStreamParser {
                     return
                 }
                 let headers = try Self.parseHeaders(UnsafeRawBufferPointer(rebasing: rest[0..<blank]))
-                try sink(.partBegin(headers: headers))
+                try sink(.partBegin(headers: headers, bodyAt: base + Int64(offset + blank + 2)))
                 offset += blank + 2
                 state = .body
             }
