@@ -13,11 +13,23 @@ enum ReceiveError: Error, Equatable {
 /// Feeds one request's body through `MultipartStreamParser` and streams the wanted file part
 /// into a temporary file. The upload counts as complete only when the file part ended at a
 /// delimiter and the closing delimiter was seen.
+///
+/// With `keepsContent: false` it writes nothing: it finds where the file part's bytes lie in
+/// the stream (`content`), checks them as usual, and leaves storing them to whoever keeps the
+/// stream (a resumable upload, whose bytes are already on disk and need not be written twice).
 final class FormDataReceiver {
     private enum Part {
         case undecided
-        case file(BufferedFileWriter, name: String)
+        /// The wanted file part; `writer` is nil when the content is not kept here.
+        case file(BufferedFileWriter?, name: String)
         case ignored
+    }
+
+    /// Where the file part's bytes are in the stream.
+    struct Content: Equatable {
+        var name: String
+        var start: Int64
+        var length: Int64
     }
 
     private var parser: MultipartStreamParser
@@ -28,15 +40,19 @@ final class FormDataReceiver {
     private var part: Part = .undecided
     private var sniffBuffer: [UInt8] = []
     private var sniffed = false
-    private var completed: (writer: BufferedFileWriter, name: String)?
+    private var completed: (writer: BufferedFileWriter?, name: String)?
     private var failure: ReceiveError?
     private(set) var bytesReceived: Int64 = 0
+    private let keepsContent: Bool
+    /// The file part's place in the stream, from the moment it begins (its length grows).
+    private(set) var content: Content?
 
-    init(boundary: String, field: String, store: UploadStore, imagesOnly: Bool) {
+    init(boundary: String, field: String, store: UploadStore, imagesOnly: Bool, keepsContent: Bool = true) {
         self.parser = MultipartStreamParser(boundary: boundary)
         self.field = field
         self.store = store
         self.imagesOnly = imagesOnly
+        self.keepsContent = keepsContent
     }
 
     deinit {
@@ -50,7 +66,7 @@ final class FormDataReceiver {
             try buffer.withUnsafeReadableBytes { raw in
                 try parser.feed(raw) { event in
                     switch event {
-                    case .partBegin(let headers): begin(headers)
+                    case .partBegin(let headers, let start): begin(headers, at: start)
                     case .body(let bytes): body(bytes)
                     case .partEnd: partEnded()
                     }
@@ -67,6 +83,27 @@ final class FormDataReceiver {
 
     /// The body has ended: returns the stored name and size of the file part.
     func finish() throws(ReceiveError) -> (name: String, size: Int64) {
+        let completed = try ended()
+        guard let writer = completed.writer else { preconditionFailure("a receiver that keeps no content stores none") }
+        do {
+            try writer.close()
+            let stored = try store.commit(temporary: writer.path, as: completed.name)
+            self.completed = nil
+            return (stored, writer.written)
+        } catch {
+            fail(.storage(String(describing: error)))
+            throw failure!
+        }
+    }
+
+    /// The body has ended (`keepsContent: false`): where the file part's bytes are.
+    func located() throws(ReceiveError) -> Content {
+        _ = try ended()
+        completed = nil
+        return content!
+    }
+
+    private func ended() throws(ReceiveError) -> (writer: BufferedFileWriter?, name: String) {
         if let failure { throw failure }
         guard let completed else {
             if case .file = part {
@@ -80,21 +117,13 @@ final class FormDataReceiver {
             fail(.malformed("the body ended without the closing boundary"))
             throw failure!
         }
-        do {
-            try completed.writer.close()
-            let stored = try store.commit(temporary: completed.writer.path, as: completed.name)
-            self.completed = nil
-            return (stored, completed.writer.written)
-        } catch {
-            fail(.storage(String(describing: error)))
-            throw failure!
-        }
+        return completed
     }
 
     /// Removes any temporary file; safe to call more than once.
     func abort() {
-        if case .file(let writer, _) = part { store.discard(temporary: writer.path) }
-        if let completed { store.discard(temporary: completed.writer.path) }
+        if case .file(let writer?, _) = part { store.discard(temporary: writer.path) }
+        if let writer = completed?.writer { store.discard(temporary: writer.path) }
         part = .ignored
         completed = nil
     }
@@ -104,7 +133,7 @@ final class FormDataReceiver {
         abort()
     }
 
-    private func begin(_ headers: [String: String]) {
+    private func begin(_ headers: [String: String], at start: Int64) {
         let disposition = headers["content-disposition"].flatMap(ContentDisposition.init(parsing:))
         guard completed == nil, let disposition, disposition.name == field else {
             part = .ignored
@@ -115,6 +144,11 @@ final class FormDataReceiver {
             return
         }
         let name = SafeFileName.sanitize(filename) { "upload-\(UInt32.random(in: 0...UInt32.max))" }
+        content = Content(name: name, start: start, length: 0)
+        guard keepsContent else {
+            part = .file(nil, name: name)
+            return
+        }
         do {
             part = .file(try store.createTemporary(), name: name)
         } catch {
@@ -124,19 +158,20 @@ final class FormDataReceiver {
 
     private func body(_ bytes: UnsafeRawBufferPointer) {
         guard case .file(let writer, let name) = part else { return }
+        content?.length += Int64(bytes.count)
         if imagesOnly && !sniffed {
             sniffBuffer.append(contentsOf: bytes)
             if sniffBuffer.count >= MediaSniffer.prefixLength { flushSniffBuffer(writer, name: name) }
             return
         }
         do {
-            try writer.write(bytes)
+            try writer?.write(bytes)
         } catch {
             fail(.storage(String(describing: error)))
         }
     }
 
-    private func flushSniffBuffer(_ writer: BufferedFileWriter, name: String) {
+    private func flushSniffBuffer(_ writer: BufferedFileWriter?, name: String) {
         sniffed = true
         let media = MediaSniffer.detect(prefix: sniffBuffer, fileName: name)
         guard media.isImage else {
@@ -144,7 +179,7 @@ final class FormDataReceiver {
             return
         }
         do {
-            try sniffBuffer.withUnsafeBytes { try writer.write($0) }
+            if let writer { try sniffBuffer.withUnsafeBytes { try writer.write($0) } }
         } catch {
             fail(.storage(String(describing: error)))
         }

@@ -160,20 +160,24 @@ extension UploadEndpoint {
             let end = try await withTaskExecutorPreference(FileWritingExecutor.shared) { () async throws -> TransferEnd in
                 if let stated, lease.record.length == nil { try lease.setLength(stated) }
                 let writer = try lease.appender()
-                let receiver = complete
-                    ? FormDataReceiver(boundary: lease.record.boundary, field: configuration.field, store: store, imagesOnly: configuration.imagesOnly)
+                // The stream is parsed until it is split where the file part's bytes begin, and
+                // whole in the request that completes it (the bytes before replayed first).
+                let receiver = complete || writer.bodyStart == nil
+                    ? FormDataReceiver(boundary: lease.record.boundary, field: configuration.field, store: store,
+                                       imagesOnly: configuration.imagesOnly, keepsContent: false)
                     : nil
                 do {
-                    if let receiver, start > 0 { try Self.replay(lease.partPath, upTo: start, into: receiver) }
+                    if let receiver, start > 0 { try Self.replay(writer, upTo: start, into: receiver) }
                     for try await buffer in body {
                         guard start + received + Int64(buffer.readableBytes) <= limit else {
                             throw limit == length
                                 ? TransferFailure.beyondLength(length!)
                                 : TransferFailure.refused(Refusal(ReceiveError.tooLarge(configuration.maxSize)))
                         }
-                        try buffer.withUnsafeReadableBytes { try writer.write($0) }
-                        received += Int64(buffer.readableBytes)
+                        // Parsed first: where the file part begins decides which file the bytes go to.
                         try receiver?.consume(buffer)
+                        try buffer.withUnsafeReadableBytes { try writer.write($0, contentStart: receiver?.content?.start) }
+                        received += Int64(buffer.readableBytes)
                     }
                     try writer.close()
                 } catch {
@@ -182,15 +186,21 @@ extension UploadEndpoint {
                     throw error
                 }
                 let offset = start + received
-                guard let receiver else {
+                guard complete, let receiver else {
                     lease.release(offset: offset)
                     return .appended(offset: offset)
                 }
                 if let length, offset != length { throw TransferFailure.endedShort(offset, length) }
                 let answer: StoredAnswer
                 do {
-                    let stored = try receiver.finish()
-                    answer = StoredAnswer(status: 200, body: Self.json(["filename": stored.name]))
+                    let content = try receiver.located()
+                    let name: String
+                    do {
+                        name = try lease.store(content, from: writer, into: store)
+                    } catch {
+                        throw ReceiveError.storage(String(describing: error))
+                    }
+                    answer = StoredAnswer(status: 200, body: Self.json(["filename": name]))
                 } catch let error as ReceiveError {
                     let refusal = Refusal(error)
                     answer = StoredAnswer(status: Int(refusal.status.code), body: Self.json(["error": refusal.message]))
@@ -245,20 +255,17 @@ extension UploadEndpoint {
         }
     }
 
-    /// Feeds the first `count` bytes of the part file to `receiver`.
-    private static func replay(_ path: String, upTo count: Int64, into receiver: FormDataReceiver) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ReceiveError.storage("cannot read \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+    /// Feeds the first `count` bytes of the stream kept so far to `receiver`.
+    private static func replay(_ stream: StreamAppender, upTo count: Int64, into receiver: FormDataReceiver) throws {
         var buffer = ByteBufferAllocator().buffer(capacity: 1 << 20)
-        var left = count
-        while left > 0 {
-            buffer.clear()
-            let wanted = Int(min(left, 1 << 20))
-            let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { read(fd, $0.baseAddress, wanted) }
-            guard n > 0 else { throw ReceiveError.storage("\(path) ended before its \(count) bytes") }
-            left -= Int64(n)
-            try receiver.consume(buffer)
+        do {
+            try stream.read(upTo: count) { bytes in
+                buffer.clear()
+                buffer.writeBytes(bytes)
+                try receiver.consume(buffer)
+            }
+        } catch let error as UploadStore.StoreError {
+            throw ReceiveError.storage(String(describing: error))
         }
     }
 

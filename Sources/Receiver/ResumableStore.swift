@@ -25,11 +25,13 @@ struct StoredAnswer: Codable, Equatable, Sendable {
     var body: String
 }
 
-/// The receiver's resumable uploads: on disk in a private folder of the upload directory
-/// (`.uploadmon-resumable/<token>.part` holds the bytes received so far, `<token>.json` the
-/// record), so they survive a restart; in memory, who is using each one. The folder is never
-/// served and a partial upload never shows up as a stored file: only the completed multipart
-/// body's file part is stored, by the same path a one-shot upload takes.
+/// The receiver's resumable uploads: on disk in a private folder of the upload directory, so
+/// they survive a restart; in memory, who is using each one. The bytes received so far are
+/// split where the file part's own bytes begin: `<token>.part` holds the multipart stream up
+/// to there, `<token>.body` from there on, and `<token>.json` the record. Once the upload is
+/// complete the body file, cut to the file part's length, is the stored file: its bytes are
+/// written once, not once raw and again extracted. The folder is never served and a partial
+/// upload never shows up as a stored file.
 ///
 /// One request at a time works on an upload (a `Lease`). A newer request for the same upload
 /// interrupts the one holding it (the client has given up on that one, though its connection
@@ -204,17 +206,35 @@ final class ResumableStore: Sendable {
         var token: String { record.token }
         var partPath: String { store.partPath(record.token) }
 
-        /// A writer that appends at the current offset (anything past it, from a write the
+        var bodyPath: String { store.bodyPath(record.token) }
+
+        /// Appends to the stream at the current offset (anything past it, from a write the
         /// previous holder did not count, is cut off first).
-        func appender() throws -> BufferedFileWriter {
-            let fd = open(partPath, O_WRONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw UploadStore.StoreError.io("cannot open \(partPath): \(String(cString: strerror(errno)))") }
-            guard ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) == offset else {
-                let reason = String(cString: strerror(errno))
-                close(fd)
-                throw UploadStore.StoreError.io("cannot position \(partPath): \(reason)")
+        func appender() throws -> StreamAppender {
+            try StreamAppender(partPath: partPath, bodyPath: bodyPath, offset: offset)
+        }
+
+        /// Stores the completed upload's file part as `content.name` in `uploads` and returns
+        /// the name it got. When the body file begins where the file part does, as it does when
+        /// the stream was split on arrival, the body file cut to the part's length becomes the
+        /// stored file; otherwise the part's bytes are copied out of the stream.
+        func store(_ content: FormDataReceiver.Content, from appender: StreamAppender, into uploads: UploadStore) throws -> String {
+            try appender.close()
+            if appender.bodyStart == content.start {
+                guard truncate(bodyPath, off_t(content.length)) == 0 else {
+                    throw UploadStore.StoreError.io("cannot cut \(bodyPath) to its file: \(String(cString: strerror(errno)))")
+                }
+                return try uploads.commit(temporary: bodyPath, as: content.name)
             }
-            return BufferedFileWriter(fd: fd, path: partPath)
+            let writer = try uploads.createTemporary()
+            do {
+                try StreamAppender.copy(from: [(partPath, 0), (bodyPath, appender.bodyStart ?? .max)], range: content.start..<content.start + content.length, into: writer)
+                try writer.close()
+            } catch {
+                uploads.discard(temporary: writer.path)
+                throw error
+            }
+            return try uploads.commit(temporary: writer.path, as: content.name)
         }
 
         /// Records the representation's length (said by this request for the first time).
@@ -237,6 +257,7 @@ final class ResumableStore: Sendable {
             record.answer = answer
             record.length = length
             unlink(partPath)
+            unlink(bodyPath)
             try? store.save(record)
             store.letGo(record.token, offset: length, record: record)
         }
@@ -276,10 +297,12 @@ final class ResumableStore: Sendable {
     }
 
     fileprivate func partPath(_ token: String) -> String { folder + "/" + token + ".part" }
+    fileprivate func bodyPath(_ token: String) -> String { folder + "/" + token + ".body" }
     private func recordPath(_ token: String) -> String { folder + "/" + token + ".json" }
 
     private func removeFiles(_ token: String) {
         unlink(partPath(token))
+        unlink(bodyPath(token))
         unlink(recordPath(token))
         // The folder goes with its last upload (it fails, harmlessly, while others remain).
         rmdir(folder)
@@ -322,6 +345,7 @@ final class ResumableStore: Sendable {
             }
             if record.complete {
                 unlink(partPath(token))
+                unlink(bodyPath(token))
                 entries[token] = Entry(record: record, offset: record.length ?? 0, touched: true)
                 continue
             }
@@ -330,13 +354,121 @@ final class ResumableStore: Sendable {
                 removeFiles(token)
                 continue
             }
-            entries[token] = Entry(record: record, offset: Int64(st.st_size), touched: true)
+            var body = stat()
+            let bodySize = stat(bodyPath(token), &body) == 0 ? Int64(body.st_size) : 0
+            entries[token] = Entry(record: record, offset: Int64(st.st_size) + bodySize, touched: true)
         }
         // Bytes without a record, and records being replaced when a receiver was killed.
         for name in names where !name.hasSuffix(".json") {
-            let token = name.hasSuffix(".part") ? String(name.dropLast(5)) : ""
+            let token = name.hasSuffix(".part") || name.hasSuffix(".body") ? String(name.dropLast(5)) : ""
             if entries[token] == nil { unlink(folder + "/" + name) }
         }
         state.withLockedValue { $0.entries = entries }
+    }
+}
+
+/// Appends to a resumable upload's stream: to the part file until the file part's bytes begin,
+/// then to the body file. Its file calls block.
+final class StreamAppender {
+    private var head: BufferedFileWriter?
+    private var body: BufferedFileWriter?
+    let partPath: String
+    let bodyPath: String
+    /// Where the next byte goes in the stream.
+    private(set) var position: Int64
+    /// Where the body file begins in the stream; nil until the stream is split.
+    private(set) var bodyStart: Int64?
+
+    init(partPath: String, bodyPath: String, offset: Int64) throws {
+        self.partPath = partPath
+        self.bodyPath = bodyPath
+        position = offset
+        var part = stat(), split = stat()
+        guard stat(partPath, &part) == 0 else { throw UploadStore.StoreError.io("\(partPath) is gone") }
+        if stat(bodyPath, &split) == 0, Int64(part.st_size) <= offset {
+            bodyStart = Int64(part.st_size)
+            body = try Self.open(bodyPath, at: offset - Int64(part.st_size))
+        } else {
+            unlink(bodyPath)
+            head = try Self.open(partPath, at: offset)
+        }
+    }
+
+    /// Appends `bytes`; `contentStart` is where the file part's bytes begin once that is known:
+    /// they and all after them go to the body file.
+    func write(_ bytes: UnsafeRawBufferPointer, contentStart: Int64?) throws {
+        var bytes = bytes
+        if let head, let start = contentStart, start >= position, start <= position + Int64(bytes.count) {
+            let before = Int(start - position)
+            try head.write(UnsafeRawBufferPointer(rebasing: bytes[0..<before]))
+            try head.close()
+            self.head = nil
+            let fd = Glibc.open(bodyPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw UploadStore.StoreError.io("cannot create \(bodyPath): \(String(cString: strerror(errno)))") }
+            body = BufferedFileWriter(fd: fd, path: bodyPath)
+            bodyStart = start
+            position = start
+            bytes = UnsafeRawBufferPointer(rebasing: bytes[before...])
+        }
+        guard let writer = body ?? head else { throw UploadStore.StoreError.io("\(partPath) is closed") }
+        try writer.write(bytes)
+        position += Int64(bytes.count)
+    }
+
+    /// Flushes and closes; later calls do nothing (and `write` fails).
+    func close() throws {
+        defer { head = nil; body = nil }
+        try head?.close()
+        try body?.close()
+    }
+
+    /// Reads the stream from its start to `end`, in pieces of at most 1 MiB.
+    func read(upTo end: Int64, _ each: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try head?.flush()
+        try body?.flush()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        let split = bodyStart ?? .max
+        for (path, from, to) in [(partPath, Int64(0), min(end, split)), (bodyPath, split, end)] where to > from {
+            try Self.read(path, range: 0..<to - from, buffer: buffer, each)
+        }
+    }
+
+    /// Copies `range` of the stream whose files begin at the given stream offsets into `writer`.
+    static func copy(from files: [(path: String, start: Int64)], range: Range<Int64>, into writer: BufferedFileWriter) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        for (index, file) in files.enumerated() where file.start < range.upperBound {
+            let end = index + 1 < files.count ? min(files[index + 1].start, range.upperBound) : range.upperBound
+            let from = max(file.start, range.lowerBound)
+            guard end > from else { continue }
+            try read(file.path, range: from - file.start..<end - file.start, buffer: buffer) { try writer.write($0) }
+        }
+    }
+
+    private static func read(_ path: String, range: Range<Int64>, buffer: UnsafeMutableRawBufferPointer,
+                             _ each: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw UploadStore.StoreError.io("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { Glibc.close(fd) }
+        var at = range.lowerBound
+        while at < range.upperBound {
+            let wanted = Int(min(Int64(buffer.count), range.upperBound - at))
+            let n = pread(fd, buffer.baseAddress, wanted, off_t(at))
+            guard n > 0 else { throw UploadStore.StoreError.io("\(path) ended at \(at) bytes, before \(range.upperBound)") }
+            try each(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            at += Int64(n)
+        }
+    }
+
+    private static func open(_ path: String, at offset: Int64) throws -> BufferedFileWriter {
+        let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw UploadStore.StoreError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) == offset else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw UploadStore.StoreError.io("cannot position \(path): \(reason)")
+        }
+        return BufferedFileWriter(fd: fd, path: path)
     }
 }

@@ -127,6 +127,38 @@ struct FormBody {
         await receiver.cleanUp()
     }
 
+    /// What URLSession (interop 6) does: the whole upload in one POST with `Upload-Complete: ?1`,
+    /// told the resource in a `104` before the body, then the endpoint's own answer; cut, it
+    /// would continue with HEAD and PATCH, here in version 6 too.
+    @Test func anInteropSixClientUploadsOptimisticallyAndContinuesInVersionSix() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let form = FormBody(name: "six.png", size: 200_000)
+        let whole = form.write(0..<form.bytes.count, to: receiver.root + "/whole")
+        let optimistic = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?1",
+                                             "-H", "Upload-Draft-Interop-Version: 6", "--data-binary", "@" + whole, receiver.url])
+        #expect(optimistic.status == 200, "\(optimistic)")
+        #expect(optimistic.interim.map(\.status) == [104])
+        #expect(optimistic.interim.first?.fields["upload-draft-interop-version"] == "6")
+        #expect(optimistic.interim.first?.fields["location"]?.contains("/resumable/") == true)
+        #expect(json(optimistic.body) == ["filename": "six.png"])
+        #expect(FileManager.default.contents(atPath: receiver.directory + "/six.png") == Data(form.content))
+
+        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0",
+                                          "-H", "Upload-Draft-Interop-Version: 6", "--data-binary", "@" + form.write(0..<1000, to: receiver.root + "/head"),
+                                          receiver.url])
+        #expect(created.status == 201 && created["Upload-Offset"] == "1000", "\(created)")
+        let location = try #require(created["Location"])
+        let offset = try await exchange(["-I", "-H", "Upload-Draft-Interop-Version: 6", location])
+        #expect(offset["Upload-Offset"] == "1000")
+        let rest = form.write(1000..<form.bytes.count, to: receiver.root + "/rest")
+        let completed = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 1000", "-H", "Upload-Complete: ?1",
+                                            "-H", "Upload-Draft-Interop-Version: 6", "--data-binary", "@" + rest, location])
+        #expect(completed.status == 200, "\(completed)")
+        #expect(json(completed.body) == ["filename": "six-1.png"])
+        #expect(FileManager.default.contents(atPath: receiver.directory + "/six-1.png") == Data(form.content))
+        await receiver.cleanUp()
+    }
+
     @Test func cancellingRemovesTheUploadAndItsBytes() async throws {
         let receiver = try await ReceiverHarness.start()
         let form = FormBody(size: 50_000)
@@ -137,7 +169,10 @@ struct FormBody {
         #expect(created["Upload-Offset"] == "20000")
         let location = try #require(created["Location"])
         let folder = receiver.directory + "/.uploadmon-resumable"
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 2)
+        let token = String(location.split(separator: "/").last ?? "")
+        // The stream up to the file's bytes, the file's bytes from there on, the record.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == [token + ".body", token + ".json", token + ".part"])
+        #expect(TestFiles.size(of: folder + "/" + token + ".part") == Int64(form.bytes.firstRange(of: form.content)!.lowerBound))
         let cancelled = try await exchange(["-X", "DELETE", location])
         #expect(cancelled.status == 204)
         #expect(try await exchange(["-I", location]).status == 404)
@@ -240,9 +275,12 @@ struct FormBody {
 }
 
 /// Bytes the receiver keeps so far for the upload at `location`.
+/// The bytes the receiver keeps of an upload: the stream up to the file's bytes, and from there.
 func partSize(_ receiver: ReceiverHarness, _ location: String) -> Int64 {
     let token = location.split(separator: "/").last.map(String.init) ?? ""
-    return TestFiles.size(of: receiver.directory + "/.uploadmon-resumable/" + token + ".part") ?? -1
+    let base = receiver.directory + "/.uploadmon-resumable/" + token
+    guard let head = TestFiles.size(of: base + ".part") else { return -1 }
+    return head + (TestFiles.size(of: base + ".body") ?? 0)
 }
 
 /// `Idempotency-Key` on ordinary uploads: a repeat gets the first answer and stores nothing twice.

@@ -19,7 +19,7 @@ import UploadTesting
         #expect(files(store) == [record.token + ".json", record.token + ".part"])
         let lease = try #require(await store.acquire(record.token, interrupt: nil, now: start))
         let writer = try lease.appender()
-        try [UInt8]("hello".utf8).withUnsafeBytes { try writer.write($0) }
+        try [UInt8]("hello".utf8).withUnsafeBytes { try writer.write($0, contentStart: nil) }
         try writer.close()
         lease.release(offset: 5)
 
@@ -33,6 +33,54 @@ import UploadTesting
         #expect(reopened.peek(record.token, now: start.addingTimeInterval(61)) == nil)
         #expect(reopened.sweep(now: start.addingTimeInterval(61)) == 1)
         #expect(files(reopened).isEmpty)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The stream is split where the file's own bytes begin; a restart finds both halves; the
+    /// completed upload's file is the body file cut to the file's length, not a second copy.
+    @Test func theStreamIsSplitWhereTheFileBeginsAndTheBodyFileBecomesTheStoredFile() async throws {
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), now: start)
+        let record = try store.create(boundary: "b", length: nil, now: start)
+        let lease = try #require(await store.acquire(record.token, interrupt: nil, now: start))
+        let writer = try lease.appender()
+        try Array("--b\r\nheaders\r\n".utf8).withUnsafeBytes { try writer.write($0, contentStart: nil) }
+        // The file's bytes begin at 16, inside the next piece.
+        try Array("\r\nFILE-".utf8).withUnsafeBytes { try writer.write($0, contentStart: 16) }
+        try writer.close()
+        lease.release(offset: 21)
+        #expect(files(store) == [record.token + ".body", record.token + ".json", record.token + ".part"])
+        #expect(FileManager.default.contents(atPath: store.folder + "/" + record.token + ".body") == Data("FILE-".utf8))
+
+        let reopened = ResumableStore(directory: directory, maxAge: .seconds(60), now: start)
+        #expect(reopened.peek(record.token, now: start)?.offset == 21)
+        let again = try #require(await reopened.acquire(record.token, interrupt: nil, now: start))
+        let more = try again.appender()
+        #expect(more.bodyStart == 16)
+        try Array("BYTES\r\n--b--\r\n".utf8).withUnsafeBytes { try more.write($0, contentStart: 16) }
+        var replayed: [UInt8] = []
+        try more.read(upTo: more.position) { replayed += $0 }
+        #expect(String(decoding: replayed, as: UTF8.self) == "--b\r\nheaders\r\n\r\nFILE-BYTES\r\n--b--\r\n")
+        let uploads = try UploadStore(directory: directory)
+        let name = try again.store(FormDataReceiver.Content(name: "f.png", start: 16, length: 10), from: more, into: uploads)
+        #expect(name == "f.png")
+        #expect(FileManager.default.contents(atPath: directory + "/f.png") == Data("FILE-BYTES".utf8))
+        #expect(!FileManager.default.fileExists(atPath: store.folder + "/" + record.token + ".body"), "moved, not copied")
+        again.complete(answer: StoredAnswer(status: 200, body: "{}"), length: 36)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A stream that was never split (its file began in bytes already kept) still gives the
+    /// right file, copied out.
+    @Test func aStreamNotSplitWhereTheFileBeginsIsCopiedOut() async throws {
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), now: start)
+        let record = try store.create(boundary: "b", length: nil, now: start)
+        let lease = try #require(await store.acquire(record.token, interrupt: nil, now: start))
+        let writer = try lease.appender()
+        try Array("--b\r\nh\r\n\r\nFILE\r\n--b--\r\n".utf8).withUnsafeBytes { try writer.write($0, contentStart: nil) }
+        let uploads = try UploadStore(directory: directory)
+        let name = try lease.store(FormDataReceiver.Content(name: "g.png", start: 10, length: 4), from: writer, into: uploads)
+        #expect(FileManager.default.contents(atPath: directory + "/" + name) == Data("FILE".utf8))
+        lease.complete(answer: StoredAnswer(status: 200, body: "{}"), length: 27)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
