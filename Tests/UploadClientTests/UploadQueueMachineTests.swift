@@ -116,6 +116,24 @@ import UploadCore
         #expect(events(final).contains(.finished(id1, reset)))
     }
 
+    /// A cut after body bytes went out is tried again at once even before the server confirmed
+    /// a move (the first cut of an upload), but a server that keeps nothing of what it takes
+    /// gets the usual backoff from the second time on.
+    @Test func aCutAfterBytesWentOutIsRetriedAtOnceOnlyUntilTheServerFailsToMoveOn() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 5, baseDelay: 5))
+        _ = machine.enqueue(request("a"), totalBytes: 6000, id: id1)
+        let point = ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
+                                file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: 0)
+        let cut = AttemptResult(outcome: reset, response: nil, bytesSent: 3000, resume: point)
+        #expect(machine.attemptEnded(id1, attempt: 1, result: cut).contains(.wait(id1, attempt: 2, seconds: 0)))
+        _ = machine.retryDue(id1, attempt: 2)
+        #expect(machine.attemptEnded(id1, attempt: 2, result: cut).contains(.wait(id1, attempt: 3, seconds: 10)))
+        _ = machine.retryDue(id1, attempt: 3)
+        // Without a resource on the server, bytes sent are lost: the usual backoff.
+        let plain = AttemptResult(outcome: reset, response: nil, bytesSent: 3000)
+        #expect(machine.attemptEnded(id1, attempt: 3, result: plain).contains(.wait(id1, attempt: 4, seconds: 20)))
+    }
+
     @Test func aRetryThatComesDueGoesBeforeNewUploads() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1))
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)

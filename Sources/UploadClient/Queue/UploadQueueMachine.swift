@@ -36,6 +36,9 @@ struct UploadQueueMachine {
         /// The last attempt after which the server kept more of the upload than before: the
         /// retry count and its backoff start again from there.
         var attemptThatLastMovedOn = 0
+        /// The last retry was started at once, on the word of bytes sent rather than of an
+        /// offset the server confirmed.
+        var retriedAtOnceUnconfirmed = false
         var retryPolicy: RetryPolicy?
         /// Why the user cancelled it, when they said.
         var cancelReason: String?
@@ -185,10 +188,14 @@ struct UploadQueueMachine {
         // When the server keeps more of it than when the attempt before began (the offset an
         // attempt reports is the one the server confirmed), the link is carrying data: a cut is
         // tried again at once and the retry count starts over, so a long upload over a link that
-        // drops every few minutes still finishes. The offset must grow for this, so a server that
-        // takes bytes and keeps none cannot make the client loop.
+        // drops every few minutes still finishes. A cut after body bytes went out to a server
+        // that keeps them is tried again at once too (it will most likely have moved on), but
+        // not twice in a row without a confirmed move: a server that takes bytes and keeps
+        // none cannot make the client loop.
         let movedOn = (result.resume?.offset ?? 0) > (entry.request.resume?.offset ?? 0)
         if movedOn { entry.attemptThatLastMovedOn = attempt - 1 }
+        let atOnce = result.resume != nil && (movedOn || (result.bytesSent > 0 && !entry.retriedAtOnceUnconfirmed))
+        entry.retriedAtOnceUnconfirmed = atOnce && !movedOn
         entry.request.resume = result.resume
         if let response = result.response {
             actions.append(.emit(.response(id, response)))
@@ -205,7 +212,7 @@ struct UploadQueueMachine {
             let keyed = entry.request.idempotencyKey != nil
             let failures = attempt - entry.attemptThatLastMovedOn
             if var delay = policy.delay(after: result.outcome, response: result.response, attempt: failures, keyed: keyed) {
-                if movedOn, case .failed = result.outcome { delay = 0 }
+                if atOnce, case .failed = result.outcome { delay = 0 }
                 let reason = result.outcome.words(reason: result.response?.reason)
                 setPhase(id, &entry, .waitingToRetry(attempt: attempt + 1))
                 actions.append(.emit(.retryScheduled(id, attempt: attempt + 1, delaySeconds: delay, reason: reason)))
