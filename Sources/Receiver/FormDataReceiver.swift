@@ -81,6 +81,23 @@ final class FormDataReceiver {
         if let failure { throw failure }
     }
 
+    /// A point in the stream from which a later receiver may skip ahead (`skipContent`): the
+    /// parser is inside the wanted file part with nothing held back (and the content's type
+    /// already checked); nil otherwise.
+    var checkpoint: Int64? {
+        guard failure == nil, case .file = part, parser.canSkipBody, !imagesOnly || sniffed else { return nil }
+        return parser.position
+    }
+
+    /// Steps over the file part's content up to `position`, which an earlier receiver of the
+    /// same stream reached as its `checkpoint`: those bytes are counted, not read again.
+    func skipContent(to position: Int64) {
+        guard let here = checkpoint, position > here else { return }
+        parser.skipBody(position - here)
+        content?.length += position - here
+        bytesReceived += position - here
+    }
+
     /// The body has ended: returns the stored name and size of the file part.
     func finish() throws(ReceiveError) -> (name: String, size: Int64) {
         let completed = try ended()

@@ -146,6 +146,8 @@ extension UploadEndpoint {
         let store = self.store
         let start = lease.offset
         var received: Int64 = 0
+        /// The last point a later request may skip to (see `FormDataReceiver.checkpoint`).
+        var checkpoint: Int64?
         defer { line.bytes = received }
         var length = lease.record.length
         if let stated {
@@ -167,7 +169,9 @@ extension UploadEndpoint {
                                        imagesOnly: configuration.imagesOnly, keepsContent: false)
                     : nil
                 do {
-                    if let receiver, start > 0 { try Self.replay(writer, upTo: start, into: receiver) }
+                    if let receiver, start > 0 {
+                        try Self.replay(writer, upTo: start, into: receiver, skippingTo: lease.record.checkpoint)
+                    }
                     for try await buffer in body {
                         guard start + received + Int64(buffer.readableBytes) <= limit else {
                             throw limit == length
@@ -178,6 +182,7 @@ extension UploadEndpoint {
                         try receiver?.consume(buffer)
                         try buffer.withUnsafeReadableBytes { try writer.write($0, contentStart: receiver?.content?.start) }
                         received += Int64(buffer.readableBytes)
+                        if let point = receiver?.checkpoint { checkpoint = point }
                     }
                     try writer.close()
                 } catch {
@@ -187,7 +192,7 @@ extension UploadEndpoint {
                 }
                 let offset = start + received
                 guard complete, let receiver else {
-                    lease.release(offset: offset)
+                    lease.release(offset: offset, checkpoint: checkpoint)
                     return .appended(offset: offset)
                 }
                 if let length, offset != length { throw TransferFailure.endedShort(offset, length) }
@@ -217,7 +222,7 @@ extension UploadEndpoint {
                 // The draft: an upload whose offset passes its length is invalid from then on.
                 await onFileThreads { lease.remove() }
             case .refused:
-                lease.release(offset: start + received)
+                lease.release(offset: start + received, checkpoint: checkpoint)
             }
             throw failure.refusal.adding(fields)
         } catch let error as ReceiveError {
@@ -225,10 +230,10 @@ extension UploadEndpoint {
             await onFileThreads { lease.remove() }
             throw Refusal(error).adding(fields)
         } catch let interruption as ConnectionInterruption {
-            lease.release(offset: start + received)
+            lease.release(offset: start + received, checkpoint: checkpoint)
             throw interruption.refusal.adding(fields)
         } catch {
-            lease.release(offset: start + received)
+            lease.release(offset: start + received, checkpoint: checkpoint)
             throw Refusal(.badRequest, "the upload was interrupted at offset \(start + received): \(error)").adding(fields)
         }
     }
@@ -255,15 +260,32 @@ extension UploadEndpoint {
         }
     }
 
-    /// Feeds the first `count` bytes of the stream kept so far to `receiver`.
-    private static func replay(_ stream: StreamAppender, upTo count: Int64, into receiver: FormDataReceiver) throws {
+    /// Feeds the first `count` bytes of the stream kept so far to `receiver`, stepping over
+    /// the file's bytes up to `checkpoint` (where an earlier parser was inside the file part
+    /// with nothing held back) instead of reading them again: up to the file's first bytes,
+    /// then from the checkpoint on.
+    private static func replay(_ stream: StreamAppender, upTo count: Int64, into receiver: FormDataReceiver, skippingTo checkpoint: Int64?) throws {
         var buffer = ByteBufferAllocator().buffer(capacity: 1 << 20)
-        do {
-            try stream.read(upTo: count) { bytes in
+        func feed(_ range: Range<Int64>) throws {
+            guard !range.isEmpty else { return }
+            try stream.read(range) { bytes in
                 buffer.clear()
                 buffer.writeBytes(bytes)
                 try receiver.consume(buffer)
             }
+        }
+        do {
+            var at: Int64 = 0
+            if let checkpoint, let bodyStart = stream.bodyStart, checkpoint > bodyStart, checkpoint <= count {
+                // The content's first bytes too, so its type is checked as in one piece.
+                at = min(count, bodyStart + Int64(MediaSniffer.prefixLength))
+                try feed(0..<at)
+                if checkpoint > at, receiver.checkpoint != nil {
+                    receiver.skipContent(to: checkpoint)
+                    at = checkpoint
+                }
+            }
+            try feed(at..<count)
         } catch let error as UploadStore.StoreError {
             throw ReceiveError.storage(String(describing: error))
         }

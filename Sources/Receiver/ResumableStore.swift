@@ -15,6 +15,9 @@ struct ResumableRecord: Codable, Equatable, Sendable {
     /// The representation's length once a request has said it.
     var length: Int64?
     var answer: StoredAnswer?
+    /// Where in the stream a parser was last inside the file part with nothing held back: a
+    /// request that completes the upload skips the bytes before it instead of reading them again.
+    var checkpoint: Int64?
 
     var complete: Bool { answer != nil }
 }
@@ -243,10 +246,14 @@ final class ResumableStore: Sendable {
             try store.save(record)
         }
 
-        /// Lets go with `offset` bytes kept.
-        func release(offset: Int64) {
+        /// Lets go with `offset` bytes kept, and where a later request may skip to, when known.
+        func release(offset: Int64, checkpoint: Int64? = nil) {
             guard !ended else { return }
             ended = true
+            if let checkpoint, checkpoint <= offset, checkpoint != record.checkpoint {
+                record.checkpoint = checkpoint
+                try? store.save(record)
+            }
             store.letGo(record.token, offset: offset, record: record)
         }
 
@@ -422,16 +429,17 @@ final class StreamAppender {
         try body?.close()
     }
 
-    /// Reads the stream from its start to `end`, in pieces of at most 1 MiB.
-    func read(upTo end: Int64, _ each: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// Reads `range` of the stream, in pieces of at most 1 MiB.
+    func read(_ range: Range<Int64>, _ each: (UnsafeRawBufferPointer) throws -> Void) throws {
         try head?.flush()
         try body?.flush()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         let split = bodyStart ?? .max
-        for (path, from, to) in [(partPath, Int64(0), min(end, split)), (bodyPath, split, end)] where to > from {
-            try Self.read(path, range: 0..<to - from, buffer: buffer, each)
-        }
+        let part = range.lowerBound..<min(range.upperBound, split)
+        if !part.isEmpty { try Self.read(partPath, range: part, buffer: buffer, each) }
+        let body = max(range.lowerBound, split)..<max(range.upperBound, split)
+        if !body.isEmpty { try Self.read(bodyPath, range: body.lowerBound - split..<body.upperBound - split, buffer: buffer, each) }
     }
 
     /// Copies `range` of the stream whose files begin at the given stream offsets into `writer`.

@@ -50,6 +50,17 @@ public struct MultipartStreamParser {
     /// Bytes fed so far.
     public private(set) var position: Int64 = 0
 
+    /// Inside a part's body with nothing held back: bytes known to hold no delimiter can be
+    /// skipped from here (`skipBody`).
+    public var canSkipBody: Bool { state == .body && carry.isEmpty }
+
+    /// Steps over `count` bytes of the current part's body without looking at them: the caller
+    /// knows they hold no delimiter (a parser before this one read them). No events.
+    public mutating func skipBody(_ count: Int64) {
+        precondition(canSkipBody, "only inside a part's body with nothing held back")
+        position += count
+    }
+
     public init(boundary: String) {
         delimiter = Array("\r\n--\(boundary)".utf8)
         // The first delimiter may start the body without a preceding CRLF: pretend one was there.
