@@ -33,6 +33,13 @@ let package = Package(
             providers: [.apt(["libncurses-dev"])]
         ),
         .target(name: "NCursesTerminal", dependencies: ["CNCursesW", "TerminalCanvas"]),
+        // JPEG and PNG decoding for previews (libjpeg-turbo's scaled decoding, libpng row by
+        // row) in C: both libraries report errors by longjmp, which Swift code cannot catch.
+        .target(
+            name: "CImageDecode",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
+        ),
+        .target(name: "ImagePreview", dependencies: ["CImageDecode"]),
         .target(
             name: "UploadClient",
             dependencies: [
@@ -127,6 +134,7 @@ let package = Package(
         ),
         .testTarget(name: "UploadCoreTests", dependencies: ["UploadCore"]),
         .testTarget(name: "TerminalCanvasTests", dependencies: ["TerminalCanvas"]),
+        .testTarget(name: "ImagePreviewTests", dependencies: ["ImagePreview", "TerminalCanvas", "UploadTesting"]),
         .testTarget(
             name: "MonitorTests",
             dependencies: ["Monitor", "TerminalCanvas", "UploadCore"],

@@ -23,6 +23,9 @@ public struct Canvas: Sendable, Equatable {
     public let width: Int
     public let height: Int
     public private(set) var cells: [Cell]
+    /// A picture over the cells below it (which stay blank): the backend draws it in colours
+    /// the cell styles cannot carry.
+    public var picture: CellPicture?
 
     public init(width: Int, height: Int) {
         self.width = max(0, width)

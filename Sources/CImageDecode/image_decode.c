@@ -1,0 +1,414 @@
+#include "image_decode.h"
+
+// stdio first: jpeglib.h uses FILE without including it.
+#include <stdio.h>
+#include <jpeglib.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+// MARK: scaling
+
+/// Box-filters rows arriving top to bottom into a smaller picture, one output row at a time.
+typedef struct {
+    int source_width, source_height, width, height;
+    int row; // the output row being gathered
+    uint32_t *sums; // width * 3
+    uint32_t *counts; // width
+    int *column; // output column of each source column
+    unsigned char *rgb;
+} scaler;
+
+static void fit(int sw, int sh, int max_w, int max_h, int *w, int *h) {
+    double scale = 1.0;
+    if (sw > max_w) scale = (double)max_w / sw;
+    if (sh * scale > max_h) scale = (double)max_h / sh;
+    *w = (int)(sw * scale + 0.5);
+    *h = (int)(sh * scale + 0.5);
+    if (*w < 1) *w = 1;
+    if (*h < 1) *h = 1;
+    if (*w > max_w) *w = max_w;
+    if (*h > max_h) *h = max_h;
+}
+
+static int scaler_init(scaler *s, int sw, int sh, int w, int h, unsigned char *rgb) {
+    memset(s, 0, sizeof *s);
+    s->source_width = sw; s->source_height = sh; s->width = w; s->height = h; s->rgb = rgb;
+    s->sums = calloc((size_t)w * 3, sizeof(uint32_t));
+    s->counts = calloc((size_t)w, sizeof(uint32_t));
+    s->column = malloc((size_t)sw * sizeof(int));
+    if (!s->sums || !s->counts || !s->column) return -1;
+    for (int x = 0; x < sw; x++) s->column[x] = (int)((long long)x * w / sw);
+    return 0;
+}
+
+static void scaler_flush(scaler *s) {
+    if (s->row >= s->height) return;
+    unsigned char *out = s->rgb + (size_t)s->row * s->width * 3;
+    for (int x = 0; x < s->width; x++) {
+        uint32_t n = s->counts[x] ? s->counts[x] : 1;
+        for (int c = 0; c < 3; c++) out[x * 3 + c] = (unsigned char)((s->sums[x * 3 + c] + n / 2) / n);
+    }
+    memset(s->sums, 0, (size_t)s->width * 3 * sizeof(uint32_t));
+    memset(s->counts, 0, (size_t)s->width * sizeof(uint32_t));
+}
+
+/// Adds source row `y` (RGB).
+static void scaler_add(scaler *s, int y, const unsigned char *row) {
+    int target = (int)((long long)y * s->height / s->source_height);
+    while (s->row < target) { scaler_flush(s); s->row++; }
+    for (int x = 0; x < s->source_width; x++) {
+        int o = s->column[x];
+        s->sums[o * 3] += row[x * 3];
+        s->sums[o * 3 + 1] += row[x * 3 + 1];
+        s->sums[o * 3 + 2] += row[x * 3 + 2];
+        s->counts[o]++;
+    }
+}
+
+static void scaler_finish(scaler *s) {
+    while (s->row < s->height) { scaler_flush(s); s->row++; }
+}
+
+static void scaler_free(scaler *s) {
+    free(s->sums); free(s->counts); free(s->column);
+    s->sums = NULL; s->counts = NULL; s->column = NULL;
+}
+
+void um_image_free(um_image *image) {
+    if (!image) return;
+    free(image->rgb);
+    image->rgb = NULL;
+}
+
+static int fail(um_image *out, const char *message) {
+    snprintf(out->error, sizeof out->error, "%s", message);
+    free(out->rgb);
+    out->rgb = NULL;
+    return -1;
+}
+
+// MARK: JPEG
+
+typedef struct {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+    int warned;
+} jpeg_errors;
+
+static void jpeg_error_exit(j_common_ptr info) {
+    jpeg_errors *errors = (jpeg_errors *)info->err;
+    (*info->err->format_message)(info, errors->message);
+    longjmp(errors->jump, 1);
+}
+
+static void jpeg_emit(j_common_ptr info, int level) {
+    jpeg_errors *errors = (jpeg_errors *)info->err;
+    // level -1: a warning (corrupt or truncated data). Keep the first one: a picture decoded
+    // from damaged data is not shown as if it were whole.
+    if (level < 0 && !errors->warned) {
+        errors->warned = 1;
+        (*info->err->format_message)(info, errors->message);
+    }
+}
+
+int um_decode_jpeg(const char *path, int max_width, int max_height, long long max_progressive_pixels,
+                   const volatile int *cancel, um_image *out) {
+    memset(out, 0, sizeof *out);
+    if (max_width < 1 || max_height < 1) return fail(out, "no room to draw");
+    FILE *file = fopen(path, "rb");
+    if (!file) return fail(out, "cannot open the file");
+    struct jpeg_decompress_struct info;
+    jpeg_errors errors;
+    memset(&errors, 0, sizeof errors);
+    info.err = jpeg_std_error(&errors.base);
+    errors.base.error_exit = jpeg_error_exit;
+    errors.base.emit_message = jpeg_emit;
+    // Written after setjmp and read after longjmp: volatile, so never kept in a register.
+    unsigned char *volatile line = NULL;
+    unsigned char *volatile converted = NULL;
+    scaler s;
+    memset(&s, 0, sizeof s);
+    jpeg_create_decompress(&info);
+    if (setjmp(errors.jump)) {
+        char message[200];
+        snprintf(message, sizeof message, "%s", errors.message);
+        jpeg_destroy_decompress(&info);
+        fclose(file);
+        free(line);
+        free(converted);
+        scaler_free(&s);
+        return fail(out, message);
+    }
+    jpeg_stdio_src(&info, file);
+    jpeg_read_header(&info, TRUE);
+    out->source_width = (int)info.image_width;
+    out->source_height = (int)info.image_height;
+    if (jpeg_has_multiple_scans(&info) && (long long)info.image_width * info.image_height > max_progressive_pixels) {
+        snprintf(errors.message, sizeof errors.message, "a progressive JPEG of %u x %u is too large to preview",
+                 info.image_width, info.image_height);
+        longjmp(errors.jump, 1);
+    }
+    int w, h;
+    fit((int)info.image_width, (int)info.image_height, max_width, max_height, &w, &h);
+    // The largest reduction libjpeg does while decoding that still leaves at least the target.
+    info.scale_num = 1;
+    info.scale_denom = 1;
+    for (unsigned denom = 8; denom > 1; denom /= 2) {
+        if ((info.image_width + denom - 1) / denom >= (unsigned)w && (info.image_height + denom - 1) / denom >= (unsigned)h) {
+            info.scale_denom = denom;
+            break;
+        }
+    }
+    int cmyk = info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK;
+    info.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
+    jpeg_start_decompress(&info);
+    int sw = (int)info.output_width, sh = (int)info.output_height;
+    fit(sw, sh, max_width, max_height, &w, &h);
+    out->width = w;
+    out->height = h;
+    out->rgb = malloc((size_t)w * h * 3);
+    int components = info.output_components;
+    line = malloc((size_t)sw * (components > 3 ? components : 3));
+    if (cmyk) converted = malloc((size_t)sw * 3);
+    unsigned char *rgb = cmyk ? converted : line;
+    if (!out->rgb || !line || !rgb || scaler_init(&s, sw, sh, w, h, out->rgb) != 0) {
+        snprintf(errors.message, sizeof errors.message, "out of memory");
+        longjmp(errors.jump, 1);
+    }
+    while (info.output_scanline < info.output_height) {
+        if (cancel && *cancel) {
+            snprintf(errors.message, sizeof errors.message, "cancelled");
+            longjmp(errors.jump, 1);
+        }
+        int y = (int)info.output_scanline;
+        JSAMPROW row = line;
+        jpeg_read_scanlines(&info, &row, 1);
+        if (cmyk) {
+            // Adobe writes CMYK JPEGs inverted; others straight.
+            for (int x = 0; x < sw; x++) {
+                unsigned c = line[x * 4], m = line[x * 4 + 1], yy = line[x * 4 + 2], k = line[x * 4 + 3];
+                if (!info.saw_Adobe_marker) { c = 255 - c; m = 255 - m; yy = 255 - yy; k = 255 - k; }
+                rgb[x * 3] = (unsigned char)(c * k / 255);
+                rgb[x * 3 + 1] = (unsigned char)(m * k / 255);
+                rgb[x * 3 + 2] = (unsigned char)(yy * k / 255);
+            }
+        } else if (components == 1) {
+            for (int x = sw - 1; x >= 0; x--) line[x * 3] = line[x * 3 + 1] = line[x * 3 + 2] = line[x];
+        }
+        scaler_add(&s, y, rgb);
+        if (errors.warned) longjmp(errors.jump, 1);
+    }
+    jpeg_finish_decompress(&info);
+    if (errors.warned) longjmp(errors.jump, 1);
+    scaler_finish(&s);
+    scaler_free(&s);
+    jpeg_destroy_decompress(&info);
+    fclose(file);
+    free(line);
+    free(converted);
+    return 0;
+}
+
+// MARK: PNG
+
+typedef struct {
+    jmp_buf jump;
+    char message[200];
+} png_errors;
+
+static void png_error_fn(png_structp png, png_const_charp message) {
+    png_errors *errors = png_get_error_ptr(png);
+    snprintf(errors->message, sizeof errors->message, "%s", message);
+    longjmp(errors->jump, 1);
+}
+
+static void png_warning_fn(png_structp png, png_const_charp message) {
+    (void)png; (void)message;
+}
+
+int um_decode_png(const char *path, int max_width, int max_height, long long max_interlaced_pixels,
+                  const volatile int *cancel, um_image *out) {
+    memset(out, 0, sizeof *out);
+    if (max_width < 1 || max_height < 1) return fail(out, "no room to draw");
+    FILE *file = fopen(path, "rb");
+    if (!file) return fail(out, "cannot open the file");
+    png_errors errors;
+    memset(&errors, 0, sizeof errors);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &errors, png_error_fn, png_warning_fn);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
+        if (png) png_destroy_read_struct(&png, NULL, NULL);
+        fclose(file);
+        return fail(out, "out of memory");
+    }
+    unsigned char *volatile row = NULL;
+    unsigned char *volatile rgb = NULL;
+    unsigned char *volatile image = NULL;
+    scaler s;
+    memset(&s, 0, sizeof s);
+    if (setjmp(errors.jump)) {
+        char message[200];
+        snprintf(message, sizeof message, "%s", errors.message);
+        png_destroy_read_struct(&png, &info, NULL);
+        fclose(file);
+        free(row); free(rgb); free(image);
+        scaler_free(&s);
+        return fail(out, message);
+    }
+    png_init_io(png, file);
+    // Pictures of any size are read (row by row), but not absurd ones.
+    png_set_user_limits(png, 1000000, 1000000);
+    png_read_info(png, info);
+    int sw = (int)png_get_image_width(png, info), sh = (int)png_get_image_height(png, info);
+    out->source_width = sw;
+    out->source_height = sh;
+    int color = png_get_color_type(png, info);
+    png_set_expand(png);
+    png_set_strip_16(png);
+    if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
+    int passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    int channels = png_get_channels(png, info);
+    size_t rowbytes = png_get_rowbytes(png, info);
+    int w, h;
+    fit(sw, sh, max_width, max_height, &w, &h);
+    out->width = w;
+    out->height = h;
+    out->rgb = malloc((size_t)w * h * 3);
+    rgb = malloc((size_t)sw * 3);
+    if (!out->rgb || !rgb || scaler_init(&s, sw, sh, w, h, out->rgb) != 0) {
+        snprintf(errors.message, sizeof errors.message, "out of memory");
+        longjmp(errors.jump, 1);
+    }
+    if (passes > 1) {
+        if ((long long)sw * sh > max_interlaced_pixels) {
+            snprintf(errors.message, sizeof errors.message, "an interlaced PNG of %d x %d is too large to preview", sw, sh);
+            longjmp(errors.jump, 1);
+        }
+        image = malloc(rowbytes * sh);
+        if (!image) {
+            snprintf(errors.message, sizeof errors.message, "out of memory");
+            longjmp(errors.jump, 1);
+        }
+        for (int pass = 0; pass < passes; pass++) {
+            for (int y = 0; y < sh; y++) {
+                if (cancel && *cancel) {
+                    snprintf(errors.message, sizeof errors.message, "cancelled");
+                    longjmp(errors.jump, 1);
+                }
+                png_read_row(png, image + rowbytes * y, NULL);
+            }
+        }
+    } else {
+        row = malloc(rowbytes);
+        if (!row) {
+            snprintf(errors.message, sizeof errors.message, "out of memory");
+            longjmp(errors.jump, 1);
+        }
+    }
+    unsigned char *pixels = rgb; // the loop's copy of the volatile pointer
+    for (int y = 0; y < sh; y++) {
+        unsigned char *source = image ? image + rowbytes * y : row;
+        if (!image) {
+            if (cancel && *cancel) {
+                snprintf(errors.message, sizeof errors.message, "cancelled");
+                longjmp(errors.jump, 1);
+            }
+            png_read_row(png, row, NULL);
+        }
+        for (int x = 0; x < sw; x++) {
+            const unsigned char *p = source + (size_t)x * channels;
+            if (channels == 4) {
+                // Over dark grey, which reads as "transparent" on light and dark terminals alike.
+                unsigned a = p[3], back = 48 * (255 - a);
+                pixels[x * 3] = (unsigned char)((p[0] * a + back) / 255);
+                pixels[x * 3 + 1] = (unsigned char)((p[1] * a + back) / 255);
+                pixels[x * 3 + 2] = (unsigned char)((p[2] * a + back) / 255);
+            } else {
+                pixels[x * 3] = p[0]; pixels[x * 3 + 1] = p[1]; pixels[x * 3 + 2] = p[2];
+            }
+        }
+        scaler_add(&s, y, pixels);
+    }
+    scaler_finish(&s);
+    scaler_free(&s);
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(file);
+    free(row); free(rgb); free(image);
+    return 0;
+}
+
+// MARK: writing (tests and samples)
+
+int um_write_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
+                  const unsigned char *app1, size_t app1_length, char *error, size_t error_size) {
+    FILE *file = fopen(path, "wb");
+    if (!file) { snprintf(error, error_size, "cannot create %s", path); return -1; }
+    struct jpeg_compress_struct info;
+    jpeg_errors errors;
+    memset(&errors, 0, sizeof errors);
+    info.err = jpeg_std_error(&errors.base);
+    errors.base.error_exit = jpeg_error_exit;
+    jpeg_create_compress(&info);
+    if (setjmp(errors.jump)) {
+        snprintf(error, error_size, "%s", errors.message);
+        jpeg_destroy_compress(&info);
+        fclose(file);
+        return -1;
+    }
+    jpeg_stdio_dest(&info, file);
+    info.image_width = (JDIMENSION)width;
+    info.image_height = (JDIMENSION)height;
+    info.input_components = 3;
+    info.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&info);
+    jpeg_set_quality(&info, quality, TRUE);
+    jpeg_start_compress(&info, TRUE);
+    if (app1 && app1_length > 0) jpeg_write_marker(&info, JPEG_APP0 + 1, app1, (unsigned)app1_length);
+    while (info.next_scanline < info.image_height) {
+        JSAMPROW row = (JSAMPROW)(rgb + (size_t)info.next_scanline * width * 3);
+        jpeg_write_scanlines(&info, &row, 1);
+    }
+    jpeg_finish_compress(&info);
+    jpeg_destroy_compress(&info);
+    fclose(file);
+    return 0;
+}
+
+int um_write_png(const char *path, const unsigned char *rgb, int width, int height, int interlaced,
+                 char *error, size_t error_size) {
+    FILE *file = fopen(path, "wb");
+    if (!file) { snprintf(error, error_size, "cannot create %s", path); return -1; }
+    png_errors errors;
+    memset(&errors, 0, sizeof errors);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &errors, png_error_fn, png_warning_fn);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
+        if (png) png_destroy_write_struct(&png, NULL);
+        fclose(file);
+        snprintf(error, error_size, "out of memory");
+        return -1;
+    }
+    if (setjmp(errors.jump)) {
+        snprintf(error, error_size, "%s", errors.message);
+        png_destroy_write_struct(&png, &info);
+        fclose(file);
+        return -1;
+    }
+    png_init_io(png, file);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, PNG_COLOR_TYPE_RGB,
+                 interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    int passes = interlaced ? png_set_interlace_handling(png) : 1;
+    for (int pass = 0; pass < passes; pass++) {
+        for (int y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(rgb + (size_t)y * width * 3));
+    }
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    fclose(file);
+    return 0;
+}

@@ -1,0 +1,45 @@
+#ifndef UPLOADMON_IMAGE_DECODE_H
+#define UPLOADMON_IMAGE_DECODE_H
+
+#include <stddef.h>
+
+/// A decoded picture, scaled down while decoding to fit a box: 8-bit RGB, rows top to bottom.
+typedef struct {
+    /// The picture's own size, as the file says.
+    int source_width;
+    int source_height;
+    /// The size of `rgb` (3 bytes per pixel, no padding).
+    int width;
+    int height;
+    unsigned char *rgb;
+    /// Why decoding failed (empty when it did not).
+    char error[200];
+} um_image;
+
+/// Decodes the JPEG at `path` to fit within max_width x max_height (aspect kept, never
+/// enlarged), using libjpeg's scaled decoding (1/2 .. 1/8) and then a box filter, one scanline
+/// at a time. `cancel`, when not NULL, is polled between scanlines: non-zero stops with an error.
+/// A progressive JPEG needs all its coefficients in memory: it is refused above
+/// `max_progressive_pixels`. Returns 0 on success; otherwise `error` says why. Free with
+/// um_image_free either way.
+int um_decode_jpeg(const char *path, int max_width, int max_height, long long max_progressive_pixels,
+                   const volatile int *cancel, um_image *out);
+
+/// The same for PNG through libpng (any bit depth, palette, grey, alpha composited over dark
+/// grey). Non-interlaced images are read row by row, so memory stays at a few rows whatever
+/// their size; interlaced ones are refused above `max_interlaced_pixels`.
+int um_decode_png(const char *path, int max_width, int max_height, long long max_interlaced_pixels,
+                  const volatile int *cancel, um_image *out);
+
+void um_image_free(um_image *image);
+
+/// Writes `rgb` (width x height, 3 bytes per pixel) as a baseline JPEG, with `app1` (an EXIF
+/// segment's payload, starting "Exif\0\0") when not NULL. For tests and the demo's samples.
+int um_write_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
+                  const unsigned char *app1, size_t app1_length, char *error, size_t error_size);
+
+/// Writes `rgb` as an 8-bit RGB PNG, Adam7-interlaced when `interlaced`.
+int um_write_png(const char *path, const unsigned char *rgb, int width, int height, int interlaced,
+                 char *error, size_t error_size);
+
+#endif

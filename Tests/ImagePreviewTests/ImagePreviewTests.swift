@@ -1,0 +1,209 @@
+import Foundation
+import ImagePreview
+import Testing
+import TerminalCanvas
+import UploadTesting
+
+let red: (UInt8, UInt8, UInt8) = (255, 0, 0), green: (UInt8, UInt8, UInt8) = (0, 255, 0)
+let blue: (UInt8, UInt8, UInt8) = (0, 0, 255), white: (UInt8, UInt8, UInt8) = (255, 255, 255)
+
+/// A picture whose corners have distinct colours: red, green / blue, white.
+func corners(width: Int = 3, height: Int = 2) -> RGBImage {
+    var rgb: [UInt8] = []
+    for y in 0..<height {
+        for x in 0..<width {
+            let c = x < width / 2 ? (y < height / 2 ? red : blue) : (y < height / 2 ? green : white)
+            rgb += [c.0, c.1, c.2]
+        }
+    }
+    return RGBImage(width: width, height: height, rgb: rgb)
+}
+
+func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within tolerance: Int = 0) -> Bool {
+    abs(Int(a.0) - Int(b.0)) <= tolerance && abs(Int(a.1) - Int(b.1)) <= tolerance && abs(Int(a.2) - Int(b.2)) <= tolerance
+}
+
+@Suite struct OrientationTests {
+    /// Where the stored picture's corners end up once turned upright, for each EXIF value:
+    /// top-left, top-right, bottom-left, bottom-right.
+    @Test(arguments: [
+        (1, [red, green, blue, white]), (2, [green, red, white, blue]), (3, [white, blue, green, red]),
+        (4, [blue, white, red, green]), (5, [red, blue, green, white]), (6, [blue, red, white, green]),
+        (7, [white, green, blue, red]), (8, [green, white, red, blue]),
+    ] as [(Int, [(UInt8, UInt8, UInt8)])])
+    func eachOrientationTurnsThePictureUpright(value: Int, expected: [(UInt8, UInt8, UInt8)]) throws {
+        let orientation = try #require(Orientation(rawValue: value))
+        let upright = corners().upright(orientation)
+        #expect(upright.width == (orientation.swapsSides ? 2 : 3) && upright.height == (orientation.swapsSides ? 3 : 2))
+        let found = [upright.pixel(0, 0), upright.pixel(upright.width - 1, 0),
+                     upright.pixel(0, upright.height - 1), upright.pixel(upright.width - 1, upright.height - 1)]
+        for (corner, (got, want)) in zip(["top-left", "top-right", "bottom-left", "bottom-right"], zip(found, expected)) {
+            #expect(same(got, want), "orientation \(value), \(corner): \(got) instead of \(want)")
+        }
+    }
+}
+
+@Suite struct ExifTests {
+    func jpegHead(app1 exif: [UInt8], jfifFirst: Bool = true) -> [UInt8] {
+        var bytes: [UInt8] = [0xFF, 0xD8]
+        if jfifFirst { bytes += [0xFF, 0xE0, 0x00, 0x10] + Array("JFIF\0".utf8) + [1, 1, 0, 0, 1, 0, 1, 0, 0] }
+        bytes += [0xFF, 0xE1, UInt8((exif.count + 2) >> 8), UInt8((exif.count + 2) & 0xFF)] + exif
+        return bytes + [0xFF, 0xDA, 0x00, 0x02]
+    }
+
+    @Test(arguments: [false, true])
+    func readsOrientationCameraAndDateInEitherByteOrder(bigEndian: Bool) throws {
+        let exif = PictureWriter.exif(orientation: 6, bigEndian: bigEndian, make: "Canon", model: "Canon EOS R5", dateTaken: "2024:05:01 10:22:03")
+        let summary = try #require(ExifSummary.fromJPEG(jpegHead(app1: exif)))
+        #expect(summary == ExifSummary(orientation: .right, dateTaken: "2024:05:01 10:22:03", camera: "Canon EOS R5"))
+    }
+
+    @Test func aMakeThatTheModelDoesNotRepeatIsKept() throws {
+        let exif = PictureWriter.exif(orientation: 1, bigEndian: false, make: "FUJIFILM", model: "X-T4")
+        #expect(ExifSummary.fromJPEG(jpegHead(app1: exif, jfifFirst: false))?.camera == "FUJIFILM X-T4")
+    }
+
+    /// Damaged segments give what could be read, or nothing; never a crash.
+    @Test func malformedSegmentsAreSurvived() {
+        let good = PictureWriter.exif(orientation: 8, bigEndian: true, make: "Make", model: "Model", dateTaken: "2020:01:01 00:00:00")
+        // Cut anywhere: no crash, and never an orientation that was not there.
+        for cut in 0..<good.count {
+            let summary = ExifSummary.fromJPEG(jpegHead(app1: Array(good[0..<cut])))
+            #expect(summary == nil || summary?.orientation == .left || summary?.orientation == .up)
+        }
+        // A segment length past the end, a wrong byte-order mark, an IFD offset out of range,
+        // a huge entry count, an ASCII value pointing outside.
+        #expect(ExifSummary.fromJPEG([0xFF, 0xD8, 0xFF, 0xE1, 0xFF, 0xFF] + Array("Exif\0\0".utf8)) == nil)
+        #expect(ExifSummary.fromTIFF(Array("XX\0*\0\0\0\u{8}".utf8)) == nil)
+        #expect(ExifSummary.fromTIFF([0x49, 0x49, 42, 0, 0xFF, 0xFF, 0xFF, 0x7F]) == ExifSummary())
+        #expect(ExifSummary.fromTIFF([0x49, 0x49, 42, 0, 8, 0, 0, 0, 0xFF, 0xFF]) == ExifSummary())
+        var pointingOut = [UInt8]([0x49, 0x49, 42, 0, 8, 0, 0, 0, 1, 0, 0x10, 0x01, 2, 0, 20, 0, 0, 0, 0xF0, 0xFF, 0, 0, 0, 0, 0, 0])
+        #expect(ExifSummary.fromTIFF(pointingOut)?.camera == nil)
+        pointingOut[14] = 0xFF; pointingOut[15] = 0xFF; pointingOut[16] = 0xFF; pointingOut[17] = 0xFF
+        #expect(ExifSummary.fromTIFF(pointingOut)?.camera == nil)
+        // Not a JPEG; a JPEG without EXIF.
+        #expect(ExifSummary.fromJPEG(Array("GIF89a".utf8)) == nil)
+        #expect(ExifSummary.fromJPEG([0xFF, 0xD8, 0xFF, 0xDA, 0, 2]) == nil)
+    }
+}
+
+@Suite struct DecodeTests {
+    let directory = TestFiles.makeTemporaryDirectory("preview")
+
+    /// Red on the left half, blue on the right.
+    func halves(width: Int, height: Int) -> RGBImage {
+        var rgb: [UInt8] = []
+        rgb.reserveCapacity(width * height * 3)
+        for _ in 0..<height { for x in 0..<width { rgb += x < width / 2 ? [230, 20, 20] : [20, 20, 230] } }
+        return RGBImage(width: width, height: height, rgb: rgb)
+    }
+
+    func leftAndRight(_ image: RGBImage) -> ((UInt8, UInt8, UInt8), (UInt8, UInt8, UInt8)) {
+        (image.pixel(1, image.height / 2), image.pixel(image.width - 2, image.height / 2))
+    }
+
+    @Test func aJPEGIsDecodedScaledToFitItsBox() throws {
+        let path = directory + "/halves.jpg"
+        try PictureWriter.jpeg(halves(width: 640, height: 480), to: path, exif: PictureWriter.exif(
+            orientation: 1, bigEndian: false, make: "Nikon", model: "Z 6", dateTaken: "2023:08:09 18:00:00"))
+        let preview = try PreviewDecoder.decode(path: path, fitting: 40, 40).get()
+        #expect(preview.image.width == 40 && preview.image.height == 30)
+        let (left, right) = leftAndRight(preview.image)
+        #expect(same(left, (230, 20, 20), within: 24) && same(right, (20, 20, 230), within: 24), "\(left) \(right)")
+        #expect(preview.info == PreviewInfo(format: .jpeg, width: 640, height: 480, dateTaken: "2023:08:09 18:00:00",
+                                            camera: "Nikon Z 6", fileSize: TestFiles.size(of: path)))
+    }
+
+    @Test func aSidewaysJPEGIsShownUpright() throws {
+        let path = directory + "/sideways.jpg"
+        // Stored 640 x 480 with orientation 6: shown 480 x 640, the stored left half on top.
+        try PictureWriter.jpeg(halves(width: 640, height: 480), to: path, exif: PictureWriter.exif(orientation: 6, bigEndian: true))
+        let preview = try PreviewDecoder.decode(path: path, fitting: 40, 40).get()
+        #expect(preview.image.width == 30 && preview.image.height == 40)
+        #expect(preview.info.width == 480 && preview.info.height == 640)
+        #expect(same(preview.image.pixel(15, 2), (230, 20, 20), within: 24) && same(preview.image.pixel(15, 37), (20, 20, 230), within: 24))
+    }
+
+    @Test(arguments: [false, true])
+    func aPNGIsDecodedScaledToFitItsBox(interlaced: Bool) throws {
+        let path = directory + "/halves.png"
+        try PictureWriter.png(halves(width: 300, height: 100), to: path, interlaced: interlaced)
+        let preview = try PreviewDecoder.decode(path: path, fitting: 60, 60).get()
+        #expect(preview.image.width == 60 && preview.image.height == 20)
+        let (left, right) = leftAndRight(preview.image)
+        #expect(same(left, (230, 20, 20)) && same(right, (20, 20, 230)), "\(left) \(right)")
+        #expect(preview.info.format == .png && preview.info.width == 300 && preview.info.height == 100)
+    }
+
+    @Test func truncatedAndCorruptFilesSayWhyWithoutAPicture() throws {
+        let jpeg = directory + "/whole.jpg"
+        try PictureWriter.jpeg(halves(width: 320, height: 240), to: jpeg)
+        let bytes = try #require(FileManager.default.contents(atPath: jpeg))
+        let cut = directory + "/cut.jpg"
+        FileManager.default.createFile(atPath: cut, contents: bytes.prefix(bytes.count / 2))
+        guard case .failure(.cannotPreview(let why, _)) = PreviewDecoder.decode(path: cut, fitting: 40, 40) else {
+            Issue.record("a truncated JPEG was shown")
+            return
+        }
+        #expect(why.lowercased().contains("premature end"), "\(why)")
+
+        let png = directory + "/broken.png"
+        try PictureWriter.png(halves(width: 64, height: 64), to: png)
+        var damaged = try #require(FileManager.default.contents(atPath: png))
+        for i in 60..<min(damaged.count, 120) { damaged[i] ^= 0x5A }
+        FileManager.default.createFile(atPath: png, contents: damaged)
+        guard case .failure(.cannotPreview(let pngWhy, _)) = PreviewDecoder.decode(path: png, fitting: 40, 40) else {
+            Issue.record("a corrupt PNG was shown")
+            return
+        }
+        #expect(!pngWhy.isEmpty)
+
+        let text = directory + "/notes.txt"
+        FileManager.default.createFile(atPath: text, contents: Data("hello".utf8))
+        #expect(PreviewDecoder.decode(path: text, fitting: 40, 40) == .failure(.cannotPreview("not a picture format known here", PreviewInfo(fileSize: 5))))
+    }
+
+    @Test func otherFormatsGetTheirSizeAndAnHonestNoPreview() throws {
+        let gif = directory + "/a.gif"
+        FileManager.default.createFile(atPath: gif, contents: Data(Array("GIF89a".utf8) + [0x40, 0x01, 0xF0, 0x00] + [UInt8](repeating: 0, count: 20)))
+        guard case .failure(.noPreview(let info)) = PreviewDecoder.decode(path: gif, fitting: 40, 40) else {
+            Issue.record("a GIF was not refused honestly")
+            return
+        }
+        #expect(info.format == .gif && info.width == 320 && info.height == 240)
+    }
+
+    @Test func probesReadSizesFromHeaders() {
+        let webp = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0, 0, 0, 0, 0] + [0x7F, 0x07, 0x00, 0x37, 0x04, 0x00]
+        #expect(ImageProbe.probe(webp) == ImageProbe(format: .webp, width: 1920, height: 1080))
+        let heic = [0, 0, 0, 24] + Array("ftypheic".utf8) + [UInt8](repeating: 0, count: 12) + [0, 0, 0, 20] + Array("ispe".utf8) + [0, 0, 0, 0, 0, 0, 0x0F, 0xC0, 0, 0, 0x0B, 0xD0]
+        #expect(ImageProbe.probe(heic) == ImageProbe(format: .heic, width: 4032, height: 3024))
+        #expect(ImageProbe.probe(Array("plain text".utf8)) == nil)
+    }
+}
+
+@Suite struct HalfBlockTests {
+    /// Two pixels per cell: the upper half block in the upper pixel's colour over the lower's;
+    /// a last row of an odd-height picture has the terminal's own background below.
+    @Test func aPictureBecomesHalfBlocksWithTheirColours() {
+        let image = RGBImage(width: 2, height: 3, rgb: [255, 0, 0, 0, 0, 255, 0, 255, 0, 255, 255, 255, 10, 20, 30, 40, 50, 60])
+        let picture = CellPicture(x: 4, y: 2, width: image.width, height: image.height, rgb: image.rgb)
+        #expect(picture.columns == 2 && picture.rows == 2)
+        let text = String(decoding: PictureEncoder.bytes(picture, depth: .trueColor), as: UTF8.self)
+            .replacingOccurrences(of: "\u{1B}", with: "⎋")
+        #expect(text == "⎋[3;5H⎋[38;2;255;0;0;48;2;0;255;0m▀⎋[38;2;0;0;255;48;2;255;255;255m▀⎋[0m"
+            + "⎋[4;5H⎋[38;2;10;20;30;49m▀⎋[38;2;40;50;60m▀⎋[0m")
+        let palette = String(decoding: PictureEncoder.bytes(picture, depth: .palette256, rows: 0..<1), as: UTF8.self)
+            .replacingOccurrences(of: "\u{1B}", with: "⎋")
+        #expect(palette == "⎋[3;5H⎋[38;5;196;48;5;46m▀⎋[38;5;21;48;5;231m▀⎋[0m")
+        #expect(PictureEncoder.bytes(picture, depth: .none).isEmpty)
+    }
+
+    @Test func coloursMapToTheNearestOfThe256Palette() {
+        #expect(PictureEncoder.palette256(RGB(0, 0, 0)) == 16)
+        #expect(PictureEncoder.palette256(RGB(255, 255, 255)) == 231)
+        #expect(PictureEncoder.palette256(RGB(128, 128, 128)) == 244)
+        #expect(PictureEncoder.palette256(RGB(255, 135, 0)) == 208)
+        #expect(PictureEncoder.shade(0) == " " && PictureEncoder.shade(255) == "@")
+    }
+}
