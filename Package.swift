@@ -25,7 +25,7 @@ let package = Package(
     targets: [
         .target(name: "UploadCore"),
         .target(name: "TerminalCanvas", dependencies: ["UploadCore"]),
-        .target(name: "Monitor", dependencies: ["UploadCore", "TerminalCanvas"]),
+        .target(name: "Monitor", dependencies: ["UploadCore", "TerminalCanvas", "ImagePreview"]),
         // No pkgConfig: SwiftPM would warn on every build about the -D flags ncursesw.pc carries
         // (the shim defines what they are for); the module map links the libraries itself.
         .systemLibrary(
@@ -97,7 +97,7 @@ let package = Package(
         .target(
             name: "MonitorRuntime",
             dependencies: [
-                "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadJournal", "UploadAgent", "UploadReports",
+                "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadJournal", "UploadAgent", "UploadReports", "ImagePreview",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
@@ -150,7 +150,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "CLITests", dependencies: ["UploadTesting", "UploadJournal"]),
+        .testTarget(name: "CLITests", dependencies: ["UploadTesting", "UploadJournal", "ImagePreview"]),
         .testTarget(name: "JournalTests", dependencies: ["UploadJournal", "UploadCore", "UploadTesting"]),
         .testTarget(
             name: "AgentTests",

@@ -32,4 +32,10 @@ static inline int um_put_cell(int y, int x, const wchar_t *text, attr_t attrs, s
 
 static inline int um_get_wch(wint_t *out) { return get_wch(out); }
 
+// Where curses believes the terminal's cursor is (after doupdate).
+static inline int um_cursor_y(void) { return getcury(curscr); }
+static inline int um_cursor_x(void) { return getcurx(curscr); }
+static inline int um_redraw_lines(int y, int n) { return wredrawln(stdscr, y, n); }
+static inline int um_flag(const char *name) { return tigetflag(name); }
+
 #endif

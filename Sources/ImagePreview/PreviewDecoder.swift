@@ -6,6 +6,11 @@ public struct Preview: Sendable, Equatable {
     /// Upright, fitted into the box it was asked for.
     public var image: RGBImage
     public var info: PreviewInfo
+
+    public init(image: RGBImage, info: PreviewInfo) {
+        self.image = image
+        self.info = info
+    }
 }
 
 /// What is said under a preview (or instead of one).

@@ -13,6 +13,8 @@ public protocol MonitorTerminal: AnyObject {
     var height: Int { get }
     /// Whether the terminal draws colours (false under NO_COLOR or on a monochrome terminal).
     var colors: Bool { get }
+    /// How many colours a picture may use (`.none`: no picture in colour).
+    var colorDepth: ColorDepth { get }
     /// Readable when a key waits (standard input for a real terminal); a hang-up ends the loop.
     var inputDescriptor: Int32 { get }
     /// Every key waiting, without blocking.
@@ -25,6 +27,10 @@ public protocol MonitorTerminal: AnyObject {
     func resize(width: Int, height: Int)
     /// Gives the terminal back as it was; safe to call more than once.
     func close()
+}
+
+extension MonitorTerminal {
+    public var colorDepth: ColorDepth { colors ? .palette256 : .none }
 }
 
 /// The monitor's one run loop: it owns the terminal and the state on a thread of its own,
@@ -53,6 +59,7 @@ public final class MonitorProgram: @unchecked Sendable {
     private let makeTerminal: @Sendable (_ wantColors: Bool) -> any MonitorTerminal
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
+    private lazy var previews = PreviewWorker { [inbox] request, result in inbox.post(.event(.previewLoaded(request, result))) }
 
     /// `makeTerminal` is called on the loop's thread, which is the only one that touches it.
     public init(backend: any MonitorBackend, settings: Settings, makeTerminal: @escaping @Sendable (_ wantColors: Bool) -> any MonitorTerminal) {
@@ -97,7 +104,7 @@ public final class MonitorProgram: @unchecked Sendable {
     private func loop(_ initial: MonitorState) -> MonitorState {
         let terminal = makeTerminal(settings.colors)
         defer { terminal.close() }
-        let theme = Theme(colors: terminal.colors, glyphs: settings.glyphs)
+        let theme = Theme(colors: terminal.colors, glyphs: settings.glyphs, pictureDepth: terminal.colorDepth)
         var state = initial
         state.width = terminal.width
         state.height = terminal.height
@@ -160,6 +167,8 @@ public final class MonitorProgram: @unchecked Sendable {
             backend.retry(id)
         case .notify(let title, let body):
             terminal.emit(TerminalNotification.bytes(mode: settings.notify, title: title, body: body, environment: settings.environment))
+        case .loadPreview(let request):
+            previews.request(request)
         case .quit:
             break
         }

@@ -11,7 +11,11 @@ public final class NCursesTerminal {
     public private(set) var width: Int
     public private(set) var height: Int
     public let colors: Bool
+    /// How pictures are drawn: 24-bit where the terminal says it has it, else the 256 palette.
+    public let colorDepth: ColorDepth
     private var previous: Canvas?
+    /// The picture on screen now, drawn over cells curses believes blank.
+    private var shownPicture: CellPicture?
     private var pairs: [Int: Int16] = [:]
     private var maxPairs: Int = 0
     private var closed = false
@@ -37,6 +41,7 @@ public final class NCursesTerminal {
             maxPairs = Int(um_color_pairs())
         }
         colors = usable
+        colorDepth = usable ? Self.pictureDepth() : .none
         width = Int(um_cols())
         height = Int(um_lines())
         TerminalRestore.installCrashHandlers()
@@ -58,7 +63,17 @@ public final class NCursesTerminal {
         self.width = Int(um_cols())
         self.height = Int(um_lines())
         previous = nil
+        shownPicture = nil
         clearok(um_stdscr(), true)
+    }
+
+    /// 24-bit when the terminal says so (`COLORTERM`, or terminfo's `RGB`/`Tc`), else the 256
+    /// palette when it has it; never a guess from the terminal's name.
+    static func pictureDepth() -> ColorDepth {
+        let colorterm = getenv("COLORTERM").map { String(cString: $0).lowercased() } ?? ""
+        if colorterm == "truecolor" || colorterm == "24bit" { return .trueColor }
+        if um_flag("RGB") > 0 || um_flag("Tc") > 0 { return .trueColor }
+        return um_colors() >= 256 ? .palette256 : .none
     }
 
     /// The terminal's size as the kernel knows it.
@@ -90,8 +105,15 @@ public final class NCursesTerminal {
         let rows = min(canvas.height, height)
         let columns = min(canvas.width, width)
         let full = previous.map { $0.width != canvas.width || $0.height != canvas.height } ?? true
+        let picture = canvas.picture.flatMap { fits($0) ? $0 : nil }
+        if let old = shownPicture, old != picture {
+            // The old picture's rows are repainted from what curses holds for them.
+            _ = um_redraw_lines(Int32(old.y), Int32(old.rows))
+        }
+        var rewritten: [Int] = []
         for y in 0..<rows {
             if !full, let previous, rowEqual(previous, canvas, y) { continue }
+            rewritten.append(y)
             var x = 0
             while x < columns {
                 let cell = canvas[x, y]
@@ -105,6 +127,27 @@ public final class NCursesTerminal {
         previous = canvas
         wnoutrefresh(um_stdscr())
         doupdate()
+        drawPicture(picture, rewritten: rewritten)
+    }
+
+    private func fits(_ picture: CellPicture) -> Bool {
+        picture.x >= 0 && picture.y >= 0 && picture.x + picture.columns <= width && picture.y + picture.rows <= height
+            && !(picture.y + picture.rows == height && picture.x + picture.columns == width)
+    }
+
+    /// Draws the picture's rows that curses may have written over (all of them when it is new),
+    /// then puts the cursor back where curses believes it is, attributes reset.
+    private func drawPicture(_ picture: CellPicture?, rewritten: [Int]) {
+        defer { shownPicture = picture }
+        guard let picture, colorDepth != .none else { return }
+        let rows: [Int] = picture == shownPicture
+            ? rewritten.filter { $0 >= picture.y && $0 < picture.y + picture.rows }.map { $0 - picture.y }
+            : Array(0..<picture.rows)
+        guard !rows.isEmpty else { return }
+        var bytes: [UInt8] = []
+        for row in rows { bytes += PictureEncoder.bytes(picture, depth: colorDepth, rows: row..<row + 1) }
+        bytes += Array("\u{1B}[0m\u{1B}[\(um_cursor_y() + 1);\(um_cursor_x() + 1)H".utf8)
+        emit(bytes)
     }
 
     /// Writes bytes straight to the terminal (bell, notification escapes) between frames.

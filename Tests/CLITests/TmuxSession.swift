@@ -79,6 +79,11 @@ final class TmuxSession: Sendable {
         try await offPool { try self.tmux(["capture-pane", "-p", "-t", self.name]) }
     }
 
+    /// The screen with its colours and attributes as escape sequences.
+    func coloredScreen() async throws -> String {
+        try await offPool { try self.tmux(["capture-pane", "-p", "-e", "-t", self.name]) }
+    }
+
     /// Whether the pane shows the alternate screen (the monitor is up) or the normal one.
     func alternateScreenOn() async throws -> Bool {
         try await offPool { try self.tmux(["display-message", "-p", "-t", self.name, "#{alternate_on}"]) }.hasPrefix("1")

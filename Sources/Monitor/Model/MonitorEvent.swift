@@ -1,4 +1,5 @@
 import Foundation
+import ImagePreview
 import TerminalCanvas
 import UploadCore
 
@@ -31,6 +32,8 @@ public enum MonitorEvent: Sendable, Equatable {
     case notice(String, isError: Bool, EventTime)
     /// The agent's scheduled jobs, on attach and whenever one changes or runs.
     case jobs([JobSummary], EventTime)
+    /// A picture asked for with `loadPreview` is decoded (or cannot be).
+    case previewLoaded(PreviewRequest, Result<Preview, PreviewProblem>)
 }
 
 /// What the monitor learns when it attaches to the agent.
@@ -60,6 +63,9 @@ public enum MonitorEffect: Sendable, Equatable {
     case retry(UploadID)
     /// Tell the terminal (bell or desktop notification, as configured).
     case notify(title: String, body: String)
+    /// Decode a picture for the preview pane, off the loop; the newest request replaces any
+    /// still running. Its result comes back as `previewLoaded`.
+    case loadPreview(PreviewRequest)
     case quit
 }
 

@@ -36,6 +36,7 @@ public struct MonitorState: Sendable {
     /// True when the uploads belong to the background agent: quitting leaves them running.
     public var uploadsOutliveMonitor = false
     public var jobs = JobsState()
+    public var preview = PreviewState()
     /// The monitor's clock (seconds) at the latest event that carried a time.
     public var now: Double = 0
 

@@ -14,6 +14,13 @@ public struct QueueState: Sendable {
     public var answers: [UploadID: AnswerDigest] = [:]
     /// Uploads queued since the queue last drained: the "All N uploads finished" line counts these.
     public var batch: Set<UploadID> = []
+    /// The file of each upload queued from this monitor (the queue's events name it only):
+    /// paths handed to the queue wait here, by upload name, until their upload is queued.
+    public var paths: [UploadID: String] = [:]
+    var pendingPaths: [String: [String]] = [:]
+
+    /// The file an upload sends, when known.
+    public func path(of id: UploadID) -> String? { tracker[id]?.record.path ?? paths[id] }
 
     public init() {}
 

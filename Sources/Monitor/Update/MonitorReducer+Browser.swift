@@ -84,6 +84,7 @@ extension MonitorReducer {
         }
         let items = paths.map { QueueItem(path: $0, uploadName: browser.renames[$0] ?? UploadName.baseName(of: $0)) }
         browser.marks.removeAll()
+        for item in items { state.queue.pendingPaths[item.uploadName, default: []].append(item.path) }
         state.message = StatusMessage(items.count == 1 ? "Queued \(items[0].uploadName)" : "Queued \(items.count) files")
         return [.enqueue(items)]
     }

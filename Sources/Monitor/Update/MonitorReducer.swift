@@ -5,8 +5,14 @@ import UploadCore
 /// out. It performs no I/O; the run loop carries out the effects and feeds back their results.
 public enum MonitorReducer {
     public static func reduce(_ state: inout MonitorState, _ event: MonitorEvent) -> [MonitorEffect] {
-        let effects = apply(event, &state)
+        var effects = apply(event, &state)
         state.keepSelectionsVisible()
+        // Whatever moved the cursor, the focus or the layout: the preview follows.
+        let wanted = state.previewRequest
+        if wanted != state.preview.wanted {
+            state.preview.wanted = wanted
+            if let wanted, state.preview.result(for: wanted) == nil { effects.append(.loadPreview(wanted)) }
+        }
         return effects
     }
 
@@ -25,6 +31,7 @@ public enum MonitorReducer {
         case .upload(let upload, let time):
             return handleUpload(upload, at: time, &state)
         case .enqueueRefused(let name, let reason, let time):
+            if state.queue.pendingPaths[name]?.isEmpty == false { state.queue.pendingPaths[name]?.removeFirst() }
             appendLog(&state, LogEntry(clock: time.clock, text: "✗ \(name) not queued: \(reason)", kind: .failed))
             state.message = StatusMessage("\(name) not queued: \(reason)", isError: true)
             return []
@@ -43,6 +50,9 @@ public enum MonitorReducer {
             state.jobs.jobs = jobs
             state.jobs.receivedAt = time.seconds
             return []
+        case .previewLoaded(let request, let result):
+            state.preview.store(result, for: request)
+            return []
         }
     }
 
@@ -58,6 +68,12 @@ public enum MonitorReducer {
             return []
         case .character("J"):
             state.modal = .jobs
+            return []
+        case .character("p"):
+            state.preview.enabled.toggle()
+            state.message = StatusMessage(state.preview.enabled
+                ? (state.layout.preview.isEmpty ? "preview on (it needs a larger terminal)" : "preview on")
+                : "preview off")
             return []
         case .character("q"), .control("c"):
             return requestQuit(&state)

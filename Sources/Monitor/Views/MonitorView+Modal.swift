@@ -19,6 +19,7 @@ extension MonitorView {
         "Everywhere",
         "  Tab  switch pane    ?  this help    q  Ctrl-C  quit",
         "  J    the agent's scheduled jobs (watched folders, maintenance)",
+        "  p    preview of the photo under the cursor on / off",
     ]
 
     static func drawModal(_ canvas: inout Canvas, _ modal: Modal, _ state: MonitorState, _ theme: Theme) {

@@ -13,6 +13,7 @@ public enum MonitorView {
         }
         drawTitleBar(&canvas, state, layout.titleBar, theme)
         drawBrowser(&canvas, state, layout.browser, theme)
+        if !layout.preview.isEmpty { drawPreview(&canvas, state, layout.preview, theme) }
         drawQueue(&canvas, state, layout.queue, theme)
         drawResponse(&canvas, state, layout.response, theme)
         if !layout.log.isEmpty { drawLog(&canvas, state, layout.log, theme) }

@@ -5,10 +5,13 @@ import TerminalCanvas
 public struct Theme: Sendable {
     public var colors: Bool
     public var glyphs: Glyphs
+    /// How pictures are drawn: in 24-bit or 256 colours, or as shading without colour.
+    public var pictureDepth: ColorDepth
 
-    public init(colors: Bool, glyphs: Glyphs) {
+    public init(colors: Bool, glyphs: Glyphs, pictureDepth: ColorDepth = .none) {
         self.colors = colors
         self.glyphs = glyphs
+        self.pictureDepth = colors ? pictureDepth : .none
     }
 
     func color(_ color: TerminalColor, bold: Bool = false) -> CellStyle {

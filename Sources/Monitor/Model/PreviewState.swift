@@ -1,0 +1,48 @@
+import ImagePreview
+
+/// One picture to show: which file (as it was when listed) and the box it must fit, in cells.
+public struct PreviewRequest: Sendable, Hashable {
+    public var path: String
+    public var size: Int64
+    /// Text cells: the picture gets `columns` x `rows * 2` pixels (two per cell, one above the other).
+    public var columns: Int
+    public var rows: Int
+
+    public init(path: String, size: Int64, columns: Int, rows: Int) {
+        self.path = path
+        self.size = size
+        self.columns = columns
+        self.rows = rows
+    }
+}
+
+/// The preview pane: on or off (`p`), what it wants to show, and the last few results.
+public struct PreviewState: Sendable, Equatable {
+    public var enabled = true
+    /// What the pane shows now; nil when there is nothing to show (a folder, no room).
+    public internal(set) var wanted: PreviewRequest?
+    /// The last results, newest last: moving back to a photo shows it at once.
+    private var cache: [(request: PreviewRequest, result: Result<Preview, PreviewProblem>)] = []
+    public static let cacheSize = 8
+
+    public init() {}
+
+    public func result(for request: PreviewRequest) -> Result<Preview, PreviewProblem>? {
+        cache.last { $0.request == request }?.result
+    }
+
+    /// What the pane shows: nil while the wanted picture is being decoded.
+    public var shown: Result<Preview, PreviewProblem>? { wanted.flatMap(result(for:)) }
+
+    mutating func store(_ result: Result<Preview, PreviewProblem>, for request: PreviewRequest) {
+        // A decode cancelled because the cursor moved on says nothing about the file.
+        if case .failure(.cancelled) = result { return }
+        cache.removeAll { $0.request == request }
+        cache.append((request, result))
+        if cache.count > Self.cacheSize { cache.removeFirst(cache.count - Self.cacheSize) }
+    }
+
+    public static func == (a: PreviewState, b: PreviewState) -> Bool {
+        a.enabled == b.enabled && a.wanted == b.wanted && a.cache.map(\.request) == b.cache.map(\.request)
+    }
+}

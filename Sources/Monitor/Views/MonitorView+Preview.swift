@@ -1,0 +1,95 @@
+import ImagePreview
+import TerminalCanvas
+import UploadCore
+
+extension MonitorView {
+    /// The picture under the cursor, fitted and centred, with what it is underneath:
+    /// "4032×3024 · 2024-05-01 10:22 · Pixel 8 · 3.1 MB".
+    static func drawPreview(_ canvas: inout Canvas, _ state: MonitorState, _ rect: Rect, _ theme: Theme) {
+        let name = state.preview.wanted.map { NSStringPath(path: $0.path).lastComponent }
+        let title = name.map { "Preview · " + $0 } ?? "Preview"
+        let inside = canvas.frame(rect, title: TextLayout.truncate(title, width: max(1, rect.width - 4), ellipsis: theme.glyphs.ellipsis),
+                                  style: theme.frame, glyphs: theme.glyphs)
+        guard !inside.isEmpty else { return }
+        let infoRow = Rect(x: inside.x, y: inside.maxY - 1, width: inside.width, height: 1)
+        guard state.preview.wanted != nil else {
+            canvas.write(TextLayout.truncate("(no file under the cursor)", width: inside.width), x: inside.x, y: inside.y, style: theme.muted, clip: inside)
+            return
+        }
+        switch state.preview.shown {
+        case nil:
+            canvas.write("decoding…", x: inside.x, y: inside.y, style: theme.muted, clip: inside)
+        case .failure(let problem):
+            let lines = TextLayout.wrap(problem.description, width: inside.width, limit: max(1, inside.height - 1))
+            for (i, line) in lines.enumerated() {
+                canvas.write(line, x: inside.x, y: inside.y + i, style: problemIsHonestRefusal(problem) ? theme.muted : theme.failed, clip: inside)
+            }
+            if let info = problem.info { writeInfo(&canvas, info, infoRow, theme) }
+        case .success(let preview):
+            let image = preview.image
+            let pictureRows = (image.height + 1) / 2
+            let x = inside.x + max(0, (inside.width - image.width) / 2)
+            let y = inside.y + max(0, (inside.height - 1 - pictureRows) / 2)
+            if theme.pictureDepth == .none || state.modal != nil {
+                // No colour (NO_COLOR, 8 colours) or a dialog on top: the picture as shading,
+                // in the cells themselves.
+                if state.modal == nil { drawShaded(&canvas, image, x: x, y: y, clip: inside) }
+            } else {
+                canvas.picture = CellPicture(x: x, y: y, width: image.width, height: image.height, rgb: image.rgb)
+            }
+            writeInfo(&canvas, preview.info, infoRow, theme)
+        }
+    }
+
+    static func problemIsHonestRefusal(_ problem: PreviewProblem) -> Bool {
+        if case .noPreview = problem { return true }
+        return false
+    }
+
+    static func writeInfo(_ canvas: inout Canvas, _ info: PreviewInfo, _ row: Rect, _ theme: Theme) {
+        var parts: [String] = []
+        if let w = info.width, let h = info.height { parts.append("\(w)×\(h)") }
+        if let date = info.dateTaken { parts.append(readableDate(date)) }
+        if let camera = info.camera { parts.append(camera) }
+        if let size = info.fileSize { parts.append(ByteFormat.bytes(size)) }
+        if parts.isEmpty, let format = info.format { parts.append(format.rawValue) }
+        canvas.write(TextLayout.truncate(parts.joined(separator: " · "), width: row.width, ellipsis: theme.glyphs.ellipsis),
+                     x: row.x, y: row.y, style: theme.muted, clip: row)
+    }
+
+    /// EXIF's "2024:05:01 10:22:03" as "2024-05-01 10:22".
+    static func readableDate(_ exif: String) -> String {
+        let parts = exif.split(separator: " ")
+        guard parts.count == 2, parts[0].count == 10 else { return exif }
+        return parts[0].replacing(":", with: "-") + " " + parts[1].prefix(5)
+    }
+
+    static func drawShaded(_ canvas: inout Canvas, _ image: RGBImage, x: Int, y: Int, clip: Rect) {
+        for row in 0..<(image.height + 1) / 2 {
+            var line = ""
+            for column in 0..<image.width {
+                let top = image.pixel(column, 2 * row)
+                let bottom = 2 * row + 1 < image.height ? image.pixel(column, 2 * row + 1) : top
+                let luma = (RGB(top.0, top.1, top.2).luma + RGB(bottom.0, bottom.1, bottom.2).luma) / 2
+                line.append(PictureEncoder.shade(luma))
+            }
+            canvas.write(line, x: x, y: y + row, clip: clip)
+        }
+    }
+}
+
+extension PreviewProblem {
+    var info: PreviewInfo? {
+        switch self {
+        case .noPreview(let info): info
+        case .cannotPreview(_, let info): info
+        case .cancelled: nil
+        }
+    }
+}
+
+/// The last path component, without Foundation.
+struct NSStringPath {
+    let path: String
+    var lastComponent: String { path.split(separator: "/").last.map(String.init) ?? path }
+}

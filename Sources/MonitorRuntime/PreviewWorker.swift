@@ -1,0 +1,49 @@
+import Dispatch
+import ImagePreview
+import Monitor
+import NIOConcurrencyHelpers
+
+/// Decodes previews off the monitor's loop, one at a time. A newer request cancels the decode
+/// still running (between scanlines) and replaces any waiting one, so holding `j` through a
+/// folder of photos decodes the photo the cursor stops on, not every one it passed.
+final class PreviewWorker: Sendable {
+    private struct State {
+        var running: (request: PreviewRequest, flag: CancelFlag)?
+        var next: PreviewRequest?
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let queue = DispatchQueue(label: "uploadmon-preview", qos: .userInitiated)
+    private let deliver: @Sendable (PreviewRequest, Result<Preview, PreviewProblem>) -> Void
+
+    init(deliver: @escaping @Sendable (PreviewRequest, Result<Preview, PreviewProblem>) -> Void) {
+        self.deliver = deliver
+    }
+
+    func request(_ request: PreviewRequest) {
+        let start = state.withLockedValue { state -> Bool in
+            state.running?.flag.cancel()
+            state.next = request
+            return state.running == nil
+        }
+        if start { queue.async { self.drain() } }
+    }
+
+    private func drain() {
+        while true {
+            let job: (PreviewRequest, CancelFlag)? = state.withLockedValue { state in
+                guard let next = state.next else {
+                    state.running = nil
+                    return nil
+                }
+                let flag = CancelFlag()
+                state.running = (next, flag)
+                state.next = nil
+                return (next, flag)
+            }
+            guard let (request, flag) = job else { return }
+            let result = PreviewDecoder.decode(path: request.path, fitting: request.columns, request.rows * 2, cancel: flag)
+            if !flag.isCancelled { deliver(request, result) }
+        }
+    }
+}

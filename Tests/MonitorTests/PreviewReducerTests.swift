@@ -1,0 +1,75 @@
+import ImagePreview
+import Monitor
+import TerminalCanvas
+import Testing
+import UploadCore
+
+/// The preview pane's decisions: what to decode, what to show, what to forget.
+@Suite struct PreviewReducerTests {
+    func loads(_ effects: [MonitorEffect]) -> [PreviewRequest] {
+        effects.compactMap { if case .loadPreview(let request) = $0 { request } else { nil } }
+    }
+
+    func picture(_ width: Int, _ height: Int) -> Preview {
+        let image = RGBImage(width: width, height: height, rgb: [UInt8](repeating: 200, count: width * height * 3))
+        return Preview(image: image, info: PreviewInfo(format: .jpeg, width: 4000, height: 3000, fileSize: 2_100_000))
+    }
+
+    @Test func movingTheCursorAsksForTheNewPhotoAndAStaleResultIsNotShown() throws {
+        var state = Fixtures.state()
+        #expect(state.preview.wanted == nil, "the cursor starts on a folder")
+        let cat = try #require(loads(Fixtures.press(&state, .down)).first)
+        #expect(cat.path == "/photos/cat.jpg" && cat.size == 2_100_000 && cat.columns > 10 && cat.rows > 5)
+        let dog = try #require(loads(Fixtures.press(&state, .down)).first)
+        #expect(dog.path == "/photos/dog.png")
+        // The cat's picture arrives after the cursor moved on: kept, not shown.
+        _ = MonitorReducer.reduce(&state, .previewLoaded(cat, .success(picture(10, 8))))
+        #expect(state.preview.shown == nil)
+        let canvas = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor))
+        #expect(canvas.picture == nil && canvas.text.contains("decoding…"))
+        // Back on the cat: shown at once from what was kept, nothing decoded again.
+        #expect(loads(Fixtures.press(&state, .up)).isEmpty)
+        let shown = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor))
+        #expect(shown.picture?.columns == 10 && shown.picture?.rows == 4)
+        #expect(shown.text.contains("4000×3000 · 2.10 MB"))
+    }
+
+    @Test func pTurnsThePaneOffAndOnAndSmallTerminalsHaveNone() throws {
+        var state = Fixtures.state()
+        Fixtures.press(&state, .down)
+        Fixtures.press(&state, .character("p"))
+        #expect(state.preview.wanted == nil && state.message?.text == "preview off")
+        #expect(!MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode)).text.contains("Preview"))
+        #expect(loads(Fixtures.press(&state, .character("p"))).count == 1)
+        // 80x24 keeps the browser, queue, response and log; the preview goes first.
+        var small = Fixtures.state(width: 80, height: 24)
+        #expect(loads(Fixtures.press(&small, .down)).isEmpty)
+        #expect(MonitorLayout(width: 80, height: 24, preview: true).preview.isEmpty)
+    }
+
+    @Test func whatCannotBeShownIsSaidAndADialogHidesThePicture() throws {
+        var state = Fixtures.state()
+        let cat = try #require(loads(Fixtures.press(&state, .down)).first)
+        _ = MonitorReducer.reduce(&state, .previewLoaded(cat, .failure(.cannotPreview("Premature end of JPEG file", PreviewInfo(format: .jpeg, fileSize: 9)))))
+        let broken = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor))
+        #expect(broken.text.contains("cannot preview: Premature end of JPEG file") && broken.picture == nil)
+        _ = MonitorReducer.reduce(&state, .previewLoaded(cat, .success(picture(6, 6))))
+        Fixtures.press(&state, .character("?"))
+        let help = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor))
+        #expect(help.picture == nil, "a picture drawn over the help would hide it")
+    }
+
+    /// The queue's events name an upload, not its file: the monitor remembers which file it
+    /// queued under which name, and previews the selected row's.
+    @Test func theSelectedQueueRowIsPreviewedWhenTheQueueHasTheFocus() throws {
+        var state = Fixtures.state()
+        Fixtures.press(&state, .down, .character(" "), .character(" "))  // space marks and moves on
+        let queued = Fixtures.press(&state, .character("u"))
+        #expect(queued.contains(.enqueue([QueueItem(path: "/photos/cat.jpg", uploadName: "cat.jpg"), QueueItem(path: "/photos/dog.png", uploadName: "dog.png")])))
+        Fixtures.upload(&state, .queued(UploadID(1), name: "cat.jpg", totalBytes: 2_100_000))
+        Fixtures.upload(&state, .queued(UploadID(2), name: "dog.png", totalBytes: 512_000))
+        let first = try #require(loads(Fixtures.press(&state, .tab)).first)
+        #expect(first.path == "/photos/cat.jpg")
+        #expect(loads(Fixtures.press(&state, .down)).first?.path == "/photos/dog.png")
+    }
+}
