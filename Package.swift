@@ -112,7 +112,13 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .executableTarget(name: "monitor-bench", dependencies: ["Monitor", "TerminalCanvas", "UploadCore"]),
+        .executableTarget(
+            name: "monitor-bench",
+            dependencies: [
+                "Monitor", "MonitorRuntime", "TerminalCanvas", "UploadCore", "ImagePreview",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "UploadTesting",
             dependencies: [

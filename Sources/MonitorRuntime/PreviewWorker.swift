@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 /// Decodes previews off the monitor's loop, one at a time. A newer request cancels the decode
 /// still running (between scanlines) and replaces any waiting one, so holding `j` through a
 /// folder of photos decodes the photo the cursor stops on, not every one it passed.
-final class PreviewWorker: Sendable {
+public final class PreviewWorker: Sendable {
     private struct State {
         var running: (request: PreviewRequest, flag: CancelFlag)?
         var next: PreviewRequest?
@@ -16,11 +16,11 @@ final class PreviewWorker: Sendable {
     private let queue = DispatchQueue(label: "uploadmon-preview", qos: .userInitiated)
     private let deliver: @Sendable (PreviewRequest, Result<Preview, PreviewProblem>) -> Void
 
-    init(deliver: @escaping @Sendable (PreviewRequest, Result<Preview, PreviewProblem>) -> Void) {
+    public init(deliver: @escaping @Sendable (PreviewRequest, Result<Preview, PreviewProblem>) -> Void) {
         self.deliver = deliver
     }
 
-    func request(_ request: PreviewRequest) {
+    public func request(_ request: PreviewRequest) {
         let start = state.withLockedValue { state -> Bool in
             state.running?.flag.cancel()
             state.next = request

@@ -1,11 +1,17 @@
 import Foundation
+import ImagePreview
 import Monitor
+import MonitorRuntime
+import NIOConcurrencyHelpers
 import TerminalCanvas
 import UploadCore
 
 // Measures the monitor's pure parts in-process (run a release build: bench/monitor does).
 //   render   frame render time at 200×60 with 1,000 rows in the queue
 //   dir      time to open a 100,000-entry directory: read, sort, filter, first frame
+//   preview  a 6000x4000 JPEG and a 4000x3000 PNG ready in the preview pane (decoded, scaled,
+//            laid out, encoded as cells), and frame times while `j` scrolls 1,000 photos with
+//            previews decoding in the background
 // Prints one line per figure with its target.
 
 func seconds(_ body: () -> Void) -> Double {
@@ -98,6 +104,97 @@ func benchDirectory() throws {
     print("  \(state.browser.entries.count) entries; page down + frame: p99 \(ms(percentile(scroll, 0.99))); one filter keystroke + frame: \(ms(filter))")
 }
 
+/// A photo-like picture: smooth gradients with grain, so it compresses as photos do.
+func photo(width: Int, height: Int, seed: Int) -> RGBImage {
+    var rgb = [UInt8](repeating: 0, count: width * height * 3)
+    var noise = UInt32(truncatingIfNeeded: seed &* 2_654_435_761 | 1)
+    rgb.withUnsafeMutableBufferPointer { p in
+        for y in 0..<height {
+            for x in 0..<width {
+                noise ^= noise << 13; noise ^= noise >> 17; noise ^= noise << 5
+                let grain = Int(noise & 15) - 8
+                let i = (y * width + x) * 3
+                p[i] = UInt8(clamping: x * 255 / width + grain + seed % 40)
+                p[i + 1] = UInt8(clamping: y * 255 / height + grain)
+                p[i + 2] = UInt8(clamping: (x + y) * 128 / (width + height) + 64 + grain)
+            }
+        }
+    }
+    return RGBImage(width: width, height: height, rgb: rgb)
+}
+
+func benchPreview() throws {
+    let dir = NSTemporaryDirectory() + "uploadmon-bench-preview"
+    let fm = FileManager.default
+    try fm.createDirectory(atPath: dir + "/many", withIntermediateDirectories: true)
+    let jpeg = dir + "/big.jpg", png = dir + "/big.png"
+    if !fm.fileExists(atPath: jpeg) { try PictureWriter.jpeg(photo(width: 6000, height: 4000, seed: 1), to: jpeg, quality: 90) }
+    if !fm.fileExists(atPath: png) { try PictureWriter.png(photo(width: 4000, height: 3000, seed: 2), to: png) }
+    // The preview pane of a 200x60 terminal.
+    var state = MonitorState(width: 200, height: 60, endpoint: "http://127.0.0.1:3000/photo", directory: dir, home: "/")
+    _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryReader.read(dir)))
+    let theme = Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor)
+    for (name, path, target) in [("6000x4000 JPEG", jpeg, 60.0), ("4000x3000 PNG", png, 150.0)] {
+        var times: [Double] = []
+        var pane = ""
+        let entry = state.browser.visible.firstIndex { state.browser.visibleEntry($0).name == (path as NSString).lastPathComponent }!
+        for _ in 0..<7 {
+            var local = state
+            local.browser.selected = entry
+            local.preview = PreviewState()
+            times.append(seconds {
+                // Any event makes the reducer ask for the photo under the cursor.
+                let effects = MonitorReducer.reduce(&local, .resize(width: 200, height: 60))
+                guard let wanted = effects.lazy.compactMap({ effect -> PreviewRequest? in
+                    if case .loadPreview(let request) = effect { request } else { nil }
+                }).first else { fatalError("no preview asked for") }
+                let result = PreviewDecoder.decode(path: path, fitting: wanted.columns, wanted.rows * 2)
+                _ = MonitorReducer.reduce(&local, .previewLoaded(wanted, result))
+                let canvas = MonitorView.render(local, theme: theme)
+                guard let picture = canvas.picture else { fatalError("no picture: \(result)") }
+                let bytes = PictureEncoder.bytes(picture, depth: .trueColor)
+                pane = "\(picture.columns)x\(picture.rows) cells, \(bytes.count) bytes of escapes"
+            })
+        }
+        print("preview of a \(name) ready (decode + scale + layout + cells, \(pane)): median \(ms(percentile(times, 0.5))), worst \(ms(times.max()!)) (target <= \(Int(target)) ms)")
+    }
+
+    // 1,000 photos; `j` held (30 presses a second) with previews on, decoding in the background.
+    let many = dir + "/many"
+    if (try? fm.contentsOfDirectory(atPath: many).count) != 1000 {
+        for i in 0..<1000 { try PictureWriter.jpeg(photo(width: 1600, height: 1200, seed: i), to: many + String(format: "/IMG_%04d.JPG", i), quality: 85) }
+    }
+    var browse = MonitorState(width: 200, height: 60, endpoint: "http://127.0.0.1:3000/photo", directory: many, home: "/")
+    _ = MonitorReducer.reduce(&browse, .directoryLoaded(DirectoryReader.read(many)))
+    let arrived = NIOLockedValueBox<[(PreviewRequest, Result<Preview, PreviewProblem>)]>([])
+    let worker = PreviewWorker { request, result in arrived.withLockedValue { $0.append((request, result)) } }
+    var frames: [Double] = []
+    var decoded = 0
+    let clock = ContinuousClock()
+    for press in 0..<999 {
+        let due = clock.now.advanced(by: .milliseconds(33))
+        frames.append(seconds {
+            for (request, result) in arrived.withLockedValue({ let a = $0; $0 = []; return a }) {
+                decoded += 1
+                _ = MonitorReducer.reduce(&browse, .previewLoaded(request, result))
+            }
+            for effect in MonitorReducer.reduce(&browse, .key(.character("j"), EventTime(seconds: Double(press), clock: "12:00:00"))) {
+                if case .loadPreview(let request) = effect { worker.request(request) }
+            }
+            let canvas = MonitorView.render(browse, theme: theme)
+            if let picture = canvas.picture { _ = PictureEncoder.bytes(picture, depth: .trueColor) }
+        })
+        try? await_sleep(until: due, clock: clock)
+    }
+    print("holding j through 1,000 photos (1600x1200 JPEG) with previews: frame p50 \(ms(percentile(frames, 0.5))), p99 \(ms(percentile(frames, 0.99))), worst \(ms(frames.max()!)) (target p99 <= 16 ms); \(decoded) previews finished on the way, the rest cancelled")
+}
+
+func await_sleep(until deadline: ContinuousClock.Instant, clock: ContinuousClock) throws {
+    let left = clock.now.duration(to: deadline)
+    if left > .zero { Thread.sleep(forTimeInterval: Double(left.components.attoseconds) / 1e18 + Double(left.components.seconds)) }
+}
+
 let what = CommandLine.arguments.dropFirst().first ?? "all"
 if what == "render" || what == "all" { benchRender() }
 if what == "dir" || what == "all" { try benchDirectory() }
+if what == "preview" || what == "all" { try benchPreview() }

@@ -101,24 +101,25 @@ enum DemoSamples {
         // A width whose rows fill whole bands; the height follows from the size asked for.
         let bigWidth = 8000
         let bigHeight = max(64, bigBytes / (bigWidth * 3 + 1))
-        let samples: [(name: String, width: Int, height: Int)] = [
-            ("sunrise.png", 640, 480),
-            ("夕焼け.png", 1200, 800),
-            ("city-night.png", 2400, 1600),
-            ("mountain-large.png", bigWidth, bigHeight),
-            ("more/tiny.png", 64, 64),
+        let samples: [(name: String, width: Int, height: Int, scene: DemoScene)] = [
+            ("sunrise.png", 640, 480, .sunrise),
+            ("夕焼け.png", 1200, 800, .sunsetSea),
+            ("city-night.png", 2400, 1600, .cityNight),
+            ("mountain-large.png", bigWidth, bigHeight, .mountains),
+            ("more/tiny.png", 64, 64, .smile),
         ]
-        let band = 64
         var paths: [String] = []
-        for (index, sample) in samples.enumerated() {
+        for sample in samples {
             let path = folder + "/" + sample.name
+            // Scenes, so the preview shows something recognisable on first run. The small ones
+            // are one band (a whole picture); the large one repeats its scene in 8 bands, the
+            // way it is written fast (a filmstrip of 8 frames).
+            let band = sample.name == "mountain-large.png" ? (sample.height + 7) / 8 : sample.height
             let expected = PNGEncoder.bandedFileSize(width: sample.width, height: sample.height, bandRows: band)
             let existing = (try? fm.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
             if existing != expected {
-                let shift = index * 53
-                try PNGEncoder.writeBanded(to: path, width: sample.width, height: sample.height, bandRows: band) { x, y in
-                    (UInt8(truncatingIfNeeded: x / 4 + shift), UInt8(truncatingIfNeeded: y * 3 + x / 16), UInt8(truncatingIfNeeded: (x ^ y) + shift))
-                }
+                _ = try PNGEncoder.writeBanded(to: path, width: sample.width, height: sample.height, bandRows: band,
+                                               pixel: sample.scene.pixels(width: sample.width, height: band))
             }
             paths.append(path)
         }
