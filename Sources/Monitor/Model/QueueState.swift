@@ -22,6 +22,26 @@ public struct QueueState: Sendable {
     /// The file an upload sends, when known.
     public func path(of id: UploadID) -> String? { tracker[id]?.record.path ?? paths[id] }
 
+    /// What has happened to each file, by path, with the size it had: what the browser shows
+    /// next to a file (kept up to date as uploads are queued and end, not on every progress).
+    public private(set) var files: [String: FileUploadStatus] = [:]
+
+    /// Works `files` out again from the rows: a file being sent or waiting counts over one sent
+    /// before, and one sent over one that failed. Uploads to another endpoint than `endpoint`
+    /// (the agent's, queued elsewhere) do not count.
+    mutating func refreshFiles(endpoint: String) {
+        var files: [String: FileUploadStatus] = [:]
+        for id in rows {
+            guard let row = tracker[id], let path = path(of: id) else { continue }
+            let url = row.record.url
+            guard url.isEmpty || url == endpoint else { continue }
+            let status = FileUploadStatus(row.record.state, size: row.record.fileSize)
+            if let known = files[path], known.rank >= status.rank { continue }
+            files[path] = status
+        }
+        self.files = files
+    }
+
     public init() {}
 
     public var selectedID: UploadID? { rows.indices.contains(selected) ? rows[selected] : nil }
@@ -38,5 +58,43 @@ public struct QueueState: Sendable {
             if outcome.isSuccess { ok += 1 } else { failed += 1 }
         }
         return (active, ok, failed)
+    }
+}
+
+/// What has happened to a file at the current endpoint.
+public struct FileUploadStatus: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable { case queued, sending, sent, failed }
+    public var kind: Kind
+    /// The file's size when it was queued: a file that changed since is not the one sent.
+    public var size: Int64?
+
+    init(_ state: UploadState, size: Int64?) {
+        switch state {
+        case .queued, .retrying: kind = .queued
+        case .sending: kind = .sending
+        case .succeeded: kind = .sent
+        case .failed: kind = .failed
+        }
+        self.size = size
+    }
+
+    var rank: Int {
+        switch kind {
+        case .failed: 0
+        case .sent: 1
+        case .queued: 2
+        case .sending: 3
+        }
+    }
+
+    /// Whether the file is up there (or on its way): `*` leaves these out the first time.
+    public var isSentOrUnderWay: Bool { kind != .failed }
+}
+
+extension QueueState {
+    /// The status of the file at `path` if it is still the file that was queued (same size).
+    public func status(ofFile path: String, size: Int64) -> FileUploadStatus? {
+        guard let status = files[path], status.size == nil || status.size == size else { return nil }
+        return status
     }
 }

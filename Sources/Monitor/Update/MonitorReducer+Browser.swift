@@ -34,10 +34,17 @@ extension MonitorReducer {
             if browser.marks.remove(path) == nil { browser.marks.insert(path) }
             browser.selected = min(browser.selected + 1, max(0, browser.visible.count - 1))
         case .character("*"):
-            let images = browser.visible.map { browser.entries[$0] }.filter { browser.isQueueable($0) }.map(browser.fullPath)
+            // First the images not yet sent to this endpoint (nor on their way); again, all.
+            let entries = browser.visible.map { browser.entries[$0] }.filter { browser.isQueueable($0) }
+            let images = entries.map(browser.fullPath)
+            let unsent = entries.filter { state.queue.status(ofFile: browser.fullPath($0), size: $0.size)?.isSentOrUnderWay != true }
+                .map(browser.fullPath)
             if !images.isEmpty, images.allSatisfy(browser.marks.contains) {
                 browser.marks.subtract(images)
                 state.message = StatusMessage("Unmarked \(images.count) files")
+            } else if !unsent.isEmpty, unsent.count < images.count, !unsent.allSatisfy(browser.marks.contains) {
+                browser.marks.formUnion(unsent)
+                state.message = StatusMessage("Marked \(unsent.count) not yet sent (\(images.count - unsent.count) already are; * again marks all)")
             } else {
                 browser.marks.formUnion(images)
                 state.message = StatusMessage(images.isEmpty ? "No images here to mark" : "Marked \(images.count) files")

@@ -7,6 +7,14 @@ public enum MonitorReducer {
     public static func reduce(_ state: inout MonitorState, _ event: MonitorEvent) -> [MonitorEffect] {
         var effects = apply(event, &state)
         state.keepSelectionsVisible()
+        // What the browser says of each file changes when an upload is queued, starts, ends or
+        // leaves the queue; not with its progress.
+        switch event {
+        case .upload(.progress, _), .upload(.allFinished, _), .tick, .directoryLoaded, .previewLoaded, .resize, .notice, .jobs:
+            break
+        default:
+            state.queue.refreshFiles(endpoint: state.endpoint)
+        }
         // Whatever moved the cursor, the focus or the layout: the preview follows.
         let wanted = state.previewRequest
         if wanted != state.preview.wanted {

@@ -2,6 +2,25 @@ import TerminalCanvas
 import UploadCore
 
 extension MonitorView {
+    static func statusGlyph(_ kind: FileUploadStatus.Kind, _ theme: Theme) -> (text: String, width: Int) {
+        let unicode = theme.glyphs == .unicode
+        switch kind {
+        case .sent: return (unicode ? "✓" : "+", 1)
+        case .failed: return (unicode ? "✗" : "x", 1)
+        case .sending: return (unicode ? "↑" : "^", 1)
+        case .queued: return (unicode ? "·" : ".", 1)
+        }
+    }
+
+    static func statusStyle(_ kind: FileUploadStatus.Kind, _ theme: Theme) -> CellStyle {
+        switch kind {
+        case .sent: theme.ok
+        case .failed: theme.failed
+        case .sending: theme.accent
+        case .queued: theme.muted
+        }
+    }
+
     static func drawBrowser(_ canvas: inout Canvas, _ state: MonitorState, _ rect: Rect, _ theme: Theme) {
         let browser = state.browser
         var extras = ""
@@ -58,11 +77,20 @@ extension MonitorView {
             let markGlyph = isMarked ? (theme.glyphs == .unicode ? "● " : "* ") : "  "
             let nameWidth = inside.width - 2 - (sizeWidth > 0 ? sizeWidth + 1 : 0)
             var line = markGlyph + TextLayout.fit(name, width: max(0, nameWidth), ellipsis: theme.glyphs.ellipsis)
+            // What has happened to the file at this endpoint, before its size: ✓ sent, ✗ failed,
+            // ↑ sending, · queued.
+            let status = entry.kind == .file ? state.queue.status(ofFile: path, size: entry.size) : nil
+            let glyph = status.map { statusGlyph($0.kind, theme) }
             if sizeWidth > 0 {
                 let size = entry.kind == .file ? ByteFormat.bytes(entry.size) : ""
-                line += " " + TextLayout.pad(left: size, width: sizeWidth)
+                line += " " + TextLayout.pad(left: glyph.map { $0.text + " " + size } ?? size, width: sizeWidth)
             }
             canvas.write(line, x: inside.x, y: y, style: style, clip: inside)
+            if sizeWidth > 0, let status, let glyph {
+                let size = ByteFormat.bytes(entry.size)
+                let x = inside.x + inside.width - DisplayWidth.of(size) - 2
+                if x > inside.x + 2, !selected { canvas.write(glyph.text, x: x, y: y, style: statusStyle(status.kind, theme), clip: inside) }
+            }
         }
         if browser.visible.count > inside.height {
             let position = "\(browser.selected + 1)/\(browser.visible.count)"

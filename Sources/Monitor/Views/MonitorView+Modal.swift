@@ -8,7 +8,7 @@ extension MonitorView {
         "  → l Enter                 open directory (Enter on a file queues)",
         "  ← h Backspace             parent directory      ~  home",
         "  Space                     mark / unmark, move down",
-        "  *                         mark every image here",
+        "  *                         mark the images not sent yet (again: all)",
         "  u                         queue marked files (or the current one)",
         "  r                         rename the upload (extension kept)",
         "  /                         filter as you type (Esc clears)",

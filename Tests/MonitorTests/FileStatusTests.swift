@@ -1,0 +1,67 @@
+import Foundation
+import Monitor
+import TerminalCanvas
+import Testing
+import UploadCore
+
+/// The browser says what has happened to each file at this endpoint, and `*` marks first the
+/// images not yet sent there.
+@Suite struct FileStatusTests {
+    let cat = UploadID(1), dog = UploadID(2)
+
+    /// cat.jpg sent, dog.png failed, both queued from this monitor.
+    func sentAndFailed() -> MonitorState {
+        var state = Fixtures.state()
+        Fixtures.press(&state, .down, .character(" "), .character(" "), .character("u"))
+        Fixtures.upload(&state, .queued(cat, name: "cat.jpg", totalBytes: 2_100_000))
+        Fixtures.upload(&state, .queued(dog, name: "dog.png", totalBytes: 512_000))
+        Fixtures.upload(&state, .started(cat, attempt: 1, url: state.endpoint, totalBytes: 2_100_200))
+        Fixtures.upload(&state, .finished(cat, .answered(status: 200)))
+        Fixtures.upload(&state, .started(dog, attempt: 1, url: state.endpoint, totalBytes: 512_200))
+        Fixtures.upload(&state, .finished(dog, .failed(UploadFailure(.connectionLost, "reset"))))
+        return state
+    }
+
+    @Test func eachFileSaysWhetherItIsSentFailedOrUnderWay() {
+        let state = sentAndFailed()
+        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000)?.kind == .sent)
+        #expect(state.queue.status(ofFile: "/photos/dog.png", size: 512_000)?.kind == .failed)
+        #expect(state.queue.status(ofFile: "/photos/夕焼け.png", size: 204_000_000) == nil)
+        // A file that changed since (another size) is not the one sent.
+        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_001) == nil)
+        let lines = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode)).text.split(separator: "\n")
+        #expect(lines.contains { $0.contains("cat.jpg") && $0.contains("✓ 2.10 MB") }, "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.contains("dog.png") && $0.contains("✗ 512 kB") })
+    }
+
+    @Test func starMarksTheImagesNotYetSentThenAll() {
+        var state = sentAndFailed()
+        Fixtures.press(&state, .tab, .tab) // back in the browser, marks cleared by queueing
+        #expect(state.browser.marks.isEmpty)
+        Fixtures.press(&state, .character("*"))
+        // dog.png failed: not sent, so it is marked with 夕焼け.png; cat.jpg is up already.
+        #expect(state.browser.marks == ["/photos/dog.png", "/photos/夕焼け.png"])
+        #expect(state.message?.text == "Marked 2 not yet sent (1 already are; * again marks all)")
+        Fixtures.press(&state, .character("*"))
+        #expect(state.browser.marks == ["/photos/cat.jpg", "/photos/dog.png", "/photos/夕焼け.png"])
+        Fixtures.press(&state, .character("*"))
+        #expect(state.browser.marks.isEmpty)
+    }
+
+    @Test func theAgentsUploadsCountByPathAndOnlyForThisEndpoint() {
+        var state = Fixtures.state()
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        func record(_ id: Int, _ name: String, url: String) -> UploadRecord {
+            var record = UploadRecord(id: UploadID(id), name: name, path: "/photos/\(name)", url: url, origin: "watch /photos",
+                                      fileSize: name == "cat.jpg" ? 2_100_000 : 512_000, createdAt: date)
+            record.apply(.started(UploadID(id), attempt: 1, url: url, totalBytes: 10), at: date)
+            record.apply(.finished(UploadID(id), .answered(status: 200)), at: date)
+            return record
+        }
+        _ = MonitorReducer.reduce(&state, .attached(Reattachment(records: [
+            record(1, "cat.jpg", url: state.endpoint), record(2, "dog.png", url: "https://elsewhere.example/upload"),
+        ], at: date, finishedWhileAway: []), Fixtures.time))
+        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000)?.kind == .sent)
+        #expect(state.queue.status(ofFile: "/photos/dog.png", size: 512_000) == nil, "sent to another endpoint")
+    }
+}
