@@ -103,6 +103,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
             finishedAt: finishedAt)
         record.resume = resume
         record.bytesSaved = bytesSaved
+        record.fileModified = fileMtimeNs
         return record
     }
 

@@ -115,9 +115,10 @@ import UploadTesting
         // A monitor that attached later has the agent's record: every field agrees.
         #expect(try json(try #require(reattached[id]).record) == status)
         // One that watched it live knows all but what only the queuer knew (the file, the
-        // form field, who queued it, when it was queued): the rest agrees field for field.
+        // file's modification time, the form field, who queued it, when it was queued): the rest
+        // agrees field for field.
         let seen = try json(try #require(live[id]).record)
-        var onlyTheQueuerKnows: Set<String> = ["file", "field", "origin", "queuedAt"]
+        var onlyTheQueuerKnows: Set<String> = ["file", "fileModifiedNs", "field", "origin", "queuedAt"]
         // Before its first attempt a live monitor has not been told the URL yet.
         if stored.attempts == 0 { onlyTheQueuerKnows.insert("url") }
         #expect(seen.filter { !onlyTheQueuerKnows.contains($0.key) } == status.filter { !onlyTheQueuerKnows.contains($0.key) },

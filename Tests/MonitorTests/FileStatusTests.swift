@@ -64,4 +64,21 @@ import UploadCore
         #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000)?.kind == .sent)
         #expect(state.queue.status(ofFile: "/photos/dog.png", size: 512_000) == nil, "sent to another endpoint")
     }
+
+    /// The journal knows when the file was last modified: a file rewritten since (same size)
+    /// is not the one that was sent.
+    @Test func aFileModifiedSinceItWasSentIsNotSent() {
+        var state = Fixtures.state()
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        var record = UploadRecord(id: UploadID(1), name: "cat.jpg", path: "/photos/cat.jpg", url: state.endpoint, origin: "send",
+                                  fileSize: 2_100_000, createdAt: date)
+        record.fileModified = 1_700_000_000_000_000_000
+        record.apply(.finished(UploadID(1), .answered(status: 200)), at: date)
+        _ = MonitorReducer.reduce(&state, .attached(Reattachment(records: [record], at: date, finishedWhileAway: []), Fixtures.time))
+        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: 1_700_000_000_000_000_000)?.kind == .sent)
+        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: 1_700_000_000_000_000_001) == nil)
+        // The record survives the trip from the agent as JSON with its modification time.
+        let decoded = try? JSONDecoder().decode(UploadRecord.self, from: JSONEncoder().encode(record))
+        #expect(decoded?.fileModified == record.fileModified)
+    }
 }

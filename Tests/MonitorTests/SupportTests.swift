@@ -65,7 +65,8 @@ import UploadCore
         let listing = DirectoryReader.read(root)
         #expect(listing.error == nil)
         #expect(listing.entries.map(\.name) == ["Zeta", "a.txt", "b.JPG", "gone.png", "loop.png"])
-        #expect(listing.entries[2] == DirectoryEntry(name: "b.JPG", kind: .file, size: 3, isImage: true))
+        let modified = FileFingerprint.of(path: root + "/b.JPG")?.modificationNanoseconds ?? -1
+        #expect(listing.entries[2] == DirectoryEntry(name: "b.JPG", kind: .file, size: 3, isImage: true, modified: modified))
         #expect(listing.entries[3].kind == .brokenLink(reason: "broken symlink"))
         #expect(listing.entries[4].kind == .brokenLink(reason: "symlink loop"))
 

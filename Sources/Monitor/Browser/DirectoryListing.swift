@@ -13,12 +13,15 @@ public struct DirectoryEntry: Sendable, Hashable {
     public var kind: Kind
     public var size: Int64
     public var isImage: Bool
+    /// Modification time in nanoseconds since 1970 (0 when not known).
+    public var modified: Int64
 
-    public init(name: String, kind: Kind, size: Int64 = 0, isImage: Bool = false) {
+    public init(name: String, kind: Kind, size: Int64 = 0, isImage: Bool = false, modified: Int64 = 0) {
         self.name = name
         self.kind = kind
         self.size = size
         self.isImage = isImage
+        self.modified = modified
     }
 
     public var isDirectory: Bool { kind == .directory }

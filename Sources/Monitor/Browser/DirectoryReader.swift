@@ -34,7 +34,8 @@ public enum DirectoryReader {
             return DirectoryEntry(name: name, kind: .directory)
         case S_IFREG:
             let isImage = MediaSniffer.type(forFileName: name)?.isImage ?? false
-            return DirectoryEntry(name: name, kind: .file, size: Int64(info.st_size), isImage: isImage)
+            return DirectoryEntry(name: name, kind: .file, size: Int64(info.st_size), isImage: isImage,
+                                  modified: FileFingerprint(info).modificationNanoseconds)
         default:
             return DirectoryEntry(name: name, kind: .other)
         }

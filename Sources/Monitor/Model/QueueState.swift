@@ -35,7 +35,7 @@ public struct QueueState: Sendable {
             guard let row = tracker[id], let path = path(of: id) else { continue }
             let url = row.record.url
             guard url.isEmpty || url == endpoint else { continue }
-            let status = FileUploadStatus(row.record.state, size: row.record.fileSize)
+            let status = FileUploadStatus(row.record.state, size: row.record.fileSize, modified: row.record.fileModified)
             if let known = files[path], known.rank >= status.rank { continue }
             files[path] = status
         }
@@ -65,10 +65,13 @@ public struct QueueState: Sendable {
 public struct FileUploadStatus: Sendable, Equatable {
     public enum Kind: Sendable, Equatable { case queued, sending, sent, failed }
     public var kind: Kind
-    /// The file's size when it was queued: a file that changed since is not the one sent.
+    /// The file's size and modification time when it was queued (each when known): a file that
+    /// changed since is not the one sent.
     public var size: Int64?
+    public var modified: Int64?
 
-    init(_ state: UploadState, size: Int64?) {
+    init(_ state: UploadState, size: Int64?, modified: Int64? = nil) {
+        self.modified = modified
         switch state {
         case .queued, .retrying: kind = .queued
         case .sending: kind = .sending
@@ -92,9 +95,11 @@ public struct FileUploadStatus: Sendable, Equatable {
 }
 
 extension QueueState {
-    /// The status of the file at `path` if it is still the file that was queued (same size).
-    public func status(ofFile path: String, size: Int64) -> FileUploadStatus? {
+    /// The status of the file at `path` if it is still the file that was queued (same size, and
+    /// same modification time where both are known).
+    public func status(ofFile path: String, size: Int64, modified: Int64 = 0) -> FileUploadStatus? {
         guard let status = files[path], status.size == nil || status.size == size else { return nil }
+        if let queued = status.modified, modified != 0, queued != modified { return nil }
         return status
     }
 }

@@ -37,7 +37,9 @@ extension MonitorReducer {
             // First the images not yet sent to this endpoint (nor on their way); again, all.
             let entries = browser.visible.map { browser.entries[$0] }.filter { browser.isQueueable($0) }
             let images = entries.map(browser.fullPath)
-            let unsent = entries.filter { state.queue.status(ofFile: browser.fullPath($0), size: $0.size)?.isSentOrUnderWay != true }
+            let unsent = entries.filter {
+                state.queue.status(ofFile: browser.fullPath($0), size: $0.size, modified: $0.modified)?.isSentOrUnderWay != true
+            }
                 .map(browser.fullPath)
             if !images.isEmpty, images.allSatisfy(browser.marks.contains) {
                 browser.marks.subtract(images)

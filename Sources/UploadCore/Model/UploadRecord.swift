@@ -86,6 +86,9 @@ public struct UploadRecord: Sendable, Hashable {
     public var origin: String
     /// The file's size when it was queued (nil for a pipe).
     public var fileSize: Int64?
+    /// The file's modification time when it was queued, in nanoseconds since 1970 (known to
+    /// the agent's journal; nil where it was not kept).
+    public var fileModified: Int64?
     public var phase: UploadPhase
     /// Attempts started so far.
     public var attempts: Int
@@ -209,6 +212,7 @@ extension UploadRecord: Codable {
         case status, reason, body, error, errorKind, retryReason, retryAt, queuedAt, startedAt, finishedAt
         case response, failure
         case uploadURL, offset, resume, resumedAt, bytesSaved
+        case fileModifiedNs
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -222,6 +226,7 @@ extension UploadRecord: Codable {
         try c.encode(origin, forKey: .origin)
         try c.encode(attempts, forKey: .attempts)
         try c.encodeIfPresent(fileSize, forKey: .fileSize)
+        try c.encodeIfPresent(fileModified, forKey: .fileModifiedNs)
         try c.encode(bytesSent, forKey: .bytesSent)
         try c.encodeIfPresent(bytesExpected, forKey: .bytesExpected)
         if case .finished(.answered(let status)) = phase, response == nil {
@@ -257,6 +262,7 @@ extension UploadRecord: Codable {
         origin = try c.decode(String.self, forKey: .origin)
         attempts = try c.decode(Int.self, forKey: .attempts)
         fileSize = try c.decodeIfPresent(Int64.self, forKey: .fileSize)
+        fileModified = try c.decodeIfPresent(Int64.self, forKey: .fileModifiedNs)
         bytesSent = try c.decode(Int64.self, forKey: .bytesSent)
         bytesExpected = try c.decodeIfPresent(Int64.self, forKey: .bytesExpected)
         response = try c.decodeIfPresent(UploadResponse.self, forKey: .response)
