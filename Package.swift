@@ -156,7 +156,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "CLITests", dependencies: ["UploadTesting", "UploadJournal", "ImagePreview"]),
+        .testTarget(name: "CLITests", dependencies: ["UploadTesting", "UploadJournal", "ImagePreview"], exclude: ["Resources"]),
         .testTarget(name: "JournalTests", dependencies: ["UploadJournal", "UploadCore", "UploadTesting"]),
         .testTarget(
             name: "AgentTests",

@@ -15,6 +15,9 @@ public protocol MonitorTerminal: AnyObject {
     var colors: Bool { get }
     /// How many colours a picture may use (`.none`: no picture in colour).
     var colorDepth: ColorDepth { get }
+    /// Real pixels (kitty graphics, sixel) and the cell size, where the terminal said so;
+    /// it may change with the size (a new font size).
+    var pixelGraphics: PixelGraphics? { get }
     /// Readable when a key waits (standard input for a real terminal); a hang-up ends the loop.
     var inputDescriptor: Int32 { get }
     /// Every key waiting, without blocking.
@@ -31,6 +34,7 @@ public protocol MonitorTerminal: AnyObject {
 
 extension MonitorTerminal {
     public var colorDepth: ColorDepth { colors ? .palette256 : .none }
+    public var pixelGraphics: PixelGraphics? { nil }
 }
 
 /// The monitor's one run loop: it owns the terminal and the state on a thread of its own,
@@ -104,10 +108,11 @@ public final class MonitorProgram: @unchecked Sendable {
     private func loop(_ initial: MonitorState) -> MonitorState {
         let terminal = makeTerminal(settings.colors)
         defer { terminal.close() }
-        let theme = Theme(colors: terminal.colors, glyphs: settings.glyphs, pictureDepth: terminal.colorDepth)
+        var theme = Theme(colors: terminal.colors, glyphs: settings.glyphs, pictureDepth: terminal.colorDepth, pixels: terminal.pixelGraphics)
         var state = initial
         state.width = terminal.width
         state.height = terminal.height
+        state.pixelGraphics = theme.pixels
         var pacer = FramePacer()
 
         func apply(_ event: MonitorEvent) {
@@ -140,6 +145,8 @@ public final class MonitorProgram: @unchecked Sendable {
                 case .signal(SIGWINCH):
                     if let size = terminal.measure() {
                         terminal.resize(width: size.width, height: size.height)
+                        theme.pixels = terminal.colors ? terminal.pixelGraphics : nil
+                        state.pixelGraphics = theme.pixels
                         apply(.resize(width: terminal.width, height: terminal.height))
                     }
                 case .signal(SIGINT):

@@ -42,7 +42,8 @@ public final class PreviewWorker: Sendable {
                 return (next, flag)
             }
             guard let (request, flag) = job else { return }
-            let result = PreviewDecoder.decode(path: request.path, fitting: request.columns, request.rows * 2, cancel: flag)
+            let box = request.pixelBox
+            let result = PreviewDecoder.decode(path: request.path, fitting: box.width, box.height, cancel: flag)
             if !flag.isCancelled { deliver(request, result) }
         }
     }

@@ -14,17 +14,23 @@ public final class NCursesTerminal {
     /// How pictures are drawn: 24-bit where the terminal says it has it, else the 256 palette.
     public let colorDepth: ColorDepth
     private var previous: Canvas?
+    /// Real pixels where the terminal said it shows them (asked before curses starts).
+    public private(set) var pixelGraphics: PixelGraphics?
     /// The picture on screen now, drawn over cells curses believes blank.
     private var shownPicture: CellPicture?
+    private var shownPixels: PixelPicture?
     private var pairs: [Int: Int16] = [:]
     private var maxPairs: Int = 0
     private var closed = false
 
     /// Takes over the terminal: alternate screen, raw keys (Ctrl-C arrives as a key), no echo,
-    /// hidden cursor. `wantColors` false (NO_COLOR) keeps the screen monochrome.
-    public init(wantColors: Bool) {
+    /// hidden cursor. `wantColors` false (NO_COLOR) keeps the screen monochrome and shows no
+    /// pictures; `graphics` says whether to ask the terminal for real pixels.
+    public init(wantColors: Bool, graphics: GraphicsChoice = .cells, environment: [String: String] = [:]) {
         setlocale(LC_ALL, "")
         TerminalRestore.saveModes()
+        // Asked before curses reads the keyboard, so the answers never arrive as keys.
+        let pixels = wantColors ? TerminalProbe.graphics(graphics, environment: environment) : nil
         initscr()
         raw()
         noecho()
@@ -42,6 +48,7 @@ public final class NCursesTerminal {
         }
         colors = usable
         colorDepth = usable ? Self.pictureDepth() : .none
+        pixelGraphics = usable ? pixels : nil
         width = Int(um_cols())
         height = Int(um_lines())
         TerminalRestore.installCrashHandlers()
@@ -53,6 +60,7 @@ public final class NCursesTerminal {
     public func close() {
         guard !closed else { return }
         closed = true
+        if shownPixels != nil && pixelGraphics?.kind == .kitty { emit(KittyEncoder.removeAll) }
         curs_set(1)
         endwin()
     }
@@ -64,6 +72,12 @@ public final class NCursesTerminal {
         self.height = Int(um_lines())
         previous = nil
         shownPicture = nil
+        if shownPixels != nil && pixelGraphics?.kind == .kitty { emit(KittyEncoder.removeAll) }
+        shownPixels = nil
+        // A new font size changes the cell's pixels, and the size of pictures with it.
+        if let graphics = pixelGraphics, let cell = TerminalProbe.windowCell() {
+            pixelGraphics = PixelGraphics(kind: graphics.kind, cellWidth: cell.width, cellHeight: cell.height)
+        }
         clearok(um_stdscr(), true)
     }
 
@@ -105,10 +119,16 @@ public final class NCursesTerminal {
         let rows = min(canvas.height, height)
         let columns = min(canvas.width, width)
         let full = previous.map { $0.width != canvas.width || $0.height != canvas.height } ?? true
-        let picture = canvas.picture.flatMap { fits($0) ? $0 : nil }
+        let picture = canvas.picture.flatMap { fits($0.bounds) ? $0 : nil }
+        let pixels = pixelGraphics == nil ? nil : canvas.pixels.flatMap { fits($0.bounds) ? $0 : nil }
         if let old = shownPicture, old != picture {
             // The old picture's rows are repainted from what curses holds for them.
             _ = um_redraw_lines(Int32(old.y), Int32(old.rows))
+        }
+        let pixelsDamaged = pixels.map { full || cellsChanged(in: $0.bounds, from: previous, to: canvas) } ?? false
+        if let old = shownPixels, old != pixels || pixelsDamaged {
+            removePixels(old)
+            shownPixels = nil
         }
         var rewritten: [Int] = []
         for y in 0..<rows {
@@ -128,11 +148,39 @@ public final class NCursesTerminal {
         wnoutrefresh(um_stdscr())
         doupdate()
         drawPicture(picture, rewritten: rewritten)
+        if let pixels, pixels != shownPixels { drawPixels(pixels) }
     }
 
-    private func fits(_ picture: CellPicture) -> Bool {
-        picture.x >= 0 && picture.y >= 0 && picture.x + picture.columns <= width && picture.y + picture.rows <= height
-            && !(picture.y + picture.rows == height && picture.x + picture.columns == width)
+    private func fits(_ area: Rect) -> Bool {
+        area.x >= 0 && area.y >= 0 && area.maxX <= width && area.maxY <= height
+            && !(area.maxY == height && area.maxX == width)
+    }
+
+    /// Whether curses will write into `area` this frame: its cells differ from the last frame's.
+    private func cellsChanged(in area: Rect, from previous: Canvas?, to canvas: Canvas) -> Bool {
+        guard let previous else { return true }
+        for y in area.y..<area.maxY {
+            let start = y * canvas.width
+            for i in (start + area.x)..<(start + area.maxX) where previous.cells[i] != canvas.cells[i] { return true }
+        }
+        return false
+    }
+
+    /// Kitty pictures are deleted; sixel pixels live in the cells, which curses repaints.
+    private func removePixels(_ old: PixelPicture) {
+        switch pixelGraphics?.kind {
+        case .kitty: emit(KittyEncoder.removeAll)
+        case .sixel, nil: _ = um_redraw_lines(Int32(old.y), Int32(old.rows))
+        }
+    }
+
+    /// Sends the picture in real pixels, then puts the cursor back where curses believes it is.
+    private func drawPixels(_ pixels: PixelPicture) {
+        guard let graphics = pixelGraphics else { return }
+        var bytes = graphics.kind == .kitty ? KittyEncoder.show(pixels) : SixelEncoder.bytes(pixels)
+        bytes += Array("\u{1B}[0m\u{1B}[\(um_cursor_y() + 1);\(um_cursor_x() + 1)H".utf8)
+        emit(bytes)
+        shownPixels = pixels
     }
 
     /// Draws the picture's rows that curses may have written over (all of them when it is new),

@@ -26,6 +26,9 @@ public struct Canvas: Sendable, Equatable {
     /// A picture over the cells below it (which stay blank): the backend draws it in colours
     /// the cell styles cannot carry.
     public var picture: CellPicture?
+    /// A picture in real pixels (kitty graphics, sixel) over blank cells, for terminals that
+    /// said they show them; a backend without them ignores it.
+    public var pixels: PixelPicture?
 
     public init(width: Int, height: Int) {
         self.width = max(0, width)

@@ -72,4 +72,35 @@ import UploadCore
         #expect(first.path == "/photos/cat.jpg")
         #expect(loads(Fixtures.press(&state, .down)).first?.path == "/photos/dog.png")
     }
+
+    /// With kitty graphics or sixel the picture is decoded to the pane's pixels (at most
+    /// `PixelGraphics.maxPixels`) and covers the cells those pixels need, centred.
+    @Test func aTerminalWithRealPixelsGetsThePaneInPixels() throws {
+        var state = Fixtures.state()
+        state.pixelGraphics = PixelGraphics(kind: .kitty, cellWidth: 10, cellHeight: 20)
+        let cat = try #require(loads(Fixtures.press(&state, .down)).first)
+        #expect(cat.inPixels && cat.cellWidth == 10 && cat.cellHeight == 20)
+        let box = cat.pixelBox
+        #expect(box.width <= cat.columns * 10 && box.height <= cat.rows * 20 && box.width * box.height <= PixelGraphics.maxPixels)
+        let theme = Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor, pixels: state.pixelGraphics)
+        _ = MonitorReducer.reduce(&state, .previewLoaded(cat, .success(picture(95, 41))))
+        let canvas = MonitorView.render(state, theme: theme)
+        let pixels = try #require(canvas.pixels)
+        #expect(canvas.picture == nil)
+        #expect(pixels.columns == 10 && pixels.rows == 3 && pixels.width == 95 && pixels.height == 41)
+        let pane = MonitorLayout(width: state.width, height: state.height, preview: true).preview
+        #expect(pixels.bounds.x > pane.x && pixels.bounds.maxX < pane.maxX && pixels.bounds.y > pane.y && pixels.bounds.maxY < pane.maxY - 1)
+        #expect(canvas.text.contains("4000×3000"))
+        Fixtures.press(&state, .character("?"))
+        #expect(MonitorView.render(state, theme: theme).pixels == nil, "kitty would draw over the help")
+    }
+
+    @Test func aLargePaneInPixelsIsScaledToTheCap() {
+        let request = PreviewRequest(path: "/a.jpg", size: 1, columns: 200, rows: 60, cellWidth: 12, cellHeight: 24)
+        let box = request.pixelBox
+        #expect(box.width * box.height <= PixelGraphics.maxPixels && box.width * box.height > PixelGraphics.maxPixels * 9 / 10)
+        #expect(abs(Double(box.width) / Double(box.height) - 2400.0 / 1440.0) < 0.01)
+        let cells = PreviewRequest(path: "/a.jpg", size: 1, columns: 200, rows: 60)
+        #expect(cells.pixelBox.width == 200 && cells.pixelBox.height == 120 && !cells.inPixels)
+    }
 }

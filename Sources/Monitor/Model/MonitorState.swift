@@ -37,6 +37,9 @@ public struct MonitorState: Sendable {
     public var uploadsOutliveMonitor = false
     public var jobs = JobsState()
     public var preview = PreviewState()
+    /// The terminal's pixel protocol and cell size, when it shows real pixels: previews are
+    /// then decoded to the pane's size in pixels instead of two pixels a cell.
+    public var pixelGraphics: PixelGraphics?
     /// The monitor's clock (seconds) at the latest event that carried a time.
     public var now: Double = 0
 

@@ -1,18 +1,37 @@
+import TerminalCanvas
 import ImagePreview
 
 /// One picture to show: which file (as it was when listed) and the box it must fit, in cells.
 public struct PreviewRequest: Sendable, Hashable {
     public var path: String
     public var size: Int64
-    /// Text cells: the picture gets `columns` x `rows * 2` pixels (two per cell, one above the other).
+    /// Text cells the picture may cover.
     public var columns: Int
     public var rows: Int
+    /// Pixels a cell: 1x2 for half blocks (two per cell, one above the other), the terminal's
+    /// cell size for kitty graphics and sixel.
+    public var cellWidth: Int
+    public var cellHeight: Int
 
-    public init(path: String, size: Int64, columns: Int, rows: Int) {
+    public init(path: String, size: Int64, columns: Int, rows: Int, cellWidth: Int = 1, cellHeight: Int = 2) {
         self.path = path
         self.size = size
         self.columns = columns
         self.rows = rows
+        self.cellWidth = max(1, cellWidth)
+        self.cellHeight = max(1, cellHeight)
+    }
+
+    /// Whether the picture is for real pixels rather than half blocks.
+    public var inPixels: Bool { cellWidth != 1 || cellHeight != 2 }
+
+    /// The box the decoded picture must fit, in pixels: the cells' pixels, scaled down to at
+    /// most `PixelGraphics.maxPixels` for real pixels.
+    public var pixelBox: (width: Int, height: Int) {
+        let width = columns * cellWidth, height = rows * cellHeight
+        guard inPixels, width * height > PixelGraphics.maxPixels else { return (width, height) }
+        let scale = (Double(PixelGraphics.maxPixels) / Double(width * height)).squareRoot()
+        return (max(1, Int(Double(width) * scale)), max(1, Int(Double(height) * scale)))
     }
 }
 

@@ -27,6 +27,19 @@ extension MonitorView {
             if let info = problem.info { writeInfo(&canvas, info, infoRow, theme) }
         case .success(let preview):
             let image = preview.image
+            if let request = state.preview.wanted, request.inPixels {
+                // Real pixels, 1:1: the cells they cover, centred; hidden under a dialog (kitty
+                // would draw them over it).
+                let columns = (image.width + request.cellWidth - 1) / request.cellWidth
+                let rows = (image.height + request.cellHeight - 1) / request.cellHeight
+                let x = inside.x + max(0, (inside.width - columns) / 2)
+                let y = inside.y + max(0, (inside.height - 1 - rows) / 2)
+                if state.modal == nil && theme.pixels != nil {
+                    canvas.pixels = PixelPicture(x: x, y: y, columns: columns, rows: rows, width: image.width, height: image.height, rgb: image.rgb)
+                }
+                writeInfo(&canvas, preview.info, infoRow, theme)
+                return
+            }
             let pictureRows = (image.height + 1) / 2
             let x = inside.x + max(0, (inside.width - image.width) / 2)
             let y = inside.y + max(0, (inside.height - 1 - pictureRows) / 2)

@@ -7,11 +7,14 @@ public struct Theme: Sendable {
     public var glyphs: Glyphs
     /// How pictures are drawn: in 24-bit or 256 colours, or as shading without colour.
     public var pictureDepth: ColorDepth
+    /// Real pixels (kitty graphics or sixel) where the terminal said it shows them.
+    public var pixels: PixelGraphics?
 
-    public init(colors: Bool, glyphs: Glyphs, pictureDepth: ColorDepth = .none) {
+    public init(colors: Bool, glyphs: Glyphs, pictureDepth: ColorDepth = .none, pixels: PixelGraphics? = nil) {
         self.colors = colors
         self.glyphs = glyphs
         self.pictureDepth = colors ? pictureDepth : .none
+        self.pixels = colors ? pixels : nil
     }
 
     func color(_ color: TerminalColor, bold: Bool = false) -> CellStyle {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Monitor
+import NCursesTerminal
 import Receiver
 import UploadClient
 import UploadCore
@@ -30,6 +31,9 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(help: "How to tell the terminal an upload finished: bell, osc or none.")
     var notify: NotifyMode = .bell
+
+    @Option(help: "How previews reach the screen: auto (ask the terminal), kitty, sixel or cells.")
+    var graphics: GraphicsChoice = .auto
 
     @Flag(help: "Send every sample at once and print the results instead of opening the monitor.")
     var headless = false
@@ -66,7 +70,7 @@ struct DemoCommand: AsyncParsableCommand {
             if headless {
                 try await runHeadless(files: files, url: url, options: options, received: received)
             } else {
-                let final = try await MonitorSession.run(directory: samples, upload: options, notify: notify)
+                let final = try await MonitorSession.run(directory: samples, upload: options, notify: notify, graphics: graphics)
                 let counts = final.queue.counts
                 Console().write("Receiver stored \(counts.ok) file\(counts.ok == 1 ? "" : "s") in \(received)\nTry it yourself: uploadmon serve, then uploadmon ~/Pictures --to http://127.0.0.1:3000/photo\n")
             }

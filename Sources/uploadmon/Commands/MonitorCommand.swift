@@ -9,6 +9,7 @@ import UploadCore
 import UploadJournal
 
 extension NotifyMode: ExpressibleByArgument {}
+extension GraphicsChoice: ExpressibleByArgument {}
 
 struct MonitorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,6 +37,11 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "How to tell the terminal an upload finished: bell, osc (desktop notification) or none.")
     var notify: NotifyMode = .bell
 
+    @Option(help: ArgumentHelp(
+        "How previews reach the screen: auto, kitty, sixel or cells.",
+        discussion: "auto asks the terminal (not inside tmux or screen) and uses the kitty graphics protocol or sixel where it answers that it has them, else half-block text cells."))
+    var graphics: GraphicsChoice = .auto
+
     @Flag(name: .long, help: "Run uploads inside the monitor instead of the background agent; they stop when it quits.")
     var noAgent = false
 
@@ -55,14 +61,14 @@ struct MonitorCommand: AsyncParsableCommand {
         }
         try await MonitorSession.run(
             directory: directory ?? FileManager.default.currentDirectoryPath, upload: upload, notify: notify,
-            useAgent: !noAgent)
+            graphics: graphics, useAgent: !noAgent)
     }
 }
 
 /// Wires the upload queue to the monitor's run loop; shared by the monitor command and the demo.
 enum MonitorSession {
     @discardableResult
-    static func run(directory: String, upload: UploadOptions, notify: NotifyMode, useAgent: Bool = false) async throws -> MonitorState {
+    static func run(directory: String, upload: UploadOptions, notify: NotifyMode, graphics: GraphicsChoice, useAgent: Bool = false) async throws -> MonitorState {
         let uploads = MonitorUploads(
             url: upload.to, field: upload.field, formFields: try upload.parsedFormFields(), headers: try upload.parsedHeaders(),
             allowAnyFile: upload.anyFile)
@@ -81,7 +87,7 @@ enum MonitorSession {
         let colors = environment["NO_COLOR"].map(\.isEmpty) ?? true
         let glyphs = MonitorProgram.speaksUTF8() ? Glyphs.unicode : .ascii
         let settings = MonitorProgram.Settings(notify: notify, colors: colors, glyphs: glyphs, environment: environment)
-        let program = MonitorProgram(backend: backend, settings: settings) { NCursesTerminal(wantColors: $0) }
+        let program = MonitorProgram(backend: backend, settings: settings) { NCursesTerminal(wantColors: $0, graphics: graphics, environment: environment) }
         let home = environment["HOME"] ?? "/"
         let start = URL(fileURLWithPath: directory).standardizedFileURL.path
         var initial = MonitorState(width: 80, height: 24, endpoint: RedactedURL.display(upload.to), directory: start, home: home)

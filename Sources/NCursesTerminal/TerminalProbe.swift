@@ -1,0 +1,85 @@
+import Glibc
+import TerminalCanvas
+
+/// How pictures reach the screen: `auto` asks the terminal; the others are the user's word.
+public enum GraphicsChoice: String, Sendable, CaseIterable {
+    /// Ask the terminal (not inside tmux or screen): kitty graphics, else sixel, else cells.
+    case auto
+    case kitty
+    case sixel
+    /// Half-block text cells only: never ask, never send pixels.
+    case cells
+}
+
+/// Asks the terminal what it shows before curses takes it over, waiting a bounded time for the
+/// answers (`TerminalReplies`), and reads the cell size in pixels from the kernel.
+public enum TerminalProbe {
+    /// The longest wait for the answers. Device Attributes come back within one round trip, over
+    /// SSH too; only a terminal that never answers costs the whole wait, once, at start.
+    public static let timeoutMilliseconds = 1000
+
+    /// What pictures can use for `choice` in `environment`; nil for half-block cells.
+    public static func graphics(_ choice: GraphicsChoice, environment: [String: String]) -> PixelGraphics? {
+        switch choice {
+        case .cells:
+            return nil
+        case .auto:
+            guard TerminalReplies.worthAsking(environment: environment), let replies = ask() else { return nil }
+            return replies.graphics(windowCell: windowCell())
+        case .kitty, .sixel:
+            // The user's word: the protocol is not asked about, the cell size still is.
+            let cell = windowCell() ?? ask()?.cellSize ?? (10, 20)
+            return PixelGraphics(kind: choice == .kitty ? .kitty : .sixel, cellWidth: cell.width, cellHeight: cell.height)
+        }
+    }
+
+    /// The kernel's pixel size over its cells (kitty, xterm, foot and WezTerm fill it in), or nil.
+    public static func windowCell() -> (width: Int, height: Int)? {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0,
+              size.ws_xpixel >= size.ws_col, size.ws_ypixel >= size.ws_row else { return nil }
+        return (Int(size.ws_xpixel) / Int(size.ws_col), Int(size.ws_ypixel) / Int(size.ws_row))
+    }
+
+    /// Sends the questions and reads answers until Device Attributes arrive or the wait ends;
+    /// nil when standard input or output is not a terminal.
+    public static func ask(timeoutMilliseconds: Int = timeoutMilliseconds) -> TerminalReplies? {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return nil }
+        var saved = termios()
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
+        var quiet = saved
+        // No line editing, no echo: the answers must neither wait for Enter nor show.
+        quiet.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        guard tcsetattr(STDIN_FILENO, TCSANOW, &quiet) == 0 else { return nil }
+        defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+        let query = TerminalReplies.query
+        var offset = 0
+        while offset < query.count {
+            let n = query[offset...].withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            offset += n
+        }
+        var replies = TerminalReplies()
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let deadline = milliseconds(now) + timeoutMilliseconds
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while !replies.complete {
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let left = deadline - milliseconds(now)
+            guard left > 0 else { break }
+            var fd = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&fd, 1, Int32(left))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0, fd.revents & Int16(POLLIN) != 0 else { break }
+            let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            replies.feed(buffer[0..<n])
+        }
+        return replies
+    }
+
+    private static func milliseconds(_ t: timespec) -> Int { t.tv_sec * 1000 + t.tv_nsec / 1_000_000 }
+}

@@ -1,0 +1,214 @@
+/// How a terminal shows real pixels, learnt by asking it (`TerminalReplies`), never from its name.
+public enum PixelProtocol: String, Sendable, Equatable, CaseIterable {
+    /// The kitty graphics protocol (kitty, Ghostty, WezTerm, Konsole): images over the cells,
+    /// kept until deleted.
+    case kitty
+    /// DEC sixel (xterm -ti 340, foot, mlterm, WezTerm, …): pixels written into the cells,
+    /// replaced by whatever is written there next.
+    case sixel
+}
+
+/// A terminal's pixel protocol and the size of one of its cells in pixels.
+public struct PixelGraphics: Sendable, Equatable {
+    public var kind: PixelProtocol
+    public var cellWidth: Int
+    public var cellHeight: Int
+
+    public init(kind: PixelProtocol, cellWidth: Int, cellHeight: Int) {
+        self.kind = kind
+        self.cellWidth = cellWidth
+        self.cellHeight = cellHeight
+    }
+
+    /// Pictures are sent 1:1 (a picture pixel is a screen pixel), at most this many pixels: a
+    /// preview over SSH must not cost megabytes per cursor move.
+    public static let maxPixels = 480_000
+}
+
+/// A picture in real pixels over a rectangle of cells, its top-left at the rectangle's.
+public struct PixelPicture: Sendable, Equatable {
+    public var x: Int
+    public var y: Int
+    /// The cells the picture covers (its pixels rounded up to whole cells).
+    public let columns: Int
+    public let rows: Int
+    public let width: Int
+    public let height: Int
+    /// RGB, three bytes a pixel, rows top to bottom.
+    public let rgb: [UInt8]
+
+    public init(x: Int, y: Int, columns: Int, rows: Int, width: Int, height: Int, rgb: [UInt8]) {
+        precondition(rgb.count == width * height * 3, "three bytes per pixel")
+        self.x = x
+        self.y = y
+        self.columns = columns
+        self.rows = rows
+        self.width = width
+        self.height = height
+        self.rgb = rgb
+    }
+
+    public var bounds: Rect { Rect(x: x, y: y, width: columns, height: rows) }
+}
+
+/// The kitty graphics protocol's escapes: the picture sent as RGB in base64 chunks of at most
+/// 4096 bytes and shown at its cell, without moving the cursor (`C=1`) and with every answer
+/// suppressed (`q=2`), so nothing arrives on the keyboard's input.
+public enum KittyEncoder {
+    public static let chunkSize = 4096
+
+    public static func show(_ picture: PixelPicture) -> [UInt8] {
+        var out = Array("\u{1B}[\(picture.y + 1);\(picture.x + 1)H".utf8)
+        let payload = Base64.encode(picture.rgb)
+        var offset = 0
+        var first = true
+        repeat {
+            let end = min(payload.count, offset + chunkSize)
+            let more = end < payload.count ? 1 : 0
+            out += Array("\u{1B}_G".utf8)
+            if first {
+                out += Array("a=T,f=24,s=\(picture.width),v=\(picture.height),C=1,q=2,".utf8)
+                first = false
+            }
+            out += Array("m=\(more);".utf8)
+            out += payload[offset..<end]
+            out += Array("\u{1B}\\".utf8)
+            offset = end
+        } while offset < payload.count
+        return out
+    }
+
+    /// Deletes every picture on screen and frees its data (`d=A`): the monitor shows one at a time.
+    public static let removeAll = Array("\u{1B}_Ga=d,d=A,q=2\u{1B}\\".utf8)
+}
+
+/// DEC sixel: the picture quantised to 240 colours (the 6x6x6 cube and a 24-step grey ramp,
+/// with ordered dithering so gradients do not band), six pixel rows a band, each colour's row
+/// run-length encoded. Pixels map 1:1 (raster attributes `"1;1;W;H`).
+public enum SixelEncoder {
+    static let cubeLevels = [0, 95, 135, 175, 215, 255]
+
+    /// The palette: 216 cube colours, then 24 greys (8, 18, …, 238).
+    public static let palette: [RGB] = {
+        var colours: [RGB] = []
+        for r in cubeLevels { for g in cubeLevels { for b in cubeLevels { colours.append(RGB(UInt8(r), UInt8(g), UInt8(b))) } } }
+        for i in 0..<24 { let v = UInt8(8 + 10 * i); colours.append(RGB(v, v, v)) }
+        return colours
+    }()
+
+    /// Nearest palette entry for every 5-bit-per-channel colour.
+    static let nearest: [UInt8] = {
+        var table = [UInt8](repeating: 0, count: 32 * 32 * 32)
+        for r in 0..<32 {
+            for g in 0..<32 {
+                for b in 0..<32 {
+                    let rgb = RGB(UInt8(r * 255 / 31), UInt8(g * 255 / 31), UInt8(b * 255 / 31))
+                    let index = PictureEncoder.palette256(rgb) - 16
+                    table[(r << 10) | (g << 5) | b] = UInt8(index)
+                }
+            }
+        }
+        return table
+    }()
+
+    /// 4x4 Bayer matrix, centred on zero, in steps of a sixteenth of the cube's spacing.
+    static let bayer: [Int] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5].map { ($0 - 8) * 40 / 16 }
+
+    /// Palette indices of every pixel.
+    public static func quantise(_ picture: PixelPicture) -> [UInt8] {
+        var indices = [UInt8](repeating: 0, count: picture.width * picture.height)
+        picture.rgb.withUnsafeBufferPointer { rgb in
+            for y in 0..<picture.height {
+                for x in 0..<picture.width {
+                    let p = (y * picture.width + x) * 3
+                    let d = bayer[(y & 3) * 4 + (x & 3)]
+                    let r = max(0, min(255, Int(rgb[p]) + d)) >> 3
+                    let g = max(0, min(255, Int(rgb[p + 1]) + d)) >> 3
+                    let b = max(0, min(255, Int(rgb[p + 2]) + d)) >> 3
+                    indices[y * picture.width + x] = nearest[(r << 10) | (g << 5) | b]
+                }
+            }
+        }
+        return indices
+    }
+
+    public static func bytes(_ picture: PixelPicture) -> [UInt8] {
+        let width = picture.width, height = picture.height
+        var out = Array("\u{1B}[\(picture.y + 1);\(picture.x + 1)H\u{1B}P0;0;0q\"1;1;\(width);\(height)".utf8)
+        let indices = quantise(picture)
+        var used = [Bool](repeating: false, count: palette.count)
+        for index in indices { used[Int(index)] = true }
+        for (i, colour) in palette.enumerated() where used[i] {
+            out += Array("#\(i);2;\(Int(colour.r) * 100 / 255);\(Int(colour.g) * 100 / 255);\(Int(colour.b) * 100 / 255)".utf8)
+        }
+        // One row of sixels per colour present in the band; reset after each, so the buffer is
+        // clean for the next band.
+        var sixels = [UInt8](repeating: 0, count: palette.count * width)
+        var lastX = [Int](repeating: -1, count: palette.count)
+        var present: [Int] = []
+        var bandStart = 0
+        while bandStart < height {
+            present.removeAll(keepingCapacity: true)
+            for row in 0..<min(6, height - bandStart) {
+                let bit = UInt8(1 << row)
+                let base = (bandStart + row) * width
+                for x in 0..<width {
+                    let colour = Int(indices[base + x])
+                    if lastX[colour] < 0 { present.append(colour) }
+                    sixels[colour * width + x] |= bit
+                    lastX[colour] = max(lastX[colour], x)
+                }
+            }
+            for (n, colour) in present.enumerated() {
+                out += Array("#\(colour)".utf8)
+                var x = 0
+                let end = lastX[colour]
+                while x <= end {
+                    let value = sixels[colour * width + x]
+                    var run = 1
+                    while x + run <= end && sixels[colour * width + x + run] == value { run += 1 }
+                    let character = 63 + value
+                    if run > 3 {
+                        out += Array("!\(run)".utf8)
+                        out.append(character)
+                    } else {
+                        out += [UInt8](repeating: character, count: run)
+                    }
+                    x += run
+                }
+                for x in 0...end { sixels[colour * width + x] = 0 }
+                lastX[colour] = -1
+                if n < present.count - 1 { out.append(UInt8(ascii: "$")) }
+            }
+            out.append(UInt8(ascii: "-"))
+            bandStart += 6
+        }
+        out += Array("\u{1B}\\".utf8)
+        return out
+    }
+}
+
+/// Standard base64 (RFC 4648, with padding), for the kitty protocol's payloads.
+public enum Base64 {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    public static func encode(_ bytes: [UInt8]) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i + 3 <= bytes.count {
+            let v = Int(bytes[i]) << 16 | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2])
+            out += [alphabet[v >> 18 & 63], alphabet[v >> 12 & 63], alphabet[v >> 6 & 63], alphabet[v & 63]]
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest == 1 {
+            let v = Int(bytes[i]) << 16
+            out += [alphabet[v >> 18 & 63], alphabet[v >> 12 & 63], UInt8(ascii: "="), UInt8(ascii: "=")]
+        } else if rest == 2 {
+            let v = Int(bytes[i]) << 16 | Int(bytes[i + 1]) << 8
+            out += [alphabet[v >> 18 & 63], alphabet[v >> 12 & 63], alphabet[v >> 6 & 63], UInt8(ascii: "=")]
+        }
+        return out
+    }
+}

@@ -1,0 +1,111 @@
+/// What a terminal answers to the graphics questions asked at start-up. The questions end with
+/// Primary Device Attributes (`CSI c`), which every VT100-like terminal answers, and terminals
+/// answer in order: once that answer is in, every answer that will come has come.
+public struct TerminalReplies: Sendable, Equatable {
+    /// The questions, in this order: a kitty graphics query (a 1x1 RGB picture, `a=q`: checked,
+    /// not stored), the number of sixel colour registers (XTSMGRAPHICS), the cell size in pixels
+    /// (`CSI 16 t`), and Primary Device Attributes.
+    public static let query = Array(
+        ("\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\" + "\u{1B}[?1;1;0S" + "\u{1B}[16t" + "\u{1B}[c").utf8)
+
+    /// The kitty query was answered OK.
+    public private(set) var kittyGraphics = false
+    /// Primary Device Attributes' parameters (`4` means sixel); nil until they arrive.
+    public private(set) var deviceAttributes: [Int]?
+    /// Sixel colour registers, if the terminal said.
+    public private(set) var sixelRegisters: Int?
+    /// One cell in pixels (width, height), if the terminal said.
+    public private(set) var cellSize: (width: Int, height: Int)?
+    private var pending: [UInt8] = []
+
+    public init() {}
+
+    /// The last answer (Device Attributes) is in.
+    public var complete: Bool { deviceAttributes != nil }
+
+    /// Takes bytes as they arrive; answers split over reads are joined. Anything else (a key
+    /// pressed meanwhile) is passed over.
+    public mutating func feed(_ bytes: some Sequence<UInt8>) {
+        pending += bytes
+        var start = 0
+        while let escape = pending[start...].firstIndex(of: 0x1B) {
+            guard escape + 1 < pending.count else { start = escape; break }
+            let introducer = pending[escape + 1]
+            if introducer == UInt8(ascii: "_") {
+                // APC … ST: a kitty graphics answer.
+                guard let end = stringTerminator(after: escape + 2) else { start = escape; break }
+                let body = String(decoding: pending[(escape + 2)..<end], as: UTF8.self)
+                if body.hasPrefix("Gi=31;") && body.dropFirst(6).hasPrefix("OK") { kittyGraphics = true }
+                start = end + 2
+            } else if introducer == UInt8(ascii: "[") {
+                // CSI: parameters and intermediates up to a final byte (0x40…0x7E).
+                guard let final = pending[(escape + 2)...].firstIndex(where: { $0 >= 0x40 && $0 <= 0x7E }) else {
+                    start = escape
+                    break
+                }
+                csi(String(decoding: pending[(escape + 2)..<final], as: UTF8.self), final: pending[final])
+                start = final + 1
+            } else {
+                start = escape + 1
+            }
+        }
+        if start >= pending.count || pending[start...].firstIndex(of: 0x1B) == nil {
+            pending.removeAll()
+        } else {
+            pending.removeFirst(start)
+        }
+    }
+
+    private func stringTerminator(after index: Int) -> Int? {
+        var i = index
+        while i + 1 < pending.count {
+            if pending[i] == 0x1B && pending[i + 1] == UInt8(ascii: "\\") { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    private mutating func csi(_ parameters: String, final: UInt8) {
+        switch final {
+        case UInt8(ascii: "c") where parameters.hasPrefix("?"):
+            deviceAttributes = parameters.dropFirst().split(separator: ";").compactMap { Int($0) }
+        case UInt8(ascii: "S") where parameters.hasPrefix("?"):
+            // XTSMGRAPHICS: ?1;status;value — status 0 is success.
+            let fields = parameters.dropFirst().split(separator: ";").compactMap { Int($0) }
+            if fields.count == 3, fields[0] == 1, fields[1] == 0 { sixelRegisters = fields[2] }
+        case UInt8(ascii: "t"):
+            let fields = parameters.split(separator: ";").compactMap { Int($0) }
+            if fields.count == 3, fields[0] == 6, fields[1] > 0, fields[2] > 0 { cellSize = (fields[2], fields[1]) }
+        default:
+            break
+        }
+    }
+
+    /// What pictures can use: kitty where it answered, else sixel where Device Attributes list
+    /// it and there are at least 256 colour registers (or the terminal did not say); nil without
+    /// a cell size (from the answers or `windowCell`, the kernel's pixel size over its cells).
+    public func graphics(windowCell: (width: Int, height: Int)? = nil) -> PixelGraphics? {
+        guard let cell = cellSize ?? windowCell, cell.width > 0, cell.height > 0 else { return nil }
+        if kittyGraphics { return PixelGraphics(kind: .kitty, cellWidth: cell.width, cellHeight: cell.height) }
+        if deviceAttributes?.contains(4) == true, (sixelRegisters ?? 256) >= 256 {
+            return PixelGraphics(kind: .sixel, cellWidth: cell.width, cellHeight: cell.height)
+        }
+        return nil
+    }
+
+    public static func == (a: TerminalReplies, b: TerminalReplies) -> Bool {
+        a.kittyGraphics == b.kittyGraphics && a.deviceAttributes == b.deviceAttributes && a.sixelRegisters == b.sixelRegisters
+            && a.cellSize?.width == b.cellSize?.width && a.cellSize?.height == b.cellSize?.height
+    }
+
+    /// Whether asking is wise: not inside tmux or screen (they swallow or garble the answers and
+    /// would pass pictures to a terminal they do not track), nor on the Linux console or a
+    /// dumb terminal.
+    public static func worthAsking(environment: [String: String]) -> Bool {
+        if environment["TMUX"] != nil || environment["STY"] != nil { return false }
+        let term = environment["TERM"] ?? ""
+        if term.isEmpty || term == "dumb" || term == "linux" { return false }
+        if term.hasPrefix("screen") || term.hasPrefix("tmux") { return false }
+        return true
+    }
+}

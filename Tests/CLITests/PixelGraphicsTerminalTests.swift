@@ -1,0 +1,139 @@
+import Foundation
+import ImagePreview
+import Testing
+import UploadTesting
+
+/// The monitor against terminals that answer its graphics questions (a pseudo-terminal driven
+/// by `Resources/fake_terminal.py`): kitty gets the photo as kitty graphics and has it deleted
+/// when the cursor moves on and at exit; a sixel terminal gets sixel that libsixel's own decoder
+/// (`sixel2png`) reads back as the photo; a terminal that answers nothing, or says nothing of
+/// graphics, or runs inside tmux, gets half blocks.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct PixelGraphicsTerminalTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources/fake_terminal.py").path
+
+    /// Runs the monitor on a JPEG and a PNG (red left, blue right) in a terminal of `mode`;
+    /// returns everything it wrote and its exit status.
+    func run(_ mode: String) async throws -> (output: [UInt8], status: Int32) {
+        let root = try PreviewTmuxTests().folder()
+        let out = root + "/terminal.out"
+        let status = try await offPool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", Self.script, mode, out, "--", CLIRun.binary, root,
+                                 "--to", "http://127.0.0.1:9/photo", "--notify", "none", "--no-agent"]
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        return (Array(try Data(contentsOf: URL(fileURLWithPath: out))), status)
+    }
+
+    struct KittyImage {
+        var width: Int
+        var height: Int
+        var rgb: [UInt8]
+    }
+
+    /// Kitty commands in order: each picture sent (its chunks joined) and each delete.
+    static func kittyCommands(_ output: [UInt8]) -> (images: [KittyImage], order: [String], keys: [String]) {
+        let text = String(decoding: output, as: UTF8.self)
+        var images: [KittyImage] = []
+        var order: [String] = []
+        var keys: [String] = []
+        var current: (width: Int, height: Int, payload: String)?
+        for piece in text.components(separatedBy: "\u{1B}_G").dropFirst() {
+            guard let end = piece.range(of: "\u{1B}\\") else { continue }
+            let command = piece[..<end.lowerBound]
+            let parts = command.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
+            let control = Dictionary(parts[0].split(separator: ",").map { kv in
+                let pair = kv.split(separator: "=", maxSplits: 1)
+                return (String(pair[0]), pair.count > 1 ? String(pair[1]) : "")
+            }, uniquingKeysWith: { a, _ in a })
+            keys.append(String(parts[0]))
+            if control["a"] == "T" {
+                current = (Int(control["s"] ?? "") ?? 0, Int(control["v"] ?? "") ?? 0, "")
+            } else if control["a"] == "d" {
+                order.append("delete")
+            }
+            if current != nil, parts.count > 1 { current!.payload += parts[1] }
+            if let image = current, control["m"] == "0" {
+                images.append(KittyImage(width: image.width, height: image.height, rgb: Array(Data(base64Encoded: image.payload) ?? Data())))
+                order.append("show")
+                current = nil
+            }
+        }
+        return (images, order, keys)
+    }
+
+    /// Red in the left tenth of the middle row, blue in the right tenth.
+    static func expectRedLeftOfBlue(width: Int, height: Int, rgb: [UInt8], _ what: String) {
+        guard width > 10, height > 2, rgb.count == width * height * 3 else {
+            Issue.record("\(what): \(width)x\(height) with \(rgb.count) bytes")
+            return
+        }
+        func pixel(_ x: Int) -> (Int, Int) {
+            let i = ((height / 2) * width + x) * 3
+            return (Int(rgb[i]), Int(rgb[i + 2]))
+        }
+        let left = pixel(width / 10), right = pixel(width - 1 - width / 10)
+        #expect(left.0 - left.1 > 100 && right.1 - right.0 > 100, "\(what): left \(left), right \(right)")
+    }
+
+    static func halfBlocks(_ output: [UInt8]) -> Int {
+        String(decoding: output, as: UTF8.self).filter { $0 == "▀" }.count
+    }
+
+    @Test func kittyShowsThePhotoInPixelsAndDeletesItWhenTheCursorMovesOnAndAtExit() async throws {
+        let (output, status) = try await run("kitty")
+        #expect(status == 0)
+        let (images, order, keys) = Self.kittyCommands(output)
+        #expect(images.count == 2, "a picture for the JPEG and one for the PNG")
+        // Pixels 1:1 in the pane's 10x20-pixel cells: the 400x300 JPEG fits its box, the
+        // 300x200 PNG is shown at its own size.
+        for (image, what) in zip(images, ["JPEG", "PNG"]) {
+            Self.expectRedLeftOfBlue(width: image.width, height: image.height, rgb: image.rgb, what)
+        }
+        #expect(images.last.map { ($0.width, $0.height) } ?? (0, 0) == (300, 200))
+        #expect(order == ["show", "delete", "show", "delete"], "\(order)")
+        // Every command after the question asks for no answer: nothing arrives as a key.
+        #expect(keys.dropFirst().allSatisfy { $0.contains("q=2") || $0.hasPrefix("m=") }, "\(keys.prefix(4))")
+        #expect(Self.halfBlocks(output) == 0)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sixel2png"), "needs libsixel-bin"))
+    func aSixelTerminalGetsSixelThatLibsixelDecodesToThePhoto() async throws {
+        let (output, status) = try await run("sixel")
+        #expect(status == 0)
+        let text = String(decoding: output, as: UTF8.self)
+        let sixels = text.components(separatedBy: "\u{1B}P0;0;0q").dropFirst().compactMap { piece in
+            piece.range(of: "\u{1B}\\").map { "\u{1B}P0;0;0q" + piece[..<$0.upperBound] }
+        }
+        #expect(sixels.count == 2, "a picture for the JPEG and one for the PNG")
+        let root = TestFiles.makeTemporaryDirectory("sixel-decoded")
+        for (i, sixel) in sixels.enumerated() {
+            let input = root + "/\(i).six", png = root + "/\(i).png"
+            try Data(sixel.utf8).write(to: URL(fileURLWithPath: input))
+            let decoder = Process()
+            decoder.executableURL = URL(fileURLWithPath: "/usr/bin/sixel2png")
+            decoder.arguments = ["-i", input, "-o", png]
+            try decoder.run()
+            decoder.waitUntilExit()
+            #expect(decoder.terminationStatus == 0)
+            let image = try PreviewDecoder.decode(path: png, fitting: 4000, 4000).get().image
+            Self.expectRedLeftOfBlue(width: image.width, height: image.height, rgb: image.rgb, "sixel \(i)")
+        }
+        #expect(Self.halfBlocks(output) == 0)
+        #expect(!text.contains("\u{1B}_Ga=T"))
+    }
+
+    @Test(arguments: ["plain", "mute", "tmux"])
+    func withoutPixelsThePhotoIsDrawnInHalfBlocks(mode: String) async throws {
+        let (output, status) = try await run(mode)
+        #expect(status == 0)
+        let text = String(decoding: output, as: UTF8.self)
+        #expect(Self.halfBlocks(output) > 100, "\(mode): half blocks")
+        #expect(!text.contains("\u{1B}_Ga=T") && !text.contains("\u{1B}P0;0;0q"), "\(mode): no pixels")
+        if mode == "tmux" { #expect(!text.contains("\u{1B}_Gi=31"), "inside tmux nothing is asked") }
+    }
+}

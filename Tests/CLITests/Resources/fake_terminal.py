@@ -1,0 +1,101 @@
+"""A terminal that answers graphics questions as kitty, a sixel terminal or a plain VT220 would,
+for the end-to-end tests of pictures in real pixels.
+
+    fake_terminal.py MODE OUT [TEXT=KEYS] -- COMMAND...
+
+MODE is kitty, sixel, plain (answers Device Attributes only), mute (answers nothing) or tmux
+(answers as kitty, but the command is told it runs inside tmux). The
+command runs on a pseudo-terminal of 120x40 cells of 10x20 pixels. Everything it writes is saved
+to OUT. Once a picture has been sent (or, for plain and mute, half blocks are on screen) the
+terminal types KEYS once TEXT is on screen (if given), `j` once a picture is on screen, waits for the next picture, types `q` and waits for the command to end. It
+exits with the command's status, or 124 when the command outlived 40 seconds.
+"""
+import fcntl
+import os
+import pty
+import select
+import struct
+import sys
+import termios
+import time
+
+mode, out_path = sys.argv[1], sys.argv[2]
+separator = sys.argv.index("--")
+start_text, _, start_keys = (sys.argv[3] if separator > 3 else "").encode().rpartition(b"=")
+command = sys.argv[separator + 1:]
+
+ANSWERS = {
+    "kitty": b"\x1b_Gi=31;OK\x1b\\\x1b[6;20;10t\x1b[?62;22c",
+    "sixel": b"\x1b[?1;0;1024S\x1b[6;20;10t\x1b[?62;4;22c",
+    "plain": b"\x1b[?62;22c",
+    "mute": b"",
+}
+ANSWERS["tmux"] = ANSWERS["kitty"]
+PICTURE = {"kitty": b"\x1b_Ga=T", "sixel": b"\x1bP0;0;0q"}.get(mode, "▀".encode())
+
+pid, fd = pty.fork()
+if pid == 0:
+    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+    for name in ("TMUX", "STY", "NO_COLOR"):
+        env.pop(name, None)
+    if mode == "tmux":
+        env["TMUX"] = "/tmp/tmux-0/default,1,0"
+    os.execvpe(command[0], command, env)
+
+fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 1200, 800))
+output = bytearray()
+answered = False
+steps = (["start"] if start_keys else []) + ["first", "second", "quit"]
+status = None
+deadline = time.monotonic() + 40
+while time.monotonic() < deadline:
+    ready, _, _ = select.select([fd], [], [], 0.1)
+    if ready:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            # The terminal's other side is closed: the command has ended or is ending.
+            while status is None and time.monotonic() < deadline:
+                done, raw = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    status = os.waitstatus_to_exitcode(raw)
+                else:
+                    time.sleep(0.05)
+            break
+        output += chunk
+    if not answered and b"\x1b_Gi=31" in output:
+        answered = True
+        if ANSWERS[mode]:
+            os.write(fd, ANSWERS[mode])
+    if steps and steps[0] == "start" and start_text in output:
+        steps.pop(0)
+        os.write(fd, start_keys)
+    elif steps and steps[0] == "first" and output.count(PICTURE) >= 1:
+        steps.pop(0)
+        os.write(fd, b"j")
+        mark = len(output)
+    elif steps and steps[0] == "second" and PICTURE in output[mark:]:
+        steps.pop(0)
+        os.write(fd, b"q")
+    done, raw = os.waitpid(pid, os.WNOHANG)
+    if done:
+        status = os.waitstatus_to_exitcode(raw)
+        # What is still in the pty's buffer.
+        while select.select([fd], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+        break
+
+with open(out_path, "wb") as f:
+    f.write(output)
+if status is None:
+    os.kill(pid, 9)
+    sys.exit(124)
+sys.exit(status)

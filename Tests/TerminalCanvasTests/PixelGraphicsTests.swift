@@ -1,0 +1,133 @@
+import Foundation
+import TerminalCanvas
+import Testing
+
+/// Asking a terminal what it shows, and the escapes that send real pixels.
+@Suite struct TerminalRepliesTests {
+    static let kitty = "\u{1B}_Gi=31;OK\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;22c"
+
+    @Test func kittyAnswersOKAndItsCellSizeAndIsPreferred() throws {
+        var replies = TerminalReplies()
+        replies.feed(Array(Self.kitty.utf8))
+        #expect(replies.complete && replies.kittyGraphics)
+        #expect(replies.cellSize?.width == 10 && replies.cellSize?.height == 20)
+        #expect(replies.graphics() == PixelGraphics(kind: .kitty, cellWidth: 10, cellHeight: 20))
+    }
+
+    @Test func answersSplitAnywhereAndKeysPressedMeanwhileAreJoinedOrPassedOver() {
+        let bytes = Array(("jk" + Self.kitty).utf8)
+        for cut in 0...bytes.count {
+            var replies = TerminalReplies()
+            replies.feed(bytes[..<cut])
+            #expect(!replies.complete || cut == bytes.count)
+            replies.feed(bytes[cut...])
+            #expect(replies.complete && replies.kittyGraphics && replies.cellSize?.height == 20, "cut at \(cut)")
+        }
+    }
+
+    @Test func sixelNeedsAttribute4AndEnoughColourRegisters() {
+        var sixel = TerminalReplies()
+        sixel.feed(Array("\u{1B}[?1;0;1024S\u{1B}[6;16;8t\u{1B}[?64;4;22c".utf8))
+        #expect(sixel.sixelRegisters == 1024 && sixel.deviceAttributes == [64, 4, 22])
+        #expect(sixel.graphics() == PixelGraphics(kind: .sixel, cellWidth: 8, cellHeight: 16))
+
+        var few = TerminalReplies()
+        few.feed(Array("\u{1B}[?1;0;16S\u{1B}[6;16;8t\u{1B}[?64;4;22c".utf8))
+        #expect(few.graphics() == nil, "16 registers cannot show a photo")
+
+        var silent = TerminalReplies()
+        silent.feed(Array("\u{1B}[?62;4c".utf8))
+        #expect(silent.graphics() == nil, "no cell size: no pixels")
+        #expect(silent.graphics(windowCell: (9, 18)) == PixelGraphics(kind: .sixel, cellWidth: 9, cellHeight: 18))
+    }
+
+    @Test func aPlainTerminalOrAKittyRefusalGivesNoPixels() {
+        var plain = TerminalReplies()
+        plain.feed(Array("\u{1B}[?62;22c".utf8))
+        #expect(plain.complete && plain.graphics(windowCell: (10, 20)) == nil)
+
+        var refused = TerminalReplies()
+        refused.feed(Array("\u{1B}_Gi=31;ENOTSUPPORTED:no direct transmission\u{1B}\\\u{1B}[?62c".utf8))
+        #expect(!refused.kittyGraphics && refused.graphics(windowCell: (10, 20)) == nil)
+
+        var nothing = TerminalReplies()
+        nothing.feed(Array("abc".utf8))
+        #expect(!nothing.complete)
+    }
+
+    @Test func multiplexersAndConsolesAreNotAsked() {
+        #expect(TerminalReplies.worthAsking(environment: ["TERM": "xterm-kitty"]))
+        #expect(TerminalReplies.worthAsking(environment: ["TERM": "xterm-256color", "COLORTERM": "truecolor"]))
+        #expect(!TerminalReplies.worthAsking(environment: ["TERM": "xterm-256color", "TMUX": "/tmp/tmux-0/default,1,0"]))
+        #expect(!TerminalReplies.worthAsking(environment: ["TERM": "xterm-256color", "STY": "1.pts-0.host"]))
+        #expect(!TerminalReplies.worthAsking(environment: ["TERM": "screen-256color"]))
+        #expect(!TerminalReplies.worthAsking(environment: ["TERM": "tmux-256color"]))
+        #expect(!TerminalReplies.worthAsking(environment: ["TERM": "linux"]))
+        #expect(!TerminalReplies.worthAsking(environment: [:]))
+    }
+}
+
+@Suite struct PixelEncoderTests {
+    /// Red on the left half, blue on the right.
+    static func halves(_ width: Int, _ height: Int) -> PixelPicture {
+        var rgb: [UInt8] = []
+        for _ in 0..<height { for x in 0..<width { rgb += x < width / 2 ? [255, 0, 0] : [0, 0, 255] } }
+        return PixelPicture(x: 4, y: 2, columns: 3, rows: 2, width: width, height: height, rgb: rgb)
+    }
+
+    @Test func base64MatchesFoundationForEveryTailLength() {
+        for count in 0..<20 {
+            let bytes = (0..<count).map { UInt8(($0 * 97 + 13) & 0xFF) }
+            #expect(String(decoding: Base64.encode(bytes), as: UTF8.self) == Data(bytes).base64EncodedString())
+        }
+    }
+
+    @Test func kittySendsTheRGBInChunksAtTheCellWithoutAnswersOrCursorMoves() throws {
+        let picture = Self.halves(120, 50) // 18,000 bytes: 24,000 of base64, six chunks
+        let text = String(decoding: KittyEncoder.show(picture), as: UTF8.self)
+        #expect(text.hasPrefix("\u{1B}[3;5H\u{1B}_Ga=T,f=24,s=120,v=50,C=1,q=2,m=1;"))
+        let commands = text.split(separator: "\u{1B}_G").dropFirst()
+        #expect(commands.count == 6)
+        var payload = ""
+        for (i, command) in commands.enumerated() {
+            let body = command.dropLast(2) // the string terminator
+            #expect(command.hasSuffix("\u{1B}\\"))
+            let parts = body.split(separator: ";", maxSplits: 1)
+            #expect(parts[0].hasSuffix("m=\(i == commands.count - 1 ? 0 : 1)"))
+            if i > 0 { #expect(parts[0] == "m=0" || parts[0] == "m=1", "later chunks carry only m") }
+            #expect(parts[1].utf8.count <= KittyEncoder.chunkSize)
+            payload += parts[1]
+        }
+        #expect(Data(base64Encoded: payload).map(Array.init) == picture.rgb)
+        #expect(String(decoding: KittyEncoder.removeAll, as: UTF8.self) == "\u{1B}_Ga=d,d=A,q=2\u{1B}\\")
+    }
+
+    @Test func sixelOfASmallPictureReadsAsExpected() {
+        // Two red columns and a blue one, six rows: one band, one row of sixels per colour.
+        var rgb: [UInt8] = []
+        for _ in 0..<6 { rgb += [255, 0, 0, 255, 0, 0, 0, 0, 255] }
+        let picture = PixelPicture(x: 0, y: 0, columns: 1, rows: 1, width: 3, height: 6, rgb: rgb)
+        let text = String(decoding: SixelEncoder.bytes(picture), as: UTF8.self)
+        #expect(text == "\u{1B}[1;1H\u{1B}P0;0;0q\"1;1;3;6#5;2;0;0;100#180;2;100;0;0#180~~$#5??~-\u{1B}\\")
+    }
+
+    @Test func sixelRunsAreCountedAndBandsCoverEveryRow() {
+        let picture = Self.halves(40, 13) // three bands, the last of one row
+        let text = String(decoding: SixelEncoder.bytes(picture), as: UTF8.self)
+        #expect(text.contains("\"1;1;40;13"))
+        #expect(text.components(separatedBy: "-").count - 1 == 3)
+        #expect(text.contains("#180!20~"), "twenty full red sixels as one run: \(text)")
+        #expect(text.contains("#180!20@"), "the last band's single row: \(text)")
+        #expect(SixelEncoder.palette.count == 240)
+    }
+
+    @Test func sixelQuantisationKeepsGreysGreyAndPrimariesPure() {
+        var rgb: [UInt8] = []
+        for v in stride(from: 0, through: 255, by: 17) { rgb += [UInt8(v), UInt8(v), UInt8(v)] }
+        let picture = PixelPicture(x: 0, y: 0, columns: 1, rows: 1, width: rgb.count / 3, height: 1, rgb: rgb)
+        for index in SixelEncoder.quantise(picture) {
+            let colour = SixelEncoder.palette[Int(index)]
+            #expect(colour.r == colour.g && colour.g == colour.b, "grey stays grey: \(colour)")
+        }
+    }
+}
