@@ -416,7 +416,7 @@ int um_write_jpeg(const char *path, const unsigned char *rgb, int width, int hei
 }
 
 int um_write_png(const char *path, const unsigned char *rgb, int width, int height, int interlaced,
-                 char *error, size_t error_size) {
+                 const unsigned char *exif, size_t exif_length, char *error, size_t error_size) {
     FILE *file = fopen(path, "wb");
     if (!file) { snprintf(error, error_size, "cannot create %s", path); return -1; }
     png_errors errors;
@@ -438,6 +438,7 @@ int um_write_png(const char *path, const unsigned char *rgb, int width, int heig
     png_init_io(png, file);
     png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, PNG_COLOR_TYPE_RGB,
                  interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (exif && exif_length > 0) png_set_eXIf_1(png, info, (png_uint_32)exif_length, (png_bytep)exif);
     png_write_info(png, info);
     int passes = interlaced ? png_set_interlace_handling(png) : 1;
     for (int pass = 0; pass < passes; pass++) {

@@ -39,6 +39,27 @@ public struct ExifSummary: Sendable, Equatable {
         return nil
     }
 
+    /// Reads the EXIF of a PNG whose first bytes are `bytes`: its eXIf chunk (PNG 1.5 extension,
+    /// PNG third edition), which holds the TIFF structure itself. nil when there is none in
+    /// `bytes` (chunks are walked to IEND or the end of what was read).
+    public static func fromPNG(_ bytes: [UInt8]) -> ExifSummary? {
+        guard bytes.count >= 8, bytes[0..<8].elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return nil }
+        var at = 8
+        while at + 8 <= bytes.count {
+            let length = bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[(at + 4)..<(at + 8)], as: UTF8.self)
+            let data = at + 8
+            guard length >= 0, length <= Int(Int32.max) else { return nil }
+            if type == "IEND" { return nil }
+            if type == "eXIf" {
+                guard data + length <= bytes.count else { return nil }
+                return fromTIFF(Array(bytes[data..<(data + length)]))
+            }
+            at = data + length + 4 // the CRC
+        }
+        return nil
+    }
+
     /// Reads a TIFF structure (what follows "Exif\0\0").
     public static func fromTIFF(_ tiff: [UInt8]) -> ExifSummary? {
         guard let reader = TIFFReader(tiff), let ifd0 = reader.uint32(at: 4) else { return nil }

@@ -85,7 +85,8 @@ public enum PreviewDecoder {
         info.width = probe.width
         info.height = probe.height
         var orientation = Orientation.up
-        if probe.format == .jpeg, let exif = ExifSummary.fromJPEG(head) {
+        let exif = probe.format == .jpeg ? ExifSummary.fromJPEG(head) : probe.format == .png ? ExifSummary.fromPNG(head) : nil
+        if let exif {
             orientation = exif.orientation
             info.dateTaken = exif.dateTaken
             info.camera = exif.camera
@@ -156,10 +157,16 @@ public enum PictureWriter {
         String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    public static func png(_ image: RGBImage, to path: String, interlaced: Bool = false) throws {
+    /// A PNG of `image`; `exif` (the same payload as for a JPEG, "Exif\0\0" and a TIFF
+    /// structure) goes into an eXIf chunk, which holds the TIFF structure alone.
+    public static func png(_ image: RGBImage, to path: String, interlaced: Bool = false, exif: [UInt8]? = nil) throws {
         var error = [CChar](repeating: 0, count: 200)
+        let tiff = exif.map { Array($0.starts(with: Array("Exif\0\0".utf8)) ? $0.dropFirst(6) : $0[...]) } ?? []
         let status = image.rgb.withUnsafeBufferPointer { rgb in
-            um_write_png(path, rgb.baseAddress, Int32(image.width), Int32(image.height), interlaced ? 1 : 0, &error, error.count)
+            tiff.withUnsafeBufferPointer { exifBytes in
+                um_write_png(path, rgb.baseAddress, Int32(image.width), Int32(image.height), interlaced ? 1 : 0,
+                             exifBytes.isEmpty ? nil : exifBytes.baseAddress, exifBytes.count, &error, error.count)
+            }
         }
         guard status == 0 else { throw Failure(description: Self.text(error)) }
     }

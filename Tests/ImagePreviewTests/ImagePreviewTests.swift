@@ -85,6 +85,28 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         #expect(ExifSummary.fromJPEG(Array("GIF89a".utf8)) == nil)
         #expect(ExifSummary.fromJPEG([0xFF, 0xD8, 0xFF, 0xDA, 0, 2]) == nil)
     }
+
+    /// A PNG's eXIf chunk, written by libpng (`png_set_eXIf_1`), in both byte orders; cut
+    /// anywhere it is survived; a chunk length past the end, or none before IEND, is no EXIF.
+    @Test(arguments: [false, true])
+    func aPNGCarriesItsEXIFInAnEXIfChunk(bigEndian: Bool) throws {
+        let path = TestFiles.makeTemporaryDirectory("png-exif") + "/exif.png"
+        try PictureWriter.png(corners(), to: path, exif: PictureWriter.exif(
+            orientation: 8, bigEndian: bigEndian, make: "Apple", model: "iPhone 15 Pro", dateTaken: "2025:02:03 04:05:06"))
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(String(decoding: bytes[33 + 4..<33 + 8], as: UTF8.self) == "eXIf", "libpng puts it after IHDR")
+        let summary = try #require(ExifSummary.fromPNG(bytes))
+        #expect(summary == ExifSummary(orientation: .left, dateTaken: "2025:02:03 04:05:06", camera: "Apple iPhone 15 Pro"))
+        for cut in 0..<bytes.count {
+            let partial = ExifSummary.fromPNG(Array(bytes[0..<cut]))
+            #expect(partial == nil || partial?.orientation == .left || partial?.orientation == .up)
+        }
+        var huge = bytes
+        huge.replaceSubrange(33..<37, with: [0x7F, 0xFF, 0xFF, 0xFF])
+        #expect(ExifSummary.fromPNG(huge) == nil)
+        try PictureWriter.png(corners(), to: path)
+        #expect(ExifSummary.fromPNG(Array(try Data(contentsOf: URL(fileURLWithPath: path)))) == nil)
+    }
 }
 
 @Suite struct DecodeTests {
@@ -122,6 +144,16 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         #expect(preview.image.width == 30 && preview.image.height == 40)
         #expect(preview.info.width == 480 && preview.info.height == 640)
         #expect(same(preview.image.pixel(15, 2), (230, 20, 20), within: 24) && same(preview.image.pixel(15, 37), (20, 20, 230), within: 24))
+    }
+
+    @Test func aSidewaysPNGIsShownUpright() throws {
+        let path = directory + "/sideways.png"
+        // Stored 300 x 100 with orientation 6 in its eXIf chunk: shown 100 x 300, left half on top.
+        try PictureWriter.png(halves(width: 300, height: 100), to: path, exif: PictureWriter.exif(orientation: 6, bigEndian: false, model: "Pixel 8"))
+        let preview = try PreviewDecoder.decode(path: path, fitting: 60, 60).get()
+        #expect(preview.image.width == 20 && preview.image.height == 60)
+        #expect(preview.info.width == 100 && preview.info.height == 300 && preview.info.camera == "Pixel 8")
+        #expect(same(preview.image.pixel(10, 2), (230, 20, 20)) && same(preview.image.pixel(10, 57), (20, 20, 230)))
     }
 
     @Test(arguments: [false, true])

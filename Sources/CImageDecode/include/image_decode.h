@@ -38,8 +38,9 @@ void um_image_free(um_image *image);
 int um_write_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
                   const unsigned char *app1, size_t app1_length, char *error, size_t error_size);
 
-/// Writes `rgb` as an 8-bit RGB PNG, Adam7-interlaced when `interlaced`.
+/// Writes `rgb` as an 8-bit RGB PNG, Adam7-interlaced when `interlaced`, with an eXIf chunk
+/// holding `exif` (a TIFF structure, "II*\0…" or "MM\0*…") when not NULL.
 int um_write_png(const char *path, const unsigned char *rgb, int width, int height, int interlaced,
-                 char *error, size_t error_size);
+                 const unsigned char *exif, size_t exif_length, char *error, size_t error_size);
 
 #endif
