@@ -65,6 +65,28 @@ import UploadCore
         #expect(state.queue.status(ofFile: "/photos/dog.png", size: 512_000) == nil, "sent to another endpoint")
     }
 
+    /// Uploads run by the monitor itself (`--no-agent`) carry no modification time in their
+    /// events: the monitor keeps the one the file was listed with when it was queued.
+    @Test func aFileQueuedFromThisMonitorAndRewrittenSinceIsNotSent() {
+        var state = Fixtures.state()
+        let listed: Int64 = 1_700_000_000_123_456_789
+        var entries = Fixtures.listing.entries
+        entries[1].modified = listed
+        _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryListing(path: "/photos", entries: entries)))
+        Fixtures.press(&state, .down, .character("u"))
+        Fixtures.upload(&state, .queued(cat, name: "cat.jpg", totalBytes: 2_100_000))
+        Fixtures.upload(&state, .started(cat, attempt: 1, url: state.endpoint, totalBytes: 2_100_200))
+        Fixtures.upload(&state, .finished(cat, .answered(status: 200)))
+        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: listed)?.kind == .sent)
+        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: listed + 1) == nil,
+                "rewritten since, same size: not the file that was sent")
+        // Listed again after the rewrite: the browser no longer ticks it.
+        entries[1].modified = listed + 1_000_000_000
+        _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryListing(path: "/photos", entries: entries)))
+        let lines = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode)).text.split(separator: "\n")
+        #expect(lines.contains { $0.contains("cat.jpg") && !$0.contains("✓") }, "\(lines.joined(separator: "\n"))")
+    }
+
     /// The journal knows when the file was last modified: a file rewritten since (same size)
     /// is not the one that was sent.
     @Test func aFileModifiedSinceItWasSentIsNotSent() {

@@ -15,12 +15,29 @@ public struct QueueState: Sendable {
     /// Uploads queued since the queue last drained: the "All N uploads finished" line counts these.
     public var batch: Set<UploadID> = []
     /// The file of each upload queued from this monitor (the queue's events name it only):
-    /// paths handed to the queue wait here, by upload name, until their upload is queued.
+    /// files handed to the queue wait here, by upload name, until their upload is queued.
     public var paths: [UploadID: String] = [:]
-    var pendingPaths: [String: [String]] = [:]
+    /// The modification time each of those files was listed with (ns since 1970), so the
+    /// browser can tell a file changed since it was sent, as it can from the agent's records.
+    var listedModified: [UploadID: Int64] = [:]
+    var pendingPaths: [String: [QueuedFile]] = [:]
+
+    struct QueuedFile: Sendable {
+        var path: String
+        var modified: Int64?
+    }
 
     /// The file an upload sends, when known.
     public func path(of id: UploadID) -> String? { tracker[id]?.record.path ?? paths[id] }
+
+    /// Remembers which file a newly queued upload named `name` sends.
+    mutating func claimPendingFile(_ id: UploadID, name: String) {
+        guard var waiting = pendingPaths[name], !waiting.isEmpty else { return }
+        let file = waiting.removeFirst()
+        pendingPaths[name] = waiting.isEmpty ? nil : waiting
+        paths[id] = file.path
+        listedModified[id] = file.modified
+    }
 
     /// What has happened to each file, by path, with the size it had: what the browser shows
     /// next to a file (kept up to date as uploads are queued and end, not on every progress).
@@ -35,7 +52,7 @@ public struct QueueState: Sendable {
             guard let row = tracker[id], let path = path(of: id) else { continue }
             let url = row.record.url
             guard url.isEmpty || url == endpoint else { continue }
-            let status = FileUploadStatus(row.record.state, size: row.record.fileSize, modified: row.record.fileModified)
+            let status = FileUploadStatus(row.record.state, size: row.record.fileSize, modified: row.record.fileModified ?? listedModified[id])
             if let known = files[path], known.rank >= status.rank { continue }
             files[path] = status
         }

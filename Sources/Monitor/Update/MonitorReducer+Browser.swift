@@ -93,7 +93,10 @@ extension MonitorReducer {
         }
         let items = paths.map { QueueItem(path: $0, uploadName: browser.renames[$0] ?? UploadName.baseName(of: $0)) }
         browser.marks.removeAll()
-        for item in items { state.queue.pendingPaths[item.uploadName, default: []].append(item.path) }
+        let listed = Dictionary(browser.entries.map { (browser.fullPath($0), $0.modified) }, uniquingKeysWith: { a, _ in a })
+        for item in items {
+            state.queue.pendingPaths[item.uploadName, default: []].append(.init(path: item.path, modified: listed[item.path].flatMap { $0 == 0 ? nil : $0 }))
+        }
         state.message = StatusMessage(items.count == 1 ? "Queued \(items[0].uploadName)" : "Queued \(items.count) files")
         return [.enqueue(items)]
     }

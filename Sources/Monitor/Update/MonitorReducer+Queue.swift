@@ -80,10 +80,7 @@ extension MonitorReducer {
         state.queue.tracker.apply(event, now: time.seconds)
         switch event {
         case .queued(let id, let name, _):
-            if var waiting = state.queue.pendingPaths[name], !waiting.isEmpty {
-                state.queue.paths[id] = waiting.removeFirst()
-                state.queue.pendingPaths[name] = waiting.isEmpty ? nil : waiting
-            }
+            state.queue.claimPendingFile(id, name: name)
             state.queue.batch.insert(id)
             state.queue.answers[id] = nil
         case .resumable(let id, _, let why?):
