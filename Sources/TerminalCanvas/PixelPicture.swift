@@ -117,15 +117,19 @@ public enum SixelEncoder {
     /// Palette indices of every pixel.
     public static func quantise(_ picture: PixelPicture) -> [UInt8] {
         var indices = [UInt8](repeating: 0, count: picture.width * picture.height)
-        picture.rgb.withUnsafeBufferPointer { rgb in
-            for y in 0..<picture.height {
-                for x in 0..<picture.width {
-                    let p = (y * picture.width + x) * 3
-                    let d = bayer[(y & 3) * 4 + (x & 3)]
-                    let r = max(0, min(255, Int(rgb[p]) + d)) >> 3
-                    let g = max(0, min(255, Int(rgb[p + 1]) + d)) >> 3
-                    let b = max(0, min(255, Int(rgb[p + 2]) + d)) >> 3
-                    indices[y * picture.width + x] = nearest[(r << 10) | (g << 5) | b]
+        indices.withUnsafeMutableBufferPointer { indices in
+            picture.rgb.withUnsafeBufferPointer { rgb in
+                nearest.withUnsafeBufferPointer { nearest in
+                    for y in 0..<picture.height {
+                        for x in 0..<picture.width {
+                            let p = (y * picture.width + x) * 3
+                            let d = bayer[(y & 3) * 4 + (x & 3)]
+                            let r = max(0, min(255, Int(rgb[p]) + d)) >> 3
+                            let g = max(0, min(255, Int(rgb[p + 1]) + d)) >> 3
+                            let b = max(0, min(255, Int(rgb[p + 2]) + d)) >> 3
+                            indices[y * picture.width + x] = nearest[(r << 10) | (g << 5) | b]
+                        }
+                    }
                 }
             }
         }
@@ -141,50 +145,63 @@ public enum SixelEncoder {
         for (i, colour) in palette.enumerated() where used[i] {
             out += Array("#\(i);2;\(Int(colour.r) * 100 / 255);\(Int(colour.g) * 100 / 255);\(Int(colour.b) * 100 / 255)".utf8)
         }
+        out.reserveCapacity(out.count + width * height / 2)
         // One row of sixels per colour present in the band; reset after each, so the buffer is
         // clean for the next band.
         var sixels = [UInt8](repeating: 0, count: palette.count * width)
         var lastX = [Int](repeating: -1, count: palette.count)
         var present: [Int] = []
-        var bandStart = 0
-        while bandStart < height {
-            present.removeAll(keepingCapacity: true)
-            for row in 0..<min(6, height - bandStart) {
-                let bit = UInt8(1 << row)
-                let base = (bandStart + row) * width
-                for x in 0..<width {
-                    let colour = Int(indices[base + x])
-                    if lastX[colour] < 0 { present.append(colour) }
-                    sixels[colour * width + x] |= bit
-                    lastX[colour] = max(lastX[colour], x)
-                }
-            }
-            for (n, colour) in present.enumerated() {
-                out += Array("#\(colour)".utf8)
-                var x = 0
-                let end = lastX[colour]
-                while x <= end {
-                    let value = sixels[colour * width + x]
-                    var run = 1
-                    while x + run <= end && sixels[colour * width + x + run] == value { run += 1 }
-                    let character = 63 + value
-                    if run > 3 {
-                        out += Array("!\(run)".utf8)
-                        out.append(character)
-                    } else {
-                        out += [UInt8](repeating: character, count: run)
+        sixels.withUnsafeMutableBufferPointer { sixels in
+            indices.withUnsafeBufferPointer { indices in
+                var bandStart = 0
+                while bandStart < height {
+                    present.removeAll(keepingCapacity: true)
+                    for row in 0..<min(6, height - bandStart) {
+                        let bit = UInt8(1 << row)
+                        let base = (bandStart + row) * width
+                        for x in 0..<width {
+                            let colour = Int(indices[base + x])
+                            if lastX[colour] < 0 { present.append(colour) }
+                            sixels[colour * width + x] |= bit
+                            if x > lastX[colour] { lastX[colour] = x }
+                        }
                     }
-                    x += run
+                    for (n, colour) in present.enumerated() {
+                        out.append(UInt8(ascii: "#"))
+                        appendDecimal(colour, to: &out)
+                        let row = colour * width
+                        var x = 0
+                        let end = lastX[colour]
+                        while x <= end {
+                            let value = sixels[row + x]
+                            var run = 1
+                            while x + run <= end && sixels[row + x + run] == value { run += 1 }
+                            let character = 63 + value
+                            if run > 3 {
+                                out.append(UInt8(ascii: "!"))
+                                appendDecimal(run, to: &out)
+                                out.append(character)
+                            } else {
+                                for _ in 0..<run { out.append(character) }
+                            }
+                            x += run
+                        }
+                        for x in 0...end { sixels[row + x] = 0 }
+                        lastX[colour] = -1
+                        if n < present.count - 1 { out.append(UInt8(ascii: "$")) }
+                    }
+                    out.append(UInt8(ascii: "-"))
+                    bandStart += 6
                 }
-                for x in 0...end { sixels[colour * width + x] = 0 }
-                lastX[colour] = -1
-                if n < present.count - 1 { out.append(UInt8(ascii: "$")) }
             }
-            out.append(UInt8(ascii: "-"))
-            bandStart += 6
         }
         out += Array("\u{1B}\\".utf8)
         return out
+    }
+
+    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        if value >= 10 { appendDecimal(value / 10, to: &out) }
+        out.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 }
 
@@ -193,22 +210,31 @@ public enum Base64 {
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     public static func encode(_ bytes: [UInt8]) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let v = Int(bytes[i]) << 16 | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2])
-            out += [alphabet[v >> 18 & 63], alphabet[v >> 12 & 63], alphabet[v >> 6 & 63], alphabet[v & 63]]
-            i += 3
+        let count = (bytes.count + 2) / 3 * 4
+        return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+            bytes.withUnsafeBufferPointer { input in
+                alphabet.withUnsafeBufferPointer { table in
+                    var i = 0, o = 0
+                    while i + 3 <= input.count {
+                        let v = Int(input[i]) << 16 | Int(input[i + 1]) << 8 | Int(input[i + 2])
+                        out[o] = table[v >> 18 & 63]
+                        out[o + 1] = table[v >> 12 & 63]
+                        out[o + 2] = table[v >> 6 & 63]
+                        out[o + 3] = table[v & 63]
+                        i += 3
+                        o += 4
+                    }
+                    let rest = input.count - i
+                    if rest > 0 {
+                        let v = Int(input[i]) << 16 | (rest == 2 ? Int(input[i + 1]) << 8 : 0)
+                        out[o] = table[v >> 18 & 63]
+                        out[o + 1] = table[v >> 12 & 63]
+                        out[o + 2] = rest == 2 ? table[v >> 6 & 63] : UInt8(ascii: "=")
+                        out[o + 3] = UInt8(ascii: "=")
+                    }
+                }
+            }
+            initialized = count
         }
-        let rest = bytes.count - i
-        if rest == 1 {
-            let v = Int(bytes[i]) << 16
-            out += [alphabet[v >> 18 & 63], alphabet[v >> 12 & 63], UInt8(ascii: "="), UInt8(ascii: "=")]
-        } else if rest == 2 {
-            let v = Int(bytes[i]) << 16 | Int(bytes[i + 1]) << 8
-            out += [alphabet[v >> 18 & 63], alphabet[v >> 12 & 63], alphabet[v >> 6 & 63], UInt8(ascii: "=")]
-        }
-        return out
     }
 }

@@ -159,6 +159,39 @@ func benchPreview() throws {
         print("preview of a \(name) ready (decode + scale + layout + cells, \(pane)): median \(ms(percentile(times, 0.5))), worst \(ms(times.max()!)) (target <= \(Int(target)) ms)")
     }
 
+    // Real pixels (kitty graphics, sixel) in 10x20-pixel cells: the decode to the pane's pixels,
+    // and the escapes, which are made on the screen's loop when a frame is drawn.
+    var pixelState = state
+    pixelState.pixelGraphics = PixelGraphics(kind: .kitty, cellWidth: 10, cellHeight: 20)
+    let pixelTheme = Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor, pixels: pixelState.pixelGraphics)
+    for (name, path) in [("6000x4000 JPEG", jpeg), ("4000x3000 PNG", png)] {
+        var ready: [Double] = [], kitty: [Double] = [], sixel: [Double] = []
+        var sizes = ""
+        let entry = state.browser.visible.firstIndex { state.browser.visibleEntry($0).name == (path as NSString).lastPathComponent }!
+        for _ in 0..<7 {
+            var local = pixelState
+            local.browser.selected = entry
+            local.preview = PreviewState()
+            var pixels: PixelPicture?
+            ready.append(seconds {
+                let effects = MonitorReducer.reduce(&local, .resize(width: 200, height: 60))
+                guard let wanted = effects.lazy.compactMap({ effect -> PreviewRequest? in
+                    if case .loadPreview(let request) = effect { request } else { nil }
+                }).first else { fatalError("no preview asked for") }
+                let box = wanted.pixelBox
+                let result = PreviewDecoder.decode(path: path, fitting: box.width, box.height)
+                _ = MonitorReducer.reduce(&local, .previewLoaded(wanted, result))
+                pixels = MonitorView.render(local, theme: pixelTheme).pixels
+            })
+            guard let pixels else { fatalError("no picture in pixels") }
+            var kittyBytes = 0, sixelBytes = 0
+            kitty.append(seconds { kittyBytes = KittyEncoder.show(pixels).count })
+            sixel.append(seconds { sixelBytes = SixelEncoder.bytes(pixels).count })
+            sizes = "\(pixels.width)x\(pixels.height) px; kitty \(kittyBytes / 1024) KiB, sixel \(sixelBytes / 1024) KiB"
+        }
+        print("preview of a \(name) in real pixels (\(sizes)): decoded and laid out median \(ms(percentile(ready, 0.5))); escapes on the screen's loop: kitty median \(ms(percentile(kitty, 0.5))), sixel median \(ms(percentile(sixel, 0.5))) (a frame is 16 ms)")
+    }
+
     // 1,000 photos; `j` held (30 presses a second) with previews on, decoding in the background.
     let many = dir + "/many"
     if (try? fm.contentsOfDirectory(atPath: many).count) != 1000 {
@@ -194,7 +227,34 @@ func await_sleep(until deadline: ContinuousClock.Instant, clock: ContinuousClock
     if left > .zero { Thread.sleep(forTimeInterval: Double(left.components.attoseconds) / 1e18 + Double(left.components.seconds)) }
 }
 
+/// Peak memory of one preview of `path` in the pane of a 200x60 monitor, in a process of its own.
+func benchPreviewMemory(_ path: String) {
+    func peakMiB() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024
+    }
+    let before = peakMiB()
+    let result = PreviewDecoder.decode(path: path, fitting: 108, 110)
+    guard case .success(let preview) = result else { fatalError("\(result)") }
+    print(String(format: "preview of %@ (%dx%d, %.0f MB file) into %dx%d px: peak RSS %.1f MiB (%.1f MiB before decoding)",
+                 (path as NSString).lastPathComponent, preview.info.width ?? 0, preview.info.height ?? 0,
+                 Double(preview.info.fileSize ?? 0) / 1e6, preview.image.width, preview.image.height, peakMiB(), before))
+}
+
 let what = CommandLine.arguments.dropFirst().first ?? "all"
+let hugePNG = NSTemporaryDirectory() + "uploadmon-bench-preview/huge.png"
+if what == "make-huge" {
+    // 100 megapixels (300 MB of RGB while it is written: the writer takes whole pictures), once.
+    try FileManager.default.createDirectory(atPath: NSTemporaryDirectory() + "uploadmon-bench-preview", withIntermediateDirectories: true)
+    if !FileManager.default.fileExists(atPath: hugePNG) { try PictureWriter.png(photo(width: 10_000, height: 10_000, seed: 3), to: hugePNG) }
+    print(hugePNG)
+    exit(0)
+}
+if what == "preview-memory" {
+    benchPreviewMemory(CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : hugePNG)
+    exit(0)
+}
 if what == "render" || what == "all" { benchRender() }
 if what == "dir" || what == "all" { try benchDirectory() }
 if what == "preview" || what == "all" { try benchPreview() }
