@@ -19,6 +19,8 @@ public final class NCursesTerminal {
     /// The picture on screen now, drawn over cells curses believes blank.
     private var shownPicture: CellPicture?
     private var shownPixels: PixelPicture?
+    /// Drops answers to the start-up questions that arrive after the wait for them.
+    private var lateReplies: LateReplyFilter
     private var pairs: [Int: Int16] = [:]
     private var maxPairs: Int = 0
     private var closed = false
@@ -30,7 +32,8 @@ public final class NCursesTerminal {
         setlocale(LC_ALL, "")
         TerminalRestore.saveModes()
         // Asked before curses reads the keyboard, so the answers never arrive as keys.
-        let pixels = wantColors ? TerminalProbe.graphics(graphics, environment: environment) : nil
+        let probe = wantColors ? TerminalProbe.graphics(graphics, environment: environment) : (graphics: nil, answersPending: false)
+        lateReplies = LateReplyFilter(active: probe.answersPending)
         initscr()
         raw()
         noecho()
@@ -48,7 +51,7 @@ public final class NCursesTerminal {
         }
         colors = usable
         colorDepth = usable ? Self.pictureDepth() : .none
-        pixelGraphics = usable ? pixels : nil
+        pixelGraphics = usable ? probe.graphics : nil
         width = Int(um_cols())
         height = Int(um_lines())
         TerminalRestore.installCrashHandlers()
@@ -111,7 +114,7 @@ public final class NCursesTerminal {
                 keys.append(KeyDecoder.character(UInt32(value)))
             }
         }
-        return keys
+        return lateReplies.filter(keys)
     }
 
     /// Copies `canvas` to the screen. A canvas of another size than the screen is clipped.

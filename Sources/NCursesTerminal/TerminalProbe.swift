@@ -18,18 +18,25 @@ public enum TerminalProbe {
     /// SSH too; only a terminal that never answers costs the whole wait, once, at start.
     public static let timeoutMilliseconds = 1000
 
-    /// What pictures can use for `choice` in `environment`; nil for half-block cells.
-    public static func graphics(_ choice: GraphicsChoice, environment: [String: String]) -> PixelGraphics? {
+    /// What pictures can use for `choice` in `environment` (nil: half-block cells), and whether
+    /// answers may still arrive (asked, but the wait ended first).
+    public static func graphics(_ choice: GraphicsChoice, environment: [String: String]) -> (graphics: PixelGraphics?, answersPending: Bool) {
         switch choice {
         case .cells:
-            return nil
+            return (nil, false)
         case .auto:
-            guard TerminalReplies.worthAsking(environment: environment), let replies = ask() else { return nil }
-            return replies.graphics(windowCell: windowCell())
+            guard TerminalReplies.worthAsking(environment: environment), let replies = ask() else { return (nil, false) }
+            return (replies.graphics(windowCell: windowCell()), !replies.complete)
         case .kitty, .sixel:
             // The user's word: the protocol is not asked about, the cell size still is.
-            let cell = windowCell() ?? ask()?.cellSize ?? (10, 20)
-            return PixelGraphics(kind: choice == .kitty ? .kitty : .sixel, cellWidth: cell.width, cellHeight: cell.height)
+            var pending = false
+            var cell = windowCell()
+            if cell == nil, let replies = ask() {
+                cell = replies.cellSize
+                pending = !replies.complete
+            }
+            let size = cell ?? (10, 20)
+            return (PixelGraphics(kind: choice == .kitty ? .kitty : .sixel, cellWidth: size.width, cellHeight: size.height), pending)
         }
     }
 

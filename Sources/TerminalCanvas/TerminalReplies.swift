@@ -109,3 +109,50 @@ public struct TerminalReplies: Sendable, Equatable {
         return true
     }
 }
+
+/// Answers to the start-up questions that come after the wait for them ended (a slow link)
+/// reach the keyboard's input as keys: Escape, `[`, `?`, `6`, … `c`. While active, this drops
+/// such answers from the keys read (an `ESC [ … c|t|S` or `ESC _ … ESC \` in one read), and
+/// ends once Device Attributes, the last answer, has been dropped.
+public struct LateReplyFilter: Sendable, Equatable {
+    public private(set) var active: Bool
+
+    public init(active: Bool) {
+        self.active = active
+    }
+
+    public mutating func filter(_ keys: [Key]) -> [Key] {
+        guard active else { return keys }
+        var kept: [Key] = []
+        var i = 0
+        while i < keys.count {
+            if keys[i] == .escape, let (end, last) = reply(in: keys, at: i) {
+                if last { active = false }
+                i = end + 1
+                continue
+            }
+            kept.append(keys[i])
+            i += 1
+        }
+        return kept
+    }
+
+    /// Where an answer starting at `start` ends, and whether it is Device Attributes.
+    private func reply(in keys: [Key], at start: Int) -> (end: Int, last: Bool)? {
+        guard start + 1 < keys.count else { return nil }
+        if keys[start + 1] == .character("[") {
+            var j = start + 2
+            while j < keys.count, case .character(let c) = keys[j], c.isASCII, c.isNumber || c == ";" || c == "?" { j += 1 }
+            guard j < keys.count, j - start <= 64, case .character(let final) = keys[j], "ctS".contains(final) else { return nil }
+            return (j, final == "c" && keys[start + 2] == .character("?"))
+        }
+        if keys[start + 1] == .character("_") {
+            var j = start + 2
+            while j + 1 < keys.count, j - start <= 8192 {
+                if keys[j] == .escape && keys[j + 1] == .character("\\") { return (j + 1, false) }
+                j += 1
+            }
+        }
+        return nil
+    }
+}

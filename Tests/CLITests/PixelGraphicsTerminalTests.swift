@@ -127,7 +127,9 @@ import UploadTesting
         #expect(!text.contains("\u{1B}_Ga=T"))
     }
 
-    @Test(arguments: ["plain", "mute", "tmux"])
+    /// `slow` answers after the wait: its answer reaches the monitor's keyboard input and must
+    /// not act as keys (`?` would open the help, and the `j` and `q` that follow would go to it).
+    @Test(arguments: ["plain", "mute", "slow", "tmux"])
     func withoutPixelsThePhotoIsDrawnInHalfBlocks(mode: String) async throws {
         let (output, status) = try await run(mode)
         #expect(status == 0)

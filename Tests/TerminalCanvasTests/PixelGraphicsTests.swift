@@ -131,3 +131,27 @@ import Testing
         }
     }
 }
+
+@Suite struct LateReplyFilterTests {
+    static func keys(_ text: String) -> [Key] {
+        text.map { $0 == "\u{1B}" ? Key.escape : .character($0) }
+    }
+
+    @Test func answersThatCameLateAreNotKeysAndTheFilterEndsWithTheLast() {
+        var filter = LateReplyFilter(active: true)
+        #expect(filter.filter(Self.keys("j\u{1B}_Gi=31;OK\u{1B}\\k")) == Self.keys("jk"))
+        #expect(filter.active)
+        #expect(filter.filter(Self.keys("\u{1B}[?1;0;1024S\u{1B}[6;20;10tq")) == Self.keys("q"))
+        #expect(filter.filter(Self.keys("\u{1B}[?62;4;22c?")) == Self.keys("?"))
+        #expect(!filter.active, "Device Attributes come last")
+        #expect(filter.filter(Self.keys("\u{1B}[?62c")) == Self.keys("\u{1B}[?62c"))
+    }
+
+    @Test func realKeysPassUntouched() {
+        var filter = LateReplyFilter(active: true)
+        let typed: [Key] = [.escape, .character("q"), .up, .escape, .character("["), .character("x"), .escape]
+        #expect(filter.filter(typed) == typed)
+        var inactive = LateReplyFilter(active: false)
+        #expect(inactive.filter(Self.keys("\u{1B}[?62c")) == Self.keys("\u{1B}[?62c"))
+    }
+}

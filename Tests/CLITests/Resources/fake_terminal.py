@@ -3,8 +3,9 @@ for the end-to-end tests of pictures in real pixels.
 
     fake_terminal.py MODE OUT [TEXT=KEYS] -- COMMAND...
 
-MODE is kitty, sixel, plain (answers Device Attributes only), mute (answers nothing) or tmux
-(answers as kitty, but the command is told it runs inside tmux). The
+MODE is kitty, sixel, plain (answers Device Attributes only), mute (answers nothing), slow
+(answers as kitty, but 1.5 seconds late) or tmux (answers as kitty, but the command is told it
+runs inside tmux). The
 command runs on a pseudo-terminal of 120x40 cells of 10x20 pixels. Everything it writes is saved
 to OUT. Once a picture has been sent (or, for plain and mute, half blocks are on screen) the
 terminal types KEYS once TEXT is on screen (if given), `j` once a picture is on screen, waits for the next picture, types `q` and waits for the command to end. It
@@ -30,7 +31,8 @@ ANSWERS = {
     "plain": b"\x1b[?62;22c",
     "mute": b"",
 }
-ANSWERS["tmux"] = ANSWERS["kitty"]
+ANSWERS["tmux"] = ANSWERS["slow"] = ANSWERS["kitty"]
+DELAY = 1.5 if mode == "slow" else 0
 PICTURE = {"kitty": b"\x1b_Ga=T", "sixel": b"\x1bP0;0;0q"}.get(mode, "▀".encode())
 
 pid, fd = pty.fork()
@@ -45,6 +47,7 @@ if pid == 0:
 fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 1200, 800))
 output = bytearray()
 answered = False
+asked_at = None
 steps = (["start"] if start_keys else []) + ["first", "second", "quit"]
 status = None
 deadline = time.monotonic() + 40
@@ -65,14 +68,18 @@ while time.monotonic() < deadline:
                     time.sleep(0.05)
             break
         output += chunk
-    if not answered and b"\x1b_Gi=31" in output:
+    if asked_at is None and b"\x1b_Gi=31" in output:
+        asked_at = time.monotonic()
+    if not answered and asked_at is not None and time.monotonic() >= asked_at + DELAY:
         answered = True
         if ANSWERS[mode]:
             os.write(fd, ANSWERS[mode])
     if steps and steps[0] == "start" and start_text in output:
         steps.pop(0)
         os.write(fd, start_keys)
-    elif steps and steps[0] == "first" and output.count(PICTURE) >= 1:
+    elif steps and steps[0] == "first" and output.count(PICTURE) >= 1 and (
+            # A late answer must have been read before the keys that follow it.
+            mode != "slow" or (answered and time.monotonic() > asked_at + DELAY + 0.5)):
         steps.pop(0)
         os.write(fd, b"j")
         mark = len(output)
