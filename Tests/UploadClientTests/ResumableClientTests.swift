@@ -87,7 +87,8 @@ import UploadTesting
         #expect(first.outcome.isSuccess)
         // The answer is lost (a crash before it was written down): the next attempt still has the point.
         var again = request
-        again.resume = try #require(points.value)
+        let point: ResumePoint = try #require(points.value)
+        again.resume = point
         let second = await transport.perform(again, observer: AttemptObserver())
         #expect(second.outcome == .answered(status: 200))
         #expect(second.response?.bodyText == #"{"filename":"big.png"}"#)
@@ -109,7 +110,8 @@ import UploadTesting
         }))
         // The file is rewritten (same size, new bytes and time) before the next attempt.
         _ = try TestFiles.writeImage(at: path, size: Self.size)
-        request.resume = try #require(first.value)
+        let point: ResumePoint = try #require(first.value)
+        request.resume = point
         let changed = PointBox(), reasons = Lines()
         let result = await transport.perform(request, observer: AttemptObserver(resumable: { point, why in
             if let point { changed.set(point) }
