@@ -123,6 +123,19 @@ func photo(width: Int, height: Int, seed: Int) -> RGBImage {
     return RGBImage(width: width, height: height, rgb: rgb)
 }
 
+/// What a preview pane does when the cursor lands on `path`: the reducer asks for the photo
+/// (any event makes it ask), the photo is decoded to the box asked for, the result goes back.
+func decodeWantedPreview(_ state: inout MonitorState, path: String) -> Result<Preview, PreviewProblem> {
+    let effects = MonitorReducer.reduce(&state, .resize(width: state.width, height: state.height))
+    guard let wanted = effects.lazy.compactMap({ effect -> PreviewRequest? in
+        if case .loadPreview(let request) = effect { request } else { nil }
+    }).first else { fatalError("no preview asked for") }
+    let box = wanted.pixelBox
+    let result = PreviewDecoder.decode(path: path, fitting: box.width, box.height)
+    _ = MonitorReducer.reduce(&state, .previewLoaded(wanted, result))
+    return result
+}
+
 func benchPreview() throws {
     let dir = NSTemporaryDirectory() + "uploadmon-bench-preview"
     let fm = FileManager.default
@@ -143,13 +156,7 @@ func benchPreview() throws {
             local.browser.selected = entry
             local.preview = PreviewState()
             times.append(seconds {
-                // Any event makes the reducer ask for the photo under the cursor.
-                let effects = MonitorReducer.reduce(&local, .resize(width: 200, height: 60))
-                guard let wanted = effects.lazy.compactMap({ effect -> PreviewRequest? in
-                    if case .loadPreview(let request) = effect { request } else { nil }
-                }).first else { fatalError("no preview asked for") }
-                let result = PreviewDecoder.decode(path: path, fitting: wanted.columns, wanted.rows * 2)
-                _ = MonitorReducer.reduce(&local, .previewLoaded(wanted, result))
+                let result = decodeWantedPreview(&local, path: path)
                 let canvas = MonitorView.render(local, theme: theme)
                 guard let picture = canvas.picture else { fatalError("no picture: \(result)") }
                 let bytes = PictureEncoder.bytes(picture, depth: .trueColor)
@@ -174,13 +181,7 @@ func benchPreview() throws {
             local.preview = PreviewState()
             var pixels: PixelPicture?
             ready.append(seconds {
-                let effects = MonitorReducer.reduce(&local, .resize(width: 200, height: 60))
-                guard let wanted = effects.lazy.compactMap({ effect -> PreviewRequest? in
-                    if case .loadPreview(let request) = effect { request } else { nil }
-                }).first else { fatalError("no preview asked for") }
-                let box = wanted.pixelBox
-                let result = PreviewDecoder.decode(path: path, fitting: box.width, box.height)
-                _ = MonitorReducer.reduce(&local, .previewLoaded(wanted, result))
+                _ = decodeWantedPreview(&local, path: path)
                 pixels = MonitorView.render(local, theme: pixelTheme).pixels
             })
             guard let pixels else { fatalError("no picture in pixels") }
