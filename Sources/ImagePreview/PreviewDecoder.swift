@@ -6,10 +6,14 @@ public struct Preview: Sendable, Equatable {
     /// Upright, fitted into the box it was asked for.
     public var image: RGBImage
     public var info: PreviewInfo
+    /// When `image` is in real pixels: the same picture fitted to half-block cells, shown while
+    /// the cursor is still moving.
+    public var cells: RGBImage?
 
-    public init(image: RGBImage, info: PreviewInfo) {
+    public init(image: RGBImage, info: PreviewInfo, cells: RGBImage? = nil) {
         self.image = image
         self.info = info
+        self.cells = cells
     }
 }
 

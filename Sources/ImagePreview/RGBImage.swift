@@ -16,6 +16,34 @@ public struct RGBImage: Sendable, Equatable {
         return (rgb[i], rgb[i + 1], rgb[i + 2])
     }
 
+    /// The picture scaled down to fit `boxWidth` x `boxHeight`, aspect kept, each output pixel
+    /// the average of the pixels it covers (a picture that fits already is returned as it is).
+    public func fitted(_ boxWidth: Int, _ boxHeight: Int) -> RGBImage {
+        guard width > 0, height > 0, boxWidth > 0, boxHeight > 0, width > boxWidth || height > boxHeight else { return self }
+        let scale = min(Double(boxWidth) / Double(width), Double(boxHeight) / Double(height))
+        let outWidth = max(1, Int(Double(width) * scale)), outHeight = max(1, Int(Double(height) * scale))
+        var out = [UInt8](repeating: 0, count: outWidth * outHeight * 3)
+        rgb.withUnsafeBufferPointer { source in
+            for oy in 0..<outHeight {
+                let y0 = oy * height / outHeight, y1 = max(y0 + 1, (oy + 1) * height / outHeight)
+                for ox in 0..<outWidth {
+                    let x0 = ox * width / outWidth, x1 = max(x0 + 1, (ox + 1) * width / outWidth)
+                    var r = 0, g = 0, b = 0
+                    for y in y0..<y1 {
+                        var i = (y * width + x0) * 3
+                        for _ in x0..<x1 {
+                            r += Int(source[i]); g += Int(source[i + 1]); b += Int(source[i + 2])
+                            i += 3
+                        }
+                    }
+                    let n = (y1 - y0) * (x1 - x0), o = (oy * outWidth + ox) * 3
+                    out[o] = UInt8(r / n); out[o + 1] = UInt8(g / n); out[o + 2] = UInt8(b / n)
+                }
+            }
+        }
+        return RGBImage(width: outWidth, height: outHeight, rgb: out)
+    }
+
     /// The picture turned upright as EXIF `orientation` says (all eight values).
     public func upright(_ orientation: Orientation) -> RGBImage {
         guard orientation != .up else { return self }

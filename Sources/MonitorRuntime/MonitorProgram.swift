@@ -63,6 +63,8 @@ public final class MonitorProgram: @unchecked Sendable {
     private let makeTerminal: @Sendable (_ wantColors: Bool) -> any MonitorTerminal
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
+    /// When to report that the cursor rested on a picture (`awaitPreviewRest`); loop thread only.
+    private var restDue: (request: PreviewRequest, at: Double)?
     private lazy var previews = PreviewWorker { [inbox] request, result in inbox.post(.event(.previewLoaded(request, result))) }
 
     /// `makeTerminal` is called on the loop's thread, which is the only one that touches it.
@@ -125,7 +127,8 @@ public final class MonitorProgram: @unchecked Sendable {
         while !state.hasQuit {
             let t = elapsed()
             if pacer.drawNow(at: t) { terminal.draw(MonitorView.render(state, theme: theme)) }
-            let timeout = pacer.sleep(at: t, uploadsActive: state.queue.activeCount > 0) ?? -1
+            var timeout = pacer.sleep(at: t, uploadsActive: state.queue.activeCount > 0) ?? -1
+            if let due = restDue { timeout = max(0, timeout < 0 ? due.at - t : min(timeout, due.at - t)) }
             var fds = [
                 pollfd(fd: terminal.inputDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0),
@@ -156,6 +159,10 @@ public final class MonitorProgram: @unchecked Sendable {
                 }
             }
             if pacer.tickNow(at: elapsed(), uploadsActive: state.queue.activeCount > 0) { apply(.tick(now())) }
+            if let due = restDue, elapsed() >= due.at {
+                restDue = nil
+                apply(.previewRested(due.request))
+            }
         }
         return state
     }
@@ -176,6 +183,8 @@ public final class MonitorProgram: @unchecked Sendable {
             terminal.emit(TerminalNotification.bytes(mode: settings.notify, title: title, body: body, environment: settings.environment))
         case .loadPreview(let request):
             previews.request(request)
+        case .awaitPreviewRest(let request):
+            restDue = (request, elapsed() + PreviewState.restBeforePixels)
         case .quit:
             break
         }

@@ -43,7 +43,11 @@ public final class PreviewWorker: Sendable {
             }
             guard let (request, flag) = job else { return }
             let box = request.pixelBox
-            let result = PreviewDecoder.decode(path: request.path, fitting: box.width, box.height, cancel: flag)
+            var result = PreviewDecoder.decode(path: request.path, fitting: box.width, box.height, cancel: flag)
+            if request.inPixels, case .success(var preview) = result {
+                preview.cells = preview.image.fitted(request.columns, request.rows * 2)
+                result = .success(preview)
+            }
             if !flag.isCancelled { deliver(request, result) }
         }
     }

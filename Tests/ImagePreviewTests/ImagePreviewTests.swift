@@ -146,6 +146,17 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         #expect(same(preview.image.pixel(15, 2), (230, 20, 20), within: 24) && same(preview.image.pixel(15, 37), (20, 20, 230), within: 24))
     }
 
+    @Test func aPictureIsFittedByAveraging() {
+        // 6x2: red, red, red | blue, blue, blue; into 2x2 → 2x1 (aspect kept), one colour a side.
+        let image = halves(width: 6, height: 2)
+        let small = image.fitted(2, 2)
+        #expect(small.width == 2 && small.height == 1)
+        #expect(same(small.pixel(0, 0), (230, 20, 20)) && same(small.pixel(1, 0), (20, 20, 230)))
+        // Averages: a 2x1 of black and white is one grey pixel.
+        #expect(RGBImage(width: 2, height: 1, rgb: [0, 0, 0, 255, 255, 255]).fitted(1, 1).pixel(0, 0) == (127, 127, 127))
+        #expect(image.fitted(10, 10) == image, "a picture that fits stays as it is")
+    }
+
     @Test func aSidewaysPNGIsShownUpright() throws {
         let path = directory + "/sideways.png"
         // Stored 300 x 100 with orientation 6 in its eXIf chunk: shown 100 x 300, left half on top.
@@ -172,7 +183,7 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         try PictureWriter.jpeg(halves(width: 320, height: 240), to: jpeg)
         let bytes = try #require(FileManager.default.contents(atPath: jpeg))
         let cut = directory + "/cut.jpg"
-        FileManager.default.createFile(atPath: cut, contents: bytes.prefix(bytes.count / 2))
+        _ = FileManager.default.createFile(atPath: cut, contents: bytes.prefix(bytes.count / 2))
         guard case .failure(.cannotPreview(let why, _)) = PreviewDecoder.decode(path: cut, fitting: 40, 40) else {
             Issue.record("a truncated JPEG was shown")
             return
@@ -183,7 +194,7 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         try PictureWriter.png(halves(width: 64, height: 64), to: png)
         var damaged = try #require(FileManager.default.contents(atPath: png))
         for i in 60..<min(damaged.count, 120) { damaged[i] ^= 0x5A }
-        FileManager.default.createFile(atPath: png, contents: damaged)
+        _ = FileManager.default.createFile(atPath: png, contents: damaged)
         guard case .failure(.cannotPreview(let pngWhy, _)) = PreviewDecoder.decode(path: png, fitting: 40, 40) else {
             Issue.record("a corrupt PNG was shown")
             return
@@ -191,13 +202,13 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         #expect(!pngWhy.isEmpty)
 
         let text = directory + "/notes.txt"
-        FileManager.default.createFile(atPath: text, contents: Data("hello".utf8))
+        _ = FileManager.default.createFile(atPath: text, contents: Data("hello".utf8))
         #expect(PreviewDecoder.decode(path: text, fitting: 40, 40) == .failure(.cannotPreview("not a picture format known here", PreviewInfo(fileSize: 5))))
     }
 
     @Test func otherFormatsGetTheirSizeAndAnHonestNoPreview() throws {
         let gif = directory + "/a.gif"
-        FileManager.default.createFile(atPath: gif, contents: Data(Array("GIF89a".utf8) + [0x40, 0x01, 0xF0, 0x00] + [UInt8](repeating: 0, count: 20)))
+        _ = FileManager.default.createFile(atPath: gif, contents: Data(Array("GIF89a".utf8) + [0x40, 0x01, 0xF0, 0x00] + [UInt8](repeating: 0, count: 20)))
         guard case .failure(.noPreview(let info)) = PreviewDecoder.decode(path: gif, fitting: 40, 40) else {
             Issue.record("a GIF was not refused honestly")
             return

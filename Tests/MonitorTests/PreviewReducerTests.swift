@@ -83,7 +83,13 @@ import UploadCore
         let box = cat.pixelBox
         #expect(box.width <= cat.columns * 10 && box.height <= cat.rows * 20 && box.width * box.height <= PixelGraphics.maxPixels)
         let theme = Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor, pixels: state.pixelGraphics)
-        _ = MonitorReducer.reduce(&state, .previewLoaded(cat, .success(picture(95, 41))))
+        var photo = picture(95, 41)
+        photo.cells = photo.image.fitted(cat.columns, cat.rows * 2)
+        _ = MonitorReducer.reduce(&state, .previewLoaded(cat, .success(photo)))
+        // Until the cursor rests there, half blocks: no megabyte of pixels per photo passed.
+        let moving = MonitorView.render(state, theme: theme)
+        #expect(moving.pixels == nil && moving.picture?.columns == photo.cells?.width)
+        _ = MonitorReducer.reduce(&state, .previewRested(cat))
         let canvas = MonitorView.render(state, theme: theme)
         let pixels = try #require(canvas.pixels)
         #expect(canvas.picture == nil)
@@ -93,6 +99,26 @@ import UploadCore
         #expect(canvas.text.contains("4000×3000"))
         Fixtures.press(&state, .character("?"))
         #expect(MonitorView.render(state, theme: theme).pixels == nil, "kitty would draw over the help")
+    }
+
+    @Test func aPictureInPixelsWaitsForTheCursorToRestAndAStaleRestIsIgnored() throws {
+        var state = Fixtures.state()
+        state.pixelGraphics = PixelGraphics(kind: .sixel, cellWidth: 8, cellHeight: 16)
+        let effects = Fixtures.press(&state, .down)
+        let cat = try #require(loads(effects).first)
+        #expect(effects.contains(.awaitPreviewRest(cat)))
+        let dogEffects = Fixtures.press(&state, .down)
+        let dog = try #require(loads(dogEffects).first)
+        #expect(dogEffects.contains(.awaitPreviewRest(dog)))
+        _ = MonitorReducer.reduce(&state, .previewRested(cat))
+        #expect(!state.preview.rested, "the cursor has left the cat")
+        _ = MonitorReducer.reduce(&state, .previewRested(dog))
+        #expect(state.preview.rested)
+        Fixtures.press(&state, .up)
+        #expect(!state.preview.rested, "moving on starts the wait again")
+        // Half blocks need no wait.
+        var cells = Fixtures.state()
+        #expect(!Fixtures.press(&cells, .down).contains { if case .awaitPreviewRest = $0 { true } else { false } })
     }
 
     @Test func aLargePaneInPixelsIsScaledToTheCap() {

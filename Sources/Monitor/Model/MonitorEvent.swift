@@ -34,6 +34,8 @@ public enum MonitorEvent: Sendable, Equatable {
     case jobs([JobSummary], EventTime)
     /// A picture asked for with `loadPreview` is decoded (or cannot be).
     case previewLoaded(PreviewRequest, Result<Preview, PreviewProblem>)
+    /// The cursor has stayed on this picture for `PreviewState.restBeforePixels`.
+    case previewRested(PreviewRequest)
 }
 
 /// What the monitor learns when it attaches to the agent.
@@ -66,6 +68,9 @@ public enum MonitorEffect: Sendable, Equatable {
     /// Decode a picture for the preview pane, off the loop; the newest request replaces any
     /// still running. Its result comes back as `previewLoaded`.
     case loadPreview(PreviewRequest)
+    /// Report `previewRested` once this picture has been wanted for `PreviewState.restBeforePixels`
+    /// (a newer request replaces the wait).
+    case awaitPreviewRest(PreviewRequest)
     case quit
 }
 

@@ -39,7 +39,14 @@ public struct PreviewRequest: Sendable, Hashable {
 public struct PreviewState: Sendable, Equatable {
     public var enabled = true
     /// What the pane shows now; nil when there is nothing to show (a folder, no room).
-    public internal(set) var wanted: PreviewRequest?
+    public internal(set) var wanted: PreviewRequest? {
+        didSet { if wanted != oldValue { rested = false } }
+    }
+    /// The cursor has stayed on `wanted` for `restBeforePixels`: a picture in real pixels is
+    /// sent only then (half blocks until), so holding `j` over SSH does not send a megabyte
+    /// of pixels for every photo it passes.
+    public internal(set) var rested = false
+    public static let restBeforePixels = 0.15
     /// The last results, newest last: moving back to a photo shows it at once.
     private var cache: [(request: PreviewRequest, result: Result<Preview, PreviewProblem>)] = []
     public static let cacheSize = 8
@@ -62,6 +69,6 @@ public struct PreviewState: Sendable, Equatable {
     }
 
     public static func == (a: PreviewState, b: PreviewState) -> Bool {
-        a.enabled == b.enabled && a.wanted == b.wanted && a.cache.map(\.request) == b.cache.map(\.request)
+        a.enabled == b.enabled && a.wanted == b.wanted && a.rested == b.rested && a.cache.map(\.request) == b.cache.map(\.request)
     }
 }

@@ -10,7 +10,7 @@ public enum MonitorReducer {
         // What the browser says of each file changes when an upload is queued, starts, ends or
         // leaves the queue; not with its progress.
         switch event {
-        case .upload(.progress, _), .upload(.allFinished, _), .tick, .directoryLoaded, .previewLoaded, .resize, .notice, .jobs:
+        case .upload(.progress, _), .upload(.allFinished, _), .tick, .directoryLoaded, .previewLoaded, .previewRested, .resize, .notice, .jobs:
             break
         default:
             state.queue.refreshFiles(endpoint: state.endpoint)
@@ -20,6 +20,7 @@ public enum MonitorReducer {
         if wanted != state.preview.wanted {
             state.preview.wanted = wanted
             if let wanted, state.preview.result(for: wanted) == nil { effects.append(.loadPreview(wanted)) }
+            if let wanted, wanted.inPixels { effects.append(.awaitPreviewRest(wanted)) }
         }
         return effects
     }
@@ -60,6 +61,9 @@ public enum MonitorReducer {
             return []
         case .previewLoaded(let request, let result):
             state.preview.store(result, for: request)
+            return []
+        case .previewRested(let request):
+            if request == state.preview.wanted { state.preview.rested = true }
             return []
         }
     }

@@ -28,16 +28,22 @@ extension MonitorView {
         case .success(let preview):
             let image = preview.image
             if let request = state.preview.wanted, request.inPixels {
-                // Real pixels, 1:1: the cells they cover, centred; hidden under a dialog (kitty
-                // would draw them over it).
-                let columns = (image.width + request.cellWidth - 1) / request.cellWidth
-                let rows = (image.height + request.cellHeight - 1) / request.cellHeight
-                let x = inside.x + max(0, (inside.width - columns) / 2)
-                let y = inside.y + max(0, (inside.height - 1 - rows) / 2)
-                if state.modal == nil && theme.pixels != nil {
-                    canvas.pixels = PixelPicture(x: x, y: y, columns: columns, rows: rows, width: image.width, height: image.height, rgb: image.rgb)
-                }
                 writeInfo(&canvas, preview.info, infoRow, theme)
+                // Hidden under a dialog (kitty would draw over it).
+                guard state.modal == nil, theme.pixels != nil else { return }
+                if state.preview.rested {
+                    // Real pixels, 1:1: the cells they cover, centred.
+                    let columns = (image.width + request.cellWidth - 1) / request.cellWidth
+                    let rows = (image.height + request.cellHeight - 1) / request.cellHeight
+                    let x = inside.x + max(0, (inside.width - columns) / 2)
+                    let y = inside.y + max(0, (inside.height - 1 - rows) / 2)
+                    canvas.pixels = PixelPicture(x: x, y: y, columns: columns, rows: rows, width: image.width, height: image.height, rgb: image.rgb)
+                } else if let cells = preview.cells, theme.pictureDepth != .none {
+                    // Still moving: half blocks, a fraction of the bytes.
+                    let x = inside.x + max(0, (inside.width - cells.width) / 2)
+                    let y = inside.y + max(0, (inside.height - 1 - (cells.height + 1) / 2) / 2)
+                    canvas.picture = CellPicture(x: x, y: y, width: cells.width, height: cells.height, rgb: cells.rgb)
+                }
                 return
             }
             let pictureRows = (image.height + 1) / 2
