@@ -123,6 +123,14 @@ func photo(width: Int, height: Int, seed: Int) -> RGBImage {
     return RGBImage(width: width, height: height, rgb: rgb)
 }
 
+/// `state` with the browser's cursor on `path` and no previews kept.
+func cursorOn(_ path: String, in state: MonitorState) -> MonitorState {
+    var local = state
+    local.browser.selected = state.browser.visible.firstIndex { state.browser.visibleEntry($0).name == (path as NSString).lastPathComponent }!
+    local.preview = PreviewState()
+    return local
+}
+
 /// What a preview pane does when the cursor lands on `path` and stays: the reducer asks for the
 /// photo (any event makes it ask), the photo is decoded to the box asked for, the result goes
 /// back, the cursor rests.
@@ -152,11 +160,8 @@ func benchPreview() throws {
     for (name, path, target) in [("6000x4000 JPEG", jpeg, 60.0), ("4000x3000 PNG", png, 150.0)] {
         var times: [Double] = []
         var pane = ""
-        let entry = state.browser.visible.firstIndex { state.browser.visibleEntry($0).name == (path as NSString).lastPathComponent }!
         for _ in 0..<7 {
-            var local = state
-            local.browser.selected = entry
-            local.preview = PreviewState()
+            var local = cursorOn(path, in: state)
             times.append(seconds {
                 let result = decodeWantedPreview(&local, path: path)
                 let canvas = MonitorView.render(local, theme: theme)
@@ -176,11 +181,8 @@ func benchPreview() throws {
     for (name, path) in [("6000x4000 JPEG", jpeg), ("4000x3000 PNG", png)] {
         var ready: [Double] = [], kitty: [Double] = [], sixel: [Double] = []
         var sizes = ""
-        let entry = state.browser.visible.firstIndex { state.browser.visibleEntry($0).name == (path as NSString).lastPathComponent }!
         for _ in 0..<7 {
-            var local = pixelState
-            local.browser.selected = entry
-            local.preview = PreviewState()
+            var local = cursorOn(path, in: pixelState)
             var pixels: PixelPicture?
             ready.append(seconds {
                 _ = decodeWantedPreview(&local, path: path)
