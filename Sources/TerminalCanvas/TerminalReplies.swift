@@ -75,7 +75,8 @@ public struct TerminalReplies: Sendable, Equatable {
             if fields.count == 3, fields[0] == 1, fields[1] == 0 { sixelRegisters = fields[2] }
         case UInt8(ascii: "t"):
             let fields = parameters.split(separator: ";").compactMap { Int($0) }
-            if fields.count == 3, fields[0] == 6, fields[1] > 0, fields[2] > 0 { cellSize = (fields[2], fields[1]) }
+            // A cell of 1…512 pixels a side; anything else is not an answer to trust.
+            if fields.count == 3, fields[0] == 6, (1...512).contains(fields[1]), (1...512).contains(fields[2]) { cellSize = (fields[2], fields[1]) }
         default:
             break
         }

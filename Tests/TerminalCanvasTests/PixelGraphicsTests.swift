@@ -53,6 +53,13 @@ import Testing
         var nothing = TerminalReplies()
         nothing.feed(Array("abc".utf8))
         #expect(!nothing.complete)
+
+        // Absurd cell sizes are not believed (they would overflow the pixel box).
+        for answer in ["\u{1B}[6;0;10t", "\u{1B}[6;20;9223372036854775807t", "\u{1B}[6;99999999999999999999;10t", "\u{1B}[6;-20;10t", "\u{1B}[6;20t"] {
+            var odd = TerminalReplies()
+            odd.feed(Array((answer + "\u{1B}[?62;4c").utf8))
+            #expect(odd.cellSize == nil && odd.graphics() == nil, "\(answer.dropFirst())")
+        }
     }
 
     @Test func multiplexersAndConsolesAreNotAsked() {
