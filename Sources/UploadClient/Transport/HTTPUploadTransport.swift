@@ -89,6 +89,11 @@ public final class HTTPUploadTransport: UploadTransport {
     let resume: Bool
     /// Which origins resume uploads, found out once per origin.
     let support = ResumeSupport()
+    /// Whether small plain-HTTP bodies go the direct way (`DirectHTTP1.swift`) rather than
+    /// through AsyncHTTPClient.
+    let direct: Bool
+    /// The direct way's keep-alive connections.
+    let connections = DirectConnections()
 
     public init(
         tls: TLSOptions = TLSOptions(),
@@ -97,10 +102,12 @@ public final class HTTPUploadTransport: UploadTransport {
         rateLimit: Int64? = nil,
         sharedLimit: SharedRateLimit? = nil,
         resume: Bool = true,
+        direct: Bool = true,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton
     ) throws {
         self.resume = resume
+        self.direct = direct
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
         var certificateRoots: CertificateInspection.Roots? = tls.insecure ? nil : .system
         if let path = tls.caCertificatePath {
@@ -155,6 +162,7 @@ public final class HTTPUploadTransport: UploadTransport {
     }
 
     public func shutdown() async throws {
+        connections.closeAll()
         try await client.shutdown()
     }
 
@@ -177,15 +185,20 @@ public final class HTTPUploadTransport: UploadTransport {
         var totalSent: Int64 = 0
         for redirects in 0...Self.maxRedirects {
             observer.started(url, layout.contentLength)
-            let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix, eventLoop: eventLoop)
             var fields = baseHeaders(headers)
             fields.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
             if let key = request.idempotencyKey, fields["Idempotency-Key"].isEmpty {
                 fields.add(name: "Idempotency-Key", value: "\"\(key)\"")
             }
-            let result = await exchange(
-                url: url, method: .POST, headers: fields, body: streamer.makeBody(), length: layout.contentLength,
-                watch: streamer.watch, eventLoop: eventLoop, observer: observer)
+            let result: AttemptResult
+            if let target = directTarget(url, prepared), let preloaded = prepared.preloaded {
+                result = await directExchange(target, headers: fields, layout: layout, preloaded: preloaded, eventLoop: eventLoop, observer: observer)
+            } else {
+                let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix, eventLoop: eventLoop)
+                result = await exchange(
+                    url: url, method: .POST, headers: fields, body: streamer.makeBody(), length: layout.contentLength,
+                    watch: streamer.watch, eventLoop: eventLoop, observer: observer)
+            }
             totalSent += result.bytesSent
             guard let response = result.response,
                   response.status == 307 || response.status == 308,

@@ -1,0 +1,399 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import UploadCore
+
+// Plain-HTTP/1.1 uploads whose whole body is already in memory (a file of up to one chunk: the
+// common photo), sent on SwiftNIO directly: head, body and end leave in one flush on a
+// keep-alive connection of our own pool.
+//
+// AsyncHTTPClient's general machinery (request validation, its pool's state machines, the head
+// flushed apart from the body, a delegate behind locks, hops between the caller and the loop)
+// cost more CPU per small upload than the upload itself: 1,000 photos of 64 KiB took twice
+// curl's CPU. Everything it did that these uploads need is here: the connect, stall and answer
+// clocks, early answers, cancellation, keep-alive reuse with idle expiry, and one retry on a
+// fresh connection when a reused one turns out to have been closed (as curl does).
+// TLS, streamed bodies, rate limits and resumable uploads stay with AsyncHTTPClient.
+
+/// Where a direct upload goes: only `http` URLs with a host.
+struct DirectTarget: Sendable, Equatable {
+    let origin: DirectConnections.Origin
+    /// The request target: the path (at least `/`) and the query, as written in the URL.
+    let uri: String
+    /// The `Host` header: the host, bracketed if IPv6, with the port unless it is 80.
+    let hostHeader: String
+
+    init?(_ url: String) {
+        guard let components = URLComponents(string: url), components.scheme?.lowercased() == "http",
+              let rawHost = components.host, !rawHost.isEmpty
+        else { return nil }
+        let host = rawHost.hasPrefix("[") && rawHost.hasSuffix("]") ? String(rawHost.dropFirst().dropLast()) : rawHost
+        let port = components.port ?? 80
+        guard (1...65535).contains(port) else { return nil }
+        origin = .init(host: host, port: port)
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        uri = components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        hostHeader = port == 80 ? bracketed : "\(bracketed):\(port)"
+    }
+}
+
+/// The keep-alive connections of direct uploads, idle ones kept per origin until reused, closed
+/// by the server, or idle for `idleTimeout`.
+final class DirectConnections: Sendable {
+    struct Origin: Hashable, Sendable {
+        let host: String
+        let port: Int
+    }
+
+    /// Idle connections kept per origin; more are closed when their upload ends.
+    static let idleLimit = 16
+    static let idleTimeout: TimeAmount = .seconds(60)
+
+    private let idle = NIOLockedValueBox<[Origin: [DirectConnection]]>([:])
+
+    /// An idle connection to `origin`, one on `loop` if there is one.
+    func take(_ origin: Origin, preferring loop: EventLoop) -> DirectConnection? {
+        idle.withLockedValue { pool in
+            guard var list = pool[origin] else { return nil }
+            list.removeAll { !$0.channel.isActive }
+            let index = list.lastIndex { $0.channel.eventLoop === loop } ?? list.indices.last
+            let taken = index.map { list.remove(at: $0) }
+            pool[origin] = list.isEmpty ? nil : list
+            return taken
+        }
+    }
+
+    /// Keeps a connection whose upload ended with the connection reusable, for `idleFor` at most.
+    func park(_ connection: DirectConnection, _ origin: Origin, idleFor timeout: TimeAmount = DirectConnections.idleTimeout) {
+        let kept = idle.withLockedValue { pool -> Bool in
+            var list = pool[origin] ?? []
+            guard list.count < Self.idleLimit else { return false }
+            list.append(connection)
+            pool[origin] = list
+            return true
+        }
+        if kept { connection.parked(expiringIn: timeout) } else { connection.close() }
+    }
+
+    /// Forgets a connection that closed.
+    func remove(_ channel: Channel) {
+        idle.withLockedValue { pool in
+            for (origin, list) in pool where list.contains(where: { $0.channel === channel }) {
+                let rest = list.filter { $0.channel !== channel }
+                pool[origin] = rest.isEmpty ? nil : rest
+            }
+        }
+    }
+
+    func closeAll() {
+        let all = idle.withLockedValue { pool -> [DirectConnection] in
+            defer { pool = [:] }
+            return pool.values.flatMap { $0 }
+        }
+        for connection in all { connection.close() }
+    }
+
+    /// Opens a connection to `origin` on `loop`; the returned future fails as the connect does.
+    func connect(_ origin: Origin, on loop: EventLoop, timeout: TimeAmount) -> EventLoopFuture<DirectConnection> {
+        ClientBootstrap(group: loop)
+            .connectTimeout(timeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { [weak self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(DirectUploadHandler(onClose: { self?.remove(channel) }))
+                }
+            }
+            .connect(host: origin.host, port: origin.port)
+            .flatMapThrowing { channel in
+                let handler = try channel.pipeline.syncOperations.handler(type: DirectUploadHandler.self)
+                return DirectConnection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+            }
+    }
+}
+
+/// One keep-alive connection and its handler.
+struct DirectConnection: Sendable {
+    let channel: Channel
+    let handler: NIOLoopBound<DirectUploadHandler>
+
+    /// Sends one request and reads its answer; the future never fails (failures are results).
+    func run(_ exchange: DirectExchange) -> EventLoopFuture<DirectResult> {
+        let promise = channel.eventLoop.makePromise(of: DirectResult.self)
+        let handler = self.handler
+        if channel.eventLoop.inEventLoop {
+            handler.value.start(exchange, promise)
+        } else {
+            channel.eventLoop.execute { handler.value.start(exchange, promise) }
+        }
+        return promise.futureResult
+    }
+
+    func cancel() {
+        let handler = self.handler
+        channel.eventLoop.execute { handler.value.cancel() }
+    }
+
+    func parked(expiringIn timeout: TimeAmount) {
+        let handler = self.handler
+        channel.eventLoop.execute { handler.value.parked(expiringIn: timeout) }
+    }
+
+    func close() { channel.close(promise: nil) }
+}
+
+/// What one request sends and how long it may take.
+struct DirectExchange: Sendable {
+    let head: HTTPRequestHead
+    let body: ByteBuffer
+    let timeouts: UploadTimeouts
+    /// Called once the body has reached the socket, with its length.
+    let sent: @Sendable (Int64) -> Void
+}
+
+/// What one request ended with. A response may come with a failure's circumstances (an early
+/// answer, then the connection closed): the response is what happened.
+struct DirectResult: Sendable {
+    var response: UploadResponse?
+    var failure: UploadFailure?
+    var bytesSent: Int64 = 0
+    var bodySent = false
+    /// Whether any byte of an answer arrived (a reused connection that died before one is retried).
+    var receivedAnything = false
+    /// Whether the connection can carry the next request.
+    var reusable = false
+}
+
+/// Runs one request at a time on its connection. Lives on the channel's event loop.
+final class DirectUploadHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let onClose: () -> Void
+    private var context: ChannelHandlerContext?
+    private var exchange: DirectExchange?
+    private var promise: EventLoopPromise<DirectResult>?
+    private var result = DirectResult()
+    private var head: HTTPResponseHead?
+    private var body: [UInt8] = []
+    private var bodyTotal: Int64 = 0
+    private var error: Error?
+    /// The stall clock while the body is written, then the answer clock.
+    private var clock: Scheduled<Void>?
+    private var idleClock: Scheduled<Void>?
+
+    init(onClose: @escaping () -> Void) {
+        self.onClose = onClose
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func start(_ exchange: DirectExchange, _ promise: EventLoopPromise<DirectResult>) {
+        idleClock?.cancel()
+        idleClock = nil
+        guard let context, context.channel.isActive, self.exchange == nil else {
+            promise.succeed(DirectResult(failure: UploadFailure(.connectionLost, "the server closed the connection before the upload began")))
+            return
+        }
+        self.exchange = exchange
+        self.promise = promise
+        result = DirectResult()
+        head = nil
+        body = []
+        bodyTotal = 0
+        error = nil
+        let loop = context.eventLoop.assumeIsolated()
+        clock = loop.scheduleTask(in: exchange.timeouts.stall) { [self] in
+            guard self.exchange != nil, !result.bodySent else { return }
+            finish(failure: FailureClassifier.stalled(exchange.timeouts))
+        }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.write(wrapOutboundOut(.head(exchange.head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(exchange.body))), promise: written)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        written.futureResult.assumeIsolated().whenComplete { [self] outcome in
+            guard self.exchange != nil, case .success = outcome else { return }
+            let count = Int64(exchange.body.readableBytes)
+            result.bodySent = true
+            result.bytesSent = count
+            exchange.sent(count)
+            clock?.cancel()
+            clock = loop.scheduleTask(in: exchange.timeouts.answer) { [self] in
+                guard self.exchange != nil else { return }
+                if let answer = answerSoFar { finish(answer: answer, reusable: false) } else { finish(failure: FailureClassifier.noAnswer(exchange.timeouts)) }
+            }
+        }
+    }
+
+    func cancel() {
+        guard exchange != nil else { return }
+        finish(failure: FailureClassifier.cancelled(bodySent: result.bodySent))
+    }
+
+    func parked(expiringIn timeout: TimeAmount) {
+        guard exchange == nil, let context else { return }
+        idleClock?.cancel()
+        idleClock = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+            if exchange == nil { self.context?.close(promise: nil) }
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard exchange != nil else {
+            // Bytes nobody asked for on an idle connection: it cannot be trusted with the next request.
+            context.close(promise: nil)
+            return
+        }
+        result.receivedAnything = true
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+        case .body(let part):
+            bodyTotal += Int64(part.readableBytes)
+            let room = UploadDelegate.bodyLimit - body.count
+            if room > 0 { body.append(contentsOf: part.readableBytesView.prefix(room)) }
+        case .end:
+            guard let answer = answerSoFar, let head else { return }
+            // An answer before the whole body went out (a 413 at once) ends the connection: the
+            // rest of the body is still on its way.
+            finish(answer: answer, reusable: result.bodySent && head.isKeepAlive)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if self.error == nil { self.error = error }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        idleClock?.cancel()
+        onClose()
+        if exchange != nil {
+            if let answer = answerSoFar {
+                // What arrived of the answer is what happened (its status at least).
+                finish(answer: answer, reusable: false)
+            } else if let error {
+                finish(failure: FailureClassifier.classify(error, bodySent: result.bodySent, timeouts: exchange!.timeouts))
+            } else {
+                finish(failure: UploadFailure(.connectionLost, result.bodySent
+                    ? "the server closed the connection without answering"
+                    : "the server closed the connection during the upload"))
+            }
+        }
+        context.fireChannelInactive()
+    }
+
+    private var answerSoFar: UploadResponse? {
+        head.map { head in
+            UploadResponse(status: Int(head.status.code), reason: head.status.reasonPhrase,
+                           headers: head.headers.map { ($0.name, $0.value) }, body: body, bodyBytesTotal: bodyTotal)
+        }
+    }
+
+    private func finish(answer: UploadResponse, reusable: Bool) {
+        result.response = answer
+        result.reusable = reusable
+        complete()
+    }
+
+    private func finish(failure: UploadFailure) {
+        result.failure = failure
+        result.reusable = false
+        complete()
+    }
+
+    private func complete() {
+        clock?.cancel()
+        clock = nil
+        let promise = self.promise
+        let result = self.result
+        exchange = nil
+        self.promise = nil
+        if !result.reusable { context?.close(promise: nil) }
+        promise?.succeed(result)
+    }
+}
+
+extension HTTPUploadTransport {
+    /// Whether this attempt's body goes the direct way: an `http` URL, the whole body in memory,
+    /// no rate limit to pace it.
+    func directTarget(_ url: String, _ prepared: Prepared) -> DirectTarget? {
+        guard direct, prepared.preloaded != nil, rateLimit == nil, sharedLimit == nil else { return nil }
+        return DirectTarget(url)
+    }
+
+    /// One request on a direct connection, and its answer.
+    func directExchange(
+        _ target: DirectTarget, headers: HTTPHeaders, layout: MultipartLayout, preloaded: ByteBuffer,
+        eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> AttemptResult {
+        var fields = headers
+        if fields["Host"].isEmpty { fields.add(name: "Host", value: target.hostHeader) }
+        var body = ByteBufferAllocator().buffer(capacity: layout.head.count + preloaded.readableBytes + layout.tail.count)
+        body.writeBytes(layout.head)
+        body.writeImmutableBuffer(preloaded)
+        body.writeBytes(layout.tail)
+        let length = Int64(body.readableBytes)
+        fields.replaceOrAdd(name: "Content-Length", value: String(length))
+        let progress = observer.progress
+        let exchange = DirectExchange(
+            head: HTTPRequestHead(version: .http1_1, method: .POST, uri: target.uri, headers: fields),
+            body: body, timeouts: timeouts, sent: { count in progress(count, count, length) })
+        for _ in 0..<2 {
+            let connection: DirectConnection
+            let reused: Bool
+            if let idle = connections.take(target.origin, preferring: eventLoop) {
+                connection = idle
+                reused = true
+            } else {
+                do {
+                    connection = try await connect(target.origin, eventLoop: eventLoop)
+                } catch {
+                    return AttemptResult(outcome: .failed(FailureClassifier.classify(error, bodySent: false, timeouts: timeouts)),
+                                         response: nil, bytesSent: 0)
+                }
+                reused = false
+            }
+            let result = await withTaskCancellationHandler {
+                (try? await connection.run(exchange).get()) ?? DirectResult(failure: UploadFailure(.other, "the connection's event loop is gone"))
+            } onCancel: {
+                connection.cancel()
+            }
+            if result.reusable { connections.park(connection, target.origin) }
+            if Task.isCancelled, result.failure != nil {
+                return AttemptResult(outcome: .failed(FailureClassifier.cancelled(bodySent: result.bodySent)), response: nil, bytesSent: result.bytesSent)
+            }
+            if let failure = result.failure, failure.kind == .connectionLost, reused, !result.receivedAnything, !Task.isCancelled {
+                // The server closed the idle connection as it was taken: once more on a new one.
+                continue
+            }
+            if let response = result.response {
+                return AttemptResult(outcome: Self.outcome(response, bytesSent: result.bytesSent, expected: length),
+                                     response: response, bytesSent: result.bytesSent)
+            }
+            return AttemptResult(outcome: .failed(result.failure ?? UploadFailure(.other, "the upload ended without an answer")),
+                                 response: nil, bytesSent: result.bytesSent)
+        }
+        return AttemptResult(outcome: .failed(UploadFailure(.connectionLost, "the server closed the connection before the upload began")),
+                             response: nil, bytesSent: 0)
+    }
+
+    /// A new connection; cancelling the task gives up at once (a connect in flight is closed
+    /// when it completes).
+    private func connect(_ origin: DirectConnections.Origin, eventLoop: EventLoop) async throws -> DirectConnection {
+        let connecting = connections.connect(origin, on: eventLoop, timeout: timeouts.connect)
+        let ready = eventLoop.makePromise(of: DirectConnection.self)
+        connecting.cascade(to: ready)
+        return try await withTaskCancellationHandler {
+            try await ready.futureResult.get()
+        } onCancel: {
+            ready.fail(FailureClassifier.cancelled(bodySent: false))
+            connecting.whenSuccess { $0.close() }
+        }
+    }
+}

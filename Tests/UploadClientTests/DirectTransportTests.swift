@@ -1,0 +1,148 @@
+import Foundation
+import Glibc
+import NIOCore
+import NIOPosix
+import Testing
+@testable import UploadClient
+import UploadCore
+import UploadTesting
+
+/// Counts a raw server's connections and the requests each carried.
+final class ConnectionLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var requests: [Int] = []
+
+    /// A new connection's number.
+    func opened() -> Int { lock.lock(); defer { lock.unlock() }; requests.append(0); return requests.count - 1 }
+    func request(on connection: Int) { lock.lock(); requests[connection] += 1; lock.unlock() }
+    var perConnection: [Int] { lock.lock(); defer { lock.unlock() }; return requests }
+}
+
+/// A keep-alive HTTP/1.1 server on a raw socket: `answer` is given each request and the number
+/// of requests before it on the connection; it returns the bytes to send back and whether to
+/// close after them (nil: close without answering).
+func keepAliveServer(
+    log: ConnectionLog, answer: @escaping @Sendable (_ request: CapturedRequest, _ index: Int) -> (text: String, close: Bool)?
+) throws -> RawServer {
+    try RawServer { connection in
+        let number = log.opened()
+        var index = 0
+        while true {
+            let request = readRequest(connection)
+            guard request.head.hasPrefix("POST") else { break }
+            log.request(on: number)
+            guard let (text, close) = answer(request, index) else { break }
+            connection.write(text)
+            if close { break }
+            index += 1
+        }
+        connection.close()
+    }
+}
+
+/// Small files over plain HTTP go the direct way (`DirectHTTP1.swift`): these are the things it
+/// does that AsyncHTTPClient did for it.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct DirectTransportTests {
+    let folder = TestFiles.makeTemporaryDirectory("direct")
+
+    func photos(_ count: Int, url: String) throws -> [UploadRequest] {
+        try (0..<count).map { i in
+            try UploadRequest.forPath(try TestFiles.writeImage(at: folder + "/p\(i).jpg", size: 20_000 + Int64(i)), url: url)
+        }
+    }
+
+    static let ok = "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}"
+
+    @Test func oneConnectionCarriesOneUploadAfterAnother() async throws {
+        let log = ConnectionLog()
+        let hosts = Captures()
+        let server = try keepAliveServer(log: log) { request, _ in
+            hosts.add(request)
+            return (Self.ok, false)
+        }
+        defer { server.stop() }
+        let run = try await UploadRun.run(try photos(5, url: server.url), concurrency: 1)
+        for id in 1...5 { #expect(run.outcome(id) == .answered(status: 201)) }
+        #expect(log.perConnection == [5])
+        // What AsyncHTTPClient wrote for us: the Host with its port, the exact length.
+        for request in hosts.all {
+            #expect(request.header("Host") == "127.0.0.1:\(server.port)")
+            #expect(request.contentLength == request.body.count)
+            #expect(request.head.hasPrefix("POST /photo HTTP/1.1\r\n"))
+        }
+    }
+
+    @Test func anAnswerThatSaysCloseEndsTheConnection() async throws {
+        let log = ConnectionLog()
+        // The server says close but keeps the connection open: reusing it would hang.
+        let server = try keepAliveServer(log: log) { _, _ in
+            ("HTTP/1.1 201 Created\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}", false)
+        }
+        defer { server.stop() }
+        let run = try await UploadRun.run(try photos(3, url: server.url), concurrency: 1)
+        for id in 1...3 { #expect(run.outcome(id) == .answered(status: 201)) }
+        #expect(log.perConnection == [1, 1, 1])
+    }
+
+    @Test func aReusedConnectionClosedUnderTheUploadIsRetriedOnceOnANewOne() async throws {
+        let log = ConnectionLog()
+        // Every connection answers its first request, then drops the next one unanswered, as a
+        // server does that closes idle connections at the moment the client reuses one.
+        let server = try keepAliveServer(log: log) { _, index in index == 0 ? (Self.ok, false) : nil }
+        defer { server.stop() }
+        let run = try await UploadRun.run(try photos(3, url: server.url), concurrency: 1)
+        for id in 1...3 {
+            #expect(run.outcome(id) == .answered(status: 201))
+            #expect(run.attempts(id) == 1, "the queue saw no failed attempt")
+        }
+        // Connection 1 carried upload 1 and dropped upload 2, which went again on connection 2, …
+        #expect(log.perConnection == [2, 2, 1])
+    }
+
+    @Test func aNewConnectionThatDiesIsNotRetried() async throws {
+        let log = ConnectionLog()
+        let server = try keepAliveServer(log: log) { _, _ in nil }
+        defer { server.stop() }
+        let run = try await UploadRun.run(try photos(1, url: server.url))
+        #expect(run.failure() == UploadFailure(.connectionLost, "the server closed the connection without answering"))
+        #expect(log.perConnection == [1])
+    }
+
+    @Test func anIdleConnectionIsClosedAfterItsIdleTimeAndLeavesThePool() async throws {
+        let closedByClient = Captures()
+        let done = DispatchSemaphore(value: 0)
+        let server = try RawServer { connection in
+            if connection.readUntilClosed(timeout: 10).closed { closedByClient.add(CapturedRequest(head: "closed", body: [])) }
+            done.signal()
+        }
+        defer { server.stop() }
+        let pool = DirectConnections()
+        let origin = DirectConnections.Origin(host: "127.0.0.1", port: server.port)
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let connection = try await pool.connect(origin, on: loop, timeout: .seconds(5)).get()
+        pool.park(connection, origin, idleFor: .milliseconds(200))
+        _ = try await offPool { done.wait(timeout: .now() + 15) }
+        #expect(closedByClient.all.count == 1, "the client closed the idle connection")
+        try await connection.channel.closeFuture.get()
+        #expect(pool.take(origin, preferring: loop) == nil)
+    }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:8080/photo", "127.0.0.1", 8080, "/photo", "127.0.0.1:8080"),
+        ("http://example.com/up?x=1&y=%20", "example.com", 80, "/up?x=1&y=%20", "example.com"),
+        ("http://[::1]:3000", "::1", 3000, "/", "[::1]:3000"),
+        ("HTTP://Host:81/a%2Fb", "Host", 81, "/a%2Fb", "Host:81"),
+    ])
+    func targets(url: String, host: String, port: Int, uri: String, hostHeader: String) throws {
+        let target = try #require(DirectTarget(url))
+        #expect(target.origin == DirectConnections.Origin(host: host, port: port))
+        #expect(target.uri == uri)
+        #expect(target.hostHeader == hostHeader)
+    }
+
+    @Test func onlyPlainHTTPGoesDirect() {
+        #expect(DirectTarget("https://127.0.0.1/photo") == nil)
+        #expect(DirectTarget("http:///photo") == nil)
+        #expect(DirectTarget("ftp://host/photo") == nil)
+    }
+}
