@@ -29,13 +29,58 @@ final class IdempotencyKeys: Sendable {
         var length: Int64?
         var answer: Answer?
         var at: Date
+        /// Which of the key's places in `Keys.order` is current (a key moves to the back when its
+        /// upload ends).
+        var stamp: UInt64
+    }
+
+    /// The keys, and their order of last change: oldest at the front. Finding the oldest or the
+    /// expired ones is then a look at the front, not a scan of every key (which, once `capacity`
+    /// keys were held, made every new upload walk and copy all of them: a receiver that had
+    /// taken 10,000 uploads from `send` answered three times slower).
+    private struct Keys {
+        var entries: [String: Entry] = [:]
+        /// (key, stamp) in the order they were set; a pair whose stamp is no longer the key's
+        /// (moved or removed since) is skipped when it reaches the front.
+        var order = CircularBuffer<(key: String, stamp: UInt64)>()
+        var nextStamp: UInt64 = 0
+
+        mutating func set(_ key: String, length: Int64?, answer: Answer?, at: Date) {
+            nextStamp += 1
+            entries[key] = Entry(length: length, answer: answer, at: at, stamp: nextStamp)
+            order.append((key, nextStamp))
+            // Pairs left behind by keys that moved or went: never more than the live ones.
+            if order.count > 2 * Swift.max(entries.count, 64) {
+                order = CircularBuffer(order.filter { entries[$0.key]?.stamp == $0.stamp })
+            }
+        }
+
+        /// The oldest key still held, after dropping stale pairs from the front.
+        mutating func oldest() -> (key: String, entry: Entry)? {
+            while let first = order.first {
+                if let entry = entries[first.key], entry.stamp == first.stamp { return (first.key, entry) }
+                order.removeFirst()
+            }
+            return nil
+        }
+
+        /// Forgets expired keys, then the oldest ones, until there is room for one more.
+        mutating func makeRoom(capacity: Int, now: Date, maxAge: Duration) {
+            while let (key, entry) = oldest(),
+                  entries.count >= capacity || now.timeIntervalSince(entry.at) >= maxAge.seconds {
+                entries[key] = nil
+                order.removeFirst()
+            }
+        }
     }
 
     let maxAge: Duration
-    private let state = NIOLockedValueBox<[String: Entry]>([:])
+    let capacity: Int
+    private let state = NIOLockedValueBox(Keys())
 
-    init(maxAge: Duration) {
+    init(maxAge: Duration, capacity: Int = IdempotencyKeys.capacity) {
         self.maxAge = maxAge
+        self.capacity = capacity
     }
 
     /// The key as the client sent it: an sf-string (`"…"`) of 1 to 255 visible ASCII characters.
@@ -54,7 +99,7 @@ final class IdempotencyKeys: Sendable {
 
     /// What a request carrying `key` for a body of `length` bytes would get, changing nothing.
     func peek(_ key: String, length: Int64?, now: Date = Date()) -> Lookup {
-        state.withLockedValue { entries in Self.lookup(entries[key], length: length, now: now, maxAge: maxAge) }
+        state.withLockedValue { keys in Self.lookup(keys.entries[key], length: length, now: now, maxAge: maxAge) }
     }
 
     private static func lookup(_ entry: Entry?, length: Int64?, now: Date, maxAge: Duration) -> Lookup {
@@ -63,32 +108,28 @@ final class IdempotencyKeys: Sendable {
         return entry.answer.map { .replay($0) } ?? .inProgress
     }
 
+    /// How many keys are held (expired ones included until room is made).
+    var count: Int { state.withLockedValue { $0.entries.count } }
+
     /// What to do with a request carrying `key` for a body of `length` bytes; `.new` marks it in progress.
+
     func begin(_ key: String, length: Int64?, now: Date = Date()) -> Lookup {
-        state.withLockedValue { entries in
-            let found = Self.lookup(entries[key], length: length, now: now, maxAge: maxAge)
+        state.withLockedValue { keys in
+            let found = Self.lookup(keys.entries[key], length: length, now: now, maxAge: maxAge)
             guard found == .new else { return found }
-            if entries.count >= Self.capacity {
-                let expired = entries.filter { now.timeIntervalSince($0.value.at) >= maxAge.seconds }.map(\.key)
-                for old in expired { entries[old] = nil }
-                if entries.count >= Self.capacity, let oldest = entries.min(by: { $0.value.at < $1.value.at })?.key {
-                    entries[oldest] = nil
-                }
-            }
-            entries[key] = Entry(length: length, answer: nil, at: now)
+            keys.makeRoom(capacity: capacity, now: now, maxAge: maxAge)
+            keys.set(key, length: length, answer: nil, at: now)
             return .new
         }
     }
 
-    /// The upload under `key` ended with `answer` (kept), or without one (nil: the key is free
-    /// again, so a retry of an interrupted upload goes ahead).
     func end(_ key: String, answer: Answer?, now: Date = Date()) {
-        state.withLockedValue { entries in
+        state.withLockedValue { keys in
             if let answer {
-                entries[key]?.answer = answer
-                entries[key]?.at = now
+                guard let entry = keys.entries[key] else { return }
+                keys.set(key, length: entry.length, answer: answer, at: now)
             } else {
-                entries[key] = nil
+                keys.entries[key] = nil
             }
         }
     }
