@@ -53,6 +53,20 @@ final class DirectConnections: Sendable {
     static let idleTimeout: TimeAmount = .seconds(60)
 
     private let idle = NIOLockedValueBox<[Origin: [DirectConnection]]>([:])
+    /// URLs already parsed: a batch sends every file to the same one, and Foundation's URL
+    /// parser cost more than a small upload's own work.
+    private let targets = NIOLockedValueBox<[String: DirectTarget?]>([:])
+
+    /// Where `url` goes the direct way, or nil if it cannot (not plain http, no host).
+    func target(_ url: String) -> DirectTarget? {
+        if let known = targets.withLockedValue({ $0[url] }) { return known }
+        let parsed = DirectTarget(url)
+        targets.withLockedValue { cache in
+            if cache.count >= 64 { cache.removeAll() }
+            cache[url] = .some(parsed)
+        }
+        return parsed
+    }
 
     /// An idle connection to `origin`, one on `loop` if there is one.
     func take(_ origin: Origin, preferring loop: EventLoop) -> DirectConnection? {
@@ -148,7 +162,9 @@ struct DirectConnection: Sendable {
 /// What one request sends and how long it may take.
 struct DirectExchange: Sendable {
     let head: HTTPRequestHead
-    let body: ByteBuffer
+    /// The body in pieces (multipart head, file, multipart tail), written in one `writev`: no copy
+    /// of the file into a buffer of its own.
+    let body: [ByteBuffer]
     let timeouts: UploadTimeouts
     /// Called once the body has reached the socket, with its length.
     let sent: @Sendable (Int64) -> Void
@@ -214,11 +230,14 @@ final class DirectUploadHandler: ChannelInboundHandler {
         }
         let written = context.eventLoop.makePromise(of: Void.self)
         context.write(wrapOutboundOut(.head(exchange.head)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(exchange.body))), promise: written)
+        for (index, part) in exchange.body.enumerated() {
+            context.write(wrapOutboundOut(.body(.byteBuffer(part))), promise: index == exchange.body.count - 1 ? written : nil)
+        }
+        if exchange.body.isEmpty { written.succeed() }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         written.futureResult.assumeIsolated().whenComplete { [self] outcome in
             guard self.exchange != nil, case .success = outcome else { return }
-            let count = Int64(exchange.body.readableBytes)
+            let count = Int64(exchange.body.reduce(0) { $0 + $1.readableBytes })
             result.bodySent = true
             result.bytesSent = count
             exchange.sent(count)
@@ -324,7 +343,7 @@ extension HTTPUploadTransport {
     /// no rate limit to pace it.
     func directTarget(_ url: String, _ prepared: Prepared) -> DirectTarget? {
         guard direct, prepared.preloaded != nil, rateLimit == nil, sharedLimit == nil else { return nil }
-        return DirectTarget(url)
+        return connections.target(url)
     }
 
     /// One request on a direct connection, and its answer.
@@ -334,11 +353,9 @@ extension HTTPUploadTransport {
     ) async -> AttemptResult {
         var fields = headers
         if fields["Host"].isEmpty { fields.add(name: "Host", value: target.hostHeader) }
-        var body = ByteBufferAllocator().buffer(capacity: layout.head.count + preloaded.readableBytes + layout.tail.count)
-        body.writeBytes(layout.head)
-        body.writeImmutableBuffer(preloaded)
-        body.writeBytes(layout.tail)
-        let length = Int64(body.readableBytes)
+        let allocator = ByteBufferAllocator()
+        let body = [allocator.buffer(bytes: layout.head), preloaded, allocator.buffer(bytes: layout.tail)]
+        let length = Int64(layout.head.count + preloaded.readableBytes + layout.tail.count)
         fields.replaceOrAdd(name: "Content-Length", value: String(length))
         let progress = observer.progress
         let exchange = DirectExchange(

@@ -13,6 +13,8 @@ public enum RedactedURL {
     ]
 
     public static func display(_ url: String) -> String {
+        // Most URLs carry neither credentials nor a query: nothing to hide, no Characters to walk.
+        guard url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") }) else { return url }
         var text = url
         if let schemeEnd = text.firstRange(of: "://") {
             let authorityEnd = text[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex

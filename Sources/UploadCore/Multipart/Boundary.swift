@@ -4,10 +4,12 @@ public struct Boundary: Sendable, Hashable, CustomStringConvertible {
 
     public static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
     public static let randomLength = 32
+    private static let alphabetBytes = alphabet.map { $0.asciiValue! }
+    private static let prefix = Array("uploadmon".utf8)
 
     /// A fixed boundary, for golden tests and callers that need reproducible bodies.
     public init(_ value: String) {
-        precondition(!value.isEmpty && value.count <= 70, "RFC 2046 allows 1 to 70 boundary characters")
+        precondition(!value.isEmpty && value.utf8.count <= 70, "RFC 2046 allows 1 to 70 boundary characters")
         self.value = value
     }
 
@@ -15,16 +17,19 @@ public struct Boundary: Sendable, Hashable, CustomStringConvertible {
     /// (a byte each, reduced modulo the alphabet: the slight bias does not matter for a boundary),
     /// so the system generator is asked 4 times, not once per character (a syscall each).
     public static func random<G: RandomNumberGenerator>(using generator: inout G) -> Boundary {
-        var characters: [Character] = []
-        characters.reserveCapacity(randomLength)
-        while characters.count < randomLength {
+        // Bytes, not Characters: a boundary is ASCII, and building it from Characters cost more
+        // than the rest of a small upload's multipart layout.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(prefix.count + randomLength)
+        bytes.append(contentsOf: prefix)
+        while bytes.count < prefix.count + randomLength {
             var bits = generator.next()
-            for _ in 0..<8 where characters.count < randomLength {
-                characters.append(alphabet[Int(bits & 0xFF) % alphabet.count])
+            for _ in 0..<8 where bytes.count < prefix.count + randomLength {
+                bytes.append(alphabetBytes[Int(bits & 0xFF) % alphabetBytes.count])
                 bits >>= 8
             }
         }
-        return Boundary("uploadmon" + String(characters))
+        return Boundary(String(decoding: bytes, as: UTF8.self))
     }
 
     public static func random() -> Boundary {
