@@ -86,7 +86,7 @@ final class IdempotencyKeys: Sendable {
     /// The key as the client sent it: an sf-string (`"…"`) of 1 to 255 visible ASCII characters.
     static func parse(_ value: String?) -> Result<String, Refusal>? {
         guard let value else { return nil }
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingSpaces()
         guard trimmed.count >= 3, trimmed.hasPrefix("\""), trimmed.hasSuffix("\"") else {
             return .failure(Refusal(.badRequest, "Idempotency-Key must be a quoted string, like \"8e03978e-40d5-43e8-bc93-6894a57f9324\""))
         }

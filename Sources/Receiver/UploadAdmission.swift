@@ -55,7 +55,7 @@ enum UploadAdmission {
         let fields = head.headerFields
         var expectsContinue = false
         if let expectation = fields[.expect] {
-            guard expectation.trimmingCharacters(in: .whitespaces).lowercased() == "100-continue" else {
+            guard expectation.trimmingSpaces().lowercased() == "100-continue" else {
                 return .refuse(Refusal(.expectationFailed, "cannot meet the expectation '\(expectation)'; only 100-continue is supported"))
             }
             expectsContinue = true
@@ -129,7 +129,7 @@ enum UploadAdmission {
             guard let complete = ResumableFields.boolean(fields[ResumableHeaders.complete]) else {
                 return .failure(Refusal(.badRequest, "an append needs Upload-Complete (?0 or ?1)"))
             }
-            let type = (fields[.contentType] ?? "").prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+            let type = (fields[.contentType] ?? "").prefix { $0 != ";" }.trimmingSpaces().lowercased()
             guard type == ResumableFields.partialUploadType else {
                 return .failure(Refusal(.unsupportedMediaType, "an append's Content-Type must be \(ResumableFields.partialUploadType), not \(type.isEmpty ? "none" : type)"))
             }

@@ -20,7 +20,8 @@ public enum HeaderEscaping {
 
     /// The inverse of `escapeQuoted`, as a receiver applies it to what it parsed.
     public static func unescapeQuoted(_ value: String) -> String {
-        value.replacingOccurrences(of: "%22", with: "\"")
+        guard value.utf8.contains(UInt8(ascii: "%")) else { return value }
+        return value.replacingOccurrences(of: "%22", with: "\"")
             .replacingOccurrences(of: "%0D", with: "\r")
             .replacingOccurrences(of: "%0A", with: "\n")
     }

@@ -12,37 +12,44 @@ public struct ContentDisposition: Sendable, Equatable {
     public var filename: String? { parameters["filename*"] ?? parameters["filename"] }
 
     public init?(parsing header: String) {
-        var scanner = Substring(header)
-        func skipSpaces() { scanner = scanner.drop { $0 == " " || $0 == "\t" } }
+        // Scanned by Unicode scalars: the delimiters are ASCII, and walking Characters (grapheme
+        // breaking at every step) made this a tenth of the receiver's CPU for small files.
+        let scalars = Array(header.unicodeScalars)
+        var i = 0
+        func skipSpaces() { while i < scalars.count, scalars[i] == " " || scalars[i] == "\t" { i += 1 } }
+        func take(until stop: (Unicode.Scalar) -> Bool) -> String {
+            let start = i
+            while i < scalars.count, !stop(scalars[i]) { i += 1 }
+            return String(String.UnicodeScalarView(scalars[start..<i]))
+        }
         skipSpaces()
-        let type = scanner.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+        let type = take { $0 == ";" }.trimmingSpaces().lowercased()
         guard !type.isEmpty else { return nil }
-        scanner = scanner.dropFirst(scanner.prefix { $0 != ";" }.count)
         var parameters: [String: String] = [:]
-        while scanner.first == ";" {
-            scanner = scanner.dropFirst()
+        while i < scalars.count, scalars[i] == ";" {
+            i += 1
             skipSpaces()
-            let key = scanner.prefix { $0 != "=" && $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
-            scanner = scanner.dropFirst(scanner.prefix { $0 != "=" && $0 != ";" }.count)
-            guard scanner.first == "=" else { continue }
-            scanner = scanner.dropFirst()
+            let key = take { $0 == "=" || $0 == ";" }.trimmingSpaces().lowercased()
+            guard i < scalars.count, scalars[i] == "=" else { continue }
+            i += 1
             skipSpaces()
-            var value = ""
-            if scanner.first == "\"" {
-                scanner = scanner.dropFirst()
+            var value: String
+            if i < scalars.count, scalars[i] == "\"" {
+                i += 1
+                var quoted = String.UnicodeScalarView()
                 var escaped = false
-                while let c = scanner.first {
-                    scanner = scanner.dropFirst()
-                    if escaped { value.append(c); escaped = false; continue }
+                while i < scalars.count {
+                    let c = scalars[i]
+                    i += 1
+                    if escaped { quoted.append(c); escaped = false; continue }
                     if c == "\\" { escaped = true; continue }
                     if c == "\"" { break }
-                    value.append(c)
+                    quoted.append(c)
                 }
-                value = HeaderEscaping.unescapeQuoted(value)
-                scanner = scanner.drop { $0 != ";" }
+                value = HeaderEscaping.unescapeQuoted(String(quoted))
+                while i < scalars.count, scalars[i] != ";" { i += 1 }
             } else {
-                value = scanner.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
-                scanner = scanner.dropFirst(scanner.prefix { $0 != ";" }.count)
+                value = take { $0 == ";" }.trimmingSpaces()
             }
             if key.hasSuffix("*") {
                 guard let decoded = Self.decodeExtended(value) else { continue }

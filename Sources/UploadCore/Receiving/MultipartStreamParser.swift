@@ -176,11 +176,11 @@ public struct MultipartStreamParser {
     static func parseHeaders(_ block: UnsafeRawBufferPointer) throws -> [String: String] {
         var headers: [String: String] = [:]
         let text = String(decoding: block, as: UTF8.self)
-        for line in text.components(separatedBy: "\r\n") where !line.isEmpty {
-            guard let colon = line.firstIndex(of: ":") else { throw ParseError.malformedHeader(line) }
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            guard !name.isEmpty else { throw ParseError.malformedHeader(line) }
-            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        for line in text.split(separator: "\r\n") {
+            guard let colon = line.firstIndex(of: ":") else { throw ParseError.malformedHeader(String(line)) }
+            let name = line[..<colon].trimmingSpaces().lowercased()
+            guard !name.isEmpty else { throw ParseError.malformedHeader(String(line)) }
+            headers[name] = line[line.index(after: colon)...].trimmingSpaces()
         }
         return headers
     }

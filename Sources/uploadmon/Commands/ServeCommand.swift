@@ -109,10 +109,5 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 enum Timestamp {
-    static func now() -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
-        return formatter.string(from: Date())
-    }
+    static func now() -> String { LogTimestamp.format() }
 }
