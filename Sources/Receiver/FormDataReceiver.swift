@@ -103,8 +103,7 @@ final class FormDataReceiver {
         let completed = try ended()
         guard let writer = completed.writer else { preconditionFailure("a receiver that keeps no content stores none") }
         do {
-            try writer.close()
-            let stored = try store.commit(temporary: writer.path, as: completed.name)
+            let stored = try store.commit(writer, as: completed.name)
             self.completed = nil
             return (stored, writer.written)
         } catch {
@@ -139,8 +138,8 @@ final class FormDataReceiver {
 
     /// Removes any temporary file; safe to call more than once.
     func abort() {
-        if case .file(let writer?, _) = part { store.discard(temporary: writer.path) }
-        if let writer = completed?.writer { store.discard(temporary: writer.path) }
+        if case .file(let writer?, _) = part { store.discard(writer) }
+        if let writer = completed?.writer { store.discard(writer) }
         part = .ignored
         completed = nil
     }

@@ -232,12 +232,11 @@ final class ResumableStore: Sendable {
             let writer = try uploads.createTemporary()
             do {
                 try StreamAppender.copy(from: [(partPath, 0), (bodyPath, appender.bodyStart ?? .max)], range: content.start..<content.start + content.length, into: writer)
-                try writer.close()
             } catch {
-                uploads.discard(temporary: writer.path)
+                uploads.discard(writer)
                 throw error
             }
-            return try uploads.commit(temporary: writer.path, as: content.name)
+            return try uploads.commit(writer, as: content.name)
         }
 
         /// Records the representation's length (said by this request for the first time).

@@ -42,6 +42,18 @@ public enum TestFiles {
     }
 
     /// Whether two files hold the same bytes, compared in chunks.
+    /// How many files process `pid` holds open in `directory` (read from /proc/PID/fd), whether
+    /// they have a name there yet or not: the sign that a receiver is writing an upload, where
+    /// a file without a name (O_TMPFILE) shows nothing in the folder.
+    public static func openFiles(in directory: String, pid: Int32 = getpid()) -> Int {
+        let folder = "/proc/\(pid)/fd"
+        guard let fds = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
+        let prefix = (directory as NSString).resolvingSymlinksInPath + "/"
+        return fds.filter { fd in
+            ((try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + fd)) ?? "").hasPrefix(prefix)
+        }.count
+    }
+
     public static func sameContents(_ a: String, _ b: String) -> Bool {
         guard let ha = FileHandle(forReadingAtPath: a), let hb = FileHandle(forReadingAtPath: b) else { return false }
         defer { try? ha.close(); try? hb.close() }

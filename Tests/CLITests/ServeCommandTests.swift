@@ -33,12 +33,14 @@ import UploadTesting
         defer { connection.close() }
         let head = "POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: 100000\r\n\r\n"
         connection.send(Array((head + "--B\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.png\"\r\n\r\n\u{89}PNG\r\n\u{1A}\nxxxx").utf8))
-        var partial: [String] = []
-        for _ in 0..<200 where partial.isEmpty {
-            partial = (try? FileManager.default.contentsOfDirectory(atPath: root + "/up")) ?? []
-            if partial.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        // The upload is under way once serve holds a file open in the folder (it has no name
+        // there while it streams in, where the system allows).
+        var writing = 0
+        for _ in 0..<200 where writing == 0 {
+            writing = TestFiles.openFiles(in: root + "/up", pid: process.processIdentifier)
+            if writing == 0 { try await Task.sleep(for: .milliseconds(50)) }
         }
-        #expect(partial.count == 1)
+        #expect(writing == 1)
 
         kill(process.processIdentifier, SIGTERM)
         // The stalled client never sends more: serve ends because it cuts the upload, not because the client left.

@@ -120,9 +120,10 @@ import UploadTesting
         let receiver = try await ReceiverHarness.start(limits: limits)
         let connection = try stalledUpload(to: receiver.port)
         defer { connection.close() }
-        #expect(try await eventually { receiver.storedNames().count == 1 })
+        #expect(try await eventually { TestFiles.openFiles(in: receiver.directory) == 1 })
         // Without the cut this waits for the client, which never sends the rest.
         await receiver.stop()
+        #expect(TestFiles.openFiles(in: receiver.directory) == 0)
         #expect(receiver.logLines.map(\.status) == [503])
         #expect(receiver.logLines.first?.error == "the receiver is stopping; the upload was abandoned")
         #expect(receiver.storedNames().isEmpty)
