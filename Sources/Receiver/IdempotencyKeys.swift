@@ -112,7 +112,6 @@ final class IdempotencyKeys: Sendable {
     var count: Int { state.withLockedValue { $0.entries.count } }
 
     /// What to do with a request carrying `key` for a body of `length` bytes; `.new` marks it in progress.
-
     func begin(_ key: String, length: Int64?, now: Date = Date()) -> Lookup {
         state.withLockedValue { keys in
             let found = Self.lookup(keys.entries[key], length: length, now: now, maxAge: maxAge)
@@ -123,6 +122,8 @@ final class IdempotencyKeys: Sendable {
         }
     }
 
+    /// The upload under `key` ended with `answer` (kept), or without one (nil: the key is free
+    /// again, so a retry of an interrupted upload goes ahead).
     func end(_ key: String, answer: Answer?, now: Date = Date()) {
         state.withLockedValue { keys in
             if let answer {

@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import UploadCore
 
-/// Files in the upload folder: a temporary name while the part streams in, then a final,
-/// never-overwriting name. Only names produced by `SafeFileName` are ever joined to the folder.
+/// Files in the upload folder: no name (or a temporary one) while the part streams in, then a
+/// final, never-overwriting name. Only names produced by `SafeFileName` are ever joined to the folder.
 struct UploadStore: Sendable {
     static let temporaryPrefix = ".uploadmon-partial-"
     /// `O_TMPFILE`, which Swift does not import (a macro of glibc's fcntl.h under _GNU_SOURCE):
@@ -27,7 +27,7 @@ struct UploadStore: Sendable {
     /// temporary name (O_EXCL).
     func createTemporary() throws -> BufferedFileWriter {
         if anonymous {
-            let fd = Glibc.open(directory, Self.tmpFile | O_WRONLY | O_CLOEXEC, 0o644)
+            let fd = Self.openNameless(in: directory)
             if fd >= 0 { return BufferedFileWriter(fd: fd, path: "/proc/self/fd/\(fd)", shownAs: "a new file in \(directory)", anonymous: true) }
         }
         let path = directory + "/" + Self.temporaryPrefix + UUID().uuidString
@@ -72,14 +72,15 @@ struct UploadStore: Sendable {
         writer.abandon()
     }
 
-    func discard(temporary path: String) {
-        unlink(path)
+    /// A new file in `directory` without a name (a descriptor, or -1 with errno).
+    private static func openNameless(in directory: String) -> Int32 {
+        Glibc.open(directory, tmpFile | O_WRONLY | O_CLOEXEC, 0o644)
     }
 
     /// Whether this folder takes nameless files that `linkat` can name (Linux 3.11+, a file
     /// system with O_TMPFILE, /proc mounted). Tried for real with a probe file.
     static func anonymousFilesWork(in directory: String) -> Bool {
-        let fd = Glibc.open(directory, tmpFile | O_WRONLY | O_CLOEXEC, 0o600)
+        let fd = openNameless(in: directory)
         guard fd >= 0 else { return false }
         defer { Glibc.close(fd) }
         let probe = directory + "/" + temporaryPrefix + "probe-" + UUID().uuidString

@@ -41,7 +41,6 @@ public enum TestFiles {
         return path
     }
 
-    /// Whether two files hold the same bytes, compared in chunks.
     /// How many files process `pid` holds open in `directory` (read from /proc/PID/fd), whether
     /// they have a name there yet or not: the sign that a receiver is writing an upload, where
     /// a file without a name (O_TMPFILE) shows nothing in the folder.
@@ -54,6 +53,7 @@ public enum TestFiles {
         }.count
     }
 
+    /// Whether two files hold the same bytes, compared in chunks.
     public static func sameContents(_ a: String, _ b: String) -> Bool {
         guard let ha = FileHandle(forReadingAtPath: a), let hb = FileHandle(forReadingAtPath: b) else { return false }
         defer { try? ha.close(); try? hb.close() }

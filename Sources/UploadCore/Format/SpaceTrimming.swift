@@ -1,5 +1,6 @@
-/// Header values trimmed as `trimmingCharacters(in: .whitespaces)` trims them, without a trip through Foundation's NSString: the receiver trims
-/// a dozen header pieces per upload, and that trip was a tenth of its CPU for small files.
+/// Header values trimmed as `trimmingCharacters(in: .whitespaces)` trims them, without a trip
+/// through Foundation's NSString: the receiver trims a dozen header pieces per upload, and that
+/// trip was a tenth of its CPU for small files.
 extension StringProtocol {
     public func trimmingSpaces() -> String {
         let scalars = unicodeScalars
