@@ -1,0 +1,161 @@
+import NIOCore
+import NIOHTTP1
+import UploadCore
+
+// The channel handler of a direct upload's connection (`DirectHTTP1.swift` has the pool and the
+// transport's side).
+
+/// Runs one request at a time on its connection. Lives on the channel's event loop.
+final class DirectUploadHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let onClose: () -> Void
+    private var context: ChannelHandlerContext?
+    private var exchange: DirectExchange?
+    private var promise: EventLoopPromise<DirectResult>?
+    private var result = DirectResult()
+    private var head: HTTPResponseHead?
+    private var body: [UInt8] = []
+    private var bodyTotal: Int64 = 0
+    private var error: Error?
+    /// The stall clock while the body is written, then the answer clock.
+    private var clock: Scheduled<Void>?
+    private var idleClock: Scheduled<Void>?
+
+    init(onClose: @escaping () -> Void) {
+        self.onClose = onClose
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func start(_ exchange: DirectExchange, _ promise: EventLoopPromise<DirectResult>) {
+        idleClock?.cancel()
+        idleClock = nil
+        guard let context, context.channel.isActive, self.exchange == nil else {
+            promise.succeed(DirectResult(failure: UploadFailure(.connectionLost, "the server closed the connection before the upload began")))
+            return
+        }
+        self.exchange = exchange
+        self.promise = promise
+        result = DirectResult()
+        head = nil
+        body = []
+        bodyTotal = 0
+        error = nil
+        let loop = context.eventLoop.assumeIsolated()
+        clock = loop.scheduleTask(in: exchange.timeouts.stall) { [self] in
+            guard self.exchange != nil, !result.bodySent else { return }
+            finish(failure: FailureClassifier.stalled(exchange.timeouts))
+        }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.write(wrapOutboundOut(.head(exchange.head)), promise: nil)
+        for (index, part) in exchange.body.enumerated() {
+            context.write(wrapOutboundOut(.body(.byteBuffer(part))), promise: index == exchange.body.count - 1 ? written : nil)
+        }
+        if exchange.body.isEmpty { written.succeed() }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        written.futureResult.assumeIsolated().whenComplete { [self] outcome in
+            guard self.exchange != nil, case .success = outcome else { return }
+            let count = Int64(exchange.body.reduce(0) { $0 + $1.readableBytes })
+            result.bodySent = true
+            result.bytesSent = count
+            exchange.sent(count)
+            clock?.cancel()
+            clock = loop.scheduleTask(in: exchange.timeouts.answer) { [self] in
+                guard self.exchange != nil else { return }
+                if let answer = answerSoFar { finish(answer: answer, reusable: false) } else { finish(failure: FailureClassifier.noAnswer(exchange.timeouts)) }
+            }
+        }
+    }
+
+    func cancel() {
+        guard exchange != nil else { return }
+        finish(failure: FailureClassifier.cancelled(bodySent: result.bodySent))
+    }
+
+    func parked(expiringIn timeout: TimeAmount) {
+        guard exchange == nil, let context else { return }
+        idleClock?.cancel()
+        idleClock = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+            if exchange == nil { self.context?.close(promise: nil) }
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard exchange != nil else {
+            // Bytes nobody asked for on an idle connection: it cannot be trusted with the next request.
+            context.close(promise: nil)
+            return
+        }
+        result.receivedAnything = true
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+        case .body(let part):
+            bodyTotal += Int64(part.readableBytes)
+            let room = UploadDelegate.bodyLimit - body.count
+            if room > 0 { body.append(contentsOf: part.readableBytesView.prefix(room)) }
+        case .end:
+            guard let answer = answerSoFar, let head else { return }
+            // An answer before the whole body went out (a 413 at once) ends the connection: the
+            // rest of the body is still on its way.
+            finish(answer: answer, reusable: result.bodySent && head.isKeepAlive)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if self.error == nil { self.error = error }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        idleClock?.cancel()
+        onClose()
+        if exchange != nil {
+            if let answer = answerSoFar {
+                // What arrived of the answer is what happened (its status at least).
+                finish(answer: answer, reusable: false)
+            } else if let error {
+                finish(failure: FailureClassifier.classify(error, bodySent: result.bodySent, timeouts: exchange!.timeouts))
+            } else {
+                finish(failure: UploadFailure(.connectionLost, result.bodySent
+                    ? "the server closed the connection without answering"
+                    : "the server closed the connection during the upload"))
+            }
+        }
+        context.fireChannelInactive()
+    }
+
+    private var answerSoFar: UploadResponse? {
+        head.map { head in
+            UploadResponse(status: Int(head.status.code), reason: head.status.reasonPhrase,
+                           headers: head.headers.map { ($0.name, $0.value) }, body: body, bodyBytesTotal: bodyTotal)
+        }
+    }
+
+    private func finish(answer: UploadResponse, reusable: Bool) {
+        result.response = answer
+        result.reusable = reusable
+        complete()
+    }
+
+    private func finish(failure: UploadFailure) {
+        result.failure = failure
+        result.reusable = false
+        complete()
+    }
+
+    private func complete() {
+        clock?.cancel()
+        clock = nil
+        let promise = self.promise
+        let result = self.result
+        exchange = nil
+        self.promise = nil
+        if !result.reusable { context?.close(promise: nil) }
+        promise?.succeed(result)
+    }
+}
