@@ -149,9 +149,9 @@ public actor UploadQueue {
             resumable: { point, why in continuation.yield(.resumable(id, point, startedOver: why)) },
             resumed: { offset, length in continuation.yield(.resumed(id, offset: offset, of: length)) }
         )
-        attemptTasks[id] = Task {
+        attemptTasks[id] = Task(executorPreference: transport.attemptExecutor()) {
             let result = await transport.perform(request, observer: observer)
-            self.attemptEnded(id, attempt: attempt, result: result)
+            await self.attemptEnded(id, attempt: attempt, result: result)
         }
     }
 

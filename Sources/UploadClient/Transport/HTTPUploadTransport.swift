@@ -68,6 +68,15 @@ public protocol UploadTransport: Sendable {
     /// Runs until the server answers or the attempt fails. Cancelling the calling task cancels
     /// the request and yields a `.cancelled` failure.
     func perform(_ request: UploadRequest, observer: AttemptObserver) async -> AttemptResult
+
+    /// Where the queue runs an attempt's task (nil: anywhere). A transport whose I/O happens on
+    /// event loops hands out one of them, so that the attempt's own work and its connection's
+    /// share a thread and no await in between crosses to another.
+    func attemptExecutor() -> (any TaskExecutor)?
+}
+
+extension UploadTransport {
+    public func attemptExecutor() -> (any TaskExecutor)? { nil }
 }
 
 /// The real transport: one shared AsyncHTTPClient (keep-alive reuse per host), bodies streamed
@@ -94,6 +103,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let direct: Bool
     /// The direct way's keep-alive connections.
     let connections = DirectConnections()
+    /// The event loops as task executors, handed out in turn.
+    let loopExecutors: EventLoopTaskExecutors
 
     public init(
         tls: TLSOptions = TLSOptions(),
@@ -138,6 +149,7 @@ public final class HTTPUploadTransport: UploadTransport {
         )
         configuration.httpVersion = .http1Only
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        self.loopExecutors = EventLoopTaskExecutors(eventLoopGroup)
         self.threadPool = threadPool
         self.chunkSize = chunkSize
         self.rateLimit = rateLimit
@@ -166,8 +178,13 @@ public final class HTTPUploadTransport: UploadTransport {
         try await client.shutdown()
     }
 
+    public func attemptExecutor() -> (any TaskExecutor)? {
+        loopExecutors.next()
+    }
+
     public func perform(_ request: UploadRequest, observer: AttemptObserver) async -> AttemptResult {
-        let eventLoop = client.eventLoopGroup.next()
+        // The loop the attempt runs on when the queue gave it one (`attemptExecutor`).
+        let eventLoop = client.eventLoopGroup.any()
         let prepared: Prepared
         do throws(UploadFailure) {
             prepared = try await prepare(request, eventLoop: eventLoop)
