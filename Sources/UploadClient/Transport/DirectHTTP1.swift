@@ -112,7 +112,7 @@ final class DirectConnections: Sendable {
 
     /// Opens a connection to `origin` on `loop`; the returned future fails as the connect does.
     func connect(_ origin: Origin, on loop: EventLoop, timeout: TimeAmount) -> EventLoopFuture<DirectConnection> {
-        ClientBootstrap(group: loop)
+        let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(timeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { [weak self] channel in
@@ -121,7 +121,11 @@ final class DirectConnections: Sendable {
                     try channel.pipeline.syncOperations.addHandler(DirectUploadHandler(onClose: { self?.remove(channel) }))
                 }
             }
-            .connect(host: origin.host, port: origin.port)
+        // An address given as numbers needs no resolver and no Happy Eyeballs race (their first
+        // use was a tenth of a one-file send's CPU).
+        let connecting = (try? SocketAddress(ipAddress: origin.host, port: origin.port))
+            .map { bootstrap.connect(to: $0) } ?? bootstrap.connect(host: origin.host, port: origin.port)
+        return connecting
             .flatMapThrowing { channel in
                 let handler = try channel.pipeline.syncOperations.handler(type: DirectUploadHandler.self)
                 return DirectConnection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
