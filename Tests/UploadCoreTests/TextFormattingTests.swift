@@ -30,6 +30,20 @@ struct TextFormattingTests {
             #expect(LogTimestamp.format(date) == formatter.string(from: date), "\(date.timeIntervalSince1970)")
         }
     }
+
+    /// `oneLine` reads ASCII by bytes; it must join exactly what the Character way joins.
+    @Test func oneLineJoinsAsTheCharacterSplitDoes() {
+        func reference(_ text: String) -> String { text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ") }
+        let pieces = [" ", "\t", "\n", "\r\n", "\r", "\u{0B}", "\u{0C}", "\u{1C}", "\u{1F}", "a", "{\"k\":", "\"v\"}", "x y", "\u{7F}", "~"]
+        var generator = SeededGenerator(seed: 7)
+        var texts = ["", " ", "\r\n", "{\"filename\": \"x.jpg\"}\n", "  a  b  ", "\té\t", "a\u{00A0}b", "a\u{2028}b", " \u{301}x"]
+        for _ in 0..<3_000 {
+            texts.append((0..<Int(generator.next() % 12)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined())
+        }
+        for text in texts {
+            #expect(ProgressText.oneLine(text) == reference(text), "\(Array(text.utf8))")
+        }
+    }
 }
 
 /// xorshift64*: the same numbers on every run.

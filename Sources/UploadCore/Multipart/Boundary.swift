@@ -1,3 +1,4 @@
+import Glibc
 /// A multipart boundary: random `[A-Za-z0-9]`, long enough that it cannot plausibly occur in a file.
 public struct Boundary: Sendable, Hashable, CustomStringConvertible {
     public let value: String
@@ -32,10 +33,30 @@ public struct Boundary: Sendable, Hashable, CustomStringConvertible {
         return Boundary(String(decoding: bytes, as: UTF8.self))
     }
 
+    /// A boundary from the system's randomness, all of it drawn in one system call (a system
+    /// call per 64-bit draw was a visible part of sending thousands of small files).
     public static func random() -> Boundary {
-        var generator = SystemRandomNumberGenerator()
+        var generator = DrawnRandomWords(count: (randomLength + 7) / 8)
         return random(using: &generator)
     }
 
     public var description: String { value }
+}
+
+/// Random words drawn from the system's randomness in one call (`arc4random_buf`: one
+/// `getrandom` in glibc), handed out one by one; the system generator once they are used up.
+struct DrawnRandomWords: RandomNumberGenerator {
+    private var words: [UInt64]
+    private var system = SystemRandomNumberGenerator()
+
+    init(count: Int) {
+        words = [UInt64](repeating: 0, count: count)
+        words.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { arc4random_buf(base, raw.count) }
+        }
+    }
+
+    mutating func next() -> UInt64 {
+        words.popLast() ?? system.next()
+    }
 }

@@ -26,6 +26,24 @@ public enum ProgressText {
 
     /// Collapses whitespace so an answer's body fits on one line.
     public static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        // ASCII (a JSON answer, most often) by bytes: Character.isWhitespace there is exactly
+        // tab, line feed, vertical tab, form feed, carriage return and space, and no grapheme
+        // spans two of its bytes but CR LF, which is whitespace as a whole. Anything else the
+        // Character way, which is many times slower.
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for byte in text.utf8 {
+            if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
+                pendingSpace = !out.isEmpty
+            } else {
+                if pendingSpace { out.append(0x20); pendingSpace = false }
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
