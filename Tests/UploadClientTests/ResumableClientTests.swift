@@ -49,7 +49,7 @@ import UploadTesting
         defer { relay.stop() }
         let request = try UploadRequest.forPath(path, url: relay.url())
         let run = try await UploadRun.run([request], retryPolicy: RetryPolicy(maxRetries: 5), resume: false)
-        #expect(run.outcome()?.isSuccess == true)
+        #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome()))")
         #expect(run.resumedOffsets().isEmpty)
         #expect(relay.bytesToServer >= Self.size + 10_000_000)
         #expect(!receiver.logLines.contains { $0.method == "OPTIONS" || $0.method == "PATCH" })

@@ -17,7 +17,13 @@ struct UploadRun {
         onEvent: @escaping @Sendable (UploadEvent, UploadQueue) async -> Void = { _, _ in }
     ) async throws -> UploadRun {
         let transport = try HTTPUploadTransport(tls: tls, timeouts: timeouts, resume: resume)
-        let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: retryPolicy, sleep: { _ in })
+        // Waits a fiftieth of what the queue asks (1 s of backoff or Retry-After: 20 ms), not
+        // nothing: a retry that follows a cut at once can find the receiver still holding the cut
+        // attempt (409 "still in progress", Retry-After: 1), and five instant retries used up
+        // all of a test's retries inside that moment.
+        let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: retryPolicy, sleep: { seconds in
+            try await Task.sleep(nanoseconds: UInt64(min(seconds, 5) / 50 * 1e9))
+        })
         for request in requests {
             await queue.enqueue(request, totalBytes: try? UploadPreflight.check(request))
         }
