@@ -113,13 +113,19 @@ public struct TransferTracker: Sendable {
             states[id] = TransferState(record: UploadRecord(
                 id: id, name: name, path: nil, url: "", origin: "", fileSize: total, createdAt: date))
         }
-        guard var state = states[id] else { return }
+        // In place: a copy taken out and written back made the dictionary's and the copy's
+        // buffers shared, so every event copied the upload's record.
+        guard let index = states.index(forKey: id) else { return }
+        if case .queued = event { summary = nil }
+        Self.apply(event, to: &states.values[index], now: now, date: date)
+    }
+
+    private static func apply(_ event: UploadEvent, to state: inout TransferState, now: Double, date: Date) {
         state.record.apply(event, at: date)
         switch event {
         case .queued:
             state.finishedAt = nil
             state.retryDue = nil
-            summary = nil
         case .started:
             state.startedAt = now
             state.retryDue = nil
@@ -139,6 +145,5 @@ public struct TransferTracker: Sendable {
         case .response, .redirected, .allFinished, .resumable:
             break
         }
-        states[id] = state
     }
 }
