@@ -4,6 +4,9 @@ import UploadCore
 public struct PlainReporter: SendReporter {
     let console: any TextSink
     var throttle = ProgressThrottle(interval: 1)
+    /// Each running upload's line prefix (`#3 cat.jpg`), made once rather than for each of its
+    /// five or so lines.
+    private var prefixes: [UploadID: String] = [:]
 
     public init(console: any TextSink) {
         self.console = console
@@ -16,7 +19,8 @@ public struct PlainReporter: SendReporter {
             }
             return
         }
-        let who = "\(id) \(InvisibleCharacters.escaped(state.name))"
+        let who = prefixes[id] ?? "\(id) \(InvisibleCharacters.escaped(state.name))"
+        if case .finished = event { prefixes[id] = nil } else { prefixes[id] = who }
         switch event {
         case .queued(_, _, let total):
             console.write("\(who) queued\(total.map { " (\(ByteFormat.bytes($0)))" } ?? "")\n")
