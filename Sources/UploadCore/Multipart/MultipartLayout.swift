@@ -31,18 +31,21 @@ public struct MultipartLayout: Sendable, Equatable {
         self.contentType = contentType
         self.fileSize = fileSize
 
-        var head = ""
+        // Bytes, not String concatenation: this runs for every upload.
+        let dashBoundary = Array("--\(boundary.value)".utf8)
+        var head: [UInt8] = []
+        head.reserveCapacity(160 + fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 96 })
         for field in fields {
-            head += "--\(boundary.value)\r\n"
-            head += "Content-Disposition: form-data; name=\"\(HeaderEscaping.escapeQuoted(field.name))\"\r\n\r\n"
-            head += field.value
-            head += "\r\n"
+            head += dashBoundary
+            head += "\r\nContent-Disposition: form-data; name=\"\(HeaderEscaping.escapeQuoted(field.name))\"\r\n\r\n".utf8
+            head += field.value.utf8
+            head += "\r\n".utf8
         }
-        head += "--\(boundary.value)\r\n"
-        head += "Content-Disposition: form-data; name=\"\(HeaderEscaping.escapeQuoted(fileField))\"; "
-        head += "filename=\"\(HeaderEscaping.escapeQuoted(fileName))\"\r\n"
-        head += "Content-Type: \(contentType.mime)\r\n\r\n"
-        self.head = Array(head.utf8)
+        head += dashBoundary
+        head += "\r\nContent-Disposition: form-data; name=\"\(HeaderEscaping.escapeQuoted(fileField))\"; ".utf8
+        head += "filename=\"\(HeaderEscaping.escapeQuoted(fileName))\"\r\n".utf8
+        head += "Content-Type: \(contentType.mime)\r\n\r\n".utf8
+        self.head = head
         self.tail = Array("\r\n--\(boundary.value)--\r\n".utf8)
     }
 
