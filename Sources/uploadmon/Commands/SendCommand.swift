@@ -103,12 +103,21 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         var requests: [(UploadRequest, Int64?)] = []
         var refusals: [String] = []
+        // Parsed once, not per file: a bad -F or -H is one refusal, not one per file.
+        let formFields: [FormField]
+        let headers: [RequestHeader]
+        do throws(UploadInputError) {
+            formFields = try upload.parsedFormFields()
+            headers = try upload.parsedHeaders()
+        } catch {
+            FileHandle.standardError.write(Data("uploadmon: \(error.description)\nuploadmon: nothing was sent\n".utf8))
+            throw SendExit.usage
+        }
         for path in try allFiles() {
             do throws(UploadInputError) {
                 let request = try UploadRequest.forPath(
                     background ? Self.absolute(path) : path, url: upload.to, field: upload.field, requestedName: name,
-                    formFields: try upload.parsedFormFields(), headers: try upload.parsedHeaders(),
-                    allowAnyFile: upload.anyFile
+                    formFields: formFields, headers: headers, allowAnyFile: upload.anyFile
                 )
                 requests.append((request, try UploadPreflight.check(request)))
             } catch {
