@@ -45,6 +45,10 @@ public struct JSONLine: Sendable {
     }
 
     static func appendString(_ string: String, to out: inout String) {
+        if string.utf8.allSatisfy({ $0 < 0x80 }) {
+            appendASCII(string, to: &out)
+            return
+        }
         out += "\""
         for scalar in string.unicodeScalars {
             switch scalar {
@@ -63,5 +67,27 @@ public struct JSONLine: Sendable {
             }
         }
         out += "\""
+    }
+
+    /// `appendString` for ASCII, by bytes (every `--json` line's keys and most of its values):
+    /// the same escapes, without decoding scalars one by one.
+    private static func appendASCII(_ string: String, to out: inout String) {
+        var bytes: [UInt8] = [0x22]
+        bytes.reserveCapacity(string.utf8.count + 8)
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in string.utf8 {
+            switch byte {
+            case 0x22: bytes += [0x5C, 0x22]
+            case 0x5C: bytes += [0x5C, 0x5C]
+            case 0x0A: bytes += [0x5C, 0x6E]
+            case 0x0D: bytes += [0x5C, 0x72]
+            case 0x09: bytes += [0x5C, 0x74]
+            case 0..<0x20, 0x7F:
+                bytes += [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(0x22)
+        out += String(decoding: bytes, as: UTF8.self)
     }
 }
