@@ -99,6 +99,34 @@ func keepAliveServer(
         #expect(log.perConnection == [2, 2, 1])
     }
 
+    @Test func interimAnswersBeforeTheFinalOneAreSkipped() async throws {
+        let log = ConnectionLog()
+        // RFC 9110 §15.2: a client must read 1xx answers it did not ask for and wait for the final
+        // one (the parser drops them; this keeps it so).
+        let server = try keepAliveServer(log: log) { _, _ in
+            ("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n" + Self.ok, false)
+        }
+        defer { server.stop() }
+        let run = try await UploadRun.run(try photos(3, url: server.url), concurrency: 1)
+        for id in 1...3 { #expect(run.outcome(id) == .answered(status: 201)) }
+        #expect(log.perConnection == [3])
+    }
+
+    @Test func aHeaderWithAControlCharacterIsRefusedAndNothingIsSent() async throws {
+        let log = ConnectionLog()
+        let captured = Captures()
+        let server = try keepAliveServer(log: log) { request, _ in
+            captured.add(request)
+            return (Self.ok, false)
+        }
+        defer { server.stop() }
+        var request = try photos(1, url: server.url)[0]
+        request.headers = [try RequestHeader(parsing: "X-Note: a\u{01}b")]
+        let run = try await UploadRun.run([request])
+        #expect(run.failure()?.message.contains("\"X-Note\" cannot be sent") == true, "\(String(describing: run.failure()))")
+        #expect(captured.all.isEmpty)
+    }
+
     @Test func aNewConnectionThatDiesIsNotRetried() async throws {
         let log = ConnectionLog()
         let server = try keepAliveServer(log: log) { _, _ in nil }

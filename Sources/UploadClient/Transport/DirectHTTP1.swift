@@ -117,8 +117,9 @@ final class DirectConnections: Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { [weak self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(DirectUploadHandler(onClose: { self?.remove(channel) }))
+                    let parser = HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(DirectResponseDecoder(parser: parser)))
+                    try channel.pipeline.syncOperations.addHandler(DirectUploadHandler(parser: parser, onClose: { self?.remove(channel) }))
                 }
             }
         // An address given as numbers needs no resolver and no Happy Eyeballs race (their first

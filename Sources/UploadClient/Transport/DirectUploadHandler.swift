@@ -8,9 +8,11 @@ import UploadCore
 /// Runs one request at a time on its connection. Lives on the channel's event loop.
 final class DirectUploadHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
+    typealias OutboundOut = ByteBuffer
 
     private let onClose: () -> Void
+    /// The connection's response parser, told of each request as it goes.
+    private let parser: HTTPResponseDecoder
     private var context: ChannelHandlerContext?
     private var exchange: DirectExchange?
     private var promise: EventLoopPromise<DirectResult>?
@@ -23,7 +25,8 @@ final class DirectUploadHandler: ChannelInboundHandler {
     private var clock: Scheduled<Void>?
     private var idleClock: Scheduled<Void>?
 
-    init(onClose: @escaping () -> Void) {
+    init(parser: HTTPResponseDecoder, onClose: @escaping () -> Void) {
+        self.parser = parser
         self.onClose = onClose
     }
 
@@ -50,13 +53,24 @@ final class DirectUploadHandler: ChannelInboundHandler {
             guard self.exchange != nil, !result.bodySent else { return }
             finish(failure: FailureClassifier.stalled(exchange.timeouts))
         }
-        let written = context.eventLoop.makePromise(of: Void.self)
-        context.write(wrapOutboundOut(.head(exchange.head)), promise: nil)
-        for (index, part) in exchange.body.enumerated() {
-            context.write(wrapOutboundOut(.body(.byteBuffer(part))), promise: index == exchange.body.count - 1 ? written : nil)
+        // The head and the first piece of the body (the multipart head) in one buffer, then the
+        // rest: one writev, no HTTP encoder or validator on the way.
+        var head = context.channel.allocator.buffer(capacity: 512 + (exchange.body.first?.readableBytes ?? 0))
+        do throws(DirectRequestHead.InvalidField) {
+            try DirectRequestHead.encode(exchange.head, into: &head)
+        } catch {
+            finish(failure: UploadFailure(.other, "the request header \"\(error.name)\" cannot be sent: its name must be a token and its value free of control characters"))
+            return
         }
-        if exchange.body.isEmpty { written.succeed() }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        parser.write(data: .head(exchange.head))
+        var parts = exchange.body[...]
+        if var first = parts.popFirst() { head.writeBuffer(&first) }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.write(wrapOutboundOut(head), promise: parts.isEmpty ? written : nil)
+        for (index, part) in zip(parts.indices, parts) {
+            context.write(wrapOutboundOut(part), promise: index == parts.index(before: parts.endIndex) ? written : nil)
+        }
+        context.flush()
         written.futureResult.assumeIsolated().whenComplete { [self] outcome in
             guard self.exchange != nil, case .success = outcome else { return }
             let count = Int64(exchange.body.reduce(0) { $0 + $1.readableBytes })
@@ -93,6 +107,7 @@ final class DirectUploadHandler: ChannelInboundHandler {
         result.receivedAnything = true
         switch unwrapInboundIn(data) {
         case .head(let head):
+            // Interim answers (100 Continue, 103 Early Hints) never get here: the parser drops them.
             self.head = head
         case .body(let part):
             bodyTotal += Int64(part.readableBytes)
@@ -157,5 +172,63 @@ final class DirectUploadHandler: ChannelInboundHandler {
         self.promise = nil
         if !result.reusable { context?.close(promise: nil) }
         promise?.succeed(result)
+    }
+}
+
+/// NIO's HTTP/1 response parser without its place on the way out: requests leave as bytes we
+/// encode (`DirectRequestHead`), straight to the socket, and the parser is told each request's
+/// head directly (it needs the method to know which answers have no body).
+struct DirectResponseDecoder: ByteToMessageDecoder {
+    typealias InboundOut = HTTPClientResponsePart
+    let parser: HTTPResponseDecoder
+
+    mutating func decoderAdded(context: ChannelHandlerContext) { parser.decoderAdded(context: context) }
+    mutating func decoderRemoved(context: ChannelHandlerContext) { parser.decoderRemoved(context: context) }
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        try parser.decode(context: context, buffer: &buffer)
+    }
+
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        try parser.decodeLast(context: context, buffer: &buffer, seenEOF: seenEOF)
+    }
+}
+
+/// A request head as HTTP/1.1 bytes, refused (as NIO's validator would) when a field's name is
+/// not a token or its value holds a control character other than tab.
+enum DirectRequestHead {
+    struct InvalidField: Error {
+        let name: String
+    }
+
+    static func encode(_ head: HTTPRequestHead, into buffer: inout ByteBuffer) throws(InvalidField) {
+        buffer.writeString(head.method.rawValue)
+        buffer.writeStaticString(" ")
+        buffer.writeString(head.uri)
+        buffer.writeStaticString(" HTTP/1.1\r\n")
+        for (name, value) in head.headers {
+            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte), value.utf8.allSatisfy(isValueByte) else {
+                throw InvalidField(name: name)
+            }
+            buffer.writeString(name)
+            buffer.writeStaticString(": ")
+            buffer.writeString(value)
+            buffer.writeStaticString("\r\n")
+        }
+        buffer.writeStaticString("\r\n")
+    }
+
+    /// RFC 9110 tchar.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    static func isValueByte(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\t") || (byte >= 0x20 && byte != 0x7F)
     }
 }
