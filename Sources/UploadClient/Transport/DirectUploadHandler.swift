@@ -49,10 +49,6 @@ final class DirectUploadHandler: ChannelInboundHandler {
         bodyTotal = 0
         error = nil
         let loop = context.eventLoop.assumeIsolated()
-        clock = loop.scheduleTask(in: exchange.timeouts.stall) { [self] in
-            guard self.exchange != nil, !result.bodySent else { return }
-            finish(failure: FailureClassifier.stalled(exchange.timeouts))
-        }
         // The head and the first piece of the body (the multipart head) in one buffer, then the
         // rest: one writev, no HTTP encoder or validator on the way.
         var head = context.channel.allocator.buffer(capacity: 512 + (exchange.body.first?.readableBytes ?? 0))
@@ -81,6 +77,14 @@ final class DirectUploadHandler: ChannelInboundHandler {
             clock = loop.scheduleTask(in: exchange.timeouts.answer) { [self] in
                 guard self.exchange != nil else { return }
                 if let answer = answerSoFar { finish(answer: answer, reusable: false) } else { finish(failure: FailureClassifier.noAnswer(exchange.timeouts)) }
+            }
+        }
+        // The stall clock only for a body the socket did not take at once (a small one mostly
+        // goes in the flush above): one scheduled task per upload, not two.
+        if self.exchange != nil, !result.bodySent {
+            clock = loop.scheduleTask(in: exchange.timeouts.stall) { [self] in
+                guard self.exchange != nil, !result.bodySent else { return }
+                finish(failure: FailureClassifier.stalled(exchange.timeouts))
             }
         }
     }
