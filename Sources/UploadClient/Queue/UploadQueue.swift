@@ -9,8 +9,7 @@ import UploadCore
 /// `finished`. When nothing is queued, running or waiting to retry, `allFinished` follows.
 /// A failed or cancelled upload stays in the queue with its reason and can be retried by id.
 public actor UploadQueue {
-    public nonisolated let events: AsyncStream<UploadEvent>
-    private let continuation: AsyncStream<UploadEvent>.Continuation
+    public nonisolated let events = UploadEvents()
     private let transport: any UploadTransport
     private let clock: @Sendable (Double) async throws -> Void
 
@@ -28,7 +27,6 @@ public actor UploadQueue {
         retryPolicy: RetryPolicy = RetryPolicy(),
         sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(DurationRule.nanoseconds($0))) }
     ) {
-        (events, continuation) = AsyncStream.makeStream(of: UploadEvent.self, bufferingPolicy: .unbounded)
         self.transport = transport
         self.machine = UploadQueueMachine(concurrency: concurrency, retryPolicy: retryPolicy)
         self.clock = sleep
@@ -117,7 +115,7 @@ public actor UploadQueue {
         for action in actions {
             switch action {
             case .emit(let event):
-                continuation.yield(event)
+                events.yield(event)
             case .start(let id, let attempt, let request):
                 start(id, attempt: attempt, request: request)
             case .cancelAttempt(let id):
@@ -131,23 +129,23 @@ public actor UploadQueue {
             case .cancelWait(let id):
                 waitTasks.removeValue(forKey: id)?.cancel()
             case .closeEvents:
-                continuation.finish()
+                events.finish()
             }
         }
     }
 
     private func start(_ id: UploadID, attempt: Int, request: UploadRequest) {
-        let continuation = self.continuation
+        let events = self.events
         let transport = transports[id] ?? self.transport
         let observer = AttemptObserver(
             // Events are for showing and logging: a URL's credentials never travel in them.
-            started: { url, total in continuation.yield(.started(id, attempt: attempt, url: RedactedURL.display(url), totalBytes: total)) },
+            started: { url, total in events.yield(.started(id, attempt: attempt, url: RedactedURL.display(url), totalBytes: total)) },
             progress: { bytes, total, expected in
-                continuation.yield(.progress(id, bytesSent: bytes, totalBytesSent: total, totalBytesExpected: expected))
+                events.yield(.progress(id, bytesSent: bytes, totalBytesSent: total, totalBytesExpected: expected))
             },
-            redirected: { url in continuation.yield(.redirected(id, to: RedactedURL.display(url))) },
-            resumable: { point, why in continuation.yield(.resumable(id, point, startedOver: why)) },
-            resumed: { offset, length in continuation.yield(.resumed(id, offset: offset, of: length)) }
+            redirected: { url in events.yield(.redirected(id, to: RedactedURL.display(url))) },
+            resumable: { point, why in events.yield(.resumable(id, point, startedOver: why)) },
+            resumed: { offset, length in events.yield(.resumed(id, offset: offset, of: length)) }
         )
         attemptTasks[id] = Task(executorPreference: transport.attemptExecutor()) {
             let result = await transport.perform(request, observer: observer)
