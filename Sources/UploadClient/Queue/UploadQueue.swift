@@ -147,8 +147,10 @@ public actor UploadQueue {
             resumable: { point, why in events.yield(.resumable(id, point, startedOver: why)) },
             resumed: { offset, length in events.yield(.resumed(id, offset: offset, of: length)) }
         )
-        attemptTasks[id] = Task(executorPreference: transport.attemptExecutor()) {
+        let executor = transport.beginAttempt()
+        attemptTasks[id] = Task(executorPreference: executor) {
             let result = await transport.perform(request, observer: observer)
+            transport.endAttempt(on: executor)
             await self.attemptEnded(id, attempt: attempt, result: result)
         }
     }

@@ -69,14 +69,18 @@ public protocol UploadTransport: Sendable {
     /// the request and yields a `.cancelled` failure.
     func perform(_ request: UploadRequest, observer: AttemptObserver) async -> AttemptResult
 
-    /// Where the queue runs an attempt's task (nil: anywhere). A transport whose I/O happens on
-    /// event loops hands out one of them, so that the attempt's own work and its connection's
-    /// share a thread and no await in between crosses to another.
-    func attemptExecutor() -> (any TaskExecutor)?
+    /// Where the queue runs the task of an attempt about to start (nil: anywhere). A transport
+    /// whose I/O happens on event loops hands out one of them, so that the attempt's own work and
+    /// its connection's share a thread and no await in between crosses to another. Each call is
+    /// followed by one `endAttempt(on:)` with what it returned, once the attempt is over.
+    func beginAttempt() -> (any TaskExecutor)?
+
+    func endAttempt(on executor: (any TaskExecutor)?)
 }
 
 extension UploadTransport {
-    public func attemptExecutor() -> (any TaskExecutor)? { nil }
+    public func beginAttempt() -> (any TaskExecutor)? { nil }
+    public func endAttempt(on executor: (any TaskExecutor)?) {}
 }
 
 /// The real transport: one shared AsyncHTTPClient (keep-alive reuse per host), bodies streamed
@@ -178,12 +182,16 @@ public final class HTTPUploadTransport: UploadTransport {
         try await client.shutdown()
     }
 
-    public func attemptExecutor() -> (any TaskExecutor)? {
-        loopExecutors.next()
+    public func beginAttempt() -> (any TaskExecutor)? {
+        loopExecutors.acquire()
+    }
+
+    public func endAttempt(on executor: (any TaskExecutor)?) {
+        loopExecutors.release(executor)
     }
 
     public func perform(_ request: UploadRequest, observer: AttemptObserver) async -> AttemptResult {
-        // The loop the attempt runs on when the queue gave it one (`attemptExecutor`).
+        // The loop the attempt runs on when the queue gave it one (`beginAttempt`).
         let eventLoop = client.eventLoopGroup.any()
         let prepared: Prepared
         do throws(UploadFailure) {
