@@ -172,5 +172,12 @@ func keepAliveServer(
         #expect(DirectTarget("https://127.0.0.1/photo") == nil)
         #expect(DirectTarget("http:///photo") == nil)
         #expect(DirectTarget("ftp://host/photo") == nil)
+        // The request line carries the target as is: never a space, control or non-ASCII byte.
+        for url in ["http://h/a b", "http://h/写真?q=é", "http://h/p?x=\u{7F}", "http://h/%20ok"] {
+            if let target = DirectTarget(url) {
+                #expect(target.uri.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "\(url) -> \(target.uri)")
+            }
+        }
+        #expect(DirectTarget("http://h/%20ok")?.uri == "/%20ok")
     }
 }

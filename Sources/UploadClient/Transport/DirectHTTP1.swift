@@ -35,6 +35,8 @@ struct DirectTarget: Sendable, Equatable {
         origin = .init(host: host, port: port)
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         uri = components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
+        // The target goes on the request line as is: visible ASCII only, or not the direct way.
+        guard uri.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
         let bracketed = host.contains(":") ? "[\(host)]" : host
         hostHeader = port == 80 ? bracketed : "\(bracketed):\(port)"
     }
