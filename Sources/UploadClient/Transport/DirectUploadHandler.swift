@@ -51,18 +51,18 @@ final class DirectUploadHandler: ChannelInboundHandler {
         let loop = context.eventLoop.assumeIsolated()
         // The head and the first piece of the body (the multipart head) in one buffer, then the
         // rest: one writev, no HTTP encoder or validator on the way.
-        var head = context.channel.allocator.buffer(capacity: 512 + (exchange.body.first?.readableBytes ?? 0))
+        var request = context.channel.allocator.buffer(capacity: 512 + (exchange.body.first?.readableBytes ?? 0))
         do throws(DirectRequestHead.InvalidField) {
-            try DirectRequestHead.encode(exchange.head, into: &head)
+            try DirectRequestHead.encode(exchange.head, into: &request)
         } catch {
             finish(failure: UploadFailure(.other, "the request header \"\(error.name)\" cannot be sent: its name must be a token and its value free of control characters"))
             return
         }
         parser.write(data: .head(exchange.head))
         var parts = exchange.body[...]
-        if var first = parts.popFirst() { head.writeBuffer(&first) }
+        if var first = parts.popFirst() { request.writeBuffer(&first) }
         let written = context.eventLoop.makePromise(of: Void.self)
-        context.write(wrapOutboundOut(head), promise: parts.isEmpty ? written : nil)
+        context.write(wrapOutboundOut(request), promise: parts.isEmpty ? written : nil)
         for (index, part) in zip(parts.indices, parts) {
             context.write(wrapOutboundOut(part), promise: index == parts.index(before: parts.endIndex) ? written : nil)
         }
@@ -211,7 +211,7 @@ enum DirectRequestHead {
         buffer.writeString(head.uri)
         buffer.writeStaticString(" HTTP/1.1\r\n")
         for (name, value) in head.headers {
-            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte), value.utf8.allSatisfy(isValueByte) else {
+            guard RequestHeader.isToken(name), value.utf8.allSatisfy(isValueByte) else {
                 throw InvalidField(name: name)
             }
             buffer.writeString(name)
@@ -220,16 +220,6 @@ enum DirectRequestHead {
             buffer.writeStaticString("\r\n")
         }
         buffer.writeStaticString("\r\n")
-    }
-
-    /// RFC 9110 tchar.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 
     static func isValueByte(_ byte: UInt8) -> Bool {

@@ -24,12 +24,22 @@ public struct RequestHeader: Sendable, Hashable, Codable, CustomStringConvertibl
         guard let colon = argument.firstIndex(of: ":") else { throw .badHeader(argument) }
         let name = argument[..<colon].trimmingWhitespaceSubstring()
         let value = argument[argument.index(after: colon)...].trimmingWhitespaceSubstring()
-        let tokenChars = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-        guard !name.isEmpty, name.allSatisfy({ tokenChars.contains($0) }),
-              !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+        guard Self.isToken(name), !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
             throw .badHeader(argument)
         }
         self.init(name: name, value: value)
+    }
+
+    /// Whether `name` can be a field name: an RFC 9110 token (one or more tchar).
+    public static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                true
+            default:
+                "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
     }
 
     public var description: String { "\(name): <hidden>" }
