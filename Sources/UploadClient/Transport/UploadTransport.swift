@@ -1,0 +1,79 @@
+import UploadCore
+
+// What the queue needs of a transport: the attempt, its callbacks and its result, and the
+// trust settings a transport is made with.
+
+/// How the client trusts servers.
+public struct TLSOptions: Sendable, Equatable {
+    /// A PEM bundle to trust instead of the system store (curl's `--cacert`).
+    public var caCertificatePath: String?
+    /// Skip certificate verification; only when the user asks (`--insecure`).
+    public var insecure: Bool
+
+    public init(caCertificatePath: String? = nil, insecure: Bool = false) {
+        self.caCertificatePath = caCertificatePath
+        self.insecure = insecure
+    }
+}
+
+/// What one attempt ended with.
+public struct AttemptResult: Sendable {
+    public var outcome: UploadOutcome
+    public var response: UploadResponse?
+    public var bytesSent: Int64
+    /// Where the next attempt continues (the server keeps the upload there), or nil to start over.
+    public var resume: ResumePoint?
+
+    public init(outcome: UploadOutcome, response: UploadResponse?, bytesSent: Int64, resume: ResumePoint? = nil) {
+        self.outcome = outcome
+        self.response = response
+        self.bytesSent = bytesSent
+        self.resume = resume
+    }
+}
+
+/// Callbacks an attempt reports through, in order: started, progress…, redirected…
+public struct AttemptObserver: Sendable {
+    public var started: @Sendable (_ url: String, _ totalBytes: Int64?) -> Void
+    public var progress: @Sendable (_ bytes: Int64, _ total: Int64, _ expected: Int64?) -> Void
+    public var redirected: @Sendable (_ url: String) -> Void
+    /// The server keeps the upload resumable at this point (nil: not any more; with the reason
+    /// when what the server had is given up and the upload starts over).
+    public var resumable: @Sendable (_ point: ResumePoint?, _ startedOver: String?) -> Void
+    /// The attempt continues at `offset` of `length` body bytes.
+    public var resumed: @Sendable (_ offset: Int64, _ length: Int64) -> Void
+
+    public init(
+        started: @escaping @Sendable (String, Int64?) -> Void = { _, _ in },
+        progress: @escaping @Sendable (Int64, Int64, Int64?) -> Void = { _, _, _ in },
+        redirected: @escaping @Sendable (String) -> Void = { _ in },
+        resumable: @escaping @Sendable (ResumePoint?, String?) -> Void = { _, _ in },
+        resumed: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in }
+    ) {
+        self.started = started
+        self.progress = progress
+        self.redirected = redirected
+        self.resumable = resumable
+        self.resumed = resumed
+    }
+}
+
+/// Performs one attempt of an upload; the queue decides about retries.
+public protocol UploadTransport: Sendable {
+    /// Runs until the server answers or the attempt fails. Cancelling the calling task cancels
+    /// the request and yields a `.cancelled` failure.
+    func perform(_ request: UploadRequest, observer: AttemptObserver) async -> AttemptResult
+
+    /// Where the queue runs the task of an attempt about to start (nil: anywhere). A transport
+    /// whose I/O happens on event loops hands out one of them, so that the attempt's own work and
+    /// its connection's share a thread and no await in between crosses to another. Each call is
+    /// followed by one `endAttempt(on:)` with what it returned, once the attempt is over.
+    func beginAttempt() -> (any TaskExecutor)?
+
+    func endAttempt(on executor: (any TaskExecutor)?)
+}
+
+extension UploadTransport {
+    public func beginAttempt() -> (any TaskExecutor)? { nil }
+    public func endAttempt(on executor: (any TaskExecutor)?) {}
+}
