@@ -62,7 +62,16 @@ enum UploadAdmission {
         }
         let version = fields[ResumableHeaders.interopVersion].flatMap(ResumableFields.version)
         let spoken = version.flatMap { ResumableFields.supportedVersions.contains($0) ? $0 : nil }
-        let declared = fields[.contentLength].flatMap { Int64($0) }
+        let declared: Int64?
+        switch BoundedNumber.length(fields[.contentLength]) {
+        case .none: declared = nil
+        case .bytes(let bytes): declared = bytes
+        case .beyondLimit:
+            return .refuse(Refusal(.contentTooLarge, "the declared Content-Length is beyond any upload; the limit is \(configuration.maxSize) bytes")
+                .adding([ResumableFields.limit: UploadLimit(maxSize: configuration.maxSize).fieldValue]))
+        case .malformed:
+            return .refuse(Refusal(.badRequest, "Content-Length must be a non-negative decimal integer"))
+        }
         let path = Self.path(of: head)
         if let token = Self.token(in: path) {
             switch decideResource(head, token: token, version: version, spoken: spoken, declared: declared, configuration: configuration) {
@@ -133,16 +142,18 @@ enum UploadAdmission {
             guard type == ResumableFields.partialUploadType else {
                 return .failure(Refusal(.unsupportedMediaType, "an append's Content-Type must be \(ResumableFields.partialUploadType), not \(type.isEmpty ? "none" : type)"))
             }
-            var length = ResumableFields.integer(fields[ResumableHeaders.length])
-            if complete, let declared {
-                if let stated = length, stated != offset + declared {
-                    return .failure(inconsistentLength("Upload-Length says \(stated) bytes, the offset and Content-Length \(offset + declared)"))
-                }
-                length = offset + declared
-            }
-            if let declared, offset + declared > configuration.maxSize {
-                return .failure(Refusal(.contentTooLarge, "the upload would be \(offset + declared) bytes; the limit is \(configuration.maxSize)")
+            // Both numbers are bounded when parsed; the sum is checked all the same.
+            let end = declared.map { BoundedNumber.sum(offset, $0) ?? .max }
+            if let end, end > configuration.maxSize {
+                return .failure(Refusal(.contentTooLarge, "the upload would be \(end == .max ? "beyond any" : String(end)) bytes; the limit is \(configuration.maxSize)")
                     .adding([ResumableFields.limit: UploadLimit(maxSize: configuration.maxSize).fieldValue]))
+            }
+            var length = ResumableFields.integer(fields[ResumableHeaders.length])
+            if complete, let end {
+                if let stated = length, stated != end {
+                    return .failure(inconsistentLength("Upload-Length says \(stated) bytes, the offset and Content-Length \(end)"))
+                }
+                length = end
             }
             return .success(.append(token: token, Append(offset: offset, complete: complete, length: length, contentLength: declared, version: spoken)))
         default:
@@ -191,4 +202,6 @@ enum ResumableHeaders {
     /// Set by the gate on every request: which connection it came on (to end it when a newer
     /// request for the same upload resource arrives).
     static let internalConnection = HTTPField.Name("Uploadmon-Internal-Connection")!
+    /// Set by the gate on every request: the client as `ResumableQuota` names it.
+    static let internalClient = HTTPField.Name("Uploadmon-Internal-Client")!
 }

@@ -49,7 +49,7 @@ struct UploadEndpoint: HTTPResponder {
             case nil: break
             }
             if let key {
-                let length = request.headers[.contentLength].flatMap { Int64($0) }
+                let length = BoundedNumber.length(request.headers[.contentLength]).bytes
                 let lookup = idempotency.begin(key, length: length)
                 if case .replay(let answer) = lookup {
                     line.error = "replayed the answer to Idempotency-Key \(key)"

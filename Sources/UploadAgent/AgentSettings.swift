@@ -25,15 +25,21 @@ public struct AgentSettings: Codable, Sendable, Hashable {
     }
 
     /// Why these settings cannot be used, or nil.
-    public var refusal: String? {
+    public var refusal: String? { refusedField?.reason }
+
+    /// The first field that makes these settings unusable (its key in the file) and why.
+    var refusedField: (key: String, reason: String)? {
         if !(1...Self.maxConcurrency).contains(concurrency) {
-            return "concurrency \(concurrency) is out of range: from 1 to \(Self.maxConcurrency) uploads at once"
+            return ("concurrency", "concurrency \(concurrency) is out of range: from 1 to \(Self.maxConcurrency) uploads at once")
         }
         if let rateLimit, rateLimit < Self.minRate {
-            return "a total rate of \(rateLimit) bytes/s is too low: at least 1k (1024 bytes/s), like 500k or 2MB"
+            return ("rateLimit", "a total rate of \(rateLimit) bytes/s is too low: at least 1k (1024 bytes/s), like 500k or 2MB")
+        }
+        if let rateLimit, rateLimit > BoundedNumber.maxBytes {
+            return ("rateLimit", "a total rate of \(rateLimit) bytes/s is out of range: at most \(BoundedNumber.maxBytes) (8 PiB/s); use none for full speed")
         }
         if limitWindow != nil, rateLimit == nil {
-            return "a time window (--between) needs a rate to apply in it (--limit-rate)"
+            return ("limitWindow", "a time window (--between) needs a rate to apply in it (--limit-rate)")
         }
         return nil
     }
@@ -90,12 +96,18 @@ public struct AgentSettings: Codable, Sendable, Hashable {
             throw AgentSettingsError(path: path, reason: "cannot read it: \(error.localizedDescription)")
         }
         let settings: AgentSettings
+        let advice = "; fix it or remove it and set them again with `uploadmon agent config`"
         do {
             settings = try JSONDecoder().decode(AgentSettings.self, from: data)
+        } catch let error as DecodingError {
+            let (key, detail) = Self.explain(error)
+            throw AgentSettingsError(path: path, line: key.flatMap { Self.line(of: $0, in: data) }, reason: "it is not valid agent settings (\(detail))" + advice)
         } catch {
-            throw AgentSettingsError(path: path, reason: "it is not valid agent settings (\(error)); fix it or remove it and set them again with `uploadmon agent config`")
+            throw AgentSettingsError(path: path, reason: "it is not valid agent settings (\(error))" + advice)
         }
-        if let refusal = settings.refusal { throw AgentSettingsError(path: path, reason: refusal) }
+        if let (key, reason) = settings.refusedField {
+            throw AgentSettingsError(path: path, line: Self.line(of: key, in: data), reason: reason + advice)
+        }
         return settings
     }
 
@@ -119,10 +131,52 @@ public struct AgentSettings: Codable, Sendable, Hashable {
     }
 }
 
+extension AgentSettings {
+    /// The key a decoding error is about, and what went wrong, in words.
+    static func explain(_ error: DecodingError) -> (key: String?, detail: String) {
+        func key(_ path: [any CodingKey]) -> String? { path.last(where: { $0.intValue == nil })?.stringValue }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return (key(context.codingPath), "\(key(context.codingPath) ?? "a value") is not \(type == Int.self || type == Int64.self ? "a whole number that fits" : "of type \(type)")")
+        case .valueNotFound(_, let context):
+            return (key(context.codingPath), "\(key(context.codingPath) ?? "a value") is missing")
+        case .keyNotFound(let missing, _):
+            return (nil, "\(missing.stringValue) is missing")
+        case .dataCorrupted(let context):
+            let path = key(context.codingPath)
+            return (path, (path.map { "\($0): " } ?? "") + context.debugDescription)
+        @unknown default:
+            return (nil, "\(error)")
+        }
+    }
+
+    /// The 1-based line of the file on which `"key"` first appears as a key, if it does.
+    static func line(of key: String, in data: Data) -> Int? {
+        let needle = Array("\"\(key)\"".utf8)
+        let bytes = Array(data)
+        guard bytes.count >= needle.count else { return nil }
+        var line = 1
+        for index in 0...(bytes.count - needle.count) {
+            if bytes[index] == 0x0A { line += 1 }
+            if bytes[index] == needle[0], Array(bytes[index..<index + needle.count]) == needle { return line }
+        }
+        return nil
+    }
+}
+
 public struct AgentSettingsError: Error, Sendable, CustomStringConvertible {
     public let path: String
+    /// The line of the file the problem is on, when it can be told.
+    public let line: Int?
     public let reason: String
-    public var description: String { "agent settings \(path): \(reason)" }
+
+    public init(path: String, line: Int? = nil, reason: String) {
+        self.path = path
+        self.line = line
+        self.reason = reason
+    }
+
+    public var description: String { "agent settings \(path)\(line.map { ", line \($0)" } ?? ""): \(reason)" }
 }
 
 extension StatePaths {

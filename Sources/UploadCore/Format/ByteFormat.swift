@@ -14,7 +14,8 @@ public enum ByteFormat {
     }
 
     public static func rate(_ bytesPerSecond: Double) -> String {
-        bytes(Int64(bytesPerSecond.rounded())) + "/s"
+        guard let whole = BoundedNumber.integer(bytesPerSecond.rounded()) else { return "? B/s" }
+        return bytes(whole) + "/s"
     }
 
     /// `0.4 s`, `12 s`, `3m05s`, `2h04m`.

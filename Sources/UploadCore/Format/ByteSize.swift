@@ -14,7 +14,8 @@ public enum ByteSize {
         ]
         guard let multiplier = multipliers[unit] else { return nil }
         let bytes = value * multiplier
-        guard bytes < 9e18 else { return nil }
+        // Beyond 8 PiB no size or rate means anything, and later arithmetic must not overflow.
+        guard bytes <= Double(BoundedNumber.maxBytes) else { return nil }
         return Int64(bytes.rounded())
     }
 }

@@ -56,6 +56,9 @@ public struct TransportSettings: Sendable, Hashable, Codable {
         _ = try DurationRule.timeout.check(stallTimeout, option: "--stall-timeout")
         _ = try DurationRule.timeout.check(answerTimeout, option: "--answer-timeout")
         if let rateLimit, rateLimit < 1 { throw RangeError(message: "--limit-rate \(rateLimit) must be at least 1 byte per second") }
+        if let rateLimit, rateLimit > BoundedNumber.maxBytes {
+            throw RangeError(message: "--limit-rate \(rateLimit) is out of range: at most \(BoundedNumber.maxBytes) bytes per second (8 PiB/s); leave it out for full speed")
+        }
         guard (0...1000).contains(retries) else { throw RangeError(message: "--retries \(retries) is out of range: allowed 0 to 1000") }
     }
 }

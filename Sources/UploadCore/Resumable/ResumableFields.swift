@@ -46,17 +46,16 @@ public enum ResumableFields {
 
     /// A non-negative sf-integer (at most 15 digits).
     public static func integer(_ value: String?) -> Int64? {
-        guard let bare = bareItem(value), !bare.isEmpty, bare.utf8.count <= 15,
-              bare.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return Int64(bare)
+        guard let bare = bareItem(value), !bare.isEmpty, !bare.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) else { return nil }
+        return BoundedNumber.decimal(bare, max: 999_999_999_999_999, maxDigits: 15)
     }
 
     public static func boolean(_ value: Bool) -> String { value ? "?1" : "?0" }
 
     /// The interop version a request or answer names, if it is a number.
     public static func version(_ value: String?) -> Int? {
-        guard let value, let number = Int(value.trimmingCharacters(in: .whitespaces)), number > 0 else { return nil }
-        return number
+        guard let value, let number = BoundedNumber.decimal(value, max: 9999, maxDigits: 4), number > 0 else { return nil }
+        return Int(number)
     }
 
     private static func bareItem(_ value: String?) -> String? {
