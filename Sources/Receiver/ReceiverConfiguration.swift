@@ -1,4 +1,5 @@
 import NIOCore
+import UploadCore
 
 /// How `uploadmon serve` receives uploads.
 public struct ReceiverConfiguration: Sendable, Equatable {
@@ -20,6 +21,12 @@ public struct ReceiverConfiguration: Sendable, Equatable {
     /// How long a resumable upload may take from its creation before it is removed, complete or
     /// not (its `Upload-Limit: max-age`).
     public var resumableMaxAge: Duration
+    /// How long an unfinished resumable upload is kept when no request touches it.
+    public var resumableIdleAge: Duration
+    /// Unfinished resumable uploads one client may hold.
+    public var resumablePerClient: Int
+
+    var resumableQuota: ResumableQuota { ResumableQuota(total: ResumableQuota.standard.total, perClient: resumablePerClient) }
 
     /// How long the receiver waits for a client, how many it serves at once, and how long
     /// uploads may go on once it is told to stop.
@@ -72,18 +79,22 @@ public struct ReceiverConfiguration: Sendable, Equatable {
         imagesOnly: Bool = false,
         tls: TLSFiles? = nil,
         limits: Limits = Limits(),
-        resumableMaxAge: Duration = .seconds(24 * 3600)
+        resumableMaxAge: Duration = .seconds(24 * 3600),
+        resumableIdleAge: Duration = .seconds(3600),
+        resumablePerClient: Int = 64
     ) {
         self.host = host
         self.port = port
         self.directory = directory
         self.path = path.hasPrefix("/") ? path : "/" + path
         self.field = field
-        self.maxSize = maxSize
+        self.maxSize = min(max(maxSize, 0), BoundedNumber.maxBytes)
         self.imagesOnly = imagesOnly
         self.tls = tls
         self.limits = limits
         self.resumableMaxAge = resumableMaxAge
+        self.resumableIdleAge = min(resumableIdleAge, resumableMaxAge)
+        self.resumablePerClient = max(1, resumablePerClient)
     }
 
     public var scheme: String { tls == nil ? "http" : "https" }

@@ -29,7 +29,8 @@ public enum ReceiverServer {
         onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> ReceiverService {
         let store = try UploadStore(directory: configuration.directory)
-        let resumable = ResumableStore(directory: configuration.directory, maxAge: configuration.resumableMaxAge)
+        let resumable = ResumableStore(directory: configuration.directory, maxAge: configuration.resumableMaxAge,
+                                       idleAge: configuration.resumableIdleAge, quota: configuration.resumableQuota)
         let connections = ConnectionRegistry(
             limit: ConnectionBudget.cap(requested: configuration.limits.maxConnections, descriptors: ConnectionBudget.raiseDescriptorLimit())
         )

@@ -20,7 +20,8 @@ extension UploadEndpoint {
         if let announced = request.headers[ResumableHeaders.internalToken] {
             token = announced
         } else {
-            token = try makeResource(boundary: boundary, length: creation.length, fields: fields).token
+            token = try makeResource(boundary: boundary, length: creation.length, client: request.headers[ResumableHeaders.internalClient] ?? "unknown",
+                                     fields: fields).token
         }
         fields["Location"] = location(token, request)
         guard let lease = await resumable.acquire(token, fresh: true, interrupt: interrupter(request)) else {
@@ -123,7 +124,7 @@ extension UploadEndpoint {
         var fields = echo(version)
         fields["Accept-Patch"] = ResumableFields.partialUploadType
         fields["Allow"] = "POST, OPTIONS"
-        fields[ResumableFields.limit] = UploadLimit(maxSize: configuration.maxSize, maxAge: Int64(resumable.maxAge.seconds)).fieldValue
+        fields[ResumableFields.limit] = UploadLimit(maxSize: configuration.maxSize, maxAge: Int64((resumable.idleAge ?? resumable.maxAge).seconds)).fieldValue
         return Self.empty(.noContent, fields)
     }
 
@@ -196,7 +197,6 @@ extension UploadEndpoint {
                     return .appended(offset: offset)
                 }
                 if let length, offset != length { throw TransferFailure.endedShort(offset, length) }
-                let answer: StoredAnswer
                 do {
                     let content = try receiver.located()
                     let name: String
@@ -205,13 +205,16 @@ extension UploadEndpoint {
                     } catch {
                         throw ReceiveError.storage(String(describing: error))
                     }
-                    answer = StoredAnswer(status: 200, body: Self.json(["filename": name]))
+                    let answer = StoredAnswer(status: 200, body: Self.json(["filename": name]))
+                    lease.complete(answer: answer, length: offset)
+                    return .completed(answer)
                 } catch let error as ReceiveError {
+                    // A refused upload keeps nothing, as a refused one-shot upload does: its
+                    // bytes, its record and its answer go now, not at its age.
                     let refusal = Refusal(error)
-                    answer = StoredAnswer(status: Int(refusal.status.code), body: Self.json(["error": refusal.message]))
+                    lease.remove()
+                    return .completed(StoredAnswer(status: Int(refusal.status.code), body: Self.json(["error": refusal.message])))
                 }
-                lease.complete(answer: answer, length: offset)
-                return .completed(answer)
             }
             bodyRead = true
             return end
@@ -293,13 +296,13 @@ extension UploadEndpoint {
 
     // MARK: pieces
 
-    private func makeResource(boundary: String, length: Int64?, fields: [String: String]) throws(Refusal) -> ResumableRecord {
+    private func makeResource(boundary: String, length: Int64?, client: String, fields: [String: String]) throws(Refusal) -> ResumableRecord {
         do {
-            return try resumable.create(boundary: boundary, length: length)
+            return try resumable.create(boundary: boundary, length: length, client: client)
         } catch {
             switch error {
-            case .full(let limit):
-                throw Refusal(.serviceUnavailable, "the receiver holds \(limit) unfinished uploads; try again later").adding(fields)
+            case .full(let reason):
+                throw Refusal(.serviceUnavailable, reason).adding(fields.merging(["Retry-After": "60"]) { a, _ in a })
             case .io(let reason):
                 throw Refusal(.internalServerError, reason).adding(fields)
             }
@@ -323,7 +326,7 @@ extension UploadEndpoint {
     }
 
     private func limit(expiresAt: Date) -> UploadLimit {
-        UploadLimit(maxSize: configuration.maxSize, maxAge: max(0, Int64(expiresAt.timeIntervalSinceNow.rounded(.down))))
+        UploadLimit(maxSize: configuration.maxSize, maxAge: resumable.remainingAge(expiresAt: expiresAt))
     }
 
     private func onFileThreads(_ work: @escaping @Sendable () -> Void) async {

@@ -18,8 +18,20 @@ struct ResumableRecord: Codable, Equatable, Sendable {
     /// Where in the stream a parser was last inside the file part with nothing held back: a
     /// request that completes the upload skips the bytes before it instead of reading them again.
     var checkpoint: Int64?
+    /// Who created it, as `ResumableQuota` names clients.
+    var client: String?
 
     var complete: Bool { answer != nil }
+
+    /// Whether a record read back from disk can be used: every number in it is one this
+    /// receiver could have written (a damaged or planted file is removed, never trusted).
+    var isPlausible: Bool {
+        guard boundary.utf8.count <= 70, !boundary.isEmpty else { return false }
+        if let length, !(0...BoundedNumber.maxBytes).contains(length) { return false }
+        if let checkpoint, !(0...BoundedNumber.maxBytes).contains(checkpoint) { return false }
+        if let answer, !(100...599).contains(answer.status) { return false }
+        return createdAt.timeIntervalSince1970.isFinite && expiresAt.timeIntervalSince1970.isFinite
+    }
 }
 
 /// The endpoint's answer to a completed upload.
@@ -42,12 +54,14 @@ struct StoredAnswer: Codable, Equatable, Sendable {
 /// at is never stale, as the draft's concurrency rules ask.
 final class ResumableStore: Sendable {
     static let folderName = ".uploadmon-resumable"
-    /// Incomplete uploads kept at once; creating more is answered 503.
-    static let maxUploads = 4096
 
     let folder: String
     /// How long an upload may take from its creation; after that it is removed, complete or not.
     let maxAge: Duration
+    /// How long an unfinished upload is kept when no request touches it (nil: until `maxAge`).
+    let idleAge: Duration?
+    /// How many unfinished uploads each client and all of them may hold.
+    let quota: ResumableQuota
 
     private struct Entry {
         var record: ResumableRecord
@@ -57,6 +71,15 @@ final class ResumableStore: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
         /// Whether any request has used it (a creation request may only take a fresh one).
         var touched = false
+        /// When a request last took or let go of it (or the store opened, for one read from disk).
+        var lastActive: Date
+
+        /// Whether it is gone at `now`: past its age, or unfinished and untouched for `idleAge`.
+        func expired(at now: Date, idleAge: Duration?) -> Bool {
+            if record.expiresAt <= now { return true }
+            guard let idleAge, !record.complete, holder == nil else { return false }
+            return now.timeIntervalSince(lastActive) >= idleAge.seconds
+        }
     }
 
     struct Holder: Sendable {
@@ -73,23 +96,51 @@ final class ResumableStore: Sendable {
 
     /// Opens the store of `directory`, reading what an earlier receiver left: uploads older
     /// than `maxAge` and files without their partner are removed.
-    init(directory: String, maxAge: Duration, now: Date = Date()) {
+    init(directory: String, maxAge: Duration, idleAge: Duration? = nil, quota: ResumableQuota = .standard, now: Date = Date()) {
         folder = directory + "/" + Self.folderName
         self.maxAge = maxAge
+        self.idleAge = idleAge.map { min($0, maxAge) }
+        self.quota = quota
         load(now: now)
+    }
+
+    /// Seconds an upload whose age ends at `expiresAt` is sure to live from `now` if the client
+    /// goes on at once: its `Upload-Limit: max-age` (the idle age, or less near its end).
+    func remainingAge(expiresAt: Date, now: Date = Date()) -> Int64 {
+        let left = max(0, expiresAt.timeIntervalSince(now).rounded(.down))
+        return Int64(min(left, (idleAge ?? maxAge).seconds))
     }
 
     // MARK: creating and finding
 
     enum CreateError: Error {
-        case full(Int)
+        /// The quota refuses (every upload that could make room is in use); why, in words.
+        case full(String)
         case io(String)
     }
 
-    /// Creates an empty upload: its part file and its record. Blocking file calls.
-    func create(boundary: String, length: Int64?, now: Date = Date()) throws(CreateError) -> ResumableRecord {
-        let incomplete = state.withLockedValue { $0.entries.values.filter { !$0.record.complete }.count }
-        guard incomplete < Self.maxUploads else { throw .full(Self.maxUploads) }
+    /// Creates an empty upload for `client`: its part file and its record. When the quota asks
+    /// for room, the upload it names goes first. Blocking file calls.
+    func create(boundary: String, length: Int64?, client: String = "unknown", now: Date = Date()) throws(CreateError) -> ResumableRecord {
+        // Decided and made room in one hold of the lock: the upload given up is one no request uses.
+        let decision = state.withLockedValue { state -> (ResumableQuota.Decision, [CheckedContinuation<Void, Never>]) in
+            let unfinished = state.entries.compactMap { token, entry -> ResumableQuota.Holding? in
+                guard !entry.record.complete, !entry.expired(at: now, idleAge: idleAge) else { return nil }
+                return .init(token: token, client: entry.record.client ?? "unknown", lastActive: entry.lastActive, inUse: entry.holder != nil)
+            }
+            let decision = quota.decide(for: client, unfinished: unfinished)
+            guard case .evict(let evicting) = decision else { return (decision, []) }
+            let waiters = state.entries[evicting]?.waiters ?? []
+            state.entries[evicting] = nil
+            return (decision, waiters)
+        }
+        switch decision.0 {
+        case .admit: break
+        case .evict(let evicting):
+            removeFiles(evicting)
+            for waiter in decision.1 { waiter.resume() }
+        case .refuse(let reason): throw .full(reason)
+        }
         var token = ""
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<16 { token += String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
@@ -104,7 +155,8 @@ final class ResumableStore: Sendable {
         guard fd >= 0 else { throw .io("cannot create a file in \(folder): \(String(cString: strerror(errno)))") }
         close(fd)
         let record = ResumableRecord(
-            token: token, createdAt: now, expiresAt: now.addingTimeInterval(maxAge.seconds), boundary: boundary, length: length
+            token: token, createdAt: now, expiresAt: now.addingTimeInterval(maxAge.seconds), boundary: boundary, length: length,
+            client: client
         )
         do {
             try save(record)
@@ -112,7 +164,7 @@ final class ResumableStore: Sendable {
             unlink(partPath(token))
             throw .io(String(describing: error))
         }
-        state.withLockedValue { $0.entries[token] = Entry(record: record, offset: 0) }
+        state.withLockedValue { $0.entries[token] = Entry(record: record, offset: 0, lastActive: now) }
         return record
     }
 
@@ -125,7 +177,7 @@ final class ResumableStore: Sendable {
 
     func peek(_ token: String, now: Date = Date()) -> Snapshot? {
         state.withLockedValue { state in
-            guard let entry = state.entries[token], entry.record.expiresAt > now else { return nil }
+            guard let entry = state.entries[token], !entry.expired(at: now, idleAge: idleAge) else { return nil }
             return Snapshot(record: entry.record, offset: entry.offset, busy: entry.holder != nil)
         }
     }
@@ -137,12 +189,13 @@ final class ResumableStore: Sendable {
         while true {
             var previous: (@Sendable () -> Void)?
             let taken: Bool? = state.withLockedValue { state in
-                guard var entry = state.entries[token], entry.record.expiresAt > now, !(fresh && entry.touched) else { return false }
+                guard var entry = state.entries[token], !entry.expired(at: now, idleAge: idleAge), !(fresh && entry.touched) else { return false }
                 guard let holder = entry.holder else {
                     let id = state.nextID
                     state.nextID += 1
                     entry.holder = Holder(id: id, interrupt: interrupt)
                     entry.touched = true
+                    entry.lastActive = max(entry.lastActive, now)
                     state.entries[token] = entry
                     return true
                 }
@@ -170,11 +223,11 @@ final class ResumableStore: Sendable {
         }
     }
 
-    /// Removes uploads past their age that no request holds. Returns how many.
+    /// Removes uploads past their age, or idle too long, that no request holds. Returns how many.
     @discardableResult
     func sweep(now: Date = Date()) -> Int {
         let expired = state.withLockedValue { state -> [String] in
-            let tokens = state.entries.filter { $0.value.record.expiresAt <= now && $0.value.holder == nil }.map(\.key)
+            let tokens = state.entries.filter { $0.value.holder == nil && $0.value.expired(at: now, idleAge: idleAge) }.map(\.key)
             for token in tokens { state.entries[token] = nil }
             return tokens
         }
@@ -284,6 +337,7 @@ final class ResumableStore: Sendable {
             if let offset { entry.offset = offset }
             if let record { entry.record = record }
             entry.holder = nil
+            entry.lastActive = max(entry.lastActive, Date())
             let waiters = entry.waiters
             entry.waiters = []
             state.entries[token] = entry
@@ -345,14 +399,14 @@ final class ResumableStore: Sendable {
             let token = String(name.dropLast(5))
             guard let data = FileManager.default.contents(atPath: recordPath(token)),
                   let record = try? decoder.decode(ResumableRecord.self, from: data), record.token == token,
-                  record.expiresAt > now else {
+                  record.isPlausible, record.expiresAt > now else {
                 removeFiles(token)
                 continue
             }
             if record.complete {
                 unlink(partPath(token))
                 unlink(bodyPath(token))
-                entries[token] = Entry(record: record, offset: record.length ?? 0, touched: true)
+                entries[token] = Entry(record: record, offset: record.length ?? 0, touched: true, lastActive: now)
                 continue
             }
             var st = stat()
@@ -362,7 +416,8 @@ final class ResumableStore: Sendable {
             }
             var body = stat()
             let bodySize = stat(bodyPath(token), &body) == 0 ? Int64(body.st_size) : 0
-            entries[token] = Entry(record: record, offset: Int64(st.st_size) + bodySize, touched: true)
+            // The idle clock starts over: the time the receiver was down is not the client's.
+            entries[token] = Entry(record: record, offset: Int64(st.st_size) + bodySize, touched: true, lastActive: now)
         }
         // Bytes without a record, and records being replaced when a receiver was killed.
         for name in names where !name.hasSuffix(".json") {

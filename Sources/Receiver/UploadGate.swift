@@ -69,6 +69,8 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     /// Inbound parts of a refused request are dropped, not handed to the responder.
     private var discarding = false
     private var closeAfterAnswer = false
+    /// The peer as the resumable quota names it.
+    private var client = "unknown"
 
     init(
         configuration: ReceiverConfiguration, registry: ConnectionRegistry, resumable: ResumableStore, idempotency: IdempotencyKeys,
@@ -112,6 +114,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     private func start(_ context: ChannelHandlerContext) {
         guard !started else { return }
         started = true
+        client = ResumableQuota.client(of: context.channel.remoteAddress)
         clock = ConnectionClock(limits: configuration.limits.clock, openedAt: .now())
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let admitted = registry.register(id) { why in
@@ -140,6 +143,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
             // What the endpoint learns from the gate only the gate may say: a client's own is dropped.
             head.headerFields[ResumableHeaders.internalToken] = nil
             head.headerFields[ResumableHeaders.internalConnection] = String(id)
+            head.headerFields[ResumableHeaders.internalClient] = client
             if answering {
                 // A pipelined request: an answer of ours now would overtake the one being written.
                 context.fireChannelRead(wrapInboundOut(.head(head)))
@@ -154,7 +158,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 if case .upload(_, nil) = route, case .success(let key)? = IdempotencyKeys.parse(head.headerFields[IdempotencyKeys.field]) {
                     // A repeated key is answered from the head: its body need not come again.
-                    let lookup = idempotency.peek(key, length: head.headerFields[.contentLength].flatMap { Int64($0) })
+                    let lookup = idempotency.peek(key, length: BoundedNumber.length(head.headerFields[.contentLength]).bytes)
                     if case .replay(let answer) = lookup {
                         var entry = line()
                         entry.error = "replayed the answer to Idempotency-Key \(key)"
@@ -172,7 +176,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
                 if case .upload(let boundary, let creation?) = route, let version = creation.version {
                     // Announce the upload resource before the body, so a cut transfer can resume.
                     do {
-                        let record = try resumable.create(boundary: boundary, length: creation.length)
+                        let record = try resumable.create(boundary: boundary, length: creation.length, client: client)
                         head.headerFields[ResumableHeaders.internalToken] = record.token
                         context.writeAndFlush(wrapOutboundOut(.head(announcement(record, head: head, version: version))), promise: nil)
                     } catch {
@@ -222,7 +226,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
         var response = HTTPResponse(status: .init(code: 104, reasonPhrase: "Upload Resumption Supported"))
         response.headerFields[ResumableHeaders.interopVersion] = String(version)
         response.headerFields[.location] = UploadAdmission.location(record.token, head: head, scheme: configuration.scheme)
-        response.headerFields[ResumableHeaders.limit] = UploadLimit(maxSize: configuration.maxSize, maxAge: Int64(resumable.maxAge.seconds)).fieldValue
+        response.headerFields[ResumableHeaders.limit] = UploadLimit(maxSize: configuration.maxSize, maxAge: Int64((resumable.idleAge ?? resumable.maxAge).seconds)).fieldValue
         return response
     }
 

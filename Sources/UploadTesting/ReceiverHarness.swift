@@ -20,6 +20,8 @@ public final class ReceiverHarness: Sendable {
         tls: ReceiverConfiguration.TLSFiles? = nil,
         limits: ReceiverConfiguration.Limits = .init(shutdownGrace: .milliseconds(500)),
         resumableMaxAge: Duration = .seconds(3600),
+        resumableIdleAge: Duration = .seconds(3600),
+        resumablePerClient: Int = 64,
         reusing earlier: String? = nil
     ) async throws -> ReceiverHarness {
         // `reusing`: the root of an earlier (stopped) harness, to start again on what it left.
@@ -28,7 +30,8 @@ public final class ReceiverHarness: Sendable {
         let lines = NIOLockedValueBox<[RequestLogLine]>([])
         let configuration = ReceiverConfiguration(
             host: "127.0.0.1", port: 0, directory: directory, path: path, field: field, maxSize: maxSize, imagesOnly: imagesOnly,
-            tls: tls, limits: limits, resumableMaxAge: resumableMaxAge
+            tls: tls, limits: limits, resumableMaxAge: resumableMaxAge, resumableIdleAge: resumableIdleAge,
+            resumablePerClient: resumablePerClient
         )
         let running = try await RunningReceiver.start(configuration, log: { line in
             lines.withLockedValue { $0.append(line) }

@@ -24,7 +24,11 @@ struct ServeCommand: AsyncParsableCommand {
         to clients that name an interop version); HEAD gives its offset, PATCH appends, DELETE \
         cancels, OPTIONS says the limits. Partial uploads are kept in --dir/.uploadmon-resumable \
         (never served, never stored as a file until complete), survive a restart, and are removed \
-        --resume-max-age after their creation. The complete body is stored as a one-shot upload is.
+        --resume-max-age after their creation, or --resume-idle after a request last touched them. \
+        One client (an IPv4 address, an IPv6 /64) holds at most --resume-per-client unfinished \
+        uploads and all clients 4096: a new one then replaces the least recently active one of \
+        that client (of the client holding the most, at the total). The complete body is stored \
+        as a one-shot upload is; a refused one keeps nothing.
 
         Examples:
           uploadmon serve
@@ -50,6 +54,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Connections open at once; more are answered 503 at once (lowered to what the descriptor limit allows).") var maxConnections = 1024
     @Option(help: ArgumentHelp("After SIGINT/SIGTERM, time uploads in progress may go on before they are cut.", valueName: "duration")) var shutdownGrace = "5s"
     @Option(help: ArgumentHelp("How long a resumable upload is kept from its creation, complete or not.", valueName: "duration")) var resumeMaxAge = "24h"
+    @Option(help: ArgumentHelp("How long an unfinished resumable upload is kept when no request touches it.", valueName: "duration")) var resumeIdle = "1h"
+    @Option(help: "Unfinished resumable uploads one client may hold (its oldest idle one goes for a new one).") var resumePerClient = 64
 
 
     func validate() throws {
@@ -60,6 +66,16 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be between 1 and 1000000") }
         _ = try limits()
         _ = try resumableAge()
+        _ = try resumableIdle()
+        guard (1...4096).contains(resumePerClient) else { throw ValidationError("--resume-per-client must be between 1 and 4096") }
+    }
+
+    func resumableIdle() throws -> Duration {
+        do {
+            return .seconds(try DurationRule.resumableAge.parse(resumeIdle, option: "--resume-idle"))
+        } catch {
+            throw ValidationError(error.message)
+        }
     }
 
     func resumableAge() throws -> Duration {
@@ -89,7 +105,8 @@ struct ServeCommand: AsyncParsableCommand {
             host: host, port: port, directory: dir, path: path, field: field,
             maxSize: ByteSize.parse(maxSize)!, imagesOnly: imagesOnly,
             tls: tlsCert.flatMap { cert in tlsKey.map { ReceiverConfiguration.TLSFiles(certificateChain: cert, privateKey: $0) } },
-            limits: try limits(), resumableMaxAge: try resumableAge()
+            limits: try limits(), resumableMaxAge: try resumableAge(), resumableIdleAge: try resumableIdle(),
+            resumablePerClient: resumePerClient
         )
         let leftovers = try ReceiverServer.removeLeftovers(in: configuration.directory)
         if !leftovers.isEmpty {
