@@ -100,8 +100,8 @@ public struct AgentSettings: Codable, Sendable, Hashable {
         do {
             settings = try JSONDecoder().decode(AgentSettings.self, from: data)
         } catch let error as DecodingError {
-            let (key, detail) = Self.explain(error)
-            throw AgentSettingsError(path: path, line: key.flatMap { Self.line(of: $0, in: data) }, reason: "it is not valid agent settings (\(detail))" + advice)
+            let (line, detail) = Self.diagnose(error, in: data)
+            throw AgentSettingsError(path: path, line: line, reason: "it is not valid agent settings (\(detail))" + advice)
         } catch {
             throw AgentSettingsError(path: path, reason: "it is not valid agent settings (\(error))" + advice)
         }
@@ -132,6 +132,33 @@ public struct AgentSettings: Codable, Sendable, Hashable {
 }
 
 extension AgentSettings {
+    /// Where in the file a decoding error is and what is wrong, in words. The decoder says only
+    /// "not valid JSON" for a number that does not fit its field, so the file is read again as
+    /// plain JSON to find the field (or, when it is not JSON at all, the character) at fault.
+    static func diagnose(_ error: DecodingError, in data: Data) -> (line: Int?, detail: String) {
+        let (key, detail) = explain(error)
+        if let key { return (line(of: key, in: data), detail) }
+        do {
+            guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                return (nil, "the file is not a JSON object")
+            }
+            for key in ["concurrency", "rateLimit"] {
+                guard let value = object[key], !(value is NSNull) else { continue }
+                if let number = value as? NSNumber, String(cString: number.objCType) != "d", number as? Int64 != nil { continue }
+                return (line(of: key, in: data), "\(key) is \(value), not a whole number that fits")
+            }
+            return (nil, detail)
+        } catch {
+            let description = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            let words = description.split(separator: " ")
+            if let index = words.lastIndex(of: "character"), index + 1 < words.count,
+               let offset = Int(words[index + 1].trimmingCharacters(in: .punctuationCharacters)), offset <= data.count {
+                return (data.prefix(offset).filter { $0 == 0x0A }.count + 1, "the file is not JSON: \(description)")
+            }
+            return (nil, "the file is not JSON: \(description)")
+        }
+    }
+
     /// The key a decoding error is about, and what went wrong, in words.
     static func explain(_ error: DecodingError) -> (key: String?, detail: String) {
         func key(_ path: [any CodingKey]) -> String? { path.last(where: { $0.intValue == nil })?.stringValue }

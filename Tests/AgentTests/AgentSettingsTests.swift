@@ -81,6 +81,39 @@ import UploadTesting
         #expect(AgentRequest.configure(AgentSettings(concurrency: 0)).refusal != nil, "the socket is held to the same rules")
     }
 
+    /// A rate of 2^63 - 1 once crashed the agent on the socket and every start from the file.
+    @Test func aHugeRateIsRefusedAtEveryDoorAndNeverFormatted() throws {
+        let huge = AgentSettings(rateLimit: .max)
+        #expect(huge.refusal?.contains("out of range") == true)
+        #expect(AgentRequest.configure(huge).refusal?.contains("out of range") == true)
+        #expect(AgentSettings(rateLimit: BoundedNumber.maxBytes).refusal == nil)
+        #expect(!huge.summary.isEmpty, "formatting a value that got past the door does not trap either")
+        #expect(ByteFormat.rate(Double(Int64.max)) == "? B/s")
+        #expect(ByteFormat.rate(.infinity) == "? B/s")
+        #expect(ByteSize.parse("9223372036854775807") == nil)
+        #expect(ByteSize.parse("8PiB") == nil && ByteSize.parse("1T") == 1 << 40)
+        var transport = TransportSettings()
+        transport.rateLimit = .max
+        #expect(throws: RangeError.self) { try transport.validate() }
+
+        let root = TestFiles.makeTemporaryDirectory("agent-settings-huge")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let path = root + "/agent-settings.json"
+        for (text, line, words) in [
+            ("{\n  \"concurrency\" : 2,\n  \"rateLimit\" : 9223372036854775807\n}\n", 3, "out of range"),
+            ("{\n  \"concurrency\" : 2,\n\n  \"rateLimit\" : 99999999999999999999\n}\n", 4, "rateLimit"),
+            ("{\n  \"concurrency\" : 99999999999999999999\n}\n", 2, "concurrency"),
+            ("{\n  \"concurrency\" : 1.5\n}\n", 2, "concurrency"),
+            ("{\n  \"concurrency\" : 2,\n  oops\n}\n", 3, "not JSON"),
+        ] {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            #expect { try AgentSettings.load(path) } throws: { error in
+                let error = error as? AgentSettingsError
+                return error?.line == line && error?.description.contains(path + ", line \(line)") == true && error?.reason.contains(words) == true
+            }
+        }
+    }
+
     @Test func theFileKeepsThemAndABrokenOneIsNamedNotIgnored() throws {
         let root = TestFiles.makeTemporaryDirectory("agent-settings")
         let paths = StatePaths(stateDirectory: root, runtimeDirectory: root)
