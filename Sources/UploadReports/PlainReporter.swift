@@ -15,7 +15,7 @@ public struct PlainReporter: SendReporter {
     public mutating func handle(_ event: UploadEvent, tracker: TransferTracker, now: Double) {
         guard let id = event.uploadID, let state = tracker[id] else {
             if case .allFinished(let summary) = event {
-                console.write("all \(summary.total) uploads finished: \(summary.succeeded) ok, \(summary.failed) failed\n")
+                say("all \(summary.total) uploads finished: \(summary.succeeded) ok, \(summary.failed) failed")
             }
             return
         }
@@ -23,33 +23,38 @@ public struct PlainReporter: SendReporter {
         if case .finished = event { prefixes[id] = nil } else { prefixes[id] = who }
         switch event {
         case .queued(_, _, let total):
-            console.write("\(who) queued\(total.map { " (\(ByteFormat.bytes($0)))" } ?? "")\n")
+            say("\(who) queued\(total.map { " (\(ByteFormat.bytes($0)))" } ?? "")")
         case .started(_, let attempt, let url, _):
-            console.write("\(who) sending to \(url)\(attempt > 1 ? " (attempt \(attempt))" : "")\n")
+            say("\(who) sending to \(url)\(attempt > 1 ? " (attempt \(attempt))" : "")")
         case .progress(_, _, let sent, let expected):
             let complete = expected.map { sent >= $0 } ?? false
             guard throttle.shouldShow(id, now: now, complete: complete) else { return }
-            console.write("\(who) \(ProgressText.percent(state.fraction).trimmingLeadingSpaces) \(ProgressText.stats(state))\n")
+            say("\(who) \(ProgressText.percent(state.fraction).trimmingLeadingSpaces) \(ProgressText.stats(state))")
         case .response(_, let response):
-            console.write("\(who) answer \(response.status) \(response.reason)\n")
+            say("\(who) answer \(response.status) \(response.reason)")
         case .redirected(_, let url):
-            console.write("\(who) redirected to \(url), sending again\n")
+            say("\(who) redirected to \(url), sending again")
         case .retryScheduled(_, let attempt, let delay, let reason):
-            console.write("\(who) \(reason); attempt \(attempt) in \(ByteFormat.duration(delay))\n")
+            say("\(who) \(reason); attempt \(attempt) in \(ByteFormat.duration(delay))")
         case .finished(_, let outcome):
             let mark = outcome.isSuccess ? "OK" : "FAILED"
             let body = AnswerText.body(state)
-            console.write("\(who) \(mark) \(AnswerText.status(state))\(body.isEmpty ? "" : " " + body)\n")
+            say("\(who) \(mark) \(AnswerText.status(state))\(body.isEmpty ? "" : " " + body)")
         case .resumed(_, let offset, let length):
-            console.write("\(who) \(state.record.resumedText ?? "resumed"): \(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again\n")
+            say("\(who) \(state.record.resumedText ?? "resumed"): \(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again")
         case .resumable(_, _, let why?):
-            console.write("\(who) starting over from 0: \(why)\n")
+            say("\(who) starting over from 0: \(why)")
         case .allFinished, .resumable:
             break
         }
     }
 
     public mutating func finish(tracker: TransferTracker) {}
+
+    /// One line, by the terminal escaping rule: names, URLs, answers and reasons come from outside.
+    private func say(_ line: String) {
+        console.write(InvisibleCharacters.escaped(line) + "\n")
+    }
 }
 
 extension String {

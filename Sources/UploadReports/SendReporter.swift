@@ -42,6 +42,23 @@ public struct Console: TextSink {
     public func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
+
+    /// A message for a person on standard output, ending its line: anything in it that came
+    /// from outside (a path, a URL, an answer, an error) is shown by the terminal escaping rule.
+    public static func say(_ text: String) {
+        FileHandle.standardOutput.write(Data((InvisibleCharacters.escaped(text, keepingLineFeeds: true) + "\n").utf8))
+    }
+
+    /// The same on standard error.
+    public static func complain(_ text: String) {
+        FileHandle.standardError.write(Data((InvisibleCharacters.escaped(text, keepingLineFeeds: true) + "\n").utf8))
+    }
+
+    /// A JSON document on standard output: characters a terminal would act on or hide are
+    /// written as JSON escapes (`\u001b`, `\u202e`), so the data read back is the same.
+    public static func sayJSON(_ text: String) {
+        FileHandle.standardOutput.write(Data((InvisibleCharacters.jsonEscaped(text) + "\n").utf8))
+    }
 }
 
 /// Throttles per-upload progress output; the last progress of an upload always passes.

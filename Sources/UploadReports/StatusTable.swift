@@ -49,7 +49,9 @@ public enum StatusTable {
         case .sending:
             guard let total, total > 0 else { return ByteFormat.bytes(upload.bytesSent) }
             let resumed = upload.resumedText.map { " (\($0))" } ?? ""
-            return "\(Int(Double(upload.bytesSent) * 100 / Double(total))) % of \(ByteFormat.bytes(total))\(resumed)"
+            // Numbers read back from the journal: a damaged row shows as 100 %, never a trap.
+            let percent = BoundedNumber.integer(Double(upload.bytesSent) * 100 / Double(total)).map { min(100, max(0, $0)) } ?? 100
+            return "\(percent) % of \(ByteFormat.bytes(total))\(resumed)"
         case .queued, .retrying, .failed:
             return upload.fileSize.map(ByteFormat.bytes) ?? ""
         }

@@ -57,8 +57,9 @@ public struct TTYReporter: SendReporter {
     private func line(_ state: TransferState) -> String {
         let width = max(style.width - 1, 20)
         let name = fit(InvisibleCharacters.escaped(state.name), 24)
+        let reason = state.retryReason.map(InvisibleCharacters.escaped)
         guard let outcome = state.outcome else {
-            if let reason = state.retryReason {
+            if let reason {
                 return fit("… \(name) \(reason); waiting to retry", width)
             }
             let attempt = state.attempt > 1 ? " (attempt \(state.attempt))" : ""
@@ -68,10 +69,10 @@ public struct TTYReporter: SendReporter {
             return fit("  \(pad(name, 24)) \(bar)\(percent)\(ProgressText.stats(state))\(attempt)", width)
         }
         let mark = outcome.isSuccess ? "✓" : "✗"
-        var text = "\(mark) \(name)  \(AnswerText.status(state))"
+        var text = "\(mark) \(name)  \(InvisibleCharacters.escaped(AnswerText.status(state)))"
         if let elapsed = state.elapsed { text += "  \(ByteFormat.bytes(state.sentBytes)) in \(ByteFormat.duration(elapsed))" }
         let body = AnswerText.body(state)
-        if !body.isEmpty { text += "  " + body }
+        if !body.isEmpty { text += "  " + InvisibleCharacters.escaped(body) }
         return paint(fit(text, width), outcome.isSuccess ? "32" : "31")
     }
 

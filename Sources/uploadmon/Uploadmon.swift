@@ -1,7 +1,9 @@
 import ArgumentParser
 import NIOCore
 import NIOPosix
+import Foundation
 import UploadCore
+import UploadReports
 
 @main
 struct Uploadmon: AsyncParsableCommand {
@@ -29,7 +31,14 @@ struct Uploadmon: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            // As `exit(withError:)`, but the message (which can quote a path, a URL or a server's
+            // words) goes out by the terminal escaping rule.
+            let message = fullMessage(for: error)
+            let code = exitCode(for: error)
+            if !message.isEmpty {
+                if code == .success { Console.say(message) } else { Console.complain(message) }
+            }
+            Foundation.exit(code.rawValue)
         }
     }
 }

@@ -81,6 +81,31 @@ import UploadTesting
         await receiver.stop()
     }
 
+    /// A file named to set the terminal's title and clear the screen, dropped into a watched
+    /// folder, once did both when the user ran `status`.
+    @Test func statusShowsHostileNamesEscapedAndJSONKeepsThemAsData() async throws {
+        let root = TestFiles.makeTemporaryDirectory("status-hostile")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let env = Self.environment(root)
+        let name = "x\u{1B}]0;OWNED\u{07}\u{1B}[2J\u{202E}gnp.jpg"
+        try FileManager.default.createDirectory(atPath: root + "/state/uploadmon", withIntermediateDirectories: true)
+        let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
+        let added = try journal.add([NewUpload(
+            request: UploadRequest(source: .file(path: "/in/" + name), url: "http://127.0.0.1:9/\u{1B}[2Jphoto", uploadName: name),
+            fingerprint: FileFingerprint(size: 10, modificationNanoseconds: 1), settings: TransportSettings(), origin: "watch /in")])
+        try journal.record(.finished(added[0].id, .failed(UploadFailure(.connectionLost, "reset by \u{1B}[2Jpeer", code: 104))))
+        func inert(_ text: String) -> Bool { !text.unicodeScalars.contains { InvisibleCharacters.isHidden($0) && $0 != "\n" } }
+
+        let table = try await CLIRun.run(["status"], environment: env)
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(inert(table.stdout) && inert(table.stderr), "\(table.stdout.debugDescription)")
+        #expect(table.stdout.contains("x<U+001B>]0;OWNED<U+0007><U+001B>[2J<U+202E>gnp.jpg"), "\(table.stdout)")
+        let json = try await CLIRun.run(["status", "--json"], environment: env)
+        #expect(inert(json.stdout), "\(json.stdout.debugDescription)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((document["uploads"] as? [[String: Any]])?.first?["name"] as? String == name, "the data is the same")
+    }
+
     @Test func killNineMidUploadThenTheNextStartFinishesItExactlyOnce() async throws {
         let receiver = try await ReceiverHarness.start()
         let root = receiver.root

@@ -21,12 +21,37 @@ public enum InvisibleCharacters {
 
     /// `text` with every hidden character shown as its escape, for names put in front of a person.
     public static func escaped(_ text: String) -> String {
+        escaped(text, keepingLineFeeds: false)
+    }
+
+    /// A JSON text with every hidden character written as a JSON escape (line feeds, which a
+    /// JSON writer puts only between tokens, stay): the same data, safe to show.
+    public static func jsonEscaped(_ json: String) -> String {
+        let hidden = { (scalar: Unicode.Scalar) in isHidden(scalar) && scalar != "\n" }
+        guard json.unicodeScalars.contains(where: hidden) else { return json }
+        var out = ""
+        for scalar in json.unicodeScalars {
+            guard hidden(scalar) else { out.unicodeScalars.append(scalar); continue }
+            for unit in String(scalar).utf16 {
+                let hex = String(unit, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+        }
+        return out
+    }
+
+    /// The one rule for everything written to a terminal that did not come from this program: a
+    /// name, a URL, a server's answer, an error. Hidden characters (an ESC that would start a
+    /// control sequence, a BEL, a bidi override) are shown as escapes; with `keepingLineFeeds`,
+    /// the line feeds that separate lines of a message stay.
+    public static func escaped(_ text: String, keepingLineFeeds: Bool) -> String {
         // Printable ASCII is the common case and needs no scalar decoding.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
-        guard text.unicodeScalars.contains(where: isHidden) else { return text }
+        if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || ($0 == 0x0A && keepingLineFeeds) }) { return text }
+        let hidden = { (scalar: Unicode.Scalar) in isHidden(scalar) && !(keepingLineFeeds && scalar == "\n") }
+        guard text.unicodeScalars.contains(where: hidden) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
-            if isHidden(scalar) { out += escape(scalar) } else { out.unicodeScalars.append(scalar) }
+            if hidden(scalar) { out += escape(scalar) } else { out.unicodeScalars.append(scalar) }
         }
         return out
     }

@@ -59,7 +59,7 @@ struct AgentRunCommand: AsyncParsableCommand {
         case .success(let acquired):
             lock = acquired
         case .failure(.held(let pid)):
-            FileHandle.standardError.write(Data("uploadmon: an agent is already running\(pid.map { " (pid \($0))" } ?? "")\n".utf8))
+            Console.complain("uploadmon: an agent is already running\(pid.map { " (pid \($0))" } ?? "")")
             throw ExitCode(AgentLauncher.alreadyRunningStatus)
         case .failure(.cannotOpen(let reason)):
             throw AgentFailure.message("cannot use \(paths.agentLock): \(reason)")
@@ -129,10 +129,10 @@ struct AgentStopCommand: ParsableCommand {
 
     func run() throws {
         guard let pid = try Self.stop(StatePaths.resolve(), client: "agent stop") else {
-            print("No agent is running.")
+            Console.say("No agent is running.")
             return
         }
-        print("Stopped the agent (pid \(pid)).")
+        Console.say("Stopped the agent (pid \(pid)).")
     }
 
     /// Asks the agent on the socket to stop (of any protocol version) and waits until its
@@ -167,7 +167,7 @@ enum AgentFailure: Error, CustomStringConvertible {
 enum AgentLog {
     static let line: @Sendable (String) -> Void = { text in
         let stamp = Date().formatted(.iso8601)
-        FileHandle.standardError.write(Data("\(stamp) \(text)\n".utf8))
+        Console.complain(InvisibleCharacters.escaped("\(stamp) \(text)"))
     }
 }
 

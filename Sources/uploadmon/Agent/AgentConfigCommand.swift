@@ -1,3 +1,4 @@
+import UploadReports
 import ArgumentParser
 import Foundation
 import UploadAgent
@@ -84,10 +85,10 @@ struct AgentConfigCommand: ParsableCommand {
         } catch {
             throw AgentFailure.message("\(error)")
         }
-        print("Agent settings (\(paths.agentSettings)):")
-        print("  \(settings.summary)")
-        if let now = settings.nowText(at: Date()) { print("  \(now)") }
-        print(Self.tellRunningAgent(paths, settings: settings, changed: changes))
+        Console.say("Agent settings (\(paths.agentSettings)):")
+        Console.say("  \(settings.summary)")
+        if let now = settings.nowText(at: Date()) { Console.say("  \(now)") }
+        Console.say(Self.tellRunningAgent(paths, settings: settings, changed: changes))
     }
 
     /// Puts changed settings in force in a running agent, or says what the running one uses.

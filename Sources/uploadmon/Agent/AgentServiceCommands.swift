@@ -1,3 +1,4 @@
+import UploadReports
 import ArgumentParser
 import Foundation
 import Glibc
@@ -30,7 +31,7 @@ struct AgentInstallCommand: ParsableCommand {
         }
         let directory = AgentUnits.directory(environment: environment)
         if print {
-            Swift.print("# \(directory)/\(AgentUnits.socketName)\n\(units.socketUnit)\n# \(directory)/\(AgentUnits.serviceName)\n\(units.serviceUnit)", terminator: "")
+            Console.say("# \(directory)/\(AgentUnits.socketName)\n\(units.socketUnit)\n# \(directory)/\(AgentUnits.serviceName)\n\(units.serviceUnit)".dropLast(units.serviceUnit.hasSuffix("\n") ? 1 : 0).description)
             return
         }
         let user = UserServiceCommands.userName()
@@ -39,7 +40,7 @@ struct AgentInstallCommand: ParsableCommand {
         case .available(let path):
             systemctl = path
         case .unavailable(let reason):
-            FileHandle.standardError.write(Data("uploadmon: cannot install the agent as a service: \(reason).\n\(UserServiceManager.advice(user: user))\nNothing was changed.\n".utf8))
+            Console.complain("uploadmon: cannot install the agent as a service: \(reason).\n\(UserServiceManager.advice(user: user))\nNothing was changed.")
             throw ExitCode(UserServiceCommands.unavailableStatus)
         }
         do {
@@ -49,24 +50,24 @@ struct AgentInstallCommand: ParsableCommand {
         } catch {
             throw AgentFailure.message("cannot write the unit files in \(directory): \(error.localizedDescription)")
         }
-        Swift.print("Wrote \(AgentUnits.socketName) and \(AgentUnits.serviceName) in \(directory) (ExecStart: \(units.executable) agent run).")
+        Console.say("Wrote \(AgentUnits.socketName) and \(AgentUnits.serviceName) in \(directory) (ExecStart: \(units.executable) agent run).")
         try UserServiceCommands.systemctl(systemctl, ["daemon-reload"])
         // An agent started on demand holds the lock and the socket: stop it, so the service's
         // agent can take over (its unfinished uploads continue there).
         if let stopped = try AgentStopCommand.stop(paths, client: "agent install") {
-            Swift.print("Stopped the agent that ran on demand (pid \(stopped)); the service's agent continues its uploads.")
+            Console.say("Stopped the agent that ran on demand (pid \(stopped)); the service's agent continues its uploads.")
         }
         try UserServiceCommands.systemctl(systemctl, ["enable", "--now", AgentUnits.socketName, AgentUnits.serviceName])
-        Swift.print("Enabled and started them: systemd listens on \(units.socketPath), starts the agent for the first client and at every login.")
+        Console.say("Enabled and started them: systemd listens on \(units.socketPath), starts the agent for the first client and at every login.")
         if units.executable.contains("/.build/") {
-            Swift.print("The service runs the binary of a build folder; after moving or cleaning it, run `uploadmon agent install` again.")
+            Console.say("The service runs the binary of a build folder; after moving or cleaning it, run `uploadmon agent install` again.")
         }
         if UserServiceManager.lingers(user: user) {
-            Swift.print("Lingering is on for \(user): the agent starts at boot, without a login, and watched folders are scanned after a reboot.")
+            Console.say("Lingering is on for \(user): the agent starts at boot, without a login, and watched folders are scanned after a reboot.")
         } else {
-            Swift.print("Lingering is off for \(user): the agent starts when you log in and stops when your last session ends. `loginctl enable-linger \(user)` starts it at boot and keeps it running after you log out.")
+            Console.say("Lingering is off for \(user): the agent starts when you log in and stops when your last session ends. `loginctl enable-linger \(user)` starts it at boot and keeps it running after you log out.")
         }
-        Swift.print("`uploadmon agent uninstall` removes the service; `systemctl --user status \(AgentUnits.serviceName)` shows it.")
+        Console.say("`uploadmon agent uninstall` removes the service; `systemctl --user status \(AgentUnits.serviceName)` shows it.")
     }
 }
 
@@ -82,14 +83,14 @@ struct AgentUninstallCommand: ParsableCommand {
         let files = [AgentUnits.serviceName, AgentUnits.socketName].map { directory + "/" + $0 }
         let present = files.filter { FileManager.default.fileExists(atPath: $0) }
         guard !present.isEmpty else {
-            Swift.print("Nothing to remove: no uploadmon units in \(directory). The agent starts on demand.")
+            Console.say("Nothing to remove: no uploadmon units in \(directory). The agent starts on demand.")
             return
         }
         let manager = UserServiceManager.detect(environment: environment)
         if case .available(let systemctl) = manager {
             // Stopping the service stops the agent cleanly: unfinished uploads stay in the journal.
             try UserServiceCommands.systemctl(systemctl, ["disable", "--now", AgentUnits.serviceName, AgentUnits.socketName])
-            Swift.print("Stopped and disabled \(AgentUnits.serviceName) and \(AgentUnits.socketName).")
+            Console.say("Stopped and disabled \(AgentUnits.serviceName) and \(AgentUnits.socketName).")
         }
         for file in present {
             do {
@@ -98,13 +99,13 @@ struct AgentUninstallCommand: ParsableCommand {
                 throw AgentFailure.message("cannot remove \(file): \(error.localizedDescription)")
             }
         }
-        Swift.print("Removed \(present.map { ($0 as NSString).lastPathComponent }.joined(separator: " and ")) from \(directory).")
+        Console.say("Removed \(present.map { ($0 as NSString).lastPathComponent }.joined(separator: " and ")) from \(directory).")
         if case .available(let systemctl) = manager {
             try UserServiceCommands.systemctl(systemctl, ["daemon-reload"])
         } else if case .unavailable(let reason) = manager {
-            Swift.print("No systemd user instance to tell (\(reason)); it reads the folder again when it next starts.")
+            Console.say("No systemd user instance to tell (\(reason)); it reads the folder again when it next starts.")
         }
-        Swift.print("The agent starts on demand again; unfinished uploads continue at its next start.")
+        Console.say("The agent starts on demand again; unfinished uploads continue at its next start.")
     }
 }
 

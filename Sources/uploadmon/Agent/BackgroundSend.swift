@@ -23,18 +23,18 @@ enum BackgroundSend {
             switch result {
             case .queued(let upload):
                 if json {
-                    print(String(decoding: AgentCoding.encode(BackgroundQueued(id: upload.id.rawValue, file: upload.path ?? "-", name: upload.name, url: upload.url)), as: UTF8.self))
+                    Console.sayJSON(String(decoding: AgentCoding.encode(BackgroundQueued(id: upload.id.rawValue, file: upload.path ?? "-", name: upload.name, url: upload.url)), as: UTF8.self))
                 } else {
-                    print("queued \(upload.id) \(InvisibleCharacters.escaped(upload.name)) → \(upload.url)")
+                    Console.say("queued \(upload.id) \(InvisibleCharacters.escaped(upload.name)) → \(upload.url)")
                 }
             case .refused(let path, let reason):
                 refused += 1
-                FileHandle.standardError.write(Data("uploadmon: \(path): \(reason)\n".utf8))
+                Console.complain("uploadmon: \(path): \(reason)")
             }
         }
         if !json {
             let how = connection.started ? "started the agent (pid \(connection.client.agentPID))" : "agent pid \(connection.client.agentPID)"
-            print("The uploads continue in the background (\(how)). Follow them with `uploadmon status` or the monitor.")
+            Console.say("The uploads continue in the background (\(how)). Follow them with `uploadmon status` or the monitor.")
         }
         if refused > 0 { throw SendExit.usage }
     }

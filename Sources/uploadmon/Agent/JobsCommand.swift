@@ -47,15 +47,15 @@ struct JobsListCommand: ParsableCommand {
         }
         if json {
             let document = JobsDocument(agent: agent, jobs: jobs)
-            print(String(decoding: try StatusCommand.prettyEncoder.encode(document), as: UTF8.self))
+            Console.sayJSON(String(decoding: try StatusCommand.prettyEncoder.encode(document), as: UTF8.self))
             return
         }
-        print(JobsTable.agentLine(agent, watches: jobs.count { $0.kind == .watch }))
+        Console.say(JobsTable.agentLine(agent, watches: jobs.count { $0.kind == .watch }))
         guard !jobs.isEmpty else {
-            print("No jobs yet: the agent adds its maintenance job when it first starts. Watch a folder with `uploadmon watch FOLDER --to URL`.")
+            Console.say("No jobs yet: the agent adds its maintenance job when it first starts. Watch a folder with `uploadmon watch FOLDER --to URL`.")
             return
         }
-        print(JobsTable.render(jobs, now: Date(), agentRuns: agent != nil))
+        Console.say(JobsTable.render(jobs, now: Date(), agentRuns: agent != nil))
     }
 }
 
@@ -67,7 +67,7 @@ struct JobsRunCommand: ParsableCommand {
 
     func run() throws {
         try JobsRequest.send(.runJob(id: id), doing: "run job \(id)")
-        print("Job \(id) runs now; see how it went with `uploadmon jobs`.")
+        Console.say("Job \(id) runs now; see how it went with `uploadmon jobs`.")
     }
 }
 
@@ -80,7 +80,7 @@ struct JobsRemoveCommand: ParsableCommand {
     func run() throws {
         let id = try Self.jobID(job)
         try JobsRequest.send(.removeJob(id: id), doing: "remove job \(id)")
-        print("Removed job \(id); uploads it already queued carry on.")
+        Console.say("Removed job \(id); uploads it already queued carry on.")
     }
 
     static func jobID(_ text: String) throws -> Int64 {
@@ -117,7 +117,7 @@ struct JobsMaintenanceCommand: ParsableCommand {
     func run() throws {
         let reply = try JobsRequest.send(.maintenance(everySeconds: every.flatMap(DurationText.parse), keepSeconds: keep.flatMap(DurationText.parse)), doing: "change maintenance")
         guard case .job(let job, _) = reply else { return }
-        print("Maintenance runs every \(DurationText.format(job.intervalSeconds)) and \(job.detail); next run \(JobsTable.timestamp(job.earliestBeginAt)).")
+        Console.say("Maintenance runs every \(DurationText.format(job.intervalSeconds)) and \(job.detail); next run \(JobsTable.timestamp(job.earliestBeginAt)).")
     }
 }
 

@@ -49,16 +49,16 @@ struct StatusCommand: ParsableCommand {
         }
         if json {
             let document = StatusDocument(agent: agent, settings: settings, journal: paths.journal, uploads: uploads)
-            print(String(decoding: try Self.prettyEncoder.encode(document), as: UTF8.self))
+            Console.sayJSON(String(decoding: try Self.prettyEncoder.encode(document), as: UTF8.self))
             return
         }
-        print(StatusTable.agentLine(agent, unfinished: uploads.filter { !$0.state.isFinished }.count))
-        print(StatusTable.settingsLine(settings, running: agent != nil, now: Date()))
+        Console.say(StatusTable.agentLine(agent, unfinished: uploads.filter { !$0.state.isFinished }.count))
+        Console.say(StatusTable.settingsLine(settings, running: agent != nil, now: Date()))
         guard !uploads.isEmpty else {
-            print("No background uploads yet. Queue some with `uploadmon send FILE… --to URL --background`.")
+            Console.say("No background uploads yet. Queue some with `uploadmon send FILE… --to URL --background`.")
             return
         }
-        print(StatusTable.render(uploads, now: Date()))
+        Console.say(StatusTable.render(uploads, now: Date()))
     }
 
     static func agentStatus(_ paths: StatePaths) -> AgentStatus? {

@@ -74,16 +74,16 @@ struct WatchCommand: ParsableCommand {
             throw AgentFailure.message(AgentClient.text(of: reply, doing: "watch \(directory)"))
         }
         if json {
-            print(String(decoding: try StatusCommand.prettyEncoder.encode(job), as: UTF8.self))
+            Console.sayJSON(String(decoding: try StatusCommand.prettyEncoder.encode(job), as: UTF8.self))
             return
         }
         let interval = DurationText.format(seconds)
-        print("\(created ? "Watching" : "Updated the watch of") \(directory) every \(interval) \(job.detail) (job \(job.id)).")
-        print(newOnly
+        Console.say("\(created ? "Watching" : "Updated the watch of") \(directory) every \(interval) \(job.detail) (job \(job.id)).")
+        Console.say(newOnly
             ? "Files already in the folder are left alone (\(job.filesSkipped) passed over); new ones are queued once they stay the same over two looks (\(interval) apart)."
             : "Image files are queued once they stay the same over two looks, \(interval) apart; the first look was just now.")
         let how = connection.started ? "started the agent (pid \(connection.client.agentPID))" : "agent pid \(connection.client.agentPID)"
-        print("The agent runs the watch (\(how)) and does not exit while a folder is watched. `uploadmon jobs` lists jobs; `uploadmon jobs remove \(job.id)` stops watching.")
+        Console.say("The agent runs the watch (\(how)) and does not exit while a folder is watched. `uploadmon jobs` lists jobs; `uploadmon jobs remove \(job.id)` stops watching.")
     }
 
     /// The folder as an absolute path with symbolic links resolved, so one folder is one job.

@@ -56,7 +56,7 @@ struct DemoCommand: AsyncParsableCommand {
         let root = dir ?? NSTemporaryDirectory() + "uploadmon-demo"
         let samples = root + "/samples"
         let received = root + "/received-\(ProcessInfo.processInfo.processIdentifier)"
-        Console().write("Preparing sample images in \(samples)…\n")
+        Console.say("Preparing sample images in \(samples)…")
         let files = try DemoSamples.write(into: samples, bigBytes: bigMB * 1_000_000)
 
         // The demo's receiver: `serve --images-only` on a free loopback port, silent.

@@ -1,3 +1,4 @@
+import UploadReports
 import ArgumentParser
 import Foundation
 import Monitor
@@ -95,7 +96,7 @@ enum MonitorSession {
         let final = await program.run(initial)
         await backend.finish(final)
         if useAgent, final.queue.activeCount > 0 {
-            print("\(final.queue.activeCount) upload(s) continue in the background. Follow them with `uploadmon status`, or open the monitor again.")
+            Console.say("\(final.queue.activeCount) upload(s) continue in the background. Follow them with `uploadmon status`, or open the monitor again.")
         }
         return final
     }

@@ -110,7 +110,7 @@ struct SendCommand: AsyncParsableCommand {
             formFields = try upload.parsedFormFields()
             headers = try upload.parsedHeaders()
         } catch {
-            FileHandle.standardError.write(Data("uploadmon: \(error.description)\nuploadmon: nothing was sent\n".utf8))
+            Console.complain("uploadmon: \(error.description)\nuploadmon: nothing was sent")
             throw SendExit.usage
         }
         for path in try allFiles() {
@@ -125,8 +125,8 @@ struct SendCommand: AsyncParsableCommand {
             }
         }
         guard refusals.isEmpty else {
-            for refusal in refusals { FileHandle.standardError.write(Data("uploadmon: \(refusal)\n".utf8)) }
-            FileHandle.standardError.write(Data("uploadmon: nothing was sent\n".utf8))
+            for refusal in refusals { Console.complain("uploadmon: \(refusal)") }
+            Console.complain("uploadmon: nothing was sent")
             throw SendExit.usage
         }
 
@@ -139,7 +139,7 @@ struct SendCommand: AsyncParsableCommand {
             result = try await SendRunner.run(requests, options: upload, json: json)
         } catch let error as UploadInputError {
             // A setting that cannot work (an unreadable --cacert): nothing was sent.
-            FileHandle.standardError.write(Data("uploadmon: \(error.description); nothing was sent\n".utf8))
+            Console.complain("uploadmon: \(error.description); nothing was sent")
             throw SendExit.usage
         }
         if let signal = result.interruption { throw SendExit.interrupted(by: signal) }

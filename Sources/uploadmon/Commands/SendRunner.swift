@@ -45,7 +45,7 @@ enum SendRunner {
         try await transport.shutdown()
         if let number = interruption.signalNumber {
             let cancelled = tracker.states.values.filter { if case .failed(let f) = $0.outcome, f.kind == .cancelled { true } else { false } }.count
-            FileHandle.standardError.write(Data("uploadmon: \(number == SIGINT ? "interrupted" : "terminated"); \(cancelled) upload(s) cancelled\n".utf8))
+            Console.complain("uploadmon: \(number == SIGINT ? "interrupted" : "terminated"); \(cancelled) upload(s) cancelled")
         }
         return SendResult(tracker: tracker, interruption: interruption.signalNumber)
     }

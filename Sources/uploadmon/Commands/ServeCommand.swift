@@ -110,18 +110,18 @@ struct ServeCommand: AsyncParsableCommand {
         )
         let leftovers = try ReceiverServer.removeLeftovers(in: configuration.directory)
         if !leftovers.isEmpty {
-            Console().write("uploadmon serve: removed \(leftovers.count) partial file(s) an interrupted receiver left in \(configuration.directory)\n")
+            Console.say("uploadmon serve: removed \(leftovers.count) partial file(s) an interrupted receiver left in \(configuration.directory)")
         }
         let receiver = try ReceiverServer.makeService(configuration, log: { line in
-            Console().write("\(Timestamp.now()) \(line)\n")
+            Console.say(InvisibleCharacters.escaped("\(Timestamp.now()) \(line)"))
         }, onRunning: { port in
-            Console().write("uploadmon serve: listening on \(configuration.scheme)://\(configuration.host):\(port)\(configuration.path) (field '\(configuration.field)'), storing in \(configuration.directory)\n")
+            Console.say("uploadmon serve: listening on \(configuration.scheme)://\(configuration.host):\(port)\(configuration.path) (field '\(configuration.field)'), storing in \(configuration.directory)")
         })
         let group = ServiceGroup(configuration: .init(
             services: [receiver], gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "uploadmon.serve")
         ))
         try await group.run()
-        Console().write("uploadmon serve: stopped\n")
+        Console.say("uploadmon serve: stopped")
     }
 }
 
