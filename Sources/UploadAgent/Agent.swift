@@ -91,7 +91,7 @@ public actor Agent {
         self.log = log
         settings = configuration.settings
         defaultTransport = try HTTPUploadTransport(settings: TransportSettings(), sharedLimit: sharedLimit)
-        queue = UploadQueue(transport: defaultTransport, concurrency: configuration.settings.concurrency)
+        queue = UploadQueue(transport: defaultTransport, concurrency: configuration.settings.concurrency, log: log)
     }
 
     /// Recovers unfinished uploads from the journal, queues them again and starts processing

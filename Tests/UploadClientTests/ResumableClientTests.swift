@@ -98,6 +98,22 @@ import UploadTesting
         await receiver.cleanUp()
     }
 
+    /// A file that changes while it is sent fails (its bytes would disagree with what was
+    /// declared), and the part the receiver holds is removed at once, not kept for a day.
+    @Test func aFileThatChangesWhileSentFailsAndLeavesNothingOnTheServer() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try TestFiles.writeImage(at: receiver.root + "/shrinks.png", size: 64 << 20)
+        let changed = CancelOnce()
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: receiver.url)]) { event, _ in
+            if case .progress = event, changed.first() { truncate(path, 2 << 20) }
+        }
+        #expect(run.failure()?.kind == .fileError, "\(String(describing: run.outcome()))")
+        #expect(receiver.logLines.contains { $0.method == "DELETE" }, "\(receiver.logLines.map(\.description))")
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: receiver.directory + "/.uploadmon-resumable")) ?? []
+        #expect(kept.isEmpty, "\(kept)")
+        await receiver.cleanUp()
+    }
+
     @Test func aFileThatChangedStartsOver() async throws {
         let receiver = try await ReceiverHarness.start()
         let path = try file(in: receiver.root)

@@ -134,6 +134,39 @@ import UploadCore
         #expect(machine.attemptEnded(id1, attempt: 3, result: plain).contains(.wait(id1, attempt: 4, seconds: 20)))
     }
 
+    /// A failure the queue will not retry, or a cancel while waiting, removes what the server
+    /// keeps of the upload; a failure that is retried keeps it, a success has none left.
+    @Test func aFinalFailureDiscardsWhatTheServerKeeps() {
+        func point(_ offset: Int64) -> ResumePoint {
+            ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
+                        file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: offset)
+        }
+        func discards(_ actions: [Machine.Action]) -> [ResumePoint] {
+            actions.compactMap { if case .discard(_, let point, _) = $0 { point } else { nil } }
+        }
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1, baseDelay: 5))
+        _ = machine.enqueue(request("a"), totalBytes: 6000, id: id1)
+        let cut = AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(2000))
+        let retried = machine.attemptEnded(id1, attempt: 1, result: cut)
+        #expect(discards(retried).isEmpty, "a retry continues it")
+        _ = machine.retryDue(id1, attempt: 2)
+        let final = machine.attemptEnded(id1, attempt: 2, result: cut)
+        #expect(discards(final) == [point(2000)])
+        #expect(events(final).prefix(2) == [.resumable(id1, nil), .finished(id1, reset)], "the record forgets it before it ends")
+        // A retry by hand then starts over.
+        #expect(machine.retry(id1).map { actions in actions.contains { if case .start(_, _, let request) = $0 { request.resume == nil } else { false } } } == true)
+
+        // Cancelled while waiting to retry: the same.
+        _ = machine.enqueue(request("b"), totalBytes: 6000, id: id2)
+        _ = machine.attemptEnded(id1, attempt: 3, result: result(.answered(status: 200)))
+        let waiting = machine.attemptEnded(id2, attempt: 1, result: cut)
+        #expect(discards(waiting).isEmpty)
+        #expect(discards(machine.cancel(id2) ?? []) == [point(2000)])
+        // A success leaves nothing to remove.
+        _ = machine.enqueue(request("c"), totalBytes: 6000, id: id3)
+        #expect(discards(machine.attemptEnded(id3, attempt: 1, result: AttemptResult(outcome: .answered(status: 200), response: nil, bytesSent: 6000))).isEmpty)
+    }
+
     @Test func aRetryThatComesDueGoesBeforeNewUploads() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1))
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)

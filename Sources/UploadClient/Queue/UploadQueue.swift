@@ -19,14 +19,21 @@ public actor UploadQueue {
     private var waitTasks: [UploadID: Task<Void, Never>] = [:]
     /// Transports of uploads that asked for their own (kept for a retry by id).
     private var transports: [UploadID: any UploadTransport] = [:]
+    /// Removals of what servers keep of failed uploads, still going: the events end after them.
+    private var discards: [Int: Task<Void, Never>] = [:]
+    private var discardCount = 0
+    private let log: @Sendable (String) -> Void
 
     /// - Parameter sleep: how the queue waits before a retry (tests pass a fast one).
+    /// - Parameter log: where it says what became of a failed upload's part on the server.
     public init(
         transport: any UploadTransport,
         concurrency: Int = 2,
         retryPolicy: RetryPolicy = RetryPolicy(),
-        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(DurationRule.nanoseconds($0))) }
+        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(DurationRule.nanoseconds($0))) },
+        log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.log = log
         self.transport = transport
         self.machine = UploadQueueMachine(concurrency: concurrency, retryPolicy: retryPolicy)
         self.clock = sleep
@@ -128,8 +135,27 @@ public actor UploadQueue {
                 }
             case .cancelWait(let id):
                 waitTasks.removeValue(forKey: id)?.cancel()
+            case .discard(let id, let point, let request):
+                let transport = transports[id] ?? self.transport
+                let log = self.log
+                discardCount += 1
+                let key = discardCount
+                discards[key] = Task {
+                    let said = await transport.discard(point, of: request)
+                    log("\(id) \(RedactedURL.display(point.uploadURL)): the failed upload's part \(said)")
+                    await self.discarded(key)
+                }
             case .closeEvents:
-                events.finish()
+                let pending = Array(discards.values)
+                let events = self.events
+                if pending.isEmpty {
+                    events.finish()
+                } else {
+                    Task {
+                        for task in pending { await task.value }
+                        events.finish()
+                    }
+                }
             }
         }
     }
@@ -153,6 +179,10 @@ public actor UploadQueue {
             transport.endAttempt(on: executor)
             await self.attemptEnded(id, attempt: attempt, result: result)
         }
+    }
+
+    private func discarded(_ key: Int) {
+        discards[key] = nil
     }
 
     private func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult) {

@@ -55,6 +55,8 @@ struct UploadQueueMachine {
         case wait(UploadID, attempt: Int, seconds: Double)
         /// The wait is void: drop it (a `retryDue` that comes anyway is ignored).
         case cancelWait(UploadID)
+        /// The upload failed for good while the server keeps part of it: remove that (best effort).
+        case discard(UploadID, ResumePoint, UploadRequest)
         /// No event will follow.
         case closeEvents
     }
@@ -264,6 +266,13 @@ struct UploadQueueMachine {
     }
 
     private mutating func finish(_ id: UploadID, _ entry: inout Entry, _ outcome: UploadOutcome, into actions: inout [Action]) {
+        if !outcome.isSuccess, let point = entry.request.resume {
+            // Nothing continues a failed upload (a retry by hand starts over): what the server
+            // keeps of it would only wait out its age there and count against its limits.
+            entry.request.resume = nil
+            actions.append(.emit(.resumable(id, nil)))
+            actions.append(.discard(id, point, entry.request))
+        }
         setPhase(id, &entry, .finished(outcome))
         actions.append(.emit(.finished(id, outcome)))
     }

@@ -252,8 +252,9 @@ extension HTTPUploadTransport {
                 // after a cancel (the user no longer wants it: the server may let it go) or a
                 // file that changed while it was read.
                 if case .failed(let failure) = result.outcome, failure.kind == .fileError || failure.kind == .cancelled {
+                    // Nothing will continue it: what the server keeps goes now, not at its age.
                     observer.resumable(nil, nil)
-                    if failure.kind == .cancelled { await cancelOnServer(point, request, eventLoop: eventLoop) }
+                    _ = await cancelOnServer(point, request, eventLoop: eventLoop)
                 } else {
                     result.resume = point
                 }
@@ -288,18 +289,31 @@ extension HTTPUploadTransport {
     }
 
     /// `DELETE` on the upload resource, from outside the cancelled task and for a second at most.
-    private func cancelOnServer(_ point: ResumePoint, _ request: UploadRequest, eventLoop: EventLoop) async {
+    /// What happened, in words.
+    @discardableResult
+    private func cancelOnServer(_ point: ResumePoint, _ request: UploadRequest, eventLoop: EventLoop) async -> String {
         let fields = resourceHeaders(point, request)
-        let deleting = Task {
-            _ = await exchange(url: point.uploadURL, method: .DELETE, headers: fields, body: nil, length: nil,
-                               eventLoop: eventLoop, observer: .init())
+        let deleting = Task { () -> String in
+            let result = await exchange(url: point.uploadURL, method: .DELETE, headers: fields, body: nil, length: nil,
+                                        eventLoop: eventLoop, observer: .init())
+            if let response = result.response {
+                return (200..<300).contains(response.status) || response.status == 404 || response.status == 410
+                    ? "removed from the server" : "the server answered \(response.status) to its removal"
+            }
+            return "not removed: " + result.outcome.words(reason: nil)
         }
         let deadline = Task {
             try? await Task.sleep(for: .seconds(1))
             deleting.cancel()
         }
-        await deleting.value
+        let said = await deleting.value
         deadline.cancel()
+        return said
+    }
+
+    /// What the server keeps of an upload that failed for good goes (best effort, a second at most).
+    public func discard(_ point: ResumePoint, of request: UploadRequest) async -> String {
+        await cancelOnServer(point, request, eventLoop: client.eventLoopGroup.any())
     }
 
     /// Headers for requests to the upload resource: the user's (`-H`) only on the endpoint's host,

@@ -71,9 +71,14 @@ public protocol UploadTransport: Sendable {
     func beginAttempt() -> (any TaskExecutor)?
 
     func endAttempt(on executor: (any TaskExecutor)?)
+
+    /// Removes what the server keeps of an upload that will not be continued (it failed for
+    /// good): best effort, within a short time. Returns what happened, in words, for a log.
+    func discard(_ point: ResumePoint, of request: UploadRequest) async -> String
 }
 
 extension UploadTransport {
     public func beginAttempt() -> (any TaskExecutor)? { nil }
     public func endAttempt(on executor: (any TaskExecutor)?) {}
+    public func discard(_ point: ResumePoint, of request: UploadRequest) async -> String { "not removed (this transport cannot)" }
 }
