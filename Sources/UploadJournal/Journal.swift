@@ -81,9 +81,15 @@ public final class Journal: Sendable {
                 ).redactingSecrets())
             case .finished:
                 guard !record.isFinished else { return nil }
-                // Header values (tokens, cookies) are kept only to send the upload; it is done.
+                // Header values (tokens, cookies) and the URL's secrets (a password, a signature)
+                // are kept only to send the upload; it is done. The URL stays, as it is shown.
                 if !row.headers.isEmpty {
                     row.headers = []
+                    row.headersCleared = true
+                }
+                let shown = RedactedURL.display(row.url)
+                if shown != row.url {
+                    row.url = shown
                     row.headersCleared = true
                 }
             default:
@@ -165,7 +171,7 @@ public final class Journal: Sendable {
     public struct HeadersCleared: Error, CustomStringConvertible {
         public let id: UploadID
         public var description: String {
-            "\(id) cannot be retried: its header values were removed from the journal when it ended; send the file again with its -H options"
+            "\(id) cannot be retried: its secrets (header values, the URL's credentials) were removed from the journal when it ended; send the file again with its -H options and full URL"
         }
     }
 

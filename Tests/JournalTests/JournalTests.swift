@@ -161,6 +161,19 @@ import UploadTesting
         }
         #expect(throws: Journal.HeadersCleared.self) { try journal.pendingForRetry(ids[1]) }
 
+        // The URL's password and signature go the same way; the URL is still shown, redacted.
+        var signed = newUpload("signed.png", secret: nil)
+        signed.request.url = "http://user:url-password@127.0.0.1:9/photo?X-Amz-Signature=url-signature&part=1"
+        let signedID = try journal.add([signed])[0].id
+        try journal.record(.finished(signedID, .answered(status: 200)))
+        try journal.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        for file in [path, path + "-wal"] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+            #expect(bytes.range(of: Data("url-password".utf8)) == nil, "\(file)")
+            #expect(bytes.range(of: Data("url-signature".utf8)) == nil, "\(file)")
+        }
+        #expect(try journal.snapshot(signedID)?.url == "http://***@127.0.0.1:9/photo?X-Amz-Signature=***&part=1")
+
         let plain = try journal.add([newUpload("plain.png", secret: nil)])[0].id
         try journal.record(.finished(plain, .failed(UploadFailure(.cannotConnect, "refused"))))
         #expect(try journal.pendingForRetry(plain)?.request.headers == [])
