@@ -77,7 +77,7 @@ public final class Journal: Sendable {
                 // server set) not at all, in the row and in the log alike.
                 logged = .response(id, UploadResponse(
                     status: response.status, reason: response.reason, headers: response.headers,
-                    body: Array(response.body.prefix(Self.bodyLimit)), bodyBytesTotal: response.bodyBytesTotal
+                    body: Array(response.body.prefix(Self.bodyLimit)), bodyBytesTotal: response.bodyBytesTotal, cut: response.cut
                 ).redactingSecrets())
             case .finished:
                 guard !record.isFinished else { return nil }
@@ -230,7 +230,7 @@ extension UploadRow {
             bodyBytesTotal: nil, failureKind: nil, failureMessage: nil, failureCode: nil,
             createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil, headersCleared: false,
             shownURL: nil, retryReason: nil, retryAt: nil, responseHeaders: nil, resume: request.resume, bytesSaved: 0,
-            idempotencyKey: request.idempotencyKey ?? UploadRequest.newIdempotencyKey())
+            idempotencyKey: request.idempotencyKey ?? UploadRequest.newIdempotencyKey(), answerCut: nil)
     }
 
     var pending: PendingUpload {

@@ -53,6 +53,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     var bytesSaved: Int64
     /// The upload's `Idempotency-Key`, the same on every attempt and after a restart.
     var idempotencyKey: String?
+    /// Why the answer's body did not arrive whole, when it did not.
+    var answerCut: String?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -94,7 +96,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
             response = UploadResponse(
                 status: status, reason: reason ?? "",
                 headers: (responseHeaders ?? []).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
-                body: body.map(Array.init) ?? [], bodyBytesTotal: bodyBytesTotal)
+                body: body.map(Array.init) ?? [], bodyBytesTotal: bodyBytesTotal, cut: answerCut)
         }
         var record = UploadRecord(
             id: uploadID, name: uploadName, path: path, url: shownURL ?? RedactedURL.display(url), field: field,
@@ -122,6 +124,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         reason = record.response?.reason
         body = record.response.map { Data($0.body) }
         bodyBytesTotal = record.response?.bodyBytesTotal
+        answerCut = record.response?.cut
         responseHeaders = record.response.map { $0.headers.map { [$0.0, $0.1] } }
         retryReason = record.phase.retry?.reason
         retryAt = record.phase.retry?.due

@@ -130,6 +130,13 @@ enum JournalSchema {
                 t.add(column: "idempotencyKey", .text)
             }
         }
+        migrator.registerMigration("v8: cut answers") { db in
+            // Why an answer's body stopped before its end (the answer timeout, a closed
+            // connection): the upload's status stands, its answer is incomplete.
+            try db.alter(table: "upload") { t in
+                t.add(column: "answerCut", .text)
+            }
+        }
         return migrator
     }
 }

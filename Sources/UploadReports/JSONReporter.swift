@@ -31,6 +31,7 @@ public struct JSONReporter: SendReporter {
         case .response(let id, let response):
             set("event", "response"); set("id", id.rawValue); set("status", response.status); set("reason", response.reason)
             set("body", response.bodyText); set("bodyBytes", response.bodyBytesTotal)
+            if let cut = response.cut { set("answerCut", cut) }
         case .redirected(let id, let url):
             set("event", "redirected"); set("id", id.rawValue); set("url", url)
         case .retryScheduled(let id, let attempt, let delay, let reason):
@@ -40,7 +41,9 @@ public struct JSONReporter: SendReporter {
             set("event", "finished"); set("id", id.rawValue)
             line["ok"] = .bool(outcome.isSuccess)
             switch outcome {
-            case .answered(let status): set("status", status)
+            case .answered(let status):
+                set("status", status)
+                if let cut = tracker[id]?.response?.cut { set("answerCut", cut) }
             case .failed(let failure):
                 set("error", failure.message)
                 set("errorKind", failure.kind.rawValue)

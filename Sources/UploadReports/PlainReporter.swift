@@ -39,7 +39,8 @@ public struct PlainReporter: SendReporter {
         case .finished(_, let outcome):
             let mark = outcome.isSuccess ? "OK" : "FAILED"
             let body = AnswerText.body(state)
-            say("\(who) \(mark) \(AnswerText.status(state))\(body.isEmpty ? "" : " " + body)")
+            let cut = state.response?.cut.map { " (\($0))" } ?? ""
+            say("\(who) \(mark) \(AnswerText.status(state))\(cut)\(body.isEmpty ? "" : " " + body)")
         case .resumed(_, let offset, let length):
             say("\(who) \(state.record.resumedText ?? "resumed"): \(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again")
         case .resumable(_, _, let why?):

@@ -60,7 +60,7 @@ public enum StatusTable {
     public static func answer(_ upload: UploadRecord, now: Date = Date()) -> String {
         switch upload.phase {
         case .finished(let outcome):
-            return outcome.words(reason: upload.response?.reason)
+            return outcome.words(reason: upload.response?.reason) + (upload.response?.cut.map { " (\($0))" } ?? "")
         case .waitingToRetry(_, _, let due):
             return upload.phase.waitingText(secondsLeft: due.timeIntervalSince(now)) ?? ""
         case .queued, .sending:

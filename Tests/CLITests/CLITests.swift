@@ -123,6 +123,27 @@ struct CLIRun {
         await receiver.cleanUp()
     }
 
+    /// A 200 whose answer trickles past --answer-timeout: the file arrived, the answer did not
+    /// all arrive. The line says so and the exit status is 3, not 0.
+    @Test func aCutOffAnswerIsSaidAndExitsThree() async throws {
+        let server = try RawServer { connection in
+            _ = connection.read(until: "--\r\n", timeout: 10)
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n{\"fi")
+            Thread.sleep(forTimeInterval: 4)
+            connection.close()
+        }
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("cut-answer")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let a = try TestFiles.writeImage(at: root + "/a.jpg", size: 1000)
+        let plain = try await CLIRun.run(["send", a, "--to", server.url, "--answer-timeout", "1s"])
+        #expect(plain.status == 3, "\(plain.stdout) \(plain.stderr)")
+        #expect(plain.stdout.contains("OK 200 OK (answer cut off: 4 B of 100 kB arrived within the 1s answer timeout)"), "\(plain.stdout)")
+        let json = try await CLIRun.run(["send", a, "--to", server.url, "--answer-timeout", "1s", "--json"])
+        #expect(json.status == 3)
+        #expect(json.stdout.contains(#""answerCut":"answer cut off: 4 B of 100 kB arrived within the 1s answer timeout""#), "\(json.stdout)")
+    }
+
     @Test func badInputIsRefusedBeforeSending() async throws {
         let folder = TestFiles.makeTemporaryDirectory("cli")
         let text = folder + "/notes.jpg"

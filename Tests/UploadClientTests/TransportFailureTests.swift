@@ -251,6 +251,43 @@ final class Captures: @unchecked Sendable {
         await receiver.cleanUp()
     }
 
+    /// A 200 whose body trickles past the answer timeout ends on time, and says its answer was
+    /// cut: the status stands (the file arrived), the body is marked incomplete. On both ways a
+    /// request goes (direct for small bodies, AsyncHTTPClient for large), and for a server that
+    /// closes before the declared end.
+    @Test(arguments: [10_000, 2_000_000] as [Int64])
+    func anAnswerCutOffByTheTimeoutOrAClosedConnectionSaysSo(size: Int64) async throws {
+        let trickle = try RawServer { connection in
+            _ = readRequest(connection)
+            connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"fi")
+            Thread.sleep(forTimeInterval: 3)
+            connection.close()
+        }
+        defer { trickle.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/cut-\(size).jpg", size: size)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: trickle.url)],
+                                          timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(1)), resume: false)
+        #expect(run.outcome() == .answered(status: 200))
+        #expect(run.response()?.cut == "answer cut off: 4 B of 100 kB arrived within the 1s answer timeout", "\(String(describing: run.response()?.cut))")
+        #expect(run.record().response?.cut != nil, "the record keeps it")
+
+        let closing = try RawServer { connection in
+            _ = readRequest(connection)
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n{\"fi")
+            connection.close()
+        }
+        defer { closing.stop() }
+        let closed = try await UploadRun.run([try UploadRequest.forPath(path, url: closing.url)], resume: false)
+        #expect(closed.outcome() == .answered(status: 200))
+        #expect(closed.response()?.cut == "answer cut off: the server closed the connection after 4 B of 100 kB", "\(String(describing: closed.response()?.cut))")
+
+        // A whole answer is not cut.
+        let whole = try answeringServer("200 OK", body: #"{"filename":"x.jpg"}"#)
+        defer { whole.stop() }
+        let fine = try await UploadRun.run([try UploadRequest.forPath(path, url: whole.url)], resume: false)
+        #expect(fine.response()?.cut == nil)
+    }
+
     @Test func anAnswerIsWeighedAgainstTheBytesSent() {
         #expect(UploadOutcome.answer(200, bytesSent: 100, expected: 100) == .answered(status: 200))
         #expect(UploadOutcome.answer(200, bytesSent: 0, expected: nil) == .answered(status: 200))

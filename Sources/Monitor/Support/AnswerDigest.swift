@@ -16,6 +16,8 @@ public struct AnswerDigest: Sendable, Equatable {
         isSuccess = response.isSuccess
         headline = HTTPStatus.line(response.status, reason: response.reason)
         lines = Self.bodyLines(response)
+        // The upload's status stands; that its answer is incomplete is said first.
+        if let cut = response.cut { lines.insert("⚠ " + cut, at: 0) }
     }
 
     public init(failure: UploadFailure) {

@@ -76,7 +76,11 @@ final class DirectUploadHandler: ChannelInboundHandler {
             clock?.cancel()
             clock = loop.scheduleTask(in: exchange.timeouts.answer) { [self] in
                 guard self.exchange != nil else { return }
-                if let answer = answerSoFar { finish(answer: answer, reusable: false) } else { finish(failure: FailureClassifier.noAnswer(exchange.timeouts)) }
+                if let answer = answerSoFar {
+                    finish(answer: answer.cutShort(byTimeout: Double(exchange.timeouts.answer.nanoseconds) / 1e9), reusable: false)
+                } else {
+                    finish(failure: FailureClassifier.noAnswer(exchange.timeouts))
+                }
             }
         }
         // The stall clock only for a body the socket did not take at once (a small one mostly
@@ -135,8 +139,9 @@ final class DirectUploadHandler: ChannelInboundHandler {
         onClose()
         if exchange != nil {
             if let answer = answerSoFar {
-                // What arrived of the answer is what happened (its status at least).
-                finish(answer: answer, reusable: false)
+                // What arrived of the answer is what happened (its status at least); that its
+                // end did not arrive is said with it.
+                finish(answer: answer.isWholeByItsLength ? answer : answer.cutShort(byTimeout: nil), reusable: false)
             } else if let error {
                 finish(failure: FailureClassifier.classify(error, bodySent: result.bodySent, timeouts: exchange!.timeouts))
             } else {

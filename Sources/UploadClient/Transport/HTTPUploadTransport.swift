@@ -334,8 +334,14 @@ public final class HTTPUploadTransport: UploadTransport {
             let stalledOut = stalled.withLockedValue { $0 }
             let deadlineHit = answerDeadline.withLockedValue { $0.hit }
             let cancelled = error is CancellationError || (error as? HTTPClientError) == .cancelled
-            if !stalledOut, let answer = delegate.answerSoFar, deadlineHit || !cancelled {
-                // What arrived of the answer is what happened (its status at least).
+            if !stalledOut, var answer = delegate.answerSoFar, deadlineHit || !cancelled {
+                // What arrived of the answer is what happened (its status at least); that its
+                // end did not arrive is said with it.
+                if deadlineHit {
+                    answer = answer.cutShort(byTimeout: Double(timeouts.answer.nanoseconds) / 1e9)
+                } else if !answer.isWholeByItsLength {
+                    answer = answer.cutShort(byTimeout: nil)
+                }
                 return AttemptResult(outcome: Self.outcome(answer, bytesSent: delegate.bytesSent, expected: length),
                                      response: answer, bytesSent: delegate.bytesSent)
             }

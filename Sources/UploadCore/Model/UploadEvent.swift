@@ -9,18 +9,38 @@ public struct UploadResponse: Sendable, Hashable, Codable {
     public let body: [UInt8]
     /// How many body bytes arrived in all, kept or not.
     public let bodyBytesTotal: Int64
+    /// Why the answer's body stopped before its end (the answer timeout, a closed connection);
+    /// nil when it arrived whole. The status still says what happened to the upload.
+    public var cut: String?
 
-    public init(status: Int, reason: String, headers: [(String, String)], body: [UInt8], bodyBytesTotal: Int64) {
+    public init(status: Int, reason: String, headers: [(String, String)], body: [UInt8], bodyBytesTotal: Int64, cut: String? = nil) {
         self.status = status
         self.reason = reason
         self.headers = headers
         self.body = body
         self.bodyBytesTotal = bodyBytesTotal
+        self.cut = cut
+    }
+
+    /// Whether the body that arrived is all the head declared (false without a declared length).
+    public var isWholeByItsLength: Bool {
+        header("Content-Length").flatMap { BoundedNumber.decimal($0) } == bodyBytesTotal
+    }
+
+    /// This answer as far as it arrived, said to be cut: by the answer timeout of `timeout`
+    /// seconds, or (nil) by the server closing the connection.
+    public func cutShort(byTimeout timeout: Double?) -> UploadResponse {
+        var copy = self
+        let declared = header("Content-Length").flatMap { BoundedNumber.decimal($0) }
+        let arrived = ByteFormat.bytes(bodyBytesTotal) + (declared.map { " of " + ByteFormat.bytes($0) } ?? "")
+        copy.cut = timeout.map { "answer cut off: \(arrived) arrived within the \(DurationText.describe($0)) answer timeout" }
+            ?? "answer cut off: the server closed the connection after \(arrived)"
+        return copy
     }
 
     public var isSuccess: Bool { (200..<300).contains(status) }
 
-    private enum CodingKeys: String, CodingKey { case status, reason, headers, body, bodyBytesTotal }
+    private enum CodingKeys: String, CodingKey { case status, reason, headers, body, bodyBytesTotal, cut }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -29,6 +49,7 @@ public struct UploadResponse: Sendable, Hashable, Codable {
         headers = try c.decode([[String]].self, forKey: .headers).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
         body = Array(try c.decode(Data.self, forKey: .body))
         bodyBytesTotal = try c.decode(Int64.self, forKey: .bodyBytesTotal)
+        cut = try c.decodeIfPresent(String.self, forKey: .cut)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -38,6 +59,7 @@ public struct UploadResponse: Sendable, Hashable, Codable {
         try c.encode(headers.map { [$0.0, $0.1] }, forKey: .headers)
         try c.encode(Data(body), forKey: .body)
         try c.encode(bodyBytesTotal, forKey: .bodyBytesTotal)
+        try c.encodeIfPresent(cut, forKey: .cut)
     }
 
     public func header(_ name: String) -> String? {
@@ -58,7 +80,7 @@ public struct UploadResponse: Sendable, Hashable, Codable {
         return UploadResponse(
             status: status, reason: reason,
             headers: headers.map { Self.secretHeaders.contains($0.0.lowercased()) ? ($0.0, "***") : $0 },
-            body: body, bodyBytesTotal: bodyBytesTotal)
+            body: body, bodyBytesTotal: bodyBytesTotal, cut: cut)
     }
 
     /// The body as text, or nil when it is binary: the one rule every view applies. Binary is
@@ -84,7 +106,7 @@ public struct UploadResponse: Sendable, Hashable, Codable {
 
     public static func == (lhs: UploadResponse, rhs: UploadResponse) -> Bool {
         lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.body == rhs.body
-            && lhs.bodyBytesTotal == rhs.bodyBytesTotal
+            && lhs.bodyBytesTotal == rhs.bodyBytesTotal && lhs.cut == rhs.cut
             && lhs.headers.map { "\($0.0):\($0.1)" } == rhs.headers.map { "\($0.0):\($0.1)" }
     }
 

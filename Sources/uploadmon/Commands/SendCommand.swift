@@ -19,8 +19,9 @@ struct SendCommand: AsyncParsableCommand {
         second Ctrl-C stops at once. SIGTERM does the same as the first Ctrl-C and exits 143.
 
         Exit status: 0 every upload got a 2xx answer; 1 an answer was not 2xx; 2 an upload got no \
-        answer (connection, timeout, file error); 64 bad command line or refused file; 130/143 \
-        interrupted.
+        answer (connection, timeout, file error); 3 every upload got a 2xx answer but one was cut \
+        off before its end (--answer-timeout, a closed connection: the file arrived, the answer \
+        did not all arrive); 64 bad command line or refused file; 130/143 interrupted.
 
         Examples:
           uploadmon send cat.jpg --to http://127.0.0.1:3000/photo
@@ -156,6 +157,7 @@ struct SendCommand: AsyncParsableCommand {
         let outcomes = tracker.states.values.compactMap(\.outcome)
         if outcomes.contains(where: { if case .failed = $0 { true } else { false } }) { return SendExit.transportError }
         if outcomes.contains(where: { !$0.isSuccess }) { return SendExit.httpError }
+        if tracker.states.values.contains(where: { $0.response?.cut != nil }) { return SendExit.answerCut }
         return SendExit.success
     }
 }
