@@ -40,14 +40,15 @@ struct UploadOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Send at most this many bytes per second per upload (e.g. 500k, 20MB).", valueName: "rate"))
     var limitRate: String?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to establish a connection.", valueName: "s"))
-    var connectTimeout: Double = 10
+    // Durations as every command takes them (`serve` too): `10`, `10s`, `1m30s`, `0.5s`.
+    @Option(name: .long, help: ArgumentHelp("Time to establish a connection (e.g. 10s, 1m).", valueName: "duration"))
+    var connectTimeout = "10s"
 
-    @Option(name: .long, help: ArgumentHelp("Fail when nothing could be sent for this many seconds.", valueName: "s"))
-    var stallTimeout: Double = 30
+    @Option(name: .long, help: ArgumentHelp("Fail when nothing could be sent for this long.", valueName: "duration"))
+    var stallTimeout = "30s"
 
-    @Option(name: .long, help: ArgumentHelp("Fail when no answer comes this many seconds after the upload was sent.", valueName: "s"))
-    var answerTimeout: Double = 60
+    @Option(name: .long, help: ArgumentHelp("Fail when no answer comes this long after the upload was sent.", valueName: "duration"))
+    var answerTimeout = "60s"
 
     @Flag(name: .long, help: "Always send from the start: do not continue an interrupted upload where a server that resumes uploads has it.")
     var noResume = false
@@ -66,6 +67,9 @@ struct UploadOptions: ParsableArguments {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard retries >= 0 else { throw ValidationError("--retries cannot be negative") }
         do throws(RangeError) {
+            for (text, option) in [(connectTimeout, "--connect-timeout"), (stallTimeout, "--stall-timeout"), (answerTimeout, "--answer-timeout")] {
+                _ = try DurationRule.timeout.parse(text, option: option)
+            }
             try transportSettings.validate()
         } catch {
             throw ValidationError(error.message)
@@ -87,7 +91,8 @@ struct UploadOptions: ParsableArguments {
     var transportSettings: TransportSettings {
         TransportSettings(
             caCertificatePath: cacert, insecure: insecure, rateLimit: limitRate.flatMap(ByteSize.parse),
-            connectTimeout: connectTimeout, stallTimeout: stallTimeout, answerTimeout: answerTimeout, retries: retries,
+            connectTimeout: DurationText.parse(connectTimeout) ?? .nan, stallTimeout: DurationText.parse(stallTimeout) ?? .nan,
+            answerTimeout: DurationText.parse(answerTimeout) ?? .nan, retries: retries,
             resume: !noResume
         )
     }
