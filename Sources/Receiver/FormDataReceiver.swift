@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import NIOCore
 import UploadCore
 
@@ -46,13 +48,24 @@ final class FormDataReceiver {
     private let keepsContent: Bool
     /// The file part's place in the stream, from the moment it begins (its length grows).
     private(set) var content: Content?
+    /// SHA-256 of the file part's field name, file name and bytes, when asked for.
+    private let fingerprinting: Bool
+    private var hasher: SHA256?
 
-    init(boundary: String, field: String, store: UploadStore, imagesOnly: Bool, keepsContent: Bool = true) {
+    init(boundary: String, field: String, store: UploadStore, imagesOnly: Bool, keepsContent: Bool = true, fingerprinting: Bool = false) {
         self.parser = MultipartStreamParser(boundary: boundary)
         self.field = field
         self.store = store
         self.imagesOnly = imagesOnly
         self.keepsContent = keepsContent
+        self.fingerprinting = fingerprinting
+    }
+
+    /// What the body carried as its file part (name and bytes, not the multipart framing,
+    /// whose boundary differs from one sending to the next): two bodies with the same
+    /// fingerprint hold the same file. nil without fingerprinting or a file part.
+    var fingerprint: String? {
+        hasher.map { Data($0.finalize()).base64EncodedString() }
     }
 
     deinit {
@@ -161,6 +174,11 @@ final class FormDataReceiver {
         }
         let name = SafeFileName.sanitize(filename) { "upload-\(UInt32.random(in: 0...UInt32.max))" }
         content = Content(name: name, start: start, length: 0)
+        if fingerprinting {
+            var hasher = SHA256()
+            hasher.update(data: Array((field + "\u{0}" + filename + "\u{0}").utf8))
+            self.hasher = hasher
+        }
         guard keepsContent else {
             part = .file(nil, name: name)
             return
@@ -175,6 +193,7 @@ final class FormDataReceiver {
     private func body(_ bytes: UnsafeRawBufferPointer) {
         guard case .file(let writer, let name) = part else { return }
         content?.length += Int64(bytes.count)
+        hasher?.update(bufferPointer: bytes)
         if imagesOnly && !sniffed {
             sniffBuffer.append(contentsOf: bytes)
             if sniffBuffer.count >= MediaSniffer.prefixLength { flushSniffBuffer(writer, name: name) }

@@ -5,10 +5,14 @@ import NIOConcurrencyHelpers
 import UploadCore
 
 /// `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header) for ordinary uploads: a
-/// request that repeats a key whose upload completed gets that upload's answer again (marked
-/// `Idempotent-Replayed: true`) and nothing is stored twice; one that repeats a key still in
-/// progress gets 409; one that reuses a key for another body (another length) gets 422.
-/// Keys are kept in memory for `maxAge` (at most `capacity` of them, the oldest going first).
+/// request that repeats a key whose upload completed, with the same file (its fingerprint: the
+/// SHA-256 of the file part's name and bytes, read again), gets that upload's answer again
+/// (marked `Idempotent-Replayed: true`) and nothing is stored twice; one that repeats a key still
+/// in progress gets 409; one that reuses a key for another body (another length, or another
+/// file of the same length) gets 422. A key is one client's (one address, as the resumable
+/// quota names clients): another client's use of the same key is another upload, so no client
+/// can learn what another stored. Keys are kept in memory for `maxAge` (at most `capacity` of
+/// them, the oldest going first).
 final class IdempotencyKeys: Sendable {
     static let capacity = 10_000
 
@@ -20,7 +24,9 @@ final class IdempotencyKeys: Sendable {
     enum Lookup: Equatable {
         /// Not seen (or forgotten): the request goes ahead, and the key is now in progress.
         case new
-        case replay(Answer)
+        /// The key's upload completed with `answer`; a body whose fingerprint is `fingerprint`
+        /// gets it again (the body must be read to know).
+        case completed(Answer, fingerprint: String?)
         case inProgress
         case otherBody
     }
@@ -28,6 +34,7 @@ final class IdempotencyKeys: Sendable {
     private struct Entry {
         var length: Int64?
         var answer: Answer?
+        var fingerprint: String?
         var at: Date
         /// Which of the key's places in `Keys.order` is current (a key moves to the back when its
         /// upload ends).
@@ -45,9 +52,9 @@ final class IdempotencyKeys: Sendable {
         var order = CircularBuffer<(key: String, stamp: UInt64)>()
         var nextStamp: UInt64 = 0
 
-        mutating func set(_ key: String, length: Int64?, answer: Answer?, at: Date) {
+        mutating func set(_ key: String, length: Int64?, answer: Answer?, fingerprint: String? = nil, at: Date) {
             nextStamp += 1
-            entries[key] = Entry(length: length, answer: answer, at: at, stamp: nextStamp)
+            entries[key] = Entry(length: length, answer: answer, fingerprint: fingerprint, at: at, stamp: nextStamp)
             order.append((key, nextStamp))
             // Pairs left behind by keys that moved or went: never more than the live ones.
             if order.count > 2 * Swift.max(entries.count, 64) {
@@ -97,23 +104,28 @@ final class IdempotencyKeys: Sendable {
         return .success(key)
     }
 
-    /// What a request carrying `key` for a body of `length` bytes would get, changing nothing.
-    func peek(_ key: String, length: Int64?, now: Date = Date()) -> Lookup {
-        state.withLockedValue { keys in Self.lookup(keys.entries[key], length: length, now: now, maxAge: maxAge) }
+    /// The key as this store holds it: the client's own.
+    private static func scoped(_ key: String, _ client: String) -> String { client + " " + key }
+
+    /// What a request of `client` carrying `key` for a body of `length` bytes would get, changing nothing.
+    func peek(_ key: String, client: String, length: Int64?, now: Date = Date()) -> Lookup {
+        state.withLockedValue { keys in Self.lookup(keys.entries[Self.scoped(key, client)], length: length, now: now, maxAge: maxAge) }
     }
 
     private static func lookup(_ entry: Entry?, length: Int64?, now: Date, maxAge: Duration) -> Lookup {
         guard let entry, now.timeIntervalSince(entry.at) < maxAge.seconds else { return .new }
         if entry.length != length { return .otherBody }
-        return entry.answer.map { .replay($0) } ?? .inProgress
+        return entry.answer.map { .completed($0, fingerprint: entry.fingerprint) } ?? .inProgress
     }
 
     /// How many keys are held (expired ones included until room is made).
     var count: Int { state.withLockedValue { $0.entries.count } }
 
-    /// What to do with a request carrying `key` for a body of `length` bytes; `.new` marks it in progress.
-    func begin(_ key: String, length: Int64?, now: Date = Date()) -> Lookup {
-        state.withLockedValue { keys in
+    /// What to do with a request of `client` carrying `key` for a body of `length` bytes;
+    /// `.new` marks it in progress.
+    func begin(_ key: String, client: String, length: Int64?, now: Date = Date()) -> Lookup {
+        let key = Self.scoped(key, client)
+        return state.withLockedValue { keys in
             let found = Self.lookup(keys.entries[key], length: length, now: now, maxAge: maxAge)
             guard found == .new else { return found }
             keys.makeRoom(capacity: capacity, now: now, maxAge: maxAge)
@@ -122,13 +134,15 @@ final class IdempotencyKeys: Sendable {
         }
     }
 
-    /// The upload under `key` ended with `answer` (kept), or without one (nil: the key is free
-    /// again, so a retry of an interrupted upload goes ahead).
-    func end(_ key: String, answer: Answer?, now: Date = Date()) {
+    /// The upload of `client` under `key` ended with `answer` for a body with `fingerprint`
+    /// (kept), or without one (nil: the key is free again, so a retry of an interrupted upload
+    /// goes ahead).
+    func end(_ key: String, client: String, answer: Answer?, fingerprint: String? = nil, now: Date = Date()) {
+        let key = Self.scoped(key, client)
         state.withLockedValue { keys in
             if let answer {
                 guard let entry = keys.entries[key] else { return }
-                keys.set(key, length: entry.length, answer: answer, at: now)
+                keys.set(key, length: entry.length, answer: answer, fingerprint: fingerprint, at: now)
             } else {
                 keys.entries[key] = nil
             }
@@ -147,15 +161,19 @@ final class IdempotencyKeys: Sendable {
         return (head, body)
     }
 
+    static func otherBody(_ what: String) -> Refusal {
+        Refusal(.unprocessableContent, "this Idempotency-Key was used for another upload (\(what))")
+    }
+
     static let field = HTTPField.Name("Idempotency-Key")!
     static let replayedField = HTTPField.Name("Idempotent-Replayed")!
 
     /// The answer `lookup` calls for, when it is not `.new`.
     static func refusal(for lookup: Lookup) -> Refusal? {
         switch lookup {
-        case .new, .replay: nil
+        case .new, .completed: nil
         case .inProgress: Refusal(.conflict, "an upload with this Idempotency-Key is still in progress").adding(["Retry-After": "1"])
-        case .otherBody: Refusal(.unprocessableContent, "this Idempotency-Key was used for another upload (another length)")
+        case .otherBody: otherBody("another length")
         }
     }
 }

@@ -64,10 +64,7 @@ struct ResumableQuota: Sendable, Equatable {
     static func client(of address: SocketAddress?) -> String {
         switch address {
         case .v4(let v4)?:
-            var addr = v4.address.sin_addr
-            var text = [CChar](repeating: 0, count: 16)
-            inet_ntop(AF_INET, &addr, &text, 16)
-            return String(cString: text)
+            return withUnsafeBytes(of: v4.address.sin_addr) { $0.map(String.init).joined(separator: ".") }
         case .v6(let v6)?:
             var addr = v6.address.sin6_addr
             let bytes = withUnsafeBytes(of: &addr) { Array($0) }

@@ -48,25 +48,30 @@ struct UploadEndpoint: HTTPResponder {
             case .success(let parsed)?: key = parsed
             case nil: break
             }
+            let client = request.headers[ResumableHeaders.internalClient] ?? "unknown"
             if let key {
                 let length = BoundedNumber.length(request.headers[.contentLength]).bytes
-                let lookup = idempotency.begin(key, length: length)
-                if case .replay(let answer) = lookup {
+                let lookup = idempotency.begin(key, client: client, length: length)
+                if case .completed(let answer, let first) = lookup {
+                    // The same file again (a client that never heard the answer) gets the answer
+                    // again; another file under the same key is refused, never silently dropped.
+                    let again = try await fingerprint(of: request, boundary: boundary, line: &line, bodyRead: &bodyRead)
+                    guard again == first else { throw IdempotencyKeys.otherBody("another file") }
                     line.error = "replayed the answer to Idempotency-Key \(key)"
                     return Response(IdempotencyKeys.replay(answer))
                 }
                 if let refusal = IdempotencyKeys.refusal(for: lookup) { throw refusal }
             }
             do {
-                let stored = try await receive(request, boundary: boundary, line: &line, bodyRead: &bodyRead)
+                let stored = try await receive(request, boundary: boundary, fingerprinting: key != nil, line: &line, bodyRead: &bodyRead)
                 line.storedName = stored.name
                 let body = ["filename": stored.name]
-                if let key { idempotency.end(key, answer: .init(status: 200, body: Self.json(body))) }
+                if let key { idempotency.end(key, client: client, answer: .init(status: 200, body: Self.json(body)), fingerprint: stored.fingerprint) }
                 return Self.response(.ok, body)
             } catch {
                 // An answer to the whole body is the key's for good; an upload cut short is not.
                 if let key {
-                    idempotency.end(key, answer: bodyRead ? .init(status: Int(error.status.code), body: Self.json(["error": error.message])) : nil)
+                    idempotency.end(key, client: client, answer: bodyRead ? .init(status: Int(error.status.code), body: Self.json(["error": error.message])) : nil)
                 }
                 throw error
             }
@@ -85,8 +90,21 @@ struct UploadEndpoint: HTTPResponder {
         }
     }
 
-    private func receive(_ request: Request, boundary: String, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> (name: String, size: Int64) {
-        let receiver = FormDataReceiver(boundary: boundary, field: configuration.field, store: store, imagesOnly: configuration.imagesOnly)
+    /// The fingerprint of the file a repeated request carries, read without storing anything;
+    /// nil when the body holds no acceptable file (as the first one's refused answer had none).
+    private func fingerprint(of request: Request, boundary: String, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> String? {
+        do {
+            return try await receive(request, boundary: boundary, keep: false, fingerprinting: true, line: &line, bodyRead: &bodyRead).fingerprint
+        } catch where bodyRead {
+            return nil
+        }
+    }
+
+    private func receive(
+        _ request: Request, boundary: String, keep: Bool = true, fingerprinting: Bool, line: inout RequestLogLine, bodyRead: inout Bool
+    ) async throws(Refusal) -> (name: String, size: Int64, fingerprint: String?) {
+        let receiver = FormDataReceiver(boundary: boundary, field: configuration.field, store: store, imagesOnly: configuration.imagesOnly,
+                                        keepsContent: keep, fingerprinting: fingerprinting)
         defer { line.bytes = receiver.bytesReceived }
         do {
             // The loop writes the file as the body arrives: blocking calls, so it runs on the
@@ -100,7 +118,12 @@ struct UploadEndpoint: HTTPResponder {
                     try receiver.consume(buffer)
                 }
                 bodyRead = true
-                return try receiver.finish()
+                if keep {
+                    let stored = try receiver.finish()
+                    return (stored.name, stored.size, receiver.fingerprint)
+                }
+                let content = try receiver.located()
+                return (content.name, content.length, receiver.fingerprint)
             }
         } catch let error as ReceiveError {
             receiver.abort()

@@ -157,14 +157,9 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
                     break
                 }
                 if case .upload(_, nil) = route, case .success(let key)? = IdempotencyKeys.parse(head.headerFields[IdempotencyKeys.field]) {
-                    // A repeated key is answered from the head: its body need not come again.
-                    let lookup = idempotency.peek(key, length: BoundedNumber.length(head.headerFields[.contentLength]).bytes)
-                    if case .replay(let answer) = lookup {
-                        var entry = line()
-                        entry.error = "replayed the answer to Idempotency-Key \(key)"
-                        answerNow(IdempotencyKeys.replay(answer), line: entry, context: context)
-                        break
-                    }
+                    // A key in progress or used for another length is refused from the head; a
+                    // repeat of a completed one is answered once its body shows the same file.
+                    let lookup = idempotency.peek(key, client: client, length: BoundedNumber.length(head.headerFields[.contentLength]).bytes)
                     if let refusal = IdempotencyKeys.refusal(for: lookup) {
                         refuse(refusal, line: line(), context: context)
                         break
