@@ -22,6 +22,9 @@ public protocol MonitorTerminal: AnyObject {
     var inputDescriptor: Int32 { get }
     /// Every key waiting, without blocking.
     func pendingKeys() -> [Key]
+    /// Seconds until input held back (the start of an unfinished terminal answer) is given out
+    /// as keys, if any is held: the loop wakes then to read it.
+    var heldInputWait: Double? { get }
     func draw(_ canvas: Canvas)
     /// Bytes straight to the terminal between frames (bell, notification escapes).
     func emit(_ bytes: [UInt8])
@@ -35,6 +38,7 @@ public protocol MonitorTerminal: AnyObject {
 extension MonitorTerminal {
     public var colorDepth: ColorDepth { colors ? .palette256 : .none }
     public var pixelGraphics: PixelGraphics? { nil }
+    public var heldInputWait: Double? { nil }
 }
 
 /// The monitor's one run loop: it owns the terminal and the state on a thread of its own,
@@ -129,6 +133,7 @@ public final class MonitorProgram: @unchecked Sendable {
             if pacer.drawNow(at: t) { terminal.draw(MonitorView.render(state, theme: theme)) }
             var timeout = pacer.sleep(at: t, uploadsActive: state.queue.activeCount > 0) ?? -1
             if let due = restDue { timeout = max(0, timeout < 0 ? due.at - t : min(timeout, due.at - t)) }
+            if let held = terminal.heldInputWait { timeout = timeout < 0 ? held : min(timeout, held) }
             var fds = [
                 pollfd(fd: terminal.inputDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0),

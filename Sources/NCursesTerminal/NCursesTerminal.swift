@@ -114,7 +114,16 @@ public final class NCursesTerminal {
                 keys.append(KeyDecoder.character(UInt32(value)))
             }
         }
-        return lateReplies.filter(keys)
+        return lateReplies.filter(keys, now: Self.steadySeconds())
+    }
+
+    /// Seconds until keys held as the start of an unfinished answer are let go (nil: none held).
+    public var heldInputWait: Double? { lateReplies.wait(now: Self.steadySeconds()) }
+
+    private static func steadySeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     /// Copies `canvas` to the screen. A canvas of another size than the screen is clipped.

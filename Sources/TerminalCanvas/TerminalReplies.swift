@@ -113,47 +113,93 @@ public struct TerminalReplies: Sendable, Equatable {
 
 /// Answers to the start-up questions that come after the wait for them ended (a slow link)
 /// reach the keyboard's input as keys: Escape, `[`, `?`, `6`, … `c`. While active, this drops
-/// such answers from the keys read (an `ESC [ … c|t|S` or `ESC _ … ESC \` in one read), and
-/// ends once Device Attributes, the last answer, has been dropped.
+/// such answers from the keys read (`ESC [ … c|t|S`, `ESC _ … ESC \`), and ends once Device
+/// Attributes, the last answer, has been dropped. As a terminal's own parser does, it holds an
+/// answer that a read cut in two (`ESC _ G i = 3 1 ; O` then `K ESC \`) until the rest comes,
+/// within bounds: at most `holdSeconds` without a further byte and a bounded length, after
+/// which what it held was keys after all and is let go as such.
 public struct LateReplyFilter: Sendable, Equatable {
     public private(set) var active: Bool
+    /// The start of an answer that has not ended yet, and when its last key came.
+    private var held: [Key] = []
+    private var heldAt = 0.0
+
+    /// How long an unfinished answer is held waiting for its rest.
+    public static let holdSeconds = 0.3
+    static let csiLimit = 64
+    static let apcLimit = 8192
 
     public init(active: Bool) {
         self.active = active
     }
 
-    public mutating func filter(_ keys: [Key]) -> [Key] {
-        guard active else { return keys }
+    /// The keys read at `now` (seconds on any steady clock), without the answers among them.
+    public mutating func filter(_ keys: [Key], now: Double = 0) -> [Key] {
+        guard active || !held.isEmpty else { return keys }
+        if keys.isEmpty {
+            guard !held.isEmpty, now - heldAt >= Self.holdSeconds else { return [] }
+            defer { held = [] }
+            return held
+        }
+        let all = held + keys
+        held = []
         var kept: [Key] = []
         var i = 0
-        while i < keys.count {
-            if keys[i] == .escape, let (end, last) = reply(in: keys, at: i) {
-                if last { active = false }
-                i = end + 1
-                continue
+        while i < all.count {
+            if active, all[i] == .escape {
+                switch Self.match(all, at: i) {
+                case .reply(let end, let last):
+                    if last { active = false }
+                    i = end + 1
+                    continue
+                case .unfinished:
+                    held = Array(all[i...])
+                    heldAt = now
+                    return kept
+                case .notAReply:
+                    break
+                }
             }
-            kept.append(keys[i])
+            kept.append(all[i])
             i += 1
         }
         return kept
     }
 
-    /// Where an answer starting at `start` ends, and whether it is Device Attributes.
-    private func reply(in keys: [Key], at start: Int) -> (end: Int, last: Bool)? {
-        guard start + 1 < keys.count else { return nil }
+    /// Seconds from `now` until held keys are let go (nil: none held): the caller wakes then.
+    public func wait(now: Double) -> Double? {
+        held.isEmpty ? nil : max(0, heldAt + Self.holdSeconds - now)
+    }
+
+    private enum Match {
+        case reply(end: Int, last: Bool)
+        /// The keys end inside what may still become an answer.
+        case unfinished
+        case notAReply
+    }
+
+    /// What starts at `start` (an Escape): an answer and where it ends, one not ended yet, or keys.
+    private static func match(_ keys: [Key], at start: Int) -> Match {
+        guard start + 1 < keys.count else { return .unfinished }
         if keys[start + 1] == .character("[") {
             var j = start + 2
             while j < keys.count, case .character(let c) = keys[j], c.isASCII, c.isNumber || c == ";" || c == "?" { j += 1 }
-            guard j < keys.count, j - start <= 64, case .character(let final) = keys[j], "ctS".contains(final) else { return nil }
-            return (j, final == "c" && keys[start + 2] == .character("?"))
+            guard j - start <= csiLimit else { return .notAReply }
+            guard j < keys.count else { return .unfinished }
+            guard case .character(let final) = keys[j], "ctS".contains(final) else { return .notAReply }
+            return .reply(end: j, last: final == "c" && start + 2 < j && keys[start + 2] == .character("?"))
         }
         if keys[start + 1] == .character("_") {
             var j = start + 2
-            while j + 1 < keys.count, j - start <= 8192 {
-                if keys[j] == .escape && keys[j + 1] == .character("\\") { return (j + 1, false) }
+            while j < keys.count, j - start <= apcLimit {
+                if keys[j] == .escape {
+                    guard j + 1 < keys.count else { return .unfinished }
+                    if keys[j + 1] == .character("\\") { return .reply(end: j + 1, last: false) }
+                }
                 j += 1
             }
+            return j - start > apcLimit ? .notAReply : .unfinished
         }
-        return nil
+        return .notAReply
     }
 }

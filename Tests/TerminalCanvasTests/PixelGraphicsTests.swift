@@ -156,9 +156,46 @@ import Testing
 
     @Test func realKeysPassUntouched() {
         var filter = LateReplyFilter(active: true)
-        let typed: [Key] = [.escape, .character("q"), .up, .escape, .character("["), .character("x"), .escape]
-        #expect(filter.filter(typed) == typed)
+        let typed: [Key] = [.escape, .character("q"), .up, .escape, .character("["), .character("x")]
+        #expect(filter.filter(typed, now: 0) == typed)
+        // An Escape last in a read may begin an answer: held a moment, then it is the key it was.
+        #expect(filter.filter([.character("j"), .escape], now: 1) == [.character("j")])
+        #expect(filter.wait(now: 1.1)! > 0)
+        #expect(filter.filter([], now: 1.1) == [])
+        #expect(filter.filter([], now: 1 + LateReplyFilter.holdSeconds) == [.escape])
+        #expect(filter.wait(now: 2) == nil)
         var inactive = LateReplyFilter(active: false)
         #expect(inactive.filter(Self.keys("\u{1B}[?62c")) == Self.keys("\u{1B}[?62c"))
+    }
+
+    /// A late answer a read cut in two once moved the cursor with its `G` (kitty) or pressed
+    /// `c` (Device Attributes): the start is held until the rest comes.
+    @Test(arguments: [
+        "\u{1B}_Gi=31;OK\u{1B}\\", "\u{1B}[?62;4;22c", "\u{1B}[6;20;10t", "\u{1B}[?1;0;1024S",
+    ])
+    func anAnswerSplitAcrossReadsIsStillNoKeys(answer: String) {
+        let keys = Self.keys(answer)
+        for cut in 1..<keys.count {
+            var filter = LateReplyFilter(active: true)
+            let first = filter.filter([.character("j")] + keys[..<cut], now: 0)
+            let second = filter.filter(Array(keys[cut...]) + [.character("k")], now: 0.05)
+            #expect(first + second == Self.keys("jk"), "cut after \(cut) keys")
+        }
+        // Three pieces, the middle one alone.
+        var filter = LateReplyFilter(active: true)
+        let a = filter.filter(Array(keys.prefix(2)), now: 0)
+        let b = filter.filter(Array(keys.dropFirst(2).prefix(2)), now: 0.1)
+        let c = filter.filter(Array(keys.dropFirst(4)), now: 0.2)
+        #expect(a + b + c == [])
+    }
+
+    /// What never ends is not held without bound: a long run after `ESC _` goes out as keys.
+    @Test func anUnfinishedAnswerIsBounded() {
+        var filter = LateReplyFilter(active: true)
+        let opened = filter.filter(Self.keys("\u{1B}_G"), now: 0)
+        #expect(opened.isEmpty)
+        let flood = [Key](repeating: .character("x"), count: 9000)
+        let out = filter.filter(flood, now: 0.01)
+        #expect(out.count == 9003, "all of it is keys")
     }
 }
