@@ -141,7 +141,7 @@ let package = Package(
         ),
         .testTarget(name: "UploadCoreTests", dependencies: ["UploadCore"]),
         .testTarget(name: "TerminalCanvasTests", dependencies: ["TerminalCanvas"]),
-        .testTarget(name: "ImagePreviewTests", dependencies: ["ImagePreview", "TerminalCanvas", "UploadTesting"]),
+        .testTarget(name: "ImagePreviewTests", dependencies: ["ImagePreview", "CImageDecode", "TerminalCanvas", "UploadTesting"]),
         .testTarget(
             name: "MonitorTests",
             dependencies: ["Monitor", "TerminalCanvas", "UploadCore"],

@@ -136,6 +136,31 @@ static void jpeg_emit(j_common_ptr info, int level) {
     }
 }
 
+/// Called by libjpeg as it works, within every scan's reading too: the one place a decode can
+/// be stopped before jpeg_start_decompress has read a progressive file's every scan.
+typedef struct {
+    struct jpeg_progress_mgr base;
+    const volatile int *cancel;
+    jpeg_errors *errors;
+    um_image *out;
+} jpeg_watch;
+
+static void jpeg_watch_progress(j_common_ptr common) {
+    jpeg_watch *watch = (jpeg_watch *)common->progress;
+    if (!common->is_decompressor) return;
+    j_decompress_ptr info = (j_decompress_ptr)common;
+    watch->out->scans = info->input_scan_number;
+    if (watch->cancel && *watch->cancel) {
+        snprintf(watch->errors->message, sizeof watch->errors->message, "cancelled");
+        longjmp(watch->errors->jump, 1);
+    }
+    if (info->input_scan_number > UM_JPEG_MAX_SCANS) {
+        snprintf(watch->errors->message, sizeof watch->errors->message,
+                 "the JPEG has more than %d scans (a normal one has about ten); not previewed", UM_JPEG_MAX_SCANS);
+        longjmp(watch->errors->jump, 1);
+    }
+}
+
 int um_decode_jpeg(const char *path, int max_width, int max_height, long long max_progressive_pixels,
                    const volatile int *cancel, um_image *out) {
     memset(out, 0, sizeof *out);
@@ -154,6 +179,13 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
     scaler s;
     memset(&s, 0, sizeof s);
     jpeg_create_decompress(&info);
+    jpeg_watch watch;
+    memset(&watch, 0, sizeof watch);
+    watch.base.progress_monitor = jpeg_watch_progress;
+    watch.cancel = cancel;
+    watch.errors = &errors;
+    watch.out = out;
+    info.progress = &watch.base;
     if (setjmp(errors.jump)) {
         char message[200];
         snprintf(message, sizeof message, "%s", errors.message);
@@ -234,6 +266,7 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
     }
     jpeg_finish_decompress(&info);
     if (errors.warned) longjmp(errors.jump, 1);
+    out->scans = info.input_scan_number;
     scaler_finish(&s);
     scaler_free(&s);
     jpeg_destroy_decompress(&info);
@@ -380,8 +413,21 @@ int um_decode_png(const char *path, int max_width, int max_height, long long max
 
 // MARK: writing (tests and samples)
 
+static int write_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
+                      const unsigned char *app1, size_t app1_length, int progressive, char *error, size_t error_size);
+
 int um_write_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
                   const unsigned char *app1, size_t app1_length, char *error, size_t error_size) {
+    return write_jpeg(path, rgb, width, height, quality, app1, app1_length, 0, error, error_size);
+}
+
+int um_write_progressive_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
+                              char *error, size_t error_size) {
+    return write_jpeg(path, rgb, width, height, quality, NULL, 0, 1, error, error_size);
+}
+
+static int write_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
+                      const unsigned char *app1, size_t app1_length, int progressive, char *error, size_t error_size) {
     FILE *file = fopen(path, "wb");
     if (!file) { snprintf(error, error_size, "cannot create %s", path); return -1; }
     struct jpeg_compress_struct info;
@@ -403,6 +449,7 @@ int um_write_jpeg(const char *path, const unsigned char *rgb, int width, int hei
     info.in_color_space = JCS_RGB;
     jpeg_set_defaults(&info);
     jpeg_set_quality(&info, quality, TRUE);
+    if (progressive) jpeg_simple_progression(&info);
     jpeg_start_compress(&info, TRUE);
     if (app1 && app1_length > 0) jpeg_write_marker(&info, JPEG_APP0 + 1, app1, (unsigned)app1_length);
     while (info.next_scanline < info.image_height) {

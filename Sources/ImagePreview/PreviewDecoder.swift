@@ -157,6 +157,15 @@ public enum PictureWriter {
         guard status == 0 else { throw Failure(description: Self.text(error)) }
     }
 
+    /// A progressive JPEG of `image` (libjpeg's standard scan script, about ten scans).
+    public static func progressiveJPEG(_ image: RGBImage, to path: String, quality: Int = 90) throws {
+        var error = [CChar](repeating: 0, count: 200)
+        let status = image.rgb.withUnsafeBufferPointer { rgb in
+            um_write_progressive_jpeg(path, rgb.baseAddress, Int32(image.width), Int32(image.height), Int32(quality), &error, error.count)
+        }
+        guard status == 0 else { throw Failure(description: Self.text(error)) }
+    }
+
     static func text(_ chars: [CChar]) -> String {
         String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

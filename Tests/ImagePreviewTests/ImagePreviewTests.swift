@@ -1,3 +1,4 @@
+import CImageDecode
 import Foundation
 import ImagePreview
 import Testing
@@ -248,5 +249,77 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         #expect(PictureEncoder.palette256(RGB(128, 128, 128)) == 244)
         #expect(PictureEncoder.palette256(RGB(255, 135, 0)) == 208)
         #expect(PictureEncoder.shade(0) == " " && PictureEncoder.shade(255) == "@")
+    }
+}
+
+/// A crafted progressive JPEG (its first scan repeated thousands of times: small on disk,
+/// a pass over every coefficient per scan) once held the previews for a minute, and moving
+/// on did not stop it: libjpeg read every scan before the cancel flag was first looked at.
+@Suite struct HostileJPEGTests {
+    let folder = TestFiles.makeTemporaryDirectory("hostile-jpeg")
+
+    func gradient(_ width: Int, _ height: Int) -> RGBImage {
+        var rgb: [UInt8] = []
+        rgb.reserveCapacity(width * height * 3)
+        for y in 0..<height { for x in 0..<width { rgb += [UInt8(x & 0xFF), UInt8(y & 0xFF), UInt8((x ^ y) & 0xFF)] } }
+        return RGBImage(width: width, height: height, rgb: rgb)
+    }
+
+    /// The file with its first scan (SOS header and entropy-coded data) repeated `times` times.
+    static func repeatingFirstScan(_ jpeg: [UInt8], times: Int) throws -> [UInt8] {
+        var i = 2
+        var sos: Int?
+        while i + 4 <= jpeg.count, jpeg[i] == 0xFF {
+            let marker = jpeg[i + 1]
+            if marker == 0xDA { sos = i; break }
+            i += 2 + (Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3]))
+        }
+        let start = try #require(sos)
+        var end = start + 2 + (Int(jpeg[start + 2]) << 8 | Int(jpeg[start + 3]))
+        // The entropy-coded data runs to the next marker that is not a stuffed byte or a restart.
+        while end + 1 < jpeg.count, !(jpeg[end] == 0xFF && jpeg[end + 1] != 0x00 && !(0xD0...0xD7).contains(jpeg[end + 1])) { end += 1 }
+        let scan = jpeg[start..<end]
+        return Array(jpeg[..<end]) + Array([[UInt8]](repeating: Array(scan), count: times - 1).joined()) + Array(jpeg[end...])
+    }
+
+    @Test func aFileOfThousandsOfScansIsRefusedAtTheScanLimit() throws {
+        let normal = folder + "/normal.jpg"
+        try PictureWriter.progressiveJPEG(gradient(640, 480), to: normal)
+        var image = um_image()
+        defer { um_image_free(&image) }
+        #expect(um_decode_jpeg(normal, 80, 60, PreviewDecoder.maxWholePixels, nil, &image) == 0)
+        #expect((2...20).contains(image.scans), "a normal progressive JPEG: \(image.scans) scans")
+
+        let crafted = folder + "/crafted.jpg"
+        let bytes = try Self.repeatingFirstScan(Array(try Data(contentsOf: URL(fileURLWithPath: normal))), times: 5000)
+        try Data(bytes).write(to: URL(fileURLWithPath: crafted))
+        var refused = um_image()
+        defer { um_image_free(&refused) }
+        #expect(um_decode_jpeg(crafted, 80, 60, PreviewDecoder.maxWholePixels, nil, &refused) != 0)
+        #expect(refused.scans == UM_JPEG_MAX_SCANS + 1, "stopped at the limit, not after \(refused.scans) scans")
+        guard case .failure(.cannotPreview(let why, _)) = PreviewDecoder.decode(path: crafted, fitting: 80, 60) else {
+            Issue.record("previewed")
+            return
+        }
+        #expect(why.contains("more than 100 scans"), "\(why)")
+    }
+
+    /// Cancelling is seen while the scans are read, before any scanline: the decode stops at
+    /// the first scan, not after all of them.
+    @Test func aCancelStopsTheDecodeInsideItsFirstScan() throws {
+        let big = folder + "/big.jpg"
+        try PictureWriter.progressiveJPEG(gradient(1600, 1200), to: big)
+        let flag = CancelFlag()
+        flag.cancel()
+        var cancelled: Int32 = 1
+        var image = um_image()
+        defer { um_image_free(&image) }
+        #expect(um_decode_jpeg(big, 80, 60, PreviewDecoder.maxWholePixels, &cancelled, &image) != 0)
+        #expect(image.scans <= 1, "\(image.scans) scans read after the cancel")
+        #expect(withUnsafeBytes(of: image.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } == "cancelled")
+        guard case .failure(.cancelled) = PreviewDecoder.decode(path: big, fitting: 80, 60, cancel: flag) else {
+            Issue.record("not cancelled")
+            return
+        }
     }
 }

@@ -14,11 +14,20 @@ typedef struct {
     unsigned char *rgb;
     /// Why decoding failed (empty when it did not).
     char error[200];
+    /// JPEG: how many scans the decoder had begun when it stopped (a progressive file has a
+    /// few; a crafted one thousands, each costing a pass over every coefficient).
+    int scans;
 } um_image;
+
+/// At most this many scans of a JPEG are read (as djpeg -maxscans): a normal progressive
+/// JPEG has about ten; one whose scans were repeated thousands of times is refused.
+#define UM_JPEG_MAX_SCANS 100
 
 /// Decodes the JPEG at `path` to fit within max_width x max_height (aspect kept, never
 /// enlarged), using libjpeg's scaled decoding (1/2 .. 1/8) and then a box filter, one scanline
-/// at a time. `cancel`, when not NULL, is polled between scanlines: non-zero stops with an error.
+/// at a time. `cancel`, when not NULL, is polled through libjpeg's progress monitor, which it
+/// calls as it reads the coefficients of every scan as well as between scanlines: non-zero stops
+/// with an error. More than UM_JPEG_MAX_SCANS scans are refused.
 /// A progressive JPEG needs all its coefficients in memory: it is refused above
 /// `max_progressive_pixels`. Returns 0 on success; otherwise `error` says why. Free with
 /// um_image_free either way.
@@ -37,6 +46,10 @@ void um_image_free(um_image *image);
 /// segment's payload, starting "Exif\0\0") when not NULL. For tests and the demo's samples.
 int um_write_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
                   const unsigned char *app1, size_t app1_length, char *error, size_t error_size);
+
+/// The same as a progressive JPEG (libjpeg's standard scan script).
+int um_write_progressive_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
+                              char *error, size_t error_size);
 
 /// Writes `rgb` as an 8-bit RGB PNG, Adam7-interlaced when `interlaced`, with an eXIf chunk
 /// holding `exif` (a TIFF structure, "II*\0…" or "MM\0*…") when not NULL.
