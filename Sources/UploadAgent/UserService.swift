@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import UploadJournal
+import UploadCore
 
 /// The agent as a systemd user service: a socket unit that listens on the agent's socket (so
 /// the first client starts the agent) and a service unit that runs it, at login too.
@@ -27,9 +28,18 @@ public struct AgentUnits: Sendable, Equatable {
         }
         self.executable = executable
         self.socketPath = paths.socket
-        self.environment = Self.pinnedVariables.compactMap { name in
-            environment[name].flatMap { $0.hasPrefix("/") && !$0.contains(where: \.isNewline) ? (name, $0) : nil }
+        // A relative value is ignored, as the XDG rules say (StatePaths does too). One that
+        // cannot be written into a unit is refused: dropping it would give the service another
+        // state folder than this shell's, and the uploads queued here would not be its.
+        var pinned: [(String, String)] = []
+        for name in Self.pinnedVariables {
+            guard let value = environment[name], value.hasPrefix("/") else { continue }
+            guard !value.contains(where: { $0.isNewline || $0 == "\0" }) else {
+                throw UnitError("\(name) (\(InvisibleCharacters.escaped(value))) holds a line break; a systemd unit cannot carry it, so the service would use another folder. Choose a folder without one")
+            }
+            pinned.append((name, value))
         }
+        self.environment = pinned
     }
 
     /// Where a user's own units go: `$XDG_CONFIG_HOME/systemd/user` (default `~/.config/systemd/user`).
@@ -58,7 +68,7 @@ public struct AgentUnits: Sendable, Equatable {
     }
 
     public var serviceUnit: String {
-        let lines = environment.map { "Environment=\(Self.quoted("\($0.0)=\($0.1)"))\n" }.joined()
+        let lines = environment.map { "Environment=\(Self.quoted("\($0.0)=\($0.1)", commandLine: false))\n" }.joined()
         return """
         # Written by `uploadmon agent install`; `uploadmon agent uninstall` removes it.
         [Unit]
@@ -88,15 +98,17 @@ public struct AgentUnits: Sendable, Equatable {
     static func escapingSpecifiers(_ text: String) -> String { text.replacing("%", with: "%%") }
 
     /// One word of a command line or an `Environment=` assignment: double-quoted, with what
-    /// systemd would otherwise read as a specifier, a variable or an escape made literal.
-    static func quoted(_ text: String) -> String {
+    /// systemd would otherwise read as a specifier, an escape or (on a command line only: an
+    /// `Environment=` value expands no variables and keeps `$$` as two dollars) a variable made
+    /// literal.
+    static func quoted(_ text: String, commandLine: Bool = true) -> String {
         var out = "\""
         for character in text {
             switch character {
             case "\\": out += "\\\\"
             case "\"": out += "\\\""
             case "%": out += "%%"
-            case "$": out += "$$"
+            case "$" where commandLine: out += "$$"
             default: out.append(character)
             }
         }

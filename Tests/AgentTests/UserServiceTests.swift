@@ -42,6 +42,19 @@ import UploadJournal
     @Test func pathsSystemdCannotTakeAreRefused() {
         #expect(throws: UnitError.self) { try AgentUnits(executable: "uploadmon", paths: paths, environment: [:]) }
         #expect(throws: UnitError.self) { try AgentUnits(executable: "/bin/up\nloadmon", paths: paths, environment: [:]) }
+        // A state folder with a line break was once dropped silently: the service then kept its
+        // journal elsewhere than the shell that installed it.
+        #expect { try AgentUnits(executable: "/bin/uploadmon", paths: paths, environment: ["XDG_STATE_HOME": "/data/a\nb"]) } throws: { error in
+            "\(error)".contains("XDG_STATE_HOME") && "\(error)".contains("line break")
+        }
+    }
+
+    /// `Environment=` expands no variables (systemd.exec): `$$` there stays two dollars, so a
+    /// folder with a `$` in its name must be written with one.
+    @Test func aDollarInAnEnvironmentValueIsWrittenOnce() throws {
+        let units = try AgentUnits(executable: "/opt/$bin/uploadmon", paths: paths, environment: ["XDG_STATE_HOME": "/data/$USER-state"])
+        #expect(units.serviceUnit.contains(#"Environment="XDG_STATE_HOME=/data/$USER-state""#), "\(units.serviceUnit)")
+        #expect(units.serviceUnit.contains(#"ExecStart="/opt/$$bin/uploadmon" agent run"#))
     }
 
     @Test func unitsGoToTheUsersConfigFolder() {
