@@ -37,10 +37,9 @@ public struct PlainReporter: SendReporter {
         case .retryScheduled(_, let attempt, let delay, let reason):
             say("\(who) \(reason); attempt \(attempt) in \(ByteFormat.duration(delay))")
         case .finished(_, let outcome):
-            let mark = outcome.isSuccess ? "OK" : "FAILED"
             let body = AnswerText.body(state)
             let cut = state.response?.cut.map { " (\($0))" } ?? ""
-            say("\(who) \(mark) \(AnswerText.status(state))\(cut)\(body.isEmpty ? "" : " " + body)")
+            say("\(who) \(HTTPStatus.verdict(success: outcome.isSuccess, AnswerText.status(state)))\(cut)\(body.isEmpty ? "" : " " + body)")
         case .resumed(_, let offset, let length):
             say("\(who) \(state.record.resumedText ?? "resumed"): \(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again")
         case .resumable(_, _, let why?):

@@ -54,11 +54,11 @@ import UploadCore
         #expect(state.queue.state(sending)?.sentBytes == 600)
         #expect(state.log.map(\.text) == [
             "While you were away: 2 finished (1 ok, 1 failed)",
-            "✓ cat.jpg → 201 in 10 s, 300 B",
+            "✓ cat.jpg → 201 in 10 s, 300 B sent",
             "✗ dog.png → cannot connect: Connection refused (code 111)",
         ])
         #expect(effects == [
-            .notify(title: "uploadmon", body: "✓ cat.jpg → 201 in 10 s, 300 B"),
+            .notify(title: "uploadmon", body: "✓ cat.jpg → 201 in 10 s, 300 B sent"),
             .notify(title: "uploadmon", body: "✗ dog.png → cannot connect: Connection refused (code 111)"),
         ])
         // The response panel follows the latest news.

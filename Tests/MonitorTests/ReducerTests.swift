@@ -196,7 +196,7 @@ import UploadCore
         #expect(state.queue.state(UploadID(3))?.sentBytes == 100_000_000)
         #expect(state.queue.activeCount == 2)
         #expect(state.log.map(\.text) == [
-            "✓ cat.jpg → 200 in 1.4 s, 2.10 MB",
+            "✓ cat.jpg → 200 in 1.4 s, 2.10 MB sent",
             "✗ notes.jpg → 415 Unsupported Media Type",
         ])
         // The selection followed the latest finished upload: the red answer.

@@ -133,14 +133,16 @@ extension MonitorReducer {
 
 /// The words of the notification log, shared by the terminal notification.
 public enum LogLine {
-    /// `✓ cat.jpg → 200 in 1.4 s, 2.1 MB`, `✗ big.png → 413 Payload Too Large`,
+    /// `✓ cat.jpg → 200 in 1.4 s, 2.1 MB sent` (on the wire, the multipart framing included; the
+    /// queue row shows the file's own size), `✗ big.png → 413 Payload Too Large`,
     /// `✗ x.png → cannot connect: Connection refused (code 111)`, `⊘ x.png cancelled`.
     public static func finished(_ row: TransferState, outcome: UploadOutcome) -> String {
         switch outcome {
         case .answered(let status) where (200..<300).contains(status):
             let took = row.elapsed.map { " in " + ByteFormat.duration($0) } ?? ""
             let saved = row.record.bytesSaved > 0 ? " (resumed: \(ByteFormat.bytes(row.record.bytesSaved)) not sent again)" : ""
-            return "✓ \(row.name) → \(status)\(took), \(ByteFormat.bytes(row.totalBytes ?? row.sentBytes))\(saved)"
+            let cut = row.response?.cut.map { "; \($0)" } ?? ""
+            return "✓ \(row.name) → \(status)\(took), \(ByteFormat.bytes(row.totalBytes ?? row.sentBytes)) sent\(saved)\(cut)"
         case .answered:
             return "✗ \(row.name) → \(outcome.words(reason: row.response?.reason))"
         case .failed(let failure) where failure.kind == .cancelled:

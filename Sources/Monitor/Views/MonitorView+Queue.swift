@@ -70,6 +70,7 @@ extension MonitorView {
     }
 
     /// `✓ name  2.1 MB ████████░░ 100%  4.1 MB/s 0:03 ×2`, dropping columns as the width shrinks
+    /// (the size is the file's; the bytes on the wire, multipart framing included, are the log's)
     /// (`↑ name · resumed at 41 %  …` while an attempt that resumed sends);
     /// `↻ name  2.1 MB waiting to retry in 4 s (attempt 2: 503 Service Unavailable)` between attempts.
     static func drawRow(
@@ -83,7 +84,7 @@ extension MonitorView {
         }
         if let waiting = row.waitingText(now: now) {
             let glyph = theme.stateGlyph(kind) + " "
-            let size = rect.width >= 64 ? " " + TextLayout.pad(left: row.totalBytes.map(ByteFormat.bytes) ?? "?", width: 8) + " " : " "
+            let size = rect.width >= 64 ? " " + TextLayout.pad(left: (row.record.fileSize ?? row.totalBytes).map(ByteFormat.bytes) ?? "?", width: 8) + " " : " "
             let nameWidth = min(DisplayWidth.of(row.name), max(8, (rect.width - DisplayWidth.of(glyph) - DisplayWidth.of(size)) / 3))
             var x = rect.x
             x += canvas.write(glyph, x: x, y: rect.y, style: style, clip: rect)
@@ -96,7 +97,7 @@ extension MonitorView {
         let glyph = theme.stateGlyph(kind) + " "
         let percent = " " + ProgressText.percent(kind == .done ? 1 : row.fraction)
         let wide = rect.width >= 64
-        let size = wide ? " " + TextLayout.pad(left: row.totalBytes.map(ByteFormat.bytes) ?? "?", width: 8) : ""
+        let size = wide ? " " + TextLayout.pad(left: (row.record.fileSize ?? row.totalBytes).map(ByteFormat.bytes) ?? "?", width: 8) : ""
         var tail = ""
         if wide {
             let rate = kind == .sending ? row.meter.bytesPerSecond.map(ByteFormat.rate) ?? "" : ""

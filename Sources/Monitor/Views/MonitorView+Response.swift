@@ -16,8 +16,7 @@ extension MonitorView {
             return
         }
         let frameStyle = answer.isSuccess ? theme.okBold : theme.failedBold
-        let word = answer.isSuccess ? "OK" : "FAILED"
-        let inside = canvas.frame(rect, title: "\(word) \(answer.headline)", style: frameStyle, glyphs: theme.glyphs)
+        let inside = canvas.frame(rect, title: HTTPStatus.verdict(success: answer.isSuccess, answer.headline), style: frameStyle, glyphs: theme.glyphs)
         guard !inside.isEmpty else { return }
         var details = "task \(id) · \(row.name) · sent \(ByteFormat.bytes(row.sentBytes))"
         if let elapsed = row.elapsed { details += " in \(ByteFormat.duration(elapsed))" }

@@ -1,5 +1,13 @@
 /// Standard reason phrases, for statuses whose answer did not carry one we can show.
 public enum HTTPStatus {
+    /// How an ended upload reads without colour: `OK 201 Created`, `FAILED 404 Not Found`, and
+    /// `OK 200` rather than `OK 200 OK` (a word said once).
+    public static func verdict(success: Bool, _ words: String) -> String {
+        let word = success ? "OK" : "FAILED"
+        if words.hasSuffix(" " + word) { return word + " " + words.dropLast(word.count + 1) }
+        return word + " " + words
+    }
+
     public static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"

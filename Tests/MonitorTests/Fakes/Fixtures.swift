@@ -54,8 +54,9 @@ enum Fixtures {
         upload(&state, .progress(ok, bytesSent: 2_100_000, totalBytesSent: 2_100_000, totalBytesExpected: 2_100_000), at: 2.4)
         upload(&state, .response(ok, response(200, #"{"filename": "cat.jpg"}"#)), at: 2.4)
         upload(&state, .finished(ok, .answered(status: 200)), at: 2.4)
-        upload(&state, .started(refused, attempt: 1, url: "http://127.0.0.1:3000/photo", totalBytes: 38), at: 2.5)
-        upload(&state, .progress(refused, bytesSent: 38, totalBytesSent: 38, totalBytesExpected: 38), at: 2.5)
+        // A 38-byte file is 228 bytes on the wire with its multipart framing.
+        upload(&state, .started(refused, attempt: 1, url: "http://127.0.0.1:3000/photo", totalBytes: 228), at: 2.5)
+        upload(&state, .progress(refused, bytesSent: 228, totalBytesSent: 228, totalBytesExpected: 228), at: 2.5)
         upload(&state, .response(refused, response(415, #"{"error": "notes.jpg is not an image"}"#)), at: 2.6)
         upload(&state, .finished(refused, .answered(status: 415)), at: 2.6)
         upload(&state, .started(sending, attempt: 1, url: "http://127.0.0.1:3000/photo", totalBytes: 204_000_000), at: 3)
