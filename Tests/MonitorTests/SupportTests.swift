@@ -74,6 +74,23 @@ import UploadCore
         #expect(missing.error == "cannot open \(root)/nope: No such file or directory")
     }
 
+    /// `u` on a FIFO once did nothing at all: the entry says what it is and `u` says why, in the log.
+    @Test func aFIFOIsListedAsWhatItIsAndRefusedInTheLog() throws {
+        let root = NSTemporaryDirectory() + "uploadmon-reader-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        #expect(mkfifo(root + "/pipe.jpg", 0o600) == 0)
+        let listing = DirectoryReader.read(root)
+        #expect(listing.entries.map(\.kind) == [.other(what: "a FIFO (named pipe)")])
+
+        var state = MonitorState(width: 120, height: 40, endpoint: "http://127.0.0.1:3000/photo", directory: root, home: "/home/me")
+        _ = MonitorReducer.reduce(&state, .directoryLoaded(listing))
+        Fixtures.press(&state, .character("a"))
+        let effects = Fixtures.press(&state, .character("u"))
+        #expect(effects.isEmpty)
+        #expect(state.log.last?.text == "✗ pipe.jpg cannot be sent: it is a FIFO (named pipe), not a regular file", "\(state.log.map(\.text))")
+    }
+
     @Test func parentPaths() {
         #expect(DirectoryReader.parent(of: "/a/b") == "/a")
         #expect(DirectoryReader.parent(of: "/a/") == "/")

@@ -5,8 +5,9 @@ public struct DirectoryEntry: Sendable, Hashable {
         case file
         /// A symlink whose target is missing or loops; listed so the user sees why it is skipped.
         case brokenLink(reason: String)
-        /// Devices, sockets, fifos: listed with "show all" only, never queued.
-        case other
+        /// Devices, sockets, fifos: listed with "show all" only, never queued. `what` says
+        /// which ("a FIFO", "a character device"…).
+        case other(what: String)
     }
 
     public var name: String

@@ -37,7 +37,18 @@ public enum DirectoryReader {
             return DirectoryEntry(name: name, kind: .file, size: Int64(info.st_size), isImage: isImage,
                                   modified: FileFingerprint(info).modificationNanoseconds)
         default:
-            return DirectoryEntry(name: name, kind: .other)
+            return DirectoryEntry(name: name, kind: .other(what: describe(info.st_mode)))
+        }
+    }
+
+    /// What a file that is neither a regular file nor a directory is, in words.
+    static func describe(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
         }
     }
 

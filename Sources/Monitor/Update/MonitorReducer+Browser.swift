@@ -2,7 +2,7 @@ import TerminalCanvas
 import UploadCore
 
 extension MonitorReducer {
-    static func handleBrowserKey(_ key: Key, _ state: inout MonitorState) -> [MonitorEffect] {
+    static func handleBrowserKey(_ key: Key, at time: EventTime, _ state: inout MonitorState) -> [MonitorEffect] {
         var browser = state.browser
         defer { state.browser = browser }
         if let moved = ListNavigation.move(browser.selected, count: browser.visible.count, key: key, page: state.listPageSize) {
@@ -13,7 +13,7 @@ extension MonitorReducer {
         case .right, .character("l"), .enter:
             guard let entry = browser.current else { return [] }
             if entry.isDirectory { return [.loadDirectory(path: browser.fullPath(entry), select: nil)] }
-            if key == .enter { return enqueue(&browser, &state) }
+            if key == .enter { return enqueue(&browser, &state, at: time) }
             return []
         case .left, .character("h"), .backspace:
             let parent = DirectoryReader.parent(of: browser.path)
@@ -64,7 +64,7 @@ extension MonitorReducer {
             let current = browser.renames[path] ?? entry.name
             state.modal = .rename(path: path, original: entry.name, input: TextInput(current))
         case .character("u"):
-            return enqueue(&browser, &state)
+            return enqueue(&browser, &state, at: time)
         default:
             break
         }
@@ -75,18 +75,20 @@ extension MonitorReducer {
         switch entry.kind {
         case .directory: "\(entry.name) is a directory: enter it with → and mark files inside"
         case .brokenLink(let reason): "\(entry.name) cannot be sent: \(reason)"
-        case .other: "\(entry.name) is not a regular file"
+        case .other(let what): "\(entry.name) cannot be sent: it is \(what), not a regular file"
         case .file: "\(entry.name) is not named like an image (start uploadmon with --any-file to send other files)"
         }
     }
 
     /// Queues the marked files, or the current one when nothing is marked.
-    static func enqueue(_ browser: inout BrowserState, _ state: inout MonitorState) -> [MonitorEffect] {
+    static func enqueue(_ browser: inout BrowserState, _ state: inout MonitorState, at time: EventTime) -> [MonitorEffect] {
         var paths = browser.marks.sorted()
         if paths.isEmpty {
             guard let entry = browser.current else { return [] }
             guard browser.isQueueable(entry) else {
+                // Said in the log too, as `send` says it: the status line alone goes by unseen.
                 state.message = StatusMessage(markRefusal(entry), isError: true)
+                appendLog(&state, LogEntry(clock: time.clock, text: "✗ " + markRefusal(entry), kind: .failed))
                 return []
             }
             paths = [browser.fullPath(entry)]

@@ -93,7 +93,7 @@ public enum MonitorReducer {
             state.focus = state.focus == .browser ? .queue : .browser
             return []
         default:
-            return state.focus == .browser ? handleBrowserKey(key, &state) : handleQueueKey(key, &state)
+            return state.focus == .browser ? handleBrowserKey(key, at: time, &state) : handleQueueKey(key, &state)
         }
     }
 
