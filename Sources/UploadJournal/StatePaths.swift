@@ -65,16 +65,29 @@ public struct StatePaths: Sendable, Hashable {
     }
 
     /// Creates `path` empty with mode 0600 if missing, and narrows an existing file to 0600.
+    ///
+    /// An existing file is never opened here: closing any descriptor of a file drops every POSIX
+    /// lock this process holds on it, and SQLite's locks on an open journal are such locks
+    /// (sqlite.org/howtocorrupt.html, 2.2). A process that opened the journal a second time while
+    /// a first connection was reading lost that reader's lock, and another process could then
+    /// rewrite what it was reading.
     public static func makePrivateFile(_ path: String) throws(StateDirectoryError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFREG else {
+                throw StateDirectoryError(path: path, reason: "it is not a regular file")
+            }
+            if st.st_mode & 0o077 != 0, chmod(path, 0o600) != 0 {
+                throw StateDirectoryError(path: path, reason: "cannot make it private (chmod 600): \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        // Another process may have created it meanwhile: that is as good.
+        guard fd >= 0 || errno == EEXIST else {
             throw StateDirectoryError(path: path, reason: String(cString: strerror(errno)))
         }
-        defer { close(fd) }
-        var st = stat()
-        if fstat(fd, &st) == 0, st.st_mode & 0o077 != 0, fchmod(fd, 0o600) != 0 {
-            throw StateDirectoryError(path: path, reason: "cannot make it private (chmod 600): \(String(cString: strerror(errno)))")
-        }
+        if fd >= 0 { close(fd) }
     }
 }
 

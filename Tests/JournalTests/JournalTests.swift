@@ -42,6 +42,35 @@ import UploadTesting
         #expect(mode(paths.stateDirectory) == 0o700)
     }
 
+    /// Opening the journal again must not drop the locks this process holds on it: closing any
+    /// descriptor of a file drops all of a process's POSIX locks there, SQLite's included. The
+    /// lock is seen through an open-file-description lock query, which reports a process's own
+    /// traditional locks (F_GETLK would not).
+    @Test func openingTheJournalAgainKeepsTheLocksAlreadyHeldOnIt() throws {
+        let path = root + "/locked.sqlite"
+        _ = try Journal(path: path)
+        let holder = open(path, O_RDWR)
+        defer { close(holder) }
+        var lock = flock()
+        lock.l_type = Int16(F_RDLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        #expect(fcntl(holder, F_SETLK, &lock) == 0)
+        // Opened once: closing it would itself drop the lock.
+        let probe = open(path, O_RDWR)
+        defer { close(probe) }
+        func locked() -> Bool {
+            var query = flock()
+            query.l_type = Int16(F_WRLCK)
+            query.l_whence = Int16(SEEK_SET)
+            _ = fcntl(probe, 36 /* F_OFD_GETLK */, &query)
+            return query.l_type != Int16(F_UNLCK)
+        }
+        #expect(locked())
+        // What a second `Journal(path:)` does before SQLite opens the file.
+        try StatePaths.makePrivateFile(path)
+        #expect(locked(), "the lock survived another open of the journal")
+    }
+
     @Test func runtimeDirectoryFallsBackToTheStateDirectory() {
         let paths = StatePaths.resolve(environment: ["HOME": "/home/u", "XDG_STATE_HOME": "/s", "XDG_RUNTIME_DIR": "relative/ignored"])
         #expect(paths.stateDirectory == "/s/uploadmon")
