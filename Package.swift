@@ -39,7 +39,7 @@ let package = Package(
             name: "CImageDecode",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
         ),
-        .target(name: "ImagePreview", dependencies: ["CImageDecode"]),
+        .target(name: "ImagePreview", dependencies: ["CImageDecode", "UploadCore"]),
         .target(
             name: "UploadClient",
             dependencies: [

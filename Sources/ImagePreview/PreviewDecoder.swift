@@ -1,5 +1,6 @@
 import CImageDecode
 import Glibc
+import UploadCore
 
 /// A picture ready to draw and the line that goes under it.
 public struct Preview: Sendable, Equatable {
@@ -79,7 +80,7 @@ public enum PreviewDecoder {
     public static func decode(path: String, fitting width: Int, _ height: Int, cancel: CancelFlag? = nil) -> Result<Preview, PreviewProblem> {
         guard width > 0, height > 0 else { return .failure(.cannotPreview("no room to draw", nil)) }
         var st = stat()
-        guard stat(path, &st) == 0 else { return .failure(.cannotPreview(String(cString: strerror(errno)), nil)) }
+        guard PathText.withCString(path, { stat($0, &st) }) == 0 else { return .failure(.cannotPreview(String(cString: strerror(errno)), nil)) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(.cannotPreview("not a regular file", nil)) }
         let head = readHead(path, count: ImageProbe.headLength)
         guard let head else { return .failure(.cannotPreview(String(cString: strerror(errno)), nil)) }
@@ -102,7 +103,7 @@ public enum PreviewDecoder {
         var image = um_image()
         defer { um_image_free(&image) }
         let flag = cancel?.pointer
-        let status = path.withCString { cPath in
+        let status = PathText.withCString(path) { cPath in
             probe.format == .jpeg
                 ? um_decode_jpeg(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
                 : um_decode_png(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
@@ -121,7 +122,7 @@ public enum PreviewDecoder {
     }
 
     static func readHead(_ path: String, count: Int) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathText.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: count)

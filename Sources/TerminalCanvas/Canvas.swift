@@ -57,6 +57,11 @@ public struct Canvas: Sendable, Equatable {
         var column = x
         for character in text {
             guard column < limit else { break }
+            // A byte of a file name that is not UTF-8 is shown as what it is, `<0xE9>`.
+            if let scalar = character.unicodeScalars.first, PathText.escapedByte(scalar) != nil {
+                column += write(InvisibleCharacters.escape(scalar), x: column, y: y, style: style, clip: clip)
+                continue
+            }
             var shown = character
             var w = DisplayWidth.of(character)
             if w == 0 {

@@ -49,18 +49,16 @@ public enum WatchScanner {
 
     /// The regular files of `directory` (symbolic links followed), by name; not its subfolders.
     public static func list(_ directory: String) throws(WatchFolderError) -> [Entry] {
-        guard let dir = opendir(directory) else {
+        guard let dir = PathText.withCString(directory, { opendir($0) }) else {
             throw WatchFolderError(directory: directory, reason: String(cString: strerror(errno)))
         }
         defer { closedir(dir) }
         var entries: [Entry] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in PathText.decode(raw.prefix { $0 != 0 }) }
             guard isCandidate(name) else { continue }
             var st = stat()
-            guard stat(directory + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard PathText.withCString(directory + "/" + name, { stat($0, &st) }) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
             entries.append(Entry(name: name, fingerprint: FileFingerprint(st), access: access(st)))
         }
         return entries.sorted { $0.name < $1.name }

@@ -21,7 +21,7 @@ struct Uploadmon: AsyncParsableCommand {
     /// Commands that block in tasks (the agent's journal, the monitor) keep the default pool.
     static func main() async {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(rawArguments())
             if command is SendCommand {
                 NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
             }
@@ -39,6 +39,16 @@ struct Uploadmon: AsyncParsableCommand {
                 if code == .success { Console.say(message) } else { Console.complain(message) }
             }
             Foundation.exit(code.rawValue)
+        }
+    }
+
+    /// The arguments as bytes made text by `PathText`: `CommandLine.arguments` replaces what
+    /// is not UTF-8, and a file named so could then not be found.
+    static func rawArguments() -> [String] {
+        (1..<Int(CommandLine.argc)).compactMap { index in
+            CommandLine.unsafeArgv[index].map { pointer in
+                PathText.decode(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+            }
         }
     }
 }

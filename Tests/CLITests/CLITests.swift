@@ -144,6 +144,24 @@ struct CLIRun {
         #expect(json.stdout.contains(#""answerCut":"answer cut off: 4 B of 100 kB arrived within the 1s answer timeout""#), "\(json.stdout)")
     }
 
+    /// A file whose name is not UTF-8 (Latin-1 `caf\xE9.jpg`), named in a --files-from list:
+    /// found by its bytes, shown escaped, uploaded under its Latin-1 reading.
+    @Test func aFileNamedInLatin1IsSent() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let raw = Array(receiver.root.utf8) + Array("/caf".utf8) + [0xE9] + Array(".jpg".utf8)
+        let fd = (raw + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o600) } }
+        #expect(fd >= 0)
+        _ = write(fd, [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3], 7)
+        close(fd)
+        let list = receiver.root + "/list"
+        try Data(raw + [0x0A]).write(to: URL(fileURLWithPath: list))
+        let run = try await CLIRun.run(["send", "--files-from", list, "--to", receiver.url])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("#1 caf"), "\(run.stdout)")
+        #expect(receiver.storedNames() == ["café.jpg"])
+        await receiver.cleanUp()
+    }
+
     @Test func badInputIsRefusedBeforeSending() async throws {
         let folder = TestFiles.makeTemporaryDirectory("cli")
         let text = folder + "/notes.jpg"

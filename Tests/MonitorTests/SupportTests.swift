@@ -74,6 +74,30 @@ import UploadCore
         #expect(missing.error == "cannot open \(root)/nope: No such file or directory")
     }
 
+    /// A name that is not UTF-8 once showed as "(broken symlink)" and could not be queued.
+    @Test func aNameThatIsNotUTF8IsAFileShownEscaped() throws {
+        let root = NSTemporaryDirectory() + "uploadmon-reader-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let raw = Array(root.utf8) + Array("/caf".utf8) + [0xE9] + Array(".jpg".utf8) + [0]
+        let fd = raw.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o600) } }
+        close(fd)
+        let listing = DirectoryReader.read(root)
+        #expect(listing.entries.count == 1)
+        #expect(listing.entries.first?.kind == .file, "\(String(describing: listing.entries.first?.kind))")
+        #expect(listing.entries.first?.isImage == true)
+        var state = MonitorState(width: 120, height: 40, endpoint: "http://127.0.0.1:3000/photo", directory: root, home: "/home/me")
+        _ = MonitorReducer.reduce(&state, .directoryLoaded(listing))
+        let canvas = MonitorView.render(state, theme: Theme(colors: false, glyphs: .unicode))
+        #expect((0..<40).contains { canvas.line($0).contains("caf<0xE9>.jpg") }, "\((0..<12).map { canvas.line($0) }.joined(separator: "\n"))")
+        guard case .enqueue(let items)? = Fixtures.press(&state, .character("u")).first else {
+            Issue.record("not queued")
+            return
+        }
+        #expect(items.first?.uploadName == "café.jpg")
+        #expect(FileFingerprint.of(path: items[0].path)?.size == 0, "the queued path names the file")
+    }
+
     /// `u` on a FIFO once did nothing at all: the entry says what it is and `u` says why, in the log.
     @Test func aFIFOIsListedAsWhatItIsAndRefusedInTheLog() throws {
         let root = NSTemporaryDirectory() + "uploadmon-reader-\(UUID().uuidString)"

@@ -6,16 +6,15 @@ import UploadCore
 /// Never throws: an unreadable directory comes back as a listing with an error.
 public enum DirectoryReader {
     public static func read(_ path: String, select: String? = nil) -> DirectoryListing {
-        guard let dir = opendir(path) else {
+        guard let dir = PathText.withCString(path, { opendir($0) }) else {
             return DirectoryListing(path: path, entries: [], error: "cannot open \(path): \(String(cString: strerror(errno)))", select: select)
         }
         defer { closedir(dir) }
         let fd = dirfd(dir)
         var entries: [DirectoryEntry] = []
         while let raw = readdir(dir) {
-            let name = withUnsafeBytes(of: raw.pointee.d_name) { buffer in
-                String(cString: buffer.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
+            // Bytes, not text: a name that is not UTF-8 keeps its bytes (`PathText`).
+            let name = withUnsafeBytes(of: raw.pointee.d_name) { buffer in PathText.decode(buffer.prefix { $0 != 0 }) }
             if name == "." || name == ".." { continue }
             entries.append(entry(named: name, in: fd))
         }
@@ -24,7 +23,7 @@ public enum DirectoryReader {
 
     static func entry(named name: String, in fd: Int32) -> DirectoryEntry {
         var info = stat()
-        if fstatat(fd, name, &info, 0) != 0 {
+        if PathText.withCString(name, { fstatat(fd, $0, &info, 0) }) != 0 {
             let reason = errno == ELOOP ? "symlink loop" : errno == ENOENT ? "broken symlink" : String(cString: strerror(errno))
             // Listed when its name looks like an image, so the user sees why it cannot be sent.
             return DirectoryEntry(name: name, kind: .brokenLink(reason: reason), isImage: MediaSniffer.type(forFileName: name)?.isImage ?? false)

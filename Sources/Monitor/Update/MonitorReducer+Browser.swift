@@ -93,7 +93,7 @@ extension MonitorReducer {
             }
             paths = [browser.fullPath(entry)]
         }
-        let items = paths.map { QueueItem(path: $0, uploadName: browser.renames[$0] ?? UploadName.baseName(of: $0)) }
+        let items = paths.map { QueueItem(path: $0, uploadName: browser.renames[$0] ?? UploadName.uploadName(ofPath: $0)) }
         browser.marks.removeAll()
         let listed = Dictionary(browser.entries.map { (browser.fullPath($0), $0.modified) }, uniquingKeysWith: { a, _ in a })
         for item in items {

@@ -53,7 +53,7 @@ final class FileSource: Sendable {
     /// Opens a regular file for reading. O_NONBLOCK: opening a FIFO must not wait for a writer
     /// only to be refused (it has no effect on regular files).
     static func openRegular(path: String) throws(OpenError) -> FileSource {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = PathText.withCString(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { throw .system(call: "open", code: errno) }
         var st = stat()
         guard fstat(fd, &st) == 0 else {

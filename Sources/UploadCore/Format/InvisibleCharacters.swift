@@ -10,11 +10,17 @@ public enum InvisibleCharacters {
         if v < 0x20 || (0x7F...0x9F).contains(v) { return true }
         // The first format character is U+00AD: below it, asking the Unicode tables is waste.
         if v < 0xAD { return false }
+        // A byte of a file name that is not UTF-8 (`PathText`).
+        if PathText.escapedByte(scalar) != nil { return true }
         return scalar.properties.generalCategory == .format && v != 0x200C && v != 0x200D
     }
 
-    /// How a hidden character is shown: `<U+202E>`.
+    /// How a hidden character is shown: `<U+202E>`; a byte of a name that is not UTF-8, `<0xE9>`.
     public static func escape(_ scalar: Unicode.Scalar) -> String {
+        if let byte = PathText.escapedByte(scalar) {
+            let hex = String(byte, radix: 16, uppercase: true)
+            return "<0x" + (hex.count < 2 ? "0" : "") + hex + ">"
+        }
         let hex = String(scalar.value, radix: 16, uppercase: true)
         return "<U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + ">"
     }

@@ -17,7 +17,7 @@ public struct FileFingerprint: Sendable, Hashable, Codable {
     /// The fingerprint of the file at `path` now, following symbolic links; `nil` when it cannot be read.
     public static func of(path: String) -> FileFingerprint? {
         var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
+        guard PathText.withCString(path, { stat($0, &st) }) == 0 else { return nil }
         return FileFingerprint(st)
     }
 

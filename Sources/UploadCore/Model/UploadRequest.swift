@@ -102,7 +102,7 @@ public struct UploadRequest: Sendable, Hashable, Codable {
         allowAnyFile: Bool = false
     ) throws(UploadInputError) -> UploadRequest {
         let source: UploadSource = path == "-" ? .standardInput : .file(path: path)
-        let original = path == "-" ? "stdin" : UploadName.baseName(of: path)
+        let original = path == "-" ? "stdin" : UploadName.uploadName(ofPath: path)
         return UploadRequest(
             source: source, url: url, field: field,
             uploadName: try UploadName.resolve(originalFileName: original, requested: requestedName),

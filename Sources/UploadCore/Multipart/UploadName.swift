@@ -18,6 +18,17 @@ public enum UploadName {
         return ext.isEmpty ? nil : String(ext)
     }
 
+    /// The name a file at `path` is uploaded under by default: its own name, where a name that is
+    /// not UTF-8 (`PathText`) is read as Latin-1, the usual reason it is not (`caf\xE9.jpg`
+    /// goes as `café.jpg`).
+    public static func uploadName(ofPath path: String) -> String {
+        let name = baseName(of: path)
+        guard name.unicodeScalars.contains(where: { PathText.escapedByte($0) != nil }) else { return name }
+        return String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
+            PathText.escapedByte(scalar).map { Unicode.Scalar($0) } ?? scalar
+        }))
+    }
+
     /// The last path component of a path, as a file's own name.
     public static func baseName(of path: String) -> String {
         let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path

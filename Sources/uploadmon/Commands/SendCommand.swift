@@ -92,7 +92,8 @@ struct SendCommand: AsyncParsableCommand {
             data = read
         }
         let separator = UInt8(nullSeparated ? 0 : UInt8(ascii: "\n"))
-        let listed = data.split(separator: separator).map { String(decoding: $0, as: UTF8.self) }
+        // Paths are bytes: one that is not UTF-8 keeps them (`PathText`).
+        let listed = data.split(separator: separator).map { PathText.decode($0) }
             .map { !nullSeparated && $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
             .filter { !$0.isEmpty }
         guard !listed.isEmpty || !files.isEmpty else { throw ValidationError("the --files-from list \(filesFrom) names no file") }
