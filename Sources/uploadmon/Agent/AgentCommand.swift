@@ -47,6 +47,8 @@ struct AgentRunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A process that runs for months: memory it frees must not stay spread over arenas.
+        FreedMemory.limitArenas(cores: ProcessInfo.processInfo.activeProcessorCount)
         let paths = StatePaths.resolve()
         let log = AgentLog.line
         do {
