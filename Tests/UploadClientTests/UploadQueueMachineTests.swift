@@ -167,6 +167,16 @@ import UploadCore
         #expect(discards(machine.attemptEnded(id3, attempt: 1, result: AttemptResult(outcome: .answered(status: 200), response: nil, bytesSent: 6000))).isEmpty)
     }
 
+    /// An attempt count from a damaged journal (Int.max) once made the next attempt's count overflow.
+    @Test func anAttemptCountFromOutsideIsBounded() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy())
+        let actions = machine.enqueue(request("a"), totalBytes: 1, id: id1, attemptsSoFar: .max)
+        #expect(starts(actions) == [id1])
+        #expect(machine.attempts(of: id1) == 1_000_001)
+        _ = machine.enqueue(request("b"), totalBytes: 1, id: id2, attemptsSoFar: -5)
+        #expect(machine.attempts(of: id2) == 0, "queued behind a: not started yet")
+    }
+
     @Test func aRetryThatComesDueGoesBeforeNewUploads() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1))
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)

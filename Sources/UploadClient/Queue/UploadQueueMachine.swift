@@ -99,7 +99,8 @@ struct UploadQueueMachine {
         guard entries[id] == nil else { return [] }
         nextID = max(nextID, id.rawValue + 1)
         var entry = Entry(request: request, totalBytes: totalBytes)
-        entry.attempts = attemptsSoFar
+        // A count read back from the journal: bounded, so that counting on cannot overflow.
+        entry.attempts = min(max(0, attemptsSoFar), 1_000_000)
         entry.retryPolicy = retryPolicy
         entries[id] = entry
         waiting.append(id)
