@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import Glibc
 import NIOCore
 import UploadCore
 
@@ -48,28 +48,32 @@ final class FormDataReceiver {
     private let keepsContent: Bool
     /// The file part's place in the stream, from the moment it begins (its length grows).
     private(set) var content: Content?
-    /// SHA-256 of the file part's field name, file name and bytes, when asked for.
-    private let fingerprinting: Bool
-    private var hasher: SHA256?
+    /// The stored file the file part is compared with, byte for byte, as it arrives (a repeat
+    /// of an Idempotency-Key: the same file gets the first answer again, another is refused);
+    /// nil when not comparing. Nothing costs the first upload anything: only a repeat reads.
+    private let comparedWith: String?
+    private var comparison: (fd: Int32, at: Int64, differs: Bool)?
 
-    init(boundary: String, field: String, store: UploadStore, imagesOnly: Bool, keepsContent: Bool = true, fingerprinting: Bool = false) {
+    init(boundary: String, field: String, store: UploadStore, imagesOnly: Bool, keepsContent: Bool = true, comparingWith stored: String? = nil) {
         self.parser = MultipartStreamParser(boundary: boundary)
         self.field = field
         self.store = store
         self.imagesOnly = imagesOnly
         self.keepsContent = keepsContent
-        self.fingerprinting = fingerprinting
+        self.comparedWith = stored
     }
 
-    /// What the body carried as its file part (name and bytes, not the multipart framing,
-    /// whose boundary differs from one sending to the next): two bodies with the same
-    /// fingerprint hold the same file. nil without fingerprinting or a file part.
-    var fingerprint: String? {
-        hasher.map { Data($0.finalize()).base64EncodedString() }
+    /// With `comparingWith`, once the body has ended: whether its file part is the stored file,
+    /// byte for byte and to its length (false too when the stored file could not be read).
+    var matchesStoredFile: Bool {
+        guard let comparison, !comparison.differs else { return false }
+        var st = stat()
+        return fstat(comparison.fd, &st) == 0 && Int64(st.st_size) == comparison.at
     }
 
     deinit {
         abort()
+        if let comparison { close(comparison.fd) }
     }
 
     func consume(_ buffer: ByteBuffer) throws(ReceiveError) {
@@ -174,10 +178,9 @@ final class FormDataReceiver {
         }
         let name = SafeFileName.sanitize(filename) { "upload-\(UInt32.random(in: 0...UInt32.max))" }
         content = Content(name: name, start: start, length: 0)
-        if fingerprinting {
-            var hasher = SHA256()
-            hasher.update(data: Array((field + "\u{0}" + filename + "\u{0}").utf8))
-            self.hasher = hasher
+        if let comparedWith {
+            let fd = PathText.withCString(comparedWith) { open($0, O_RDONLY | O_CLOEXEC) }
+            comparison = (fd, 0, fd < 0)
         }
         guard keepsContent else {
             part = .file(nil, name: name)
@@ -193,7 +196,7 @@ final class FormDataReceiver {
     private func body(_ bytes: UnsafeRawBufferPointer) {
         guard case .file(let writer, let name) = part else { return }
         content?.length += Int64(bytes.count)
-        hasher?.update(bufferPointer: bytes)
+        if let current = comparison, !current.differs { compare(bytes, at: current) }
         if imagesOnly && !sniffed {
             sniffBuffer.append(contentsOf: bytes)
             if sniffBuffer.count >= MediaSniffer.prefixLength { flushSniffBuffer(writer, name: name) }
@@ -204,6 +207,20 @@ final class FormDataReceiver {
         } catch {
             fail(.storage(String(describing: error)))
         }
+    }
+
+    /// Compares the next bytes of the file part with the stored file at the same place.
+    private func compare(_ bytes: UnsafeRawBufferPointer, at current: (fd: Int32, at: Int64, differs: Bool)) {
+        var stored = [UInt8](repeating: 0, count: bytes.count)
+        var filled = 0
+        while filled < bytes.count {
+            let n = stored.withUnsafeMutableBytes { pread(current.fd, $0.baseAddress! + filled, bytes.count - filled, off_t(current.at) + off_t(filled)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            filled += n
+        }
+        let same = filled == bytes.count && stored.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+        comparison = (current.fd, current.at + Int64(bytes.count), !same)
     }
 
     private func flushSniffBuffer(_ writer: BufferedFileWriter?, name: String) {

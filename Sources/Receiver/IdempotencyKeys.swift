@@ -5,11 +5,12 @@ import NIOConcurrencyHelpers
 import UploadCore
 
 /// `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header) for ordinary uploads: a
-/// request that repeats a key whose upload completed, with the same file (its fingerprint: the
-/// SHA-256 of the file part's name and bytes, read again), gets that upload's answer again
-/// (marked `Idempotent-Replayed: true`) and nothing is stored twice; one that repeats a key still
-/// in progress gets 409; one that reuses a key for another body (another length, or another
-/// file of the same length) gets 422. A key is one client's (one address, as the resumable
+/// request that repeats a key whose upload was stored, with the same file (its file part compared
+/// byte for byte with the stored file as it arrives), gets that upload's answer again (marked
+/// `Idempotent-Replayed: true`) and nothing is stored twice; one that repeats a key still in
+/// progress gets 409; one that reuses a key for another body (another length, or another file of
+/// the same length) gets 422. A key whose upload was refused, or whose stored file is gone, is
+/// free again: what arrives is received as a new upload. A key is one client's (one address, as the resumable
 /// quota names clients): another client's use of the same key is another upload, so no client
 /// can learn what another stored. Keys are kept in memory for `maxAge` (at most `capacity` of
 /// them, the oldest going first).
@@ -24,9 +25,9 @@ final class IdempotencyKeys: Sendable {
     enum Lookup: Equatable {
         /// Not seen (or forgotten): the request goes ahead, and the key is now in progress.
         case new
-        /// The key's upload completed with `answer`; a body whose fingerprint is `fingerprint`
-        /// gets it again (the body must be read to know).
-        case completed(Answer, fingerprint: String?)
+        /// The key's upload was stored as `stored` (a name in the upload folder) and answered
+        /// `answer`; a body that holds the same file gets it again (the body must be read to know).
+        case completed(Answer, stored: String)
         case inProgress
         case otherBody
     }
@@ -34,7 +35,8 @@ final class IdempotencyKeys: Sendable {
     private struct Entry {
         var length: Int64?
         var answer: Answer?
-        var fingerprint: String?
+        /// The stored file's name, when the upload was stored.
+        var stored: String?
         var at: Date
         /// Which of the key's places in `Keys.order` is current (a key moves to the back when its
         /// upload ends).
@@ -52,9 +54,9 @@ final class IdempotencyKeys: Sendable {
         var order = CircularBuffer<(key: String, stamp: UInt64)>()
         var nextStamp: UInt64 = 0
 
-        mutating func set(_ key: String, length: Int64?, answer: Answer?, fingerprint: String? = nil, at: Date) {
+        mutating func set(_ key: String, length: Int64?, answer: Answer?, stored: String? = nil, at: Date) {
             nextStamp += 1
-            entries[key] = Entry(length: length, answer: answer, fingerprint: fingerprint, at: at, stamp: nextStamp)
+            entries[key] = Entry(length: length, answer: answer, stored: stored, at: at, stamp: nextStamp)
             order.append((key, nextStamp))
             // Pairs left behind by keys that moved or went: never more than the live ones.
             if order.count > 2 * Swift.max(entries.count, 64) {
@@ -114,8 +116,11 @@ final class IdempotencyKeys: Sendable {
 
     private static func lookup(_ entry: Entry?, length: Int64?, now: Date, maxAge: Duration) -> Lookup {
         guard let entry, now.timeIntervalSince(entry.at) < maxAge.seconds else { return .new }
+        // A refused upload stored nothing to compare with: the key is free for what comes now.
+        if entry.answer != nil, entry.stored == nil { return .new }
         if entry.length != length { return .otherBody }
-        return entry.answer.map { .completed($0, fingerprint: entry.fingerprint) } ?? .inProgress
+        guard let answer = entry.answer, let stored = entry.stored else { return .inProgress }
+        return .completed(answer, stored: stored)
     }
 
     /// How many keys are held (expired ones included until room is made).
@@ -134,15 +139,15 @@ final class IdempotencyKeys: Sendable {
         }
     }
 
-    /// The upload of `client` under `key` ended with `answer` for a body with `fingerprint`
-    /// (kept), or without one (nil: the key is free again, so a retry of an interrupted upload
-    /// goes ahead).
-    func end(_ key: String, client: String, answer: Answer?, fingerprint: String? = nil, now: Date = Date()) {
+    /// The upload of `client` under `key` ended with `answer`, its file stored as `stored` (both
+    /// kept), or without an answer (nil: the key is free again, so a retry of an interrupted
+    /// upload goes ahead).
+    func end(_ key: String, client: String, answer: Answer?, stored: String? = nil, now: Date = Date()) {
         let key = Self.scoped(key, client)
         state.withLockedValue { keys in
             if let answer {
                 guard let entry = keys.entries[key] else { return }
-                keys.set(key, length: entry.length, answer: answer, fingerprint: fingerprint, at: now)
+                keys.set(key, length: entry.length, answer: answer, stored: stored, at: now)
             } else {
                 keys.entries[key] = nil
             }

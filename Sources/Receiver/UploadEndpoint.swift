@@ -51,22 +51,30 @@ struct UploadEndpoint: HTTPResponder {
             let client = request.headers[ResumableHeaders.internalClient] ?? "unknown"
             if let key {
                 let length = BoundedNumber.length(request.headers[.contentLength]).bytes
-                let lookup = idempotency.begin(key, client: client, length: length)
-                if case .completed(let answer, let first) = lookup {
-                    // The same file again (a client that never heard the answer) gets the answer
-                    // again; another file under the same key is refused, never silently dropped.
-                    let again = try await fingerprint(of: request, boundary: boundary, line: &line, bodyRead: &bodyRead)
-                    guard again == first else { throw IdempotencyKeys.otherBody("another file") }
-                    line.error = "replayed the answer to Idempotency-Key \(key)"
-                    return Response(IdempotencyKeys.replay(answer))
+                var lookup = idempotency.begin(key, client: client, length: length)
+                if case .completed(let answer, let stored) = lookup {
+                    let path = store.directory + "/" + stored
+                    if FileFingerprint.of(path: path) != nil {
+                        // The same file again (a client that never heard the answer) gets the
+                        // answer again; another file under the same key is refused, never dropped.
+                        guard try await sameFile(request, boundary: boundary, as: path, line: &line, bodyRead: &bodyRead) else {
+                            throw IdempotencyKeys.otherBody("another file")
+                        }
+                        line.error = "replayed the answer to Idempotency-Key \(key)"
+                        return Response(IdempotencyKeys.replay(answer))
+                    }
+                    // The stored file was moved away: nothing to compare with, so this is received
+                    // as a new upload (at worst a second copy, never a file lost).
+                    idempotency.end(key, client: client, answer: nil)
+                    lookup = idempotency.begin(key, client: client, length: length)
                 }
                 if let refusal = IdempotencyKeys.refusal(for: lookup) { throw refusal }
             }
             do {
-                let stored = try await receive(request, boundary: boundary, fingerprinting: key != nil, line: &line, bodyRead: &bodyRead)
+                let stored = try await receive(request, boundary: boundary, line: &line, bodyRead: &bodyRead)
                 line.storedName = stored.name
                 let body = ["filename": stored.name]
-                if let key { idempotency.end(key, client: client, answer: .init(status: 200, body: Self.json(body)), fingerprint: stored.fingerprint) }
+                if let key { idempotency.end(key, client: client, answer: .init(status: 200, body: Self.json(body)), stored: stored.name) }
                 return Self.response(.ok, body)
             } catch {
                 // An answer to the whole body is the key's for good; an upload cut short is not.
@@ -90,21 +98,21 @@ struct UploadEndpoint: HTTPResponder {
         }
     }
 
-    /// The fingerprint of the file a repeated request carries, read without storing anything;
-    /// nil when the body holds no acceptable file (as the first one's refused answer had none).
-    private func fingerprint(of request: Request, boundary: String, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> String? {
+    /// Whether a repeated request's file part is the file stored at `path`, read without storing
+    /// anything (a body that holds no acceptable file is not).
+    private func sameFile(_ request: Request, boundary: String, as path: String, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> Bool {
         do {
-            return try await receive(request, boundary: boundary, keep: false, fingerprinting: true, line: &line, bodyRead: &bodyRead).fingerprint
+            return try await receive(request, boundary: boundary, keep: false, comparingWith: path, line: &line, bodyRead: &bodyRead).same
         } catch where bodyRead {
-            return nil
+            return false
         }
     }
 
     private func receive(
-        _ request: Request, boundary: String, keep: Bool = true, fingerprinting: Bool, line: inout RequestLogLine, bodyRead: inout Bool
-    ) async throws(Refusal) -> (name: String, size: Int64, fingerprint: String?) {
+        _ request: Request, boundary: String, keep: Bool = true, comparingWith stored: String? = nil, line: inout RequestLogLine, bodyRead: inout Bool
+    ) async throws(Refusal) -> (name: String, size: Int64, same: Bool) {
         let receiver = FormDataReceiver(boundary: boundary, field: configuration.field, store: store, imagesOnly: configuration.imagesOnly,
-                                        keepsContent: keep, fingerprinting: fingerprinting)
+                                        keepsContent: keep, comparingWith: stored)
         defer { line.bytes = receiver.bytesReceived }
         do {
             // The loop writes the file as the body arrives: blocking calls, so it runs on the
@@ -120,10 +128,10 @@ struct UploadEndpoint: HTTPResponder {
                 bodyRead = true
                 if keep {
                     let stored = try receiver.finish()
-                    return (stored.name, stored.size, receiver.fingerprint)
+                    return (stored.name, stored.size, false)
                 }
                 let content = try receiver.located()
-                return (content.name, content.length, receiver.fingerprint)
+                return (content.name, content.length, receiver.matchesStoredFile)
             }
         } catch let error as ReceiveError {
             receiver.abort()

@@ -318,6 +318,13 @@ func partSize(_ receiver: ReceiverHarness, _ location: String) -> Int64 {
         #expect(json(sameLength.body)["error"]?.contains("another file") == true)
         #expect(receiver.storedNames() == ["once.png"])
 
+        // The stored file moved away (the user took it): nothing to compare with, so the repeat
+        // is a new upload, stored again rather than answered with a name that no longer exists.
+        try FileManager.default.moveItem(atPath: receiver.directory + "/once.png", toPath: receiver.root + "/taken.png")
+        let afterMove = try await exchange(key + ["-F", "photo=@\(path)", receiver.url])
+        #expect(afterMove.status == 200 && afterMove["Idempotent-Replayed"] == nil, "\(afterMove)")
+        #expect(receiver.storedNames() == ["once.png"])
+
         // The key with a body of another length (refused from the head), and keys that are not sf-strings.
         let other = try TestFiles.writeImage(at: receiver.root + "/other.png", size: 1000)
         #expect(try await curlMeasured(key + ["-F", "photo=@\(other)", receiver.url]).status == 422)
