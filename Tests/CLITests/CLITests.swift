@@ -162,6 +162,46 @@ struct CLIRun {
         await receiver.cleanUp()
     }
 
+    /// Secrets off the command line: `-H @FILE` and `--netrc-file` give the headers, the
+    /// process's arguments hold neither, and nothing of them reaches the output.
+    @Test func headersFromAFileAndLoginsFromNetrc() async throws {
+        let captured = NSLockedHeads()
+        let server = try RawServer { connection in
+            let head = connection.read(until: "\r\n\r\n", timeout: 10)
+            captured.add(head)
+            _ = connection.read(until: "--\r\n", timeout: 10)
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+            connection.close()
+        }
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("secrets")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let a = try TestFiles.writeImage(at: root + "/a.jpg", size: 1000)
+        try Data("X-Api-Key: from-the-file-123\nX-Trace: 7\n".utf8).write(to: URL(fileURLWithPath: root + "/headers"))
+        try Data("machine 127.0.0.1 login ann password netrc-pw-456\n".utf8).write(to: URL(fileURLWithPath: root + "/netrc"))
+        let run = try await CLIRun.run(["send", a, "--to", server.url, "-H", "@" + root + "/headers", "--netrc-file", root + "/netrc"])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        let head = captured.all.first ?? ""
+        #expect(head.contains("X-Api-Key: from-the-file-123") && head.contains("X-Trace: 7"), "\(head)")
+        #expect(head.contains("Authorization: Basic " + Data("ann:netrc-pw-456".utf8).base64EncodedString()), "\(head)")
+        #expect(!(run.stdout + run.stderr).contains("from-the-file-123") && !(run.stdout + run.stderr).contains("netrc-pw-456"))
+
+        // A netrc entry replaces a password in the URL, which is then not sent.
+        let withPassword = server.url.replacingOccurrences(of: "http://", with: "http://ann:url-pw@")
+        let replaced = try await CLIRun.run(["send", a, "--to", withPassword, "--netrc-file", root + "/netrc"])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        let second = captured.all.last ?? ""
+        #expect(second.contains("Authorization: Basic " + Data("ann:netrc-pw-456".utf8).base64EncodedString()), "\(second)")
+        #expect(!second.contains(Data("ann:url-pw".utf8).base64EncodedString()))
+
+        // A missing or broken file is a clear error that quotes no secret.
+        let missing = try await CLIRun.run(["send", a, "--to", server.url, "--netrc-file", root + "/nope"])
+        #expect(missing.status == 64 && missing.stderr.contains("cannot use the netrc file \(root)/nope"), "\(missing.stderr)")
+        try Data("X-Ok: 1\nbroken from-the-file-123\n".utf8).write(to: URL(fileURLWithPath: root + "/bad"))
+        let broken = try await CLIRun.run(["send", a, "--to", server.url, "-H", "@" + root + "/bad"])
+        #expect(broken.status == 64 && broken.stderr.contains("line 2 of the header file") && !broken.stderr.contains("from-the-file-123"), "\(broken.stderr)")
+    }
+
     @Test func badInputIsRefusedBeforeSending() async throws {
         let folder = TestFiles.makeTemporaryDirectory("cli")
         let text = folder + "/notes.jpg"
@@ -288,4 +328,12 @@ struct CLIRun {
         #expect(half.stderr.contains("HTTPS needs both --tls-cert and --tls-key"))
         try? FileManager.default.removeItem(atPath: root)
     }
+}
+
+/// Request heads a raw server saw, in order.
+final class NSLockedHeads: @unchecked Sendable {
+    private let lock = NSLock()
+    private var heads: [String] = []
+    func add(_ head: String) { lock.withLock { heads.append(head) } }
+    var all: [String] { lock.withLock { heads } }
 }

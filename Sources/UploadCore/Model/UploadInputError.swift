@@ -2,7 +2,11 @@
 public enum UploadInputError: Error, Equatable, Sendable, CustomStringConvertible {
     case badFormField(String)
     case badHeader(String)
+    /// A line of a `-H @FILE` file that is not a header (the value is never repeated).
+    case badHeaderFile(path: String, line: Int)
     case emptyUploadName
+    /// A `.netrc` file that cannot be used (the reason never quotes a secret).
+    case netrc(path: String, reason: String)
     case unsupportedScheme(url: String)
     case badURL(String)
     case notAnImage(path: String, looksLike: String)
@@ -15,8 +19,12 @@ public enum UploadInputError: Error, Equatable, Sendable, CustomStringConvertibl
             return "form field '\(arg)' is not of the form name=value"
         case .badHeader(let arg):
             return "header '\(arg.prefix(while: { $0 != ":" }))' is not of the form 'Name: value'"
+        case .badHeaderFile(let path, let line):
+            return "line \(line) of the header file \(path) is not of the form 'Name: value'"
         case .emptyUploadName:
             return "the upload name is empty"
+        case .netrc(let path, let reason):
+            return "cannot use the netrc file \(path): \(reason)"
         case .unsupportedScheme(let url):
             return "'\(url)' is not an http or https URL"
         case .badURL(let url):

@@ -59,7 +59,7 @@ struct WatchCommand: ParsableCommand {
         let template: EnqueueItem
         do throws(UploadInputError) {
             let request = UploadRequest(
-                source: .file(path: directory), url: upload.to, field: upload.field, uploadName: "-",
+                source: .file(path: directory), url: upload.endpoint, field: upload.field, uploadName: "-",
                 formFields: try upload.parsedFormFields(), headers: try upload.parsedHeaders(), allowAnyFile: upload.anyFile)
             template = EnqueueItem(request: request, settings: upload.transportSettings, origin: "watch")
         } catch {

@@ -71,7 +71,7 @@ enum MonitorSession {
     @discardableResult
     static func run(directory: String, upload: UploadOptions, notify: NotifyMode, graphics: GraphicsChoice, useAgent: Bool = false) async throws -> MonitorState {
         let uploads = MonitorUploads(
-            url: upload.to, field: upload.field, formFields: try upload.parsedFormFields(), headers: try upload.parsedHeaders(),
+            url: upload.endpoint, field: upload.field, formFields: try upload.parsedFormFields(), headers: try upload.parsedHeaders(),
             allowAnyFile: upload.anyFile)
         let backend: any MonitorBackend
         if useAgent {

@@ -67,6 +67,9 @@ struct SendCommand: AsyncParsableCommand {
         if filesFrom == "-" && files.contains("-") {
             throw ValidationError("standard input cannot be both the --files-from list and a file to send")
         }
+        if upload.headersFromStandardInput && (filesFrom == "-" || files.contains("-")) {
+            throw ValidationError("standard input cannot be both the -H @- headers and \(filesFrom == "-" ? "the --files-from list" : "a file to send")")
+        }
         if background && upload.concurrency != UploadOptions.defaultConcurrency { throw ValidationError(UploadOptions.agentConcurrencyNote) }
         try Self.check(files, name: name, background: background)
     }
@@ -118,7 +121,7 @@ struct SendCommand: AsyncParsableCommand {
         for path in try allFiles() {
             do throws(UploadInputError) {
                 let request = try UploadRequest.forPath(
-                    background ? Self.absolute(path) : path, url: upload.to, field: upload.field, requestedName: name,
+                    background ? Self.absolute(path) : path, url: upload.endpoint, field: upload.field, requestedName: name,
                     formFields: formFields, headers: headers, allowAnyFile: upload.anyFile
                 )
                 requests.append((request, try UploadPreflight.check(request)))

@@ -4,6 +4,11 @@ import NIOCore
 import UploadClient
 import UploadCore
 
+/// Headers read from standard input (`-H @-`), read once however often they are asked for.
+enum HeaderInput {
+    static let standardInput: String? = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+}
+
 /// The upload options shared by every command that sends.
 struct UploadOptions: ParsableArguments {
     @Option(name: .long, help: "The endpoint URL (http or https), e.g. http://127.0.0.1:3000/photo.")
@@ -15,8 +20,20 @@ struct UploadOptions: ParsableArguments {
     @Option(name: [.customShort("F"), .customLong("form")], help: ArgumentHelp("A text field sent before the file (repeatable, kept in order).", valueName: "name=value"))
     var formFields: [String] = []
 
-    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A request header (repeatable). Values never appear in output.", valueName: "Name: value"))
+    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A request header (repeatable), or @FILE for one a line (@- reads them from standard input): a secret in a file is not in the process's arguments, which `ps` shows everyone. Values never appear in output.", valueName: "Name: value|@FILE"))
     var headers: [String] = []
+
+    @Flag(name: .long, help: "Take the login and password for the endpoint's host from ~/.netrc (curl's rules), instead of any in the URL.")
+    var netrc = false
+
+    @Option(name: .long, help: ArgumentHelp("As --netrc, from this file.", valueName: "file"))
+    var netrcFile: String?
+
+    @Flag(name: .long, help: "As --netrc, but only when the URL names no password and the file exists.")
+    var netrcOptional = false
+
+    /// Whether a `-H @-` reads headers from standard input.
+    var headersFromStandardInput: Bool { headers.contains("@-") }
 
     @Option(name: .long, help: "How many uploads run at once.")
     var concurrency: Int = Self.defaultConcurrency
@@ -57,7 +74,8 @@ struct UploadOptions: ParsableArguments {
         do throws(UploadInputError) {
             _ = try EndpointURL.validate(to)
             _ = try parsedFormFields()
-            _ = try parsedHeaders()
+            // Not `@-`: standard input may be a file to send (the command says which it is).
+            _ = try parsedHeaders(readingStandardInput: false)
         } catch {
             throw ValidationError(error.description)
         }
@@ -82,10 +100,64 @@ struct UploadOptions: ParsableArguments {
         return fields
     }
 
-    func parsedHeaders() throws(UploadInputError) -> [RequestHeader] {
+    /// The `-H` headers, `@FILE` ones read from their files, and `Authorization: Basic` from a
+    /// netrc file when one is asked for, the endpoint's host has an entry there and no header
+    /// gives an `Authorization` already.
+    func parsedHeaders(readingStandardInput: Bool = true) throws(UploadInputError) -> [RequestHeader] {
         var parsed: [RequestHeader] = []
-        for argument in headers { parsed.append(try RequestHeader(parsing: argument)) }
+        for argument in headers {
+            guard argument.hasPrefix("@") else {
+                parsed.append(try RequestHeader(parsing: argument))
+                continue
+            }
+            let path = String(argument.dropFirst())
+            if path == "-" && !readingStandardInput { continue }
+            guard let text = path == "-" ? HeaderInput.standardInput : (FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }) else {
+                throw .cannotRead(path: path, reason: "the header file is missing or unreadable")
+            }
+            parsed += try HeaderFile.parse(text, path: path == "-" ? "(standard input)" : path)
+        }
+        if !parsed.contains(where: { $0.name.lowercased() == "authorization" }), let (login, password) = try netrcCredentials() {
+            parsed.append(BasicCredentials.header(login: login, password: password))
+        }
         return parsed
+    }
+
+    /// The netrc file asked for: `--netrc-file`, else `~/.netrc` with `--netrc` or `--netrc-optional`.
+    var netrcPath: String? {
+        if let netrcFile { return netrcFile }
+        guard netrc || netrcOptional else { return nil }
+        return (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/.netrc"
+    }
+
+    /// The login and password a netrc file gives the endpoint's host, as curl takes them: with
+    /// `--netrc` (or `--netrc-file`) the file must exist and its entry wins over a password in the
+    /// URL (which is then not sent); with `--netrc-optional` a missing file is no error and a
+    /// password in the URL wins. A user in the URL narrows the search to that login.
+    func netrcCredentials() throws(UploadInputError) -> (String, String)? {
+        guard let path = netrcPath else { return nil }
+        let url = URLComponents(string: to)
+        guard let host = url?.host, !host.isEmpty else { return nil }
+        let optional = netrcOptional && netrcFile == nil && !netrc
+        if optional, url?.password != nil { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if optional { return nil }
+            throw .netrc(path: path, reason: "it is missing or unreadable")
+        }
+        do {
+            return try Netrc(parsing: String(decoding: data, as: UTF8.self)).credentials(for: host, user: url?.user).map { ($0.login, $0.password) }
+        } catch {
+            throw .netrc(path: path, reason: error.message)
+        }
+    }
+
+    /// The endpoint as sent: without the URL's own login and password when a netrc entry replaces them.
+    var endpoint: String {
+        guard (netrc || netrcFile != nil), (try? netrcCredentials()) != nil, var url = URLComponents(string: to),
+              url.user != nil || url.password != nil else { return to }
+        url.user = nil
+        url.password = nil
+        return url.string ?? to
     }
 
     var transportSettings: TransportSettings {
