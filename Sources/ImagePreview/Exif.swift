@@ -9,34 +9,44 @@ public struct ExifSummary: Sendable, Equatable {
     public var dateTaken: String?
     /// The camera: `Make` and `Model`, the make left out when the model already names it.
     public var camera: String?
+    /// Where the photo was taken (the GPS IFD, or XMP's `exif:GPSLatitude`/`GPSLongitude`).
+    public var location: GeoPoint?
 
-    public init(orientation: Orientation = .up, dateTaken: String? = nil, camera: String? = nil) {
+    public init(orientation: Orientation = .up, dateTaken: String? = nil, camera: String? = nil, location: GeoPoint? = nil) {
         self.orientation = orientation
         self.dateTaken = dateTaken
         self.camera = camera
+        self.location = location
     }
 
     /// Reads the EXIF of a JPEG whose first bytes are `bytes` (the APP1 segment sits near the
     /// start: 64 KiB is plenty). nil when there is none.
     public static func fromJPEG(_ bytes: [UInt8]) -> ExifSummary? {
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
+        var summary: ExifSummary?
+        var xmpLocation: GeoPoint?
         var at = 2
-        while at + 4 <= bytes.count {
-            guard bytes[at] == 0xFF else { return nil }
+        scan: while at + 4 <= bytes.count {
+            guard bytes[at] == 0xFF else { break }
             let marker = bytes[at + 1]
             if marker == 0xFF { at += 1; continue } // fill byte
             if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { at += 2; continue }
-            if marker == 0xDA || marker == 0xD9 { return nil } // image data: no EXIF came before it
+            if marker == 0xDA || marker == 0xD9 { break scan } // image data: no metadata comes after it
             let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-            guard length >= 2 else { return nil }
+            guard length >= 2 else { break }
             let payload = at + 4
             let end = min(bytes.count, at + 2 + length)
-            if marker == 0xE1, end - payload >= 6, Array(bytes[payload..<payload + 6]) == Array("Exif\0\0".utf8) {
-                return fromTIFF(Array(bytes[(payload + 6)..<end]))
+            if marker == 0xE1, summary == nil, end - payload >= 6, Array(bytes[payload..<payload + 6]) == Array("Exif\0\0".utf8) {
+                summary = fromTIFF(Array(bytes[(payload + 6)..<end]))
+            } else if marker == 0xE1, end > payload, let location = XMPLocation.find(in: bytes[payload..<end]) {
+                xmpLocation = location
             }
             at += 2 + length
         }
-        return nil
+        guard summary != nil || xmpLocation != nil else { return nil }
+        var result = summary ?? ExifSummary()
+        if result.location == nil { result.location = xmpLocation }
+        return result
     }
 
     /// Reads the EXIF of a PNG whose first bytes are `bytes`: its eXIf chunk (PNG 1.5 extension,
@@ -67,8 +77,10 @@ public struct ExifSummary: Sendable, Equatable {
         let entries0 = reader.entries(at: Int(ifd0))
         var make: String?, model: String?, dateTime: String?
         var exifIFD: Int?
+        var gpsIFD: Int?
         for entry in entries0 {
             switch entry.tag {
+            case 0x8825: gpsIFD = reader.integer(entry)
             case 0x0112: summary.orientation = reader.integer(entry).flatMap { Orientation(rawValue: $0) } ?? .up
             case 0x010F: make = reader.ascii(entry)
             case 0x0110: model = reader.ascii(entry)
@@ -84,7 +96,27 @@ public struct ExifSummary: Sendable, Equatable {
         }
         summary.dateTaken = summary.dateTaken ?? dateTime
         summary.camera = Self.camera(make: make, model: model)
+        if let gpsIFD, gpsIFD != Int(ifd0) { summary.location = Self.location(reader, gpsIFD) }
         return summary
+    }
+
+    /// GPSLatitudeRef/GPSLatitude/GPSLongitudeRef/GPSLongitude (tags 1-4) as a point; nil when
+    /// any is missing or out of range.
+    static func location(_ reader: TIFFReader, _ ifd: Int) -> GeoPoint? {
+        var latitudeRef: String?, longitudeRef: String?, latitude: Double?, longitude: Double?
+        for entry in reader.entries(at: ifd) {
+            switch entry.tag {
+            case 1: latitudeRef = reader.ascii(entry)
+            case 2: latitude = reader.degrees(entry)
+            case 3: longitudeRef = reader.ascii(entry)
+            case 4: longitude = reader.degrees(entry)
+            default: break
+            }
+        }
+        guard var latitude, var longitude else { return nil }
+        if latitudeRef?.uppercased() == "S" { latitude = -latitude }
+        if longitudeRef?.uppercased() == "W" { longitude = -longitude }
+        return GeoPoint(latitude: latitude, longitude: longitude)
     }
 
     static func camera(make: String?, model: String?) -> String? {
@@ -93,6 +125,64 @@ public struct ExifSummary: Sendable, Equatable {
         // "Canon Canon EOS R5" and "NIKON CORPORATION NIKON Z 6" read better as the model alone.
         let brand = make.split(separator: " ").first.map(String.init) ?? make
         return model.lowercased().hasPrefix(brand.lowercased()) ? model : make + " " + model
+    }
+}
+
+/// A place on Earth in decimal degrees, as a photo's metadata gives it.
+public struct GeoPoint: Sendable, Equatable {
+    public var latitude: Double
+    public var longitude: Double
+
+    /// nil outside -90…90 and -180…180 (or not finite).
+    public init?(latitude: Double, longitude: Double) {
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else { return nil }
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// "48.86, 2.35": two decimals (about a kilometre), enough to say where, not which house.
+    public var coarse: String {
+        func two(_ value: Double) -> String {
+            let hundredths = Int((abs(value) * 100).rounded())
+            let fraction = hundredths % 100
+            return (value < 0 && hundredths > 0 ? "-" : "") + "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+        }
+        return two(latitude) + ", " + two(longitude)
+    }
+}
+
+/// XMP's GPS properties (`exif:GPSLatitude="48,51.6N"`, as an attribute or an element), in an
+/// APP1 segment whose payload starts with the XMP namespace.
+enum XMPLocation {
+    static func find(in payload: ArraySlice<UInt8>) -> GeoPoint? {
+        let header = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
+        guard payload.count > header.count, payload.prefix(header.count).elementsEqual(header) else { return nil }
+        let text = String(decoding: payload.dropFirst(header.count).prefix(256 * 1024), as: UTF8.self)
+        guard let latitude = value(of: "GPSLatitude", in: text).flatMap(coordinate),
+              let longitude = value(of: "GPSLongitude", in: text).flatMap(coordinate) else { return nil }
+        return GeoPoint(latitude: latitude, longitude: longitude)
+    }
+
+    /// `exif:NAME="…"` or `<exif:NAME>…</exif:NAME>`.
+    static func value(of name: String, in text: String) -> String? {
+        for (open, close) in [("exif:\(name)=\"", "\""), ("exif:\(name)='", "'"), ("<exif:\(name)>", "<")] {
+            guard let start = text.range(of: open) else { continue }
+            let rest = text[start.upperBound...]
+            guard let end = rest.range(of: close) else { continue }
+            return String(rest[..<end.lowerBound]).trimmingCharacters(in: " ")
+        }
+        return nil
+    }
+
+    /// XMP's "DDD,MM,SSk" or "DDD,MM.mmk" (k: N, S, E or W) in decimal degrees.
+    static func coordinate(_ text: String) -> Double? {
+        guard let last = text.last, "NSEWnsew".contains(last) else { return nil }
+        let parts = text.dropLast().split(separator: ",").map { Double($0) }
+        guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }) else { return nil }
+        let numbers = parts.map { $0! }
+        var degrees = numbers[0] + numbers[1] / 60 + (numbers.count == 3 ? numbers[2] / 3600 : 0)
+        if "SWsw".contains(last) { degrees = -degrees }
+        return degrees
     }
 }
 
@@ -158,6 +248,19 @@ struct TIFFReader {
         case 4: uint32(at: entry.valueAt).map(Int.init)
         default: nil
         }
+    }
+
+    /// Three RATIONALs (degrees, minutes, seconds) as decimal degrees; nil for any other shape or
+    /// a zero denominator.
+    func degrees(_ entry: Entry) -> Double? {
+        guard entry.type == 5, entry.count == 3, let offset = uint32(at: entry.valueAt) else { return nil }
+        var parts: [Double] = []
+        for i in 0..<3 {
+            let at = Int(offset) + 8 * i
+            guard let numerator = uint32(at: at), let denominator = uint32(at: at + 4), denominator != 0 else { return nil }
+            parts.append(Double(numerator) / Double(denominator))
+        }
+        return parts[0] + parts[1] / 60 + parts[2] / 3600
     }
 
     /// An ASCII value, trimmed at its NUL and of spaces; nil when it points outside the data.

@@ -27,8 +27,11 @@ public struct PreviewInfo: Sendable, Equatable {
     public var dateTaken: String?
     public var camera: String?
     public var fileSize: Int64?
+    /// Where the photo was taken, when its metadata says.
+    public var location: GeoPoint?
 
-    public init(format: ImageProbe.Format? = nil, width: Int? = nil, height: Int? = nil, dateTaken: String? = nil, camera: String? = nil, fileSize: Int64? = nil) {
+    public init(format: ImageProbe.Format? = nil, width: Int? = nil, height: Int? = nil, dateTaken: String? = nil, camera: String? = nil, fileSize: Int64? = nil, location: GeoPoint? = nil) {
+        self.location = location
         self.format = format
         self.width = width
         self.height = height
@@ -95,6 +98,7 @@ public enum PreviewDecoder {
             orientation = exif.orientation
             info.dateTaken = exif.dateTaken
             info.camera = exif.camera
+            info.location = exif.location
             if orientation.swapsSides { (info.width, info.height) = (info.height, info.width) }
         }
         guard probe.format == .jpeg || probe.format == .png else { return .failure(.noPreview(info)) }

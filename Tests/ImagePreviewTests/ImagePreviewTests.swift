@@ -323,3 +323,58 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         }
     }
 }
+
+/// A photo that carries where it was taken says so on the info line, coarsely (GPS in EXIF, or XMP).
+@Suite struct LocationTests {
+    let folder = TestFiles.makeTemporaryDirectory("location")
+
+    /// An EXIF payload ("Exif\0\0" + TIFF) whose IFD0 points to a GPS IFD with the four tags.
+    static func gpsExif(latitude: (Double, Double, Double), north: Bool, longitude: (Double, Double, Double), east: Bool, bigEndian: Bool) -> [UInt8] {
+        func u16(_ v: Int) -> [UInt8] { bigEndian ? [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func u32(_ v: Int) -> [UInt8] { bigEndian ? [24, 16, 8, 0].map { UInt8(v >> $0 & 0xFF) } : [0, 8, 16, 24].map { UInt8(v >> $0 & 0xFF) } }
+        func rationals(_ d: (Double, Double, Double)) -> [UInt8] {
+            u32(Int(d.0)) + u32(1) + u32(Int(d.1)) + u32(1) + u32(Int((d.2 * 100).rounded())) + u32(100)
+        }
+        var tiff: [UInt8] = bigEndian ? [0x4D, 0x4D, 0, 42] + u32(8) : [0x49, 0x49, 42, 0] + u32(8)
+        // IFD0 at 8: one entry (GPS pointer), next IFD 0. GPS IFD at 8 + 2 + 12 + 4 = 26.
+        let gpsAt = 26
+        tiff += u16(1) + u16(0x8825) + u16(4) + u32(1) + u32(gpsAt) + u32(0)
+        let dataAt = gpsAt + 2 + 12 * 4 + 4
+        tiff += u16(4)
+        tiff += u16(1) + u16(2) + u32(2) + (north ? [0x4E, 0, 0, 0] : [0x53, 0, 0, 0])
+        tiff += u16(2) + u16(5) + u32(3) + u32(dataAt)
+        tiff += u16(3) + u16(2) + u32(2) + (east ? [0x45, 0, 0, 0] : [0x57, 0, 0, 0])
+        tiff += u16(4) + u16(5) + u32(3) + u32(dataAt + 24)
+        tiff += u32(0)
+        tiff += rationals(latitude) + rationals(longitude)
+        return Array("Exif\0\0".utf8) + tiff
+    }
+
+    @Test(arguments: [false, true])
+    func gpsInEXIFIsShownCoarsely(bigEndian: Bool) throws {
+        let path = folder + "/paris-\(bigEndian).jpg"
+        // 48°51'29.6" N, 2°17'40.2" E: the Eiffel Tower.
+        let exif = Self.gpsExif(latitude: (48, 51, 29.6), north: true, longitude: (2, 17, 40.2), east: true, bigEndian: bigEndian)
+        try PictureWriter.jpeg(corners(), to: path, exif: exif)
+        guard case .success(let preview) = PreviewDecoder.decode(path: path, fitting: 10, 10) else { Issue.record("no preview"); return }
+        #expect(preview.info.location?.coarse == "48.86, 2.29")
+        let south = Self.gpsExif(latitude: (33, 52, 4), north: false, longitude: (151, 12, 36), east: false, bigEndian: bigEndian)
+        #expect(ExifSummary.fromTIFF(Array(south.dropFirst(6)))?.location?.coarse == "-33.87, -151.21")
+    }
+
+    @Test func gpsInXMPIsShownToo() throws {
+        let path = folder + "/xmp.jpg"
+        try PictureWriter.jpeg(corners(), to: path)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let xmp = Array("http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description exif:GPSLatitude=\"48,51.4933N\" exif:GPSLongitude=\"2,17.67W\"/></x:xmpmeta>".utf8)
+        let segment: [UInt8] = [0xFF, 0xE1, UInt8((xmp.count + 2) >> 8), UInt8((xmp.count + 2) & 0xFF)] + xmp
+        bytes.insert(contentsOf: segment, at: 2)
+        #expect(ExifSummary.fromJPEG(bytes)?.location?.coarse == "48.86, -2.29")
+        #expect(ExifSummary.fromJPEG(Array(try Data(contentsOf: URL(fileURLWithPath: path))))?.location == nil, "no location, none said")
+    }
+
+    @Test func aPointIsSaidToTwoDecimalsAndOutOfRangeIsNone() {
+        #expect(GeoPoint(latitude: 91, longitude: 0) == nil)
+        #expect(GeoPoint(latitude: -0.004, longitude: 179.999)?.coarse == "0.00, 180.00")
+    }
+}

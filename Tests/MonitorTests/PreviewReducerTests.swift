@@ -34,6 +34,20 @@ import UploadCore
         #expect(shown.text.contains("4000×3000 · 2.10 MB"))
     }
 
+    /// A photo that says where it was taken says so on the info line: a pin, or "GPS" in ASCII.
+    @Test func theInfoLineSaysWhereAPhotoWasTaken() throws {
+        var state = Fixtures.state()
+        let cat = try #require(loads(Fixtures.press(&state, .down)).first)
+        var info = PreviewInfo(format: .jpeg, width: 4000, height: 3000, fileSize: 2_100_000)
+        info.location = GeoPoint(latitude: 48.8582, longitude: 2.2945)
+        let image = RGBImage(width: 10, height: 8, rgb: [UInt8](repeating: 200, count: 10 * 8 * 3))
+        _ = MonitorReducer.reduce(&state, .previewLoaded(cat, .success(Preview(image: image, info: info))))
+        let unicode = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor))
+        #expect(unicode.text.contains("📍 48.86, 2.29"), "\(unicode.text)")
+        let ascii = MonitorView.render(state, theme: Theme(colors: false, glyphs: .ascii))
+        #expect(ascii.text.contains("GPS 48.86, 2.29"))
+    }
+
     @Test func pTurnsThePaneOffAndOnAndSmallTerminalsHaveNone() throws {
         var state = Fixtures.state()
         Fixtures.press(&state, .down)

@@ -70,6 +70,8 @@ extension MonitorView {
         if let w = info.width, let h = info.height { parts.append("\(w)×\(h)") }
         if let date = info.dateTaken { parts.append(readableDate(date)) }
         if let camera = info.camera { parts.append(camera) }
+        // A photo that says where it was taken says so, coarsely: sending it publishes the place.
+        if let location = info.location { parts.append((theme.glyphs == .unicode ? "📍 " : "GPS ") + location.coarse) }
         if let size = info.fileSize { parts.append(ByteFormat.bytes(size)) }
         if parts.isEmpty, let format = info.format { parts.append(format.rawValue) }
         canvas.write(TextLayout.truncate(parts.joined(separator: " · "), width: row.width, ellipsis: theme.glyphs.ellipsis),
