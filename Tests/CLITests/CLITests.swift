@@ -1,4 +1,5 @@
 import Foundation
+import ImagePreview
 import Testing
 import UploadTesting
 
@@ -200,6 +201,54 @@ struct CLIRun {
         try Data("X-Ok: 1\nbroken from-the-file-123\n".utf8).write(to: URL(fileURLWithPath: root + "/bad"))
         let broken = try await CLIRun.run(["send", a, "--to", server.url, "-H", "@" + root + "/bad"])
         #expect(broken.status == 64 && broken.stderr.contains("line 2 of the header file") && !broken.stderr.contains("from-the-file-123"), "\(broken.stderr)")
+    }
+
+    /// `--strip-location` end to end, checked by independent readers: exiftool finds no GPS or
+    /// location tag in what the receiver stored, djpeg gives the same pixels, the length is the
+    /// original's, orientation and camera stay; a format it cannot rewrite is refused, not sent.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") && FileManager.default.isExecutableFile(atPath: "/usr/bin/djpeg"),
+                   "needs exiftool (libimage-exiftool-perl) and djpeg (libjpeg-turbo-progs)"))
+    func stripLocationSendsThePhotoWithoutWhereItWasTaken() async throws {
+        let receiver = try await ReceiverHarness.start()
+        defer { Task { await receiver.cleanUp() } }
+        func run(_ tool: String, _ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let photo = receiver.root + "/eiffel.jpg"
+        var rgb: [UInt8] = []
+        for i in 0..<(64 * 48) {
+            let red = UInt8(i % 256), green = UInt8(i / 64 * 5 % 256)
+            rgb += [red, green, 90]
+        }
+        let image = RGBImage(width: 64, height: 48, rgb: rgb)
+        try PictureWriter.jpeg(image, to: photo, exif: PictureWriter.exif(orientation: 6, bigEndian: false, make: "Canon", model: "Canon EOS R5"))
+        // Location added by exiftool itself: GPS in EXIF and XMP, a city in XMP.
+        _ = try run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
+                                          "-GPSLongitudeRef=E", "-XMP:GPSLatitude=48.8582 N", "-XMP:GPSLongitude=2.2945 E", "-XMP:City=Paris", photo])
+        #expect(try run("/usr/bin/exiftool", ["-G", "-a", photo]).contains("GPS Latitude"))
+
+        let sent = try await CLIRun.run(["send", photo, "--to", receiver.url, "--strip-location"])
+        #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
+        let stored = receiver.directory + "/eiffel.jpg"
+        let tags = try run("/usr/bin/exiftool", ["-G", "-a", "-s", stored])
+        #expect(!tags.contains("GPS") && !tags.contains("City") && !tags.contains("48.8582"), "\(tags)")
+        #expect(tags.contains("Orientation") && tags.contains("Canon EOS R5"), "\(tags)")
+        #expect(TestFiles.size(of: stored) == TestFiles.size(of: photo))
+        #expect(try run("/usr/bin/djpeg", ["-ppm", stored]) == (try run("/usr/bin/djpeg", ["-ppm", photo])), "the same pixels")
+
+        let gif = receiver.root + "/anim.gif"
+        try Data("GIF89a".utf8 + [UInt8](repeating: 0, count: 30)).write(to: URL(fileURLWithPath: gif))
+        let refused = try await CLIRun.run(["send", gif, "--to", receiver.url, "--strip-location"])
+        #expect(refused.status == 2 && refused.stdout.contains("only the location of JPEG and PNG files can be removed"), "\(refused.stdout) \(refused.stderr)")
+        #expect(!receiver.storedNames().contains("anim.gif"))
     }
 
     @Test func badInputIsRefusedBeforeSending() async throws {

@@ -3,6 +3,7 @@ import Foundation
 import ImagePreview
 import Testing
 import TerminalCanvas
+import UploadCore
 import UploadTesting
 
 let red: (UInt8, UInt8, UInt8) = (255, 0, 0), green: (UInt8, UInt8, UInt8) = (0, 255, 0)
@@ -376,5 +377,90 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
     @Test func aPointIsSaidToTwoDecimalsAndOutOfRangeIsNone() {
         #expect(GeoPoint(latitude: 91, longitude: 0) == nil)
         #expect(GeoPoint(latitude: -0.004, longitude: 179.999)?.coarse == "0.00, 180.00")
+    }
+}
+
+/// `--strip-location`: the edits take GPS out of EXIF and location out of XMP, and nothing else
+/// changes — the same length, the same pixels, orientation and camera kept.
+@Suite struct StripLocationTests {
+    let folder = TestFiles.makeTemporaryDirectory("strip")
+
+    static func apply(_ bytes: [UInt8]) throws -> [UInt8] {
+        let edits = try LocationStripper.edits(size: Int64(bytes.count)) { offset, count in
+            Array(bytes[Int(min(offset, Int64(bytes.count)))..<Int(min(offset + Int64(count), Int64(bytes.count)))])
+        }
+        let edited = EditedFile(edits: edits, originalSize: Int64(bytes.count))
+        var out: [UInt8] = []
+        for piece in edited.pieces(at: 0, count: Int(edited.size)) {
+            switch piece {
+            case .bytes(let b): out += b
+            case .file(let offset, let count): out += bytes[Int(offset)..<min(bytes.count, Int(offset) + count)]
+            }
+        }
+        return out
+    }
+
+    static func exifWithGPS() -> [UInt8] {
+        LocationTests.gpsExif(latitude: (48, 51, 29.6), north: true, longitude: (2, 17, 40.2), east: true, bigEndian: false)
+    }
+
+    @Test func aJPEGLosesItsLocationAndKeepsItsPixelsAndLength() throws {
+        let path = folder + "/gps.jpg"
+        try PictureWriter.jpeg(corners(width: 32, height: 24), to: path, exif: Self.exifWithGPS())
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let xmp = Array("http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description exif:GPSLatitude=\"48,51.4933N\" exif:GPSLongitude=\"2,17.67E\" photoshop:City=\"Paris\" xmp:Rating=\"5\"><Iptc4xmpExt:LocationShown><rdf:Bag><rdf:li>Tour Eiffel</rdf:li></rdf:Bag></Iptc4xmpExt:LocationShown></rdf:Description></x:xmpmeta>".utf8)
+        bytes.insert(contentsOf: [0xFF, 0xE1, UInt8((xmp.count + 2) >> 8), UInt8((xmp.count + 2) & 0xFF)] + xmp, at: 2)
+        #expect(ExifSummary.fromJPEG(bytes)?.location != nil)
+
+        let stripped = try Self.apply(bytes)
+        #expect(stripped.count == bytes.count, "the same length: values blanked, not removed")
+        #expect(ExifSummary.fromJPEG(stripped)?.location == nil)
+        let text = String(decoding: stripped, as: UTF8.self)
+        for gone in ["GPSLatitude", "48,51", "Paris", "Tour Eiffel", "LocationShown"] { #expect(!text.contains(gone), "\(gone)") }
+        #expect(text.contains("xmp:Rating=\"5\""), "other XMP stays")
+        // No GPS rational left anywhere: 48/1, 51/1, 2960/100 as the TIFF wrote them.
+        #expect(!stripped.indices.dropLast(24).contains { i in stripped[i..<i + 8].elementsEqual([48, 0, 0, 0, 1, 0, 0, 0]) && stripped[i + 8..<i + 16].elementsEqual([51, 0, 0, 0, 1, 0, 0, 0]) })
+
+        let out = folder + "/stripped.jpg"
+        try Data(stripped).write(to: URL(fileURLWithPath: out))
+        guard case .success(let before) = PreviewDecoder.decode(path: path, fitting: 32, 24),
+              case .success(let after) = PreviewDecoder.decode(path: out, fitting: 32, 24) else { Issue.record("not decoded"); return }
+        #expect(before.image == after.image, "the same pixels: nothing re-encoded")
+    }
+
+    @Test func orientationAndCameraStay() throws {
+        let exif = PictureWriter.exif(orientation: 6, bigEndian: true, make: "Canon", model: "Canon EOS R5", dateTaken: "2024:05:01 10:22:03")
+        let path = folder + "/plain.jpg"
+        try PictureWriter.jpeg(corners(), to: path, exif: exif)
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(try Self.apply(bytes) == bytes, "no location: nothing changes")
+    }
+
+    @Test func aPNGsEXIfLosesItsLocationWithAValidChecksum() throws {
+        let path = folder + "/gps.png"
+        try PictureWriter.png(corners(width: 16, height: 16), to: path, exif: LocationTests.gpsExif(latitude: (1, 2, 3), north: false, longitude: (4, 5, 6), east: false, bigEndian: true))
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(ExifSummary.fromPNG(bytes)?.location != nil)
+        let stripped = try Self.apply(bytes)
+        #expect(stripped.count == bytes.count)
+        #expect(ExifSummary.fromPNG(stripped)?.location == nil)
+        // Every chunk's CRC still holds.
+        var at = 8
+        while at + 12 <= stripped.count {
+            let length = stripped[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            let crc = stripped[(at + 8 + length)..<(at + 12 + length)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            #expect(CRC32.checksum(stripped[(at + 4)..<(at + 8 + length)]) == crc, "chunk at \(at)")
+            at += 12 + length
+        }
+        let out = folder + "/stripped.png"
+        try Data(stripped).write(to: URL(fileURLWithPath: out))
+        guard case .success(let before) = PreviewDecoder.decode(path: path, fitting: 16, 16),
+              case .success(let after) = PreviewDecoder.decode(path: out, fitting: 16, 16) else { Issue.record("not decoded"); return }
+        #expect(before.image == after.image)
+    }
+
+    @Test func otherFormatsAreRefusedNotSentWithTheirLocation() {
+        let gif = Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 20)
+        #expect(throws: LocationStripper.Refusal.self) { try Self.apply(gif) }
     }
 }

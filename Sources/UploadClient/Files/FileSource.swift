@@ -15,13 +15,27 @@ final class FileSource: Sendable {
     /// Size and modification time when the attempt began (`nil` for a pipe); the
     /// `Content-Length` is built from this size.
     let openedAs: FileFingerprint?
-    var size: Int64? { openedAs?.size }
+    /// The bytes as sent when some are changed (`--strip-location`); nil: the file as it is.
+    let edited: EditedFile?
+    /// What is sent: the file's size, or the edited file's.
+    var size: Int64? { edited?.size ?? openedAs?.size }
 
-    private init(fd: Int32, path: String, isPipe: Bool, openedAs: FileFingerprint?) {
+    private init(fd: Int32, path: String, isPipe: Bool, openedAs: FileFingerprint?, edited: EditedFile? = nil, base: FileSource? = nil) {
         self.fd = fd
         self.path = path
         self.isPipe = isPipe
         self.openedAs = openedAs
+        self.edited = edited
+        self.base = base
+    }
+
+    /// The source an edited view reads through: it owns the descriptor and lives as long as the view.
+    private let base: FileSource?
+
+    /// This file with `edits` applied to what is read, sharing its descriptor.
+    func editing(_ edits: [ByteEdit]) -> FileSource {
+        FileSource(fd: fd, path: path, isPipe: isPipe, openedAs: openedAs,
+                   edited: EditedFile(edits: edits, originalSize: openedAs?.size ?? 0), base: self)
     }
 
     /// Why a file cannot be sent.
@@ -74,11 +88,29 @@ final class FileSource: Sendable {
     }
 
     deinit {
-        close(fd)
+        if base == nil { close(fd) }
     }
 
     /// Reads up to `count` bytes at `offset` (ignored for pipes); fewer bytes only at end of file.
+    /// An edited file reads its replacement bytes where they stand and the file's own elsewhere.
     func read(offset: Int64, count: Int, allocator: ByteBufferAllocator) throws(UploadFailure) -> ByteBuffer {
+        guard let edited else { return try readFile(offset: offset, count: count, allocator: allocator) }
+        var buffer = allocator.buffer(capacity: count)
+        for piece in edited.pieces(at: offset, count: count) {
+            switch piece {
+            case .bytes(let bytes):
+                buffer.writeBytes(bytes)
+            case .file(let at, let n):
+                var part = try readFile(offset: at, count: n, allocator: allocator)
+                let got = part.readableBytes
+                buffer.writeBuffer(&part)
+                if got < n { return buffer }
+            }
+        }
+        return buffer
+    }
+
+    private func readFile(offset: Int64, count: Int, allocator: ByteBufferAllocator) throws(UploadFailure) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: count)
         var filled = 0
         while filled < count {

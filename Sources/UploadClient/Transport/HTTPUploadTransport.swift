@@ -25,6 +25,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let certificateRoots: CertificateInspection.Roots?
     /// Whether uploads continue where a server that resumes has them (`--no-resume`: false).
     let resume: Bool
+    /// Whether photos are sent without where they were taken (`--strip-location`).
+    let stripLocation: Bool
     /// Which origins resume uploads, found out once per origin.
     let support = ResumeSupport()
     /// Whether small plain-HTTP bodies go the direct way (`DirectHTTP1.swift`) rather than
@@ -42,11 +44,13 @@ public final class HTTPUploadTransport: UploadTransport {
         rateLimit: Int64? = nil,
         sharedLimit: SharedRateLimit? = nil,
         resume: Bool = true,
+        stripLocation: Bool = false,
         direct: Bool = true,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton
     ) throws {
         self.resume = resume
+        self.stripLocation = stripLocation
         self.direct = direct
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
         var certificateRoots: CertificateInspection.Roots? = tls.insecure ? nil : .system
@@ -98,7 +102,8 @@ public final class HTTPUploadTransport: UploadTransport {
             ),
             rateLimit: settings.rateLimit,
             sharedLimit: sharedLimit,
-            resume: settings.resume
+            resume: settings.resume,
+            stripLocation: settings.stripLocation
         )
     }
 
@@ -212,10 +217,12 @@ public final class HTTPUploadTransport: UploadTransport {
         var preloaded: ByteBuffer?
         switch request.source {
         case .file(let path):
-            source = try FileSource.open(path: path)
-            if let expected = request.expectedFile, let opened = source.openedAs, let change = expected.change(to: opened) {
+            var opened = try FileSource.open(path: path)
+            if let expected = request.expectedFile, let fingerprint = opened.openedAs, let change = expected.change(to: fingerprint) {
                 throw UploadFailure(.fileError, "\(path) \(change)")
             }
+            if stripLocation { opened = try Self.withoutLocation(opened) }
+            source = opened
             if let size = source.size, size <= Int64(streamChunkSize) {
                 // Small enough to hold: one read serves the sniffing, the size check and the body.
                 let whole = try source.readWhole(size: size)
@@ -255,6 +262,22 @@ public final class HTTPUploadTransport: UploadTransport {
             throw UploadFailure(.fileError, error.description)
         }
         return Prepared(source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded)
+    }
+
+    /// The file as `--strip-location` sends it: the same bytes but for its location (worked out
+    /// again from the file on every attempt, so a retry or a resume makes the same body). A file
+    /// whose location cannot be removed safely is not sent.
+    static func withoutLocation(_ source: FileSource) throws(UploadFailure) -> FileSource {
+        guard let size = source.openedAs?.size else { return source }
+        let edits: [ByteEdit]
+        do {
+            edits = try LocationStripper.edits(size: size) { offset, count in
+                (try? source.read(offset: offset, count: count, allocator: ByteBufferAllocator())).map { Array($0.readableBytesView) } ?? []
+            }
+        } catch {
+            throw UploadFailure(.fileError, "\(source.path): \(error.description)")
+        }
+        return edits.isEmpty ? source : source.editing(edits)
     }
 
     /// The user's headers (`-H`) and our User-Agent; the body's own headers are set per request.

@@ -13,13 +13,17 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     /// Continue an interrupted upload where the server has it, on servers that support it
     /// (`--no-resume`: always start over).
     public var resume: Bool
+    /// Send photos without where they were taken (`--strip-location`): GPS in EXIF and location
+    /// in XMP removed from JPEG and PNG; other formats are refused.
+    public var stripLocation: Bool
 
     public init(
         caCertificatePath: String? = nil, insecure: Bool = false, rateLimit: Int64? = nil,
         connectTimeout: Double = 10, stallTimeout: Double = 30, answerTimeout: Double = 60, retries: Int = 0,
-        resume: Bool = true
+        resume: Bool = true, stripLocation: Bool = false
     ) {
         self.resume = resume
+        self.stripLocation = stripLocation
         self.caCertificatePath = caCertificatePath
         self.insecure = insecure
         self.rateLimit = rateLimit
@@ -32,7 +36,7 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     public var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
 
     enum CodingKeys: String, CodingKey {
-        case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume
+        case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume, stripLocation
     }
 
     /// Settings stored before uploads could resume read as resuming.
@@ -46,7 +50,8 @@ public struct TransportSettings: Sendable, Hashable, Codable {
             stallTimeout: try c.decode(Double.self, forKey: .stallTimeout),
             answerTimeout: try c.decode(Double.self, forKey: .answerTimeout),
             retries: try c.decode(Int.self, forKey: .retries),
-            resume: try c.decodeIfPresent(Bool.self, forKey: .resume) ?? true)
+            resume: try c.decodeIfPresent(Bool.self, forKey: .resume) ?? true,
+            stripLocation: try c.decodeIfPresent(Bool.self, forKey: .stripLocation) ?? false)
     }
 
     /// Refuses settings no upload can run with, naming the option: the command line checks them

@@ -70,6 +70,9 @@ struct UploadOptions: ParsableArguments {
     @Flag(name: .long, help: "Always send from the start: do not continue an interrupted upload where a server that resumes uploads has it.")
     var noResume = false
 
+    @Flag(name: .long, help: "Send photos without where they were taken: GPS in EXIF and location in XMP removed from JPEG and PNG, nothing else changed (no re-encoding); other formats are refused.")
+    var stripLocation = false
+
     func validate() throws {
         do throws(UploadInputError) {
             _ = try EndpointURL.validate(to)
@@ -165,7 +168,7 @@ struct UploadOptions: ParsableArguments {
             caCertificatePath: cacert, insecure: insecure, rateLimit: limitRate.flatMap(ByteSize.parse),
             connectTimeout: DurationText.parse(connectTimeout) ?? .nan, stallTimeout: DurationText.parse(stallTimeout) ?? .nan,
             answerTimeout: DurationText.parse(answerTimeout) ?? .nan, retries: retries,
-            resume: !noResume
+            resume: !noResume, stripLocation: stripLocation
         )
     }
 
