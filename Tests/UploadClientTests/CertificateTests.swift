@@ -60,7 +60,10 @@ import UploadTesting
     }
 
     @Test func anExpiredCertificateSaysWhenItExpired() async throws {
-        let validity = Date().addingTimeInterval(-10 * day)...Date().addingTimeInterval(-2 * day)
+        // Whole seconds, as a certificate holds them: a date a fraction before a minute's end
+        // was once written as the next minute and the message read a minute later.
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let validity = now.addingTimeInterval(-10 * day)...now.addingTimeInterval(-2 * day)
         let failure = try finalFailure(await upload(to: certificates(validity: validity)))
         #expect(failure.message.hasPrefix("certificate expired: the server's certificate \"127.0.0.1\" was valid until "
             + CertificateProblem.date(validity.upperBound) + " (from " + CertificateProblem.date(validity.lowerBound) + "); it is "),
@@ -69,7 +72,8 @@ import UploadTesting
     }
 
     @Test func aCertificateNotYetValidSaysFromWhen() async throws {
-        let validity = Date().addingTimeInterval(3 * day)...Date().addingTimeInterval(30 * day)
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let validity = now.addingTimeInterval(3 * day)...now.addingTimeInterval(30 * day)
         let failure = try finalFailure(await upload(to: certificates(validity: validity)))
         #expect(failure.message.hasPrefix("certificate not yet valid: the server's certificate \"127.0.0.1\" is valid from "
             + CertificateProblem.date(validity.lowerBound) + " (until " + CertificateProblem.date(validity.upperBound) + ")"),
