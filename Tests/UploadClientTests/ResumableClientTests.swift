@@ -114,6 +114,41 @@ import UploadTesting
         await receiver.cleanUp()
     }
 
+    /// `--strip-location` with cuts: every attempt makes the same edited body from the file, so
+    /// resuming continues it (the file about once on the wire) and what arrives is the edited file.
+    @Test func aPhotoSentWithoutItsLocationResumesAfterCuts() async throws {
+        let receiver = try await ReceiverHarness.start()
+        // SOI, an EXIF APP1 whose IFD0 points to a GPS IFD (one rational), SOS, then the rest.
+        var tiff: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0]
+        tiff += [1, 0] + [0x25, 0x88, 4, 0, 1, 0, 0, 0, 26, 0, 0, 0] + [0, 0, 0, 0]
+        tiff += [1, 0] + [2, 0, 5, 0, 3, 0, 0, 0, 44, 0, 0, 0] + [0, 0, 0, 0]
+        tiff += [48, 0, 0, 0, 1, 0, 0, 0, 51, 0, 0, 0, 1, 0, 0, 0, 96, 11, 0, 0, 100, 0, 0, 0]
+        let app1 = Array("Exif\0\0".utf8) + tiff
+        var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, UInt8((app1.count + 2) >> 8), UInt8((app1.count + 2) & 0xFF)] + app1
+        bytes += [0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0]
+        // The same content as the other resuming tests (bytes that vary by offset).
+        let filler = try file(in: receiver.root, name: "filler.jpg")
+        bytes += Array(try Data(contentsOf: URL(fileURLWithPath: filler)).dropFirst(4)) + [0xFF, 0xD9]
+        let path = receiver.root + "/located.jpg"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let edits = try LocationStripper.edits(size: Int64(bytes.count)) { offset, count in Array(bytes[Int(offset)..<min(bytes.count, Int(offset) + count)]) }
+        #expect(!edits.isEmpty)
+        var expected = bytes
+        for edit in edits.reversed() { expected.replaceSubrange(Int(edit.range.lowerBound)..<Int(edit.range.upperBound), with: edit.replacement) }
+
+        let relay = try CuttingRelay(to: receiver.port, cutAfter: [3_000_000, 7_000_000])
+        defer { relay.stop() }
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: relay.url())], retryPolicy: RetryPolicy(maxRetries: 5), stripLocation: true)
+        #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome()))")
+        #expect(run.resumedOffsets().count == 2)
+        let stored = Array(try Data(contentsOf: URL(fileURLWithPath: receiver.directory + "/located.jpg")))
+        #expect(stored == expected, "the edited file, whole")
+        #expect(stored != bytes)
+        let ratio = Double(relay.bytesToServer) / Double(bytes.count)
+        #expect(ratio <= 1.05, "bytes on the wire / file size = \(ratio)")
+        await receiver.cleanUp()
+    }
+
     @Test func aFileThatChangedStartsOver() async throws {
         let receiver = try await ReceiverHarness.start()
         let path = try file(in: receiver.root)

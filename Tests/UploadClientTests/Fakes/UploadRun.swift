@@ -14,9 +14,10 @@ struct UploadRun {
         retryPolicy: RetryPolicy = RetryPolicy(),
         tls: TLSOptions = TLSOptions(),
         resume: Bool = true,
+        stripLocation: Bool = false,
         onEvent: @escaping @Sendable (UploadEvent, UploadQueue) async -> Void = { _, _ in }
     ) async throws -> UploadRun {
-        let transport = try HTTPUploadTransport(tls: tls, timeouts: timeouts, resume: resume)
+        let transport = try HTTPUploadTransport(tls: tls, timeouts: timeouts, resume: resume, stripLocation: stripLocation)
         // Waits a fiftieth of what the queue asks (1 s of backoff or Retry-After: 20 ms), not
         // nothing: a retry that follows a cut at once can find the receiver still holding the cut
         // attempt (409 "still in progress", Retry-After: 1), and five instant retries used up
