@@ -3,6 +3,8 @@ import NIOCore
 import NIOPosix
 import Foundation
 import UploadCore
+import UploadClient
+import UploadJournal
 import UploadReports
 
 @main
@@ -22,6 +24,13 @@ struct Uploadmon: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot(rawArguments())
+            if command is SendCommand || command is MonitorCommand || command is AgentRunCommand {
+                // Which origins resume uploads, shared by every process of this user.
+                let paths = StatePaths.resolve()
+                if (try? paths.prepare()) != nil {
+                    ResumeSupportStore.shared.withLockedValue { $0 = ResumeSupportStore(path: paths.stateDirectory + "/resume-support.json") }
+                }
+            }
             if command is SendCommand {
                 NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
             }

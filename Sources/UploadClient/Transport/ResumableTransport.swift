@@ -17,17 +17,39 @@ final class ResumeSupport: Sendable {
     }
 
     private let state = NIOLockedValueBox<[String: Task<Answer, Never>]>([:])
+    /// Where answers outlive the process (nil: they do not).
+    let store: ResumeSupportStore?
 
-    func answer(for origin: String, ask: @escaping @Sendable () async -> Answer) async -> Answer {
+    init(store: ResumeSupportStore? = ResumeSupportStore.shared.withLockedValue { $0 }) {
+        self.store = store
+    }
+
+    /// What `origin` answers, asked once per process, or as remembered from an earlier one
+    /// (`remembered`: then the origin may have changed since, and a refusal means that).
+    func answer(for origin: String, now: Double = Date().timeIntervalSince1970, ask: @escaping @Sendable () async -> Answer) async -> (Answer, remembered: Bool) {
+        if state.withLockedValue({ $0[origin] }) == nil, let remembered = store?.lookup(origin, now: now) {
+            return (remembered, true)
+        }
+        let store = self.store
         let task = state.withLockedValue { known in
             if let task = known[origin] { return task }
-            let task = Task { await ask() }
+            let task = Task {
+                let answer = await ask()
+                store?.remember(origin, answer, now: now)
+                return answer
+            }
             known[origin] = task
             return task
         }
         let answer = await task.value
         if answer == .unknown { state.withLockedValue { $0[origin] = nil } }
-        return answer
+        return (answer, false)
+    }
+
+    /// The origin was believed to resume uploads and refused to create one: it does not (now).
+    func refused(_ origin: String, now: Double = Date().timeIntervalSince1970) {
+        state.withLockedValue { $0[origin] = Task { .unsupported } }
+        store?.remember(origin, .unsupported, now: now)
     }
 
     /// What an `OPTIONS` answer says: the draft's `Accept-Patch` with `application/partial-upload`,
@@ -128,7 +150,7 @@ extension HTTPUploadTransport {
         _ request: UploadRequest, _ prepared: Prepared, file: FileFingerprint, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> Creation {
         guard let origin = Self.origin(of: request.url) else { return .unsupported }
-        let answer = await support.answer(for: origin) { [self] in
+        let (answer, remembered) = await support.answer(for: origin) { [self] in
             await askSupport(request, eventLoop: eventLoop)
         }
         guard case .supported(let version) = answer else { return .unsupported }
@@ -147,7 +169,13 @@ extension HTTPUploadTransport {
               url.scheme == "http" || url.scheme == "https" else {
             // A server that said it resumes and then would not create: an answer that says why
             // the upload cannot go (413, 401, …) is the upload's; anything else, the ordinary way.
-            if (400..<500).contains(response.status), response.status != 404, response.status != 405 { return .ended(result) }
+            // When that was remembered from another process, the origin may have changed since:
+            // only a refusal that the plain upload would meet too (authentication, size) ends it.
+            let final = remembered ? [401, 403, 407, 413].contains(response.status)
+                : (400..<500).contains(response.status) && response.status != 404 && response.status != 405
+            if final { return .ended(result) }
+            // What was remembered of the origin is wrong now: the ordinary way, and forget it.
+            support.refused(origin)
             return .unsupported
         }
         return .created(ResumePoint(uploadURL: url.absoluteString, version: version, boundary: layout.boundary.value,

@@ -1,0 +1,83 @@
+import Foundation
+import Glibc
+import NIOConcurrencyHelpers
+
+/// Which origins resume uploads, remembered across processes (every `send`, the monitor and the
+/// agent share one file in the state folder): an `OPTIONS` costs a round trip, which on a
+/// distant link is a fifth of a second per process. An answer is trusted for a day when the
+/// origin resumes and for an hour when it does not; a remembered "resumes" that the origin then
+/// refuses (it no longer creates upload resources) is forgotten at once and the upload goes the
+/// ordinary way, so being wrong costs one request, never an upload. Loopback origins are not
+/// remembered: asking there costs nothing, and a port is soon another server's.
+public final class ResumeSupportStore: Sendable {
+    /// The process's store; nil (the default, and in tests) remembers nothing beyond the process.
+    public static let shared = NIOLockedValueBox<ResumeSupportStore?>(nil)
+
+    public static let positiveAge: Double = 86_400
+    public static let negativeAge: Double = 3_600
+
+    struct Entry: Codable, Equatable {
+        /// The interop version to speak, or nil: the origin does not resume uploads.
+        var version: Int?
+        var checkedAt: Double
+    }
+
+    let path: String
+    private let lock = NIOLock()
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// What is remembered of `origin` and still fresh at `now` (seconds since 1970).
+    func lookup(_ origin: String, now: Double) -> ResumeSupport.Answer? {
+        guard !Self.isLoopback(origin), let entry = lock.withLock({ read()[origin] }) else { return nil }
+        let age = now - entry.checkedAt
+        guard age >= 0 else { return nil }
+        if let version = entry.version {
+            return age < Self.positiveAge ? .supported(version: version) : nil
+        }
+        return age < Self.negativeAge ? .unsupported : nil
+    }
+
+    /// Remembers what `origin` answered (nothing for an origin that gave no answer).
+    func remember(_ origin: String, _ answer: ResumeSupport.Answer, now: Double) {
+        let version: Int?
+        switch answer {
+        case .supported(let v): version = v
+        case .unsupported: version = nil
+        case .unknown: return
+        }
+        guard !Self.isLoopback(origin) else { return }
+        lock.withLock {
+            var entries = read()
+            entries[origin] = Entry(version: version, checkedAt: now)
+            // Old answers go: the file stays as small as the origins in use.
+            entries = entries.filter { now - $0.value.checkedAt < Self.positiveAge }
+            write(entries)
+        }
+    }
+
+    /// Whether `origin` (`scheme://host:port`) is this machine's loopback.
+    static func isLoopback(_ origin: String) -> Bool {
+        guard let host = URLComponents(string: origin)?.host?.lowercased() else { return true }
+        return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+    }
+
+    private func read() -> [String: Entry] {
+        guard let data = FileManager.default.contents(atPath: path),
+              let entries = try? JSONDecoder().decode([String: Entry].self, from: data) else { return [:] }
+        return entries
+    }
+
+    /// Replaces the file whole (written aside, then renamed), mode 0600; best effort.
+    private func write(_ entries: [String: Entry]) {
+        guard let data = try? JSONEncoder().encode(entries) else { return }
+        let temporary = path + ".\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        if written != data.count || rename(temporary, path) != 0 { unlink(temporary) }
+    }
+}

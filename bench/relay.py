@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""A TCP relay that makes loopback look like a distant link, for the benchmarks.
+
+    bench/relay.py --listen PORT --to PORT [--host ADDRESS] [--delay-ms 100] [--mbit 50] [--reset-after BYTES]
+
+Every byte is delivered --delay-ms after it would have left a link of --mbit megabits per
+second (one-way delay; the round trip is twice it). The bandwidth is shared by all connections
+in each direction, as one access link is. With --reset-after, each connection is reset (RST)
+once that many bytes went towards the server. This kernel has no netem; this is the stand-in.
+Prints "listening PORT" on standard output once it accepts connections.
+"""
+import argparse, asyncio, socket, struct, time
+
+class Link:
+    """One direction of the shared link: when it is next free to put a byte on the wire."""
+    def __init__(self, bytes_per_second):
+        self.rate = bytes_per_second
+        self.free_at = 0.0
+
+    def transmit(self, count, now):
+        start = max(now, self.free_at)
+        self.free_at = start + (count / self.rate if self.rate else 0)
+        return self.free_at
+
+async def pump(reader, writer, link, delay, limit=None, on_limit=None):
+    queue = asyncio.Queue()
+    async def deliver():
+        while True:
+            due, data = await queue.get()
+            if data is None:
+                try:
+                    await writer.drain(); writer.write_eof()
+                except Exception:
+                    pass
+                return
+            wait = due - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            writer.write(data)
+            await writer.drain()
+    deliverer = asyncio.create_task(deliver())
+    sent = 0
+    try:
+        while True:
+            data = await reader.read(16384)
+            if not data:
+                break
+            if limit is not None and sent + len(data) >= limit:
+                data = data[:limit - sent]
+                queue.put_nowait((link.transmit(len(data), time.monotonic()) + delay, data))
+                on_limit()
+                return
+            sent += len(data)
+            finished = link.transmit(len(data), time.monotonic())
+            queue.put_nowait((finished + delay, data))
+            # Back-pressure: do not read far ahead of what the link can carry.
+            ahead = link.free_at - time.monotonic()
+            if ahead > 0.25:
+                await asyncio.sleep(ahead - 0.25)
+    except (ConnectionError, OSError):
+        pass
+    queue.put_nowait((0, None))
+    try:
+        await deliverer
+    except (ConnectionError, OSError):
+        pass
+
+def reset(writer):
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.close()
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--listen", type=int, default=0)
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--to", type=int, required=True)
+    parser.add_argument("--delay-ms", type=float, default=100)
+    parser.add_argument("--mbit", type=float, default=50)
+    parser.add_argument("--reset-after", type=int)
+    args = parser.parse_args()
+    rate = args.mbit * 1e6 / 8
+    up, down = Link(rate), Link(rate)
+    delay = args.delay_ms / 1000
+
+    async def handle(client_reader, client_writer):
+        try:
+            server_reader, server_writer = await asyncio.open_connection("127.0.0.1", args.to)
+        except OSError:
+            client_writer.close()
+            return
+        def cut():
+            reset(client_writer); reset(server_writer)
+        # The connection itself costs a round trip, as a real handshake over the link does.
+        await asyncio.sleep(2 * delay)
+        await asyncio.gather(
+            pump(client_reader, server_writer, up, delay, args.reset_after, cut),
+            pump(server_reader, client_writer, down, delay),
+            return_exceptions=True)
+        for w in (client_writer, server_writer):
+            try:
+                w.close()
+            except Exception:
+                pass
+
+    server = await asyncio.start_server(handle, args.host, args.listen)
+    print("listening", server.sockets[0].getsockname()[1], flush=True)
+    async with server:
+        await server.serve_forever()
+
+asyncio.run(main())
