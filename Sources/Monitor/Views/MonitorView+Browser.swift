@@ -76,7 +76,9 @@ extension MonitorView {
             }
             let markGlyph = isMarked ? (theme.glyphs == .unicode ? "● " : "* ") : "  "
             let nameWidth = inside.width - 2 - (sizeWidth > 0 ? sizeWidth + 1 : 0)
-            var line = markGlyph + TextLayout.fit(name, width: max(0, nameWidth), ellipsis: theme.glyphs.ellipsis)
+            // Fitted as shown: a hidden character or a byte of a name that is not UTF-8 takes the
+            // columns of its escape (`<0xE9>`), not one.
+            var line = markGlyph + TextLayout.fit(InvisibleCharacters.escaped(name), width: max(0, nameWidth), ellipsis: theme.glyphs.ellipsis)
             // What has happened to the file at this endpoint, before its size: ✓ sent, ✗ failed,
             // ↑ sending, · queued.
             let status = entry.kind == .file ? state.queue.status(ofFile: path, size: entry.size, modified: entry.modified) : nil
