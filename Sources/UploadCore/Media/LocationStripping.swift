@@ -80,11 +80,16 @@ public enum LocationStripper {
         public let description: String
     }
 
+    /// Whether a file that starts with `prefix` is one whose location can be removed (JPEG, PNG).
+    public static func canStrip(prefix: [UInt8]) -> Bool {
+        (prefix.count >= 3 && prefix[0] == 0xFF && prefix[1] == 0xD8 && prefix[2] == 0xFF)
+            || (prefix.count >= 8 && Array(prefix.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    }
+
     /// The edits that take the location out of the file whose bytes `read(offset, count)` gives.
     public static func edits(size: Int64, read: (Int64, Int) -> [UInt8]) throws(Refusal) -> [ByteEdit] {
         let head = read(0, 8)
-        if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return try jpeg(size: size, read: read) }
-        if head.count == 8, head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return try png(size: size, read: read) }
+        if canStrip(prefix: head) { return head[0] == 0xFF ? try jpeg(size: size, read: read) : try png(size: size, read: read) }
         throw Refusal(description: "only the location of JPEG and PNG files can be removed; this one is sent only without --strip-location")
     }
 

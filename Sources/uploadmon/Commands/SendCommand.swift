@@ -124,7 +124,12 @@ struct SendCommand: AsyncParsableCommand {
                     background ? Self.absolute(path) : path, url: upload.endpoint, field: upload.field, requestedName: name,
                     formFields: formFields, headers: headers, allowAnyFile: upload.anyFile
                 )
-                requests.append((request, try UploadPreflight.check(request)))
+                let size = try UploadPreflight.check(request)
+                if upload.stripLocation, let refusal = Self.cannotStripLocation(path) {
+                    refusals.append(refusal)
+                    continue
+                }
+                requests.append((request, size))
             } catch {
                 refusals.append(error.description)
             }
@@ -149,6 +154,15 @@ struct SendCommand: AsyncParsableCommand {
         }
         if let signal = result.interruption { throw SendExit.interrupted(by: signal) }
         throw Self.exitCode(for: result.tracker)
+    }
+
+    /// Why `--strip-location` cannot apply to `path`, found before anything is sent; nil when it can.
+    static func cannotStripLocation(_ path: String) -> String? {
+        guard path != "-" else { return "standard input cannot be sent with --strip-location: its location could only be removed from a file" }
+        guard let prefix = FileHandle(forReadingAtPath: path)?.readData(ofLength: 16) else { return nil }
+        guard !LocationStripper.canStrip(prefix: Array(prefix)) else { return nil }
+        let looks = MediaSniffer.detect(prefix: Array(prefix), fileName: path).name
+        return "\(path): only the location of JPEG and PNG files can be removed (--strip-location); this one looks like \(looks)"
     }
 
     /// The agent runs elsewhere: it gets absolute paths.
