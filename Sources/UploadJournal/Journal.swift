@@ -92,6 +92,11 @@ public final class Journal: Sendable {
                     row.url = shown
                     row.headersCleared = true
                 }
+                // A proxy's login likewise.
+                if let proxy = row.settings.proxy, RedactedURL.display(proxy) != proxy {
+                    row.settings.proxy = RedactedURL.display(proxy)
+                    row.headersCleared = true
+                }
             default:
                 break
             }

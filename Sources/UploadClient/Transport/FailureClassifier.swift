@@ -16,6 +16,34 @@ enum FailureClassifier {
         UploadFailure(.stalled, "the upload stalled: nothing could be sent for \(seconds(timeouts.stall))")
     }
 
+    /// What went wrong with the proxy, said with its name, when the error is the proxy's: a
+    /// refusal is final (trying again cannot change it), a proxy that does not answer is not.
+    static func throughProxy(_ error: Error, proxy: ProxyTarget, timeouts: UploadTimeouts) -> UploadFailure? {
+        let name = proxy.display
+        if let client = error as? HTTPClientError {
+            switch client {
+            case .proxyAuthenticationRequired:
+                return UploadFailure(.other, proxy.login == nil
+                    ? "the proxy \(name) wants a login (407 Proxy Authentication Required); give it in the proxy URL, http://user:password@\(proxy.host):\(proxy.port)"
+                    : "the proxy \(name) refused the login given in its URL (407 Proxy Authentication Required)")
+            case .invalidProxyResponse:
+                return UploadFailure(.other, "the proxy \(name) refused to open a connection to the server (its answer to CONNECT was not 200; many proxies allow it to port 443 only)")
+            case .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
+                return UploadFailure(.connectTimeout, "the proxy \(name) did not answer within \(seconds(timeouts.connect))")
+            default:
+                break
+            }
+        }
+        if String(reflecting: type(of: error)).contains("SOCKSError") {
+            return UploadFailure(.other, "the SOCKS5 proxy \(name) refused: \(error)")
+        }
+        let failure = classify(error, bodySent: false, timeouts: timeouts)
+        if failure.kind == .cannotConnect || failure.kind == .connectTimeout {
+            return UploadFailure(failure.kind, "cannot reach the proxy \(name): \(failure.message)", code: failure.code)
+        }
+        return nil
+    }
+
     /// `bodySent` says whether the whole body had reached the socket; it tells a stalled upload
     /// from a server that never answered.
     static func classify(_ error: Error, bodySent: Bool, timeouts: UploadTimeouts) -> UploadFailure {

@@ -27,6 +27,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let resume: Bool
     /// Whether photos are sent without where they were taken (`--strip-location`).
     let stripLocation: Bool
+    /// The proxy every request goes through, or nil.
+    let proxy: ProxyTarget?
     /// Which origins resume uploads, found out once per origin.
     let support = ResumeSupport()
     /// Whether small plain-HTTP bodies go the direct way (`DirectHTTP1.swift`) rather than
@@ -45,13 +47,16 @@ public final class HTTPUploadTransport: UploadTransport {
         sharedLimit: SharedRateLimit? = nil,
         resume: Bool = true,
         stripLocation: Bool = false,
+        proxy: ProxyTarget? = nil,
         direct: Bool = true,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton
     ) throws {
         self.resume = resume
         self.stripLocation = stripLocation
-        self.direct = direct
+        // Through a proxy every request goes AsyncHTTPClient's way (CONNECT or SOCKS5).
+        self.direct = direct && proxy == nil
+        self.proxy = proxy
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
         var certificateRoots: CertificateInspection.Roots? = tls.insecure ? nil : .system
         if let path = tls.caCertificatePath {
@@ -81,6 +86,15 @@ public final class HTTPUploadTransport: UploadTransport {
             connectionPool: pool
         )
         configuration.httpVersion = .http1Only
+        if let proxy {
+            switch proxy.kind {
+            case .http:
+                configuration.proxy = .server(host: proxy.host, port: proxy.port,
+                                              authorization: proxy.login.map { .basic(username: $0, password: proxy.password ?? "") })
+            case .socks5:
+                configuration.proxy = .socksServer(host: proxy.host, port: proxy.port)
+            }
+        }
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         self.loopExecutors = EventLoopTaskExecutors(eventLoopGroup)
         self.threadPool = threadPool
@@ -103,7 +117,8 @@ public final class HTTPUploadTransport: UploadTransport {
             rateLimit: settings.rateLimit,
             sharedLimit: sharedLimit,
             resume: settings.resume,
-            stripLocation: settings.stripLocation
+            stripLocation: settings.stripLocation,
+            proxy: try settings.proxy.map { text throws(UploadInputError) in try ProxyTarget(parsing: text) }
         )
     }
 
@@ -370,7 +385,8 @@ public final class HTTPUploadTransport: UploadTransport {
             }
             var failure = deadlineHit ? FailureClassifier.noAnswer(timeouts)
                 : stalledOut ? FailureClassifier.stalled(timeouts)
-                : FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
+                : proxy.flatMap { delegate.bodySent ? nil : FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts) }
+                    ?? FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
             if failure.kind == .certificateRejected {
                 failure = await explainCertificate(failure, url: url, eventLoop: eventLoop)
             }

@@ -16,14 +16,18 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     /// Send photos without where they were taken (`--strip-location`): GPS in EXIF and location
     /// in XMP removed from JPEG and PNG; other formats are refused.
     public var stripLocation: Bool
+    /// The proxy the upload goes through (`ProxyRules` chose it where it was queued: an upload
+    /// queued to the agent keeps the proxy of the shell that queued it), or nil to go direct.
+    public var proxy: String?
 
     public init(
         caCertificatePath: String? = nil, insecure: Bool = false, rateLimit: Int64? = nil,
         connectTimeout: Double = 10, stallTimeout: Double = 30, answerTimeout: Double = 60, retries: Int = 0,
-        resume: Bool = true, stripLocation: Bool = false
+        resume: Bool = true, stripLocation: Bool = false, proxy: String? = nil
     ) {
         self.resume = resume
         self.stripLocation = stripLocation
+        self.proxy = proxy
         self.caCertificatePath = caCertificatePath
         self.insecure = insecure
         self.rateLimit = rateLimit
@@ -36,7 +40,7 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     public var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
 
     enum CodingKeys: String, CodingKey {
-        case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume, stripLocation
+        case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume, stripLocation, proxy
     }
 
     /// Settings stored before uploads could resume read as resuming.
@@ -51,7 +55,8 @@ public struct TransportSettings: Sendable, Hashable, Codable {
             answerTimeout: try c.decode(Double.self, forKey: .answerTimeout),
             retries: try c.decode(Int.self, forKey: .retries),
             resume: try c.decodeIfPresent(Bool.self, forKey: .resume) ?? true,
-            stripLocation: try c.decodeIfPresent(Bool.self, forKey: .stripLocation) ?? false)
+            stripLocation: try c.decodeIfPresent(Bool.self, forKey: .stripLocation) ?? false,
+            proxy: try c.decodeIfPresent(String.self, forKey: .proxy))
     }
 
     /// Refuses settings no upload can run with, naming the option: the command line checks them
@@ -65,5 +70,8 @@ public struct TransportSettings: Sendable, Hashable, Codable {
             throw RangeError(message: "--limit-rate \(rateLimit) is out of range: at most \(BoundedNumber.maxBytes) bytes per second (8 PiB/s); leave it out for full speed")
         }
         guard (0...1000).contains(retries) else { throw RangeError(message: "--retries \(retries) is out of range: allowed 0 to 1000") }
+        if let proxy {
+            do throws(UploadInputError) { _ = try ProxyTarget(parsing: proxy) } catch { throw RangeError(message: error.description) }
+        }
     }
 }

@@ -8,6 +8,8 @@ public enum UploadInputError: Error, Equatable, Sendable, CustomStringConvertibl
     /// A `.netrc` file that cannot be used (the reason never quotes a secret).
     case netrc(path: String, reason: String)
     case unsupportedScheme(url: String)
+    /// A proxy URL that cannot be used (shown without its login).
+    case badProxy(String, String)
     case badURL(String)
     case notAnImage(path: String, looksLike: String)
     case notARegularFile(path: String)
@@ -25,6 +27,8 @@ public enum UploadInputError: Error, Equatable, Sendable, CustomStringConvertibl
             return "the upload name is empty"
         case .netrc(let path, let reason):
             return "cannot use the netrc file \(path): \(reason)"
+        case .badProxy(let url, let reason):
+            return "the proxy \(url) cannot be used: \(reason)"
         case .unsupportedScheme(let url):
             return "'\(url)' is not an http or https URL"
         case .badURL(let url):

@@ -70,6 +70,12 @@ struct UploadOptions: ParsableArguments {
     @Flag(name: .long, help: "Always send from the start: do not continue an interrupted upload where a server that resumes uploads has it.")
     var noResume = false
 
+    @Option(name: .long, help: ArgumentHelp("Go through this proxy: http://[user:password@]host:port (CONNECT for every upload), socks5h://host:port or socks5://host:port (the name resolved at the proxy); an empty one: go direct. Default: http_proxy, https_proxy/HTTPS_PROXY, all_proxy/ALL_PROXY as curl reads them.", valueName: "url"))
+    var proxy: String?
+
+    @Option(name: .long, help: ArgumentHelp("Hosts to reach directly, not through the proxy: comma-separated names (with their subdomains), addresses, IPv4 CIDR blocks, or * (default: no_proxy/NO_PROXY).", valueName: "list"))
+    var noproxy: String?
+
     @Flag(name: .long, help: "Send photos without where they were taken: GPS in EXIF and location in XMP removed from JPEG and PNG, nothing else changed (no re-encoding); other formats are refused.")
     var stripLocation = false
 
@@ -168,7 +174,8 @@ struct UploadOptions: ParsableArguments {
             caCertificatePath: cacert, insecure: insecure, rateLimit: limitRate.flatMap(ByteSize.parse),
             connectTimeout: DurationText.parse(connectTimeout) ?? .nan, stallTimeout: DurationText.parse(stallTimeout) ?? .nan,
             answerTimeout: DurationText.parse(answerTimeout) ?? .nan, retries: retries,
-            resume: !noResume, stripLocation: stripLocation
+            resume: !noResume, stripLocation: stripLocation,
+            proxy: ProxyRules(proxy: proxy, noProxy: noproxy).proxy(for: endpoint)
         )
     }
 
