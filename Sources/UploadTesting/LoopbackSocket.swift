@@ -2,7 +2,14 @@ import Foundation
 import Glibc
 
 /// Sockets on 127.0.0.1 for the test peers that speak raw TCP.
-enum LoopbackSocket {
+public enum LoopbackSocket {
+    /// A port on 127.0.0.1 free a moment ago, for a program the test starts to listen on.
+    public static func freePort() throws -> Int {
+        let (fd, port) = try listen(backlog: 1)
+        close(fd)
+        return port
+    }
+
     static func address(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
