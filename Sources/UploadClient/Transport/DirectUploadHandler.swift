@@ -77,7 +77,7 @@ final class DirectUploadHandler: ChannelInboundHandler {
             clock = loop.scheduleTask(in: exchange.timeouts.answer) { [self] in
                 guard self.exchange != nil else { return }
                 if let answer = answerSoFar {
-                    finish(answer: answer.cutShort(byTimeout: Double(exchange.timeouts.answer.nanoseconds) / 1e9), reusable: false)
+                    finish(answer: answer.endedEarly(answerTimeout: exchange.timeouts.answerSeconds), reusable: false)
                 } else {
                     finish(failure: FailureClassifier.noAnswer(exchange.timeouts))
                 }
@@ -141,7 +141,7 @@ final class DirectUploadHandler: ChannelInboundHandler {
             if let answer = answerSoFar {
                 // What arrived of the answer is what happened (its status at least); that its
                 // end did not arrive is said with it.
-                finish(answer: answer.isWholeByItsLength ? answer : answer.cutShort(byTimeout: nil), reusable: false)
+                finish(answer: answer.endedEarly(answerTimeout: nil), reusable: false)
             } else if let error {
                 finish(failure: FailureClassifier.classify(error, bodySent: result.bodySent, timeouts: exchange!.timeouts))
             } else {

@@ -166,4 +166,7 @@ public struct UploadTimeouts: Sendable, Equatable {
         self.stall = stall
         self.answer = answer
     }
+
+    /// The answer clock in seconds, as messages give it.
+    var answerSeconds: Double { Double(answer.nanoseconds) / 1e9 }
 }

@@ -86,15 +86,7 @@ public final class HTTPUploadTransport: UploadTransport {
             connectionPool: pool
         )
         configuration.httpVersion = .http1Only
-        if let proxy {
-            switch proxy.kind {
-            case .http:
-                configuration.proxy = .server(host: proxy.host, port: proxy.port,
-                                              authorization: proxy.login.map { .basic(username: $0, password: proxy.password ?? "") })
-            case .socks5:
-                configuration.proxy = .socksServer(host: proxy.host, port: proxy.port)
-            }
-        }
+        configuration.proxy = proxy.map(HTTPClient.Configuration.Proxy.init)
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         self.loopExecutors = EventLoopTaskExecutors(eventLoopGroup)
         self.threadPool = threadPool
@@ -236,7 +228,7 @@ public final class HTTPUploadTransport: UploadTransport {
             if let expected = request.expectedFile, let fingerprint = opened.openedAs, let change = expected.change(to: fingerprint) {
                 throw UploadFailure(.fileError, "\(path) \(change)")
             }
-            if stripLocation { opened = try Self.withoutLocation(opened) }
+            if stripLocation { opened = try opened.withoutLocation() }
             source = opened
             if let size = source.size, size <= Int64(streamChunkSize) {
                 // Small enough to hold: one read serves the sniffing, the size check and the body.
@@ -277,22 +269,6 @@ public final class HTTPUploadTransport: UploadTransport {
             throw UploadFailure(.fileError, error.description)
         }
         return Prepared(source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded)
-    }
-
-    /// The file as `--strip-location` sends it: the same bytes but for its location (worked out
-    /// again from the file on every attempt, so a retry or a resume makes the same body). A file
-    /// whose location cannot be removed safely is not sent.
-    static func withoutLocation(_ source: FileSource) throws(UploadFailure) -> FileSource {
-        guard let size = source.openedAs?.size else { return source }
-        let edits: [ByteEdit]
-        do {
-            edits = try LocationStripper.edits(size: size) { offset, count in
-                (try? source.read(offset: offset, count: count, allocator: ByteBufferAllocator())).map { Array($0.readableBytesView) } ?? []
-            }
-        } catch {
-            throw UploadFailure(.fileError, "\(source.path): \(error.description)")
-        }
-        return edits.isEmpty ? source : source.editing(edits)
     }
 
     /// The user's headers (`-H`) and our User-Agent; the body's own headers are set per request.
@@ -372,14 +348,10 @@ public final class HTTPUploadTransport: UploadTransport {
             let stalledOut = stalled.withLockedValue { $0 }
             let deadlineHit = answerDeadline.withLockedValue { $0.hit }
             let cancelled = error is CancellationError || (error as? HTTPClientError) == .cancelled
-            if !stalledOut, var answer = delegate.answerSoFar, deadlineHit || !cancelled {
+            if !stalledOut, let arrived = delegate.answerSoFar, deadlineHit || !cancelled {
                 // What arrived of the answer is what happened (its status at least); that its
                 // end did not arrive is said with it.
-                if deadlineHit {
-                    answer = answer.cutShort(byTimeout: Double(timeouts.answer.nanoseconds) / 1e9)
-                } else if !answer.isWholeByItsLength {
-                    answer = answer.cutShort(byTimeout: nil)
-                }
+                let answer = arrived.endedEarly(answerTimeout: deadlineHit ? timeouts.answerSeconds : nil)
                 return AttemptResult(outcome: Self.outcome(answer, bytesSent: delegate.bytesSent, expected: length),
                                      response: answer, bytesSent: delegate.bytesSent)
             }

@@ -27,6 +27,13 @@ public struct UploadResponse: Sendable, Hashable, Codable {
         header("Content-Length").flatMap { BoundedNumber.decimal($0) } == bodyBytesTotal
     }
 
+    /// This answer as an attempt ended before its end was read: cut by the answer timeout of
+    /// `timeout` seconds, or (nil) ended by the connection closing, which cut it unless all the
+    /// declared body had arrived. The one rule both ways a request goes apply.
+    public func endedEarly(answerTimeout timeout: Double?) -> UploadResponse {
+        timeout == nil && isWholeByItsLength ? self : cutShort(byTimeout: timeout)
+    }
+
     /// This answer as far as it arrived, said to be cut: by the answer timeout of `timeout`
     /// seconds, or (nil) by the server closing the connection.
     public func cutShort(byTimeout timeout: Double?) -> UploadResponse {
