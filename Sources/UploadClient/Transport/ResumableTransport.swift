@@ -17,6 +17,8 @@ final class ResumeSupport: Sendable {
     }
 
     private let state = NIOLockedValueBox<[String: Task<Answer, Never>]>([:])
+    /// Origins whose answer came from the store, not from asking in this process.
+    private let rememberedOrigins = NIOLockedValueBox<Set<String>>([])
     /// Where answers outlive the process (nil: they do not).
     let store: ResumeSupportStore?
 
@@ -27,7 +29,13 @@ final class ResumeSupport: Sendable {
     /// What `origin` answers, asked once per process, or as remembered from an earlier one
     /// (`remembered`: then the origin may have changed since, and a refusal means that).
     func answer(for origin: String, now: Double = Date().timeIntervalSince1970, ask: @escaping @Sendable () async -> Answer) async -> (Answer, remembered: Bool) {
+        if rememberedOrigins.withLockedValue({ $0.contains(origin) }), let known = state.withLockedValue({ $0[origin] }) {
+            return (await known.value, true)
+        }
         if state.withLockedValue({ $0[origin] }) == nil, let remembered = store?.lookup(origin, now: now) {
+            // Read from the file once per process, not once per upload.
+            state.withLockedValue { $0[origin] = Task { remembered } }
+            rememberedOrigins.withLockedValue { _ = $0.insert(origin) }
             return (remembered, true)
         }
         let store = self.store
@@ -49,6 +57,7 @@ final class ResumeSupport: Sendable {
     /// The origin was believed to resume uploads and refused to create one: it does not (now).
     func refused(_ origin: String, now: Double = Date().timeIntervalSince1970) {
         state.withLockedValue { $0[origin] = Task { .unsupported } }
+        rememberedOrigins.withLockedValue { _ = $0.remove(origin) }
         store?.remember(origin, .unsupported, now: now)
     }
 
