@@ -124,7 +124,7 @@ extension UploadEndpoint {
         var fields = echo(version)
         fields["Accept-Patch"] = ResumableFields.partialUploadType
         fields["Allow"] = "POST, OPTIONS"
-        fields[ResumableFields.limit] = UploadLimit(maxSize: configuration.maxSize, maxAge: Int64((resumable.idleAge ?? resumable.maxAge).seconds)).fieldValue
+        fields[ResumableFields.limit] = UploadLimit(maxSize: configuration.maxSize, maxAge: resumable.advertisedAge).fieldValue
         return Self.empty(.noContent, fields)
     }
 

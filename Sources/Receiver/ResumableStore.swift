@@ -3,43 +3,6 @@ import Glibc
 import NIOConcurrencyHelpers
 import UploadCore
 
-/// What the receiver keeps of one resumable upload besides its bytes: the creation request's
-/// metadata (the multipart body is processed with it once complete) and, once complete, the
-/// final answer, so a client that lost it can learn how the upload ended.
-struct ResumableRecord: Codable, Equatable, Sendable {
-    var token: String
-    var createdAt: Date
-    var expiresAt: Date
-    /// The creation request's `Content-Type` (multipart/form-data with its boundary).
-    var boundary: String
-    /// The representation's length once a request has said it.
-    var length: Int64?
-    var answer: StoredAnswer?
-    /// Where in the stream a parser was last inside the file part with nothing held back: a
-    /// request that completes the upload skips the bytes before it instead of reading them again.
-    var checkpoint: Int64?
-    /// Who created it, as `ResumableQuota` names clients.
-    var client: String?
-
-    var complete: Bool { answer != nil }
-
-    /// Whether a record read back from disk can be used: every number in it is one this
-    /// receiver could have written (a damaged or planted file is removed, never trusted).
-    var isPlausible: Bool {
-        guard boundary.utf8.count <= 70, !boundary.isEmpty else { return false }
-        if let length, !(0...BoundedNumber.maxBytes).contains(length) { return false }
-        if let checkpoint, !(0...BoundedNumber.maxBytes).contains(checkpoint) { return false }
-        if let answer, !(100...599).contains(answer.status) { return false }
-        return createdAt.timeIntervalSince1970.isFinite && expiresAt.timeIntervalSince1970.isFinite
-    }
-}
-
-/// The endpoint's answer to a completed upload.
-struct StoredAnswer: Codable, Equatable, Sendable {
-    var status: Int
-    var body: String
-}
-
 /// The receiver's resumable uploads: on disk in a private folder of the upload directory, so
 /// they survive a restart; in memory, who is using each one. The bytes received so far are
 /// split where the file part's own bytes begin: `<token>.part` holds the multipart stream up
@@ -107,9 +70,11 @@ final class ResumableStore: Sendable {
     /// Seconds an upload whose age ends at `expiresAt` is sure to live from `now` if the client
     /// goes on at once: its `Upload-Limit: max-age` (the idle age, or less near its end).
     func remainingAge(expiresAt: Date, now: Date = Date()) -> Int64 {
-        let left = max(0, expiresAt.timeIntervalSince(now).rounded(.down))
-        return Int64(min(left, (idleAge ?? maxAge).seconds))
+        min(Int64(max(0, expiresAt.timeIntervalSince(now).rounded(.down))), advertisedAge)
     }
+
+    /// Seconds a new upload is sure to live while the client goes on: its `Upload-Limit: max-age`.
+    var advertisedAge: Int64 { Int64((idleAge ?? maxAge).seconds) }
 
     // MARK: creating and finding
 
