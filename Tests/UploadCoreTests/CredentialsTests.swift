@@ -35,4 +35,19 @@ import UploadCore
         }
         #expect(BasicCredentials.header(login: "Aladdin", password: "open sesame").value == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==", "RFC 7617's example")
     }
+
+    @Test func aChosenNetrcFileGivesTheEndpointItsLoginByCurlsRules() throws {
+        let path = NSTemporaryDirectory() + "uploadmon-netrc-\(UUID().uuidString)"
+        defer { unlink(path) }
+        try Data("machine up.example login ann password pw\n".utf8).write(to: URL(fileURLWithPath: path))
+        let required = NetrcChoice(path: path, optional: false)
+        #expect(try required.credentials(for: "https://bob:urlpw@up.example/photo") == nil, "a URL user narrows the search")
+        #expect(try required.credentials(for: "https://up.example/photo")! == ("ann", "pw"))
+        #expect(required.endpoint("https://ann:urlpw@up.example/photo") == "https://up.example/photo", "the file's entry replaces the URL's password")
+        let optional = NetrcChoice(path: path, optional: true)
+        #expect(try optional.credentials(for: "https://ann:urlpw@up.example/photo") == nil, "optional: the URL's password wins")
+        #expect(optional.endpoint("https://ann:urlpw@up.example/photo") == "https://ann:urlpw@up.example/photo")
+        #expect(try NetrcChoice(path: path + "-missing", optional: true).credentials(for: "https://up.example/") == nil)
+        #expect(throws: UploadInputError.self) { try NetrcChoice(path: path + "-missing", optional: false).credentials(for: "https://up.example/") }
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A `.netrc` file as curl reads it (`--netrc`, `--netrc-file`): whitespace-separated tokens;
 /// `machine NAME` starts an entry, `default` the entry for any other host; `login`, `password`
 /// and `account` take a value; `macdef NAME` is followed by a macro that runs to the next empty
@@ -114,4 +116,43 @@ public struct Netrc: Sendable, Equatable {
 public struct NetrcError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     public var description: String { message }
+}
+
+/// A netrc file as a command asks for it (`--netrc`, `--netrc-file`, `--netrc-optional`), and
+/// what it gives an endpoint, by curl's rules: required, the file must exist and its entry wins
+/// over a password in the URL (which is then not sent); optional, a missing file is no error
+/// and a password in the URL wins. A user in the URL narrows the search to that login.
+public struct NetrcChoice: Sendable, Equatable {
+    public var path: String
+    public var optional: Bool
+
+    public init(path: String, optional: Bool) {
+        self.path = path
+        self.optional = optional
+    }
+
+    /// The login and password for `url`'s host, or nil.
+    public func credentials(for url: String) throws(UploadInputError) -> (login: String, password: String)? {
+        let components = URLComponents(string: url)
+        guard let host = components?.host, !host.isEmpty else { return nil }
+        if optional, components?.password != nil { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if optional { return nil }
+            throw .netrc(path: path, reason: "it is missing or unreadable")
+        }
+        do {
+            return try Netrc(parsing: String(decoding: data, as: UTF8.self)).credentials(for: host, user: components?.user)
+        } catch {
+            throw .netrc(path: path, reason: error.message)
+        }
+    }
+
+    /// `url` as sent: without its own login and password when an entry of a required file replaces them.
+    public func endpoint(_ url: String) -> String {
+        guard !optional, (try? credentials(for: url)) != nil, var components = URLComponents(string: url),
+              components.user != nil || components.password != nil else { return url }
+        components.user = nil
+        components.password = nil
+        return components.string ?? url
+    }
 }

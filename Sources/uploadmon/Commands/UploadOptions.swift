@@ -126,48 +126,22 @@ struct UploadOptions: ParsableArguments {
             }
             parsed += try HeaderFile.parse(text, path: path == "-" ? "(standard input)" : path)
         }
-        if !parsed.contains(where: { $0.name.lowercased() == "authorization" }), let (login, password) = try netrcCredentials() {
+        if !parsed.contains(where: { $0.name.lowercased() == "authorization" }), let (login, password) = try netrcChoice?.credentials(for: to) {
             parsed.append(BasicCredentials.header(login: login, password: password))
         }
         return parsed
     }
 
     /// The netrc file asked for: `--netrc-file`, else `~/.netrc` with `--netrc` or `--netrc-optional`.
-    var netrcPath: String? {
-        if let netrcFile { return netrcFile }
-        guard netrc || netrcOptional else { return nil }
-        return (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/.netrc"
-    }
-
-    /// The login and password a netrc file gives the endpoint's host, as curl takes them: with
-    /// `--netrc` (or `--netrc-file`) the file must exist and its entry wins over a password in the
-    /// URL (which is then not sent); with `--netrc-optional` a missing file is no error and a
-    /// password in the URL wins. A user in the URL narrows the search to that login.
-    func netrcCredentials() throws(UploadInputError) -> (String, String)? {
-        guard let path = netrcPath else { return nil }
-        let url = URLComponents(string: to)
-        guard let host = url?.host, !host.isEmpty else { return nil }
+    var netrcChoice: NetrcChoice? {
         let optional = netrcOptional && netrcFile == nil && !netrc
-        if optional, url?.password != nil { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if optional { return nil }
-            throw .netrc(path: path, reason: "it is missing or unreadable")
-        }
-        do {
-            return try Netrc(parsing: String(decoding: data, as: UTF8.self)).credentials(for: host, user: url?.user).map { ($0.login, $0.password) }
-        } catch {
-            throw .netrc(path: path, reason: error.message)
-        }
+        if let netrcFile { return NetrcChoice(path: netrcFile, optional: false) }
+        guard netrc || netrcOptional else { return nil }
+        return NetrcChoice(path: (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/.netrc", optional: optional)
     }
 
     /// The endpoint as sent: without the URL's own login and password when a netrc entry replaces them.
-    var endpoint: String {
-        guard (netrc || netrcFile != nil), (try? netrcCredentials()) != nil, var url = URLComponents(string: to),
-              url.user != nil || url.password != nil else { return to }
-        url.user = nil
-        url.password = nil
-        return url.string ?? to
-    }
+    var endpoint: String { netrcChoice?.endpoint(to) ?? to }
 
     var transportSettings: TransportSettings {
         TransportSettings(
