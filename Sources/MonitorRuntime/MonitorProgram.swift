@@ -26,6 +26,11 @@ public protocol MonitorTerminal: AnyObject {
     /// as keys, if any is held: the loop wakes then to read it.
     var heldInputWait: Double? { get }
     func draw(_ canvas: Canvas)
+    /// Asks the terminal to answer once it has read everything written so far (`CSI 5 n`), so
+    /// the loop learns when a frame has reached the screen; false where it cannot be asked.
+    func askWhenShown() -> Bool
+    /// How many such answers came with the keys read since the last call.
+    func takeShownAnswers() -> Int
     /// Bytes straight to the terminal between frames (bell, notification escapes).
     func emit(_ bytes: [UInt8])
     /// The size after a SIGWINCH, or nil if it cannot be read.
@@ -39,12 +44,14 @@ extension MonitorTerminal {
     public var colorDepth: ColorDepth { colors ? .palette256 : .none }
     public var pixelGraphics: PixelGraphics? { nil }
     public var heldInputWait: Double? { nil }
+    public func askWhenShown() -> Bool { false }
+    public func takeShownAnswers() -> Int { 0 }
 }
 
 /// The monitor's one run loop: it owns the terminal and the state on a thread of its own,
 /// sleeps in `poll` on the keyboard and the inbox, feeds every input through the reducer,
 /// performs the effects, and draws and ticks as `FramePacer` decides (at most 30 frames a
-/// second, only when something changed).
+/// second, only when something changed, and not before the terminal has shown the last one).
 public final class MonitorProgram: @unchecked Sendable {
     public struct Settings: Sendable {
         public var notify: NotifyMode
@@ -130,7 +137,11 @@ public final class MonitorProgram: @unchecked Sendable {
         perform(.loadDirectory(path: state.browser.path, select: nil), terminal: terminal)
         while !state.hasQuit {
             let t = elapsed()
-            if pacer.drawNow(at: t) { terminal.draw(MonitorView.render(state, theme: theme)) }
+            pacer.observe(at: t)
+            if pacer.drawNow(at: t) {
+                terminal.draw(MonitorView.render(state, theme: theme))
+                pacer.sent(at: t, asked: pacer.asks && terminal.askWhenShown())
+            }
             var timeout = pacer.sleep(at: t, uploadsActive: state.queue.activeCount > 0) ?? -1
             if let due = restDue { timeout = max(0, timeout < 0 ? due.at - t : min(timeout, due.at - t)) }
             if let held = terminal.heldInputWait { timeout = timeout < 0 ? held : min(timeout, held) }
@@ -146,6 +157,7 @@ public final class MonitorProgram: @unchecked Sendable {
                 break
             }
             for key in terminal.pendingKeys() { apply(.key(key, now())) }
+            pacer.answered(terminal.takeShownAnswers(), at: elapsed())
             for input in inbox.take() {
                 switch input {
                 case .event(let event):

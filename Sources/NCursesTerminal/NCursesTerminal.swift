@@ -210,6 +210,16 @@ public final class NCursesTerminal {
         emit(bytes)
     }
 
+    /// Asks the terminal to answer once it has read this far; the answer is taken out of the
+    /// keys and counted (`takeShownAnswers`).
+    public func askWhenShown() -> Bool {
+        emit(LateReplyFilter.statusQuestion)
+        lateReplies.expectStatus()
+        return true
+    }
+
+    public func takeShownAnswers() -> Int { lateReplies.takeStatusAnswers() }
+
     /// Writes bytes straight to the terminal (bell, notification escapes) between frames.
     public func emit(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }

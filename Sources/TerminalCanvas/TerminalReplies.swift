@@ -118,14 +118,27 @@ public struct TerminalReplies: Sendable, Equatable {
 /// answer that a read cut in two (`ESC _ G i = 3 1 ; O` then `K ESC \`) until the rest comes,
 /// within bounds: at most `holdSeconds` without a further byte and a bounded length, after
 /// which what it held was keys after all and is let go as such.
+///
+/// It also takes out the answers to the status question (`CSI 5 n`, answered `CSI 0 n`) that
+/// the monitor asks after a frame to learn when the terminal has shown it (`FramePacer`):
+/// while such answers are owed (`expectStatus`), each is dropped and counted (`takeStatusAnswers`).
 public struct LateReplyFilter: Sendable, Equatable {
     public private(set) var active: Bool
+    /// Status answers still owed by the terminal.
+    public private(set) var statusOwed = 0
+    /// Status answers dropped since the last `takeStatusAnswers`.
+    private var statusAnswers = 0
+    /// The status question: "answer once you have read this far".
+    public static let statusQuestion = Array("\u{1B}[5n".utf8)
     /// The start of an answer that has not ended yet, and when its last key came.
     private var held: [Key] = []
     private var heldAt = 0.0
+    private var holdFor = holdSeconds
 
     /// How long an unfinished answer is held waiting for its rest.
     public static let holdSeconds = 0.3
+    /// How long the start of what may be a status answer is held, when only those are owed.
+    public static let statusHoldSeconds = 0.05
     static let csiLimit = 64
     static let apcLimit = 8192
 
@@ -133,11 +146,23 @@ public struct LateReplyFilter: Sendable, Equatable {
         self.active = active
     }
 
+    /// The status question was sent: one more answer is owed.
+    public mutating func expectStatus() { statusOwed += 1 }
+
+    /// How many status answers came since the last call.
+    public mutating func takeStatusAnswers() -> Int {
+        defer { statusAnswers = 0 }
+        return statusAnswers
+    }
+
+    /// Whether an Escape may start an answer: start-up answers or status answers are owed.
+    private var listening: Bool { active || statusOwed > 0 }
+
     /// The keys read at `now` (seconds on any steady clock), without the answers among them.
     public mutating func filter(_ keys: [Key], now: Double = 0) -> [Key] {
-        guard active || !held.isEmpty else { return keys }
+        guard listening || !held.isEmpty else { return keys }
         if keys.isEmpty {
-            guard !held.isEmpty, now - heldAt >= Self.holdSeconds else { return [] }
+            guard !held.isEmpty, now - heldAt >= holdFor else { return [] }
             defer { held = [] }
             return held
         }
@@ -146,15 +171,23 @@ public struct LateReplyFilter: Sendable, Equatable {
         var kept: [Key] = []
         var i = 0
         while i < all.count {
-            if active, all[i] == .escape {
-                switch Self.match(all, at: i) {
+            if listening, all[i] == .escape {
+                switch Self.match(all, at: i, startup: active, status: statusOwed > 0) {
                 case .reply(let end, let last):
                     if last { active = false }
+                    i = end + 1
+                    continue
+                case .status(let end):
+                    statusOwed -= 1
+                    statusAnswers += 1
                     i = end + 1
                     continue
                 case .unfinished:
                     held = Array(all[i...])
                     heldAt = now
+                    // A status answer is four bytes sent at once: a lone Escape at the end of a
+                    // read is the Escape key far more often than half an answer.
+                    holdFor = active ? Self.holdSeconds : Self.statusHoldSeconds
                     return kept
                 case .notAReply:
                     break
@@ -168,28 +201,35 @@ public struct LateReplyFilter: Sendable, Equatable {
 
     /// Seconds from `now` until held keys are let go (nil: none held): the caller wakes then.
     public func wait(now: Double) -> Double? {
-        held.isEmpty ? nil : max(0, heldAt + Self.holdSeconds - now)
+        held.isEmpty ? nil : max(0, heldAt + holdFor - now)
     }
 
     private enum Match {
         case reply(end: Int, last: Bool)
+        /// `CSI 0 n` (ready) or `CSI 3 n` (malfunction): the terminal read up to the question.
+        case status(end: Int)
         /// The keys end inside what may still become an answer.
         case unfinished
         case notAReply
     }
 
-    /// What starts at `start` (an Escape): an answer and where it ends, one not ended yet, or keys.
-    private static func match(_ keys: [Key], at start: Int) -> Match {
+    /// What starts at `start` (an Escape): an answer and where it ends, one not ended yet, or
+    /// keys. `startup`: the start-up answers may come; `status`: a status answer may come.
+    private static func match(_ keys: [Key], at start: Int, startup: Bool, status: Bool) -> Match {
         guard start + 1 < keys.count else { return .unfinished }
         if keys[start + 1] == .character("[") {
             var j = start + 2
             while j < keys.count, case .character(let c) = keys[j], c.isASCII, c.isNumber || c == ";" || c == "?" { j += 1 }
             guard j - start <= csiLimit else { return .notAReply }
             guard j < keys.count else { return .unfinished }
-            guard case .character(let final) = keys[j], "ctS".contains(final) else { return .notAReply }
+            guard case .character(let final) = keys[j] else { return .notAReply }
+            if status, final == "n", j == start + 3, keys[start + 2] == .character("0") || keys[start + 2] == .character("3") {
+                return .status(end: j)
+            }
+            guard startup, "ctS".contains(final) else { return .notAReply }
             return .reply(end: j, last: final == "c" && start + 2 < j && keys[start + 2] == .character("?"))
         }
-        if keys[start + 1] == .character("_") {
+        if startup, keys[start + 1] == .character("_") {
             var j = start + 2
             while j < keys.count, j - start <= apcLimit {
                 if keys[j] == .escape {

@@ -33,3 +33,105 @@ import Testing
         do { let result = pacer.tickNow(at: 10.5, uploadsActive: true); #expect(result) }
     }
 }
+
+/// The screen keeps up with the keyboard on a slow link: a frame waits until the terminal has
+/// shown the last one (its answer to the question sent after it), and what changed meanwhile
+/// goes out as one frame.
+/// `drawNow` as a free function: `#expect` cannot call a mutating method.
+private func draws(_ pacer: inout FramePacer, at t: Double) -> Bool { pacer.drawNow(at: t) }
+
+@Suite struct FramePacerFlowTests {
+    @Test func aFrameWaitsForTheLastOnesAnswerAndThenCarriesEverythingThatChanged() {
+        var pacer = FramePacer()
+        #expect(draws(&pacer, at: 0))
+        pacer.sent(at: 0, asked: true)
+        pacer.answered(1, at: 0.3)
+        #expect(pacer.answering == .yes)
+        pacer.changed()
+        #expect(draws(&pacer, at: 0.3))
+        pacer.sent(at: 0.3, asked: true)
+        // A held key on a link where the answer takes 0.4 s: 12 changes, no frame.
+        var frames = 0
+        for step in 1...12 {
+            pacer.changed()
+            if pacer.drawNow(at: 0.3 + Double(step) / 30) { frames += 1 }
+        }
+        #expect(frames == 0, "nothing drawn while the terminal has not shown the last frame")
+        #expect(pacer.sleep(at: 0.7, uploadsActive: false).map { $0 > 0 } == true, "the loop waits for the answer (or the patience)")
+        pacer.answered(1, at: 0.71)
+        #expect(pacer.lastAnswerDelay.map { abs($0 - 0.41) < 1e-9 } == true)
+        #expect(draws(&pacer, at: 0.71), "one frame with all twelve changes")
+        #expect(!draws(&pacer, at: 0.8), "and nothing more owed")
+    }
+
+    @Test func untilTheTerminalHasAnsweredOnceNothingWaits() {
+        var pacer = FramePacer()
+        #expect(draws(&pacer, at: 0))
+        pacer.sent(at: 0, asked: true)
+        pacer.changed()
+        #expect(draws(&pacer, at: 1.0 / 30), "an answer not yet known to come is not waited for")
+    }
+
+    @Test func onAFastLinkFramesComeAsBefore() {
+        var pacer = FramePacer()
+        var frames = 0
+        var t = 0.0
+        for _ in 0..<90 {
+            pacer.changed()
+            if pacer.drawNow(at: t) {
+                frames += 1
+                pacer.sent(at: t, asked: true)
+                pacer.answered(1, at: t + 0.001)
+            }
+            t += 1.0 / 30 + 0.0001
+        }
+        #expect(frames == 90, "every change at 30 a second is drawn when answers take a millisecond: \(frames)")
+    }
+
+    @Test func aLostAnswerHoldsTheScreenForThePatienceOnly() {
+        var pacer = FramePacer()
+        _ = pacer.drawNow(at: 0)
+        pacer.sent(at: 0, asked: true)
+        pacer.answered(1, at: 0.01)
+        _ = pacer.drawNow(at: 0) // nothing owed
+        pacer.changed()
+        #expect(draws(&pacer, at: 0.1))
+        pacer.sent(at: 0.1, asked: true)
+        pacer.changed()
+        #expect(!draws(&pacer, at: 0.1 + FramePacer.patience - 0.01))
+        let wait = pacer.sleep(at: 1, uploadsActive: false)
+        #expect(wait.map { abs($0 - (0.1 + FramePacer.patience - 1)) < 1e-9 } == true, "wakes when the patience ends: \(String(describing: wait))")
+        #expect(draws(&pacer, at: 0.1 + FramePacer.patience))
+    }
+
+    @Test func aTerminalThatNeverAnswersIsNotAskedAgainAndNeverSlowed() {
+        var pacer = FramePacer()
+        var t = 0.0
+        var frames = 0
+        while t < 10 {
+            pacer.observe(at: t)
+            pacer.changed()
+            if pacer.drawNow(at: t) {
+                frames += 1
+                pacer.sent(at: t, asked: pacer.asks)
+            }
+            t += 1.0 / 30 + 0.0001
+        }
+        #expect(pacer.answering == .no)
+        #expect(!pacer.asks)
+        // Never waiting for an answer that does not come: 30 a second throughout.
+        #expect(frames >= 299, "\(frames) frames in 10 s")
+        // An answer that comes after all (a very slow link) puts the questions back.
+        pacer.answered(1, at: t)
+        #expect(pacer.answering == .yes && pacer.asks)
+    }
+
+    @Test func aTerminalThatCannotBeAskedIsPacedAsBefore() {
+        var pacer = FramePacer()
+        #expect(draws(&pacer, at: 0))
+        pacer.sent(at: 0, asked: false)
+        pacer.changed()
+        #expect(draws(&pacer, at: 1.0 / 30))
+        #expect(pacer.sleep(at: 1, uploadsActive: false) == nil)
+    }
+}

@@ -189,6 +189,42 @@ import Testing
         #expect(a + b + c == [])
     }
 
+    /// The monitor asks `CSI 5 n` after frames to learn when the terminal has shown them: the
+    /// answers are counted and never reach the keys, only while owed, and only that answer.
+    @Test func statusAnswersAreCountedWhileOwedAndOnlyThen() {
+        var filter = LateReplyFilter(active: false)
+        #expect(filter.filter(Self.keys("\u{1B}[0n")) == Self.keys("\u{1B}[0n"), "none owed: keys")
+        filter.expectStatus()
+        filter.expectStatus()
+        #expect(filter.filter(Self.keys("j\u{1B}[0nk")) == Self.keys("jk"))
+        #expect(filter.takeStatusAnswers() == 1)
+        #expect(filter.takeStatusAnswers() == 0, "taken once")
+        // Other answers are keys when only status answers are owed.
+        #expect(filter.filter(Self.keys("\u{1B}[?62c\u{1B}[10n")) == Self.keys("\u{1B}[?62c\u{1B}[10n"))
+        #expect(filter.filter(Self.keys("\u{1B}[3n")) == [], "malfunction is an answer too")
+        #expect(filter.takeStatusAnswers() == 1)
+        #expect(filter.statusOwed == 0)
+        #expect(filter.filter(Self.keys("\u{1B}[0n")) == Self.keys("\u{1B}[0n"), "all answered: keys again")
+    }
+
+    @Test func aStatusAnswerCutInTwoIsHeldBrieflyAndALoneEscapeSoonPasses() {
+        let answer = Self.keys("\u{1B}[0n")
+        for cut in 1..<answer.count {
+            var filter = LateReplyFilter(active: false)
+            filter.expectStatus()
+            let first = filter.filter([.character("j")] + answer[..<cut], now: 0)
+            let second = filter.filter(Array(answer[cut...]), now: 0.01)
+            #expect(first + second == [.character("j")], "cut after \(cut)")
+            #expect(filter.takeStatusAnswers() == 1)
+        }
+        var filter = LateReplyFilter(active: false)
+        filter.expectStatus()
+        #expect(filter.filter([.escape], now: 5) == [])
+        #expect(filter.wait(now: 5)! <= LateReplyFilter.statusHoldSeconds)
+        #expect(filter.filter([], now: 5.001 + LateReplyFilter.statusHoldSeconds) == [.escape], "the Escape key, late by a moment")
+        #expect(filter.statusOwed == 1)
+    }
+
     /// What never ends is not held without bound: a long run after `ESC _` goes out as keys.
     @Test func anUnfinishedAnswerIsBounded() {
         var filter = LateReplyFilter(active: true)

@@ -2,6 +2,16 @@
 /// and only when something changed; a tick (to refresh rates) every `tickInterval` seconds while
 /// uploads run and never while idle; and how long the loop may sleep waiting for input in
 /// between. Times are seconds on the loop's monotonic clock.
+///
+/// It also keeps the screen from falling behind the keyboard on a slow link. Over SSH, what the
+/// monitor writes is buffered on the way (the SSH channel alone takes megabytes), so writing
+/// never blocks and a held key would queue seconds of frames. Instead, each frame ends with a
+/// question the terminal answers once it has read that far (`CSI 5 n`, every VT100-like terminal
+/// answers it); the next frame waits for that answer, and what changed meanwhile is drawn as one
+/// frame then. On a fast link the answer is back within a millisecond and nothing changes; on a
+/// slow one stale frames are never sent. Frames wait only once the terminal has answered (one
+/// that does not answer is never slowed; after `silentAfter` it is not asked again), and a lost
+/// answer holds the screen for at most `patience`.
 public struct FramePacer: Sendable, Equatable {
     public var maxFramesPerSecond = 30.0
     public var tickInterval = 0.5
@@ -10,6 +20,26 @@ public struct FramePacer: Sendable, Equatable {
     public private(set) var lastFrame = -1.0
     public private(set) var lastTick = 0.0
 
+    /// Whether the terminal answers the question.
+    public enum Answering: Sendable, Equatable {
+        case unknown
+        case yes
+        case no
+    }
+    public private(set) var answering = Answering.unknown
+    /// When each frame whose answer has not come yet was sent, oldest first.
+    public private(set) var unanswered: [Double] = []
+    /// When the first question went out, for deciding that the terminal does not answer.
+    private var firstAsked: Double?
+    /// How long a frame waits for the last one's answer at most: a lost answer must not hold
+    /// the screen for good.
+    public static let patience = 2.0
+    /// A terminal that has not answered this long after the first question is not asked again.
+    public static let silentAfter = 5.0
+    /// How long the last answer took after its frame was sent: the link's pace, for callers
+    /// that draw more lightly on a slow link.
+    public private(set) var lastAnswerDelay: Double?
+
     public init() {}
 
     var frameGap: Double { 1 / maxFramesPerSecond }
@@ -17,19 +47,63 @@ public struct FramePacer: Sendable, Equatable {
     /// Something changed: a frame is owed.
     public mutating func changed() { dirty = true }
 
+    /// Whether the frame drawn next should end with the question.
+    public var asks: Bool { answering != .no }
+
+    /// Whether the terminal has shown the frames sent, or waiting longer is pointless.
+    func caughtUp(at now: Double) -> Bool {
+        guard answering == .yes, let newest = unanswered.last else { return true }
+        return now - newest >= Self.patience
+    }
+
     /// Whether to draw at `now`; if so, the frame counts as drawn.
     public mutating func drawNow(at now: Double) -> Bool {
-        guard dirty, now - lastFrame >= frameGap else { return false }
+        guard dirty, now - lastFrame >= frameGap, caughtUp(at: now) else { return false }
         lastFrame = now
         dirty = false
         return true
     }
 
+    /// The frame drawn at `now` ended with the question (`asked`), or not.
+    public mutating func sent(at now: Double, asked: Bool) {
+        guard asked else { return }
+        if firstAsked == nil { firstAsked = now }
+        unanswered.append(now)
+        // Answers come in order; beyond this many outstanding, the oldest will not matter.
+        if unanswered.count > 64 { unanswered.removeFirst(unanswered.count - 64) }
+    }
+
+    /// `count` answers came at `now` (answers come in the order asked).
+    public mutating func answered(_ count: Int, at now: Double) {
+        guard count > 0 else { return }
+        answering = .yes
+        let done = min(count, unanswered.count)
+        if done > 0 { lastAnswerDelay = now - unanswered[done - 1] }
+        unanswered.removeFirst(done)
+    }
+
+    /// Time passes at `now`: a terminal silent since the first question is not asked again.
+    public mutating func observe(at now: Double) {
+        guard answering == .unknown, let first = firstAsked, now - first >= Self.silentAfter else { return }
+        answering = .no
+        unanswered.removeAll()
+    }
+
     /// How long the loop may wait for input at `now`: until the owed frame may be drawn, or
-    /// the next tick while uploads run; nil to wait for input alone.
+    /// the next tick while uploads run; nil to wait for input alone. While the terminal owes
+    /// an answer, the answer wakes the loop (it arrives as input); the wait is then bounded by
+    /// the patience only.
     public func sleep(at now: Double, uploadsActive: Bool) -> Double? {
         var timeout: Double?
-        if dirty { timeout = max(0, lastFrame + frameGap - now) }
+        if dirty {
+            var due = lastFrame + frameGap
+            if answering == .yes, let newest = unanswered.last { due = max(due, newest + Self.patience) }
+            timeout = max(0, due - now)
+        }
+        if answering == .unknown, let first = firstAsked {
+            let decide = max(0, first + Self.silentAfter - now)
+            timeout = min(timeout ?? decide, decide)
+        }
         if uploadsActive {
             let untilTick = max(0, lastTick + tickInterval - now)
             timeout = min(timeout ?? untilTick, untilTick)
