@@ -31,6 +31,9 @@ public protocol MonitorTerminal: AnyObject {
     func askWhenShown() -> Bool
     /// How many such answers came with the keys read since the last call.
     func takeShownAnswers() -> Int
+    /// On a slow link (`FramePacer.slowLink`) pictures go out in fewer bytes (the 256-colour
+    /// palette instead of 24-bit colour).
+    func drawLightly(_ lightly: Bool)
     /// Bytes straight to the terminal between frames (bell, notification escapes).
     func emit(_ bytes: [UInt8])
     /// The size after a SIGWINCH, or nil if it cannot be read.
@@ -46,6 +49,7 @@ extension MonitorTerminal {
     public var heldInputWait: Double? { nil }
     public func askWhenShown() -> Bool { false }
     public func takeShownAnswers() -> Int { 0 }
+    public func drawLightly(_ lightly: Bool) {}
 }
 
 /// The monitor's one run loop: it owns the terminal and the state on a thread of its own,
@@ -69,6 +73,8 @@ public final class MonitorProgram: @unchecked Sendable {
 
     /// Where other threads post events and signals for the loop.
     public let inbox = Inbox()
+    /// How the loop paces frames (set before `run`).
+    public var pacing = FramePacer()
     private let backend: any MonitorBackend
     private let settings: Settings
     private let makeTerminal: @Sendable (_ wantColors: Bool) -> any MonitorTerminal
@@ -126,7 +132,7 @@ public final class MonitorProgram: @unchecked Sendable {
         state.width = terminal.width
         state.height = terminal.height
         state.pixelGraphics = theme.pixels
-        var pacer = FramePacer()
+        var pacer = pacing
 
         func apply(_ event: MonitorEvent) {
             let effects = MonitorReducer.reduce(&state, event)
@@ -158,6 +164,7 @@ public final class MonitorProgram: @unchecked Sendable {
             }
             for key in terminal.pendingKeys() { apply(.key(key, now())) }
             pacer.answered(terminal.takeShownAnswers(), at: elapsed())
+            terminal.drawLightly(pacer.slowLink)
             for input in inbox.take() {
                 switch input {
                 case .event(let event):

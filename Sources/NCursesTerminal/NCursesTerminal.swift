@@ -24,6 +24,7 @@ public final class NCursesTerminal {
     private var pairs: [Int: Int16] = [:]
     private var maxPairs: Int = 0
     private var closed = false
+    private var lightly = false
 
     /// Takes over the terminal: alternate screen, raw keys (Ctrl-C arrives as a key), no echo,
     /// hidden cursor. `wantColors` false (NO_COLOR) keeps the screen monochrome and shows no
@@ -205,7 +206,8 @@ public final class NCursesTerminal {
             : Array(0..<picture.rows)
         guard !rows.isEmpty else { return }
         var bytes: [UInt8] = []
-        for row in rows { bytes += PictureEncoder.bytes(picture, depth: colorDepth, rows: row..<row + 1) }
+        let depth = lightly && colorDepth == .trueColor ? ColorDepth.palette256 : colorDepth
+        for row in rows { bytes += PictureEncoder.bytes(picture, depth: depth, rows: row..<row + 1) }
         bytes += Array("\u{1B}[0m\u{1B}[\(um_cursor_y() + 1);\(um_cursor_x() + 1)H".utf8)
         emit(bytes)
     }
@@ -219,6 +221,9 @@ public final class NCursesTerminal {
     }
 
     public func takeShownAnswers() -> Int { lateReplies.takeStatusAnswers() }
+
+    /// Pictures in the 256-colour palette while the link is slow: about half the bytes.
+    public func drawLightly(_ lightly: Bool) { self.lightly = lightly }
 
     /// Writes bytes straight to the terminal (bell, notification escapes) between frames.
     public func emit(_ bytes: [UInt8]) {

@@ -90,16 +90,19 @@ public enum PictureEncoder {
         let block = Array(upperHalfBlock.utf8)
         for row in (rows ?? 0..<picture.rows).clamped(to: 0..<picture.rows) {
             out += Array("\u{1B}[\(picture.y + row + 1);\(picture.x + 1)H".utf8)
-            var foreground: RGB?
-            var background: RGB??
+            // Compared as written: in the palette, neighbours often share a colour.
+            var foreground: String?
+            var background: String?
             for column in 0..<picture.columns {
                 let cell = picture[column, row]
+                let top = "38;" + colour(cell.top, depth)
+                let bottom = cell.bottom.map { "48;" + colour($0, depth) } ?? "49"
                 var codes: [String] = []
-                if foreground != cell.top { codes.append("38;" + colour(cell.top, depth)) }
-                if background != .some(cell.bottom) { codes.append(cell.bottom.map { "48;" + colour($0, depth) } ?? "49") }
+                if foreground != top { codes.append(top) }
+                if background != bottom { codes.append(bottom) }
                 if !codes.isEmpty { out += Array("\u{1B}[\(codes.joined(separator: ";"))m".utf8) }
-                foreground = cell.top
-                background = .some(cell.bottom)
+                foreground = top
+                background = bottom
                 out += block
             }
             out += Array("\u{1B}[0m".utf8)

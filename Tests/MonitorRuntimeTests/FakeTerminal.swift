@@ -20,13 +20,19 @@ final class FakeTerminal: MonitorTerminal, @unchecked Sendable {
     private var waiters: [Waiter] = []
     private var nextWaiter = 0
     private var nextSize: (width: Int, height: Int)?
+    /// Whether it answers the question asked after frames (a real terminal's `CSI 5 n`); the
+    /// test gives the answers (`answerShown`).
+    private let answers: Bool
+    private var questions = 0
+    private var answersGiven = 0
     private(set) var width: Int
     private(set) var height: Int
     let colors: Bool
     let inputDescriptor: Int32
     private var writeFD: Int32
 
-    init(width: Int = 100, height: Int = 30, colors: Bool = false) {
+    init(width: Int = 100, height: Int = 30, colors: Bool = false, answers: Bool = false) {
+        self.answers = answers
         self.width = width
         self.height = height
         self.colors = colors
@@ -57,6 +63,19 @@ final class FakeTerminal: MonitorTerminal, @unchecked Sendable {
             writeFD = -1
         }
     }
+
+    /// The terminal answers the questions asked so far, as a terminal does once it has shown
+    /// what came before them.
+    func answerShown() {
+        condition.withLock {
+            answersGiven += questions
+            questions = 0
+        }
+        var byte: UInt8 = 1
+        _ = write(writeFD, &byte, 1)
+    }
+
+    var questionsOwed: Int { condition.withLock { questions } }
 
     /// The size the next SIGWINCH finds.
     func willMeasure(width: Int, height: Int) { condition.withLock { nextSize = (width, height) } }
@@ -120,6 +139,19 @@ final class FakeTerminal: MonitorTerminal, @unchecked Sendable {
             }
             waiters = waiting
             for waiter in met { waiter.continuation.resume(returning: Self.text(canvas)) }
+        }
+    }
+
+    func askWhenShown() -> Bool {
+        guard answers else { return false }
+        condition.withLock { questions += 1 }
+        return true
+    }
+
+    func takeShownAnswers() -> Int {
+        condition.withLock {
+            defer { answersGiven = 0 }
+            return answersGiven
         }
     }
 

@@ -68,6 +68,9 @@ final class FakeBackend: MonitorBackend {
         { frame in frame.line(0).contains("\(count) ok") && !frame.line(0).contains("active") }
     }
 
+    /// The preview pane follows the cursor: its title names the file under it.
+    static func cursorOn(_ name: String, _ screen: String) -> Bool { screen.contains("Preview · " + name) }
+
     static func answer(_ id: UploadID, name: String) -> [UploadEvent] {
         let body = #"{"filename": "\#(name)"}"#
         return [
@@ -147,6 +150,39 @@ final class FakeBackend: MonitorBackend {
         terminal.type(.control("c"))
         let final = await Self.ended(run)
         #expect(final.width == 132 && final.height == 40)
+    }
+
+    /// On a slow link the terminal answers late: keys pressed meanwhile change the state but
+    /// draw nothing until the answer comes, then one frame shows where they led.
+    @Test func keysPressedWhileTheTerminalHasNotShownTheLastFrameAreDrawnAsOneFrameAfterIt() async throws {
+        let terminal = FakeTerminal(width: 100, height: 30, answers: true)
+        let program = program(FakeBackend(), terminal)
+        program.pacing.patience = 3600 // an answer that never came must not end the wait here
+        let run = Task { await program.run(initial(), handlingSignals: false) }
+        _ = await terminal.frame { FakeTerminal.text($0).contains("a.png") }
+        terminal.answerShown()
+        // A frame after the answer: the terminal is known to answer from here on.
+        terminal.type(.character("j"))
+        let moved = await terminal.frame { Self.cursorOn("b.png", FakeTerminal.text($0)) }
+        #expect(moved.match != nil, "\(moved.last)")
+        // The question goes out just after the frame.
+        #expect(try await eventually { terminal.questionsOwed == 1 })
+        let drawn = terminal.frameCount
+        // Back and forth while that frame is unanswered: no frame.
+        for key in ["k", "j", "k"] { terminal.type(.character(Character(key))) }
+        terminal.type(.character("?"))
+        // The help dialog would show at once; it must wait for the answer.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(terminal.frameCount == drawn, "no frame while the terminal has not shown the last one")
+        terminal.answerShown()
+        let after = await terminal.frame(after: drawn) { _ in true }
+        // (The help dialog covers the end of the preview's title.)
+        #expect(after.match.map { $0.contains("Preview · a.") && $0.contains("Keys") } == true, "one frame, where the keys led: \(after.last)")
+        terminal.type(.escape)
+        terminal.answerShown()
+        terminal.type(.control("c"))
+        _ = await Self.ended(run)
+        #expect(terminal.frameCount <= drawn + 3)
     }
 
     @Test func aTerminalThatHangsUpEndsTheMonitorAndIsGivenBack() async throws {

@@ -98,10 +98,10 @@ private func draws(_ pacer: inout FramePacer, at t: Double) -> Bool { pacer.draw
         #expect(draws(&pacer, at: 0.1))
         pacer.sent(at: 0.1, asked: true)
         pacer.changed()
-        #expect(!draws(&pacer, at: 0.1 + FramePacer.patience - 0.01))
+        #expect(!draws(&pacer, at: 0.1 + pacer.patience - 0.01))
         let wait = pacer.sleep(at: 1, uploadsActive: false)
-        #expect(wait.map { abs($0 - (0.1 + FramePacer.patience - 1)) < 1e-9 } == true, "wakes when the patience ends: \(String(describing: wait))")
-        #expect(draws(&pacer, at: 0.1 + FramePacer.patience))
+        #expect(wait.map { abs($0 - (0.1 + pacer.patience - 1)) < 1e-9 } == true, "wakes when the patience ends: \(String(describing: wait))")
+        #expect(draws(&pacer, at: 0.1 + pacer.patience))
     }
 
     @Test func aTerminalThatNeverAnswersIsNotAskedAgainAndNeverSlowed() {
@@ -133,5 +133,32 @@ private func draws(_ pacer: inout FramePacer, at t: Double) -> Bool { pacer.draw
         pacer.changed()
         #expect(draws(&pacer, at: 1.0 / 30))
         #expect(pacer.sleep(at: 1, uploadsActive: false) == nil)
+    }
+}
+
+/// Pictures go out in fewer bytes while the link takes long to carry a frame beyond its round
+/// trip, and in full colour again once it no longer does.
+@Suite struct SlowLinkTests {
+    static func answer(_ pacer: inout FramePacer, at t: Double, after delay: Double) {
+        pacer.changed()
+        _ = pacer.drawNow(at: t)
+        pacer.sent(at: t, asked: true)
+        pacer.answered(1, at: t + delay)
+    }
+
+    @Test func aLongRoundTripAloneIsNotSlowButAFrameThatTakesLongerIs() {
+        var pacer = FramePacer()
+        // 250 ms away but fast: every frame takes the round trip.
+        for i in 0..<20 { Self.answer(&pacer, at: Double(i), after: 0.25) }
+        #expect(!pacer.slowLink)
+        // A picture that takes 0.13 s more than the round trip: 1 Mbit/s.
+        Self.answer(&pacer, at: 30, after: 0.38)
+        #expect(pacer.slowLink)
+        // Lighter pictures (0.06 s beyond) among small frames keep it slow.
+        for i in 0..<40 { Self.answer(&pacer, at: 31 + Double(i), after: i % 5 == 0 ? 0.31 : 0.25) }
+        #expect(pacer.slowLink)
+        // Once no recent frame takes longer than the round trip, it is fast again.
+        for i in 0..<40 { Self.answer(&pacer, at: 80 + Double(i), after: 0.251) }
+        #expect(!pacer.slowLink)
     }
 }

@@ -33,15 +33,6 @@ func curlBlocking(_ arguments: [String]) throws -> (status: Int, body: String, u
     return (status, body, uploaded)
 }
 
-/// Waits (up to 10 s) until `condition` holds: for effects that follow a connection's events.
-func eventually(_ condition: () -> Bool) async throws -> Bool {
-    for _ in 0..<200 {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return condition()
-}
-
 func json(_ body: String) -> [String: String] {
     (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: String]) ?? [:]
 }

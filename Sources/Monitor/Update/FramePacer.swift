@@ -33,12 +33,21 @@ public struct FramePacer: Sendable, Equatable {
     private var firstAsked: Double?
     /// How long a frame waits for the last one's answer at most: a lost answer must not hold
     /// the screen for good.
-    public static let patience = 2.0
+    public var patience = 2.0
     /// A terminal that has not answered this long after the first question is not asked again.
     public static let silentAfter = 5.0
-    /// How long the last answer took after its frame was sent: the link's pace, for callers
-    /// that draw more lightly on a slow link.
+    /// How long the last answer took after its frame was sent.
     public private(set) var lastAnswerDelay: Double?
+    /// The last answers' delays, newest last: the shortest is the round trip.
+    private var recentDelays: [Double] = []
+    /// Whether the link takes long to carry a frame (beyond its round trip): pictures should then
+    /// cost fewer bytes. Set when one of the last 32 frames took `slowExcess` longer than the
+    /// quickest, cleared when none took `fastExcess` longer.
+    public private(set) var slowLink = false
+    /// Seconds a frame may take beyond the round trip before the link counts as slow: at 1 Mbit/s
+    /// a 24-bit preview takes about 0.13 s, at 10 Mbit/s 0.013 s.
+    public static let slowExcess = 0.08
+    public static let fastExcess = 0.02
 
     public init() {}
 
@@ -53,7 +62,7 @@ public struct FramePacer: Sendable, Equatable {
     /// Whether the terminal has shown the frames sent, or waiting longer is pointless.
     func caughtUp(at now: Double) -> Bool {
         guard answering == .yes, let newest = unanswered.last else { return true }
-        return now - newest >= Self.patience
+        return now - newest >= patience
     }
 
     /// Whether to draw at `now`; if so, the frame counts as drawn.
@@ -78,7 +87,16 @@ public struct FramePacer: Sendable, Equatable {
         guard count > 0 else { return }
         answering = .yes
         let done = min(count, unanswered.count)
-        if done > 0 { lastAnswerDelay = now - unanswered[done - 1] }
+        if done > 0 {
+            let delay = now - unanswered[done - 1]
+            lastAnswerDelay = delay
+            recentDelays.append(delay)
+            if recentDelays.count > 32 { recentDelays.removeFirst() }
+            // The longest of the recent frames beyond the round trip: a small frame says
+            // nothing of the bandwidth, so one slow picture among them keeps the link slow.
+            let excess = recentDelays.max()! - recentDelays.min()!
+            if excess > Self.slowExcess { slowLink = true } else if excess < Self.fastExcess { slowLink = false }
+        }
         unanswered.removeFirst(done)
     }
 
@@ -97,7 +115,7 @@ public struct FramePacer: Sendable, Equatable {
         var timeout: Double?
         if dirty {
             var due = lastFrame + frameGap
-            if answering == .yes, let newest = unanswered.last { due = max(due, newest + Self.patience) }
+            if answering == .yes, let newest = unanswered.last { due = max(due, newest + patience) }
             timeout = max(0, due - now)
         }
         if answering == .unknown, let first = firstAsked {
