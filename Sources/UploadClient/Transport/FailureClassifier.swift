@@ -141,11 +141,7 @@ enum FailureClassifier {
     }
 
     /// Once the whole body was sent the server may have stored the file; only its answer is lost.
-    static func cancelled(bodySent: Bool) -> UploadFailure {
-        bodySent
-            ? UploadFailure(.cancelled, "cancelled while waiting for the answer (the server may have stored the file)")
-            : UploadFailure(.cancelled, "cancelled")
-    }
+    static func cancelled(bodySent: Bool) -> UploadFailure { .cancelled(bodySent: bodySent) }
 
     static func seconds(_ amount: TimeAmount) -> String {
         ByteFormat.duration(Double(amount.nanoseconds) / 1e9)

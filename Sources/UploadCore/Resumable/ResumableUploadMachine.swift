@@ -1,0 +1,309 @@
+import Foundation
+
+/// The client's side of draft-ietf-httpbis-resumable-upload as a value: it is told what each
+/// request came back with and says what to do next (`ResumableDecision`); the transport only
+/// sends. One attempt of one upload:
+///
+/// - With no upload resource yet: ask whether the origin resumes (`ask`: `OPTIONS`, or what an
+///   earlier process remembered), create the resource (`create`: an empty `POST`,
+///   `Upload-Complete: ?0`), then append the body (`append`: `PATCH` from the offset to the end,
+///   `Upload-Complete: ?1`).
+/// - With one from an interrupted attempt: ask where it stands (`head`), then append the rest;
+///   or, when it completed and its answer was lost, fetch the answer (`fetchAnswer`).
+/// - A resource the server lost, or an offset the two sides cannot agree on, starts over (at
+///   most `rounds` times in one attempt); a body the user cancelled or a file that changed while
+///   it was read removes the resource (`delete`) before the attempt ends.
+///
+/// The file is checked against the resource before anything: a file that changed since the
+/// upload began cannot be continued.
+public struct ResumableUploadMachine: Sendable {
+    /// What the shell is asked to send.
+    public enum Request: Sendable, Equatable {
+        /// Whether the endpoint's origin resumes uploads.
+        case ask
+        /// Create the upload resource at the endpoint in this interop version; the shell makes
+        /// the body's layout (a fresh boundary) and reports it with the answer (`created`).
+        case create(version: Int)
+        /// `HEAD` on the resource: its offset, or that it completed.
+        case head(ResumePoint)
+        /// `GET` on a completed resource: the endpoint's answer, lost with the connection.
+        case fetchAnswer(ResumePoint)
+        /// `PATCH` with the body from the point's offset to its end.
+        case append(ResumePoint)
+        /// `DELETE` on the resource (best effort, briefly): nothing will continue it.
+        case delete(ResumePoint)
+    }
+
+    /// What happened, for the attempt's observer, in order.
+    public enum Report: Sendable, Equatable {
+        /// The server keeps the upload at this point (nil: no longer; with the reason when what
+        /// the server had is given up and the upload starts over).
+        case resumable(ResumePoint?, startedOver: String?)
+        /// The body starts going out (the requests before it carry no byte of the file).
+        case sending(bodyLength: Int64)
+        /// The body continues at `offset`.
+        case resumed(offset: Int64, bodyLength: Int64)
+        /// The origin was remembered to resume uploads and refused to create one: it does not
+        /// (now); the remembered answer is wrong.
+        case originRefused
+    }
+
+    public enum Next: Sendable {
+        case request(Request)
+        /// Not resumable here (no support, a small file): the ordinary request.
+        case sendPlainly
+        /// The attempt ends with this.
+        case finish(AttemptResult)
+    }
+
+    public struct Decision: Sendable {
+        public var reports: [Report]
+        public var next: Next
+    }
+
+    /// What the origin said (or was remembered to have said) about resuming.
+    public enum Support: Sendable, Equatable {
+        case supported(version: Int)
+        case unsupported
+    }
+
+    private enum State: Sendable {
+        case idle
+        case asking
+        case creating(version: Int, remembered: Bool)
+        case heading(ResumePoint)
+        case fetching(ResumePoint)
+        case appending(ResumePoint, tries: Int)
+        case deleting(AttemptResult)
+        case done
+    }
+
+    /// Rounds (a creation or a `HEAD`, then the body) one attempt may start before giving up.
+    public static let rounds = 3
+    /// `PATCH`es one round may send when the server names another offset (`409`).
+    public static let appendTries = 3
+
+    private let url: String
+    private let file: FileFingerprint
+    private let fileSize: Int64
+    private let threshold: Int64
+    private var state = State.idle
+    private var point: ResumePoint?
+    private var round = 0
+    private var startedOver: String?
+    private var reports: [Report] = []
+
+    /// An attempt to `url` of `file` (`fileSize` bytes) continuing `point` (nil: none yet), whose
+    /// body made again with the point's boundary would be `bodyLength` long. Files under
+    /// `threshold` are not worth a resource of their own.
+    public init(url: String, file: FileFingerprint, fileSize: Int64, point: ResumePoint?, bodyLength: Int64?, threshold: Int64) {
+        self.url = url
+        self.file = file
+        self.fileSize = fileSize
+        self.threshold = threshold
+        self.point = point
+        if let point, point.file != file || point.bodyLength != bodyLength {
+            // The bytes the server has are of another file: they cannot be continued.
+            self.point = nil
+            startedOver = "the file changed since the upload began"
+            reports.append(.resumable(nil, startedOver: startedOver))
+        }
+    }
+
+    /// The first step.
+    public mutating func start() -> Decision {
+        guard case .idle = state else { return decide(.finish(Self.misuse)) }
+        return beginRound()
+    }
+
+    /// The origin's answer to `ask` (`remembered`: from an earlier process, so it may be stale).
+    public mutating func answered(support: Support, remembered: Bool) -> Decision {
+        guard case .asking = state else { return decide(.finish(Self.misuse)) }
+        guard case .supported(let version) = support else { return plain() }
+        state = .creating(version: version, remembered: remembered)
+        return decide(.request(.create(version: version)))
+    }
+
+    /// The body's layout has no length (cannot happen for a file): the ordinary request.
+    public mutating func cannotCreate() -> Decision { plain() }
+
+    /// What the creation request came back with, and the body it announced (its boundary and
+    /// length).
+    public mutating func created(_ result: AttemptResult, boundary: String, bodyLength: Int64) -> Decision {
+        guard case .creating(let version, let remembered) = state else { return decide(.finish(Self.misuse)) }
+        guard let response = result.response else { return finish(Self.beforeTheBody(result)) }
+        guard (200..<300).contains(response.status), let location = response.header("Location"),
+              let resource = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
+              resource.scheme == "http" || resource.scheme == "https" else {
+            // A server that said it resumes and then would not create: an answer that says why
+            // the upload cannot go (413, 401, …) is the upload's; anything else, the ordinary
+            // way. When that was remembered from another process, the origin may have changed
+            // since: only a refusal that the plain upload would meet too ends it.
+            let final = remembered ? [401, 403, 407, 413].contains(response.status)
+                : (400..<500).contains(response.status) && response.status != 404 && response.status != 405
+            if final { return finish(result) }
+            reports.append(.originRefused)
+            return plain()
+        }
+        let created = ResumePoint(uploadURL: resource.absoluteString, version: version, boundary: boundary, bodyLength: bodyLength,
+                                  file: file, offset: ResumableFields.integer(response.header(ResumableFields.offset)) ?? 0)
+        point = created
+        reports.append(.resumable(created, startedOver: nil))
+        return beginAppend(created)
+    }
+
+    /// What `head` came back with.
+    public mutating func headed(_ result: AttemptResult) -> Decision {
+        guard case .heading(var known) = state else { return decide(.finish(Self.misuse)) }
+        guard let response = result.response else { return finish(Self.beforeTheBody(result), keeping: known) }
+        switch response.status {
+        case 200..<300:
+            if ResumableFields.boolean(response.header(ResumableFields.complete)) == true {
+                state = .fetching(known)
+                return decide(.request(.fetchAnswer(known)))
+            }
+            guard let offset = ResumableFields.integer(response.header(ResumableFields.offset)), offset <= known.bodyLength else {
+                return gone("the server gave no usable offset for the upload")
+            }
+            known.offset = offset
+            point = known
+            return beginAppend(known)
+        case 404, 410:
+            return gone("the server no longer has the upload")
+        case 500..<600:
+            return finish(result, keeping: known)
+        default:
+            return gone("the server answered \(response.status) when asked where the upload stands")
+        }
+    }
+
+    /// What `fetchAnswer` came back with.
+    public mutating func fetched(_ result: AttemptResult) -> Decision {
+        guard case .fetching(let known) = state else { return decide(.finish(Self.misuse)) }
+        guard let response = result.response else { return finish(Self.beforeTheBody(result), keeping: known) }
+        reports.append(.resumable(nil, startedOver: nil))
+        if (200..<300).contains(response.status) || ResumableFields.boolean(response.header(ResumableFields.complete)) == true {
+            return finish(AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: 0))
+        }
+        // The server keeps no answer: the upload did arrive whole, which is all that can be said.
+        let note = UploadResponse(status: 200, reason: "OK", headers: [], body: Array("the server has the whole upload; its answer was lost".utf8),
+                                  bodyBytesTotal: 0)
+        return finish(AttemptResult(outcome: .answered(status: 200), response: note, bytesSent: 0))
+    }
+
+    /// What `append` came back with.
+    public mutating func appended(_ result: AttemptResult) -> Decision {
+        guard case .appending(var current, let tries) = state else { return decide(.finish(Self.misuse)) }
+        guard let response = result.response else {
+            // Cut, stalled, no answer: the next attempt asks where the server got to. Not after
+            // a cancel (the user no longer wants it) or a file that changed while it was read:
+            // nothing will continue it, so what the server keeps goes now, not at its age.
+            if case .failed(let failure) = result.outcome, failure.kind == .fileError || failure.kind == .cancelled {
+                reports.append(.resumable(nil, startedOver: nil))
+                state = .deleting(result)
+                return decide(.request(.delete(current)))
+            }
+            return finish(result, keeping: current)
+        }
+        switch response.status {
+        case 409:
+            // Another offset than ours: continue from the server's, if it says it.
+            guard tries < Self.appendTries, let offset = ResumableFields.integer(response.header(ResumableFields.offset)),
+                  offset <= current.bodyLength, offset != current.offset
+            else { return gone("the server and the client disagree on the offset") }
+            current.offset = offset
+            point = current
+            return append(current, tries: tries + 1)
+        case 404, 410:
+            return gone("the server no longer has the upload")
+        case 500..<600 where ResumableFields.boolean(response.header(ResumableFields.complete)) != true:
+            return finish(result, keeping: current)
+        default:
+            // The endpoint's own answer to the whole upload (success or not): final.
+            reports.append(.resumable(nil, startedOver: nil))
+            return finish(result)
+        }
+    }
+
+    /// `delete` is done (whatever came back): the attempt ends as the body did.
+    public mutating func deleted() -> Decision {
+        guard case .deleting(let result) = state else { return decide(.finish(Self.misuse)) }
+        return finish(result)
+    }
+
+    // MARK: steps
+
+    private mutating func beginRound() -> Decision {
+        round += 1
+        guard round <= Self.rounds else {
+            return finish(AttemptResult(
+                outcome: .failed(UploadFailure(.other, "the server keeps losing the upload (\(startedOver ?? "gone")); giving up")),
+                response: nil, bytesSent: 0))
+        }
+        if let known = point {
+            state = .heading(known)
+            return decide(.request(.head(known)))
+        }
+        guard fileSize >= threshold else { return plain() }
+        state = .asking
+        return decide(.request(.ask))
+    }
+
+    private mutating func beginAppend(_ current: ResumePoint) -> Decision {
+        reports.append(.sending(bodyLength: current.bodyLength))
+        return append(current, tries: 1)
+    }
+
+    private mutating func append(_ current: ResumePoint, tries: Int) -> Decision {
+        if current.offset > 0 { reports.append(.resumed(offset: current.offset, bodyLength: current.bodyLength)) }
+        state = .appending(current, tries: tries)
+        return decide(.request(.append(current)))
+    }
+
+    /// What the server had is given up: start over, in a new round.
+    private mutating func gone(_ why: String) -> Decision {
+        point = nil
+        startedOver = why
+        reports.append(.resumable(nil, startedOver: why))
+        return beginRound()
+    }
+
+    private mutating func plain() -> Decision {
+        state = .done
+        return decide(.sendPlainly)
+    }
+
+    /// Ends the attempt; `keeping`: the server keeps the upload there for the next attempt.
+    private mutating func finish(_ result: AttemptResult, keeping kept: ResumePoint? = nil) -> Decision {
+        var result = result
+        if let kept { result.resume = kept }
+        state = .done
+        return decide(.finish(result))
+    }
+
+    private mutating func decide(_ next: Next) -> Decision {
+        defer { reports = [] }
+        return Decision(reports: reports, next: next)
+    }
+
+    /// A request before the body failed: a cancel then is a cancel before anything was sent (the
+    /// classifier would take an empty body sent for a whole upload awaiting its answer).
+    static func beforeTheBody(_ result: AttemptResult) -> AttemptResult {
+        guard case .failed(let failure) = result.outcome, failure.kind == .cancelled else { return result }
+        return AttemptResult(outcome: .failed(.cancelled(bodySent: false)), response: nil, bytesSent: 0)
+    }
+
+    /// An input that does not fit the state: a bug in the shell, reported as the attempt's end
+    /// rather than a crash.
+    static let misuse = AttemptResult(outcome: .failed(UploadFailure(.other, "internal error: the resumable upload's steps went out of order")),
+                                      response: nil, bytesSent: 0)
+}
+
+extension UploadFailure {
+    /// A cancelled attempt, with what can be said of the file's fate.
+    public static func cancelled(bodySent: Bool) -> UploadFailure {
+        bodySent
+            ? UploadFailure(.cancelled, "cancelled while waiting for the answer (the server may have stored the file)")
+            : UploadFailure(.cancelled, "cancelled")
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import Testing
+import UploadCore
+
+/// The client's resumable protocol, input by input: what each answer leads to.
+@Suite struct ResumableUploadMachineTests {
+    typealias Machine = ResumableUploadMachine
+    static let url = "http://example.test/photo"
+    static let file = FileFingerprint(size: 5_000_000, modificationNanoseconds: 1_700_000_000_000_000_000)
+    static let length: Int64 = 5_000_300
+    static let point = ResumePoint(uploadURL: "http://example.test/uploads/7", version: 8, boundary: "b", bodyLength: length, file: file, offset: 0)
+
+    static func machine(point: ResumePoint? = nil, size: Int64 = 5_000_000, bodyLength: Int64? = length) -> Machine {
+        Machine(url: url, file: file, fileSize: size, point: point, bodyLength: bodyLength, threshold: 1 << 20)
+    }
+
+    static func answer(_ status: Int, _ headers: [(String, String)] = [], body: String = "") -> AttemptResult {
+        AttemptResult(outcome: .answered(status: status),
+                      response: UploadResponse(status: status, reason: "", headers: headers, body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count)),
+                      bytesSent: 0)
+    }
+
+    static func failed(_ kind: UploadFailure.Kind, bytes: Int64 = 0) -> AttemptResult {
+        AttemptResult(outcome: .failed(UploadFailure(kind, "\(kind)")), response: nil, bytesSent: bytes)
+    }
+
+    static func request(_ decision: Machine.Decision) -> Machine.Request? {
+        if case .request(let request) = decision.next { return request }
+        return nil
+    }
+
+    static func finished(_ decision: Machine.Decision) -> AttemptResult? {
+        if case .finish(let result) = decision.next { return result }
+        return nil
+    }
+
+    static func plain(_ decision: Machine.Decision) -> Bool {
+        if case .sendPlainly = decision.next { return true }
+        return false
+    }
+
+    static func created(_ offset: Int64 = 0) -> AttemptResult {
+        answer(201, [("Location", "/uploads/7"), ("Upload-Offset", "\(offset)")])
+    }
+
+    // MARK: a new upload
+
+    @Test func aNewUploadAsksCreatesAndAppendsTheWholeBody() {
+        var m = Self.machine()
+        #expect(Self.request(m.start()) == .ask)
+        #expect(Self.request(m.answered(support: .supported(version: 8), remembered: false)) == .create(version: 8))
+        let afterCreation = m.created(Self.created(), boundary: "b", bodyLength: Self.length)
+        #expect(afterCreation.reports == [.resumable(Self.point, startedOver: nil), .sending(bodyLength: Self.length)])
+        #expect(Self.request(afterCreation) == .append(Self.point))
+        let done = m.appended(Self.answer(200, body: #"{"filename": "x.jpg"}"#))
+        #expect(done.reports == [.resumable(nil, startedOver: nil)], "the resource is spent")
+        #expect(Self.finished(done)?.response?.status == 200)
+        #expect(Self.finished(done)?.resume == nil)
+    }
+
+    @Test func smallFilesAndOriginsThatDoNotResumeGoThePlainWay() {
+        var small = Self.machine(size: 1000)
+        #expect(Self.plain(small.start()))
+        var m = Self.machine()
+        _ = m.start()
+        #expect(Self.plain(m.answered(support: .unsupported, remembered: false)))
+        var noLength = Self.machine()
+        _ = noLength.start()
+        _ = noLength.answered(support: .supported(version: 6), remembered: false)
+        #expect(Self.plain(noLength.cannotCreate()))
+    }
+
+    @Test func theCreationsOffsetAndARelativeLocationMakeThePoint() {
+        var m = Self.machine()
+        _ = m.start()
+        _ = m.answered(support: .supported(version: 6), remembered: false)
+        let decision = m.created(Self.created(4096), boundary: "q", bodyLength: Self.length)
+        var expected = Self.point
+        expected.version = 6
+        expected.boundary = "q"
+        expected.offset = 4096
+        #expect(Self.request(decision) == .append(expected))
+        #expect(decision.reports.contains(.resumed(offset: 4096, bodyLength: Self.length)))
+    }
+
+    /// A server that said it resumes and then would not create: its reason ends the upload when
+    /// the plain upload would meet it too, else the plain way (and a remembered answer is wrong).
+    @Test(arguments: [
+        (400, false, true), (401, false, true), (413, false, true), (404, false, false), (405, false, false), (500, false, false),
+        (401, true, true), (413, true, true), (400, true, false), (404, true, false),
+    ])
+    func aRefusedCreation(status: Int, remembered: Bool, final: Bool) {
+        var m = Self.machine()
+        _ = m.start()
+        _ = m.answered(support: .supported(version: 8), remembered: remembered)
+        let decision = m.created(Self.answer(status), boundary: "b", bodyLength: Self.length)
+        if final {
+            #expect(Self.finished(decision)?.response?.status == status)
+        } else {
+            #expect(Self.plain(decision))
+            #expect(decision.reports == [.originRefused])
+        }
+    }
+
+    @Test func aCreationWithoutAUsableLocationIsNoResource() {
+        for headers: [(String, String)] in [[], [("Location", "ftp://x/y")]] {
+            var m = Self.machine()
+            _ = m.start()
+            _ = m.answered(support: .supported(version: 8), remembered: false)
+            #expect(Self.plain(m.created(Self.answer(201, headers), boundary: "b", bodyLength: Self.length)))
+        }
+    }
+
+    @Test func aCreationThatGotNoAnswerEndsTheAttemptAndACancelThereSentNothing() {
+        var m = Self.machine()
+        _ = m.start()
+        _ = m.answered(support: .supported(version: 8), remembered: false)
+        let ended = Self.finished(m.created(Self.failed(.connectionLost), boundary: "b", bodyLength: Self.length))
+        #expect(ended?.resume == nil)
+        var c = Self.machine()
+        _ = c.start()
+        _ = c.answered(support: .supported(version: 8), remembered: false)
+        let cancelled = Self.finished(c.created(AttemptResult(outcome: .failed(.cancelled(bodySent: true)), response: nil, bytesSent: 0),
+                                                boundary: "b", bodyLength: Self.length))
+        #expect(cancelled?.outcome == .failed(.cancelled(bodySent: false)))
+    }
+
+    // MARK: continuing
+
+    @Test func aKnownPointAsksWhereItStandsAndSendsTheRest() {
+        var m = Self.machine(point: Self.point)
+        #expect(Self.request(m.start()) == .head(Self.point))
+        let decision = m.headed(Self.answer(204, [("Upload-Offset", "3000000"), ("Upload-Complete", "?0")]))
+        var at = Self.point
+        at.offset = 3_000_000
+        #expect(Self.request(decision) == .append(at))
+        #expect(decision.reports == [.sending(bodyLength: Self.length), .resumed(offset: 3_000_000, bodyLength: Self.length)])
+    }
+
+    @Test func aFileThatChangedStartsOver() {
+        var m = Self.machine(point: Self.point, bodyLength: Self.length + 1)
+        let decision = m.start()
+        #expect(decision.reports == [.resumable(nil, startedOver: "the file changed since the upload began")])
+        #expect(Self.request(decision) == .ask)
+    }
+
+    @Test func aCompletedUploadWhoseAnswerWasLostFetchesIt() {
+        var m = Self.machine(point: Self.point)
+        _ = m.start()
+        #expect(Self.request(m.headed(Self.answer(204, [("Upload-Complete", "?1")]))) == .fetchAnswer(Self.point))
+        let done = m.fetched(Self.answer(200, body: "{}"))
+        #expect(done.reports == [.resumable(nil, startedOver: nil)])
+        #expect(Self.finished(done)?.response?.status == 200)
+        // A server that keeps no answer: the upload arrived, which is all that can be said.
+        var n = Self.machine(point: Self.point)
+        _ = n.start()
+        _ = n.headed(Self.answer(204, [("Upload-Complete", "?1")]))
+        let note = Self.finished(n.fetched(Self.answer(404)))
+        #expect(note?.outcome == .answered(status: 200))
+        #expect(note.map { String(decoding: $0.response!.body, as: UTF8.self) }?.contains("answer was lost") == true)
+    }
+
+    @Test(arguments: [
+        (404, "the server no longer has the upload"), (410, "the server no longer has the upload"),
+        (403, "the server answered 403 when asked where the upload stands"),
+    ])
+    func aResourceThatIsGoneStartsOverInANewRound(status: Int, why: String) {
+        var m = Self.machine(point: Self.point)
+        _ = m.start()
+        let decision = m.headed(Self.answer(status))
+        #expect(decision.reports == [.resumable(nil, startedOver: why)])
+        #expect(Self.request(decision) == .ask)
+    }
+
+    @Test func anOffsetBeyondTheBodyOrNoneIsUnusable() {
+        for headers: [(String, String)] in [[], [("Upload-Offset", "\(Self.length + 1)")], [("Upload-Offset", "-1")]] {
+            var m = Self.machine(point: Self.point)
+            _ = m.start()
+            let decision = m.headed(Self.answer(204, headers))
+            #expect(decision.reports == [.resumable(nil, startedOver: "the server gave no usable offset for the upload")])
+        }
+    }
+
+    @Test func aServerErrorOrNoAnswerToTheQuestionKeepsThePointForTheNextAttempt() {
+        var m = Self.machine(point: Self.point)
+        _ = m.start()
+        #expect(Self.finished(m.headed(Self.answer(503)))?.resume == Self.point)
+        var n = Self.machine(point: Self.point)
+        _ = n.start()
+        #expect(Self.finished(n.headed(Self.failed(.connectTimeout)))?.resume == Self.point)
+    }
+
+    // MARK: the body
+
+    @Test func aCutBodyKeepsThePointAndACancelledOneRemovesTheResource() {
+        var m = Self.machine(point: Self.point)
+        _ = m.start()
+        _ = m.headed(Self.answer(204, [("Upload-Offset", "0")]))
+        #expect(Self.finished(m.appended(Self.failed(.connectionLost, bytes: 100)))?.resume == Self.point)
+        for kind in [UploadFailure.Kind.cancelled, .fileError] {
+            var c = Self.machine(point: Self.point)
+            _ = c.start()
+            _ = c.headed(Self.answer(204, [("Upload-Offset", "0")]))
+            let decision = c.appended(Self.failed(kind))
+            #expect(decision.reports == [.resumable(nil, startedOver: nil)])
+            #expect(Self.request(decision) == .delete(Self.point))
+            let ended = Self.finished(c.deleted())
+            #expect(ended?.outcome == .failed(UploadFailure(kind, "\(kind)")))
+            #expect(ended?.resume == nil)
+        }
+    }
+
+    @Test func aConflictContinuesFromTheServersOffsetAFewTimesThenStartsOver() {
+        var m = Self.machine(point: Self.point)
+        _ = m.start()
+        _ = m.headed(Self.answer(204, [("Upload-Offset", "0")]))
+        var at = Self.point
+        at.offset = 10
+        let first = m.appended(Self.answer(409, [("Upload-Offset", "10")]))
+        #expect(Self.request(first) == .append(at))
+        #expect(first.reports == [.resumed(offset: 10, bodyLength: Self.length)])
+        at.offset = 20
+        #expect(Self.request(m.appended(Self.answer(409, [("Upload-Offset", "20")]))) == .append(at))
+        let third = m.appended(Self.answer(409, [("Upload-Offset", "30")]))
+        #expect(third.reports == [.resumable(nil, startedOver: "the server and the client disagree on the offset")])
+        #expect(Self.request(third) == .ask)
+        // The same offset again, or none: no agreement.
+        var n = Self.machine(point: Self.point)
+        _ = n.start()
+        _ = n.headed(Self.answer(204, [("Upload-Offset", "0")]))
+        #expect(n.appended(Self.answer(409, [("Upload-Offset", "0")])).reports.first == .resumable(nil, startedOver: "the server and the client disagree on the offset"))
+    }
+
+    @Test func theEndpointsAnswerToTheBodyIsFinalButAServerErrorBeforeCompletionIsNot() {
+        for status in [200, 201, 400, 413, 422] {
+            var m = Self.machine(point: Self.point)
+            _ = m.start()
+            _ = m.headed(Self.answer(204, [("Upload-Offset", "0")]))
+            let done = m.appended(Self.answer(status))
+            #expect(Self.finished(done)?.response?.status == status)
+            #expect(Self.finished(done)?.resume == nil)
+        }
+        var e = Self.machine(point: Self.point)
+        _ = e.start()
+        _ = e.headed(Self.answer(204, [("Upload-Offset", "0")]))
+        #expect(Self.finished(e.appended(Self.answer(503)))?.resume == Self.point)
+        var c = Self.machine(point: Self.point)
+        _ = c.start()
+        _ = c.headed(Self.answer(204, [("Upload-Offset", "0")]))
+        #expect(Self.finished(c.appended(Self.answer(500, [("Upload-Complete", "?1")])))?.resume == nil, "the endpoint's own 500")
+    }
+
+    @Test func aServerThatKeepsLosingTheUploadIsGivenUpAfterThreeRounds() {
+        var m = Self.machine(point: Self.point)
+        var decision = m.start()
+        var rounds = 0
+        while case .request(let request) = decision.next {
+            switch request {
+            case .head: decision = m.headed(Self.answer(404))
+            case .ask: decision = m.answered(support: .supported(version: 8), remembered: false)
+            case .create: rounds += 1; decision = m.created(Self.created(), boundary: "b", bodyLength: Self.length)
+            case .append: decision = m.appended(Self.answer(410))
+            default: Issue.record("unexpected \(request)"); return
+            }
+        }
+        #expect(rounds == 2, "one round of HEAD, two creations")
+        let failure = Self.finished(decision)
+        guard case .failed(let why)? = failure?.outcome else { Issue.record("not a failure"); return }
+        #expect(why.message.contains("keeps losing the upload"))
+    }
+
+    @Test func inputsOutOfOrderEndTheAttemptInsteadOfCrashing() {
+        var m = Self.machine()
+        #expect(Self.finished(m.appended(Self.answer(200))) != nil)
+        var n = Self.machine()
+        _ = n.start()
+        #expect(Self.finished(n.headed(Self.answer(200))) != nil)
+    }
+}
