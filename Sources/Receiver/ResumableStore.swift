@@ -23,6 +23,8 @@ final class ResumableStore: Sendable {
     let maxAge: Duration
     /// How long an unfinished upload is kept when no request touches it (nil: until `maxAge`).
     let idleAge: Duration?
+    /// How long a newer request lets the one holding an upload end by itself (`acquire`).
+    let takeoverGrace: Duration
     /// How many unfinished uploads each client and all of them may hold.
     let quota: ResumableQuota
 
@@ -31,7 +33,9 @@ final class ResumableStore: Sendable {
         /// Bytes received and kept (the part file's size; the length once complete).
         var offset: Int64
         var holder: Holder?
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Requests waiting for the holder to let go, by number (one that stops waiting takes
+        /// itself out).
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         /// Whether any request has used it (a creation request may only take a fresh one).
         var touched = false
         /// When a request last took or let go of it (or the store opened, for one read from disk).
@@ -59,7 +63,9 @@ final class ResumableStore: Sendable {
 
     /// Opens the store of `directory`, reading what an earlier receiver left: uploads older
     /// than `maxAge` and files without their partner are removed.
-    init(directory: String, maxAge: Duration, idleAge: Duration? = nil, quota: ResumableQuota = .standard, now: Date = Date()) {
+    init(directory: String, maxAge: Duration, idleAge: Duration? = nil, quota: ResumableQuota = .standard, takeoverGrace: Duration = .milliseconds(500),
+         now: Date = Date()) {
+        self.takeoverGrace = takeoverGrace
         folder = directory + "/" + Self.folderName
         self.maxAge = maxAge
         self.idleAge = idleAge.map { min($0, maxAge) }
@@ -95,7 +101,7 @@ final class ResumableStore: Sendable {
             }
             let decision = quota.decide(for: client, unfinished: unfinished)
             guard case .evict(let evicting) = decision else { return (decision, []) }
-            let waiters = state.entries[evicting]?.waiters ?? []
+            let waiters = state.entries[evicting].map { Array($0.waiters.values) } ?? []
             state.entries[evicting] = nil
             return (decision, waiters)
         }
@@ -140,6 +146,9 @@ final class ResumableStore: Sendable {
         var busy: Bool
     }
 
+    /// How many requests wait for the upload's holder to let go.
+    func waiting(_ token: String) -> Int { state.withLockedValue { $0.entries[token]?.waiters.count ?? 0 } }
+
     func peek(_ token: String, now: Date = Date()) -> Snapshot? {
         state.withLockedValue { state in
             guard let entry = state.entries[token], !entry.expired(at: now, idleAge: idleAge) else { return nil }
@@ -150,7 +159,14 @@ final class ResumableStore: Sendable {
     /// Takes the upload for one request, ending (`interrupt`) the request that holds it and
     /// waiting until it lets go. nil when there is no such upload (or, with `fresh`, when
     /// another request has used it already). `interrupt` is how a newer request ends this one.
+    ///
+    /// The holder is first given `takeoverGrace` to end by itself: a client whose connection was
+    /// cut asks where the upload stands at once, while its old request is still reading what
+    /// reached the socket before the cut; ending that request then would throw those bytes
+    /// away and the client would send them again. A request that does not end by itself (a
+    /// connection gone silent) is ended after the grace.
     func acquire(_ token: String, fresh: Bool = false, interrupt: (@Sendable () -> Void)?, now: Date = Date()) async -> Lease? {
+        var graceOver = false
         while true {
             var previous: (@Sendable () -> Void)?
             let taken: Bool? = state.withLockedValue { state in
@@ -174,15 +190,34 @@ final class ResumableStore: Sendable {
             case false?:
                 return nil
             case nil:
-                previous?()
-                await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                    let now = state.withLockedValue { state -> Bool in
-                        guard var entry = state.entries[token], entry.holder != nil else { return true }
-                        entry.waiters.append(waiter)
-                        state.entries[token] = entry
-                        return false
-                    }
-                    if now { waiter.resume() }
+                if graceOver { previous?() }
+                await waitForRelease(token, upTo: graceOver ? nil : takeoverGrace)
+                graceOver = true
+            }
+        }
+    }
+
+    /// Waits until the holder of `token` lets go (or the upload goes), or `limit` passes.
+    private func waitForRelease(_ token: String, upTo limit: Duration?) async {
+        let id = state.withLockedValue { state -> UInt64 in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let now = state.withLockedValue { state -> Bool in
+                guard var entry = state.entries[token], entry.holder != nil else { return true }
+                entry.waiters[id] = waiter
+                state.entries[token] = entry
+                return false
+            }
+            if now {
+                waiter.resume()
+            } else if let limit {
+                // Registered first, so the clock cannot miss it.
+                Task { [state] in
+                    try? await Task.sleep(for: limit)
+                    let waiter = state.withLockedValue { $0.entries[token]?.waiters.removeValue(forKey: id) }
+                    waiter?.resume()
                 }
             }
         }
@@ -303,8 +338,8 @@ final class ResumableStore: Sendable {
             if let record { entry.record = record }
             entry.holder = nil
             entry.lastActive = max(entry.lastActive, Date())
-            let waiters = entry.waiters
-            entry.waiters = []
+            let waiters = Array(entry.waiters.values)
+            entry.waiters = [:]
             state.entries[token] = entry
             return waiters
         }
@@ -313,7 +348,7 @@ final class ResumableStore: Sendable {
 
     private func forget(_ token: String) {
         let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            let waiters = state.entries[token]?.waiters ?? []
+            let waiters = state.entries[token].map { Array($0.waiters.values) } ?? []
             state.entries[token] = nil
             return waiters
         }

@@ -6,6 +6,13 @@ import UploadTesting
 @testable import Receiver
 
 /// The receiver's resumable uploads on disk and who holds them, without a connection.
+final class ManagedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var raised = false
+    func set() { lock.withLock { raised = true } }
+    var value: Bool { lock.withLock { raised } }
+}
+
 @Suite(.timeLimit(.minutes(1))) struct ResumableStoreTests {
     let directory = TestFiles.makeTemporaryDirectory("resumable-store")
     let start = Date(timeIntervalSince1970: 2_000_000_000)
@@ -95,6 +102,24 @@ import UploadTesting
         let reopened = ResumableStore(directory: directory, maxAge: .seconds(60), now: start.addingTimeInterval(70))
         #expect(files(reopened) == [fresh.token + ".json", fresh.token + ".part"])
         #expect(reopened.peek(old.token, now: start.addingTimeInterval(70)) == nil)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A client whose connection was cut asks at once where its upload stands, while the old
+    /// request still reads what reached the socket before the cut: it is let finish (it ends by
+    /// itself), so those bytes count and are not sent again.
+    @Test func aHolderThatEndsByItselfWithinTheGraceIsNotInterrupted() async throws {
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), takeoverGrace: .seconds(3600))
+        let record = try store.create(boundary: "b", length: nil)
+        let interrupted = ManagedFlag()
+        let holder = try #require(await store.acquire(record.token, interrupt: { interrupted.set() }))
+        let newer = Task { await store.acquire(record.token, interrupt: nil) }
+        #expect(try await eventually { store.waiting(record.token) == 1 })
+        holder.release(offset: 1_000)
+        let lease = try #require(await newer.value)
+        #expect(lease.offset == 1_000, "what the old request read counts")
+        #expect(!interrupted.value)
+        lease.release(offset: 1_000)
         try? FileManager.default.removeItem(atPath: directory)
     }
 

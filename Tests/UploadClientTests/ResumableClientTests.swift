@@ -92,7 +92,9 @@ import UploadTesting
         let second = await transport.perform(again, observer: AttemptObserver())
         #expect(second.outcome == .answered(status: 200))
         #expect(second.response?.bodyText == #"{"filename":"big.png"}"#)
-        #expect(receiver.logLines.map(\.method) == ["OPTIONS", "POST", "PATCH", "HEAD", "GET"])
+        // The body went in the creation request (the 104 named the resource); then the
+        // question and the lost answer.
+        #expect(receiver.logLines.map(\.method) == ["OPTIONS", "POST", "HEAD", "GET"])
         #expect(receiver.storedNames().filter { !$0.hasPrefix(".") } == ["big.png"])
         try await transport.shutdown()
         await receiver.cleanUp()
@@ -140,12 +142,12 @@ import UploadTesting
         defer { relay.stop() }
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: relay.url())], retryPolicy: RetryPolicy(maxRetries: 5), stripLocation: true)
         #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome()))")
-        #expect(run.resumedOffsets().count == 2)
+        #expect(run.resumedOffsets().count == 2, "\(receiver.logLines.map(\.description)) \(run.resumedOffsets())")
         let stored = Array(try Data(contentsOf: URL(fileURLWithPath: receiver.directory + "/located.jpg")))
         #expect(stored == expected, "the edited file, whole")
         #expect(stored != bytes)
         let ratio = Double(relay.bytesToServer) / Double(bytes.count)
-        #expect(ratio <= 1.05, "bytes on the wire / file size = \(ratio)")
+        #expect(ratio <= 1.05, "bytes on the wire / file size = \(ratio) \(receiver.logLines.map(\.description)) \(run.resumedOffsets())")
         await receiver.cleanUp()
     }
 

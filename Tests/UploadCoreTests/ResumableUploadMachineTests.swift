@@ -276,4 +276,79 @@ import UploadCore
         _ = n.start()
         #expect(Self.finished(n.headed(Self.answer(200))) != nil)
     }
+
+    // MARK: optimistic creation (the body in the creation request)
+
+    static func optimistic() -> Machine {
+        Machine(url: url, file: file, fileSize: 5_000_000, point: nil, bodyLength: length, threshold: 1 << 20, optimistic: true)
+    }
+
+    static let interim = UploadResponse(status: 104, reason: "Upload Resumption Supported",
+                                        headers: [("Location", "/uploads/7"), ("Upload-Draft-Interop-Version", "8")], body: [], bodyBytesTotal: 0)
+
+    @Test func whereInterimAnswersAreSeenTheBodyGoesInTheCreationRequest() {
+        var m = Self.optimistic()
+        _ = m.start()
+        #expect(Self.request(m.answered(support: .supported(version: 8), remembered: true)) == .createOptimistically(version: 8))
+        let announced = Machine.announcement(Self.interim, url: Self.url, version: 8, boundary: "b", bodyLength: Self.length, file: Self.file)
+        #expect(announced == Self.point)
+        let done = m.createdOptimistically(Self.answer(200, body: "{}"), announced: announced)
+        #expect(done.reports == [.resumable(nil, startedOver: nil)])
+        #expect(Self.finished(done)?.response?.status == 200)
+        #expect(Self.finished(done)?.resume == nil)
+    }
+
+    @Test func anAnnouncementNeedsOurVersionAndALocation() {
+        let wrongVersion = UploadResponse(status: 104, reason: "", headers: [("Location", "/u/1"), ("Upload-Draft-Interop-Version", "6")], body: [], bodyBytesTotal: 0)
+        let noVersion = UploadResponse(status: 104, reason: "", headers: [("Location", "/u/1")], body: [], bodyBytesTotal: 0)
+        let noLocation = UploadResponse(status: 104, reason: "", headers: [("Upload-Draft-Interop-Version", "8"), ("Upload-Offset", "100")], body: [], bodyBytesTotal: 0)
+        let early = UploadResponse(status: 103, reason: "", headers: [("Location", "/u/1"), ("Upload-Draft-Interop-Version", "8")], body: [], bodyBytesTotal: 0)
+        for interim in [wrongVersion, noVersion, noLocation, early] {
+            #expect(Machine.announcement(interim, url: Self.url, version: 8, boundary: "b", bodyLength: Self.length, file: Self.file) == nil)
+        }
+        let absolute = UploadResponse(status: 104, reason: "", headers: [("Location", "https://other.test/r/9"), ("Upload-Draft-Interop-Version", "6")],
+                                      body: [], bodyBytesTotal: 0)
+        #expect(Machine.announcement(absolute, url: Self.url, version: 6, boundary: "b", bodyLength: Self.length, file: Self.file)?.uploadURL == "https://other.test/r/9")
+    }
+
+    @Test func aCutAfterTheAnnouncementKeepsThePointAndACutBeforeItCannot() {
+        var m = Self.optimistic()
+        _ = m.start()
+        _ = m.answered(support: .supported(version: 8), remembered: false)
+        #expect(Self.finished(m.createdOptimistically(Self.failed(.connectionLost, bytes: 3_000_000), announced: Self.point))?.resume == Self.point)
+        var n = Self.optimistic()
+        _ = n.start()
+        _ = n.answered(support: .supported(version: 8), remembered: false)
+        let lost = Self.finished(n.createdOptimistically(Self.failed(.connectionLost, bytes: 3_000_000), announced: nil))
+        #expect(lost?.resume == nil)
+        #expect(lost?.bytesSent == 3_000_000)
+    }
+
+    @Test func aCancelledOptimisticCreationRemovesWhatWasAnnounced() {
+        var m = Self.optimistic()
+        _ = m.start()
+        _ = m.answered(support: .supported(version: 8), remembered: false)
+        let decision = m.createdOptimistically(Self.failed(.cancelled), announced: Self.point)
+        #expect(decision.reports == [.resumable(nil, startedOver: nil)])
+        #expect(Self.request(decision) == .delete(Self.point))
+        #expect(Self.finished(m.deleted())?.resume == nil)
+    }
+
+    @Test func anOptimisticCreationsAnswerIsTheEndpointsButAServerErrorCanBeContinued() {
+        for (status, keeps) in [(200, false), (413, false), (404, false), (503, true)] {
+            var m = Self.optimistic()
+            _ = m.start()
+            _ = m.answered(support: .supported(version: 8), remembered: false)
+            let ended = Self.finished(m.createdOptimistically(Self.answer(status), announced: Self.point))
+            #expect(ended?.response?.status == status)
+            #expect((ended?.resume != nil) == keeps, "\(status)")
+        }
+        // A server that ignored the invitation answered a plain upload.
+        var plain = Self.optimistic()
+        _ = plain.start()
+        _ = plain.answered(support: .supported(version: 8), remembered: false)
+        let answered = plain.createdOptimistically(Self.answer(201), announced: nil)
+        #expect(answered.reports.isEmpty)
+        #expect(Self.finished(answered)?.response?.status == 201)
+    }
 }

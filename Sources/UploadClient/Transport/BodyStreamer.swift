@@ -40,7 +40,7 @@ struct BodyStreamer: Sendable {
         }
     }
 
-    private func stream(into writer: HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void> {
+    func stream(into writer: HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void> {
         let allocator = ByteBufferAllocator()
         if let preloaded {
             // One write instead of three, and no trip to the thread pool: thousands of small

@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import AsyncHTTPClient
 import UploadCore
 
 // Plain-HTTP/1.1 uploads whose whole body is already in memory (a file of up to one chunk: the
@@ -119,7 +120,8 @@ final class DirectConnections: Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { [weak self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let parser = HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)
+                    // Interim answers reach the handler: a 104 names the upload resource.
+                    let parser = HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(DirectResponseDecoder(parser: parser)))
                     try channel.pipeline.syncOperations.addHandler(DirectUploadHandler(parser: parser, onClose: { self?.remove(channel) }))
                 }
@@ -169,12 +171,23 @@ struct DirectConnection: Sendable {
 /// What one request sends and how long it may take.
 struct DirectExchange: Sendable {
     let head: HTTPRequestHead
-    /// The body in pieces (multipart head, file, multipart tail), written in one `writev`: no copy
-    /// of the file into a buffer of its own.
-    let body: [ByteBuffer]
+    let body: DirectBody
     let timeouts: UploadTimeouts
-    /// Called once the body has reached the socket, with its length.
+    /// Called as the body reaches the socket, with the bytes written so far.
     let sent: @Sendable (Int64) -> Void
+    /// Called with each interim answer but `100 Continue` (a `104 Upload Resumption Supported`
+    /// names the upload resource while the body is still going out).
+    var interim: (@Sendable (UploadResponse) -> Void)? = nil
+}
+
+/// A request's body on a direct connection.
+enum DirectBody: Sendable {
+    /// In memory, in pieces (multipart head, file, multipart tail), written in one `writev`: no
+    /// copy of the file into a buffer of its own.
+    case buffers([ByteBuffer])
+    /// Produced as the socket takes it: `produce` writes into the writer (each write's future
+    /// completes once the socket took it) and completes when all `length` bytes are written.
+    case stream(length: Int64, produce: @Sendable (HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void>)
 }
 
 /// What one request ended with. A response may come with a failure's circumstances (an early
@@ -203,16 +216,32 @@ extension HTTPUploadTransport {
         _ target: DirectTarget, headers: HTTPHeaders, layout: MultipartLayout, preloaded: ByteBuffer,
         eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
-        var fields = headers
-        if fields["Host"].isEmpty { fields.add(name: "Host", value: target.hostHeader) }
         let allocator = ByteBufferAllocator()
         let body = [allocator.buffer(bytes: layout.head), preloaded, allocator.buffer(bytes: layout.tail)]
         let length = Int64(layout.head.count + preloaded.readableBytes + layout.tail.count)
+        return await directExchange(target, headers: headers, body: .buffers(body), length: length, eventLoop: eventLoop, observer: observer)
+    }
+
+    /// One `POST` of `length` body bytes on a direct connection, and its answer; `interim` gets
+    /// the interim answers (a `104`) as they come.
+    func directExchange(
+        _ target: DirectTarget, headers: HTTPHeaders, body: DirectBody, length: Int64,
+        eventLoop: EventLoop, observer: AttemptObserver, interim: (@Sendable (UploadResponse) -> Void)? = nil
+    ) async -> AttemptResult {
+        var fields = headers
+        if fields["Host"].isEmpty { fields.add(name: "Host", value: target.hostHeader) }
         fields.replaceOrAdd(name: "Content-Length", value: String(length))
         let progress = observer.progress
+        let reported = NIOLockedValueBox<Int64>(0)
         let exchange = DirectExchange(
             head: HTTPRequestHead(version: .http1_1, method: .POST, uri: target.uri, headers: fields),
-            body: body, timeouts: timeouts, sent: { count in progress(count, count, length) })
+            body: body, timeouts: timeouts, sent: { count in
+                let delta = reported.withLockedValue { before in
+                    defer { before = count }
+                    return count - before
+                }
+                progress(delta, count, length)
+            }, interim: interim)
         for _ in 0..<2 {
             let connection: DirectConnection
             let reused: Bool

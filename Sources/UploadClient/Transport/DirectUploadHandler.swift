@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import UploadCore
@@ -23,6 +24,8 @@ final class DirectUploadHandler: ChannelInboundHandler {
     private var error: Error?
     /// The stall clock while the body is written, then the answer clock.
     private var clock: Scheduled<Void>?
+    /// Which exchange on this connection is current: callbacks of an ended one do nothing.
+    private var number: UInt64 = 0
     private var idleClock: Scheduled<Void>?
 
     init(parser: HTTPResponseDecoder, onClose: @escaping () -> Void) {
@@ -48,10 +51,7 @@ final class DirectUploadHandler: ChannelInboundHandler {
         body = []
         bodyTotal = 0
         error = nil
-        let loop = context.eventLoop.assumeIsolated()
-        // The head and the first piece of the body (the multipart head) in one buffer, then the
-        // rest: one writev, no HTTP encoder or validator on the way.
-        var request = context.channel.allocator.buffer(capacity: 512 + (exchange.body.first?.readableBytes ?? 0))
+        var request = context.channel.allocator.buffer(capacity: 512 + exchange.body.firstPieceSize)
         do throws(DirectRequestHead.InvalidField) {
             try DirectRequestHead.encode(exchange.head, into: &request)
         } catch {
@@ -59,7 +59,38 @@ final class DirectUploadHandler: ChannelInboundHandler {
             return
         }
         parser.write(data: .head(exchange.head))
-        var parts = exchange.body[...]
+        number &+= 1
+        switch exchange.body {
+        case .buffers(let pieces):
+            sendAtOnce(pieces, request, context: context, exchange: exchange)
+        case .stream(_, let produce):
+            context.writeAndFlush(wrapOutboundOut(request), promise: nil)
+            armStall(exchange)
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let channelLoop = context.eventLoop
+            let current = number
+            let writer = HTTPClient.Body.StreamWriter { data in
+                if channelLoop.inEventLoop { return bound.value.writePart(data, of: current, on: channelLoop) }
+                return channelLoop.flatSubmit { bound.value.writePart(data, of: current, on: channelLoop) }
+            }
+            produce(writer).hop(to: channelLoop).assumeIsolated().whenComplete { [self] outcome in
+                guard self.exchange != nil, number == current else { return }
+                switch outcome {
+                case .success:
+                    bodyWritten(exchange)
+                case .failure(let error):
+                    finish(failure: (error as? UploadFailure)
+                        ?? FailureClassifier.classify(error, bodySent: false, timeouts: exchange.timeouts))
+                }
+            }
+        }
+    }
+
+    /// The body in memory: the head and the first piece (the multipart head) in one buffer, then
+    /// the rest: one writev, no HTTP encoder or validator on the way.
+    private func sendAtOnce(_ pieces: [ByteBuffer], _ head: ByteBuffer, context: ChannelHandlerContext, exchange: DirectExchange) {
+        var request = head
+        var parts = pieces[...]
         if var first = parts.popFirst() { request.writeBuffer(&first) }
         let written = context.eventLoop.makePromise(of: Void.self)
         context.write(wrapOutboundOut(request), promise: parts.isEmpty ? written : nil)
@@ -67,28 +98,59 @@ final class DirectUploadHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(part), promise: index == parts.index(before: parts.endIndex) ? written : nil)
         }
         context.flush()
+        let current = number
         written.futureResult.assumeIsolated().whenComplete { [self] outcome in
-            guard self.exchange != nil, case .success = outcome else { return }
-            let count = Int64(exchange.body.reduce(0) { $0 + $1.readableBytes })
-            result.bodySent = true
-            result.bytesSent = count
-            exchange.sent(count)
-            clock?.cancel()
-            clock = loop.scheduleTask(in: exchange.timeouts.answer) { [self] in
-                guard self.exchange != nil else { return }
-                if let answer = answerSoFar {
-                    finish(answer: answer.endedEarly(answerTimeout: exchange.timeouts.answerSeconds), reusable: false)
-                } else {
-                    finish(failure: FailureClassifier.noAnswer(exchange.timeouts))
-                }
-            }
+            guard self.exchange != nil, number == current, case .success = outcome else { return }
+            result.bytesSent = Int64(pieces.reduce(0) { $0 + $1.readableBytes })
+            exchange.sent(result.bytesSent)
+            bodyWritten(exchange)
         }
         // The stall clock only for a body the socket did not take at once (a small one mostly
         // goes in the flush above): one scheduled task per upload, not two.
-        if self.exchange != nil, !result.bodySent {
-            clock = loop.scheduleTask(in: exchange.timeouts.stall) { [self] in
-                guard self.exchange != nil, !result.bodySent else { return }
-                finish(failure: FailureClassifier.stalled(exchange.timeouts))
+        if self.exchange != nil, !result.bodySent { armStall(exchange) }
+    }
+
+    /// One piece of a streamed body, written when the socket takes it; fails once the exchange
+    /// it belongs to has ended (an early answer, a failure), which stops the producer.
+    func writePart(_ data: IOData, of exchangeNumber: UInt64, on loop: EventLoop) -> EventLoopFuture<Void> {
+        guard let context, let exchange, exchangeNumber == number, case .byteBuffer(let buffer) = data else {
+            return loop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        let count = Int64(buffer.readableBytes)
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
+        promise.futureResult.assumeIsolated().whenSuccess { [self] in
+            guard self.exchange != nil, number == exchangeNumber else { return }
+            result.bytesSent += count
+            exchange.sent(result.bytesSent)
+            armStall(exchange)
+        }
+        return promise.futureResult
+    }
+
+    /// Nothing written for the stall timeout fails the upload.
+    private func armStall(_ exchange: DirectExchange) {
+        guard let context else { return }
+        clock?.cancel()
+        let current = number
+        clock = context.eventLoop.assumeIsolated().scheduleTask(in: exchange.timeouts.stall) { [self] in
+            guard self.exchange != nil, number == current, !result.bodySent else { return }
+            finish(failure: FailureClassifier.stalled(exchange.timeouts))
+        }
+    }
+
+    /// The whole body reached the socket: the answer clock starts.
+    private func bodyWritten(_ exchange: DirectExchange) {
+        guard let context else { return }
+        result.bodySent = true
+        clock?.cancel()
+        let current = number
+        clock = context.eventLoop.assumeIsolated().scheduleTask(in: exchange.timeouts.answer) { [self] in
+            guard self.exchange != nil, number == current else { return }
+            if let answer = answerSoFar {
+                finish(answer: answer.endedEarly(answerTimeout: exchange.timeouts.answerSeconds), reusable: false)
+            } else {
+                finish(failure: FailureClassifier.noAnswer(exchange.timeouts))
             }
         }
     }
@@ -114,8 +176,13 @@ final class DirectUploadHandler: ChannelInboundHandler {
         }
         result.receivedAnything = true
         switch unwrapInboundIn(data) {
+        case .head(let head) where head.status.code >= 100 && head.status.code < 200:
+            // An interim answer (the parser forwards them): 104 names the upload resource.
+            if head.status.code != 100 {
+                exchange?.interim?(UploadResponse(status: Int(head.status.code), reason: head.status.reasonPhrase,
+                                                  headers: head.headers.map { ($0.name, $0.value) }, body: [], bodyBytesTotal: 0))
+            }
         case .head(let head):
-            // Interim answers (100 Continue, 103 Early Hints) never get here: the parser drops them.
             self.head = head
         case .body(let part):
             bodyTotal += Int64(part.readableBytes)
@@ -229,5 +296,13 @@ enum DirectRequestHead {
 
     static func isValueByte(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: "\t") || (byte >= 0x20 && byte != 0x7F)
+    }
+}
+
+extension DirectBody {
+    /// The size of the piece that goes in one buffer with the request head.
+    var firstPieceSize: Int {
+        if case .buffers(let pieces) = self { return pieces.first?.readableBytes ?? 0 }
+        return 0
     }
 }

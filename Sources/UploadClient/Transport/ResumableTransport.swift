@@ -96,8 +96,11 @@ extension HTTPUploadTransport {
     ) async -> AttemptResult? {
         guard resume, !prepared.source.isPipe, let opened = prepared.source.openedAs else { return nil }
         let knownLength = request.resume.flatMap { prepared.layout(Boundary($0.boundary), for: request).contentLength }
+        // Where this client parses the answers itself (plain HTTP), it sees the 104 of an
+        // optimistic creation: the body goes in the creation request, no round trip before it.
+        let directTarget = direct ? connections.target(request.url) : nil
         var machine = ResumableUploadMachine(url: request.url, file: opened, fileSize: opened.size, point: request.resume,
-                                             bodyLength: knownLength, threshold: Self.resumeThreshold)
+                                             bodyLength: knownLength, threshold: Self.resumeThreshold, optimistic: directTarget != nil)
         var decision = machine.start()
         while true {
             for report in decision.reports {
@@ -137,6 +140,36 @@ extension HTTPUploadTransport {
                 let result = await exchange(url: request.url, method: .POST, headers: fields, body: .bytes([]), length: 0,
                                             progressTotal: length, eventLoop: eventLoop, observer: .init())
                 decision = machine.created(result, boundary: layout.boundary.value, bodyLength: length)
+            case .request(.createOptimistically(let version)):
+                let layout = prepared.layout(.random(), for: request)
+                guard let length = layout.contentLength, let target = directTarget else {
+                    decision = machine.cannotCreate()
+                    continue
+                }
+                var fields = baseHeaders(request.headers)
+                fields.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
+                if let key = request.idempotencyKey, fields["Idempotency-Key"].isEmpty {
+                    fields.add(name: "Idempotency-Key", value: "\"\(key)\"")
+                }
+                fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(true))
+                fields.add(name: ResumableFields.length, value: String(length))
+                fields.add(name: ResumableFields.interopVersion, value: String(version))
+                observer.started(request.url, length)
+                let streamer = makeStreamer(layout, prepared, pipePrefix: nil, eventLoop: eventLoop)
+                let announced = NIOLockedValueBox<ResumePoint?>(nil)
+                let url = request.url
+                let result = await directExchange(
+                    target, headers: fields, body: .stream(length: length, produce: { streamer.stream(into: $0) }), length: length,
+                    eventLoop: eventLoop, observer: observer,
+                    interim: { answer in
+                        guard announced.withLockedValue({ $0 }) == nil,
+                              let point = ResumableUploadMachine.announcement(answer, url: url, version: version, boundary: layout.boundary.value,
+                                                                              bodyLength: length, file: opened)
+                        else { return }
+                        announced.withLockedValue { $0 = point }
+                        observer.resumable(point, nil)
+                    })
+                decision = machine.createdOptimistically(result, announced: announced.withLockedValue { $0 })
             case .request(.head(let point)):
                 decision = machine.headed(await exchange(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
                                                          body: nil, length: nil, eventLoop: eventLoop, observer: .init()))

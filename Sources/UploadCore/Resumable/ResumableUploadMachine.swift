@@ -24,6 +24,10 @@ public struct ResumableUploadMachine: Sendable {
         /// Create the upload resource at the endpoint in this interop version; the shell makes
         /// the body's layout (a fresh boundary) and reports it with the answer (`created`).
         case create(version: Int)
+        /// The whole body in the creation request (`Upload-Complete: ?1`): the resource is
+        /// learned from a `104` while it goes out (`announcement`), and the answer is the
+        /// endpoint's (`createdOptimistically`). No round trip of its own.
+        case createOptimistically(version: Int)
         /// `HEAD` on the resource: its offset, or that it completed.
         case head(ResumePoint)
         /// `GET` on a completed resource: the endpoint's answer, lost with the connection.
@@ -71,6 +75,7 @@ public struct ResumableUploadMachine: Sendable {
         case idle
         case asking
         case creating(version: Int, remembered: Bool)
+        case creatingOptimistically
         case heading(ResumePoint)
         case fetching(ResumePoint)
         case appending(ResumePoint, tries: Int)
@@ -87,6 +92,7 @@ public struct ResumableUploadMachine: Sendable {
     private let file: FileFingerprint
     private let fileSize: Int64
     private let threshold: Int64
+    private let optimistic: Bool
     private var state = State.idle
     private var point: ResumePoint?
     private var round = 0
@@ -95,9 +101,12 @@ public struct ResumableUploadMachine: Sendable {
 
     /// An attempt to `url` of `file` (`fileSize` bytes) continuing `point` (nil: none yet), whose
     /// body made again with the point's boundary would be `bodyLength` long. Files under
-    /// `threshold` are not worth a resource of their own.
-    public init(url: String, file: FileFingerprint, fileSize: Int64, point: ResumePoint?, bodyLength: Int64?, threshold: Int64) {
+    /// `threshold` are not worth a resource of their own. `optimistic`: the shell can see interim
+    /// answers, so a new upload goes in the creation request itself.
+    public init(url: String, file: FileFingerprint, fileSize: Int64, point: ResumePoint?, bodyLength: Int64?, threshold: Int64,
+                optimistic: Bool = false) {
         self.url = url
+        self.optimistic = optimistic
         self.file = file
         self.fileSize = fileSize
         self.threshold = threshold
@@ -120,6 +129,10 @@ public struct ResumableUploadMachine: Sendable {
     public mutating func answered(support: Support, remembered: Bool) -> Decision {
         guard case .asking = state else { return decide(.finish(Self.misuse)) }
         guard case .supported(let version) = support else { return plain() }
+        if optimistic {
+            state = .creatingOptimistically
+            return decide(.request(.createOptimistically(version: version)))
+        }
         state = .creating(version: version, remembered: remembered)
         return decide(.request(.create(version: version)))
     }
@@ -150,6 +163,44 @@ public struct ResumableUploadMachine: Sendable {
         point = created
         reports.append(.resumable(created, startedOver: nil))
         return beginAppend(created)
+    }
+
+    /// The upload resource a `104` names during an optimistic creation in `version`, for the
+    /// body made with `boundary` (`bodyLength` bytes of `file`): it must carry our interop
+    /// version (the draft: a client ignores one that does not) and a `Location`. The shell
+    /// reports it at once (a process killed before the answer can still continue) and gives it
+    /// to `createdOptimistically`.
+    public static func announcement(
+        _ interim: UploadResponse, url: String, version: Int, boundary: String, bodyLength: Int64, file: FileFingerprint
+    ) -> ResumePoint? {
+        guard interim.status == 104, ResumableFields.version(interim.header(ResumableFields.interopVersion)) == version,
+              let location = interim.header("Location"),
+              let resource = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
+              resource.scheme == "http" || resource.scheme == "https" else { return nil }
+        return ResumePoint(uploadURL: resource.absoluteString, version: version, boundary: boundary, bodyLength: bodyLength, file: file)
+    }
+
+    /// What the optimistic creation came back with, and the resource a `104` named (nil: none
+    /// came, so nothing can be continued).
+    public mutating func createdOptimistically(_ result: AttemptResult, announced: ResumePoint?) -> Decision {
+        guard case .creatingOptimistically = state else { return decide(.finish(Self.misuse)) }
+        guard let announced else { return finish(result) }
+        point = announced
+        guard let response = result.response else {
+            if case .failed(let failure) = result.outcome, failure.kind == .fileError || failure.kind == .cancelled {
+                reports.append(.resumable(nil, startedOver: nil))
+                state = .deleting(result)
+                return decide(.request(.delete(announced)))
+            }
+            // Cut, stalled, no answer: the next attempt asks where the server got to.
+            return finish(result, keeping: announced)
+        }
+        if (500..<600).contains(response.status), ResumableFields.boolean(response.header(ResumableFields.complete)) != true {
+            return finish(result, keeping: announced)
+        }
+        // The endpoint's own answer to the whole upload: final.
+        reports.append(.resumable(nil, startedOver: nil))
+        return finish(result)
     }
 
     /// What `head` came back with.
