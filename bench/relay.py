@@ -2,11 +2,15 @@
 """A TCP relay that makes loopback look like a distant link, for the benchmarks.
 
     bench/relay.py --listen PORT --to PORT [--host ADDRESS] [--delay-ms 100] [--mbit 50] [--reset-after BYTES]
+                   [--reset-count K] [--count-file PATH]
 
 Every byte is delivered --delay-ms after it would have left a link of --mbit megabits per
 second (one-way delay; the round trip is twice it). The bandwidth is shared by all connections
 in each direction, as one access link is. With --reset-after, each connection is reset (RST)
-once that many bytes went towards the server. This kernel has no netem; this is the stand-in.
+once that many bytes went towards the server (with --reset-count, only the first K connections
+that get that far): what is still on its way then is lost, as on a real link. With --count-file,
+two numbers are written there whenever a connection ends: the bytes clients put on the wire
+towards the server, and the bytes that reached it. This kernel has no netem; this is the stand-in.
 Prints "listening PORT" on standard output once it accepts connections.
 """
 import argparse, asyncio, socket, struct, time
@@ -22,7 +26,16 @@ class Link:
         self.free_at = start + (count / self.rate if self.rate else 0)
         return self.free_at
 
-async def pump(reader, writer, link, delay, limit=None, on_limit=None):
+toward_server = [0, 0]  # sent by clients, delivered to the server
+cuts = [0]
+
+def counted(count):
+    toward_server[0] += count
+
+def delivered(count):
+    toward_server[1] += count
+
+async def pump(reader, writer, link, delay, limit=None, on_limit=None, count=None, on_delivered=None):
     queue = asyncio.Queue()
     async def deliver():
         while True:
@@ -38,6 +51,8 @@ async def pump(reader, writer, link, delay, limit=None, on_limit=None):
                 await asyncio.sleep(wait)
             writer.write(data)
             await writer.drain()
+            if on_delivered:
+                on_delivered(len(data))
     deliverer = asyncio.create_task(deliver())
     sent = 0
     try:
@@ -47,10 +62,14 @@ async def pump(reader, writer, link, delay, limit=None, on_limit=None):
                 break
             if limit is not None and sent + len(data) >= limit:
                 data = data[:limit - sent]
+                if count:
+                    count(len(data))
                 queue.put_nowait((link.transmit(len(data), time.monotonic()) + delay, data))
                 on_limit()
                 return
             sent += len(data)
+            if count:
+                count(len(data))
             finished = link.transmit(len(data), time.monotonic())
             queue.put_nowait((finished + delay, data))
             # Back-pressure: do not read far ahead of what the link can carry.
@@ -79,6 +98,8 @@ async def main():
     parser.add_argument("--delay-ms", type=float, default=100)
     parser.add_argument("--mbit", type=float, default=50)
     parser.add_argument("--reset-after", type=int)
+    parser.add_argument("--reset-count", type=int)
+    parser.add_argument("--count-file")
     args = parser.parse_args()
     rate = args.mbit * 1e6 / 8
     up, down = Link(rate), Link(rate)
@@ -91,11 +112,13 @@ async def main():
             client_writer.close()
             return
         def cut():
+            cuts[0] += 1
             reset(client_writer); reset(server_writer)
+        limit = args.reset_after if args.reset_count is None or cuts[0] < args.reset_count else None
         # The connection itself costs a round trip, as a real handshake over the link does.
         await asyncio.sleep(2 * delay)
         await asyncio.gather(
-            pump(client_reader, server_writer, up, delay, args.reset_after, cut),
+            pump(client_reader, server_writer, up, delay, limit, cut, counted, delivered),
             pump(server_reader, client_writer, down, delay),
             return_exceptions=True)
         for w in (client_writer, server_writer):
@@ -103,6 +126,9 @@ async def main():
                 w.close()
             except Exception:
                 pass
+        if args.count_file:
+            with open(args.count_file, "w") as f:
+                f.write(f"{toward_server[0]} {toward_server[1]}\n")
 
     server = await asyncio.start_server(handle, args.host, args.listen)
     print("listening", server.sockets[0].getsockname()[1], flush=True)
