@@ -47,22 +47,10 @@ extension UploadEndpoint {
         _ request: Request, token: String, _ append: UploadAdmission.Append, line: inout RequestLogLine, bodyRead: inout Bool
     ) async throws(Refusal) -> Response {
         var fields = echo(append.version)
-        guard let lease = await resumable.acquire(token, interrupt: interrupter(request)) else {
-            throw Refusal(.notFound, "no such upload (it may have expired or been cancelled)").adding(fields)
-        }
-        if lease.record.complete {
+        guard let lease = await resumable.acquire(token, interrupt: interrupter(request)) else { throw ResumableRules.noSuchUpload(fields) }
+        if let refusal = ResumableRules.appendRefusal(append, complete: lease.record.complete, offset: lease.offset, fields: fields) {
             lease.release(offset: lease.offset)
-            if append.contentLength == 0 {
-                throw Refusal(.completedUpload, .badRequest, "the upload is already complete").adding(fields)
-            }
-            throw Refusal(.inconsistentLength, .badRequest, "the upload is already complete; nothing can be appended").adding(fields)
-        }
-        guard append.offset == lease.offset else {
-            lease.release(offset: lease.offset)
-            fields[ResumableFields.offset] = String(lease.offset)
-            fields[ResumableFields.complete] = ResumableFields.boolean(false)
-            throw Refusal(.mismatchingOffset, .conflict, "the upload is at offset \(lease.offset), not \(append.offset)",
-                          members: ["expected-offset": lease.offset, "provided-offset": append.offset]).adding(fields)
+            throw refusal
         }
         let end = try await transfer(request.body, into: lease, complete: append.complete, length: append.length, fields: fields,
                                      line: &line, bodyRead: &bodyRead)
@@ -80,9 +68,7 @@ extension UploadEndpoint {
     /// `HEAD`: the offset as it stands once any request still appending has been ended.
     func offset(_ token: String, version: Int?) async throws(Refusal) -> Response {
         var fields = echo(version)
-        guard let lease = await resumable.acquire(token, interrupt: nil) else {
-            throw Refusal(.notFound, "no such upload (it may have expired or been cancelled)").adding(fields)
-        }
+        guard let lease = await resumable.acquire(token, interrupt: nil) else { throw ResumableRules.noSuchUpload(fields) }
         let record = lease.record
         lease.release(offset: lease.offset)
         fields[ResumableFields.offset] = String(lease.offset)
@@ -96,9 +82,7 @@ extension UploadEndpoint {
     /// `DELETE`: ends any request still appending, then removes the upload.
     func cancel(_ token: String, version: Int?) async throws(Refusal) -> Response {
         let fields = echo(version)
-        guard let lease = await resumable.acquire(token, interrupt: nil) else {
-            throw Refusal(.notFound, "no such upload (it may have expired or been cancelled)").adding(fields)
-        }
+        guard let lease = await resumable.acquire(token, interrupt: nil) else { throw ResumableRules.noSuchUpload(fields) }
         await onFileThreads { lease.remove() }
         return Self.empty(.noContent, fields)
     }
@@ -106,9 +90,7 @@ extension UploadEndpoint {
     /// `GET` on a completed upload: its final answer again, for a client that lost it.
     func answer(_ token: String, version: Int?) throws(Refusal) -> Response {
         var fields = echo(version)
-        guard let snapshot = resumable.peek(token) else {
-            throw Refusal(.notFound, "no such upload (it may have expired or been cancelled)").adding(fields)
-        }
+        guard let snapshot = resumable.peek(token) else { throw ResumableRules.noSuchUpload(fields) }
         guard let answer = snapshot.record.answer else {
             fields[ResumableFields.offset] = String(snapshot.offset)
             fields[ResumableFields.complete] = ResumableFields.boolean(false)
@@ -321,9 +303,7 @@ extension UploadEndpoint {
     }
 
     /// Answers to a request that named an interop version carry it too.
-    private func echo(_ version: Int?) -> [String: String] {
-        version.map { [ResumableFields.interopVersion: String($0)] } ?? [:]
-    }
+    private func echo(_ version: Int?) -> [String: String] { ResumableRules.fields(echoing: version) }
 
     private func limit(expiresAt: Date) -> UploadLimit {
         UploadLimit(maxSize: configuration.maxSize, maxAge: resumable.remainingAge(expiresAt: expiresAt))

@@ -198,22 +198,10 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     /// does is ended by the endpoint first, and the offset may move until then).
     private func refusalFromState(_ route: UploadAdmission.Route) -> Refusal? {
         guard case .append(let token, let append) = route else { return nil }
-        let fields = append.version.map { [ResumableFields.interopVersion: String($0)] } ?? [:]
-        guard let snapshot = resumable.peek(token) else {
-            return Refusal(.notFound, "no such upload (it may have expired or been cancelled)").adding(fields)
-        }
+        let fields = ResumableRules.fields(echoing: append.version)
+        guard let snapshot = resumable.peek(token) else { return ResumableRules.noSuchUpload(fields) }
         guard !snapshot.busy else { return nil }
-        if snapshot.record.complete {
-            return append.contentLength == 0
-                ? Refusal(.completedUpload, .badRequest, "the upload is already complete").adding(fields)
-                : Refusal(.inconsistentLength, .badRequest, "the upload is already complete; nothing can be appended").adding(fields)
-        }
-        guard append.offset == snapshot.offset else {
-            return Refusal(.mismatchingOffset, .conflict, "the upload is at offset \(snapshot.offset), not \(append.offset)",
-                           members: ["expected-offset": snapshot.offset, "provided-offset": append.offset])
-                .adding(fields.merging([ResumableFields.offset: String(snapshot.offset), ResumableFields.complete: "?0"]) { a, _ in a })
-        }
-        return nil
+        return ResumableRules.appendRefusal(append, complete: snapshot.record.complete, offset: snapshot.offset, fields: fields)
     }
 
     /// `104 Upload Resumption Supported` for a creation request whose interop version is ours.

@@ -7,6 +7,12 @@ import NIOConcurrencyHelpers
 /// is reset (both ends, as a dropped link looks to the client) once that many bytes have gone
 /// towards the server. It counts every byte the client sent, so a test can tell how much of a
 /// file went over the wire in all.
+///
+/// Before a cut, the server's answers so far reach the client (waiting a second at most for
+/// the first byte of one):
+/// on a real link an interim answer (a `104` naming the upload resource) travels back while
+/// megabytes go out, whereas here a client can push megabytes before the server has read
+/// the request's head.
 public final class CuttingRelay: @unchecked Sendable {
     public let port: Int
     private let listener: Int32
@@ -67,6 +73,7 @@ public final class CuttingRelay: @unchecked Sendable {
         }
         state.withLockedValue { $0.connections += 1 }
         let backDone = DispatchSemaphore(value: 0)
+        let back = NIOLockedValueBox<Int64>(0)
         // Server to client: as it comes.
         Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 65536)
@@ -74,6 +81,7 @@ public final class CuttingRelay: @unchecked Sendable {
                 let n = buffer.withUnsafeMutableBytes { read(server, $0.baseAddress, $0.count) }
                 if n <= 0 { break }
                 if !Self.writeAll(client, buffer, n) { break }
+                back.withLockedValue { $0 += Int64(n) }
             }
             shutdown(client, Int32(SHUT_WR))
             backDone.signal()
@@ -94,6 +102,12 @@ public final class CuttingRelay: @unchecked Sendable {
                 state.withLockedValue { state in
                     state.cuts.removeFirst()
                     state.cutsDone += 1
+                }
+                // What the server has answered so far reaches the client first.
+                var settled = 0
+                for _ in 0..<1000 where settled < 20 {
+                    if back.withLockedValue({ $0 }) > 0 { settled += 1 }
+                    usleep(1000)
                 }
                 // The link drops: the client sees a reset, the server a peer that went away.
                 var linger = Glibc.linger(l_onoff: 1, l_linger: 0)

@@ -176,7 +176,9 @@ struct DirectExchange: Sendable {
     /// Called as the body reaches the socket, with the bytes written so far.
     let sent: @Sendable (Int64) -> Void
     /// Called with each interim answer but `100 Continue` (a `104 Upload Resumption Supported`
-    /// names the upload resource while the body is still going out).
+    /// names the upload resource while the body is still going out). When set, a body that
+    /// fails here (a file that changed, a cancel) before any interim answer came waits a moment
+    /// for one: the resource it names can then be removed rather than left on the server.
     var interim: (@Sendable (UploadResponse) -> Void)? = nil
 }
 

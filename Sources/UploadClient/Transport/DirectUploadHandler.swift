@@ -26,6 +26,12 @@ final class DirectUploadHandler: ChannelInboundHandler {
     private var clock: Scheduled<Void>?
     /// Which exchange on this connection is current: callbacks of an ended one do nothing.
     private var number: UInt64 = 0
+    /// An interim answer came in this exchange.
+    private var sawInterim = false
+    /// The body failed here before any interim answer came; the exchange ends with this once
+    /// one comes (or the answer, or the connection ends, or `announcementWait` passes).
+    private var heldFailure: UploadFailure?
+    static let announcementWait: TimeAmount = .seconds(1)
     private var idleClock: Scheduled<Void>?
 
     init(parser: HTTPResponseDecoder, onClose: @escaping () -> Void) {
@@ -51,6 +57,8 @@ final class DirectUploadHandler: ChannelInboundHandler {
         body = []
         bodyTotal = 0
         error = nil
+        sawInterim = false
+        heldFailure = nil
         var request = context.channel.allocator.buffer(capacity: 512 + exchange.body.firstPieceSize)
         do throws(DirectRequestHead.InvalidField) {
             try DirectRequestHead.encode(exchange.head, into: &request)
@@ -79,7 +87,7 @@ final class DirectUploadHandler: ChannelInboundHandler {
                 case .success:
                     bodyWritten(exchange)
                 case .failure(let error):
-                    finish(failure: (error as? UploadFailure)
+                    failBody((error as? UploadFailure)
                         ?? FailureClassifier.classify(error, bodySent: false, timeouts: exchange.timeouts))
                 }
             }
@@ -113,7 +121,7 @@ final class DirectUploadHandler: ChannelInboundHandler {
     /// One piece of a streamed body, written when the socket takes it; fails once the exchange
     /// it belongs to has ended (an early answer, a failure), which stops the producer.
     func writePart(_ data: IOData, of exchangeNumber: UInt64, on loop: EventLoop) -> EventLoopFuture<Void> {
-        guard let context, let exchange, exchangeNumber == number, case .byteBuffer(let buffer) = data else {
+        guard let context, let exchange, exchangeNumber == number, heldFailure == nil, case .byteBuffer(let buffer) = data else {
             return loop.makeFailedFuture(ChannelError.ioOnClosedChannel)
         }
         let promise = context.eventLoop.makePromise(of: Void.self)
@@ -157,7 +165,25 @@ final class DirectUploadHandler: ChannelInboundHandler {
 
     func cancel() {
         guard exchange != nil else { return }
-        finish(failure: FailureClassifier.cancelled(bodySent: result.bodySent))
+        failBody(FailureClassifier.cancelled(bodySent: result.bodySent))
+    }
+
+    /// The body cannot go on. Where an interim answer may still name an upload resource (and
+    /// none has yet), the exchange waits for it a moment before ending, so the resource can be
+    /// removed; the body stops at once either way.
+    private func failBody(_ failure: UploadFailure) {
+        guard let exchange, let context, heldFailure == nil else { return }
+        guard exchange.interim != nil, !sawInterim, !result.bodySent else {
+            finish(failure: failure)
+            return
+        }
+        heldFailure = failure
+        clock?.cancel()
+        let current = number
+        clock = context.eventLoop.assumeIsolated().scheduleTask(in: Self.announcementWait) { [self] in
+            guard self.exchange != nil, number == current, let held = heldFailure else { return }
+            finish(failure: held)
+        }
     }
 
     func parked(expiringIn timeout: TimeAmount) {
@@ -179,10 +205,16 @@ final class DirectUploadHandler: ChannelInboundHandler {
         case .head(let head) where head.status.code >= 100 && head.status.code < 200:
             // An interim answer (the parser forwards them): 104 names the upload resource.
             if head.status.code != 100 {
+                sawInterim = true
                 exchange?.interim?(UploadResponse(status: Int(head.status.code), reason: head.status.reasonPhrase,
                                                   headers: head.headers.map { ($0.name, $0.value) }, body: [], bodyBytesTotal: 0))
+                if let held = heldFailure { finish(failure: held) }
             }
         case .head(let head):
+            if let held = heldFailure {
+                finish(failure: held)
+                return
+            }
             self.head = head
         case .body(let part):
             bodyTotal += Int64(part.readableBytes)
@@ -205,7 +237,9 @@ final class DirectUploadHandler: ChannelInboundHandler {
         idleClock?.cancel()
         onClose()
         if exchange != nil {
-            if let answer = answerSoFar {
+            if let held = heldFailure {
+                finish(failure: held)
+            } else if let answer = answerSoFar {
                 // What arrived of the answer is what happened (its status at least); that its
                 // end did not arrive is said with it.
                 finish(answer: answer.endedEarly(answerTimeout: nil), reusable: false)

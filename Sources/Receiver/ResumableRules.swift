@@ -1,0 +1,35 @@
+import UploadCore
+
+/// What the resumable protocol allows against an upload's state, decided in one place: by the
+/// gate from a request's head before its body is read (when no request holds the upload), and
+/// by the endpoint once it holds the upload. `fields` are the answer's fields so far (the
+/// interop version echoed).
+enum ResumableRules {
+    /// An answer's fields to begin with: the interop version the request named, echoed.
+    static func fields(echoing version: Int?) -> [String: String] {
+        version.map { [ResumableFields.interopVersion: String($0)] } ?? [:]
+    }
+
+    /// The request names an upload this receiver does not have (never had, expired, cancelled).
+    static func noSuchUpload(_ fields: [String: String]) -> Refusal {
+        Refusal(.notFound, "no such upload (it may have expired or been cancelled)").adding(fields)
+    }
+
+    /// Why `append` cannot go to an upload at `offset` (`complete`: its last byte is in), or nil
+    /// when it may.
+    static func appendRefusal(_ append: UploadAdmission.Append, complete: Bool, offset: Int64, fields: [String: String]) -> Refusal? {
+        if complete {
+            return append.contentLength == 0
+                ? Refusal(.completedUpload, .badRequest, "the upload is already complete").adding(fields)
+                : Refusal(.inconsistentLength, .badRequest, "the upload is already complete; nothing can be appended").adding(fields)
+        }
+        guard append.offset == offset else {
+            var fields = fields
+            fields[ResumableFields.offset] = String(offset)
+            fields[ResumableFields.complete] = ResumableFields.boolean(false)
+            return Refusal(.mismatchingOffset, .conflict, "the upload is at offset \(offset), not \(append.offset)",
+                           members: ["expected-offset": offset, "provided-offset": append.offset]).adding(fields)
+        }
+        return nil
+    }
+}
