@@ -186,18 +186,8 @@ public struct ResumableUploadMachine: Sendable {
         guard case .creatingOptimistically = state else { return decide(.finish(Self.misuse)) }
         guard let announced else { return finish(result) }
         point = announced
-        guard let response = result.response else {
-            if case .failed(let failure) = result.outcome, failure.kind == .fileError || failure.kind == .cancelled {
-                reports.append(.resumable(nil, startedOver: nil))
-                state = .deleting(result)
-                return decide(.request(.delete(announced)))
-            }
-            // Cut, stalled, no answer: the next attempt asks where the server got to.
-            return finish(result, keeping: announced)
-        }
-        if (500..<600).contains(response.status), ResumableFields.boolean(response.header(ResumableFields.complete)) != true {
-            return finish(result, keeping: announced)
-        }
+        guard let response = result.response else { return bodyEndedWithoutAnswer(result, at: announced) }
+        if Self.serverErrorBeforeCompletion(response) { return finish(result, keeping: announced) }
         // The endpoint's own answer to the whole upload: final.
         reports.append(.resumable(nil, startedOver: nil))
         return finish(result)
@@ -245,17 +235,7 @@ public struct ResumableUploadMachine: Sendable {
     /// What `append` came back with.
     public mutating func appended(_ result: AttemptResult) -> Decision {
         guard case .appending(var current, let tries) = state else { return decide(.finish(Self.misuse)) }
-        guard let response = result.response else {
-            // Cut, stalled, no answer: the next attempt asks where the server got to. Not after
-            // a cancel (the user no longer wants it) or a file that changed while it was read:
-            // nothing will continue it, so what the server keeps goes now, not at its age.
-            if case .failed(let failure) = result.outcome, failure.kind == .fileError || failure.kind == .cancelled {
-                reports.append(.resumable(nil, startedOver: nil))
-                state = .deleting(result)
-                return decide(.request(.delete(current)))
-            }
-            return finish(result, keeping: current)
-        }
+        guard let response = result.response else { return bodyEndedWithoutAnswer(result, at: current) }
         switch response.status {
         case 409:
             // Another offset than ours: continue from the server's, if it says it.
@@ -267,7 +247,7 @@ public struct ResumableUploadMachine: Sendable {
             return append(current, tries: tries + 1)
         case 404, 410:
             return gone("the server no longer has the upload")
-        case 500..<600 where ResumableFields.boolean(response.header(ResumableFields.complete)) != true:
+        case _ where Self.serverErrorBeforeCompletion(response):
             return finish(result, keeping: current)
         default:
             // The endpoint's own answer to the whole upload (success or not): final.
@@ -309,6 +289,25 @@ public struct ResumableUploadMachine: Sendable {
         if current.offset > 0 { reports.append(.resumed(offset: current.offset, bodyLength: current.bodyLength)) }
         state = .appending(current, tries: tries)
         return decide(.request(.append(current)))
+    }
+
+    /// A body (the creation's or an append's) ended without an answer. Cut, stalled, no answer:
+    /// the next attempt asks where the server got to. Not after a cancel (the user no longer
+    /// wants it) or a file that changed while it was read: nothing will continue it, so what
+    /// the server keeps goes now, not at its age.
+    private mutating func bodyEndedWithoutAnswer(_ result: AttemptResult, at current: ResumePoint) -> Decision {
+        if case .failed(let failure) = result.outcome, failure.kind == .fileError || failure.kind == .cancelled {
+            reports.append(.resumable(nil, startedOver: nil))
+            state = .deleting(result)
+            return decide(.request(.delete(current)))
+        }
+        return finish(result, keeping: current)
+    }
+
+    /// A 5xx that is not the endpoint's own answer to the whole upload (which would say the
+    /// upload is complete): the upload can be continued.
+    static func serverErrorBeforeCompletion(_ response: UploadResponse) -> Bool {
+        (500..<600).contains(response.status) && ResumableFields.boolean(response.header(ResumableFields.complete)) != true
     }
 
     /// What the server had is given up: start over, in a new round.
