@@ -224,25 +224,29 @@ extension HTTPUploadTransport {
         return await directExchange(target, headers: headers, body: .buffers(body), length: length, eventLoop: eventLoop, observer: observer)
     }
 
-    /// One `POST` of `length` body bytes on a direct connection, and its answer; `interim` gets
-    /// the interim answers (a `104`) as they come.
+    /// One request on a direct connection, and its answer: `length` body bytes (nil: none, as
+    /// for `HEAD`), progress reported from `progressBase` (a resumed body's offset) of
+    /// `progressTotal`; `interim` gets the interim answers (a `104`) as they come.
     func directExchange(
-        _ target: DirectTarget, headers: HTTPHeaders, body: DirectBody, length: Int64,
+        _ target: DirectTarget, method: HTTPMethod = .POST, headers: HTTPHeaders, body: DirectBody, length: Int64?,
+        progressBase: Int64 = 0, progressTotal: Int64? = nil,
         eventLoop: EventLoop, observer: AttemptObserver, interim: (@Sendable (UploadResponse) -> Void)? = nil
     ) async -> AttemptResult {
         var fields = headers
         if fields["Host"].isEmpty { fields.add(name: "Host", value: target.hostHeader) }
-        fields.replaceOrAdd(name: "Content-Length", value: String(length))
+        if let length { fields.replaceOrAdd(name: "Content-Length", value: String(length)) }
         let progress = observer.progress
         let reported = NIOLockedValueBox<Int64>(0)
+        let whole = progressTotal ?? length.map { progressBase + $0 }
         let exchange = DirectExchange(
-            head: HTTPRequestHead(version: .http1_1, method: .POST, uri: target.uri, headers: fields),
+            head: HTTPRequestHead(version: .http1_1, method: method, uri: target.uri, headers: fields),
             body: body, timeouts: timeouts, sent: { count in
+                guard count > 0 else { return }
                 let delta = reported.withLockedValue { before in
                     defer { before = count }
                     return count - before
                 }
-                progress(delta, count, length)
+                progress(delta, progressBase + count, whole)
             }, interim: interim)
         for _ in 0..<2 {
             let connection: DirectConnection
@@ -268,8 +272,11 @@ extension HTTPUploadTransport {
             if Task.isCancelled, result.failure != nil {
                 return AttemptResult(outcome: .failed(FailureClassifier.cancelled(bodySent: result.bodySent)), response: nil, bytesSent: result.bytesSent)
             }
-            if let failure = result.failure, failure.kind == .connectionLost, reused, !result.receivedAnything, !Task.isCancelled {
+            if let failure = result.failure, failure.kind == .connectionLost, reused, !result.receivedAnything, !Task.isCancelled,
+               body.isInMemory || result.bytesSent == 0 {
                 // The server closed the idle connection as it was taken: once more on a new one.
+                // Not a streamed body some of which went out (a link cut under a resumable
+                // append): the attempt ends, and the next asks the server where it got to.
                 continue
             }
             if let response = result.response {

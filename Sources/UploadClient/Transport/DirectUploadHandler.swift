@@ -334,6 +334,12 @@ enum DirectRequestHead {
 }
 
 extension DirectBody {
+    /// Whether the whole body is in memory (written at once, and again at no cost).
+    var isInMemory: Bool {
+        if case .buffers = self { return true }
+        return false
+    }
+
     /// The size of the piece that goes in one buffer with the request head.
     var firstPieceSize: Int {
         if case .buffers(let pieces) = self { return pieces.first?.readableBytes ?? 0 }

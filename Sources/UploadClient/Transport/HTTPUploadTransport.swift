@@ -157,9 +157,7 @@ public final class HTTPUploadTransport: UploadTransport {
                 result = await directExchange(target, headers: fields, layout: layout, preloaded: preloaded, eventLoop: eventLoop, observer: observer)
             } else {
                 let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix, eventLoop: eventLoop)
-                result = await exchange(
-                    url: url, method: .POST, headers: fields, body: streamer.makeBody(), length: layout.contentLength,
-                    watch: streamer.watch, eventLoop: eventLoop, observer: observer)
+                result = await send(url: url, method: .POST, headers: fields, streamer: streamer, eventLoop: eventLoop, observer: observer)
             }
             totalSent += result.bytesSent
             guard let response = result.response,
@@ -281,6 +279,23 @@ public final class HTTPUploadTransport: UploadTransport {
             httpHeaders.add(name: "User-Agent", value: "uploadmon/\(UploadmonVersion.current)")
         }
         return httpHeaders
+    }
+
+    /// One request by whichever path carries it: this client's own HTTP/1 connections for plain
+    /// `http` with a body of known length (or none), AsyncHTTPClient otherwise (TLS, a proxy, a
+    /// pipe's body of unknown length).
+    func send(
+        url: String, method: HTTPMethod, headers: HTTPHeaders, streamer: BodyStreamer? = nil,
+        progressBase: Int64 = 0, progressTotal: Int64? = nil, eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> AttemptResult {
+        if direct, let target = connections.target(url), streamer == nil || streamer?.length != nil {
+            let body: DirectBody = streamer.map { streamer in .stream(length: streamer.length!, produce: { streamer.stream(into: $0) }) } ?? .buffers([])
+            return await directExchange(target, method: method, headers: headers, body: body, length: streamer?.length,
+                                        progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer)
+        }
+        return await exchange(url: url, method: method, headers: headers, body: streamer?.makeBody(), length: streamer?.length,
+                              watch: streamer?.watch ?? WriteWatch(), progressBase: progressBase, progressTotal: progressTotal,
+                              eventLoop: eventLoop, observer: observer)
     }
 
     /// One request and its answer, with the stall watchdog and the answer clock. `length` is the

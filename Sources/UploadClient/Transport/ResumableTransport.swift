@@ -171,11 +171,11 @@ extension HTTPUploadTransport {
                     })
                 decision = machine.createdOptimistically(result, announced: announced.withLockedValue { $0 })
             case .request(.head(let point)):
-                decision = machine.headed(await exchange(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
-                                                         body: nil, length: nil, eventLoop: eventLoop, observer: .init()))
+                decision = machine.headed(await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
+                                                     eventLoop: eventLoop, observer: .init()))
             case .request(.fetchAnswer(let point)):
-                decision = machine.fetched(await exchange(url: point.uploadURL, method: .GET, headers: resourceHeaders(point, request),
-                                                          body: nil, length: nil, eventLoop: eventLoop, observer: .init()))
+                decision = machine.fetched(await send(url: point.uploadURL, method: .GET, headers: resourceHeaders(point, request),
+                                                      eventLoop: eventLoop, observer: .init()))
             case .request(.append(let point)):
                 let layout = prepared.layout(Boundary(point.boundary), for: request)
                 let streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset, eventLoop: eventLoop)
@@ -183,9 +183,9 @@ extension HTTPUploadTransport {
                 fields.add(name: "Content-Type", value: ResumableFields.partialUploadType)
                 fields.add(name: ResumableFields.offset, value: String(point.offset))
                 fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(true))
-                decision = machine.appended(await exchange(
-                    url: point.uploadURL, method: .PATCH, headers: fields, body: streamer.makeBody(), length: streamer.length,
-                    watch: streamer.watch, progressBase: point.offset, progressTotal: point.bodyLength, eventLoop: eventLoop, observer: observer))
+                decision = machine.appended(await send(
+                    url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
+                    progressBase: point.offset, progressTotal: point.bodyLength, eventLoop: eventLoop, observer: observer))
             case .request(.delete(let point)):
                 _ = await cancelOnServer(point, request, eventLoop: eventLoop)
                 decision = machine.deleted()
@@ -200,8 +200,7 @@ extension HTTPUploadTransport {
         for _ in 0..<2 {
             var fields = baseHeaders(request.headers)
             fields.add(name: ResumableFields.interopVersion, value: String(version))
-            let result = await exchange(url: request.url, method: .OPTIONS, headers: fields, body: nil, length: nil,
-                                        eventLoop: eventLoop, observer: .init())
+            let result = await send(url: request.url, method: .OPTIONS, headers: fields, eventLoop: eventLoop, observer: .init())
             guard let response = result.response else {
                 // No connection: ask again next time. A server that took the question and gave
                 // no answer (it closed) does not resume uploads.
@@ -224,8 +223,7 @@ extension HTTPUploadTransport {
     private func cancelOnServer(_ point: ResumePoint, _ request: UploadRequest, eventLoop: EventLoop) async -> String {
         let fields = resourceHeaders(point, request)
         let deleting = Task { () -> String in
-            let result = await exchange(url: point.uploadURL, method: .DELETE, headers: fields, body: nil, length: nil,
-                                        eventLoop: eventLoop, observer: .init())
+            let result = await send(url: point.uploadURL, method: .DELETE, headers: fields, eventLoop: eventLoop, observer: .init())
             if let response = result.response {
                 return (200..<300).contains(response.status) || response.status == 404 || response.status == 410
                     ? "removed from the server" : "the server answered \(response.status) to its removal"
