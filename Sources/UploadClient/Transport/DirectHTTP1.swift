@@ -18,15 +18,37 @@ import UploadCore
 // fresh connection when a reused one turns out to have been closed (as curl does).
 // TLS, streamed bodies, rate limits and resumable uploads stay with AsyncHTTPClient.
 
-/// Where a direct upload goes: only `http` URLs with a host.
+/// Where a direct upload goes: only `http` URLs with a host, straight to it or through an
+/// HTTP proxy.
 struct DirectTarget: Sendable, Equatable {
+    /// Where the connection goes: the URL's host, or the proxy.
     let origin: DirectConnections.Origin
-    /// The request target: the path (at least `/`) and the query, as written in the URL.
+    /// The request target: the path (at least `/`) and the query, as written in the URL; the
+    /// whole URL (absolute form) through a proxy.
     let uri: String
     /// The `Host` header: the host, bracketed if IPv6, with the port unless it is 80.
     let hostHeader: String
+    /// `Proxy-Authorization` for a proxy with a login.
+    var proxyAuthorization: String?
+    /// The proxy the request goes through, for naming it when it fails.
+    var proxy: ProxyTarget?
 
-    init?(_ url: String) {
+    init?(_ url: String, proxy: ProxyTarget? = nil) {
+        guard let direct = DirectTarget(url) else { return nil }
+        guard let proxy, proxy.kind == .http else {
+            self = direct
+            return
+        }
+        origin = .init(host: proxy.host, port: proxy.port)
+        uri = "http://" + direct.hostHeader + direct.uri
+        hostHeader = direct.hostHeader
+        self.proxy = proxy
+        proxyAuthorization = proxy.login.map { login in
+            "Basic " + Data("\(login):\(proxy.password ?? "")".utf8).base64EncodedString()
+        }
+    }
+
+    private init?(_ url: String) {
         guard let components = URLComponents(string: url), components.scheme?.lowercased() == "http",
               let rawHost = components.host, !rawHost.isEmpty
         else { return nil }
@@ -46,6 +68,13 @@ struct DirectTarget: Sendable, Equatable {
 /// The keep-alive connections of direct uploads, idle ones kept per origin until reused, closed
 /// by the server, or idle for `idleTimeout`.
 final class DirectConnections: Sendable {
+    /// The HTTP proxy every connection goes to, or nil.
+    let proxy: ProxyTarget?
+
+    init(proxy: ProxyTarget? = nil) {
+        self.proxy = proxy
+    }
+
     struct Origin: Hashable, Sendable {
         let host: String
         let port: Int
@@ -63,7 +92,7 @@ final class DirectConnections: Sendable {
     /// Where `url` goes the direct way, or nil if it cannot (not plain http, no host).
     func target(_ url: String) -> DirectTarget? {
         if let known = targets.withLockedValue({ $0[url] }) { return known }
-        let parsed = DirectTarget(url)
+        let parsed = DirectTarget(url, proxy: proxy)
         targets.withLockedValue { cache in
             if cache.count >= 64 { cache.removeAll() }
             cache[url] = .some(parsed)
@@ -234,6 +263,7 @@ extension HTTPUploadTransport {
     ) async -> AttemptResult {
         var fields = headers
         if fields["Host"].isEmpty { fields.add(name: "Host", value: target.hostHeader) }
+        if let login = target.proxyAuthorization { fields.replaceOrAdd(name: "Proxy-Authorization", value: login) }
         if let length { fields.replaceOrAdd(name: "Content-Length", value: String(length)) }
         let progress = observer.progress
         let reported = NIOLockedValueBox<Int64>(0)
@@ -258,8 +288,9 @@ extension HTTPUploadTransport {
                 do {
                     connection = try await connect(target.origin, eventLoop: eventLoop)
                 } catch {
-                    return AttemptResult(outcome: .failed(FailureClassifier.classify(error, bodySent: false, timeouts: timeouts)),
-                                         response: nil, bytesSent: 0)
+                    let failure = target.proxy.flatMap { FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts) }
+                        ?? FailureClassifier.classify(error, bodySent: false, timeouts: timeouts)
+                    return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: 0)
                 }
                 reused = false
             }
@@ -280,6 +311,10 @@ extension HTTPUploadTransport {
                 continue
             }
             if let response = result.response {
+                if response.status == 407, let proxy = target.proxy {
+                    // The proxy's answer, not the server's.
+                    return AttemptResult(outcome: .failed(FailureClassifier.proxyWantsLogin(proxy)), response: nil, bytesSent: result.bytesSent)
+                }
                 return AttemptResult(outcome: Self.outcome(response, bytesSent: result.bytesSent, expected: length),
                                      response: response, bytesSent: result.bytesSent)
             }

@@ -18,14 +18,19 @@ enum FailureClassifier {
 
     /// What went wrong with the proxy, said with its name, when the error is the proxy's: a
     /// refusal is final (trying again cannot change it), a proxy that does not answer is not.
+    /// A proxy answered 407: it wants a login, or refused the one given.
+    static func proxyWantsLogin(_ proxy: ProxyTarget) -> UploadFailure {
+        UploadFailure(.other, proxy.login == nil
+            ? "the proxy \(proxy.display) wants a login (407 Proxy Authentication Required); give it in the proxy URL, http://user:password@\(proxy.host):\(proxy.port)"
+            : "the proxy \(proxy.display) refused the login given in its URL (407 Proxy Authentication Required)")
+    }
+
     static func throughProxy(_ error: Error, proxy: ProxyTarget, timeouts: UploadTimeouts) -> UploadFailure? {
         let name = proxy.display
         if let client = error as? HTTPClientError {
             switch client {
             case .proxyAuthenticationRequired:
-                return UploadFailure(.other, proxy.login == nil
-                    ? "the proxy \(name) wants a login (407 Proxy Authentication Required); give it in the proxy URL, http://user:password@\(proxy.host):\(proxy.port)"
-                    : "the proxy \(name) refused the login given in its URL (407 Proxy Authentication Required)")
+                return proxyWantsLogin(proxy)
             case .invalidProxyResponse:
                 return UploadFailure(.other, "the proxy \(name) refused to open a connection to the server (its answer to CONNECT was not 200; many proxies allow it to port 443 only)")
             case .httpProxyHandshakeTimeout, .socksHandshakeTimeout:

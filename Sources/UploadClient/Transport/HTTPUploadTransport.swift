@@ -34,8 +34,8 @@ public final class HTTPUploadTransport: UploadTransport {
     /// Whether small plain-HTTP bodies go the direct way (`DirectHTTP1.swift`) rather than
     /// through AsyncHTTPClient.
     let direct: Bool
-    /// The direct way's keep-alive connections.
-    let connections = DirectConnections()
+    /// The direct way's keep-alive connections (to the proxy, when there is an HTTP one).
+    let connections: DirectConnections
     /// The event loops as task executors, handed out in turn.
     let loopExecutors: EventLoopTaskExecutors
 
@@ -54,9 +54,12 @@ public final class HTTPUploadTransport: UploadTransport {
     ) throws {
         self.resume = resume
         self.stripLocation = stripLocation
-        // Through a proxy every request goes AsyncHTTPClient's way (CONNECT or SOCKS5).
-        self.direct = direct && proxy == nil
+        // Through an HTTP proxy, plain-HTTP requests go the direct way as absolute-form requests
+        // to the proxy (as curl sends them: many proxies allow CONNECT to port 443 only); TLS
+        // and SOCKS5 go AsyncHTTPClient's way (CONNECT or SOCKS5).
+        self.direct = direct && (proxy == nil || proxy?.kind == .http)
         self.proxy = proxy
+        connections = DirectConnections(proxy: proxy?.kind == .http ? proxy : nil)
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
         var certificateRoots: CertificateInspection.Roots? = tls.insecure ? nil : .system
         if let path = tls.caCertificatePath {
