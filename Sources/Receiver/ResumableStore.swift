@@ -169,8 +169,10 @@ final class ResumableStore: Sendable {
         var graceOver = false
         while true {
             var previous: (@Sendable () -> Void)?
-            let taken: Bool? = state.withLockedValue { state in
-                guard var entry = state.entries[token], !entry.expired(at: now, idleAge: idleAge), !(fresh && entry.touched) else { return false }
+            enum Taking { case taken(ResumableRecord, Int64), absent, held }
+            // Taken and read in one hold of the lock: the entry cannot change in between.
+            let taking: Taking = state.withLockedValue { state in
+                guard var entry = state.entries[token], !entry.expired(at: now, idleAge: idleAge), !(fresh && entry.touched) else { return .absent }
                 guard let holder = entry.holder else {
                     let id = state.nextID
                     state.nextID += 1
@@ -178,18 +180,17 @@ final class ResumableStore: Sendable {
                     entry.touched = true
                     entry.lastActive = max(entry.lastActive, now)
                     state.entries[token] = entry
-                    return true
+                    return .taken(entry.record, entry.offset)
                 }
                 previous = holder.interrupt
-                return nil
+                return .held
             }
-            switch taken {
-            case true?:
-                let (record, offset) = state.withLockedValue { ($0.entries[token]!.record, $0.entries[token]!.offset) }
+            switch taking {
+            case .taken(let record, let offset):
                 return Lease(store: self, record: record, offset: offset)
-            case false?:
+            case .absent:
                 return nil
-            case nil:
+            case .held:
                 if graceOver { previous?() }
                 await waitForRelease(token, upTo: graceOver ? nil : takeoverGrace)
                 graceOver = true
