@@ -241,98 +241,9 @@ final class ResumableStore: Sendable {
 
     // MARK: a request's hold on one upload
 
-    /// One request's exclusive use of an upload. Its file calls block: run them off the
-    /// cooperative pool. Every lease must end in exactly one of `release`, `complete`, `remove`.
-    final class Lease: @unchecked Sendable {
-        private let store: ResumableStore
-        private(set) var record: ResumableRecord
-        /// The offset when the lease was taken.
-        let offset: Int64
-        private var ended = false
-
-        fileprivate init(store: ResumableStore, record: ResumableRecord, offset: Int64) {
-            self.store = store
-            self.record = record
-            self.offset = offset
-        }
-
-        deinit {
-            if !ended { store.letGo(record.token, offset: nil, record: nil) }
-        }
-
-        var token: String { record.token }
-        var partPath: String { store.partPath(record.token) }
-
-        var bodyPath: String { store.bodyPath(record.token) }
-
-        /// Appends to the stream at the current offset (anything past it, from a write the
-        /// previous holder did not count, is cut off first).
-        func appender() throws -> StreamAppender {
-            try StreamAppender(partPath: partPath, bodyPath: bodyPath, offset: offset)
-        }
-
-        /// Stores the completed upload's file part as `content.name` in `uploads` and returns
-        /// the name it got. When the body file begins where the file part does, as it does when
-        /// the stream was split on arrival, the body file cut to the part's length becomes the
-        /// stored file; otherwise the part's bytes are copied out of the stream.
-        func store(_ content: FormDataReceiver.Content, from appender: StreamAppender, into uploads: UploadStore) throws -> String {
-            try appender.close()
-            if appender.bodyStart == content.start {
-                guard truncate(bodyPath, off_t(content.length)) == 0 else {
-                    throw UploadStore.StoreError.io("cannot cut \(bodyPath) to its file: \(String(cString: strerror(errno)))")
-                }
-                return try uploads.commit(temporary: bodyPath, as: content.name)
-            }
-            let writer = try uploads.createTemporary()
-            do {
-                try StreamAppender.copy(from: [(partPath, 0), (bodyPath, appender.bodyStart ?? .max)], range: content.start..<content.start + content.length, into: writer)
-            } catch {
-                uploads.discard(writer)
-                throw error
-            }
-            return try uploads.commit(writer, as: content.name)
-        }
-
-        /// Records the representation's length (said by this request for the first time).
-        func setLength(_ length: Int64) throws {
-            record.length = length
-            try store.save(record)
-        }
-
-        /// Lets go with `offset` bytes kept, and where a later request may skip to, when known.
-        func release(offset: Int64, checkpoint: Int64? = nil) {
-            guard !ended else { return }
-            ended = true
-            if let checkpoint, checkpoint <= offset, checkpoint != record.checkpoint {
-                record.checkpoint = checkpoint
-                try? store.save(record)
-            }
-            store.letGo(record.token, offset: offset, record: record)
-        }
-
-        /// The upload is complete: its bytes go, its record keeps `answer` until its age.
-        func complete(answer: StoredAnswer, length: Int64) {
-            guard !ended else { return }
-            ended = true
-            record.answer = answer
-            record.length = length
-            unlink(partPath)
-            unlink(bodyPath)
-            try? store.save(record)
-            store.letGo(record.token, offset: length, record: record)
-        }
-
-        /// Cancels the upload: its files and its entry go.
-        func remove() {
-            guard !ended else { return }
-            ended = true
-            store.forget(record.token)
-        }
-    }
-
     // MARK: inside
 
-    private func letGo(_ token: String, offset: Int64?, record: ResumableRecord?) {
+    func letGo(_ token: String, offset: Int64?, record: ResumableRecord?) {
         let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
             guard var entry = state.entries[token] else { return [] }
             if let offset { entry.offset = offset }
@@ -347,7 +258,7 @@ final class ResumableStore: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    private func forget(_ token: String) {
+    func forget(_ token: String) {
         let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
             let waiters = state.entries[token].map { Array($0.waiters.values) } ?? []
             state.entries[token] = nil
@@ -357,8 +268,8 @@ final class ResumableStore: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    fileprivate func partPath(_ token: String) -> String { folder + "/" + token + ".part" }
-    fileprivate func bodyPath(_ token: String) -> String { folder + "/" + token + ".body" }
+    func partPath(_ token: String) -> String { folder + "/" + token + ".part" }
+    func bodyPath(_ token: String) -> String { folder + "/" + token + ".body" }
     private func recordPath(_ token: String) -> String { folder + "/" + token + ".json" }
 
     private func removeFiles(_ token: String) {
@@ -377,7 +288,7 @@ final class ResumableStore: Sendable {
     }()
 
     /// Replaces the record file whole (written aside, then renamed over it).
-    fileprivate func save(_ record: ResumableRecord) throws {
+    func save(_ record: ResumableRecord) throws {
         let data = try Self.encoder.encode(record)
         let path = recordPath(record.token)
         let temporary = path + ".tmp"

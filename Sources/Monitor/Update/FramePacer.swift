@@ -36,10 +36,11 @@ public struct FramePacer: Sendable, Equatable {
     public var patience = 2.0
     /// A terminal that has not answered this long after the first question is not asked again.
     public static let silentAfter = 5.0
-    /// How long the last answer took after its frame was sent.
-    public private(set) var lastAnswerDelay: Double?
-    /// The last answers' delays, newest last: the shortest is the round trip.
+    /// The last answers' delays (how long each took after its frame was sent), newest last:
+    /// the shortest is the round trip.
     private var recentDelays: [Double] = []
+    /// How long the last answer took after its frame was sent.
+    public var lastAnswerDelay: Double? { recentDelays.last }
     /// Whether the link takes long to carry a frame (beyond its round trip): pictures should then
     /// cost fewer bytes. Set when one of the last 32 frames took `slowExcess` longer than the
     /// quickest, cleared when none took `fastExcess` longer.
@@ -88,9 +89,7 @@ public struct FramePacer: Sendable, Equatable {
         answering = .yes
         let done = min(count, unanswered.count)
         if done > 0 {
-            let delay = now - unanswered[done - 1]
-            lastAnswerDelay = delay
-            recentDelays.append(delay)
+            recentDelays.append(now - unanswered[done - 1])
             if recentDelays.count > 32 { recentDelays.removeFirst() }
             // The longest of the recent frames beyond the round trip: a small frame says
             // nothing of the bandwidth, so one slow picture among them keeps the link slow.

@@ -150,11 +150,7 @@ public final class HTTPUploadTransport: UploadTransport {
         var totalSent: Int64 = 0
         for redirects in 0...Self.maxRedirects {
             observer.started(url, layout.contentLength)
-            var fields = baseHeaders(headers)
-            fields.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
-            if let key = request.idempotencyKey, fields["Idempotency-Key"].isEmpty {
-                fields.add(name: "Idempotency-Key", value: "\"\(key)\"")
-            }
+            let fields = uploadHeaders(headers, layout, idempotencyKey: request.idempotencyKey)
             let result: AttemptResult
             if let target = directTarget(url, prepared), let preloaded = prepared.preloaded {
                 result = await directExchange(target, headers: fields, layout: layout, preloaded: preloaded, eventLoop: eventLoop, observer: observer)
@@ -198,78 +194,20 @@ public final class HTTPUploadTransport: UploadTransport {
     /// Bytes per body write: smaller under a rate limit (a twentieth of a second's worth of the
     /// lower of this upload's and the shared limit), so the pacing is smooth and a file smaller
     /// than one chunk cannot go out in one burst.
-    private var streamChunkSize: Int {
+    var streamChunkSize: Int {
         let limits = [rateLimit, sharedLimit?.bytesPerSecond].compactMap { $0 }
         return limits.min().map { Int(min(Int64(chunkSize), max($0 / 20, 4096))) } ?? chunkSize
     }
 
-    /// An opened file, checked, ready to become a body (with whichever boundary).
-    struct Prepared {
-        let source: FileSource
-        let media: MediaType
-        let pipePrefix: ByteBuffer?
-        let preloaded: ByteBuffer?
-
-        func layout(_ boundary: Boundary, for request: UploadRequest) -> MultipartLayout {
-            MultipartLayout(
-                boundary: boundary, fields: request.formFields, fileField: request.field,
-                fileName: request.uploadName, contentType: media, fileSize: source.size
-            )
+    /// The headers of a request that carries the whole upload: the user's, the body's type and
+    /// the upload's `Idempotency-Key` (unless the user gave one).
+    func uploadHeaders(_ headers: [RequestHeader], _ layout: MultipartLayout, idempotencyKey: String?) -> HTTPHeaders {
+        var fields = baseHeaders(headers)
+        fields.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
+        if let key = idempotencyKey, fields["Idempotency-Key"].isEmpty {
+            fields.add(name: "Idempotency-Key", value: "\"\(key)\"")
         }
-    }
-
-    private func prepare(_ request: UploadRequest, eventLoop: EventLoop) async throws(UploadFailure) -> Prepared {
-        let source: FileSource
-        let prefix: [UInt8]
-        var pipePrefix: ByteBuffer?
-        var preloaded: ByteBuffer?
-        switch request.source {
-        case .file(let path):
-            var opened = try FileSource.open(path: path)
-            if let expected = request.expectedFile, let fingerprint = opened.openedAs, let change = expected.change(to: fingerprint) {
-                throw UploadFailure(.fileError, "\(path) \(change)")
-            }
-            if stripLocation { opened = try opened.withoutLocation() }
-            source = opened
-            if let size = source.size, size <= Int64(streamChunkSize) {
-                // Small enough to hold: one read serves the sniffing, the size check and the body.
-                let whole = try source.readWhole(size: size)
-                prefix = Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength))
-                preloaded = whole
-            } else {
-                prefix = try source.prefix()
-            }
-        case .standardInput:
-            source = FileSource.standardInput()
-            let size = chunkSize
-            let first: ByteBuffer
-            // The first read waits for whoever writes to the pipe, maybe for long: cancelling
-            // must not wait with it (the read itself cannot be interrupted; its result is dropped).
-            let read = eventLoop.makePromise(of: ByteBuffer.self)
-            threadPool.runIfActive(eventLoop: eventLoop) {
-                try source.read(offset: 0, count: size, allocator: ByteBufferAllocator())
-            }.cascade(to: read)
-            do {
-                first = try await withTaskCancellationHandler {
-                    try await read.futureResult.get()
-                } onCancel: {
-                    read.fail(CancellationError())
-                }
-            } catch is CancellationError {
-                throw FailureClassifier.cancelled(bodySent: false)
-            } catch {
-                throw (error as? UploadFailure) ?? UploadFailure(.fileError, "cannot read standard input: \(error)")
-            }
-            pipePrefix = first
-            prefix = Array(first.readableBytesView.prefix(MediaSniffer.prefixLength))
-        }
-        let media: MediaType
-        do throws(UploadInputError) {
-            media = try UploadPreflight.acceptedMediaType(prefix: prefix, path: source.path, request: request)
-        } catch {
-            throw UploadFailure(.fileError, error.description)
-        }
-        return Prepared(source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded)
+        return fields
     }
 
     /// The user's headers (`-H`) and our User-Agent; the body's own headers are set per request.
