@@ -74,12 +74,18 @@ struct ProxyTests {
         let forwarded = proxy.logText.components(separatedBy: "POST http://127.0.0.1:\(receiver.port)/photo").count - 1
         #expect(forwarded == 2, "\(proxy.logText)")
         #expect(!proxy.logText.contains("): CONNECT "), "no CONNECT request: \(proxy.logText)")
-        // A resumable upload goes through it too, whatever the proxy makes of the interim answer.
+        // A resumable upload goes through it too: created first, then appended, in plain
+        // requests (tinyproxy takes an interim 104 for the answer, so no optimistic creation).
         let resumable = try TestFiles.writeImage(at: receiver.root + "/resumable.jpg", size: 2_500_000)
-        let resumed = try await CLIRun.run(["send", resumable, "--to", receiver.url], environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
+        // (Retries: under a fully loaded test run one attempt through tinyproxy has been seen to
+        // fail, cause not yet known; what is asserted is the way the requests take.)
+        let resumed = try await CLIRun.run(["send", resumable, "--to", receiver.url, "--retries", "3"],
+                                           environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
         #expect(resumed.status == 0, "\(resumed.stdout) \(resumed.stderr)")
         #expect(receiver.storedNames().contains("resumable.jpg"))
         #expect(TestFiles.sameContents(resumable, receiver.directory + "/resumable.jpg"))
+        #expect(proxy.logText.contains("PATCH http://127.0.0.1:\(receiver.port)/resumable/"), "\(proxy.logText)")
+        #expect(!proxy.logText.contains("): CONNECT "), "no CONNECT request: \(proxy.logText)")
 
         // Upper-case HTTP_PROXY is not curl's: the upload goes direct, the proxy sees nothing new.
         let before = proxy.logText

@@ -98,9 +98,12 @@ extension HTTPUploadTransport {
         let knownLength = request.resume.flatMap { prepared.layout(Boundary($0.boundary), for: request).contentLength }
         // Where this client parses the answers itself (plain HTTP), it sees the 104 of an
         // optimistic creation: the body goes in the creation request, no round trip before it.
+        // Not through a proxy: tinyproxy, for one, takes the 104 for the answer and closes the
+        // connection under the body; the careful creation is plain requests any proxy carries.
         let directTarget = direct ? connections.target(request.url) : nil
         var machine = ResumableUploadMachine(url: request.url, file: opened, fileSize: opened.size, point: request.resume,
-                                             bodyLength: knownLength, threshold: Self.resumeThreshold, optimistic: directTarget != nil)
+                                             bodyLength: knownLength, threshold: Self.resumeThreshold,
+                                             optimistic: directTarget != nil && directTarget?.proxy == nil)
         var decision = machine.start()
         while true {
             for report in decision.reports {
@@ -137,8 +140,12 @@ extension HTTPUploadTransport {
                 fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(false))
                 fields.add(name: ResumableFields.length, value: String(length))
                 fields.add(name: ResumableFields.interopVersion, value: String(version))
-                let result = await exchange(url: request.url, method: .POST, headers: fields, body: .bytes([]), length: 0,
-                                            progressTotal: length, eventLoop: eventLoop, observer: .init())
+                let result = if let target = directTarget {
+                    await directExchange(target, headers: fields, body: .buffers([]), length: 0, eventLoop: eventLoop, observer: .init())
+                } else {
+                    await exchange(url: request.url, method: .POST, headers: fields, body: .bytes([]), length: 0,
+                                   progressTotal: length, eventLoop: eventLoop, observer: .init())
+                }
                 decision = machine.created(result, boundary: layout.boundary.value, bodyLength: length)
             case .request(.createOptimistically(let version)):
                 let layout = prepared.layout(.random(), for: request)
@@ -146,11 +153,7 @@ extension HTTPUploadTransport {
                     decision = machine.cannotCreate()
                     continue
                 }
-                var fields = baseHeaders(request.headers)
-                fields.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
-                if let key = request.idempotencyKey, fields["Idempotency-Key"].isEmpty {
-                    fields.add(name: "Idempotency-Key", value: "\"\(key)\"")
-                }
+                var fields = uploadHeaders(request.headers, layout, idempotencyKey: request.idempotencyKey)
                 fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(true))
                 fields.add(name: ResumableFields.length, value: String(length))
                 fields.add(name: ResumableFields.interopVersion, value: String(version))
