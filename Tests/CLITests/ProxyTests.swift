@@ -19,10 +19,12 @@ final class ExternalProxy: @unchecked Sendable {
         return try ExternalProxy(port: port, log: folder + "/log", executable: "/usr/bin/tinyproxy", arguments: ["-d", "-c", folder + "/conf"])
     }
 
-    /// microsocks (SOCKS5, no login).
-    static func microsocks() throws -> ExternalProxy {
+    /// microsocks (SOCKS5), with a username/password login (RFC 1929) when `login` is given.
+    static func microsocks(login: (String, String)? = nil) throws -> ExternalProxy {
         let port = try freePort()
-        return try ExternalProxy(port: port, log: "", executable: "/usr/bin/microsocks", arguments: ["-i", "127.0.0.1", "-p", String(port)])
+        let credentials = login.map { ["-u", $0.0, "-P", $0.1] } ?? []
+        return try ExternalProxy(port: port, log: "", executable: "/usr/bin/microsocks",
+                                 arguments: ["-i", "127.0.0.1", "-p", String(port)] + credentials)
     }
 
     private init(port: Int, log: String, executable: String, arguments: [String]) throws {
@@ -118,4 +120,89 @@ struct ProxyTests {
         #expect(allowed.status == 0, "\(allowed.stdout) \(allowed.stderr)")
         #expect(!(allowed.stdout + allowed.stderr + refused.stdout + refused.stderr).contains("proxy-secret-789"))
     }
+
+    @Test func aSOCKS5ProxyWithALoginCarriesPlainAndEncryptedUploadsAndARefusedLoginIsFinal() async throws {
+        let socks = try ExternalProxy.microsocks(login: ("ann", "socks-secret-456"))
+        defer { socks.stop() }
+        let proxy = "127.0.0.1:\(socks.port)"
+        // Plain http: a photo sent at once and a resumable one, both in this client's own tunnel.
+        let receiver = try await ReceiverHarness.start()
+        defer { Task { await receiver.cleanUp() } }
+        let small = try TestFiles.writeImage(at: receiver.root + "/small.jpg", size: 2000)
+        let big = try TestFiles.writeImage(at: receiver.root + "/big.jpg", size: 3_000_000)
+        let plain = try await CLIRun.run(["send", small, big, "--to", receiver.url, "--proxy", "socks5h://ann:socks-secret-456@\(proxy)"])
+        #expect(plain.status == 0, "\(plain.stdout) \(plain.stderr)")
+        #expect(receiver.storedNames() == ["big.jpg", "small.jpg"])
+        #expect(TestFiles.sameContents(big, receiver.directory + "/big.jpg"))
+
+        // https: AsyncHTTPClient's way, through the loopback bridge that logs in; the name
+        // resolved here (socks5://).
+        let certificates = try TestCertificates.make(in: TestFiles.makeTemporaryDirectory("tls"))
+        let secure = try await ReceiverHarness.start(tls: .init(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey))
+        defer { Task { await secure.cleanUp() } }
+        let encrypted = try await CLIRun.run(["send", small, big, "--to", secure.url, "--cacert", certificates.caCertificate,
+                                              "--proxy", "socks5://ann:socks-secret-456@\(proxy)"])
+        #expect(encrypted.status == 0, "\(encrypted.stdout) \(encrypted.stderr)")
+        #expect(secure.storedNames() == ["big.jpg", "small.jpg"])
+
+        // A wrong password and none at all: said with the proxy's name, final (no retry), on both ways.
+        for (target, extra) in [(receiver.url, [String]()), (secure.url, ["--cacert", certificates.caCertificate])] {
+            let refused = try await CLIRun.run(["send", small, "--to", target, "--json", "--retries", "3",
+                                                "--proxy", "socks5h://ann:wrong-789@\(proxy)"] + extra)
+            #expect(refused.status == 2, "\(refused.stdout) \(refused.stderr)")
+            #expect(refused.stdout.contains("the SOCKS5 proxy socks5h://\(proxy) refused: it refused the login given in its URL"), "\(refused.stdout)")
+            #expect(!refused.stdout.contains(#""event":"retry""#), "\(refused.stdout)")
+            #expect(!refused.stdout.contains("wrong-789"))
+            let anonymous = try await CLIRun.run(["send", small, "--to", target, "--retries", "0", "--proxy", "socks5h://\(proxy)"] + extra)
+            #expect(anonymous.status == 2)
+            #expect(anonymous.stdout.contains("refused: it wants a login; give it in the proxy URL"), "\(anonymous.stdout)")
+        }
+        #expect(!(plain.stdout + plain.stderr + encrypted.stdout + encrypted.stderr).contains("socks-secret-456"))
+    }
+
+    /// `socks5://` gives the proxy an address resolved here, `socks5h://` the name; a proxy that
+    /// cannot reach the server says so with RFC 1928's reason. Checked on a scripted proxy that
+    /// records what it was asked, for both ways (plain http and https).
+    @Test func socks5ResolvesHereAndSocks5hAtTheProxy() async throws {
+        let asked = AskedRequests()
+        let scripted = try RawServer { connection in
+            _ = connection.readAll(idle: 0.3)
+            connection.send([5, 0])
+            asked.append(connection.readAll(idle: 0.3))
+            connection.send([5, 2, 0, 1, 0, 0, 0, 0, 0, 0])
+            _ = connection.readAll(idle: 0.3)
+            Glibc.close(connection.fd)
+        }
+        defer { scripted.stop() }
+        let file = try TestFiles.writeImage(at: TestFiles.makeTemporaryDirectory("socks") + "/a.jpg", size: 2000)
+        for scheme in ["http", "https"] {
+            for proxy in ["socks5", "socks5h"] {
+                let run = try await CLIRun.run(["send", file, "--to", "\(scheme)://localhost:9/photo", "--retries", "0", "--insecure",
+                                                "--proxy", "\(proxy)://127.0.0.1:\(scripted.port)"])
+                #expect(run.status == 2)
+                #expect(run.stdout.contains("the SOCKS5 proxy \(proxy)://127.0.0.1:\(scripted.port) refused: it could not connect to the server: not allowed by the proxy's rules (reply 2)"),
+                        "\(run.stdout) \(run.stderr)")
+            }
+        }
+        let requests = asked.all
+        #expect(requests.count == 4)
+        for (index, request) in requests.enumerated() {
+            let byName = index % 2 == 1
+            if byName {
+                #expect(request == [5, 1, 0, 3, 9] + Array("localhost".utf8) + [0, 9], "\(request)")
+            } else {
+                // An address: localhost's, IPv4 or IPv6, as this machine resolves it.
+                #expect(request == [5, 1, 0, 1, 127, 0, 0, 1, 0, 9] || request == [5, 1, 0, 4] + Array(repeating: 0, count: 15) + [1, 0, 9], "\(request)")
+            }
+        }
+    }
+}
+
+/// What a scripted SOCKS5 proxy was asked, in order.
+final class AskedRequests: @unchecked Sendable {
+    private let lock = NSLock()
+    private var requests: [[UInt8]] = []
+
+    func append(_ request: [UInt8]) { lock.withLock { requests.append(request) } }
+    var all: [[UInt8]] { lock.withLock { requests } }
 }

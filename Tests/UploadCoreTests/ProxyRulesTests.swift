@@ -37,6 +37,14 @@ import UploadCore
         #expect(try ProxyTarget(parsing: "socks5h://s:9050").kind == .socks5)
         #expect { try ProxyTarget(parsing: "https://ann:pw@p:443") } throws: { "\($0)".contains("over TLS") && !"\($0)".contains("pw") }
         #expect(throws: UploadInputError.self) { try ProxyTarget(parsing: "socks4://p") }
-        #expect(throws: UploadInputError.self) { try ProxyTarget(parsing: "socks5://u:p@p") }
+        // SOCKS5: a login (RFC 1929's 1..255-byte user, password up to 255), and who resolves.
+        let socks = try ProxyTarget(parsing: "socks5://u:p%3Ass@s:9050")
+        #expect(socks.kind == .socks5 && socks.login == "u" && socks.password == "p:ss" && !socks.resolvesAtProxy)
+        #expect(socks.display == "socks5://s:9050")
+        let remote = try ProxyTarget(parsing: "socks5h://s")
+        #expect(remote.resolvesAtProxy && remote.display == "socks5h://s:1080")
+        #expect { try ProxyTarget(parsing: "socks5h://\(String(repeating: "u", count: 256)):pw@s") } throws: {
+            "\($0)".contains("1 to 255 bytes") && !"\($0)".contains("pw")
+        }
     }
 }

@@ -18,8 +18,8 @@ import UploadCore
 // fresh connection when a reused one turns out to have been closed (as curl does).
 // TLS, streamed bodies, rate limits and resumable uploads stay with AsyncHTTPClient.
 
-/// Where a direct upload goes: only `http` URLs with a host, straight to it or through an
-/// HTTP proxy.
+/// Where a direct upload goes: only `http` URLs with a host, straight to it, through an HTTP
+/// proxy, or through a SOCKS5 tunnel.
 struct DirectTarget: Sendable, Equatable {
     /// Where the connection goes: the URL's host, or the proxy.
     let origin: DirectConnections.Origin
@@ -35,8 +35,15 @@ struct DirectTarget: Sendable, Equatable {
 
     init?(_ url: String, proxy: ProxyTarget? = nil) {
         guard let direct = DirectTarget(url) else { return nil }
-        guard let proxy, proxy.kind == .http else {
+        guard let proxy else {
             self = direct
+            return
+        }
+        guard proxy.kind == .http else {
+            // Through SOCKS5 the connection is a tunnel to the server: the request is as sent
+            // direct (`DirectConnections.connect` makes the tunnel).
+            self = direct
+            self.proxy = proxy
             return
         }
         origin = .init(host: proxy.host, port: proxy.port)
@@ -68,11 +75,14 @@ struct DirectTarget: Sendable, Equatable {
 /// The keep-alive connections of direct uploads, idle ones kept per origin until reused, closed
 /// by the server, or idle for `idleTimeout`.
 final class DirectConnections: Sendable {
-    /// The HTTP proxy every connection goes to, or nil.
+    /// The proxy every connection goes through, or nil: an HTTP one is connected to as the
+    /// origin (`DirectTarget`), a SOCKS5 one tunnels to it.
     let proxy: ProxyTarget?
+    let threadPool: NIOThreadPool
 
-    init(proxy: ProxyTarget? = nil) {
+    init(proxy: ProxyTarget? = nil, threadPool: NIOThreadPool = .singleton) {
         self.proxy = proxy
+        self.threadPool = threadPool
     }
 
     struct Origin: Hashable, Sendable {
@@ -144,21 +154,28 @@ final class DirectConnections: Sendable {
 
     /// Opens a connection to `origin` on `loop`; the returned future fails as the connect does.
     func connect(_ origin: Origin, on loop: EventLoop, timeout: TimeAmount) -> EventLoopFuture<DirectConnection> {
-        let bootstrap = ClientBootstrap(group: loop)
-            .connectTimeout(timeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { [weak self] channel in
-                channel.eventLoop.makeCompletedFuture {
-                    // Interim answers reach the handler: a 104 names the upload resource.
-                    let parser = HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(DirectResponseDecoder(parser: parser)))
-                    try channel.pipeline.syncOperations.addHandler(DirectUploadHandler(parser: parser, onClose: { self?.remove(channel) }))
-                }
+        let initializer: @Sendable (Channel) -> EventLoopFuture<Void> = { [weak self] channel in
+            channel.eventLoop.makeCompletedFuture {
+                // Interim answers reach the handler: a 104 names the upload resource.
+                let parser = HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)
+                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(DirectResponseDecoder(parser: parser)))
+                try channel.pipeline.syncOperations.addHandler(DirectUploadHandler(parser: parser, onClose: { self?.remove(channel) }))
             }
-        // An address given as numbers needs no resolver and no Happy Eyeballs race (their first
-        // use was a tenth of a one-file send's CPU).
-        let connecting = (try? SocketAddress(ipAddress: origin.host, port: origin.port))
-            .map { bootstrap.connect(to: $0) } ?? bootstrap.connect(host: origin.host, port: origin.port)
+        }
+        let connecting: EventLoopFuture<Channel>
+        if let proxy, proxy.kind == .socks5 {
+            connecting = SOCKS5Connector.connect(proxy, to: origin.host, port: origin.port, on: loop, timeout: timeout,
+                                                 threadPool: threadPool, initializer: initializer)
+        } else {
+            let bootstrap = ClientBootstrap(group: loop)
+                .connectTimeout(timeout)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer(initializer)
+            // An address given as numbers needs no resolver and no Happy Eyeballs race (their
+            // first use was a tenth of a one-file send's CPU).
+            connecting = (try? SocketAddress(ipAddress: origin.host, port: origin.port))
+                .map { bootstrap.connect(to: $0) } ?? bootstrap.connect(host: origin.host, port: origin.port)
+        }
         return connecting
             .flatMapThrowing { channel in
                 let handler = try channel.pipeline.syncOperations.handler(type: DirectUploadHandler.self)
@@ -311,7 +328,7 @@ extension HTTPUploadTransport {
                 continue
             }
             if let response = result.response {
-                if response.status == 407, let proxy = target.proxy {
+                if response.status == 407, let proxy = target.proxy, proxy.kind == .http {
                     // The proxy's answer, not the server's.
                     return AttemptResult(outcome: .failed(FailureClassifier.proxyWantsLogin(proxy)), response: nil, bytesSent: result.bytesSent)
                 }

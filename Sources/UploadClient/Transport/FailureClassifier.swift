@@ -25,8 +25,13 @@ enum FailureClassifier {
             : "the proxy \(proxy.display) refused the login given in its URL (407 Proxy Authentication Required)")
     }
 
-    static func throughProxy(_ error: Error, proxy: ProxyTarget, timeouts: UploadTimeouts) -> UploadFailure? {
+    /// `bridge` and `url`: what the SOCKS bridge found when AsyncHTTPClient only has its reply.
+    static func throughProxy(_ error: Error, proxy: ProxyTarget, timeouts: UploadTimeouts,
+                             bridge: SOCKSBridge? = nil, url: String? = nil) -> UploadFailure? {
         let name = proxy.display
+        if let refused = error as? SOCKS5Connector.Refused { return refused.failure }
+        // Already said in full (a SOCKS5 handshake's clock, a name not resolved here).
+        if let failure = error as? UploadFailure { return failure }
         if let client = error as? HTTPClientError {
             switch client {
             case .proxyAuthenticationRequired:
@@ -40,6 +45,10 @@ enum FailureClassifier {
             }
         }
         if String(reflecting: type(of: error)).contains("SOCKSError") {
+            if let bridge, let url, let components = URLComponents(string: url), let host = components.host,
+               let known = bridge.refusal(host: host, port: components.port ?? (components.scheme == "https" ? 443 : 80)) {
+                return known
+            }
             return UploadFailure(.other, "the SOCKS5 proxy \(name) refused: \(error)")
         }
         let failure = classify(error, bodySent: false, timeouts: timeouts)

@@ -36,6 +36,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let direct: Bool
     /// The direct way's keep-alive connections (to the proxy, when there is an HTTP one).
     let connections: DirectConnections
+    /// AsyncHTTPClient's way through a SOCKS5 proxy, or nil.
+    let socksBridge: SOCKSBridge?
     /// The event loops as task executors, handed out in turn.
     let loopExecutors: EventLoopTaskExecutors
 
@@ -55,11 +57,12 @@ public final class HTTPUploadTransport: UploadTransport {
         self.resume = resume
         self.stripLocation = stripLocation
         // Through an HTTP proxy, plain-HTTP requests go the direct way as absolute-form requests
-        // to the proxy (as curl sends them: many proxies allow CONNECT to port 443 only); TLS
-        // and SOCKS5 go AsyncHTTPClient's way (CONNECT or SOCKS5).
-        self.direct = direct && (proxy == nil || proxy?.kind == .http)
+        // to the proxy (as curl sends them: many proxies allow CONNECT to port 443 only), and
+        // through SOCKS5 in a tunnel of the direct way's own; TLS goes AsyncHTTPClient's way
+        // (CONNECT, or SOCKS5 by the loopback bridge, which logs in and resolves as asked).
+        self.direct = direct
         self.proxy = proxy
-        connections = DirectConnections(proxy: proxy?.kind == .http ? proxy : nil)
+        connections = DirectConnections(proxy: proxy, threadPool: threadPool)
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
         var certificateRoots: CertificateInspection.Roots? = tls.insecure ? nil : .system
         if let path = tls.caCertificatePath {
@@ -89,7 +92,14 @@ public final class HTTPUploadTransport: UploadTransport {
             connectionPool: pool
         )
         configuration.httpVersion = .http1Only
-        configuration.proxy = proxy.map(HTTPClient.Configuration.Proxy.init)
+        if let proxy, proxy.kind == .socks5 {
+            let bridge = try SOCKSBridge(proxy: proxy, group: eventLoopGroup, timeout: timeouts.connect, threadPool: threadPool)
+            socksBridge = bridge
+            configuration.proxy = .socksServer(host: "127.0.0.1", port: bridge.port)
+        } else {
+            socksBridge = nil
+            configuration.proxy = proxy.map(HTTPClient.Configuration.Proxy.init(httpProxy:))
+        }
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         self.loopExecutors = EventLoopTaskExecutors(eventLoopGroup)
         self.threadPool = threadPool
@@ -120,6 +130,7 @@ public final class HTTPUploadTransport: UploadTransport {
     public func shutdown() async throws {
         connections.closeAll()
         try await client.shutdown()
+        socksBridge?.close()
     }
 
     public func beginAttempt() -> (any TaskExecutor)? {
@@ -223,8 +234,8 @@ public final class HTTPUploadTransport: UploadTransport {
     }
 
     /// One request by whichever path carries it: this client's own HTTP/1 connections for plain
-    /// `http` with a body of known length (or none), AsyncHTTPClient otherwise (TLS, a proxy, a
-    /// pipe's body of unknown length).
+    /// `http` with a body of known length (or none), AsyncHTTPClient otherwise (TLS, a pipe's
+    /// body of unknown length).
     func send(
         url: String, method: HTTPMethod, headers: HTTPHeaders, streamer: BodyStreamer? = nil,
         progressBase: Int64 = 0, progressTotal: Int64? = nil, eventLoop: EventLoop, observer: AttemptObserver
@@ -313,7 +324,7 @@ public final class HTTPUploadTransport: UploadTransport {
             }
             var failure = deadlineHit ? FailureClassifier.noAnswer(timeouts)
                 : stalledOut ? FailureClassifier.stalled(timeouts)
-                : proxy.flatMap { delegate.bodySent ? nil : FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts) }
+                : proxy.flatMap { delegate.bodySent ? nil : FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts, bridge: socksBridge, url: url) }
                     ?? FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
             if failure.kind == .certificateRejected {
                 failure = await explainCertificate(failure, url: url, eventLoop: eventLoop)

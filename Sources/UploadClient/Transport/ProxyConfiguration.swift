@@ -2,14 +2,10 @@ import AsyncHTTPClient
 import UploadCore
 
 extension HTTPClient.Configuration.Proxy {
-    /// AsyncHTTPClient's proxy for a proxy URL read: HTTP with its Basic login (CONNECT for every
-    /// request), or SOCKS5 (the name resolved at the proxy).
-    init(_ proxy: ProxyTarget) {
-        switch proxy.kind {
-        case .http:
-            self = .server(host: proxy.host, port: proxy.port, authorization: proxy.login.map { .basic(username: $0, password: proxy.password ?? "") })
-        case .socks5:
-            self = .socksServer(host: proxy.host, port: proxy.port)
-        }
+    /// AsyncHTTPClient's proxy for an HTTP proxy URL read: its Basic login, CONNECT for every
+    /// request. (A SOCKS5 proxy is reached through the transport's `SOCKSBridge`: AsyncHTTPClient's
+    /// own SOCKS client has no login and always lets the proxy resolve.)
+    init(httpProxy proxy: ProxyTarget) {
+        self = .server(host: proxy.host, port: proxy.port, authorization: proxy.login.map { .basic(username: $0, password: proxy.password ?? "") })
     }
 }

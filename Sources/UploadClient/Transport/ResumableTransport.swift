@@ -98,12 +98,13 @@ extension HTTPUploadTransport {
         let knownLength = request.resume.flatMap { prepared.layout(Boundary($0.boundary), for: request).contentLength }
         // Where this client parses the answers itself (plain HTTP), it sees the 104 of an
         // optimistic creation: the body goes in the creation request, no round trip before it.
-        // Not through a proxy: tinyproxy, for one, takes the 104 for the answer and closes the
-        // connection under the body; the careful creation is plain requests any proxy carries.
+        // Not through an HTTP proxy (a SOCKS5 tunnel carries it): tinyproxy, for one, takes the
+        // 104 for the answer and closes the connection under the body; the careful creation is
+        // plain requests any proxy carries.
         let directTarget = direct ? connections.target(request.url) : nil
         var machine = ResumableUploadMachine(url: request.url, file: opened, fileSize: opened.size, point: request.resume,
                                              bodyLength: knownLength, threshold: Self.resumeThreshold,
-                                             optimistic: directTarget != nil && directTarget?.proxy == nil)
+                                             optimistic: directTarget != nil && directTarget?.proxy?.kind != .http)
         var decision = machine.start()
         while true {
             for report in decision.reports {

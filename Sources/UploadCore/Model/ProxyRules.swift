@@ -82,6 +82,9 @@ public struct ProxyTarget: Sendable, Equatable {
     public var port: Int
     public var login: String?
     public var password: String?
+    /// For SOCKS5: whether the proxy resolves the server's name (`socks5h://`) or it is resolved
+    /// here and the proxy is given the address (`socks5://`, as curl does).
+    public var resolvesAtProxy = true
 
     /// curl's reading: no scheme means http://; the port defaults to 1080.
     public init(parsing text: String) throws(UploadInputError) {
@@ -92,7 +95,9 @@ public struct ProxyTarget: Sendable, Equatable {
         }
         switch scheme {
         case "http": kind = .http
-        case "socks5", "socks5h": kind = .socks5
+        case "socks5", "socks5h":
+            kind = .socks5
+            resolvesAtProxy = scheme == "socks5h"
         case "https":
             throw .badProxy(RedactedURL.display(text), "a proxy reached over TLS (https://) is not supported; use http:// (uploads to https:// still go through it encrypted, with CONNECT)")
         default:
@@ -102,11 +107,22 @@ public struct ProxyTarget: Sendable, Equatable {
         port = components.port ?? 1080
         login = components.user?.removingPercentEncoding
         password = components.password?.removingPercentEncoding
-        if kind == .socks5, login != nil {
-            throw .badProxy(RedactedURL.display(text), "a SOCKS5 proxy with a login is not supported")
+        if kind == .socks5, let login {
+            // RFC 1929: each part is 1 to 255 bytes.
+            guard (1...255).contains(login.utf8.count), (password ?? "").utf8.count <= 255 else {
+                throw .badProxy(RedactedURL.display(text), "a SOCKS5 login's user name must be 1 to 255 bytes and its password at most 255")
+            }
         }
     }
 
     /// How it is named in messages: no login.
-    public var display: String { "\(kind == .http ? "http" : "socks5h")://\(host):\(port)" }
+    public var display: String { "\(scheme)://\(host):\(port)" }
+
+    /// The scheme as written: `http`, `socks5` or `socks5h`.
+    public var scheme: String {
+        switch kind {
+        case .http: "http"
+        case .socks5: resolvesAtProxy ? "socks5h" : "socks5"
+        }
+    }
 }

@@ -70,7 +70,7 @@ struct UploadOptions: ParsableArguments {
     @Flag(name: .long, help: "Always send from the start: do not continue an interrupted upload where a server that resumes uploads has it.")
     var noResume = false
 
-    @Option(name: .long, help: ArgumentHelp("Go through this proxy: http://[user:password@]host:port (CONNECT for every upload), socks5h://host:port or socks5://host:port (the name resolved at the proxy); an empty one: go direct. Default: http_proxy, https_proxy/HTTPS_PROXY, all_proxy/ALL_PROXY as curl reads them.", valueName: "url"))
+    @Option(name: .long, help: ArgumentHelp("Go through this proxy: http://[user:password@]host:port (CONNECT for every upload), socks5h://[user:password@]host:port (the name resolved at the proxy) or socks5://… (resolved here); an empty one: go direct. Default: http_proxy, https_proxy/HTTPS_PROXY, all_proxy/ALL_PROXY as curl reads them.", valueName: "url"))
     var proxy: String?
 
     @Option(name: .long, help: ArgumentHelp("Hosts to reach directly, not through the proxy: comma-separated names (with their subdomains), addresses, IPv4 CIDR blocks, or * (default: no_proxy/NO_PROXY).", valueName: "list"))

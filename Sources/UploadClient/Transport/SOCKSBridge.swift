@@ -1,0 +1,269 @@
+import Glibc
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import UploadCore
+
+/// A SOCKS5 front on loopback for AsyncHTTPClient, whose own SOCKS client offers no login and
+/// always lets the proxy resolve names. AsyncHTTPClient talks SOCKS5 without a login to this
+/// bridge; for each connection the bridge opens one through the real proxy with
+/// `SOCKS5Connector` (the proxy URL's login, names resolved here for `socks5://`), answers, and
+/// then passes bytes both ways untouched (TLS runs end to end through it). Why a proxy refused
+/// is kept per server, so the failure says it rather than AsyncHTTPClient's reply code.
+final class SOCKSBridge: Sendable {
+    let proxy: ProxyTarget
+    /// The loopback port AsyncHTTPClient is pointed at.
+    let port: Int
+    private let listener: EventLoopFuture<Channel>
+    private let refusals: NIOLockedValueBox<[String: UploadFailure]>
+
+    init(proxy: ProxyTarget, group: EventLoopGroup, timeout: TimeAmount, threadPool: NIOThreadPool = .singleton) throws {
+        self.proxy = proxy
+        let refusals = NIOLockedValueBox<[String: UploadFailure]>([:])
+        self.refusals = refusals
+        // The socket is bound and listening here, so the port is known at once without waiting
+        // on a future (this runs on an event loop): connections wait in its backlog until the
+        // loop takes the socket over.
+        let socket = try Self.listeningSocket()
+        port = socket.port
+        listener = ServerBootstrap(group: group)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        BridgeHandler(proxy: proxy, timeout: timeout, threadPool: threadPool, refusals: refusals))
+                }
+            }
+            .withBoundSocket(socket.descriptor)
+    }
+
+    /// A TCP socket listening on 127.0.0.1 on a port the kernel picks.
+    private static func listeningSocket() throws -> (descriptor: CInt, port: Int) {
+        let descriptor = Glibc.socket(AF_INET, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw UploadFailure(.other, "cannot open a socket for the SOCKS5 proxy's bridge (errno \(errno))", code: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                Glibc.bind(descriptor, raw, length) == 0 && Glibc.listen(descriptor, 128) == 0 && getsockname(descriptor, raw, &length) == 0
+            }
+        }
+        guard bound else {
+            let code = errno
+            Glibc.close(descriptor)
+            throw UploadFailure(.other, "cannot listen on loopback for the SOCKS5 proxy's bridge (errno \(code))", code: code)
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// Why the proxy last refused a connection to `host`:`port`, if it did.
+    func refusal(host: String, port: Int) -> UploadFailure? {
+        refusals.withLockedValue { $0[Self.key(host, port)] }
+    }
+
+    static func key(_ host: String, _ port: Int) -> String {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return "\(bare.lowercased()):\(port)"
+    }
+
+    func close() {
+        listener.whenSuccess { $0.close(promise: nil) }
+    }
+}
+
+/// One connection from AsyncHTTPClient: its SOCKS5 greeting (no login) and CONNECT, read here
+/// (RFC 1928's client side is all it sends), then the tunnel through the real proxy.
+private final class BridgeHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let proxy: ProxyTarget
+    let timeout: TimeAmount
+    let threadPool: NIOThreadPool
+    let refusals: NIOLockedValueBox<[String: UploadFailure]>
+    private var received: [UInt8] = []
+    private var greeted = false
+    private var connecting = false
+
+    init(proxy: ProxyTarget, timeout: TimeAmount, threadPool: NIOThreadPool, refusals: NIOLockedValueBox<[String: UploadFailure]>) {
+        self.proxy = proxy
+        self.timeout = timeout
+        self.threadPool = threadPool
+        self.refusals = refusals
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        received += buffer.readBytes(length: buffer.readableBytes) ?? []
+        guard !connecting else { return }
+        if !greeted {
+            // VER, NMETHODS, METHODS: "no login" must be among them.
+            guard received.count >= 2, received.count >= 2 + Int(received[1]) else { return }
+            let methods = received[2..<(2 + Int(received[1]))]
+            guard received[0] == 5, methods.contains(0) else {
+                reply(context, [5, 0xFF], close: true)
+                return
+            }
+            received.removeFirst(2 + Int(received[1]))
+            greeted = true
+            reply(context, [5, 0], close: false)
+        }
+        // VER, CMD, RSV, ATYP, DST.ADDR, DST.PORT
+        guard received.count >= 5 else { return }
+        let addressLength: Int
+        switch received[3] {
+        case 1: addressLength = 4
+        case 3: addressLength = 1 + Int(received[4])
+        case 4: addressLength = 16
+        default:
+            refuse(context, 8)
+            return
+        }
+        guard received.count >= 4 + addressLength + 2 else { return }
+        guard received[0] == 5, received[1] == 1 else {
+            refuse(context, 7)
+            return
+        }
+        let addressType = received[3]
+        let addressBytes = Array(received[4..<(4 + addressLength)])
+        let port = Int(received[4 + addressLength]) << 8 | Int(received[5 + addressLength])
+        received.removeFirst(4 + addressLength + 2)
+        let host: String
+        switch addressType {
+        case 3: host = String(decoding: addressBytes.dropFirst(), as: UTF8.self)
+        default: host = (try? SocketAddress(packedIPAddress: ByteBuffer(bytes: addressBytes), port: port).ipAddress) ?? ""
+        }
+        connecting = true
+        connect(context, host: host, port: port)
+    }
+
+    private func connect(_ context: ChannelHandlerContext, host: String, port: Int) {
+        let key = SOCKSBridge.key(host, port)
+        let downstream = context.channel
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let refusals = self.refusals
+        SOCKS5Connector.connect(proxy, to: host, port: port, on: context.eventLoop, timeout: timeout, threadPool: threadPool)
+            .whenComplete { result in
+                let (handler, context) = loopBound.value
+                switch result {
+                case .success(let upstream):
+                    refusals.withLockedValue { $0[key] = nil }
+                    handler.splice(context, downstream: downstream, upstream: upstream)
+                case .failure(let error):
+                    let refused = error as? SOCKS5Connector.Refused
+                    let failure = refused?.failure
+                        ?? (error as? UploadFailure)
+                        ?? UploadFailure(.cannotConnect, "cannot reach the SOCKS5 proxy \(handler.proxy.display): \(error)")
+                    refusals.withLockedValue { $0[key] = failure }
+                    if case .connectFailed(let reply) = refused?.refusal {
+                        handler.refuse(context, reply)
+                    } else {
+                        handler.refuse(context, 1)
+                    }
+                }
+            }
+    }
+
+    /// RFC 1928's reply, with a zero bound address (nobody uses it).
+    private static func answer(_ code: UInt8) -> [UInt8] { [5, code, 0, 1, 0, 0, 0, 0, 0, 0] }
+
+    private func refuse(_ context: ChannelHandlerContext, _ code: UInt8) {
+        reply(context, Self.answer(code), close: true)
+    }
+
+    private func reply(_ context: ChannelHandlerContext, _ bytes: [UInt8], close: Bool) {
+        let channel = context.channel
+        let written = context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)))
+        if close { written.whenComplete { _ in channel.close(promise: nil) } }
+    }
+
+    /// Success said, then bytes pass both ways.
+    private func splice(_ context: ChannelHandlerContext, downstream: Channel, upstream: Channel) {
+        guard downstream.isActive else {
+            upstream.close(promise: nil)
+            return
+        }
+        let (toServer, toClient) = GlueHandler.matchedPair()
+        do {
+            try upstream.pipeline.syncOperations.addHandler(toClient)
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: Self.answer(0))), promise: nil)
+            try downstream.pipeline.syncOperations.addHandler(toServer)
+            // What came after CONNECT (nothing, normally: TLS starts after the answer) follows.
+            if !received.isEmpty {
+                upstream.writeAndFlush(upstream.allocator.buffer(bytes: received), promise: nil)
+                received = []
+            }
+            downstream.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        } catch {
+            upstream.close(promise: nil)
+            downstream.close(promise: nil)
+        }
+    }
+}
+
+/// Passes bytes read on one channel to its partner, reading only while the partner can take
+/// them; either closing closes both.
+private final class GlueHandler: ChannelDuplexHandler {
+    typealias InboundIn = NIOAny
+    typealias OutboundIn = NIOAny
+    typealias OutboundOut = NIOAny
+
+    private var partner: GlueHandler?
+    private var context: ChannelHandlerContext?
+    private var pendingRead = false
+
+    static func matchedPair() -> (GlueHandler, GlueHandler) {
+        let first = GlueHandler(), second = GlueHandler()
+        first.partner = second
+        second.partner = first
+        return (first, second)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        partner = nil
+    }
+
+    private func partnerWrite(_ data: NIOAny) { context?.write(data, promise: nil) }
+    private func partnerFlush() { context?.flush() }
+    private func partnerClose() { context?.close(promise: nil) }
+    private var partnerWritable: Bool { context?.channel.isWritable ?? false }
+
+    private func partnerBecameWritable() {
+        if pendingRead {
+            pendingRead = false
+            context?.read()
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { partner?.partnerWrite(data) }
+    func channelReadComplete(context: ChannelHandlerContext) { partner?.partnerFlush() }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        partner?.partnerClose()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        partner?.partnerClose()
+        context.close(promise: nil)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { partner?.partnerBecameWritable() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if partner?.partnerWritable ?? false {
+            context.read()
+        } else {
+            pendingRead = true
+        }
+    }
+}
