@@ -23,7 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
-        .target(name: "UploadCore"),
+        .target(name: "UploadCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "TerminalCanvas", dependencies: ["UploadCore"]),
         .target(name: "Monitor", dependencies: ["UploadCore", "TerminalCanvas", "ImagePreview"]),
         // No pkgConfig: SwiftPM would warn on every build about the -D flags ncursesw.pc carries

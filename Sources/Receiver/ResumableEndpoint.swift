@@ -16,6 +16,7 @@ extension UploadEndpoint {
         _ request: Request, boundary: String, _ creation: UploadAdmission.Creation, line: inout RequestLogLine, bodyRead: inout Bool
     ) async throws(Refusal) -> Response {
         var fields = echo(creation.version)
+        let digests = try DigestCheck(request.headers)
         let token: String
         if let announced = request.headers[ResumableHeaders.internalToken] {
             token = announced
@@ -28,8 +29,8 @@ extension UploadEndpoint {
             throw Refusal(.conflict, "the upload resource was taken over by another request").adding(fields)
         }
         line.path += " → " + UploadAdmission.resourcePrefix + token
-        let end = try await transfer(request.body, into: lease, complete: creation.complete, length: creation.length, fields: fields,
-                                     line: &line, bodyRead: &bodyRead)
+        let end = try await transfer(request.body, into: lease, complete: creation.complete, length: creation.length, digests: digests,
+                                     fields: fields, line: &line, bodyRead: &bodyRead)
         switch end {
         case .appended(let offset):
             fields[ResumableFields.offset] = String(offset)
@@ -47,13 +48,14 @@ extension UploadEndpoint {
         _ request: Request, token: String, _ append: UploadAdmission.Append, line: inout RequestLogLine, bodyRead: inout Bool
     ) async throws(Refusal) -> Response {
         var fields = echo(append.version)
+        let digests = try DigestCheck(request.headers)
         guard let lease = await resumable.acquire(token, interrupt: interrupter(request)) else { throw ResumableRules.noSuchUpload(fields) }
         if let refusal = ResumableRules.appendRefusal(append, complete: lease.record.complete, offset: lease.offset, fields: fields) {
             lease.release(offset: lease.offset)
             throw refusal
         }
-        let end = try await transfer(request.body, into: lease, complete: append.complete, length: append.length, fields: fields,
-                                     line: &line, bodyRead: &bodyRead)
+        let end = try await transfer(request.body, into: lease, complete: append.complete, length: append.length, digests: digests,
+                                     fields: fields, line: &line, bodyRead: &bodyRead)
         switch end {
         case .appended(let offset):
             fields[ResumableFields.offset] = String(offset)
@@ -121,9 +123,15 @@ extension UploadEndpoint {
     /// whole: the bytes kept from earlier requests are read back through a fresh
     /// `FormDataReceiver`, this request's content follows as it arrives, and the endpoint's
     /// answer is kept with the upload. An interrupted request keeps every byte it wrote.
+    ///
+    /// Digests (RFC 9530): this request's content is checked against its `Content-Digest` and,
+    /// when it does not match, cut off again (the upload stays where it was); the whole upload is
+    /// checked against the `Repr-Digest` any request claimed once it is complete (read back from
+    /// the stream when earlier requests brought part of it), and a mismatch fails the upload as
+    /// a refused body does. `Want-Repr-Digest` puts the upload's digest in the final answer.
     private func transfer(
-        _ body: RequestBody, into lease: ResumableStore.Lease, complete: Bool, length stated: Int64?, fields: [String: String],
-        line: inout RequestLogLine, bodyRead: inout Bool
+        _ body: RequestBody, into lease: ResumableStore.Lease, complete: Bool, length stated: Int64?, digests: DigestCheck,
+        fields: [String: String], line: inout RequestLogLine, bodyRead: inout Bool
     ) async throws(Refusal) -> TransferEnd {
         let configuration = self.configuration
         let store = self.store
@@ -144,7 +152,14 @@ extension UploadEndpoint {
         do {
             let end = try await withTaskExecutorPreference(FileWritingExecutor.shared) { () async throws -> TransferEnd in
                 if let stated, lease.record.length == nil { try lease.setLength(stated) }
+                try lease.keepDigests(digests)
+                let wholeDigests = lease.record.digests
                 let writer = try lease.appender()
+                var contentDigester = Digester(digests.contentAlgorithms)
+                var wholeDigester = Digester(complete ? wholeDigests.representationAlgorithms : [])
+                if !wholeDigester.isEmpty, start > 0 {
+                    try writer.read(0..<start) { wholeDigester.update($0) }
+                }
                 // The stream is parsed until it is split where the file part's bytes begin, and
                 // whole in the request that completes it (the bytes before replayed first).
                 let receiver = complete || writer.bodyStart == nil
@@ -163,7 +178,11 @@ extension UploadEndpoint {
                         }
                         // Parsed first: where the file part begins decides which file the bytes go to.
                         try receiver?.consume(buffer)
-                        try buffer.withUnsafeReadableBytes { try writer.write($0, contentStart: receiver?.content?.start) }
+                        try buffer.withUnsafeReadableBytes { bytes in
+                            try writer.write(bytes, contentStart: receiver?.content?.start)
+                            if !contentDigester.isEmpty { contentDigester.update(bytes) }
+                            if !wholeDigester.isEmpty { wholeDigester.update(bytes) }
+                        }
                         received += Int64(buffer.readableBytes)
                         if let point = receiver?.checkpoint { checkpoint = point }
                     }
@@ -174,12 +193,18 @@ extension UploadEndpoint {
                     throw error
                 }
                 let offset = start + received
+                if let refusal = digests.contentRefusal(contentDigester.finalize()) {
+                    receiver?.abort()
+                    throw TransferFailure.rejectedContent(refusal)
+                }
                 guard complete, let receiver else {
                     lease.release(offset: offset, checkpoint: checkpoint)
                     return .appended(offset: offset)
                 }
                 if let length, offset != length { throw TransferFailure.endedShort(offset, length) }
+                let whole = wholeDigester.finalize()
                 do {
+                    if let refusal = wholeDigests.representationRefusal(whole) { throw refusal }
                     let content = try receiver.located()
                     let name: String
                     do {
@@ -187,13 +212,14 @@ extension UploadEndpoint {
                     } catch {
                         throw ReceiveError.storage(String(describing: error))
                     }
-                    let answer = StoredAnswer(status: 200, body: Self.json(["filename": name]))
+                    let digestFields = wholeDigests.answerFields(whole)
+                    let answer = StoredAnswer(status: 200, body: Self.json(["filename": name]), fields: digestFields.isEmpty ? nil : digestFields)
                     lease.complete(answer: answer, length: offset)
                     return .completed(answer)
-                } catch let error as ReceiveError {
+                } catch {
                     // A refused upload keeps nothing, as a refused one-shot upload does: its
                     // bytes, its record and its answer go now, not at its age.
-                    let refusal = Refusal(error)
+                    let refusal = (error as? Refusal) ?? (error as? ReceiveError).map(Refusal.init) ?? Refusal(.internalServerError, "\(error)")
                     lease.remove()
                     return .completed(StoredAnswer(status: Int(refusal.status.code), body: Self.json(["error": refusal.message])))
                 }
@@ -208,6 +234,15 @@ extension UploadEndpoint {
                 await onFileThreads { lease.remove() }
             case .refused:
                 lease.release(offset: start + received, checkpoint: checkpoint)
+            case .rejectedContent:
+                // The draft: a request whose content does not match its digest is not appended.
+                await onFileThreads {
+                    if (try? lease.cutBack(to: start)) != nil {
+                        lease.release(offset: start)
+                    } else {
+                        lease.remove()
+                    }
+                }
             }
             throw failure.refusal.adding(fields)
         } catch let error as ReceiveError {
@@ -227,10 +262,13 @@ extension UploadEndpoint {
         case beyondLength(Int64)
         case endedShort(Int64, Int64)
         case refused(Refusal)
+        case rejectedContent(Refusal)
 
         var bodyRead: Bool {
-            if case .endedShort = self { return true }
-            return false
+            switch self {
+            case .endedShort, .rejectedContent: true
+            case .beyondLength, .refused: false
+            }
         }
 
         var refusal: Refusal {
@@ -239,7 +277,7 @@ extension UploadEndpoint {
                 UploadAdmission.inconsistentLength("the content goes past the upload's length of \(length) bytes")
             case .endedShort(let offset, let length):
                 UploadAdmission.inconsistentLength("the upload was said complete at \(offset) bytes; its length is \(length)")
-            case .refused(let refusal):
+            case .refused(let refusal), .rejectedContent(let refusal):
                 refusal
             }
         }
@@ -326,7 +364,9 @@ extension UploadEndpoint {
 
     static func stored(_ answer: StoredAnswer, _ fields: [String: String]) -> Response {
         var headers = HTTPFields()
-        for (name, value) in fields { if let name = HTTPField.Name(name) { headers[name] = value } }
+        for (name, value) in fields.merging(answer.fields ?? [:], uniquingKeysWith: { _, kept in kept }) {
+            if let name = HTTPField.Name(name) { headers[name] = value }
+        }
         headers[.contentType] = answer.status == 200 || answer.body.hasPrefix("{") ? "application/json; charset=utf-8" : "text/plain"
         let body = ByteBuffer(string: answer.body)
         headers[.contentLength] = String(body.readableBytes)

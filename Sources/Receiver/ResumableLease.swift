@@ -55,6 +55,22 @@ extension ResumableStore {
         }
 
         /// Records the representation's length (said by this request for the first time).
+        /// Keeps what a request claimed or asked for the whole upload's digest (RFC 9530): a
+        /// later claim or want replaces an earlier one of the same algorithm.
+        func keepDigests(_ digests: DigestCheck) throws {
+            guard !digests.representation.isEmpty || digests.wanted != nil else { return }
+            var claims = record.representationDigest ?? [:]
+            for (algorithm, bytes) in digests.representation { claims[algorithm.rawValue] = Data(bytes).base64EncodedString() }
+            record.representationDigest = claims.isEmpty ? nil : claims
+            if let wanted = digests.wanted { record.wantedDigest = wanted.rawValue }
+            try store.save(record)
+        }
+
+        /// Cuts the stream back to `offset` (a request's content refused after it was written).
+        func cutBack(to offset: Int64) throws {
+            try StreamAppender(partPath: partPath, bodyPath: bodyPath, offset: offset).close()
+        }
+
         func setLength(_ length: Int64) throws {
             record.length = length
             try store.save(record)

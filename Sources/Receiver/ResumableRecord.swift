@@ -18,6 +18,20 @@ struct ResumableRecord: Codable, Equatable, Sendable {
     var checkpoint: Int64?
     /// Who created it, as `ResumableQuota` names clients.
     var client: String?
+    /// `Repr-Digest` as a request claimed it for the whole upload (algorithm → base64), checked
+    /// once the upload is complete.
+    var representationDigest: [String: String]?
+    /// The algorithm of `Want-Repr-Digest`: the final answer carries the upload's digest in it.
+    var wantedDigest: String?
+
+    /// The digest claims and wants kept with the upload.
+    var digests: DigestCheck {
+        var claims: [DigestFields.Algorithm: [UInt8]] = [:]
+        for (name, value) in representationDigest ?? [:] {
+            if let algorithm = DigestFields.Algorithm(rawValue: name), let bytes = Data(base64Encoded: value) { claims[algorithm] = Array(bytes) }
+        }
+        return DigestCheck(representation: claims, wanted: wantedDigest.flatMap(DigestFields.Algorithm.init(rawValue:)))
+    }
 
     var complete: Bool { answer != nil }
 
@@ -36,4 +50,6 @@ struct ResumableRecord: Codable, Equatable, Sendable {
 struct StoredAnswer: Codable, Equatable, Sendable {
     var status: Int
     var body: String
+    /// Fields the answer carries besides its own (`Repr-Digest`), kept for a client that asks again.
+    var fields: [String: String]?
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import UploadCore
@@ -42,6 +43,7 @@ struct UploadEndpoint: HTTPResponder {
         case .refuse(let refusal):
             throw refusal
         case .accept(.upload(let boundary, nil), _):
+            let digests = try DigestCheck(request.headers)
             var key: String?
             switch IdempotencyKeys.parse(request.headers[IdempotencyKeys.field]) {
             case .failure(let refusal)?: throw refusal
@@ -71,11 +73,13 @@ struct UploadEndpoint: HTTPResponder {
                 if let refusal = IdempotencyKeys.refusal(for: lookup) { throw refusal }
             }
             do {
-                let stored = try await receive(request, boundary: boundary, line: &line, bodyRead: &bodyRead)
+                let stored = try await receive(request, boundary: boundary, digests: digests, line: &line, bodyRead: &bodyRead)
                 line.storedName = stored.name
                 let body = ["filename": stored.name]
                 if let key { idempotency.end(key, client: client, answer: .init(status: 200, body: Self.json(body)), stored: stored.name) }
-                return Self.response(.ok, body)
+                var response = Self.response(.ok, body)
+                for (name, value) in digests.answerFields(stored.digests) { response.headers[HTTPField.Name(name)!] = value }
+                return response
             } catch {
                 // An answer to the whole body is the key's for good; an upload cut short is not.
                 if let key {
@@ -108,9 +112,13 @@ struct UploadEndpoint: HTTPResponder {
         }
     }
 
+    /// Receives the body through a `FormDataReceiver`. With digests claimed (`Content-Digest`,
+    /// `Repr-Digest`: for one request they cover the same bytes), what arrived is checked before
+    /// anything is stored; the digests computed come back for the answer.
     private func receive(
-        _ request: Request, boundary: String, keep: Bool = true, comparingWith stored: String? = nil, line: inout RequestLogLine, bodyRead: inout Bool
-    ) async throws(Refusal) -> (name: String, size: Int64, same: Bool) {
+        _ request: Request, boundary: String, digests: DigestCheck = DigestCheck(), keep: Bool = true, comparingWith stored: String? = nil,
+        line: inout RequestLogLine, bodyRead: inout Bool
+    ) async throws(Refusal) -> (name: String, size: Int64, same: Bool, digests: [DigestFields.Algorithm: [UInt8]]) {
         let receiver = FormDataReceiver(boundary: boundary, field: configuration.field, store: store, imagesOnly: configuration.imagesOnly,
                                         keepsContent: keep, comparingWith: stored)
         defer { line.bytes = receiver.bytesReceived }
@@ -118,21 +126,28 @@ struct UploadEndpoint: HTTPResponder {
             // The loop writes the file as the body arrives: blocking calls, so it runs on the
             // file-writing threads rather than the cooperative pool.
             return try await withTaskExecutorPreference(FileWritingExecutor.shared) {
+                var digester = Digester(digests.contentAlgorithms.union(digests.representationAlgorithms))
                 for try await buffer in request.body {
                     if receiver.bytesReceived + Int64(buffer.readableBytes) > configuration.maxSize {
                         receiver.abort()
                         throw ReceiveError.tooLarge(configuration.maxSize)
                     }
+                    if !digester.isEmpty { buffer.withUnsafeReadableBytes { digester.update($0) } }
                     try receiver.consume(buffer)
                 }
                 bodyRead = true
+                let computed = digester.finalize()
+                if let refusal = digests.contentRefusal(computed) ?? digests.representationRefusal(computed) { throw refusal }
                 if keep {
                     let stored = try receiver.finish()
-                    return (stored.name, stored.size, false)
+                    return (stored.name, stored.size, false, computed)
                 }
                 let content = try receiver.located()
-                return (content.name, content.length, receiver.matchesStoredFile)
+                return (content.name, content.length, receiver.matchesStoredFile, computed)
             }
+        } catch let refusal as Refusal {
+            receiver.abort()
+            throw refusal
         } catch let error as ReceiveError {
             receiver.abort()
             throw Refusal(error)

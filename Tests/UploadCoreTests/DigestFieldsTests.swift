@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import UploadCore
+
+/// RFC 9530's fields read as RFC 9651 dictionaries.
+@Suite struct DigestFieldsTests {
+    // RFC 9530 appendix B's digest of `{"hello": "world"}`.
+    let hello = Array(Data(base64Encoded: "X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=")!)
+
+    @Test func knownAlgorithmsAreTakenAndOthersReadPast() throws {
+        let read = try DigestFields.digests("unixsum=30637, sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:;p=1, md5=:AAAA:, x=(a \"b\" 1.5 ?1)")
+        #expect(read == [.sha256: hello])
+        #expect(try DigestFields.digests("") == [:])
+        // A key given twice keeps its last value.
+        let twice = try DigestFields.digests("sha-256=:\(Data(repeating: 1, count: 32).base64EncodedString()):,sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:")
+        #expect(twice[.sha256] == hello)
+        #expect(DigestFields.value([.sha512: Array(repeating: 0, count: 64), .sha256: hello])
+                == "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:, sha-512=:\(Data(count: 64).base64EncodedString()):")
+    }
+
+    @Test func malformedFieldsAreRefusedSayingWhere() {
+        for bad in ["sha-256=abc", "sha-256=:AAAA:", "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=", "Sha-256=:AA==:",
+                    "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:,", "a=1 b=2", "a=\"unterminated", "a=?2", "a=(1 2"] {
+            #expect(throws: DigestFields.Malformed.self, "\(bad)") { try DigestFields.digests(bad) }
+        }
+        #expect { try DigestFields.digests("sha-256=abc", field: "Content-Digest") } throws: {
+            "\($0)" == "Content-Digest is not a valid structured-field dictionary (RFC 9651): sha-256 must be a byte sequence of 32 bytes (:base64:)"
+        }
+    }
+
+    @Test func wantsAreRankedByPreferenceAndZeroMeansNo() throws {
+        #expect(try DigestFields.wanted("sha-256=1, sha-512=3") == [.sha512, .sha256])
+        #expect(try DigestFields.wanted("sha-512=0, sha-256=2, md5=10") == [.sha256])
+        #expect(try DigestFields.wanted("sha-256=5, sha-512=5") == [.sha256, .sha512], "ties in the order given")
+        #expect(throws: DigestFields.Malformed.self) { try DigestFields.wanted("sha-256=11") }
+        #expect(throws: DigestFields.Malformed.self) { try DigestFields.wanted("sha-256=:AA==:") }
+    }
+
+    @Test func theDigesterIsSHA2() {
+        var digester = Digester([.sha256, .sha512])
+        digester.update(Array(#"{"hello": "world"}"#.utf8))
+        let out = digester.finalize()
+        #expect(out[.sha256] == hello)
+        #expect(out[.sha512].map { Data($0).base64EncodedString() } == "WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==")
+        #expect(Digester([]).isEmpty && DigestFields.mismatches(claimed: [.sha256: hello], computed: [:]).isEmpty)
+    }
+}
