@@ -75,10 +75,11 @@ public final class Journal: Sendable {
             case .response(let id, let response):
                 // The answer's body is kept up to a limit, and its credentials (a cookie the
                 // server set) not at all, in the row and in the log alike.
-                logged = .response(id, UploadResponse(
+                var kept = UploadResponse(
                     status: response.status, reason: response.reason, headers: response.headers,
-                    body: Array(response.body.prefix(Self.bodyLimit)), bodyBytesTotal: response.bodyBytesTotal, cut: response.cut
-                ).redactingSecrets())
+                    body: Array(response.body.prefix(Self.bodyLimit)), bodyBytesTotal: response.bodyBytesTotal, cut: response.cut)
+                kept.verified = response.verified
+                logged = .response(id, kept.redactingSecrets())
             case .finished:
                 guard !record.isFinished else { return nil }
                 // Header values (tokens, cookies) and the URL's secrets (a password, a signature)
@@ -235,7 +236,7 @@ extension UploadRow {
             bodyBytesTotal: nil, failureKind: nil, failureMessage: nil, failureCode: nil,
             createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil, headersCleared: false,
             shownURL: nil, retryReason: nil, retryAt: nil, responseHeaders: nil, resume: request.resume, bytesSaved: 0,
-            idempotencyKey: request.idempotencyKey ?? UploadRequest.newIdempotencyKey(), answerCut: nil)
+            idempotencyKey: request.idempotencyKey ?? UploadRequest.newIdempotencyKey(), answerCut: nil, verified: nil)
     }
 
     var pending: PendingUpload {

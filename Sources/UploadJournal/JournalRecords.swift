@@ -55,6 +55,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     var idempotencyKey: String?
     /// Why the answer's body did not arrive whole, when it did not.
     var answerCut: String?
+    /// The digest algorithm by which the answer proved the upload arrived intact, when it did.
+    var verified: String?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -97,6 +99,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
                 status: status, reason: reason ?? "",
                 headers: (responseHeaders ?? []).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
                 body: body.map(Array.init) ?? [], bodyBytesTotal: bodyBytesTotal, cut: answerCut)
+            response?.verified = verified
         }
         var record = UploadRecord(
             id: uploadID, name: uploadName, path: path, url: shownURL ?? RedactedURL.display(url), field: field,
@@ -125,6 +128,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         body = record.response.map { Data($0.body) }
         bodyBytesTotal = record.response?.bodyBytesTotal
         answerCut = record.response?.cut
+        verified = record.response?.verified
         responseHeaders = record.response.map { $0.headers.map { [$0.0, $0.1] } }
         retryReason = record.phase.retry?.reason
         retryAt = record.phase.retry?.due

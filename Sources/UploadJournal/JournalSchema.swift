@@ -137,6 +137,12 @@ enum JournalSchema {
                 t.add(column: "answerCut", .text)
             }
         }
+        migrator.registerMigration("v9: verified answers") { db in
+            // The digest algorithm by which the answer proved the upload arrived intact (RFC 9530).
+            try db.alter(table: "upload") { t in
+                t.add(column: "verified", .text)
+            }
+        }
         return migrator
     }
 }

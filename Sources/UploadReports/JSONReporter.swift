@@ -32,6 +32,7 @@ public struct JSONReporter: SendReporter {
             set("event", "response"); set("id", id.rawValue); set("status", response.status); set("reason", response.reason)
             set("body", response.bodyText); set("bodyBytes", response.bodyBytesTotal)
             if let cut = response.cut { set("answerCut", cut) }
+            if let verified = response.verified { set("verified", verified) }
         case .redirected(let id, let url):
             set("event", "redirected"); set("id", id.rawValue); set("url", url)
         case .retryScheduled(let id, let attempt, let delay, let reason):
@@ -44,6 +45,7 @@ public struct JSONReporter: SendReporter {
             case .answered(let status):
                 set("status", status)
                 if let cut = tracker[id]?.response?.cut { set("answerCut", cut) }
+                if let verified = tracker[id]?.response?.verified { set("verified", verified) }
             case .failed(let failure):
                 set("error", failure.message)
                 set("errorKind", failure.kind.rawValue)

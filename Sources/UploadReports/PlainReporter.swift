@@ -39,7 +39,8 @@ public struct PlainReporter: SendReporter {
         case .finished(_, let outcome):
             let body = AnswerText.body(state)
             let cut = state.response?.cut.map { " (\($0))" } ?? ""
-            say("\(who) \(HTTPStatus.verdict(success: outcome.isSuccess, AnswerText.status(state)))\(cut)\(body.isEmpty ? "" : " " + body)")
+            let verified = state.response?.verifiedText.map { " " + $0 } ?? ""
+            say("\(who) \(HTTPStatus.verdict(success: outcome.isSuccess, AnswerText.status(state)))\(verified)\(cut)\(body.isEmpty ? "" : " " + body)")
         case .resumed(_, let offset, let length):
             say("\(who) \(state.record.resumedText ?? "resumed"): \(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again")
         case .resumable(_, _, let why?):

@@ -60,7 +60,8 @@ public enum StatusTable {
     public static func answer(_ upload: UploadRecord, now: Date = Date()) -> String {
         switch upload.phase {
         case .finished(let outcome):
-            return outcome.words(reason: upload.response?.reason) + (upload.response?.cut.map { " (\($0))" } ?? "")
+            let verified = upload.response?.verifiedText.map { " " + $0 } ?? ""
+            return outcome.words(reason: upload.response?.reason) + verified + (upload.response?.cut.map { " (\($0))" } ?? "")
         case .waitingToRetry(_, _, let due):
             return upload.phase.waitingText(secondsLeft: due.timeIntervalSince(now)) ?? ""
         case .queued, .sending:

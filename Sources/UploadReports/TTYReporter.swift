@@ -70,6 +70,7 @@ public struct TTYReporter: SendReporter {
         }
         let mark = outcome.isSuccess ? "✓" : "✗"
         var text = "\(mark) \(name)  \(InvisibleCharacters.escaped(AnswerText.status(state)))"
+        if let verified = state.response?.verifiedText { text += " " + verified }
         if let cut = state.response?.cut { text += " (\(cut))" }
         if let elapsed = state.elapsed { text += "  \(ByteFormat.bytes(state.sentBytes)) in \(ByteFormat.duration(elapsed))" }
         let body = AnswerText.body(state)

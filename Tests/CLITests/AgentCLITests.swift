@@ -166,6 +166,10 @@ import UploadTesting
         #expect(uploads.map { $0["state"] as? String } == ["succeeded", "succeeded"])
         #expect(uploads.first?["body"] as? String == #"{"filename":"big.png"}"#)
         #expect((uploads.first?["bytesSaved"] as? Int ?? 0) > 0)
+        // Proved intact, the resumed one too: the receiver's digest of the whole upload (claimed
+        // at its creation, before the kill) matched what was sent, and the journal kept it.
+        #expect(uploads.map { $0["verified"] as? String } == ["sha-256", "sha-256"], "\(json.stdout)")
+        #expect(table.stdout.contains("verified (sha-256)"), "\(table.stdout)")
 
         let log = try String(contentsOfFile: root + "/state/uploadmon/agent.log", encoding: .utf8)
         #expect(log.contains("picked up 1 unfinished upload(s) from the journal"))

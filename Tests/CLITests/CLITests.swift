@@ -52,10 +52,17 @@ struct CLIRun {
         let b = try TestFiles.writeImage(at: receiver.root + "/b.jpg", size: 10)
         let run = try await CLIRun.run(["send", a, b, "--to", receiver.url])
         #expect(run.status == 0)
-        #expect(run.stdout.contains("#1 a.jpg OK 200 {\"filename\":\"a.jpg\"}"))
+        // The receiver's digest of what it got matched what was sent (RFC 9530).
+        #expect(run.stdout.contains("#1 a.jpg OK 200 verified (sha-256) {\"filename\":\"a.jpg\"}"), "\(run.stdout)")
         #expect(run.stdout.contains("#2 b.jpg OK 200"))
         #expect(run.stdout.contains("all 2 uploads finished: 2 ok, 0 failed"))
         #expect(TestFiles.sameContents(a, receiver.directory + "/a.jpg"))
+        // Without digests: nothing claimed.
+        let plain = try await CLIRun.run(["send", a, "--to", receiver.url, "--no-digest", "--json"])
+        #expect(plain.status == 0)
+        #expect(!plain.stdout.contains("verified"), "\(plain.stdout)")
+        let proved = try await CLIRun.run(["send", a, "--to", receiver.url, "--json"])
+        #expect(proved.stdout.contains(#""event":"finished","id":1,"ok":true"#) && proved.stdout.contains(#""verified":"sha-256""#), "\(proved.stdout)")
         await receiver.cleanUp()
     }
 

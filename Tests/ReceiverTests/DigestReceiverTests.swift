@@ -2,41 +2,6 @@ import Foundation
 import Testing
 import UploadTesting
 
-/// RFC 9530's digests computed and checked by Python's `contentdigest` and `http_sf` (PyPI),
-/// not by this project's code.
-enum PythonDigests {
-    static let available: Bool = {
-        (try? run(["-c", "import contentdigest, http_sf"]))?.status == 0
-    }()
-
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-    }
-
-    /// The field value for the file's bytes, in `algorithms`.
-    static func make(_ path: String, _ algorithms: String...) throws -> String {
-        try run(["-c", "import contentdigest, sys; print(contentdigest.make_digest(open(sys.argv[1], 'rb').read(), algos=sys.argv[2:]))", path] + algorithms).output
-    }
-
-    /// Whether `value` is a valid RFC 9651 dictionary whose every secure digest matches the file.
-    static func verify(_ value: String, _ path: String) throws -> Bool {
-        try run(["-c", """
-            import contentdigest, http_sf, sys
-            http_sf.parse(sys.argv[1].encode(), tltype='dictionary')
-            sys.exit(0 if contentdigest.verify(sys.argv[1], open(sys.argv[2], 'rb').read()) else 1)
-            """, value, path]).status == 0
-    }
-}
-
 @Suite(.serialized, .timeLimit(.minutes(3)),
        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") && PythonDigests.available,
                 "needs curl and Python's contentdigest and http_sf (pip install contentdigest http-sf)"))

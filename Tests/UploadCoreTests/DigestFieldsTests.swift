@@ -45,3 +45,20 @@ import UploadCore
         #expect(Digester([]).isEmpty && DigestFields.mismatches(claimed: [.sha256: hello], computed: [:]).isEmpty)
     }
 }
+
+/// What an answer's `Repr-Digest` says of an upload.
+@Suite struct DigestVerdictTests {
+    let sent: [DigestFields.Algorithm: [UInt8]] = [.sha256: Array(repeating: 1, count: 32)]
+
+    @Test func anEqualDigestVerifiesADifferentOneIsAMismatchAndSilenceIsNothing() {
+        let same = DigestFields.value(sent)
+        let other = DigestFields.value([.sha256: Array(repeating: 2, count: 32)])
+        #expect(DigestFields.verdict(same, sent: sent, success: true) == .verified(.sha256))
+        #expect(DigestFields.verdict(other, sent: sent, success: true) == .mismatch(.sha256))
+        #expect(DigestFields.verdict(nil, sent: sent, success: true) == DigestFields.Verdict.none)
+        #expect(DigestFields.verdict("sha-256=oops", sent: sent, success: true) == DigestFields.Verdict.none, "unreadable: no claim")
+        #expect(DigestFields.verdict(DigestFields.value([.sha512: Array(repeating: 0, count: 64)]), sent: sent, success: true) == DigestFields.Verdict.none,
+                "an algorithm not sent proves nothing")
+        #expect(DigestFields.verdict(same, sent: sent, success: false) == DigestFields.Verdict.none, "a refusal verifies nothing")
+    }
+}

@@ -142,7 +142,8 @@ public enum LogLine {
             let took = row.elapsed.map { " in " + ByteFormat.duration($0) } ?? ""
             let saved = row.record.bytesSaved > 0 ? " (resumed: \(ByteFormat.bytes(row.record.bytesSaved)) not sent again)" : ""
             let cut = row.response?.cut.map { "; \($0)" } ?? ""
-            return "✓ \(row.name) → \(status)\(took), \(ByteFormat.bytes(row.totalBytes ?? row.sentBytes)) sent\(saved)\(cut)"
+            let verified = row.response?.verifiedText.map { ", " + $0 } ?? ""
+            return "✓ \(row.name) → \(status)\(took), \(ByteFormat.bytes(row.totalBytes ?? row.sentBytes)) sent\(verified)\(saved)\(cut)"
         case .answered:
             return "✗ \(row.name) → \(outcome.words(reason: row.response?.reason))"
         case .failed(let failure) where failure.kind == .cancelled:

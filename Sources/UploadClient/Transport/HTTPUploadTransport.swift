@@ -27,6 +27,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let resume: Bool
     /// Whether photos are sent without where they were taken (`--strip-location`).
     let stripLocation: Bool
+    /// Whether uploads carry their digest and ask for the server's (`--no-digest`: false).
+    let digests: Bool
     /// The proxy every request goes through, or nil.
     let proxy: ProxyTarget?
     /// Which origins resume uploads, found out once per origin.
@@ -50,12 +52,14 @@ public final class HTTPUploadTransport: UploadTransport {
         resume: Bool = true,
         stripLocation: Bool = false,
         proxy: ProxyTarget? = nil,
+        digests: Bool = true,
         direct: Bool = true,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton
     ) throws {
         self.resume = resume
         self.stripLocation = stripLocation
+        self.digests = digests
         // Through an HTTP proxy, plain-HTTP requests go the direct way as absolute-form requests
         // to the proxy (as curl sends them: many proxies allow CONNECT to port 443 only), and
         // through SOCKS5 in a tunnel of the direct way's own; TLS goes AsyncHTTPClient's way
@@ -123,7 +127,8 @@ public final class HTTPUploadTransport: UploadTransport {
             sharedLimit: sharedLimit,
             resume: settings.resume,
             stripLocation: settings.stripLocation,
-            proxy: try settings.proxy.map { text throws(UploadInputError) in try ProxyTarget(parsing: text) }
+            proxy: try settings.proxy.map { text throws(UploadInputError) in try ProxyTarget(parsing: text) },
+            digests: settings.digests
         )
     }
 
@@ -154,6 +159,12 @@ public final class HTTPUploadTransport: UploadTransport {
             return resumed
         }
         let layout = prepared.layout(.random(), for: request)
+        let digest: [UInt8]?
+        do throws(UploadFailure) {
+            digest = try await bodyDigest(layout, prepared, eventLoop: eventLoop)
+        } catch {
+            return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
+        }
         let source = prepared.source
         var pipePrefix = prepared.pipePrefix
         var url = request.url
@@ -161,14 +172,16 @@ public final class HTTPUploadTransport: UploadTransport {
         var totalSent: Int64 = 0
         for redirects in 0...Self.maxRedirects {
             observer.started(url, layout.contentLength)
-            let fields = uploadHeaders(headers, layout, idempotencyKey: request.idempotencyKey)
-            let result: AttemptResult
+            var fields = uploadHeaders(headers, layout, idempotencyKey: request.idempotencyKey)
+            Self.addDigestFields(&fields, content: digest, want: digests)
+            var result: AttemptResult
             if let target = directTarget(url, prepared), let preloaded = prepared.preloaded {
                 result = await directExchange(target, headers: fields, layout: layout, preloaded: preloaded, eventLoop: eventLoop, observer: observer)
             } else {
                 let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix, eventLoop: eventLoop)
                 result = await send(url: url, method: .POST, headers: fields, streamer: streamer, eventLoop: eventLoop, observer: observer)
             }
+            result = Self.judged(result, sent: digest)
             totalSent += result.bytesSent
             guard let response = result.response,
                   response.status == 307 || response.status == 308,

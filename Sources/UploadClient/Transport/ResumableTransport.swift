@@ -106,6 +106,15 @@ extension HTTPUploadTransport {
                                              bodyLength: knownLength, threshold: Self.resumeThreshold,
                                              optimistic: directTarget != nil && directTarget?.proxy?.kind != .http)
         var decision = machine.start()
+        // The whole upload's SHA-256 as sent, once known: the creation claims it (`Repr-Digest`:
+        // the server refuses a whole that differs) and the final answer is judged by it.
+        var sentDigest: (boundary: String, digest: [UInt8]?)?
+        func digest(of layout: MultipartLayout) async throws(UploadFailure) -> [UInt8]? {
+            if let sentDigest, sentDigest.boundary == layout.boundary.value { return sentDigest.digest }
+            let digest = try await bodyDigest(layout, prepared, eventLoop: eventLoop)
+            sentDigest = (layout.boundary.value, digest)
+            return digest
+        }
         while true {
             for report in decision.reports {
                 switch report {
@@ -119,7 +128,7 @@ extension HTTPUploadTransport {
             case .sendPlainly:
                 return nil
             case .finish(let result):
-                return result
+                return Self.judged(result, sent: sentDigest?.digest)
             case .request(.ask):
                 guard let origin = Self.origin(of: request.url) else {
                     decision = machine.answered(support: .unsupported, remembered: false)
@@ -137,6 +146,11 @@ extension HTTPUploadTransport {
                     continue
                 }
                 var fields = baseHeaders(request.headers)
+                do throws(UploadFailure) {
+                    try Self.addWholeDigestFields(&fields, await digest(of: layout), want: digests)
+                } catch {
+                    return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
+                }
                 fields.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
                 fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(false))
                 fields.add(name: ResumableFields.length, value: String(length))
@@ -155,6 +169,11 @@ extension HTTPUploadTransport {
                     continue
                 }
                 var fields = uploadHeaders(request.headers, layout, idempotencyKey: request.idempotencyKey)
+                do throws(UploadFailure) {
+                    try Self.addWholeDigestFields(&fields, await digest(of: layout), want: digests)
+                } catch {
+                    return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
+                }
                 fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(true))
                 fields.add(name: ResumableFields.length, value: String(length))
                 fields.add(name: ResumableFields.interopVersion, value: String(version))
@@ -182,6 +201,13 @@ extension HTTPUploadTransport {
                                                       eventLoop: eventLoop, observer: .init()))
             case .request(.append(let point)):
                 let layout = prepared.layout(Boundary(point.boundary), for: request)
+                do throws(UploadFailure) {
+                    // Known for judging the final answer (the creation, maybe in an earlier
+                    // process, claimed it).
+                    _ = try await digest(of: layout)
+                } catch {
+                    return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
+                }
                 let streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset, eventLoop: eventLoop)
                 var fields = resourceHeaders(point, request)
                 fields.add(name: "Content-Type", value: ResumableFields.partialUploadType)

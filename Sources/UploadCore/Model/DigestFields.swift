@@ -70,6 +70,23 @@ public enum DigestFields {
         claimed.keys.sorted().filter { algorithm in computed[algorithm].map { $0 != claimed[algorithm] } ?? false }
     }
 
+    public enum Verdict: Sendable, Equatable {
+        /// The answer says nothing usable about digests (none, unreadable, or not a success).
+        case none
+        case verified(Algorithm)
+        case mismatch(Algorithm)
+    }
+
+    /// What an answer's `Repr-Digest` (`field`) says of an upload whose digests as sent are
+    /// `sent`: a success whose digest of an algorithm both know is equal verifies it, one that
+    /// differs is a mismatch. An unreadable field makes no claim either way.
+    public static func verdict(_ field: String?, sent: [Algorithm: [UInt8]], success: Bool) -> Verdict {
+        guard success, let field, let claimed = try? digests(field, field: representation) else { return .none }
+        if let wrong = mismatches(claimed: claimed, computed: sent).first { return .mismatch(wrong) }
+        if let algorithm = claimed.keys.sorted().first(where: { sent[$0] != nil }) { return .verified(algorithm) }
+        return .none
+    }
+
     // MARK: RFC 9651 dictionaries
 
     enum Item: Equatable {

@@ -19,12 +19,17 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     /// The proxy the upload goes through (`ProxyRules` chose it where it was queued: an upload
     /// queued to the agent keeps the proxy of the shell that queued it), or nil to go direct.
     public var proxy: String?
+    /// Prove each upload arrived intact (RFC 9530): its SHA-256 goes with it (`Content-Digest`)
+    /// and the server is asked for the digest of what it received (`Want-Repr-Digest`);
+    /// `--no-digest` sends neither.
+    public var digests: Bool
 
     public init(
         caCertificatePath: String? = nil, insecure: Bool = false, rateLimit: Int64? = nil,
         connectTimeout: Double = 10, stallTimeout: Double = 30, answerTimeout: Double = 60, retries: Int = 0,
-        resume: Bool = true, stripLocation: Bool = false, proxy: String? = nil
+        resume: Bool = true, stripLocation: Bool = false, proxy: String? = nil, digests: Bool = true
     ) {
+        self.digests = digests
         self.resume = resume
         self.stripLocation = stripLocation
         self.proxy = proxy
@@ -40,7 +45,7 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     public var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
 
     enum CodingKeys: String, CodingKey {
-        case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume, stripLocation, proxy
+        case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume, stripLocation, proxy, digests
     }
 
     /// Settings stored before uploads could resume read as resuming.
@@ -56,7 +61,8 @@ public struct TransportSettings: Sendable, Hashable, Codable {
             retries: try c.decode(Int.self, forKey: .retries),
             resume: try c.decodeIfPresent(Bool.self, forKey: .resume) ?? true,
             stripLocation: try c.decodeIfPresent(Bool.self, forKey: .stripLocation) ?? false,
-            proxy: try c.decodeIfPresent(String.self, forKey: .proxy))
+            proxy: try c.decodeIfPresent(String.self, forKey: .proxy),
+            digests: try c.decodeIfPresent(Bool.self, forKey: .digests) ?? true)
     }
 
     /// Refuses settings no upload can run with, naming the option: the command line checks them

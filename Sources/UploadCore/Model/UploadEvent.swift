@@ -12,6 +12,9 @@ public struct UploadResponse: Sendable, Hashable, Codable {
     /// Why the answer's body stopped before its end (the answer timeout, a closed connection);
     /// nil when it arrived whole. The status still says what happened to the upload.
     public var cut: String?
+    /// The digest algorithm (`sha-256`) by which the server's `Repr-Digest` proved it received
+    /// exactly what was sent (RFC 9530); nil when the server said nothing of the kind.
+    public var verified: String?
 
     public init(status: Int, reason: String, headers: [(String, String)], body: [UInt8], bodyBytesTotal: Int64, cut: String? = nil) {
         self.status = status
@@ -47,7 +50,10 @@ public struct UploadResponse: Sendable, Hashable, Codable {
 
     public var isSuccess: Bool { (200..<300).contains(status) }
 
-    private enum CodingKeys: String, CodingKey { case status, reason, headers, body, bodyBytesTotal, cut }
+    /// `verified (sha-256)`: how every view says the answer proved the upload intact.
+    public var verifiedText: String? { isSuccess ? verified.map { "verified (\($0))" } : nil }
+
+    private enum CodingKeys: String, CodingKey { case status, reason, headers, body, bodyBytesTotal, cut, verified }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -57,6 +63,7 @@ public struct UploadResponse: Sendable, Hashable, Codable {
         body = Array(try c.decode(Data.self, forKey: .body))
         bodyBytesTotal = try c.decode(Int64.self, forKey: .bodyBytesTotal)
         cut = try c.decodeIfPresent(String.self, forKey: .cut)
+        verified = try c.decodeIfPresent(String.self, forKey: .verified)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -67,6 +74,7 @@ public struct UploadResponse: Sendable, Hashable, Codable {
         try c.encode(Data(body), forKey: .body)
         try c.encode(bodyBytesTotal, forKey: .bodyBytesTotal)
         try c.encodeIfPresent(cut, forKey: .cut)
+        try c.encodeIfPresent(verified, forKey: .verified)
     }
 
     public func header(_ name: String) -> String? {
@@ -84,10 +92,12 @@ public struct UploadResponse: Sendable, Hashable, Codable {
     /// The answer as it may be kept and shown: the values of `secretHeaders` become `***`.
     public func redactingSecrets() -> UploadResponse {
         guard headers.contains(where: { Self.secretHeaders.contains($0.0.lowercased()) }) else { return self }
-        return UploadResponse(
+        var redacted = UploadResponse(
             status: status, reason: reason,
             headers: headers.map { Self.secretHeaders.contains($0.0.lowercased()) ? ($0.0, "***") : $0 },
             body: body, bodyBytesTotal: bodyBytesTotal, cut: cut)
+        redacted.verified = verified
+        return redacted
     }
 
     /// The body as text, or nil when it is binary: the one rule every view applies. Binary is
@@ -113,7 +123,7 @@ public struct UploadResponse: Sendable, Hashable, Codable {
 
     public static func == (lhs: UploadResponse, rhs: UploadResponse) -> Bool {
         lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.body == rhs.body
-            && lhs.bodyBytesTotal == rhs.bodyBytesTotal && lhs.cut == rhs.cut
+            && lhs.bodyBytesTotal == rhs.bodyBytesTotal && lhs.cut == rhs.cut && lhs.verified == rhs.verified
             && lhs.headers.map { "\($0.0):\($0.1)" } == rhs.headers.map { "\($0.0):\($0.1)" }
     }
 

@@ -22,6 +22,9 @@ public struct UploadFailure: Error, Sendable, Hashable, Codable, CustomStringCon
         /// The server answered with a success before the whole body was sent: whatever it
         /// stored, it is not the file.
         case answeredEarly
+        /// The server's digest of what it received (RFC 9530 `Repr-Digest`) is not that of what
+        /// was sent: something between changed the bytes. Sent again.
+        case integrityMismatch
         /// Anything the client library reported that fits none of the above.
         case other
     }
@@ -44,7 +47,7 @@ public struct UploadFailure: Error, Sendable, Hashable, Codable, CustomStringCon
     /// Failures worth trying again automatically: the server may be back, the line may recover.
     public var isTransient: Bool {
         switch kind {
-        case .cannotConnect, .connectTimeout, .connectionLost, .stalled, .noAnswer: return true
+        case .cannotConnect, .connectTimeout, .connectionLost, .stalled, .noAnswer, .integrityMismatch: return true
         case .certificateRejected, .cancelled, .fileError, .tooManyRedirects, .answeredEarly, .other: return false
         }
     }

@@ -212,7 +212,7 @@ extension UploadRecord: Codable {
         case status, reason, body, error, errorKind, retryReason, retryAt, queuedAt, startedAt, finishedAt
         case response, failure
         case uploadURL, offset, resume, resumedAt, bytesSaved
-        case fileModifiedNs
+        case fileModifiedNs, verified
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -235,6 +235,7 @@ extension UploadRecord: Codable {
             try c.encodeIfPresent(response?.status, forKey: .status)
         }
         try c.encodeIfPresent(response?.reason, forKey: .reason)
+        try c.encodeIfPresent(response?.verified, forKey: .verified)
         try c.encodeIfPresent(response?.textBody, forKey: .body)
         try c.encodeIfPresent(response, forKey: .response)
         try c.encodeIfPresent(failure?.description, forKey: .error)

@@ -76,6 +76,9 @@ struct UploadOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Hosts to reach directly, not through the proxy: comma-separated names (with their subdomains), addresses, IPv4 CIDR blocks, or * (default: no_proxy/NO_PROXY).", valueName: "list"))
     var noproxy: String?
 
+    @Flag(name: .long, help: "Do not prove uploads arrived intact: send no Content-Digest (the SHA-256 of what is sent) and do not ask the server for the digest of what it received (Want-Repr-Digest, RFC 9530).")
+    var noDigest = false
+
     @Flag(name: .long, help: "Send photos without where they were taken: GPS in EXIF and location in XMP removed from JPEG and PNG, nothing else changed (no re-encoding); other formats are refused.")
     var stripLocation = false
 
@@ -149,7 +152,7 @@ struct UploadOptions: ParsableArguments {
             connectTimeout: DurationText.parse(connectTimeout) ?? .nan, stallTimeout: DurationText.parse(stallTimeout) ?? .nan,
             answerTimeout: DurationText.parse(answerTimeout) ?? .nan, retries: retries,
             resume: !noResume, stripLocation: stripLocation,
-            proxy: ProxyRules(proxy: proxy, noProxy: noproxy).proxy(for: endpoint)
+            proxy: ProxyRules(proxy: proxy, noProxy: noproxy).proxy(for: endpoint), digests: !noDigest
         )
     }
 
