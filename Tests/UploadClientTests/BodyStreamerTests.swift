@@ -107,3 +107,41 @@ import UploadTesting
         #expect(limit.bytesPerSecond == nil)
     }
 }
+
+/// The digest computed while the body streams is that of the whole body, however much of it an
+/// attempt sends (a resumed one hashes the bytes before its offset by reading them once more).
+@Suite(.enabled(if: PythonDigests.available, "needs Python's contentdigest")) struct StreamedDigestTests {
+    let folder = TestFiles.makeTemporaryDirectory("streamdigest")
+
+    @Test(arguments: [(0, false), (0, true), (40, false), (400_000, false), (600_020, false), (30_000, true)])
+    func theDigestIsThatOfTheWholeBody(startOffset: Int, preload: Bool) async throws {
+        let path = try TestFiles.writeImage(at: folder + "/f\(startOffset)\(preload).jpg", size: preload ? 60_000 : 600_000)
+        let source = try FileSource.open(path: path)
+        let layout = MultipartLayout(boundary: Boundary("b0undary"), fileField: "photo", fileName: "x.jpg", contentType: .jpeg, fileSize: source.size)
+        let digest = BodyDigest(length: layout.contentLength!)
+        let streamer = BodyStreamer(
+            layout: layout, source: source, pipePrefix: nil, preloaded: preload ? try source.readWhole(size: source.size!) : nil,
+            chunkSize: 256 * 1024, threadPool: .singleton, eventLoop: MultiThreadedEventLoopGroup.singleton.next(), watch: WriteWatch(),
+            rateLimit: nil, startOffset: Int64(startOffset), digest: digest)
+        let sent = NIOLockedValueBox<[UInt8]>([])
+        let writer = HTTPClient.Body.StreamWriter { part in
+            if case .byteBuffer(let buffer) = part { sent.withLockedValue { $0 += Array(buffer.readableBytesView) } }
+            return MultiThreadedEventLoopGroup.singleton.next().makeSucceededVoidFuture()
+        }
+        try await streamer.makeBody().stream(writer).get()
+        let whole = layout.head + Array(FileManager.default.contents(atPath: path)!) + layout.tail
+        #expect(sent.withLockedValue { $0 } == Array(whole[startOffset...]))
+        let wholeFile = folder + "/whole\(startOffset)\(preload)"
+        _ = FileManager.default.createFile(atPath: wholeFile, contents: Data(whole))
+        let value = try #require(digest.value)
+        #expect(DigestFields.value([.sha256: value]) == (try PythonDigests.make(wholeFile, "sha-256")))
+    }
+
+    @Test func aDigestOfPartOfTheBodyHasNoValue() {
+        let digest = BodyDigest(length: 10)
+        digest.update([1, 2, 3])
+        #expect(digest.value == nil)
+        digest.update(Array(repeating: 0, count: 7))
+        #expect(digest.value != nil)
+    }
+}

@@ -29,6 +29,10 @@ struct BodyStreamer: Sendable {
     var sharedLimit: SharedRateLimit? = nil
     /// Where in the body to begin (a resumed upload sends only the rest); needs a known file size.
     var startOffset: Int64 = 0
+    /// The SHA-256 of the whole body, computed in the pass that reads the file to send it: each
+    /// chunk is hashed on the reading thread right after it is read (the event loop only sends),
+    /// the bytes before `startOffset` read once more for it first. Nil: no digest.
+    var digest: BodyDigest? = nil
     let pacer = Pacer()
 
     /// Bytes this body sends: from `startOffset` to the end.
@@ -49,12 +53,17 @@ struct BodyStreamer: Sendable {
             body.writeBytes(layout.head)
             body.writeImmutableBuffer(preloaded)
             body.writeBytes(layout.tail)
+            digest?.update(body)
             body.moveReaderIndex(forwardBy: Int(startOffset))
             return write(writer, body)
         }
         if startOffset > 0, let size = layout.fileSize {
-            return resume(writer, size: size, allocator: allocator)
+            guard let digest else { return resume(writer, size: size, allocator: allocator) }
+            let (layout, source, from) = (self.layout, self.source, self.startOffset)
+            return threadPool.runIfActive(eventLoop: eventLoop) { try digest.hashPrefix(of: layout, source, upTo: from) }
+                .flatMap { self.resume(writer, size: size, allocator: allocator) }
         }
+        digest?.update(layout.head)
         let head = write(writer, allocator.buffer(bytes: layout.head))
         let body: EventLoopFuture<Void>
         if let size = layout.fileSize {
@@ -66,7 +75,13 @@ struct BodyStreamer: Sendable {
                 return self.pumpPipe(writer, pending: first)
             }
         }
-        return body.flatMap { self.write(writer, allocator.buffer(bytes: self.layout.tail)) }
+        return body.flatMap { self.writeTail(writer, from: 0, allocator: allocator) }
+    }
+
+    private func writeTail(_ writer: HTTPClient.Body.StreamWriter, from index: Int, allocator: ByteBufferAllocator) -> EventLoopFuture<Void> {
+        let rest = layout.tail[index...]
+        digest?.update(Array(rest))
+        return write(writer, allocator.buffer(bytes: rest))
     }
 
     /// The body from `startOffset`: the rest of the head if it begins there, the file from
@@ -76,20 +91,21 @@ struct BodyStreamer: Sendable {
         let first: EventLoopFuture<Void>
         switch layout.segment(at: startOffset) {
         case .head(let index):
+            digest?.update(Array(layout.head[index...]))
             first = write(writer, allocator.buffer(bytes: layout.head[index...]))
             fileFrom = 0
         case .file(let offset):
             first = eventLoop.makeSucceededVoidFuture()
             fileFrom = offset
         case .tail(let index):
-            return write(writer, allocator.buffer(bytes: layout.tail[index...]))
+            return writeTail(writer, from: index, allocator: allocator)
         case .end:
             return eventLoop.makeSucceededVoidFuture()
         }
         return first
             .flatMap { self.pumpFile(writer, offset: fileFrom, size: size, pending: self.readAhead(offset: fileFrom, size: size)) }
             .flatMap { self.verifyUnchanged(size: size) }
-            .flatMap { self.write(writer, allocator.buffer(bytes: self.layout.tail)) }
+            .flatMap { self.writeTail(writer, from: 0, allocator: allocator) }
     }
 
     /// Every write goes through here so the stall watchdog knows how long it has been pending.
@@ -109,8 +125,12 @@ struct BodyStreamer: Sendable {
         guard offset < size else { return nil }
         let count = Int(min(Int64(chunkSize), size - offset))
         let source = self.source
+        let digest = self.digest
         return threadPool.runIfActive(eventLoop: eventLoop) {
-            try source.read(offset: offset, count: count, allocator: ByteBufferAllocator())
+            let chunk = try source.read(offset: offset, count: count, allocator: ByteBufferAllocator())
+            // Reads go one after another, so the chunks are hashed in the body's order.
+            digest?.update(chunk)
+            return chunk
         }
     }
 

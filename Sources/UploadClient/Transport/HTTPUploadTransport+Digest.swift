@@ -3,44 +3,30 @@ import NIOCore
 import NIOHTTP1
 import UploadCore
 
-// Proof that an upload arrived intact (RFC 9530). A request carrying the whole upload gets its
-// SHA-256 as `Content-Digest` (the receiver refuses it, keeping nothing, if what arrived
-// differs) and asks for the digest of what the server received (`Want-Repr-Digest`); when the
-// answer's `Repr-Digest` is that of what was sent, the upload is verified; when it is not, the
-// attempt failed and is sent again. A server that says nothing of digests gets no claim.
+// Proof that an upload arrived intact (RFC 9530). Every upload asks for the digest of what the
+// server received (`Want-Repr-Digest`) and computes its own SHA-256 of what it sends in the pass
+// that reads the file to send it; when the answer's `Repr-Digest` is that digest, the upload is
+// verified; when it is not, the attempt failed and is sent again. A server that says nothing of
+// digests gets no claim. A body held in memory (the common photo) also carries its digest up
+// front (`Content-Digest`), so the receiver refuses it, keeping nothing, if what arrived
+// differs; a larger one does not, because its digest is known only once its last byte was read
+// (a digest before the first byte would cost a second read of the file, and on 1 GiB about
+// half a second before anything is sent).
 extension HTTPUploadTransport {
-    /// The SHA-256 of a whole multipart body (head, file, tail), or nil for a pipe or with
-    /// `--no-digest`. A file held in memory costs no read; a larger one is read once more before
-    /// its first byte is sent (a plain POST has nowhere to put a digest after its body).
-    func bodyDigest(_ layout: MultipartLayout, _ prepared: Prepared, eventLoop: EventLoop) async throws(UploadFailure) -> [UInt8]? {
-        guard digests, !prepared.source.isPipe, let size = prepared.source.size else { return nil }
-        if let preloaded = prepared.preloaded {
-            var digester = Digester([.sha256])
-            digester.update(layout.head)
-            preloaded.withUnsafeReadableBytes { digester.update($0) }
-            digester.update(layout.tail)
-            return digester.finalize()[.sha256]
-        }
-        let source = prepared.source
-        let cancelled = NIOLockedValueBox(false)
-        let work = threadPool.runIfActive(eventLoop: eventLoop) { () throws -> [UInt8]? in
-            var digester = Digester([.sha256])
-            digester.update(layout.head)
-            try source.hash(0..<size, into: &digester) { cancelled.withLockedValue { $0 } }
-            digester.update(layout.tail)
-            return digester.finalize()[.sha256]
-        }
-        do {
-            return try await withTaskCancellationHandler {
-                try await work.get()
-            } onCancel: {
-                cancelled.withLockedValue { $0 = true }
-            }
-        } catch let failure as UploadFailure {
-            throw failure
-        } catch {
-            throw Task.isCancelled ? FailureClassifier.cancelled(bodySent: false) : UploadFailure(.fileError, "cannot read \(source.path): \(error)")
-        }
+    /// The SHA-256 of a whole multipart body held in memory, or nil (not in memory, `--no-digest`).
+    func inMemoryDigest(_ layout: MultipartLayout, _ prepared: Prepared) -> [UInt8]? {
+        guard digests, let preloaded = prepared.preloaded else { return nil }
+        var digester = Digester([.sha256])
+        digester.update(layout.head)
+        preloaded.withUnsafeReadableBytes { digester.update($0) }
+        digester.update(layout.tail)
+        return digester.finalize()[.sha256]
+    }
+
+    /// A digest to compute while the body streams, or nil (`--no-digest`, a pipe).
+    func streamDigest(_ layout: MultipartLayout, _ prepared: Prepared) -> BodyDigest? {
+        guard digests, !prepared.source.isPipe, let length = layout.contentLength else { return nil }
+        return BodyDigest(length: length)
     }
 
     /// The fields that go with a body whose SHA-256 is `digest`: the user's own, if given, win.
@@ -51,15 +37,6 @@ extension HTTPUploadTransport {
         if want, fields[DigestFields.wantRepresentation].isEmpty {
             fields.add(name: DigestFields.wantRepresentation, value: DigestFields.wantSHA256)
         }
-    }
-
-    /// The fields of a resumable upload's creation: the whole upload's digest (`Repr-Digest`,
-    /// checked by the server once the upload is complete) and the ask for the server's.
-    static func addWholeDigestFields(_ fields: inout HTTPHeaders, _ digest: [UInt8]?, want: Bool) {
-        if let digest, fields[DigestFields.representation].isEmpty {
-            fields.add(name: DigestFields.representation, value: DigestFields.value([.sha256: digest]))
-        }
-        addDigestFields(&fields, content: nil, want: want)
     }
 
     /// The attempt as its answer's `Repr-Digest` judges it against `sent`, the digest of the
@@ -81,6 +58,52 @@ extension HTTPUploadTransport {
                 "integrity mismatch: the server's \(DigestFields.representation) (\(algorithm.rawValue)) is not that of what was sent"))
             return judged
         }
+    }
+}
+
+/// The SHA-256 of a body as it streams: every byte from 0 to `length`, in order, whichever
+/// thread hands them in. Its value is known only once all of them were.
+final class BodyDigest: Sendable {
+    private let state: NIOLockedValueBox<(digester: Digester, count: Int64)>
+    let length: Int64
+
+    init(length: Int64) {
+        self.length = length
+        state = NIOLockedValueBox((Digester([.sha256]), 0))
+    }
+
+    func update(_ buffer: ByteBuffer) {
+        state.withLockedValue { state in
+            buffer.withUnsafeReadableBytes { state.digester.update($0) }
+            state.count += Int64(buffer.readableBytes)
+        }
+    }
+
+    func update(_ bytes: [UInt8]) {
+        state.withLockedValue { state in
+            state.digester.update(bytes)
+            state.count += Int64(bytes.count)
+        }
+    }
+
+    /// The body's bytes before `offset` (a resumed body sends only the rest): read once more.
+    func hashPrefix(of layout: MultipartLayout, _ source: FileSource, upTo offset: Int64) throws {
+        let head = Int64(layout.head.count)
+        update(Array(layout.head.prefix(Int(min(offset, head)))))
+        guard offset > head, let size = layout.fileSize else { return }
+        var digester = state.withLockedValue { $0.digester }
+        let fileEnd = min(offset - head, size)
+        try source.hash(0..<fileEnd, into: &digester) { false }
+        state.withLockedValue { state in
+            state.digester = digester
+            state.count += fileEnd
+        }
+        if offset > head + size { update(Array(layout.tail.prefix(Int(offset - head - size)))) }
+    }
+
+    /// The SHA-256, once every byte of the body went through; nil before.
+    var value: [UInt8]? {
+        state.withLockedValue { $0.count == length ? $0.digester.finalize()[.sha256] : nil }
     }
 }
 

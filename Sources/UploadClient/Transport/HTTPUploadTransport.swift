@@ -159,12 +159,7 @@ public final class HTTPUploadTransport: UploadTransport {
             return resumed
         }
         let layout = prepared.layout(.random(), for: request)
-        let digest: [UInt8]?
-        do throws(UploadFailure) {
-            digest = try await bodyDigest(layout, prepared, eventLoop: eventLoop)
-        } catch {
-            return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
-        }
+        let upFront = inMemoryDigest(layout, prepared)
         let source = prepared.source
         var pipePrefix = prepared.pipePrefix
         var url = request.url
@@ -173,15 +168,18 @@ public final class HTTPUploadTransport: UploadTransport {
         for redirects in 0...Self.maxRedirects {
             observer.started(url, layout.contentLength)
             var fields = uploadHeaders(headers, layout, idempotencyKey: request.idempotencyKey)
-            Self.addDigestFields(&fields, content: digest, want: digests)
+            Self.addDigestFields(&fields, content: upFront, want: digests)
             var result: AttemptResult
+            var sent = upFront
             if let target = directTarget(url, prepared), let preloaded = prepared.preloaded {
                 result = await directExchange(target, headers: fields, layout: layout, preloaded: preloaded, eventLoop: eventLoop, observer: observer)
             } else {
-                let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix, eventLoop: eventLoop)
+                let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix, digest: upFront == nil ? streamDigest(layout, prepared) : nil,
+                                            eventLoop: eventLoop)
                 result = await send(url: url, method: .POST, headers: fields, streamer: streamer, eventLoop: eventLoop, observer: observer)
+                sent = sent ?? streamer.digest?.value
             }
-            result = Self.judged(result, sent: digest)
+            result = Self.judged(result, sent: sent)
             totalSent += result.bytesSent
             guard let response = result.response,
                   response.status == 307 || response.status == 308,
@@ -206,12 +204,15 @@ public final class HTTPUploadTransport: UploadTransport {
         preconditionFailure("the redirect loop always returns")
     }
 
-    func makeStreamer(_ layout: MultipartLayout, _ prepared: Prepared, pipePrefix: ByteBuffer?, startOffset: Int64 = 0, eventLoop: EventLoop) -> BodyStreamer {
+    func makeStreamer(
+        _ layout: MultipartLayout, _ prepared: Prepared, pipePrefix: ByteBuffer?, startOffset: Int64 = 0, digest: BodyDigest? = nil,
+        eventLoop: EventLoop
+    ) -> BodyStreamer {
         BodyStreamer(
             layout: layout, source: prepared.source, pipePrefix: pipePrefix, preloaded: prepared.preloaded,
             chunkSize: streamChunkSize,
             threadPool: threadPool, eventLoop: eventLoop, watch: WriteWatch(), rateLimit: rateLimit, sharedLimit: sharedLimit,
-            startOffset: startOffset
+            startOffset: startOffset, digest: digest
         )
     }
 

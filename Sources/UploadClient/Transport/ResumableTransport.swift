@@ -106,15 +106,9 @@ extension HTTPUploadTransport {
                                              bodyLength: knownLength, threshold: Self.resumeThreshold,
                                              optimistic: directTarget != nil && directTarget?.proxy?.kind != .http)
         var decision = machine.start()
-        // The whole upload's SHA-256 as sent, once known: the creation claims it (`Repr-Digest`:
-        // the server refuses a whole that differs) and the final answer is judged by it.
-        var sentDigest: (boundary: String, digest: [UInt8]?)?
-        func digest(of layout: MultipartLayout) async throws(UploadFailure) -> [UInt8]? {
-            if let sentDigest, sentDigest.boundary == layout.boundary.value { return sentDigest.digest }
-            let digest = try await bodyDigest(layout, prepared, eventLoop: eventLoop)
-            sentDigest = (layout.boundary.value, digest)
-            return digest
-        }
+        // The whole upload's SHA-256, computed as the request that completes it streams (the
+        // bytes an earlier request sent read once more for it): the final answer is judged by it.
+        var sentDigest: [UInt8]?
         while true {
             for report in decision.reports {
                 switch report {
@@ -128,7 +122,7 @@ extension HTTPUploadTransport {
             case .sendPlainly:
                 return nil
             case .finish(let result):
-                return Self.judged(result, sent: sentDigest?.digest)
+                return Self.judged(result, sent: sentDigest)
             case .request(.ask):
                 guard let origin = Self.origin(of: request.url) else {
                     decision = machine.answered(support: .unsupported, remembered: false)
@@ -146,11 +140,7 @@ extension HTTPUploadTransport {
                     continue
                 }
                 var fields = baseHeaders(request.headers)
-                do throws(UploadFailure) {
-                    try Self.addWholeDigestFields(&fields, await digest(of: layout), want: digests)
-                } catch {
-                    return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
-                }
+                Self.addDigestFields(&fields, content: nil, want: digests)
                 fields.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
                 fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(false))
                 fields.add(name: ResumableFields.length, value: String(length))
@@ -169,16 +159,12 @@ extension HTTPUploadTransport {
                     continue
                 }
                 var fields = uploadHeaders(request.headers, layout, idempotencyKey: request.idempotencyKey)
-                do throws(UploadFailure) {
-                    try Self.addWholeDigestFields(&fields, await digest(of: layout), want: digests)
-                } catch {
-                    return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
-                }
+                Self.addDigestFields(&fields, content: nil, want: digests)
                 fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(true))
                 fields.add(name: ResumableFields.length, value: String(length))
                 fields.add(name: ResumableFields.interopVersion, value: String(version))
                 observer.started(request.url, length)
-                let streamer = makeStreamer(layout, prepared, pipePrefix: nil, eventLoop: eventLoop)
+                let streamer = makeStreamer(layout, prepared, pipePrefix: nil, digest: streamDigest(layout, prepared), eventLoop: eventLoop)
                 let announced = NIOLockedValueBox<ResumePoint?>(nil)
                 let url = request.url
                 let result = await directExchange(
@@ -192,6 +178,7 @@ extension HTTPUploadTransport {
                         announced.withLockedValue { $0 = point }
                         observer.resumable(point, nil)
                     })
+                sentDigest = streamer.digest?.value
                 decision = machine.createdOptimistically(result, announced: announced.withLockedValue { $0 })
             case .request(.head(let point)):
                 decision = machine.headed(await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
@@ -201,21 +188,17 @@ extension HTTPUploadTransport {
                                                       eventLoop: eventLoop, observer: .init()))
             case .request(.append(let point)):
                 let layout = prepared.layout(Boundary(point.boundary), for: request)
-                do throws(UploadFailure) {
-                    // Known for judging the final answer (the creation, maybe in an earlier
-                    // process, claimed it).
-                    _ = try await digest(of: layout)
-                } catch {
-                    return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
-                }
-                let streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset, eventLoop: eventLoop)
+                let streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset,
+                                            digest: streamDigest(layout, prepared), eventLoop: eventLoop)
                 var fields = resourceHeaders(point, request)
                 fields.add(name: "Content-Type", value: ResumableFields.partialUploadType)
                 fields.add(name: ResumableFields.offset, value: String(point.offset))
                 fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(true))
-                decision = machine.appended(await send(
+                let appended = await send(
                     url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
-                    progressBase: point.offset, progressTotal: point.bodyLength, eventLoop: eventLoop, observer: observer))
+                    progressBase: point.offset, progressTotal: point.bodyLength, eventLoop: eventLoop, observer: observer)
+                sentDigest = streamer.digest?.value
+                decision = machine.appended(appended)
             case .request(.delete(let point)):
                 _ = await cancelOnServer(point, request, eventLoop: eventLoop)
                 decision = machine.deleted()
