@@ -48,6 +48,24 @@ import UploadCore
         #expect(canvas.line(layout.response.y).contains("OK 200 ") && !canvas.line(layout.response.y).contains("OK 200 OK"))
     }
 
+    @Test func anUploadProvedIntactSaysSoInItsRowPanelAndLog() {
+        var state = Fixtures.state(width: 140, height: 30)
+        let id = UploadID(1)
+        var proved = Fixtures.response(200, #"{"filename": "cat.jpg"}"#)
+        proved.verified = "sha-256"
+        Fixtures.upload(&state, .queued(id, name: "cat.jpg", totalBytes: 2_100_000), at: 1)
+        Fixtures.upload(&state, .started(id, attempt: 1, url: "http://127.0.0.1:3000/photo", totalBytes: 2_100_000), at: 1)
+        Fixtures.upload(&state, .progress(id, bytesSent: 2_100_000, totalBytesSent: 2_100_000, totalBytesExpected: 2_100_000), at: 2)
+        Fixtures.upload(&state, .response(id, proved), at: 2)
+        Fixtures.upload(&state, .finished(id, .answered(status: 200)), at: 2)
+        Fixtures.press(&state, .tab)
+        let canvas = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode))
+        let lines = (0..<30).map { canvas.line($0) }
+        #expect(lines.contains { $0.contains("cat.jpg · verified") }, "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.contains("✓ verified (sha-256): received exactly as sent") }, "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.contains("sent, verified (sha-256)") }, "\(lines.joined(separator: "\n"))")
+    }
+
     @Test func redPanelWithoutColourStillSaysFailed() {
         let state = Fixtures.busyState(width: 80, height: 24)
         let canvas = MonitorView.render(state, theme: Theme(colors: false, glyphs: .unicode))

@@ -18,7 +18,7 @@ public struct AnswerDigest: Sendable, Equatable {
         lines = Self.bodyLines(response)
         // The upload's status stands; that its answer is incomplete is said first.
         if let cut = response.cut { lines.insert("⚠ " + cut, at: 0) }
-        if let verified = response.verifiedText { lines.insert("✓ \(verified): the server received exactly what was sent", at: 0) }
+        if let verified = response.verifiedText { lines.insert("✓ \(verified): received exactly as sent", at: 0) }
     }
 
     public init(failure: UploadFailure) {

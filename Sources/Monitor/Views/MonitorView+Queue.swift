@@ -69,7 +69,7 @@ extension MonitorView {
         canvas.write(tail, x: rect.x + DisplayWidth.of(label) + barWidth, y: rect.y, clip: rect)
     }
 
-    /// `✓ name  2.1 MB ████████░░ 100%  4.1 MB/s 0:03 ×2`, dropping columns as the width shrinks
+    /// `✓ name · verified  2.1 MB ████████░░ 100%  4.1 MB/s 0:03 ×2`, dropping columns as the width shrinks
     /// (the size is the file's; the bytes on the wire, multipart framing included, are the log's)
     /// (`↑ name · resumed at 41 %  …` while an attempt that resumed sends);
     /// `↻ name  2.1 MB waiting to retry in 4 s (attempt 2: 503 Service Unavailable)` between attempts.
@@ -109,8 +109,13 @@ extension MonitorView {
         let flexible = rect.width - fixed
         let barWidth = flexible >= 24 ? max(10, flexible * 2 / 5) : 0
         let nameWidth = flexible - barWidth - (barWidth > 0 ? 1 : 0)
-        // An attempt that continued where the server had the upload says so beside the name.
-        let label = kind == .sending ? row.record.resumedText.map { row.name + " · " + $0 } ?? row.name : row.name
+        // An attempt that continued where the server had the upload says so beside the name, and
+        // an upload the server's digest proved intact says that once done.
+        let label = switch kind {
+        case .sending: row.record.resumedText.map { row.name + " · " + $0 } ?? row.name
+        case .done where row.response?.verifiedText != nil: row.name + " · verified"
+        default: row.name
+        }
         var x = rect.x
         x += canvas.write(glyph, x: x, y: rect.y, style: style, clip: rect)
         x += canvas.write(TextLayout.fit(label, width: max(0, nameWidth), ellipsis: theme.glyphs.ellipsis), x: x, y: rect.y, style: style, clip: rect)
