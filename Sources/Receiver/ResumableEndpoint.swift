@@ -5,7 +5,7 @@ import NIOCore
 import UploadCore
 
 /// The upload endpoint's resumable side (draft-ietf-httpbis-resumable-upload, interop versions
-/// 6 and 8): a `POST` with `Upload-Complete` creates an upload resource; `HEAD` says its offset,
+/// 6, 8 and 9): a `POST` with `Upload-Complete` creates an upload resource; `HEAD` says its offset,
 /// `PATCH` appends, `DELETE` cancels, `OPTIONS` says the endpoint supports it. When the last byte
 /// has arrived, the whole multipart body goes through the same `FormDataReceiver` a one-shot
 /// upload does, and the answer is the endpoint's own (`200 {"filename": …}`).
@@ -50,6 +50,11 @@ extension UploadEndpoint {
         var fields = echo(append.version)
         let digests = try DigestCheck(request.headers)
         guard let lease = await resumable.acquire(token, interrupt: interrupter(request)) else { throw ResumableRules.noSuchUpload(fields) }
+        if ResumableRules.replaysAnswer(append, complete: lease.record.complete, offset: lease.offset), let answer = lease.record.answer {
+            lease.release(offset: lease.offset)
+            fields[ResumableFields.complete] = ResumableFields.boolean(true)
+            return Self.stored(answer, fields)
+        }
         if let refusal = ResumableRules.appendRefusal(append, complete: lease.record.complete, offset: lease.offset, fields: fields) {
             lease.release(offset: lease.offset)
             throw refusal
@@ -106,7 +111,7 @@ extension UploadEndpoint {
     /// `OPTIONS`: resumable uploads are supported here, within these limits.
     func options(version: Int?) -> Response {
         var fields = echo(version)
-        fields["Accept-Patch"] = ResumableFields.partialUploadType
+        if !ResumableFields.replaysByAppend(version) { fields["Accept-Patch"] = ResumableFields.partialUploadType }
         fields["Allow"] = "POST, OPTIONS"
         fields[ResumableFields.limit] = UploadLimit(maxSize: configuration.maxSize, maxAge: resumable.advertisedAge).fieldValue
         return Self.empty(.noContent, fields)

@@ -18,6 +18,7 @@ enum ResumableRules {
     /// Why `append` cannot go to an upload at `offset` (`complete`: its last byte is in), or nil
     /// when it may.
     static func appendRefusal(_ append: UploadAdmission.Append, complete: Bool, offset: Int64, fields: [String: String]) -> Refusal? {
+        if replaysAnswer(append, complete: complete, offset: offset) { return nil }
         if complete {
             return append.contentLength == 0
                 ? Refusal(.completedUpload, .badRequest, "the upload is already complete").adding(fields)
@@ -31,5 +32,13 @@ enum ResumableRules {
                            members: ["expected-offset": offset, "provided-offset": append.offset]).adding(fields)
         }
         return nil
+    }
+
+    /// Whether `append` is the valid append to a completed upload that gets its final answer
+    /// again (interop version 9: how a client that lost that answer learns it): at the upload's
+    /// end, completing it, with no content.
+    static func replaysAnswer(_ append: UploadAdmission.Append, complete: Bool, offset: Int64) -> Bool {
+        complete && ResumableFields.replaysByAppend(append.version) && append.complete && append.offset == offset
+            && (append.contentLength ?? 0) == 0
     }
 }

@@ -127,6 +127,45 @@ struct FormBody {
         await receiver.cleanUp()
     }
 
+    /// Interop version 9 (the changes since draft -11): `OPTIONS` says the limits and no longer
+    /// `Accept-Patch`; a lost final answer is had again by the valid append to the completed
+    /// upload, which older versions refuse as an append to a completed upload.
+    @Test func interopNineAsCurlSpeaksIt() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let nine = try await exchange(["-X", "OPTIONS", "-H", "Upload-Draft-Interop-Version: 9", receiver.url])
+        #expect(nine.status == 204 && nine["Upload-Draft-Interop-Version"] == "9", "\(nine)")
+        #expect(nine["Upload-Limit"]?.contains("max-size=") == true)
+        #expect(nine["Accept-Patch"] == nil)
+        let eight = try await exchange(["-X", "OPTIONS", "-H", "Upload-Draft-Interop-Version: 8", receiver.url])
+        #expect(eight["Accept-Patch"] == "application/partial-upload")
+
+        let form = FormBody(name: "nine.png", size: 300_000)
+        let whole = form.write(0..<form.bytes.count, to: receiver.root + "/whole")
+        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?1", "-H", "Upload-Draft-Interop-Version: 9",
+                                          "--data-binary", "@" + whole, receiver.url])
+        #expect(created.status == 200 && json(created.body) == ["filename": "nine.png"], "\(created)")
+        #expect(created.interim.map(\.status) == [104])
+        #expect(created.interim.first?.fields["upload-draft-interop-version"] == "9")
+        let location = try #require(created.interim.first?.fields["location"])
+        let head = try await exchange(["-I", "-H", "Upload-Draft-Interop-Version: 9", location])
+        #expect(head["Upload-Complete"] == "?1" && head["Upload-Offset"] == String(form.bytes.count) && head["Upload-Length"] == String(form.bytes.count))
+        #expect(head["Upload-Limit"] != nil)
+
+        let replay = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(form.bytes.count)", "-H", "Upload-Complete: ?1",
+                                         "-H", "Upload-Draft-Interop-Version: 9", "--data-binary", "", location])
+        #expect(replay.status == 200 && json(replay.body) == ["filename": "nine.png"], "\(replay)")
+        #expect(replay["Upload-Complete"] == "?1")
+        // Not at the end, or with content, or in version 8: refused, nothing appended.
+        let early = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 5", "-H", "Upload-Complete: ?1",
+                                        "-H", "Upload-Draft-Interop-Version: 9", "--data-binary", "", location])
+        #expect(early.status == 400 && early.body.contains("completed-upload"), "\(early)")
+        let older = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(form.bytes.count)", "-H", "Upload-Complete: ?1",
+                                        "-H", "Upload-Draft-Interop-Version: 8", "--data-binary", "", location])
+        #expect(older.status == 400 && older.body.contains("completed-upload"), "\(older)")
+        #expect(receiver.storedNames().filter { !$0.hasPrefix(".") } == ["nine.png"])
+        await receiver.cleanUp()
+    }
+
     /// What URLSession (interop 6) does: the whole upload in one POST with `Upload-Complete: ?1`,
     /// told the resource in a `104` before the body, then the endpoint's own answer; cut, it
     /// would continue with HEAD and PATCH, here in version 6 too.

@@ -93,8 +93,15 @@ import UploadTesting
         #expect(second.outcome == .answered(status: 200))
         #expect(second.response?.bodyText == #"{"filename":"big.png"}"#)
         // The body went in the creation request (the 104 named the resource); then the
-        // question and the lost answer.
-        #expect(receiver.logLines.map(\.method) == ["OPTIONS", "POST", "HEAD", "GET"])
+        // question and the lost answer: in interop version 9 by the valid append to the
+        // completed upload (at its end, no content), in version 8 by a GET.
+        #expect(receiver.logLines.map(\.method) == ["OPTIONS", "POST", "HEAD", "PATCH"])
+        #expect(point.version == 9)
+        var older = again
+        older.resume?.version = 8
+        let third = await transport.perform(older, observer: AttemptObserver())
+        #expect(third.response?.bodyText == #"{"filename":"big.png"}"#)
+        #expect(receiver.logLines.map(\.method) == ["OPTIONS", "POST", "HEAD", "PATCH", "HEAD", "GET"])
         #expect(receiver.storedNames().filter { !$0.hasPrefix(".") } == ["big.png"])
         try await transport.shutdown()
         await receiver.cleanUp()

@@ -184,8 +184,19 @@ extension HTTPUploadTransport {
                 decision = machine.headed(await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
                                                      eventLoop: eventLoop, observer: .init()))
             case .request(.fetchAnswer(let point)):
-                decision = machine.fetched(await send(url: point.uploadURL, method: .GET, headers: resourceHeaders(point, request),
-                                                      eventLoop: eventLoop, observer: .init()))
+                var fields = resourceHeaders(point, request)
+                let method: HTTPMethod
+                if ResumableFields.replaysByAppend(point.version) {
+                    // Version 9: the valid append to the completed upload, at its end, no content.
+                    method = .PATCH
+                    fields.add(name: "Content-Type", value: ResumableFields.partialUploadType)
+                    fields.add(name: ResumableFields.offset, value: String(point.bodyLength))
+                    fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(true))
+                } else {
+                    method = .GET
+                }
+                decision = machine.fetched(await send(url: point.uploadURL, method: method, headers: fields,
+                                                      streamer: nil, eventLoop: eventLoop, observer: .init()))
             case .request(.append(let point)):
                 let layout = prepared.layout(Boundary(point.boundary), for: request)
                 let streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset,

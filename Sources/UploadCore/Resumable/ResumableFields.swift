@@ -15,9 +15,16 @@ public enum ResumableFields {
     public static let partialUploadType = "application/partial-upload"
 
     /// The interop versions spoken here: 6 (URLSession on iOS 18.1 / macOS 15.1, tusd,
-    /// SwiftNIO's `NIOResumableUpload`) and 8, the draft's current one.
-    public static let supportedVersions = [8, 6]
-    public static let currentVersion = 8
+    /// SwiftNIO's `NIOResumableUpload`), 8 (drafts -09 to -11) and 9 (httpwg/http-extensions
+    /// PR #3476 of 2026-07-05, the changes since -11: implemented from the editor's copy of
+    /// 2026-07-01, commit b1b1c72f).
+    public static let supportedVersions = [9, 8, 6]
+    public static let currentVersion = 9
+
+    /// From version 9 on, `OPTIONS` answers say the limits and no longer `Accept-Patch`, and the
+    /// final answer of a completed upload is had again by a valid append to it (`PATCH` at its
+    /// end with `Upload-Complete: ?1` and no content); what a `GET` on it means is not defined.
+    public static func replaysByAppend(_ version: Int?) -> Bool { (version ?? 0) >= 9 }
 
     public enum Problem: String, Sendable {
         case mismatchingOffset = "mismatching-upload-offset"
