@@ -63,7 +63,9 @@ final class StreamAppender {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         let split = bodyStart ?? .max
-        let part = range.lowerBound..<min(range.upperBound, split)
+        // A range may begin past the split (a replay that stepped over the file's bytes): then
+        // it lies in the body file alone.
+        let part = range.lowerBound..<max(range.lowerBound, min(range.upperBound, split))
         if !part.isEmpty { try Self.read(partPath, range: part, buffer: buffer, each) }
         let body = max(range.lowerBound, split)..<max(range.upperBound, split)
         if !body.isEmpty { try Self.read(bodyPath, range: body.lowerBound - split..<body.upperBound - split, buffer: buffer, each) }

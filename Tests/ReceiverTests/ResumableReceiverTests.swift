@@ -127,6 +127,33 @@ struct FormBody {
         await receiver.cleanUp()
     }
 
+    /// An append that ends where the parser must hold bytes back (they may begin the closing
+    /// delimiter) leaves a checkpoint before its end; completing the upload then reads the
+    /// stream from that checkpoint, past the split into the body file. That read once built a
+    /// backwards range and stopped the whole receiver.
+    @Test func completingFromACheckpointBeforeTheEndOfTheLastAppendWorks() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let head = Array("--\(FormBody.boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"held.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+        var content = Array("\u{89}PNG\r\n\u{1A}\n".utf8) + (0..<400_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        // The first append ends in "\r\n--": the start of a delimiter, as far as it can tell.
+        let cut = 250_000
+        content.replaceSubrange((cut - head.count - 4)..<(cut - head.count), with: Array("\r\n--".utf8.prefix(4)))
+        let body = head + content + Array("\r\n--\(FormBody.boundary)--\r\n".utf8)
+        _ = FileManager.default.createFile(atPath: receiver.root + "/first", contents: Data(body[0..<cut]))
+        _ = FileManager.default.createFile(atPath: receiver.root + "/rest", contents: Data(body[cut...]))
+        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "-H", "Upload-Length: \(body.count)",
+                                          "-H", "Upload-Draft-Interop-Version: 8", "--data-binary", "", receiver.url])
+        let location = try #require(created["Location"])
+        let first = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?0",
+                                        "--data-binary", "@" + receiver.root + "/first", location])
+        #expect(first.status == 204 && first["Upload-Offset"] == String(cut), "\(first)")
+        let rest = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(cut)", "-H", "Upload-Complete: ?1",
+                                       "--data-binary", "@" + receiver.root + "/rest", location])
+        #expect(rest.status == 200 && json(rest.body) == ["filename": "held.png"], "\(rest)")
+        #expect(FileManager.default.contents(atPath: receiver.directory + "/held.png") == Data(content))
+        await receiver.cleanUp()
+    }
+
     /// Interop version 9 (the changes since draft -11): `OPTIONS` says the limits and no longer
     /// `Accept-Patch`; a lost final answer is had again by the valid append to the completed
     /// upload, which older versions refuse as an append to a completed upload.

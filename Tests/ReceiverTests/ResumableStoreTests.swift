@@ -69,6 +69,11 @@ final class ManagedFlag: @unchecked Sendable {
         var replayed: [UInt8] = []
         try more.read(0..<more.position) { replayed += $0 }
         #expect(String(decoding: replayed, as: UTF8.self) == "--b\r\nheaders\r\n\r\nFILE-BYTES\r\n--b--\r\n")
+        // A range that begins past the split (a replay stepping over the file's bytes to a
+        // checkpoint) reads from the body file alone.
+        var tail: [UInt8] = []
+        try more.read(21..<more.position) { tail += $0 }
+        #expect(String(decoding: tail, as: UTF8.self) == "BYTES\r\n--b--\r\n")
         let uploads = try UploadStore(directory: directory)
         let name = try again.store(FormDataReceiver.Content(name: "f.png", start: 16, length: 10), from: more, into: uploads)
         #expect(name == "f.png")
