@@ -130,6 +130,7 @@ public final class Journal: Sendable {
         case .finished: "finished"
         case .resumable: "resumable"
         case .resumed: "resumed"
+        case .content: "content"
         case .progress, .allFinished: nil
         }
     }
@@ -236,7 +237,8 @@ extension UploadRow {
             bodyBytesTotal: nil, failureKind: nil, failureMessage: nil, failureCode: nil,
             createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil, headersCleared: false,
             shownURL: nil, retryReason: nil, retryAt: nil, responseHeaders: nil, resume: request.resume, bytesSaved: 0,
-            idempotencyKey: request.idempotencyKey ?? UploadRequest.newIdempotencyKey(), answerCut: nil, verified: nil)
+            idempotencyKey: request.idempotencyKey ?? UploadRequest.newIdempotencyKey(), answerCut: nil, verified: nil,
+            contentSHA256: nil)
     }
 
     var pending: PendingUpload {

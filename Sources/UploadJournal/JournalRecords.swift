@@ -57,6 +57,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     var answerCut: String?
     /// The digest algorithm by which the answer proved the upload arrived intact, when it did.
     var verified: String?
+    /// The SHA-256 (hex) of the file's bytes as last sent.
+    var contentSHA256: String?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -108,6 +110,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
             finishedAt: finishedAt)
         record.resume = resume
         record.bytesSaved = bytesSaved
+        record.contentSHA256 = contentSHA256
         record.fileModified = fileMtimeNs
         return record
     }
@@ -129,6 +132,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         bodyBytesTotal = record.response?.bodyBytesTotal
         answerCut = record.response?.cut
         verified = record.response?.verified
+        contentSHA256 = record.contentSHA256
         responseHeaders = record.response.map { $0.headers.map { [$0.0, $0.1] } }
         retryReason = record.phase.retry?.reason
         retryAt = record.phase.retry?.due

@@ -143,6 +143,13 @@ enum JournalSchema {
                 t.add(column: "verified", .text)
             }
         }
+        migrator.registerMigration("v10: sent content") { db in
+            // The SHA-256 of the file's bytes as sent: "already sent" by content, not by name.
+            try db.alter(table: "upload") { t in
+                t.add(column: "contentSHA256", .text)
+            }
+            try db.create(index: "upload_content", on: "upload", columns: ["contentSHA256"])
+        }
         return migrator
     }
 }

@@ -51,6 +51,7 @@ public struct JSONReporter: SendReporter {
                 set("errorKind", failure.kind.rawValue)
                 if let code = failure.code { set("code", Int(code)) }
             }
+            if let sha256 = tracker[id]?.record.contentSHA256 { set("sha256", sha256) }
             if let elapsed = tracker[id]?.elapsed { line["seconds"] = .number((elapsed * 1000).rounded() / 1000) }
         case .allFinished(let summary):
             set("event", "allFinished"); set("succeeded", summary.succeeded); set("failed", summary.failed)
@@ -65,6 +66,9 @@ public struct JSONReporter: SendReporter {
             if let startedOver { set("startedOver", startedOver) }
         case .resumed(let id, let offset, let length):
             set("event", "resumed"); set("id", id.rawValue); set("offset", offset); set("bodyBytes", length)
+        case .content:
+            // Said with `finished` (`sha256`), not as a line of its own.
+            return
         }
         console.write(line.text + "\n")
     }

@@ -45,7 +45,7 @@ public struct PlainReporter: SendReporter {
             say("\(who) \(state.record.resumedText ?? "resumed"): \(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again")
         case .resumable(_, _, let why?):
             say("\(who) starting over from 0: \(why)")
-        case .allFinished, .resumable:
+        case .allFinished, .resumable, .content:
             break
         }
     }

@@ -25,6 +25,11 @@ public enum PythonDigests {
         try run(["-c", "import contentdigest, sys; print(contentdigest.make_digest(open(sys.argv[1], 'rb').read(), algos=sys.argv[2:]))", path] + algorithms).output
     }
 
+    /// The file's SHA-256 in lowercase hex, by Python's hashlib.
+    public static func sha256Hex(_ path: String) throws -> String {
+        try run(["-c", "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())", path]).output
+    }
+
     /// Whether `value` is a valid RFC 9651 dictionary whose every secure digest matches the file.
     public static func verify(_ value: String, _ path: String) throws -> Bool {
         try run(["-c", """

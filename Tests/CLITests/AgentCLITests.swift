@@ -174,6 +174,10 @@ import UploadTesting
         // Proved intact, the resumed one too: the receiver's digest of the whole upload (claimed
         // at its creation, before the kill) matched what was sent, and the journal kept it.
         #expect(uploads.map { $0["verified"] as? String } == ["sha-256", "sha-256"], "\(json.stdout)")
+        // Its content's own digest, known though the file was read in two processes.
+        if PythonDigests.available {
+            #expect(uploads.first?["sha256"] as? String == (try PythonDigests.sha256Hex(big)))
+        }
         #expect(table.stdout.contains("verified (sha-256)"), "\(table.stdout)")
 
         let log = try String(contentsOfFile: root + "/state/uploadmon/agent.log", encoding: .utf8)

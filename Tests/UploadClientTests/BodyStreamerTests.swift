@@ -118,7 +118,7 @@ import UploadTesting
         let path = try TestFiles.writeImage(at: folder + "/f\(startOffset)\(preload).jpg", size: preload ? 60_000 : 600_000)
         let source = try FileSource.open(path: path)
         let layout = MultipartLayout(boundary: Boundary("b0undary"), fileField: "photo", fileName: "x.jpg", contentType: .jpeg, fileSize: source.size)
-        let digest = BodyDigest(length: layout.contentLength!)
+        let digest = BodyDigest(length: layout.contentLength!, fileLength: source.size!)
         let streamer = BodyStreamer(
             layout: layout, source: source, pipePrefix: nil, preloaded: preload ? try source.readWhole(size: source.size!) : nil,
             chunkSize: 256 * 1024, threadPool: .singleton, eventLoop: MultiThreadedEventLoopGroup.singleton.next(), watch: WriteWatch(),
@@ -135,13 +135,14 @@ import UploadTesting
         _ = FileManager.default.createFile(atPath: wholeFile, contents: Data(whole))
         let value = try #require(digest.value)
         #expect(DigestFields.value([.sha256: value]) == (try PythonDigests.make(wholeFile, "sha-256")))
+        #expect(digest.fileHex == (try PythonDigests.sha256Hex(path)), "the file's own digest, for \"already sent\"")
     }
 
     @Test func aDigestOfPartOfTheBodyHasNoValue() {
-        let digest = BodyDigest(length: 10)
-        digest.update([1, 2, 3])
-        #expect(digest.value == nil)
-        digest.update(Array(repeating: 0, count: 7))
-        #expect(digest.value != nil)
+        let digest = BodyDigest(length: 10, fileLength: 7)
+        digest.updateFraming([1, 2, 3])
+        #expect(digest.value == nil && digest.fileHex == nil)
+        digest.updateFile(ByteBuffer(bytes: Array(repeating: 0, count: 7)))
+        #expect(digest.value != nil && digest.fileHex != nil)
     }
 }

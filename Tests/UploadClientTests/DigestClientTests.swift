@@ -89,6 +89,9 @@ struct DigestClientTests {
                                               resume: resume)
             #expect(run.record(1).response?.verified == "sha-256", "resume \(resume)")
             #expect(run.record(2).response?.verified == "sha-256", "resume \(resume)")
+            // The files' own digests, for "already sent" by content.
+            #expect(run.record(1).contentSHA256 == (try PythonDigests.sha256Hex(small)))
+            #expect(run.record(2).contentSHA256 == (try PythonDigests.sha256Hex(large)))
         }
         #expect(TestFiles.sameContents(large, receiver.directory + "/b.jpg"))
     }

@@ -86,7 +86,7 @@ extension MonitorReducer {
         case .resumable(let id, _, let why?):
             guard !quiet, let row = state.queue.state(id) else { break }
             appendLog(&state, LogEntry(clock: time.clock, text: "↺ \(row.name): starting over from 0: \(why)", kind: .info))
-        case .started, .redirected, .resumable:
+        case .started, .redirected, .resumable, .content:
             break
         case .resumed(let id, let offset, let length):
             guard !quiet, let row = state.queue.state(id) else { break }

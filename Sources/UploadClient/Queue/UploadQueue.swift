@@ -171,7 +171,8 @@ public actor UploadQueue {
             },
             redirected: { url in events.yield(.redirected(id, to: RedactedURL.display(url))) },
             resumable: { point, why in events.yield(.resumable(id, point, startedOver: why)) },
-            resumed: { offset, length in events.yield(.resumed(id, offset: offset, of: length)) }
+            resumed: { offset, length in events.yield(.resumed(id, offset: offset, of: length)) },
+            content: { sha256 in events.yield(.content(id, sha256: sha256)) }
         )
         let executor = transport.beginAttempt()
         attemptTasks[id] = Task(executorPreference: executor) {

@@ -53,7 +53,11 @@ struct BodyStreamer: Sendable {
             body.writeBytes(layout.head)
             body.writeImmutableBuffer(preloaded)
             body.writeBytes(layout.tail)
-            digest?.update(body)
+            if let digest {
+                digest.updateFraming(layout.head)
+                digest.updateFile(preloaded)
+                digest.updateFraming(layout.tail)
+            }
             body.moveReaderIndex(forwardBy: Int(startOffset))
             return write(writer, body)
         }
@@ -63,7 +67,7 @@ struct BodyStreamer: Sendable {
             return threadPool.runIfActive(eventLoop: eventLoop) { try digest.hashPrefix(of: layout, source, upTo: from) }
                 .flatMap { self.resume(writer, size: size, allocator: allocator) }
         }
-        digest?.update(layout.head)
+        digest?.updateFraming(layout.head)
         let head = write(writer, allocator.buffer(bytes: layout.head))
         let body: EventLoopFuture<Void>
         if let size = layout.fileSize {
@@ -80,7 +84,7 @@ struct BodyStreamer: Sendable {
 
     private func writeTail(_ writer: HTTPClient.Body.StreamWriter, from index: Int, allocator: ByteBufferAllocator) -> EventLoopFuture<Void> {
         let rest = layout.tail[index...]
-        digest?.update(Array(rest))
+        digest?.updateFraming(Array(rest))
         return write(writer, allocator.buffer(bytes: rest))
     }
 
@@ -91,7 +95,7 @@ struct BodyStreamer: Sendable {
         let first: EventLoopFuture<Void>
         switch layout.segment(at: startOffset) {
         case .head(let index):
-            digest?.update(Array(layout.head[index...]))
+            digest?.updateFraming(Array(layout.head[index...]))
             first = write(writer, allocator.buffer(bytes: layout.head[index...]))
             fileFrom = 0
         case .file(let offset):
@@ -129,7 +133,7 @@ struct BodyStreamer: Sendable {
         return threadPool.runIfActive(eventLoop: eventLoop) {
             let chunk = try source.read(offset: offset, count: count, allocator: ByteBufferAllocator())
             // Reads go one after another, so the chunks are hashed in the body's order.
-            digest?.update(chunk)
+            digest?.updateFile(chunk)
             return chunk
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -23,10 +24,18 @@ extension HTTPUploadTransport {
         return digester.finalize()[.sha256]
     }
 
-    /// A digest to compute while the body streams, or nil (`--no-digest`, a pipe).
+    /// The digests to compute while the body streams, or nil (`--no-digest`, a pipe).
     func streamDigest(_ layout: MultipartLayout, _ prepared: Prepared) -> BodyDigest? {
-        guard digests, !prepared.source.isPipe, let length = layout.contentLength else { return nil }
-        return BodyDigest(length: length)
+        guard digests, !prepared.source.isPipe, let length = layout.contentLength, let size = layout.fileSize else { return nil }
+        return BodyDigest(length: length, fileLength: size)
+    }
+
+    /// The SHA-256 (hex) of a file held in memory, or nil (not in memory, `--no-digest`).
+    func inMemoryFileHex(_ prepared: Prepared) -> String? {
+        guard digests, let preloaded = prepared.preloaded else { return nil }
+        var digester = Digester([.sha256])
+        preloaded.withUnsafeReadableBytes { digester.update($0) }
+        return digester.finalize()[.sha256].map { $0.map { String(format: "%02x", $0) }.joined() }
     }
 
     /// The fields that go with a body whose SHA-256 is `digest`: the user's own, if given, win.
@@ -61,49 +70,76 @@ extension HTTPUploadTransport {
     }
 }
 
-/// The SHA-256 of a body as it streams: every byte from 0 to `length`, in order, whichever
-/// thread hands them in. Its value is known only once all of them were.
+/// The SHA-256s of a body as it streams: of the whole body (every byte from 0 to its length, in
+/// order: what the server's `Repr-Digest` is compared with) and of the file's bytes alone (what
+/// "already sent" is matched by), whichever thread hands the bytes in. Each is known only once
+/// all of its bytes went through.
 final class BodyDigest: Sendable {
-    private let state: NIOLockedValueBox<(digester: Digester, count: Int64)>
+    private struct State {
+        var body = Digester([.sha256])
+        var bodyCount: Int64 = 0
+        var file = Digester([.sha256])
+        var fileCount: Int64 = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
     let length: Int64
+    let fileLength: Int64
 
-    init(length: Int64) {
+    init(length: Int64, fileLength: Int64) {
         self.length = length
-        state = NIOLockedValueBox((Digester([.sha256]), 0))
+        self.fileLength = fileLength
     }
 
-    func update(_ buffer: ByteBuffer) {
+    /// Bytes of the multipart framing (head, tail): the body's only.
+    func updateFraming(_ bytes: [UInt8]) {
         state.withLockedValue { state in
-            buffer.withUnsafeReadableBytes { state.digester.update($0) }
-            state.count += Int64(buffer.readableBytes)
+            state.body.update(bytes)
+            state.bodyCount += Int64(bytes.count)
         }
     }
 
-    func update(_ bytes: [UInt8]) {
+    /// Bytes of the file: the body's and the file's.
+    func updateFile(_ buffer: ByteBuffer) {
         state.withLockedValue { state in
-            state.digester.update(bytes)
-            state.count += Int64(bytes.count)
+            buffer.withUnsafeReadableBytes { bytes in
+                state.body.update(bytes)
+                state.file.update(bytes)
+            }
+            state.bodyCount += Int64(buffer.readableBytes)
+            state.fileCount += Int64(buffer.readableBytes)
         }
     }
 
-    /// The body's bytes before `offset` (a resumed body sends only the rest): read once more.
+    /// The body's bytes before `offset` (a resumed body sends only the rest): the file's part of
+    /// them read once more, once for both digests.
     func hashPrefix(of layout: MultipartLayout, _ source: FileSource, upTo offset: Int64) throws {
         let head = Int64(layout.head.count)
-        update(Array(layout.head.prefix(Int(min(offset, head)))))
+        updateFraming(Array(layout.head.prefix(Int(min(offset, head)))))
         guard offset > head, let size = layout.fileSize else { return }
-        var digester = state.withLockedValue { $0.digester }
         let fileEnd = min(offset - head, size)
-        try source.hash(0..<fileEnd, into: &digester) { false }
-        state.withLockedValue { state in
-            state.digester = digester
-            state.count += fileEnd
+        let allocator = ByteBufferAllocator()
+        var at: Int64 = 0
+        while at < fileEnd {
+            let piece = try source.read(offset: at, count: Int(min(Int64(1 << 20), fileEnd - at)), allocator: allocator)
+            guard piece.readableBytes > 0 else { throw source.sizeChanged(expected: size, endedAt: at) }
+            updateFile(piece)
+            at += Int64(piece.readableBytes)
         }
-        if offset > head + size { update(Array(layout.tail.prefix(Int(offset - head - size)))) }
+        if offset > head + size { updateFraming(Array(layout.tail.prefix(Int(offset - head - size)))) }
     }
 
-    /// The SHA-256, once every byte of the body went through; nil before.
+    /// The whole body's SHA-256, once every byte of it went through; nil before.
     var value: [UInt8]? {
-        state.withLockedValue { $0.count == length ? $0.digester.finalize()[.sha256] : nil }
+        state.withLockedValue { $0.bodyCount == length ? $0.body.finalize()[.sha256] : nil }
+    }
+
+    /// The file's SHA-256 in lowercase hex, once every byte of it went through; nil before.
+    var fileHex: String? {
+        state.withLockedValue { state in
+            guard state.fileCount == fileLength, let bytes = state.file.finalize()[.sha256] else { return nil }
+            return bytes.map { String(format: "%02x", $0) }.joined()
+        }
     }
 }
 

@@ -171,6 +171,7 @@ public final class HTTPUploadTransport: UploadTransport {
             Self.addDigestFields(&fields, content: upFront, want: digests)
             var result: AttemptResult
             var sent = upFront
+            var content = inMemoryFileHex(prepared)
             if let target = directTarget(url, prepared), let preloaded = prepared.preloaded {
                 result = await directExchange(target, headers: fields, layout: layout, preloaded: preloaded, eventLoop: eventLoop, observer: observer)
             } else {
@@ -178,7 +179,9 @@ public final class HTTPUploadTransport: UploadTransport {
                                             eventLoop: eventLoop)
                 result = await send(url: url, method: .POST, headers: fields, streamer: streamer, eventLoop: eventLoop, observer: observer)
                 sent = sent ?? streamer.digest?.value
+                content = content ?? streamer.digest?.fileHex
             }
+            if let content { observer.content(content) }
             result = Self.judged(result, sent: sent)
             totalSent += result.bytesSent
             guard let response = result.response,

@@ -109,6 +109,7 @@ extension HTTPUploadTransport {
         // The whole upload's SHA-256, computed as the request that completes it streams (the
         // bytes an earlier request sent read once more for it): the final answer is judged by it.
         var sentDigest: [UInt8]?
+        var content: String?
         while true {
             for report in decision.reports {
                 switch report {
@@ -122,6 +123,7 @@ extension HTTPUploadTransport {
             case .sendPlainly:
                 return nil
             case .finish(let result):
+                if let content { observer.content(content) }
                 return Self.judged(result, sent: sentDigest)
             case .request(.ask):
                 guard let origin = Self.origin(of: request.url) else {
@@ -179,6 +181,7 @@ extension HTTPUploadTransport {
                         observer.resumable(point, nil)
                     })
                 sentDigest = streamer.digest?.value
+                content = streamer.digest?.fileHex
                 decision = machine.createdOptimistically(result, announced: announced.withLockedValue { $0 })
             case .request(.head(let point)):
                 decision = machine.headed(await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
@@ -209,6 +212,7 @@ extension HTTPUploadTransport {
                     url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
                     progressBase: point.offset, progressTotal: point.bodyLength, eventLoop: eventLoop, observer: observer)
                 sentDigest = streamer.digest?.value
+                content = streamer.digest?.fileHex
                 decision = machine.appended(appended)
             case .request(.delete(let point)):
                 _ = await cancelOnServer(point, request, eventLoop: eventLoop)

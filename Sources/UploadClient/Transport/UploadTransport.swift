@@ -26,14 +26,18 @@ public struct AttemptObserver: Sendable {
     public var resumable: @Sendable (_ point: ResumePoint?, _ startedOver: String?) -> Void
     /// The attempt continues at `offset` of `length` body bytes.
     public var resumed: @Sendable (_ offset: Int64, _ length: Int64) -> Void
+    /// The SHA-256 (hex) of the file's bytes as sent, once the attempt has read all of them.
+    public var content: @Sendable (_ sha256: String) -> Void
 
     public init(
         started: @escaping @Sendable (String, Int64?) -> Void = { _, _ in },
         progress: @escaping @Sendable (Int64, Int64, Int64?) -> Void = { _, _, _ in },
         redirected: @escaping @Sendable (String) -> Void = { _ in },
         resumable: @escaping @Sendable (ResumePoint?, String?) -> Void = { _, _ in },
-        resumed: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in }
+        resumed: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in },
+        content: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.content = content
         self.started = started
         self.progress = progress
         self.redirected = redirected

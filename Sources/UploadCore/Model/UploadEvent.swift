@@ -152,12 +152,15 @@ public enum UploadEvent: Sendable, Hashable, Codable {
     case resumable(UploadID, ResumePoint?, startedOver: String? = nil)
     /// This attempt continues at `offset` of the body's `length` bytes instead of at 0.
     case resumed(UploadID, offset: Int64, of: Int64)
+    /// The SHA-256 (lowercase hex) of the file's bytes as this attempt sent them (after
+    /// `--strip-location`, the stripped bytes): what "already sent" is matched by.
+    case content(UploadID, sha256: String)
 
     public var uploadID: UploadID? {
         switch self {
         case .queued(let id, _, _), .started(let id, _, _, _), .progress(let id, _, _, _),
              .response(let id, _), .redirected(let id, _), .retryScheduled(let id, _, _, _),
-             .finished(let id, _), .resumable(let id, _, _), .resumed(let id, _, _):
+             .finished(let id, _), .resumable(let id, _, _), .resumed(let id, _, _), .content(let id, _):
             return id
         case .allFinished:
             return nil

@@ -108,6 +108,8 @@ public struct UploadRecord: Sendable, Hashable {
     public var resumedAt: Int64?
     /// Body bytes not sent again thanks to resuming, over all attempts.
     public var bytesSaved: Int64 = 0
+    /// The SHA-256 (lowercase hex) of the file's bytes as last sent, once an attempt read them all.
+    public var contentSHA256: String?
 
     public init(
         id: UploadID, name: String, path: String?, url: String, field: String = "photo", origin: String, fileSize: Int64?,
@@ -191,6 +193,8 @@ public struct UploadRecord: Sendable, Hashable {
             bytesSaved += offset
             bytesSent = offset
             bytesExpected = length
+        case .content(_, let sha256):
+            contentSHA256 = sha256
         case .allFinished:
             break
         }
@@ -212,7 +216,7 @@ extension UploadRecord: Codable {
         case status, reason, body, error, errorKind, retryReason, retryAt, queuedAt, startedAt, finishedAt
         case response, failure
         case uploadURL, offset, resume, resumedAt, bytesSaved
-        case fileModifiedNs, verified
+        case fileModifiedNs, verified, sha256
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -251,6 +255,7 @@ extension UploadRecord: Codable {
         try c.encodeIfPresent(resume, forKey: .resume)
         try c.encodeIfPresent(resumedAt, forKey: .resumedAt)
         if bytesSaved > 0 { try c.encode(bytesSaved, forKey: .bytesSaved) }
+        try c.encodeIfPresent(contentSHA256, forKey: .sha256)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -273,6 +278,7 @@ extension UploadRecord: Codable {
         resume = try c.decodeIfPresent(ResumePoint.self, forKey: .resume)
         resumedAt = try c.decodeIfPresent(Int64.self, forKey: .resumedAt)
         bytesSaved = try c.decodeIfPresent(Int64.self, forKey: .bytesSaved) ?? 0
+        contentSHA256 = try c.decodeIfPresent(String.self, forKey: .sha256)
         phase = UploadPhase(
             state: try c.decode(UploadState.self, forKey: .state), attempts: attempts,
             retryReason: try c.decodeIfPresent(String.self, forKey: .retryReason),

@@ -142,7 +142,7 @@ public struct TransferTracker: Sendable {
             // The rate counts what goes out from here, not the bytes the server already had.
             state.meter = RateMeter()
             state.meter.record(totalBytes: offset, at: now)
-        case .response, .redirected, .allFinished, .resumable:
+        case .response, .redirected, .allFinished, .resumable, .content:
             break
         }
     }
