@@ -101,10 +101,15 @@ public final class Journal: Sendable {
             default:
                 break
             }
+            // The endpoint as kept (redacted once finished; the key is the redacted form anyway).
+            let endpoint = row.url
             record.apply(logged, at: now)
             row.store(record)
             row.updatedAt = now
             try row.update(db)
+            if case .finished(_, let outcome) = event, outcome.isSuccess, let sha256 = record.contentSHA256 {
+                try Self.remember(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.name, sentAt: now), in: db)
+            }
             var entry = EventRow(seq: nil, uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now)
             try entry.insert(db)
             return JournalEntry(seq: entry.seq ?? 0, event: logged, at: now)

@@ -149,6 +149,15 @@ enum JournalSchema {
                 t.add(column: "contentSHA256", .text)
             }
             try db.create(index: "upload_content", on: "upload", columns: ["contentSHA256"])
+            // What was sent where, by content; outlives the pruning of finished uploads.
+            try db.create(table: "sentContent") { t in
+                t.column("endpoint", .text).notNull()
+                t.column("sha256", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.column("name", .text).notNull()
+                t.column("sentAt", .datetime).notNull()
+                t.primaryKey(["endpoint", "sha256"])
+            }
         }
         return migrator
     }

@@ -106,6 +106,52 @@ import UploadTesting
         #expect((document["uploads"] as? [[String: Any]])?.first?["name"] as? String == name, "the data is the same")
     }
 
+    /// `--skip-sent`: a photo whose content went to the endpoint before, by a foreground send or
+    /// the agent, under another name or path, is left out and said so; new content goes.
+    @Test func alreadySentContentIsSkippedUnderAnyName() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let root = receiver.root
+        let env = Self.environment(root)
+        defer { if let pid = Self.agentPID(root) { kill(pid, SIGKILL) } }
+        let a = try TestFiles.writeImage(at: root + "/a.jpg", size: 40_000)
+        let sent = try await CLIRun.run(["send", a, "--to", receiver.url], environment: env)
+        #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
+
+        try FileManager.default.createDirectory(atPath: root + "/moved", withIntermediateDirectories: true)
+        let renamed = root + "/moved/holiday.jpg"
+        try FileManager.default.copyItem(atPath: a, toPath: renamed)
+        let fresh = try TestFiles.writeImage(at: root + "/fresh.jpg", size: 30_000)
+        let skipping = try await CLIRun.run(["send", renamed, fresh, "--to", receiver.url, "--skip-sent"], environment: env)
+        #expect(skipping.status == 0, "\(skipping.stdout) \(skipping.stderr)")
+        #expect(skipping.stdout.contains("\(renamed): skipped, already sent to \(receiver.url) on "), "\(skipping.stdout)")
+        #expect(skipping.stdout.contains(" as a.jpg (same content)"))
+        #expect(receiver.storedNames() == ["a.jpg", "fresh.jpg"])
+        let json = try await CLIRun.run(["send", renamed, "--to", receiver.url, "--skip-sent", "--json"], environment: env)
+        #expect(json.status == 0)
+        if PythonDigests.available {
+            let digest = try PythonDigests.sha256Hex(a)
+            #expect(json.stdout.contains(#""event":"skipped""#) && json.stdout.contains(#""sha256":"\#(digest)""#), "\(json.stdout)")
+        }
+        // Without --skip-sent it goes again; to another endpoint it is not "already sent".
+        let again = try await CLIRun.run(["send", renamed, "--to", receiver.url], environment: env)
+        #expect(again.status == 0 && receiver.storedNames().contains("holiday.jpg"))
+
+        // What the agent sent counts too.
+        let b = try TestFiles.writeImage(at: root + "/b.jpg", size: 50_000)
+        let queued = try await CLIRun.run(["send", b, "--to", receiver.url, "--background"], environment: env)
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
+        try await Self.waitFor("the agent's upload to succeed") { try journal.snapshots().contains { $0.name == "b.jpg" && $0.state == .succeeded } }
+        let copy = root + "/moved/b-copy.jpg"
+        try FileManager.default.copyItem(atPath: b, toPath: copy)
+        let none = try await CLIRun.run(["send", copy, "--to", receiver.url, "--skip-sent"], environment: env)
+        #expect(none.status == 0)
+        #expect(none.stdout.contains("\(copy): skipped, already sent to \(receiver.url) on ") && none.stdout.contains(" as b.jpg (same content)"), "\(none.stdout)")
+        #expect(none.stdout.contains("nothing to send: all 1 file(s) were already sent to \(receiver.url)"))
+        #expect(!receiver.storedNames().contains("b-copy.jpg"))
+        await receiver.cleanUp()
+    }
+
     @Test func killNineMidUploadThenTheNextStartFinishesItExactlyOnce() async throws {
         let receiver = try await ReceiverHarness.start()
         let root = receiver.root

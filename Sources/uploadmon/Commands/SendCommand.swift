@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UploadClient
 import UploadCore
+import UploadAgent
 import UploadReports
 
 struct SendCommand: AsyncParsableCommand {
@@ -57,6 +58,9 @@ struct SendCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Print one JSON object per event.")
     var json = false
+
+    @Flag(name: .long, help: "Skip files whose content was already sent to this endpoint (by a send or the agent, under any name or path), saying so for each: matched by the SHA-256 of the bytes as they would be sent.")
+    var skipSent = false
 
     @Flag(name: .long, help: "Hand the files to the background agent (started when none runs) and return at once; the uploads continue after this command, the terminal or the SSH session end.")
     var background = false
@@ -140,6 +144,15 @@ struct SendCommand: AsyncParsableCommand {
             throw SendExit.usage
         }
 
+        let ledger = SentLedger.open()
+        if skipSent {
+            let before = requests.count
+            requests = await SentFiles.withoutSent(requests, ledger: ledger, stripLocation: upload.stripLocation, json: json)
+            if requests.isEmpty {
+                if !json { FileHandle.standardOutput.write(Data("nothing to send: all \(before) file(s) were already sent to \(RedactedURL.display(upload.endpoint))\n".utf8)) }
+                return
+            }
+        }
         if background {
             try BackgroundSend.run(requests.map(\.0), options: upload, json: json)
             return
@@ -152,6 +165,8 @@ struct SendCommand: AsyncParsableCommand {
             Console.complain("uploadmon: \(error.description); nothing was sent")
             throw SendExit.usage
         }
+        // What went, by content, for a later --skip-sent (the agent remembers its own).
+        ledger?.remember(result.tracker, endpoint: upload.endpoint)
         if let signal = result.interruption { throw SendExit.interrupted(by: signal) }
         throw Self.exitCode(for: result.tracker)
     }

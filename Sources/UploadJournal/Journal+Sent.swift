@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+import UploadCore
+
+/// What was sent where, by content: the SHA-256 of a file's bytes as sent and the endpoint
+/// that took them, kept apart from the uploads (which are pruned) so that "already sent"
+/// survives a rename, a move and the journal's maintenance. The agent writes it as its uploads
+/// succeed; a foreground `send` writes it too.
+public struct SentContent: Sendable, Equatable {
+    /// The endpoint as shown (no login, no secret query values): the same place however its
+    /// secrets change.
+    public var endpoint: String
+    public var sha256: String
+    public var size: Int64
+    /// The name it was sent under.
+    public var name: String
+    public var sentAt: Date
+
+    public init(endpoint: String, sha256: String, size: Int64, name: String, sentAt: Date) {
+        self.endpoint = endpoint
+        self.sha256 = sha256
+        self.size = size
+        self.name = name
+        self.sentAt = sentAt
+    }
+
+    /// The key an endpoint is kept under.
+    public static func key(_ url: String) -> String { RedactedURL.display(url) }
+}
+
+struct SentRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "sentContent"
+    var endpoint: String
+    var sha256: String
+    var size: Int64
+    var name: String
+    var sentAt: Date
+}
+
+extension Journal {
+    /// Remembers that `sha256` was sent to `endpoint` (the latest sending wins).
+    public func rememberSent(_ sent: SentContent) throws {
+        try pool.write { db in try Self.remember(sent, in: db) }
+    }
+
+    /// Remembers many at once, in one transaction.
+    public func rememberSent(_ sent: [SentContent]) throws {
+        guard !sent.isEmpty else { return }
+        try pool.write { db in
+            for one in sent { try Self.remember(one, in: db) }
+        }
+    }
+
+    static func remember(_ sent: SentContent, in db: Database) throws {
+        try SentRow(endpoint: SentContent.key(sent.endpoint), sha256: sent.sha256.lowercased(), size: sent.size, name: sent.name, sentAt: sent.sentAt)
+            .save(db, onConflict: .replace)
+    }
+
+    /// When content `sha256` was last sent to `endpoint`, if it was.
+    public func sentBefore(sha256: String, to endpoint: String) throws -> SentContent? {
+        try pool.read { db in
+            try SentRow.filter(Column("endpoint") == SentContent.key(endpoint) && Column("sha256") == sha256.lowercased()).fetchOne(db)
+        }.map { SentContent(endpoint: $0.endpoint, sha256: $0.sha256, size: $0.size, name: $0.name, sentAt: $0.sentAt) }
+    }
+}
