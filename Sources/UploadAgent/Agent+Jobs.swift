@@ -85,6 +85,26 @@ extension Agent {
         }
         let now = Date()
         var plan = WatchScanner.plan(jobID: jobID, listing: listing, known: known, at: now)
+        if spec.skipSent == true {
+            // Hashing reads every settled file: off the agent's own thread.
+            let ledger = SentLedger(journal: journal)
+            let settled = plan.settled
+            let sent = await Task.detached { () -> [String: String] in
+                var sent: [String: String] = [:]
+                for entry in settled {
+                    let path = spec.directory + "/" + entry.name
+                    if let earlier = try? ledger.lookup(path: path, endpoint: spec.url, stripLocation: spec.settings.stripLocation).earlier {
+                        sent[entry.name] = SentLedger.sentText(earlier, name: entry.name)
+                    }
+                }
+                return sent
+            }.value
+            plan.settled.removeAll { entry in
+                guard let note = sent[entry.name] else { return false }
+                plan.changes.skipped.append(WatchFile(jobID: jobID, name: entry.name, fingerprint: entry.fingerprint, state: .skipped, note: note, at: now))
+                return true
+            }
+        }
         for (index, entry) in plan.settled.enumerated() {
             let item = EnqueueItem(request: spec.request(forFileNamed: entry.name), settings: spec.settings, origin: "watch \(spec.directory)")
             switch admit(item) {
@@ -133,7 +153,7 @@ extension Agent {
     }
 
     /// Registers (or updates) a watch and scans at once.
-    func watch(_ directory: String, template: EnqueueItem, every: Double, newOnly: Bool) async -> AgentReply {
+    func watch(_ directory: String, template: EnqueueItem, every: Double, newOnly: Bool, skipSent: Bool = false) async -> AgentReply {
         guard directory.hasPrefix("/") else {
             return .error(message: "the agent needs an absolute folder path (it does not share your working directory)")
         }
@@ -146,7 +166,8 @@ extension Agent {
         } catch {
             return .error(message: "\(error)")
         }
-        let spec = WatchSpec(directory: directory, template: template.request, settings: template.settings)
+        var spec = WatchSpec(directory: directory, template: template.request, settings: template.settings)
+        spec.skipSent = skipSent ? true : nil
         do {
             let now = Date()
             let (job, created) = try journal.registerJob(.watch(spec), every: every, firstRunAt: now, at: now)

@@ -279,8 +279,8 @@ public actor Agent {
             connection.sendAndWait(AgentCoding.encode(AgentMessage.reply(id: envelope.id, reply: .ok)))
             requestStop(.requested)
             return
-        case .watch(let directory, let template, let every, let newOnly):
-            reply = await watch(directory, template: template, every: every, newOnly: newOnly)
+        case .watch(let directory, let template, let every, let newOnly, let skipSent):
+            reply = await watch(directory, template: template, every: every, newOnly: newOnly, skipSent: skipSent ?? false)
         case .jobs:
             reply = (try? journal.jobSnapshots()).map { .jobs($0) } ?? .error(message: "cannot read the journal")
         case .runJob(let id):

@@ -35,8 +35,10 @@ public enum AgentRequest: Codable, Sendable {
     case status
     case stop
     /// Register (or update) a watch of `directory` (absolute): its image files are queued like
-    /// `template` (its path is ignored). With `newOnly`, what is in the folder now is passed over.
-    case watch(directory: String, template: EnqueueItem, everySeconds: Double, newOnly: Bool)
+    /// `template` (its path is ignored). With `newOnly`, what is in the folder now is passed over;
+    /// with `skipSent`, files whose content was already sent to the endpoint are (optional, so a
+    /// client that does not know it still talks to this agent).
+    case watch(directory: String, template: EnqueueItem, everySeconds: Double, newOnly: Bool, skipSent: Bool? = nil)
     case jobs
     /// Run a job at the next chance instead of at its scheduled time.
     case runJob(id: Int64)

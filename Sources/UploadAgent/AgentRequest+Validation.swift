@@ -8,7 +8,7 @@ extension AgentRequest {
     public var refusal: String? {
         do throws(RangeError) {
             switch self {
-            case .watch(_, let template, let every, _):
+            case .watch(_, let template, let every, _, _):
                 _ = try DurationRule.watchInterval.check(every, option: "everySeconds")
                 try template.settings.validate()
             case .maintenance(let every, let keep):

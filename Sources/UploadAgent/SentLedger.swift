@@ -43,13 +43,17 @@ public struct SentLedger: Sendable {
         try? journal.rememberSent(sent)
     }
 
-    /// `cat.jpg: already sent to http://host/photo on 2026-11-25 14:02 as holiday.jpg`.
+    /// `moved/cat.jpg: skipped, already sent to http://host/photo on 2026-11-25 14:02 as holiday.jpg (same content)`.
     public static func skippedText(_ path: String, _ earlier: SentContent) -> String {
+        "\(path): skipped, " + sentText(earlier, name: (path as NSString).lastPathComponent)
+    }
+
+    /// `already sent to http://host/photo on 2026-11-25 14:02 as holiday.jpg (same content)`.
+    public static func sentText(_ earlier: SentContent, name: String) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        let name = (path as NSString).lastPathComponent
         let alias = earlier.name == name ? "" : " as \(earlier.name)"
-        return "\(path): skipped, already sent to \(earlier.endpoint) on \(formatter.string(from: earlier.sentAt))\(alias) (same content)"
+        return "already sent to \(earlier.endpoint) on \(formatter.string(from: earlier.sentAt))\(alias) (same content)"
     }
 }

@@ -21,6 +21,8 @@ public struct WatchSpec: Sendable, Hashable, Codable {
     var headers: [RequestHeader]
     public var allowAnyFile: Bool
     public var settings: TransportSettings
+    /// Files whose content was already sent to `url` are passed over (`watch --skip-sent`).
+    public var skipSent: Bool?
 
     /// `template` gives everything but the file and its name (its source and upload name are ignored).
     public init(directory: String, template: UploadRequest, settings: TransportSettings) {

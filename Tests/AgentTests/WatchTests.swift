@@ -62,10 +62,12 @@ import UploadTesting
 }
 
 @Suite(.serialized, .timeLimit(.minutes(5))) struct WatchAgentTests {
-    func watch(_ client: AgentClient, _ folder: String, url: String, every: Double, newOnly: Bool = false) async throws -> JobSnapshot {
+    func watch(_ client: AgentClient, _ folder: String, url: String, every: Double, newOnly: Bool = false, skipSent: Bool? = nil) async throws -> JobSnapshot {
         let template = EnqueueItem(
             request: UploadRequest(source: .file(path: folder), url: url, uploadName: "-"), settings: TransportSettings(), origin: "watch")
-        let reply = try await offPool { try client.request(.watch(directory: folder, template: template, everySeconds: every, newOnly: newOnly)) }
+        let reply = try await offPool {
+            try client.request(.watch(directory: folder, template: template, everySeconds: every, newOnly: newOnly, skipSent: skipSent))
+        }
         guard case .job(let job, _) = reply else { throw AgentError("not watching: \(reply)") }
         return job
     }
@@ -143,6 +145,40 @@ import UploadTesting
         try await running.waitFinished(again.map(\.id))
         #expect(receiver.storedNames() == ["growing.jpg", "ready-1.jpg", "ready.jpg"])
 
+        client.close()
+        await running.stop()
+        await receiver.cleanUp()
+    }
+
+    /// `watch --skip-sent`: a file arriving in the folder whose content was already sent to the
+    /// endpoint (here by an earlier watch of another folder) is passed over, saying so; new
+    /// content goes.
+    @Test func aWatchThatSkipsSentContentPassesOverACopy() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let running = try await RunningAgent.start(root: receiver.root)
+        let first = receiver.root + "/first", second = receiver.root + "/second"
+        for folder in [first, second] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        let original = try TestFiles.writeImage(at: first + "/cat.jpg", size: 30_000)
+        let client = try await running.connect("watch")
+        let one = try await watch(client, first, url: receiver.url, every: 3600)
+        try await waitRuns(running, one.id, atLeast: 1)
+        await running.agent.runJob(one.id)
+        try await running.waitFinished(try uploads(running).map(\.id))
+        #expect(receiver.storedNames() == ["cat.jpg"])
+
+        try FileManager.default.copyItem(atPath: original, toPath: second + "/renamed.jpg")
+        try TestFiles.writeImage(at: second + "/dog.jpg", size: 20_000)
+        let two = try await watch(client, second, url: receiver.url, every: 3600, skipSent: true)
+        try await waitRuns(running, two.id, atLeast: 1)
+        await running.agent.runJob(two.id)
+        let queued = try uploads(running).filter { $0.origin == "watch \(second)" }
+        #expect(queued.map(\.name) == ["dog.jpg"])
+        try await running.waitFinished(queued.map(\.id))
+        #expect(receiver.storedNames() == ["cat.jpg", "dog.jpg"])
+        let skipped = try #require(try running.journal.watchFiles(two.id)["renamed.jpg"])
+        #expect(skipped.state == .skipped)
+        #expect(skipped.note?.hasPrefix("already sent to \(receiver.url) on ") == true, "\(String(describing: skipped.note))")
+        #expect(skipped.note?.hasSuffix(" as cat.jpg (same content)") == true)
         client.close()
         await running.stop()
         await receiver.cleanUp()

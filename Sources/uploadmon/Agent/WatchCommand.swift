@@ -40,6 +40,9 @@ struct WatchCommand: ParsableCommand {
     @Flag(name: .long, help: "Leave the files already in the folder alone; send only files that arrive from now on.")
     var newOnly = false
 
+    @Flag(name: .long, help: "Pass over files whose content was already sent to this endpoint (by a send or the agent, under any name or path): matched by the SHA-256 of the bytes as they would be sent.")
+    var skipSent = false
+
     @Flag(name: .long, help: "Print the job as JSON.")
     var json = false
 
@@ -69,7 +72,7 @@ struct WatchCommand: ParsableCommand {
         let paths = StatePaths.resolve()
         let connection = try BackgroundSend.connectOrStart(paths: paths, client: "watch")
         defer { connection.client.close() }
-        let reply = try connection.client.request(.watch(directory: directory, template: template, everySeconds: seconds, newOnly: newOnly), timeout: 60)
+        let reply = try connection.client.request(.watch(directory: directory, template: template, everySeconds: seconds, newOnly: newOnly, skipSent: skipSent), timeout: 60)
         guard case .job(let job, let created) = reply else {
             throw AgentFailure.message(AgentClient.text(of: reply, doing: "watch \(directory)"))
         }
