@@ -62,6 +62,11 @@ public final class MonitorProgram: @unchecked Sendable {
         public var colors: Bool
         public var glyphs: Glyphs
         public var environment: [String: String]
+        /// Photos are sent stripped of their location: the browser tells "sent" by the stripped bytes.
+        public var stripLocation = false
+        /// What was sent to the endpoint by content before this monitor, when known (the
+        /// journal's record): read once, off the loop, at start.
+        public var sentContents: (@Sendable () -> Set<String>)?
 
         public init(notify: NotifyMode, colors: Bool, glyphs: Glyphs, environment: [String: String]) {
             self.notify = notify
@@ -83,6 +88,9 @@ public final class MonitorProgram: @unchecked Sendable {
     /// When to report that the cursor rested on a picture (`awaitPreviewRest`); loop thread only.
     private var restDue: (request: PreviewRequest, at: Double)?
     private lazy var previews = PreviewWorker { [inbox] request, result in inbox.post(.event(.previewLoaded(request, result))) }
+    private lazy var hasher = ContentHashWorker(stripLocation: settings.stripLocation) { [inbox] file, digest, remaining in
+        inbox.post(.event(.contentHashed(file, sha256: digest, remaining: remaining)))
+    }
 
     /// `makeTerminal` is called on the loop's thread, which is the only one that touches it.
     public init(backend: any MonitorBackend, settings: Settings, makeTerminal: @escaping @Sendable (_ wantColors: Bool) -> any MonitorTerminal) {
@@ -99,6 +107,9 @@ public final class MonitorProgram: @unchecked Sendable {
     public func run(_ initial: MonitorState, handlingSignals: Bool = true) async -> MonitorState {
         let sources = handlingSignals ? installSignalHandlers() : []
         backend.start(post: { [inbox] in inbox.post(.event($0)) }, now: { self.now() })
+        if let sentContents = settings.sentContents {
+            DispatchQueue.global().async { [inbox] in inbox.post(.event(.sentContentsKnown(sentContents()))) }
+        }
         // A cancelled task ends the monitor as SIGTERM does.
         let final = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<MonitorState, Never>) in
@@ -209,6 +220,8 @@ public final class MonitorProgram: @unchecked Sendable {
             previews.request(request)
         case .awaitPreviewRest(let request):
             restDue = (request, elapsed() + PreviewState.restBeforePixels)
+        case .hashContents(let files):
+            hasher.request(files)
         case .quit:
             break
         }

@@ -56,6 +56,13 @@ extension Journal {
             .save(db, onConflict: .replace)
     }
 
+    /// Every content (SHA-256, hex) sent to `endpoint`.
+    public func sentContents(to endpoint: String) throws -> Set<String> {
+        try pool.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT sha256 FROM sentContent WHERE endpoint = ?", arguments: [SentContent.key(endpoint)]))
+        }
+    }
+
     /// When content `sha256` was last sent to `endpoint`, if it was.
     public func sentBefore(sha256: String, to endpoint: String) throws -> SentContent? {
         try pool.read { db in

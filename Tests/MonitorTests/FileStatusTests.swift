@@ -104,3 +104,57 @@ import UploadCore
         #expect(decoded?.fileModified == record.fileModified)
     }
 }
+
+/// A photo sent before under another name or path shows as sent: the browser's images are
+/// hashed off the loop (`hashContents`) and matched by content with what was sent here.
+@Suite struct ContentStatusTests {
+    func hashed(_ state: inout MonitorState, _ name: String, size: Int64, _ sha256: String, remaining: Int = 0) {
+        _ = MonitorReducer.reduce(&state, .contentHashed(ContentHashRequest(path: "/photos/" + name, size: size, modified: 0),
+                                                         sha256: sha256, remaining: remaining))
+    }
+
+    @Test func aFolderListedAsksForItsImagesToBeHashedOnce() {
+        var state = MonitorState(width: 120, height: 40, endpoint: "http://127.0.0.1:3000/photo", directory: "/photos", home: "/home/me")
+        let effects = MonitorReducer.reduce(&state, .directoryLoaded(Fixtures.listing))
+        let asked: [ContentHashRequest] = effects.compactMap { effect -> [ContentHashRequest]? in
+            if case .hashContents(let files) = effect { files } else { nil }
+        }.first ?? []
+        // Images only (not notes.txt, not the broken link, not the folder).
+        #expect(asked.map(\.path) == ["/photos/cat.jpg", "/photos/dog.png", "/photos/夕焼け.png"])
+        #expect(state.contents.remaining == 3)
+        // Progress in the browser's title while it runs.
+        hashed(&state, "cat.jpg", size: 2_100_000, "aa", remaining: 2)
+        let title = MonitorView.render(state, theme: Theme(colors: false, glyphs: .unicode)).line(1)
+        #expect(title.contains("checking 1/3"), "\(title)")
+        hashed(&state, "dog.png", size: 512_000, "bb", remaining: 1)
+        hashed(&state, "夕焼け.png", size: 204_000_000, "cc", remaining: 0)
+        #expect(!MonitorView.render(state, theme: Theme(colors: false, glyphs: .unicode)).line(1).contains("checking"))
+        // Listed again: nothing new to hash.
+        let again = MonitorReducer.reduce(&state, .directoryLoaded(Fixtures.listing))
+        #expect(!again.contains { if case .hashContents = $0 { true } else { false } })
+    }
+
+    @Test func contentSentUnderAnotherNameShowsAsSentAndStarSkipsIt() {
+        var state = Fixtures.state()
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        // The agent sent /old/holiday.jpg, whose content is dog.png's.
+        var record = UploadRecord(id: UploadID(1), name: "holiday.jpg", path: "/old/holiday.jpg", url: state.endpoint, origin: "send",
+                                  fileSize: 512_000, createdAt: date)
+        record.apply(.content(UploadID(1), sha256: "d06"), at: date)
+        record.apply(.finished(UploadID(1), .answered(status: 200)), at: date)
+        _ = MonitorReducer.reduce(&state, .attached(Reattachment(records: [record], at: date, finishedWhileAway: []), Fixtures.time))
+        #expect(state.fileStatus("/photos/dog.png", size: 512_000, modified: 0) == nil, "not hashed yet")
+        hashed(&state, "dog.png", size: 512_000, "d06")
+        hashed(&state, "cat.jpg", size: 2_100_000, "ca7")
+        #expect(state.fileStatus("/photos/dog.png", size: 512_000, modified: 0)?.kind == .sent)
+        #expect(state.fileStatus("/photos/dog.png", size: 512_001, modified: 0) == nil, "changed since it was hashed")
+        #expect(state.fileStatus("/photos/cat.jpg", size: 2_100_000, modified: 0) == nil)
+        // What the journal says was sent from a shell counts too.
+        _ = MonitorReducer.reduce(&state, .sentContentsKnown(["ca7"]))
+        #expect(state.fileStatus("/photos/cat.jpg", size: 2_100_000, modified: 0)?.kind == .sent)
+        let lines = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode)).text.split(separator: "\n")
+        #expect(lines.contains { $0.contains("dog.png") && $0.contains("✓") }, "\(lines.joined(separator: "\n"))")
+        Fixtures.press(&state, .character("*"))
+        #expect(state.browser.marks == ["/photos/夕焼け.png"])
+    }
+}

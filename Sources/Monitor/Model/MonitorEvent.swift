@@ -36,6 +36,11 @@ public enum MonitorEvent: Sendable, Equatable {
     case previewLoaded(PreviewRequest, Result<Preview, PreviewProblem>)
     /// The cursor has stayed on this picture for `PreviewState.restBeforePixels`.
     case previewRested(PreviewRequest)
+    /// A file asked for with `hashContents` is hashed (nil: it could not be read); `remaining`
+    /// of the list are still to come.
+    case contentHashed(ContentHashRequest, sha256: String?, remaining: Int)
+    /// What was sent to this endpoint by content, from the journal (sends from a shell, pruned uploads).
+    case sentContentsKnown(Set<String>)
 }
 
 /// What the monitor learns when it attaches to the agent.
@@ -71,6 +76,9 @@ public enum MonitorEffect: Sendable, Equatable {
     /// Report `previewRested` once this picture has been wanted for `PreviewState.restBeforePixels`
     /// (a newer request replaces the wait).
     case awaitPreviewRest(PreviewRequest)
+    /// Hash these files off the loop (by their content as they would be sent), in order; a newer
+    /// list replaces what of the last one is still waiting. Results come back as `contentHashed`.
+    case hashContents([ContentHashRequest])
     case quit
 }
 

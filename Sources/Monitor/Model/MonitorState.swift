@@ -37,6 +37,8 @@ public struct MonitorState: Sendable {
     public var uploadsOutliveMonitor = false
     public var jobs = JobsState()
     public var preview = PreviewState()
+    /// The browser's files by content, for "sent" under another name or path.
+    public var contents = ContentState()
     /// The terminal's pixel protocol and cell size, when it shows real pixels: previews are
     /// then decoded to the pane's size in pixels instead of two pixels a cell.
     public var pixelGraphics: PixelGraphics?

@@ -42,21 +42,28 @@ public struct QueueState: Sendable {
     /// What has happened to each file, by path, with the size it had: what the browser shows
     /// next to a file (kept up to date as uploads are queued and end, not on every progress).
     public private(set) var files: [String: FileUploadStatus] = [:]
+    /// The content (SHA-256) of every upload that succeeded at the endpoint: a file with the same
+    /// content shows as sent whatever it is called.
+    public private(set) var sentContents: Set<String> = []
 
     /// Works `files` out again from the rows: a file being sent or waiting counts over one sent
     /// before, and one sent over one that failed. Uploads to another endpoint than `endpoint`
     /// (the agent's, queued elsewhere) do not count.
     mutating func refreshFiles(endpoint: String) {
         var files: [String: FileUploadStatus] = [:]
+        var contents: Set<String> = []
         for id in rows {
-            guard let row = tracker[id], let path = path(of: id) else { continue }
+            guard let row = tracker[id] else { continue }
             let url = row.record.url
             guard url.isEmpty || url == endpoint else { continue }
+            if row.record.state == .succeeded, let sha256 = row.record.contentSHA256 { contents.insert(sha256) }
+            guard let path = path(of: id) else { continue }
             let status = FileUploadStatus(row.record.state, size: row.record.fileSize, modified: row.record.fileModified ?? listedModified[id])
             if let known = files[path], known.rank >= status.rank { continue }
             files[path] = status
         }
         self.files = files
+        sentContents = contents
     }
 
     public init() {}
@@ -86,6 +93,9 @@ public struct FileUploadStatus: Sendable, Equatable {
     /// changed since is not the one sent.
     public var size: Int64?
     public var modified: Int64?
+
+    /// Sent before under another name or path (same content).
+    static let sentByContent = FileUploadStatus(.succeeded, size: nil)
 
     init(_ state: UploadState, size: Int64?, modified: Int64? = nil) {
         self.modified = modified

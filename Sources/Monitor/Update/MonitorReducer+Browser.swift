@@ -38,7 +38,7 @@ extension MonitorReducer {
             let entries = browser.visible.map { browser.entries[$0] }.filter { browser.isQueueable($0) }
             let images = entries.map(browser.fullPath)
             let unsent = entries.filter {
-                state.queue.status(ofFile: browser.fullPath($0), size: $0.size, modified: $0.modified)?.isSentOrUnderWay != true
+                state.fileStatus(browser.fullPath($0), size: $0.size, modified: $0.modified)?.isSentOrUnderWay != true
             }
                 .map(browser.fullPath)
             if !images.isEmpty, images.allSatisfy(browser.marks.contains) {

@@ -36,6 +36,19 @@ public enum MonitorReducer {
         case .directoryLoaded(let listing):
             state.browser.load(listing)
             if let error = listing.error { state.message = StatusMessage(error, isError: true) }
+            // The folder's images by content, off the loop: "sent" under another name shows.
+            let browser = state.browser
+            let files = browser.entries.filter { $0.kind == .file && $0.isImage }
+                .map { ContentHashRequest(path: browser.fullPath($0), size: $0.size, modified: $0.modified) }
+            let wanted = state.contents.unhashed(files)
+            state.contents.remaining = wanted.count
+            state.contents.total = wanted.count
+            return wanted.isEmpty ? [] : [.hashContents(wanted)]
+        case .contentHashed(let request, let sha256, let remaining):
+            state.contents.hashed(request, sha256: sha256, remaining: remaining)
+            return []
+        case .sentContentsKnown(let contents):
+            state.contents.sentElsewhere = contents
             return []
         case .upload(let upload, let time):
             return handleUpload(upload, at: time, &state)

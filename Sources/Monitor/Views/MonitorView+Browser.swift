@@ -27,6 +27,8 @@ extension MonitorView {
         if !browser.marks.isEmpty { extras += " · \(browser.marks.count) marked" }
         if !browser.filter.text.isEmpty { extras += " · /\(browser.filter.text)" }
         if browser.showAll { extras += " · all files" }
+        // Telling sent photos by content reads each once: how far it got, while it runs.
+        if state.contents.remaining > 0 { extras += " · checking \(state.contents.total - state.contents.remaining)/\(state.contents.total)" }
         // The end of the path says where you are; the marks count matters more than its start.
         let room = rect.width - 4 - DisplayWidth.of("Files ") - DisplayWidth.of(extras)
         let title = "Files " + TextLayout.truncateHead(browser.path, width: max(1, room), ellipsis: theme.glyphs.ellipsis) + extras
@@ -81,7 +83,7 @@ extension MonitorView {
             var line = markGlyph + TextLayout.fit(InvisibleCharacters.escaped(name), width: max(0, nameWidth), ellipsis: theme.glyphs.ellipsis)
             // What has happened to the file at this endpoint, before its size: ✓ sent, ✗ failed,
             // ↑ sending, · queued.
-            let status = entry.kind == .file ? state.queue.status(ofFile: path, size: entry.size, modified: entry.modified) : nil
+            let status = entry.kind == .file ? state.fileStatus(path, size: entry.size, modified: entry.modified) : nil
             let glyph = status.map { statusGlyph($0.kind, theme) }
             if sizeWidth > 0 {
                 let size = entry.kind == .file ? ByteFormat.bytes(entry.size) : ""

@@ -70,7 +70,7 @@ struct DemoCommand: AsyncParsableCommand {
             if headless {
                 try await runHeadless(files: files, url: url, options: options, received: received)
             } else {
-                let final = try await MonitorSession.run(directory: samples, upload: options, notify: notify, graphics: graphics)
+                let final = try await MonitorSession.run(directory: samples, upload: options, notify: notify, graphics: graphics, remembersSent: false)
                 let counts = final.queue.counts
                 Console().write("Receiver stored \(counts.ok) file\(counts.ok == 1 ? "" : "s") in \(received)\nTry it yourself: uploadmon serve, then uploadmon ~/Pictures --to http://127.0.0.1:3000/photo\n")
             }

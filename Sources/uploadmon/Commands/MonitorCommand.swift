@@ -7,6 +7,7 @@ import NCursesTerminal
 import TerminalCanvas
 import UploadClient
 import UploadCore
+import UploadAgent
 import UploadJournal
 
 extension NotifyMode: ExpressibleByArgument {}
@@ -69,7 +70,11 @@ struct MonitorCommand: AsyncParsableCommand {
 /// Wires the upload queue to the monitor's run loop; shared by the monitor command and the demo.
 enum MonitorSession {
     @discardableResult
-    static func run(directory: String, upload: UploadOptions, notify: NotifyMode, graphics: GraphicsChoice, useAgent: Bool = false) async throws -> MonitorState {
+    /// `remembersSent`: what the monitor's own uploads sent goes into the journal's record of
+    /// what was sent by content (not for the demo's throwaway receiver).
+    static func run(
+        directory: String, upload: UploadOptions, notify: NotifyMode, graphics: GraphicsChoice, useAgent: Bool = false, remembersSent: Bool = true
+    ) async throws -> MonitorState {
         let uploads = MonitorUploads(
             url: upload.endpoint, field: upload.field, formFields: try upload.parsedFormFields(), headers: try upload.parsedHeaders(),
             allowAnyFile: upload.anyFile)
@@ -87,7 +92,12 @@ enum MonitorSession {
         let environment = ProcessInfo.processInfo.environment
         let colors = environment["NO_COLOR"].map(\.isEmpty) ?? true
         let glyphs = MonitorProgram.speaksUTF8() ? Glyphs.unicode : .ascii
-        let settings = MonitorProgram.Settings(notify: notify, colors: colors, glyphs: glyphs, environment: environment)
+        var settings = MonitorProgram.Settings(notify: notify, colors: colors, glyphs: glyphs, environment: environment)
+        settings.stripLocation = upload.stripLocation
+        let endpoint = upload.endpoint
+        if remembersSent {
+            settings.sentContents = { (try? SentLedger.open()?.journal.sentContents(to: endpoint)) ?? [] }
+        }
         let program = MonitorProgram(backend: backend, settings: settings) { NCursesTerminal(wantColors: $0, graphics: graphics, environment: environment) }
         let home = environment["HOME"] ?? "/"
         let start = URL(fileURLWithPath: directory).standardizedFileURL.path
@@ -95,6 +105,8 @@ enum MonitorSession {
         initial.uploadsOutliveMonitor = useAgent
         let final = await program.run(initial)
         await backend.finish(final)
+        // The agent remembers its own uploads; the monitor's own are remembered here.
+        if remembersSent, !useAgent { SentLedger.open()?.remember(final.queue.tracker, endpoint: endpoint) }
         if useAgent, final.queue.activeCount > 0 {
             Console.say("\(final.queue.activeCount) upload(s) continue in the background. Follow them with `uploadmon status`, or open the monitor again.")
         }

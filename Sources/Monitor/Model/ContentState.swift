@@ -1,0 +1,65 @@
+import UploadCore
+
+/// One file to hash: its path and the size and modification time it was listed with (a file
+/// that changed since is hashed again).
+public struct ContentHashRequest: Sendable, Hashable {
+    public var path: String
+    public var size: Int64
+    public var modified: Int64
+
+    public init(path: String, size: Int64, modified: Int64) {
+        self.path = path
+        self.size = size
+        self.modified = modified
+    }
+}
+
+/// The browser's files by content: their SHA-256 (as they would be sent), worked out off the
+/// loop, so that a photo sent before under another name or path shows as sent. Hashes are kept
+/// by path with the size and modification time they were made for.
+public struct ContentState: Sendable, Equatable {
+    struct Hashed: Sendable, Equatable {
+        var size: Int64
+        var modified: Int64
+        var sha256: String
+    }
+
+    var hashes: [String: Hashed] = [:]
+    /// Content sent to this endpoint that the rows do not show (a `send` from a shell, uploads
+    /// the agent has pruned): from the journal's record of what was sent.
+    public var sentElsewhere: Set<String> = []
+    /// Files of the current list still to hash, and how many the list had.
+    public var remaining = 0
+    public var total = 0
+
+    public init() {}
+
+    /// The file's SHA-256 if it was hashed as it is now.
+    public func sha256(of path: String, size: Int64, modified: Int64) -> String? {
+        guard let hashed = hashes[path], hashed.size == size, hashed.modified == modified else { return nil }
+        return hashed.sha256
+    }
+
+    /// Of `files`, those not yet hashed as they are now.
+    func unhashed(_ files: [ContentHashRequest]) -> [ContentHashRequest] {
+        files.filter { sha256(of: $0.path, size: $0.size, modified: $0.modified) == nil }
+    }
+
+    mutating func hashed(_ request: ContentHashRequest, sha256: String?, remaining: Int) {
+        if let sha256 { hashes[request.path] = Hashed(size: request.size, modified: request.modified, sha256: sha256) }
+        self.remaining = remaining
+        if remaining == 0 { total = 0 }
+    }
+}
+
+extension MonitorState {
+    /// What has happened to the file at `path` at this endpoint: by its path (queued, sending,
+    /// sent, failed, as the rows say), else by its content (sent under another name or path).
+    public func fileStatus(_ path: String, size: Int64, modified: Int64) -> FileUploadStatus? {
+        if let status = queue.status(ofFile: path, size: size, modified: modified) { return status }
+        guard let sha256 = contents.sha256(of: path, size: size, modified: modified),
+              queue.sentContents.contains(sha256) || contents.sentElsewhere.contains(sha256)
+        else { return nil }
+        return FileUploadStatus.sentByContent
+    }
+}
