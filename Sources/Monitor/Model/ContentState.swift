@@ -31,6 +31,15 @@ public struct ContentState: Sendable, Equatable {
     /// Files of the current list still to hash, and how many the list had.
     public var remaining = 0
     public var total = 0
+    /// From this many files on, the browser's title says how far the hashing got (a few are
+    /// done before anyone could read it).
+    public static let progressFrom = 100
+
+    /// `checking 120/10000` while a large folder is hashed, else nil.
+    public var progressText: String? {
+        guard remaining > 0, total >= Self.progressFrom else { return nil }
+        return "checking \(total - remaining)/\(total)"
+    }
 
     public init() {}
 

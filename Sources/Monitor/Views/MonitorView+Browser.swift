@@ -28,7 +28,7 @@ extension MonitorView {
         if !browser.filter.text.isEmpty { extras += " · /\(browser.filter.text)" }
         if browser.showAll { extras += " · all files" }
         // Telling sent photos by content reads each once: how far it got, while it runs.
-        if state.contents.remaining > 0 { extras += " · checking \(state.contents.total - state.contents.remaining)/\(state.contents.total)" }
+        if let progress = state.contents.progressText { extras += " · " + progress }
         // The end of the path says where you are; the marks count matters more than its start.
         let room = rect.width - 4 - DisplayWidth.of("Files ") - DisplayWidth.of(extras)
         let title = "Files " + TextLayout.truncateHead(browser.path, width: max(1, room), ellipsis: theme.glyphs.ellipsis) + extras
