@@ -161,7 +161,7 @@ import UploadTesting
         let original = try TestFiles.writeImage(at: first + "/cat.jpg", size: 30_000)
         let client = try await running.connect("watch")
         let one = try await watch(client, first, url: receiver.url, every: 3600)
-        try await waitRuns(running, one.id, atLeast: 1)
+        for _ in 0..<1500 where try job(running, one.id).filesPending < 1 { try await Task.sleep(nanoseconds: 10_000_000) }
         await running.agent.runJob(one.id)
         try await running.waitFinished(try uploads(running).map(\.id))
         #expect(receiver.storedNames() == ["cat.jpg"])
@@ -169,7 +169,9 @@ import UploadTesting
         try FileManager.default.copyItem(atPath: original, toPath: second + "/renamed.jpg")
         try TestFiles.writeImage(at: second + "/dog.jpg", size: 20_000)
         let two = try await watch(client, second, url: receiver.url, every: 3600, skipSent: true)
-        try await waitRuns(running, two.id, atLeast: 1)
+        // The registration's look has written both files down (a run still going would make
+        // the next one a no-op).
+        for _ in 0..<1500 where try job(running, two.id).filesPending < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
         await running.agent.runJob(two.id)
         let queued = try uploads(running).filter { $0.origin == "watch \(second)" }
         #expect(queued.map(\.name) == ["dog.jpg"])
