@@ -115,7 +115,9 @@ import UploadCore
 
     @Test func aFolderListedAsksForItsImagesToBeHashedOnce() {
         var state = MonitorState(width: 120, height: 40, endpoint: "http://127.0.0.1:3000/photo", directory: "/photos", home: "/home/me")
-        let effects = MonitorReducer.reduce(&state, .directoryLoaded(Fixtures.listing))
+        // Nothing was ever sent here: nothing to match, nothing read.
+        #expect(MonitorReducer.reduce(&state, .directoryLoaded(Fixtures.listing)).isEmpty)
+        let effects = MonitorReducer.reduce(&state, .sentContentsKnown(["elsewhere"]))
         let asked: [ContentHashRequest] = effects.compactMap { effect -> [ContentHashRequest]? in
             if case .hashContents(let files) = effect { files } else { nil }
         }.first ?? []

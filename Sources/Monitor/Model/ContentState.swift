@@ -49,9 +49,12 @@ public struct ContentState: Sendable, Equatable {
         return hashed.sha256
     }
 
-    /// Of `files`, those not yet hashed as they are now.
+    /// Files asked for since the folder was last listed (their answers are on the way).
+    var asked: Set<ContentHashRequest> = []
+
+    /// Of `files`, those neither hashed as they are now nor asked for already.
     func unhashed(_ files: [ContentHashRequest]) -> [ContentHashRequest] {
-        files.filter { sha256(of: $0.path, size: $0.size, modified: $0.modified) == nil }
+        files.filter { !asked.contains($0) && sha256(of: $0.path, size: $0.size, modified: $0.modified) == nil }
     }
 
     mutating func hashed(_ request: ContentHashRequest, sha256: String?, remaining: Int) {
@@ -62,6 +65,22 @@ public struct ContentState: Sendable, Equatable {
 }
 
 extension MonitorState {
+    /// Asks for the listed folder's images to be hashed, once there is anything sent here to
+    /// match them with (a first look at a folder of 10,000 photos reads nothing when nothing
+    /// was ever sent to this endpoint).
+    mutating func hashListedImages() -> [MonitorEffect] {
+        guard !queue.sentContents.isEmpty || !contents.sentElsewhere.isEmpty else { return [] }
+        let browser = self.browser
+        let files = browser.entries.filter { $0.kind == .file && $0.isImage }
+            .map { ContentHashRequest(path: browser.fullPath($0), size: $0.size, modified: $0.modified) }
+        let wanted = contents.unhashed(files)
+        guard !wanted.isEmpty else { return [] }
+        contents.asked.formUnion(wanted)
+        contents.remaining = wanted.count
+        contents.total = wanted.count
+        return [.hashContents(wanted)]
+    }
+
     /// What has happened to the file at `path` at this endpoint: by its path (queued, sending,
     /// sent, failed, as the rows say), else by its content (sent under another name or path).
     public func fileStatus(_ path: String, size: Int64, modified: Int64) -> FileUploadStatus? {

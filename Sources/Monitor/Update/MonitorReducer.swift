@@ -15,6 +15,14 @@ public enum MonitorReducer {
         default:
             state.queue.refreshFiles(endpoint: state.endpoint)
         }
+        // The folder's images by content, off the loop, when there is something to match them
+        // with: "sent" under another name or path shows.
+        switch event {
+        case .directoryLoaded, .sentContentsKnown, .attached, .upload(.finished, _):
+            effects += state.hashListedImages()
+        default:
+            break
+        }
         // Whatever moved the cursor, the focus or the layout: the preview follows.
         let wanted = state.previewRequest
         if wanted != state.preview.wanted {
@@ -36,14 +44,10 @@ public enum MonitorReducer {
         case .directoryLoaded(let listing):
             state.browser.load(listing)
             if let error = listing.error { state.message = StatusMessage(error, isError: true) }
-            // The folder's images by content, off the loop: "sent" under another name shows.
-            let browser = state.browser
-            let files = browser.entries.filter { $0.kind == .file && $0.isImage }
-                .map { ContentHashRequest(path: browser.fullPath($0), size: $0.size, modified: $0.modified) }
-            let wanted = state.contents.unhashed(files)
-            state.contents.remaining = wanted.count
-            state.contents.total = wanted.count
-            return wanted.isEmpty ? [] : [.hashContents(wanted)]
+            // A new listing asks afresh (a newer list replaces what the worker still had).
+            state.contents.asked = []
+            state.contents.remaining = 0
+            return []
         case .contentHashed(let request, let sha256, let remaining):
             state.contents.hashed(request, sha256: sha256, remaining: remaining)
             return []
