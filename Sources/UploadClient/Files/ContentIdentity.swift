@@ -20,6 +20,6 @@ public enum ContentIdentity {
             throw UploadFailure(.fileError, "cannot read \(path): \(error)")
         }
         let bytes = digester.finalize()[.sha256] ?? []
-        return (bytes.map { String(format: "%02x", $0) }.joined(), size)
+        return (Digester.hex(bytes), size)
     }
 }

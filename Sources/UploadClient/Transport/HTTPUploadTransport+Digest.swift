@@ -35,7 +35,7 @@ extension HTTPUploadTransport {
         guard digests, let preloaded = prepared.preloaded else { return nil }
         var digester = Digester([.sha256])
         preloaded.withUnsafeReadableBytes { digester.update($0) }
-        return digester.finalize()[.sha256].map { $0.map { String(format: "%02x", $0) }.joined() }
+        return digester.finalize()[.sha256].map(Digester.hex)
     }
 
     /// The fields that go with a body whose SHA-256 is `digest`: the user's own, if given, win.
@@ -138,7 +138,7 @@ final class BodyDigest: Sendable {
     var fileHex: String? {
         state.withLockedValue { state in
             guard state.fileCount == fileLength, let bytes = state.file.finalize()[.sha256] else { return nil }
-            return bytes.map { String(format: "%02x", $0) }.joined()
+            return Digester.hex(bytes)
         }
     }
 }

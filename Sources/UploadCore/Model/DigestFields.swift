@@ -273,6 +273,18 @@ public struct Digester: Sendable {
         return out
     }
 
+    /// A digest as lowercase hex (the form "already sent" keeps and `--json` shows).
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     static func length(_ algorithm: DigestFields.Algorithm) -> Int {
         switch algorithm {
         case .sha256: 32
