@@ -102,7 +102,9 @@ public final class AgentBackend: MonitorBackend {
         for item in items {
             do throws(UploadInputError) {
                 let (request, _) = try uploads.request(for: item)
-                accepted.append(EnqueueItem(request: request, settings: settings, origin: "monitor"))
+                var own = settings
+                own.stripLocation = item.stripLocation
+                accepted.append(EnqueueItem(request: request, settings: own, origin: "monitor"))
             } catch {
                 post(.enqueueRefused(name: item.uploadName, reason: error.description, now()))
             }

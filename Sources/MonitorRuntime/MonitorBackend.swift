@@ -22,11 +22,32 @@ public final class LocalBackend: MonitorBackend {
     public let transport: HTTPUploadTransport
     public let uploads: MonitorUploads
     private let context = NIOLockedValueBox<(post: @Sendable (MonitorEvent) -> Void, now: @Sendable () -> EventTime)?>(nil)
+    /// Whether `transport` strips photos of their location.
+    private let strips: Bool
+    /// A transport that does the other (made when a file first asks for it with `L`).
+    private let makeOther: @Sendable () throws -> HTTPUploadTransport
+    private let other = NIOLockedValueBox<HTTPUploadTransport?>(nil)
 
-    public init(queue: UploadQueue, transport: HTTPUploadTransport, uploads: MonitorUploads) {
+    public init(
+        queue: UploadQueue, transport: HTTPUploadTransport, uploads: MonitorUploads, strips: Bool = false,
+        makeOther: @escaping @Sendable () throws -> HTTPUploadTransport = { throw UploadInputError.badProxy("", "no other transport") }
+    ) {
         self.queue = queue
         self.transport = transport
         self.uploads = uploads
+        self.strips = strips
+        self.makeOther = makeOther
+    }
+
+    /// The transport for an item: the session's, or the other one when it asks otherwise.
+    private func transport(for item: QueueItem) throws -> HTTPUploadTransport? {
+        guard item.stripLocation != strips else { return nil }
+        return try other.withLockedValue { other in
+            if let other { return other }
+            let made = try makeOther()
+            other = made
+            return made
+        }
     }
 
     public func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
@@ -40,11 +61,14 @@ public final class LocalBackend: MonitorBackend {
         guard let (post, now) = context.withLockedValue({ $0 }) else { return }
         Task { [queue, uploads] in
             for item in items {
-                do throws(UploadInputError) {
+                do {
                     let (request, size) = try uploads.request(for: item)
-                    await queue.enqueue(request, totalBytes: size)
-                } catch {
+                    let own = try self.transport(for: item)
+                    await queue.enqueue(request, totalBytes: size, transport: own)
+                } catch let error as UploadInputError {
                     post(.enqueueRefused(name: item.uploadName, reason: error.description, now()))
+                } catch {
+                    post(.enqueueRefused(name: item.uploadName, reason: "\(error)", now()))
                 }
             }
         }
@@ -58,6 +82,7 @@ public final class LocalBackend: MonitorBackend {
             await queue.cancel(id)
         }
         try? await transport.shutdown()
+        try? await other.withLockedValue({ $0 })?.shutdown()
     }
 }
 

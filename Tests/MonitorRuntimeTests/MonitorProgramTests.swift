@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ImagePreview
 import Monitor
 import MonitorRuntime
 import NIOConcurrencyHelpers
@@ -239,5 +240,59 @@ final class FakeBackend: MonitorBackend {
         #expect(receiver.storedNames() == ["a.png", "b.png"])
         #expect(TestFiles.sameContents(directory + "/a.png", receiver.directory + "/a.png"))
         #expect(TestFiles.sameContents(directory + "/b.png", receiver.directory + "/b.png"))
+    }
+
+    /// `L` on a photo: it goes without where it was taken (another one, not asked, keeps its
+    /// GPS), and its queue row says so. Read back by exiftool from what the receiver stored.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool"), "needs exiftool (libimage-exiftool-perl)"))
+    func aPhotoAskedToGoWithoutItsLocationArrivesWithoutIt() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let folder = TestFiles.makeTemporaryDirectory("monitor-strip")
+        func exiftool(_ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        for name in ["home.jpg", "paris.jpg"] {
+            let image = RGBImage(width: 64, height: 48, rgb: (0..<(64 * 48 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            try PictureWriter.jpeg(image, to: folder + "/" + name, exif: PictureWriter.exif(orientation: 1, bigEndian: false, make: "Canon", model: "R5"))
+            _ = try exiftool(["-q", "-overwrite_original", "-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
+                              "-GPSLongitudeRef=E", folder + "/" + name])
+        }
+        let transport = try HTTPUploadTransport()
+        let queue = UploadQueue(transport: transport, concurrency: 2, retryPolicy: RetryPolicy())
+        let uploads = MonitorUploads(url: receiver.url, field: "photo", formFields: [], headers: [], allowAnyFile: false)
+        let backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, strips: false,
+                                   makeOther: { try HTTPUploadTransport(stripLocation: true) })
+        let terminal = FakeTerminal(width: 160, height: 34)
+        let program = program(backend, terminal)
+        let start = MonitorState(width: 80, height: 24, endpoint: receiver.url, directory: folder, home: folder)
+        let run = Task { await program.run(start, handlingSignals: false) }
+
+        _ = await terminal.frame { Self.cursorOn("home.jpg", FakeTerminal.text($0)) }
+        terminal.type(.down)
+        _ = await terminal.frame { Self.cursorOn("paris.jpg", FakeTerminal.text($0)) }
+        terminal.type(.character("L"), .character("*"))
+        let marked = await terminal.frame { FakeTerminal.text($0).contains("2 marked, 1 without location") }
+        #expect(marked.match != nil, "\(marked.last)")
+        terminal.type(.character("u"))
+        let both = await terminal.frame(Self.allOK(2))
+        #expect(both.match != nil, "\(both.last)")
+        let row = await terminal.frame { FakeTerminal.text($0).contains("paris.jpg · no location") }
+        #expect(row.match != nil, "\(row.last)")
+        terminal.type(.character("q"))
+        let final = await Self.ended(run)
+        await backend.finish(final)
+        await receiver.stop()
+
+        #expect(receiver.storedNames() == ["home.jpg", "paris.jpg"])
+        #expect(!(try exiftool(["-G", "-a", "-s", receiver.directory + "/paris.jpg"])).contains("GPS"))
+        #expect(try exiftool(["-G", "-a", "-s", receiver.directory + "/home.jpg"]).contains("GPSLatitude"), "not asked: unchanged")
     }
 }

@@ -21,6 +21,8 @@ public struct BrowserState: Sendable, Equatable {
     public var marks: Set<String> = []
     /// Upload names chosen with `r`, by full path.
     public var renames: [String: String] = [:]
+    /// Files sent with or without their location against the monitor's setting (`L`), by full path.
+    public var stripChoices: [String: Bool] = [:]
 
     public init(path: String, home: String) {
         self.path = path

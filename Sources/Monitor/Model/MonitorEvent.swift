@@ -86,9 +86,12 @@ public enum MonitorEffect: Sendable, Equatable {
 public struct QueueItem: Sendable, Hashable {
     public var path: String
     public var uploadName: String
+    /// Sent without where it was taken (`--strip-location`, or `L` on the file).
+    public var stripLocation: Bool
 
-    public init(path: String, uploadName: String) {
+    public init(path: String, uploadName: String, stripLocation: Bool = false) {
         self.path = path
         self.uploadName = uploadName
+        self.stripLocation = stripLocation
     }
 }

@@ -39,6 +39,12 @@ public struct MonitorState: Sendable {
     public var preview = PreviewState()
     /// The browser's files by content, for "sent" under another name or path.
     public var contents = ContentState()
+    /// Photos go without where they were taken unless a file says otherwise (`--strip-location`;
+    /// `L` turns it on or off for the marked files).
+    public var stripLocation = false
+
+    /// Whether the file at `path` would be sent without its location.
+    public func strips(_ path: String) -> Bool { browser.stripChoices[path] ?? stripLocation }
     /// The terminal's pixel protocol and cell size, when it shows real pixels: previews are
     /// then decoded to the pane's size in pixels instead of two pixels a cell.
     public var pixelGraphics: PixelGraphics?

@@ -21,10 +21,13 @@ public struct QueueState: Sendable {
     /// browser can tell a file changed since it was sent, as it can from the agent's records.
     var listedModified: [UploadID: Int64] = [:]
     var pendingPaths: [String: [QueuedFile]] = [:]
+    /// Uploads queued from this monitor that send their photo without its location.
+    public var withoutLocation: Set<UploadID> = []
 
     struct QueuedFile: Sendable {
         var path: String
         var modified: Int64?
+        var stripLocation = false
     }
 
     /// The file an upload sends, when known.
@@ -37,6 +40,7 @@ public struct QueueState: Sendable {
         pendingPaths[name] = waiting.isEmpty ? nil : waiting
         paths[id] = file.path
         listedModified[id] = file.modified
+        if file.stripLocation { withoutLocation.insert(id) }
     }
 
     /// What has happened to each file, by path, with the size it had: what the browser shows

@@ -65,6 +65,8 @@ extension MonitorReducer {
             state.modal = .rename(path: path, original: entry.name, input: TextInput(current))
         case .character("u"):
             return enqueue(&browser, &state, at: time)
+        case .character("L"):
+            toggleLocation(&browser, &state)
         default:
             break
         }
@@ -80,6 +82,21 @@ extension MonitorReducer {
         }
     }
 
+    /// `L`: the marked files (or the current one) go without their location, or with it again
+    /// when they all would go without.
+    static func toggleLocation(_ browser: inout BrowserState, _ state: inout MonitorState) {
+        var paths = browser.marks.sorted()
+        if paths.isEmpty, let entry = browser.current, browser.isQueueable(entry) { paths = [browser.fullPath(entry)] }
+        guard !paths.isEmpty else { return }
+        let current = browser
+        let strip = !paths.allSatisfy { current.stripChoices[$0] ?? state.stripLocation }
+        for path in paths { browser.stripChoices[path] = strip }
+        let what = paths.count == 1 ? String(paths[0].split(separator: "/").last ?? "") : "\(paths.count) files"
+        state.message = StatusMessage(strip
+            ? "\(what) will be sent without where \(paths.count == 1 ? "it was" : "they were") taken (GPS and XMP location removed; JPEG and PNG only)"
+            : "\(what) will be sent with \(paths.count == 1 ? "its" : "their") location as it is")
+    }
+
     /// Queues the marked files, or the current one when nothing is marked.
     static func enqueue(_ browser: inout BrowserState, _ state: inout MonitorState, at time: EventTime) -> [MonitorEffect] {
         var paths = browser.marks.sorted()
@@ -93,11 +110,15 @@ extension MonitorReducer {
             }
             paths = [browser.fullPath(entry)]
         }
-        let items = paths.map { QueueItem(path: $0, uploadName: browser.renames[$0] ?? UploadName.uploadName(ofPath: $0)) }
+        let items = paths.map {
+            QueueItem(path: $0, uploadName: browser.renames[$0] ?? UploadName.uploadName(ofPath: $0),
+                      stripLocation: browser.stripChoices[$0] ?? state.stripLocation)
+        }
         browser.marks.removeAll()
         let listed = Dictionary(browser.entries.map { (browser.fullPath($0), $0.modified) }, uniquingKeysWith: { a, _ in a })
         for item in items {
-            state.queue.pendingPaths[item.uploadName, default: []].append(.init(path: item.path, modified: listed[item.path].flatMap { $0 == 0 ? nil : $0 }))
+            state.queue.pendingPaths[item.uploadName, default: []].append(
+                .init(path: item.path, modified: listed[item.path].flatMap { $0 == 0 ? nil : $0 }, stripLocation: item.stripLocation))
         }
         state.message = StatusMessage(items.count == 1 ? "Queued \(items[0].uploadName)" : "Queued \(items.count) files")
         return [.enqueue(items)]

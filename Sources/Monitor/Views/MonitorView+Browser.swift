@@ -24,7 +24,12 @@ extension MonitorView {
     static func drawBrowser(_ canvas: inout Canvas, _ state: MonitorState, _ rect: Rect, _ theme: Theme) {
         let browser = state.browser
         var extras = ""
-        if !browser.marks.isEmpty { extras += " · \(browser.marks.count) marked" }
+        if !browser.marks.isEmpty {
+            extras += " · \(browser.marks.count) marked"
+            // What `u` would send without its location, seen before it is sent.
+            let stripped = browser.marks.count { state.strips($0) }
+            if stripped > 0 { extras += stripped == browser.marks.count ? ", no location" : ", \(stripped) without location" }
+        }
         if !browser.filter.text.isEmpty { extras += " · /\(browser.filter.text)" }
         if browser.showAll { extras += " · all files" }
         // Telling sent photos by content reads each once: how far it got, while it runs.

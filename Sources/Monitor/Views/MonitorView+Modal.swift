@@ -11,6 +11,7 @@ extension MonitorView {
         "  *                         mark the images not sent yet (again: all)",
         "  u                         queue marked files (or the current one)",
         "  r                         rename the upload (extension kept)",
+        "  L                         send marked without / with location",
         "  /                         filter as you type (Esc clears)",
         "  a                         show all files / images only",
         "Queue",

@@ -40,7 +40,8 @@ extension MonitorView {
         for line in 0..<rows.height {
             let index = queue.offset + line
             guard index < queue.rows.count, let row = queue.state(queue.rows[index]) else { break }
-            drawRow(&canvas, row, selected: index == queue.selected, focused: focused, rows.row(line), theme, now: state.now)
+            drawRow(&canvas, row, selected: index == queue.selected, focused: focused, rows.row(line), theme, now: state.now,
+                    withoutLocation: queue.withoutLocation.contains(queue.rows[index]))
         }
     }
 
@@ -74,7 +75,8 @@ extension MonitorView {
     /// (`↑ name · resumed at 41 %  …` while an attempt that resumed sends);
     /// `↻ name  2.1 MB waiting to retry in 4 s (attempt 2: 503 Service Unavailable)` between attempts.
     static func drawRow(
-        _ canvas: inout Canvas, _ row: TransferState, selected: Bool, focused: Bool, _ rect: Rect, _ theme: Theme, now: Double
+        _ canvas: inout Canvas, _ row: TransferState, selected: Bool, focused: Bool, _ rect: Rect, _ theme: Theme, now: Double,
+        withoutLocation: Bool = false
     ) {
         let kind = rowState(row)
         var style = rowStyle(kind, theme)
@@ -111,10 +113,13 @@ extension MonitorView {
         let nameWidth = flexible - barWidth - (barWidth > 0 ? 1 : 0)
         // An attempt that continued where the server had the upload says so beside the name, and
         // an upload the server's digest proved intact says that once done.
-        let label = switch kind {
-        case .sending: row.record.resumedText.map { row.name + " · " + $0 } ?? row.name
-        case .done where row.response?.verifiedText != nil: row.name + " · verified"
-        default: row.name
+        // What was asked of the photo stays in sight (sent without where it was taken), then how
+        // the sending went.
+        var label = withoutLocation ? row.name + " · no location" : row.name
+        switch kind {
+        case .sending: if let resumed = row.record.resumedText { label += " · " + resumed }
+        case .done where row.response?.verifiedText != nil: label += " · verified"
+        default: break
         }
         var x = rect.x
         x += canvas.write(glyph, x: x, y: rect.y, style: style, clip: rect)

@@ -40,11 +40,12 @@ public actor UploadQueue {
     }
 
     /// Adds an upload; it starts as soon as a slot is free. `totalBytes` is what the caller
-    /// knows of the size for display (`nil` for a pipe).
+    /// knows of the size for display (`nil` for a pipe); `transport`: this upload's own (other
+    /// settings than the queue's), or nil for the queue's.
     @discardableResult
-    public func enqueue(_ request: UploadRequest, totalBytes: Int64?) -> UploadID {
+    public func enqueue(_ request: UploadRequest, totalBytes: Int64?, transport: (any UploadTransport)? = nil) -> UploadID {
         let id = machine.unusedID
-        enqueue(request, totalBytes: totalBytes, id: id)
+        enqueue(request, totalBytes: totalBytes, id: id, transport: transport)
         return id
     }
 

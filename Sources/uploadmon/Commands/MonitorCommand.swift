@@ -87,7 +87,10 @@ enum MonitorSession {
         } else {
             let transport = try upload.makeTransport()
             let queue = UploadQueue(transport: transport, concurrency: upload.concurrency, retryPolicy: upload.retryPolicy)
-            backend = LocalBackend(queue: queue, transport: transport, uploads: uploads)
+            var other = upload.transportSettings
+            other.stripLocation.toggle()
+            backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, strips: upload.stripLocation,
+                                   makeOther: { [other] in try HTTPUploadTransport(settings: other) })
         }
         let environment = ProcessInfo.processInfo.environment
         let colors = environment["NO_COLOR"].map(\.isEmpty) ?? true
@@ -103,6 +106,7 @@ enum MonitorSession {
         let start = URL(fileURLWithPath: directory).standardizedFileURL.path
         var initial = MonitorState(width: 80, height: 24, endpoint: RedactedURL.display(upload.to), directory: start, home: home)
         initial.uploadsOutliveMonitor = useAgent
+        initial.stripLocation = upload.stripLocation
         let final = await program.run(initial)
         await backend.finish(final)
         // The agent remembers its own uploads; the monitor's own are remembered here.
