@@ -168,7 +168,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MonitorRuntimeTests",
-            dependencies: ["MonitorRuntime", "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadTesting", "ImagePreview"]
+            dependencies: ["MonitorRuntime", "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadTesting", "ImagePreview", "UploadJournal"]
         ),
         .testTarget(name: "ReportTests", dependencies: ["UploadReports", "UploadCore", "UploadJournal", "UploadAgent"]),
     ],

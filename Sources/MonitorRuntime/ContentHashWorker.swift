@@ -2,14 +2,17 @@ import Dispatch
 import Monitor
 import NIOConcurrencyHelpers
 import UploadClient
+import UploadJournal
 
 /// Hashes the browser's files off the monitor's loop, one after another at utility priority. A
 /// newer list replaces what of the last one is still waiting (the folder changed). Digests are
-/// cached by path, size and modification time for the life of the monitor, so coming back to a
-/// folder of 10,000 photos costs nothing the second time.
+/// kept by path, size and modification time: for the life of the monitor in memory and, given
+/// a journal, across runs, so a folder of 10,000 photos is read once, not at every look.
 public final class ContentHashWorker: Sendable {
     private struct State {
         var waiting: [ContentHashRequest] = []
+        /// Bumped with every new list: the kept digests are looked up once per list.
+        var generation = 0
         var running = false
         var cache: [ContentHashRequest: String] = [:]
     }
@@ -17,17 +20,21 @@ public final class ContentHashWorker: Sendable {
     private let state = NIOLockedValueBox(State())
     private let queue = DispatchQueue(label: "uploadmon-content-hash", qos: .utility)
     private let stripLocation: Bool
+    private let journal: Journal?
     private let deliver: @Sendable (ContentHashRequest, String?, Int) -> Void
 
-    /// `stripLocation`: hash the bytes as they would be sent with `--strip-location`.
-    public init(stripLocation: Bool, deliver: @escaping @Sendable (ContentHashRequest, String?, Int) -> Void) {
+    /// `stripLocation`: hash the bytes as they would be sent with `--strip-location`. `journal`:
+    /// where digests are kept across runs (nil: in memory only).
+    public init(stripLocation: Bool, journal: Journal? = nil, deliver: @escaping @Sendable (ContentHashRequest, String?, Int) -> Void) {
         self.stripLocation = stripLocation
+        self.journal = journal
         self.deliver = deliver
     }
 
     public func request(_ files: [ContentHashRequest]) {
         let start = state.withLockedValue { state -> Bool in
             state.waiting = files
+            state.generation += 1
             defer { state.running = true }
             return !state.running
         }
@@ -35,22 +42,44 @@ public final class ContentHashWorker: Sendable {
     }
 
     private func drain() {
+        var kept: [String: CachedContent] = [:]
+        var keptGeneration = -1
+        var toKeep: [CachedContent] = []
+        defer { try? journal?.cacheContents(toKeep) }
         while true {
-            let next: (ContentHashRequest, String?, Int)? = state.withLockedValue { state in
+            let next: (ContentHashRequest, String?, Int, [ContentHashRequest]?)? = state.withLockedValue { state in
                 guard !state.waiting.isEmpty else {
                     state.running = false
                     return nil
                 }
+                // A new list: its paths are looked up among the kept digests once.
+                let fresh = state.generation != keptGeneration ? state.waiting : nil
+                keptGeneration = state.generation
                 let file = state.waiting.removeFirst()
-                return (file, state.cache[file], state.waiting.count)
+                return (file, state.cache[file], state.waiting.count, fresh)
             }
-            guard let (file, cached, remaining) = next else { return }
+            guard let (file, cached, remaining, fresh) = next else { return }
+            if let fresh, let journal {
+                kept = (try? journal.cachedContents(fresh.map(\.path), stripped: stripLocation)) ?? [:]
+            }
             if let cached {
                 deliver(file, cached, remaining)
                 continue
             }
+            if let earlier = kept[file.path], earlier.size == file.size, earlier.mtimeNs == file.modified, file.modified != 0 {
+                state.withLockedValue { $0.cache[file] = earlier.sha256 }
+                deliver(file, earlier.sha256, remaining)
+                continue
+            }
             let digest = try? ContentIdentity.sha256(of: file.path, stripLocation: stripLocation).hex
-            if let digest { state.withLockedValue { $0.cache[file] = digest } }
+            if let digest {
+                state.withLockedValue { $0.cache[file] = digest }
+                toKeep.append(CachedContent(path: file.path, size: file.size, mtimeNs: file.modified, stripped: stripLocation, sha256: digest))
+                if toKeep.count >= 200 {
+                    try? journal?.cacheContents(toKeep)
+                    toKeep = []
+                }
+            }
             deliver(file, digest, remaining)
         }
     }

@@ -4,6 +4,7 @@ import Glibc
 import Monitor
 import TerminalCanvas
 import UploadCore
+import UploadJournal
 
 /// What the monitor's loop needs of a terminal. The real one is curses (`NCursesTerminal`,
 /// wired in the executable); tests drive the whole loop with a fake that records frames.
@@ -67,6 +68,8 @@ public final class MonitorProgram: @unchecked Sendable {
         /// What was sent to the endpoint by content before this monitor, when known (the
         /// journal's record): read once, off the loop, at start.
         public var sentContents: (@Sendable () -> Set<String>)?
+        /// Where the browser's file digests are kept across runs (nil: in memory only).
+        public var contentCache: Journal?
 
         public init(notify: NotifyMode, colors: Bool, glyphs: Glyphs, environment: [String: String]) {
             self.notify = notify
@@ -88,7 +91,7 @@ public final class MonitorProgram: @unchecked Sendable {
     /// When to report that the cursor rested on a picture (`awaitPreviewRest`); loop thread only.
     private var restDue: (request: PreviewRequest, at: Double)?
     private lazy var previews = PreviewWorker { [inbox] request, result in inbox.post(.event(.previewLoaded(request, result))) }
-    private lazy var hasher = ContentHashWorker(stripLocation: settings.stripLocation) { [inbox] file, digest, remaining in
+    private lazy var hasher = ContentHashWorker(stripLocation: settings.stripLocation, journal: settings.contentCache) { [inbox] file, digest, remaining in
         inbox.post(.event(.contentHashed(file, sha256: digest, remaining: remaining)))
     }
 

@@ -37,7 +37,60 @@ struct SentRow: Codable, FetchableRecord, PersistableRecord {
     var sentAt: Date
 }
 
+/// A file's content digest as hashed before, valid while its size and modification time stay.
+public struct CachedContent: Sendable, Equatable {
+    public var path: String
+    public var size: Int64
+    public var mtimeNs: Int64
+    public var stripped: Bool
+    public var sha256: String
+
+    public init(path: String, size: Int64, mtimeNs: Int64, stripped: Bool, sha256: String) {
+        self.path = path
+        self.size = size
+        self.mtimeNs = mtimeNs
+        self.stripped = stripped
+        self.sha256 = sha256
+    }
+}
+
+struct ContentCacheRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "contentCache"
+    var path: String
+    var size: Int64
+    var mtimeNs: Int64
+    var stripped: Bool
+    var sha256: String
+}
+
 extension Journal {
+    /// The digests kept for these files (whatever their size and time then: the caller compares).
+    public func cachedContents(_ paths: [String], stripped: Bool) throws -> [String: CachedContent] {
+        try pool.read { db in
+            var found: [String: CachedContent] = [:]
+            // In slices: SQLite limits the number of arguments of one statement.
+            for start in stride(from: 0, to: paths.count, by: 500) {
+                let slice = Array(paths[start..<min(start + 500, paths.count)])
+                let rows = try ContentCacheRow.filter(slice.contains(Column("path")) && Column("stripped") == stripped).fetchAll(db)
+                for row in rows {
+                    found[row.path] = CachedContent(path: row.path, size: row.size, mtimeNs: row.mtimeNs, stripped: row.stripped, sha256: row.sha256)
+                }
+            }
+            return found
+        }
+    }
+
+    /// Keeps digests for later looks.
+    public func cacheContents(_ contents: [CachedContent]) throws {
+        guard !contents.isEmpty else { return }
+        try pool.write { db in
+            for content in contents {
+                try ContentCacheRow(path: content.path, size: content.size, mtimeNs: content.mtimeNs, stripped: content.stripped, sha256: content.sha256)
+                    .save(db, onConflict: .replace)
+            }
+        }
+    }
+
     /// Remembers that `sha256` was sent to `endpoint` (the latest sending wins).
     public func rememberSent(_ sent: SentContent) throws {
         try pool.write { db in try Self.remember(sent, in: db) }

@@ -158,6 +158,17 @@ enum JournalSchema {
                 t.column("sentAt", .datetime).notNull()
                 t.primaryKey(["endpoint", "sha256"])
             }
+            // Files hashed for "already sent" (the monitor's browser), so a folder of 10,000
+            // photos is read once, not at every look: by path, size, modification time and
+            // whether the location is stripped (the bytes as sent differ).
+            try db.create(table: "contentCache") { t in
+                t.column("path", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.column("mtimeNs", .integer).notNull()
+                t.column("stripped", .boolean).notNull()
+                t.column("sha256", .text).notNull()
+                t.primaryKey(["path", "stripped"])
+            }
         }
         return migrator
     }

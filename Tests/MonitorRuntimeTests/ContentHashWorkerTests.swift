@@ -3,6 +3,7 @@ import Monitor
 import MonitorRuntime
 import NIOConcurrencyHelpers
 import Testing
+import UploadJournal
 import UploadTesting
 
 /// The browser's files hashed off the loop, in order, each once per size and modification time.
@@ -29,5 +30,35 @@ import UploadTesting
         worker.request([files[0]])
         try await eventually { got.withLockedValue { $0.count } == 5 }
         #expect(got.withLockedValue { $0[4].1 } == results[0].1)
+    }
+
+    /// Kept in the journal: a later monitor (a new worker) takes the digest of a file whose size
+    /// and modification time are unchanged without reading it, and reads a changed one again.
+    @Test func digestsOutliveTheMonitorInTheJournal() async throws {
+        let folder = TestFiles.makeTemporaryDirectory("hashcache")
+        let journal = try Journal(path: folder + "/journal.sqlite")
+        let path = try TestFiles.writeImage(at: folder + "/a.jpg", size: 30_000)
+        let original = try PythonDigests.sha256Hex(path)
+        let request = ContentHashRequest(path: path, size: 30_000, modified: 7)
+        func hash(_ request: ContentHashRequest) async throws -> String? {
+            let got = NIOLockedValueBox<[String?]>([])
+            let worker = ContentHashWorker(stripLocation: false, journal: journal) { _, digest, _ in got.withLockedValue { $0.append(digest) } }
+            worker.request([request])
+            try await eventually { got.withLockedValue { $0.count } == 1 }
+            // The worker writes what it kept when its list is done.
+            try await eventually { (try? journal.cachedContents([request.path], stripped: false))?[request.path] != nil }
+            return got.withLockedValue { $0.first ?? nil }
+        }
+        #expect(try await hash(request) == original)
+        // Other bytes under the same size and time: the kept digest is taken, the file not read.
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[100] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try PythonDigests.sha256Hex(path) != original)
+        #expect(try await hash(request) == original)
+        // Its time changed: read again.
+        var changed = request
+        changed.modified = 8
+        #expect(try await hash(changed) == (try PythonDigests.sha256Hex(path)))
     }
 }

@@ -99,7 +99,9 @@ enum MonitorSession {
         settings.stripLocation = upload.stripLocation
         let endpoint = upload.endpoint
         if remembersSent {
-            settings.sentContents = { (try? SentLedger.open()?.journal.sentContents(to: endpoint)) ?? [] }
+            let ledger = SentLedger.open()
+            settings.sentContents = { (try? ledger?.journal.sentContents(to: endpoint)) ?? [] }
+            settings.contentCache = ledger?.journal
         }
         let program = MonitorProgram(backend: backend, settings: settings) { NCursesTerminal(wantColors: $0, graphics: graphics, environment: environment) }
         let home = environment["HOME"] ?? "/"
