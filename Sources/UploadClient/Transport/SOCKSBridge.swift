@@ -113,28 +113,26 @@ private final class BridgeHandler: ChannelInboundHandler, RemovableChannelHandle
         }
         // VER, CMD, RSV, ATYP, DST.ADDR, DST.PORT
         guard received.count >= 5 else { return }
-        let addressLength: Int
-        switch received[3] {
-        case 1: addressLength = 4
-        case 3: addressLength = 1 + Int(received[4])
-        case 4: addressLength = 16
-        default:
+        let end: Int, destination: SOCKS5Handshake.Destination, port: Int
+        switch SOCKS5Handshake.addressField(received, at: 3) {
+        case .incomplete:
+            return
+        case .unknownType:
             refuse(context, 8)
             return
+        case .complete(let fieldEnd, let named, let number):
+            (end, destination, port) = (fieldEnd, named, Int(number))
         }
-        guard received.count >= 4 + addressLength + 2 else { return }
         guard received[0] == 5, received[1] == 1 else {
             refuse(context, 7)
             return
         }
-        let addressType = received[3]
-        let addressBytes = Array(received[4..<(4 + addressLength)])
-        let port = Int(received[4 + addressLength]) << 8 | Int(received[5 + addressLength])
-        received.removeFirst(4 + addressLength + 2)
+        received.removeFirst(end)
         let host: String
-        switch addressType {
-        case 3: host = String(decoding: addressBytes.dropFirst(), as: UTF8.self)
-        default: host = (try? SocketAddress(packedIPAddress: ByteBuffer(bytes: addressBytes), port: port).ipAddress) ?? ""
+        switch destination {
+        case .name(let name): host = name
+        case .ipv4(let bytes), .ipv6(let bytes):
+            host = (try? SocketAddress(packedIPAddress: ByteBuffer(bytes: bytes), port: port).ipAddress) ?? ""
         }
         connecting = true
         connect(context, host: host, port: port)

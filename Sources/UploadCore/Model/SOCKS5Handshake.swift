@@ -149,19 +149,45 @@ public struct SOCKS5Handshake: Sendable {
             guard buffer.count >= 5 else { return .wait }
             guard buffer[0] == 5 else { return .failed(.malformed("version \(buffer[0]) in its reply")) }
             guard buffer[1] == 0 else { return .failed(.connectFailed(reply: buffer[1])) }
-            let addressLength: Int
-            switch buffer[3] {
-            case 1: addressLength = 4
-            case 3: addressLength = 1 + Int(buffer[4])
-            case 4: addressLength = 16
-            default: return .failed(.malformed("address type \(buffer[3]) in its reply"))
+            switch Self.addressField(buffer, at: 3) {
+            case .incomplete: return .wait
+            case .unknownType(let type): return .failed(.malformed("address type \(type) in its reply"))
+            case .complete(let end, _, _): return .established(leftover: Array(buffer[end...]))
             }
-            let total = 4 + addressLength + 2
-            guard buffer.count >= total else { return .wait }
-            return .established(leftover: Array(buffer[total...]))
         case .done:
             return .wait
         }
+    }
+
+    /// The address part of a SOCKS5 request or reply (ATYP, ADDR, PORT), read from `start`.
+    public enum AddressField: Sendable, Equatable {
+        /// More bytes are needed.
+        case incomplete
+        case unknownType(UInt8)
+        /// The message ends at `end`; what it names.
+        case complete(end: Int, destination: Destination, port: UInt16)
+    }
+
+    /// Reads the address part at `start` of `bytes`: the one rule for the proxy's replies here
+    /// and the requests `SOCKSBridge` takes.
+    public static func addressField(_ bytes: [UInt8], at start: Int) -> AddressField {
+        guard bytes.count > start + 1 else { return .incomplete }
+        let length: Int
+        switch bytes[start] {
+        case 1: length = 4
+        case 3: length = 1 + Int(bytes[start + 1])
+        case 4: length = 16
+        default: return .unknownType(bytes[start])
+        }
+        let end = start + 1 + length + 2
+        guard bytes.count >= end else { return .incomplete }
+        let address = Array(bytes[(start + 1)..<(start + 1 + length)])
+        let destination: Destination = switch bytes[start] {
+        case 1: .ipv4(address)
+        case 4: .ipv6(address)
+        default: .name(String(decoding: address.dropFirst(), as: UTF8.self))
+        }
+        return .complete(end: end, destination: destination, port: UInt16(bytes[end - 2]) << 8 | UInt16(bytes[end - 1]))
     }
 
     /// CONNECT to the destination.
