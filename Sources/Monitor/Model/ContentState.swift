@@ -49,12 +49,13 @@ public struct ContentState: Sendable, Equatable {
         return hashed.sha256
     }
 
-    /// Files asked for since the folder was last listed (their answers are on the way).
-    var asked: Set<ContentHashRequest> = []
+    /// Whether the listed folder's images were asked for already (once per listing: a new
+    /// listing asks afresh).
+    var listingAsked = false
 
-    /// Of `files`, those neither hashed as they are now nor asked for already.
+    /// Of `files`, those not hashed as they are now.
     func unhashed(_ files: [ContentHashRequest]) -> [ContentHashRequest] {
-        files.filter { !asked.contains($0) && sha256(of: $0.path, size: $0.size, modified: $0.modified) == nil }
+        files.filter { sha256(of: $0.path, size: $0.size, modified: $0.modified) == nil }
     }
 
     mutating func hashed(_ request: ContentHashRequest, sha256: String?, remaining: Int) {
@@ -69,13 +70,13 @@ extension MonitorState {
     /// match them with (a first look at a folder of 10,000 photos reads nothing when nothing
     /// was ever sent to this endpoint).
     mutating func hashListedImages() -> [MonitorEffect] {
-        guard !queue.sentContents.isEmpty || !contents.sentElsewhere.isEmpty else { return [] }
+        guard !contents.listingAsked, !queue.sentContents.isEmpty || !contents.sentElsewhere.isEmpty else { return [] }
+        contents.listingAsked = true
         let browser = self.browser
         let files = browser.entries.filter { $0.kind == .file && $0.isImage }
             .map { ContentHashRequest(path: browser.fullPath($0), size: $0.size, modified: $0.modified) }
         let wanted = contents.unhashed(files)
         guard !wanted.isEmpty else { return [] }
-        contents.asked.formUnion(wanted)
         contents.remaining = wanted.count
         contents.total = wanted.count
         return [.hashContents(wanted)]

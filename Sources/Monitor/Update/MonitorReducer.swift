@@ -45,7 +45,7 @@ public enum MonitorReducer {
             state.browser.load(listing)
             if let error = listing.error { state.message = StatusMessage(error, isError: true) }
             // A new listing asks afresh (a newer list replaces what the worker still had).
-            state.contents.asked = []
+            state.contents.listingAsked = false
             state.contents.remaining = 0
             return []
         case .contentHashed(let request, let sha256, let remaining):
