@@ -88,19 +88,11 @@ extension Agent {
         if spec.skipSent == true {
             // Hashing reads every settled file: off the agent's own thread.
             let ledger = SentLedger(journal: journal)
-            let settled = plan.settled
-            let sent = await Task.detached { () -> [String: String] in
-                var sent: [String: String] = [:]
-                for entry in settled {
-                    let path = spec.directory + "/" + entry.name
-                    if let earlier = try? ledger.lookup(path: path, endpoint: spec.url, stripLocation: spec.settings.stripLocation).earlier {
-                        sent[entry.name] = SentLedger.sentText(earlier, name: entry.name)
-                    }
-                }
-                return sent
-            }.value
+            let paths = plan.settled.map { spec.directory + "/" + $0.name }
+            let sent = await Task.detached { ledger.alreadySent(paths, to: spec.url, stripLocation: spec.settings.stripLocation) }.value
             plan.settled.removeAll { entry in
-                guard let note = sent[entry.name] else { return false }
+                guard let skip = sent[spec.directory + "/" + entry.name] else { return false }
+                let note = SentLedger.sentText(skip.earlier, name: entry.name)
                 plan.changes.skipped.append(WatchFile(jobID: jobID, name: entry.name, fingerprint: entry.fingerprint, state: .skipped, note: note, at: now))
                 return true
             }

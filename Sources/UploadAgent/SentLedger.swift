@@ -20,18 +20,41 @@ public struct SentLedger: Sendable {
         return (try? Journal(path: paths.journal)).map(SentLedger.init)
     }
 
-    public struct Lookup: Sendable {
+    /// A file whose content already went to the endpoint.
+    public struct Skip: Sendable {
+        public var path: String
         public var sha256: String
-        public var size: Int64
-        /// When and as what this content was sent to the endpoint before, if it was.
-        public var earlier: SentContent?
+        /// When and as what this content was sent before.
+        public var earlier: SentContent
+
+        /// `moved/cat.jpg: skipped, already sent to … (same content)`.
+        public var text: String { SentLedger.skippedText(path, earlier) }
+
+        /// The `--json` object saying it.
+        public var jsonLine: String {
+            var line = JSONLine()
+            line["event"] = .string("skipped")
+            line["file"] = .string(path)
+            line["sha256"] = .string(sha256)
+            line["sentTo"] = .string(earlier.endpoint)
+            line["sentAs"] = .string(earlier.name)
+            line["sentAt"] = .string(ISO8601DateFormatter().string(from: earlier.sentAt))
+            return line.text
+        }
     }
 
-    /// Hashes `path` (blocking) and looks its content up for `endpoint`.
-    public func lookup(path: String, endpoint: String, stripLocation: Bool) throws(UploadFailure) -> Lookup {
-        let content = try ContentIdentity.sha256(of: path, stripLocation: stripLocation)
-        let earlier = try? journal.sentBefore(sha256: content.hex, to: endpoint)
-        return Lookup(sha256: content.hex, size: content.size, earlier: earlier ?? nil)
+    /// Of `paths`, those whose content (as it would be sent) already went to `endpoint`, by
+    /// path. Blocking: reads every file once; one that cannot be read is not skipped (sending it
+    /// says why it cannot go).
+    public func alreadySent(_ paths: [String], to endpoint: String, stripLocation: Bool) -> [String: Skip] {
+        var skips: [String: Skip] = [:]
+        for path in paths {
+            guard let content = try? ContentIdentity.sha256(of: path, stripLocation: stripLocation),
+                  let earlier = try? journal.sentBefore(sha256: content.hex, to: endpoint)
+            else { continue }
+            skips[path] = Skip(path: path, sha256: content.hex, earlier: earlier)
+        }
+        return skips
     }
 
     /// Remembers the uploads of `tracker` that succeeded and whose content digest is known.

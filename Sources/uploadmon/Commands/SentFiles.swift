@@ -9,41 +9,18 @@ enum SentFiles {
     static func withoutSent(
         _ requests: [(UploadRequest, Int64?)], ledger: SentLedger?, stripLocation: Bool, json: Bool
     ) async -> [(UploadRequest, Int64?)] {
-        guard let ledger else {
-            Console.complain("uploadmon: cannot open the journal that says what was sent; --skip-sent skips nothing")
+        guard let ledger, let endpoint = requests.first?.0.url else {
+            if ledger == nil { Console.complain("uploadmon: cannot open the journal that says what was sent; --skip-sent skips nothing") }
             return requests
         }
+        let paths = requests.compactMap { if case .file(let path) = $0.0.source { path } else { nil } }
         // Hashing reads every file: off the cooperative threads.
-        let kept = await Task.detached { () -> [(UploadRequest, Int64?)] in
-            var kept: [(UploadRequest, Int64?)] = []
-            for entry in requests {
-                guard case .file(let path) = entry.0.source,
-                      let lookup = try? ledger.lookup(path: path, endpoint: entry.0.url, stripLocation: stripLocation),
-                      let earlier = lookup.earlier
-                else {
-                    kept.append(entry)
-                    continue
-                }
-                if json {
-                    var line = JSONLine()
-                    line["event"] = .string("skipped")
-                    line["file"] = .string(path)
-                    line["sha256"] = .string(lookup.sha256)
-                    line["sentTo"] = .string(earlier.endpoint)
-                    line["sentAs"] = .string(earlier.name)
-                    line["sentAt"] = .string(ISO8601DateFormatter().string(from: earlier.sentAt))
-                    say(line.text)
-                } else {
-                    say(SentLedger.skippedText(path, earlier))
-                }
-            }
-            return kept
-        }.value
-        return kept
-    }
-
-    /// One line on standard output, written at once (the reporters' lines follow it).
-    private static func say(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        let skips = await Task.detached { ledger.alreadySent(paths, to: endpoint, stripLocation: stripLocation) }.value
+        return requests.filter { entry in
+            guard case .file(let path) = entry.0.source, let skip = skips[path] else { return true }
+            // One line each, written at once (the reporters' lines follow).
+            FileHandle.standardOutput.write(Data(((json ? skip.jsonLine : skip.text) + "\n").utf8))
+            return false
+        }
     }
 }
