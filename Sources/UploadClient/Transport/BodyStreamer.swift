@@ -53,11 +53,7 @@ struct BodyStreamer: Sendable {
             body.writeBytes(layout.head)
             body.writeImmutableBuffer(preloaded)
             body.writeBytes(layout.tail)
-            if let digest {
-                digest.updateFraming(layout.head)
-                digest.updateFile(preloaded)
-                digest.updateFraming(layout.tail)
-            }
+            digest?.updateWhole(layout, file: preloaded)
             body.moveReaderIndex(forwardBy: Int(startOffset))
             return write(writer, body)
         }

@@ -14,28 +14,17 @@ import UploadCore
 // (a digest before the first byte would cost a second read of the file, and on 1 GiB about
 // half a second before anything is sent).
 extension HTTPUploadTransport {
-    /// The SHA-256 of a whole multipart body held in memory, or nil (not in memory, `--no-digest`).
-    func inMemoryDigest(_ layout: MultipartLayout, _ prepared: Prepared) -> [UInt8]? {
-        guard digests, let preloaded = prepared.preloaded else { return nil }
-        var digester = Digester([.sha256])
-        digester.update(layout.head)
-        preloaded.withUnsafeReadableBytes { digester.update($0) }
-        digester.update(layout.tail)
-        return digester.finalize()[.sha256]
+    /// The digests of a body held in memory, worked out at once (nil: not in memory, `--no-digest`).
+    func inMemoryDigests(_ layout: MultipartLayout, _ prepared: Prepared) -> BodyDigest? {
+        guard let preloaded = prepared.preloaded, let digest = streamDigest(layout, prepared) else { return nil }
+        digest.updateWhole(layout, file: preloaded)
+        return digest
     }
 
     /// The digests to compute while the body streams, or nil (`--no-digest`, a pipe).
     func streamDigest(_ layout: MultipartLayout, _ prepared: Prepared) -> BodyDigest? {
         guard digests, !prepared.source.isPipe, let length = layout.contentLength, let size = layout.fileSize else { return nil }
         return BodyDigest(length: length, fileLength: size)
-    }
-
-    /// The SHA-256 (hex) of a file held in memory, or nil (not in memory, `--no-digest`).
-    func inMemoryFileHex(_ prepared: Prepared) -> String? {
-        guard digests, let preloaded = prepared.preloaded else { return nil }
-        var digester = Digester([.sha256])
-        preloaded.withUnsafeReadableBytes { digester.update($0) }
-        return digester.finalize()[.sha256].map(Digester.hex)
     }
 
     /// The fields that go with a body whose SHA-256 is `digest`: the user's own, if given, win.
@@ -109,6 +98,13 @@ final class BodyDigest: Sendable {
             state.bodyCount += Int64(buffer.readableBytes)
             state.fileCount += Int64(buffer.readableBytes)
         }
+    }
+
+    /// A whole body whose file is in memory: its framing and its file, in order.
+    func updateWhole(_ layout: MultipartLayout, file: ByteBuffer) {
+        updateFraming(layout.head)
+        updateFile(file)
+        updateFraming(layout.tail)
     }
 
     /// The body's bytes before `offset` (a resumed body sends only the rest): the file's part of

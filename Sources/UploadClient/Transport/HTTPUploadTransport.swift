@@ -159,7 +159,8 @@ public final class HTTPUploadTransport: UploadTransport {
             return resumed
         }
         let layout = prepared.layout(.random(), for: request)
-        let upFront = inMemoryDigest(layout, prepared)
+        let inMemory = inMemoryDigests(layout, prepared)
+        let upFront = inMemory?.value
         let source = prepared.source
         var pipePrefix = prepared.pipePrefix
         var url = request.url
@@ -171,7 +172,7 @@ public final class HTTPUploadTransport: UploadTransport {
             Self.addDigestFields(&fields, content: upFront, want: digests)
             var result: AttemptResult
             var sent = upFront
-            var content = inMemoryFileHex(prepared)
+            var content = inMemory?.fileHex
             if let target = directTarget(url, prepared), let preloaded = prepared.preloaded {
                 result = await directExchange(target, headers: fields, layout: layout, preloaded: preloaded, eventLoop: eventLoop, observer: observer)
             } else {
