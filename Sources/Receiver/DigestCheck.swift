@@ -42,8 +42,6 @@ struct DigestCheck: Sendable, Equatable {
         }
     }
 
-    var isEmpty: Bool { content.isEmpty && representation.isEmpty && wanted == nil }
-
     /// What to compute over this request's content.
     var contentAlgorithms: Set<DigestFields.Algorithm> { Set(content.keys) }
 

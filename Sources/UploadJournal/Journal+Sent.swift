@@ -6,7 +6,9 @@ import UploadCore
 /// that took them, kept apart from the uploads (which are pruned) so that "already sent"
 /// survives a rename, a move and the journal's maintenance. The agent writes it as its uploads
 /// succeed; a foreground `send` writes it too.
-public struct SentContent: Sendable, Equatable {
+public struct SentContent: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "sentContent"
+
     /// The endpoint as shown (no login, no secret query values): the same place however its
     /// secrets change.
     public var endpoint: String
@@ -28,17 +30,10 @@ public struct SentContent: Sendable, Equatable {
     public static func key(_ url: String) -> String { RedactedURL.display(url) }
 }
 
-struct SentRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "sentContent"
-    var endpoint: String
-    var sha256: String
-    var size: Int64
-    var name: String
-    var sentAt: Date
-}
-
 /// A file's content digest as hashed before, valid while its size and modification time stay.
-public struct CachedContent: Sendable, Equatable {
+public struct CachedContent: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "contentCache"
+
     public var path: String
     public var size: Int64
     public var mtimeNs: Int64
@@ -54,15 +49,6 @@ public struct CachedContent: Sendable, Equatable {
     }
 }
 
-struct ContentCacheRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "contentCache"
-    var path: String
-    var size: Int64
-    var mtimeNs: Int64
-    var stripped: Bool
-    var sha256: String
-}
-
 extension Journal {
     /// The digests kept for these files (whatever their size and time then: the caller compares).
     public func cachedContents(_ paths: [String], stripped: Bool) throws -> [String: CachedContent] {
@@ -71,9 +57,8 @@ extension Journal {
             // In slices: SQLite limits the number of arguments of one statement.
             for start in stride(from: 0, to: paths.count, by: 500) {
                 let slice = Array(paths[start..<min(start + 500, paths.count)])
-                let rows = try ContentCacheRow.filter(slice.contains(Column("path")) && Column("stripped") == stripped).fetchAll(db)
-                for row in rows {
-                    found[row.path] = CachedContent(path: row.path, size: row.size, mtimeNs: row.mtimeNs, stripped: row.stripped, sha256: row.sha256)
+                for content in try CachedContent.filter(slice.contains(Column("path")) && Column("stripped") == stripped).fetchAll(db) {
+                    found[content.path] = content
                 }
             }
             return found
@@ -84,10 +69,7 @@ extension Journal {
     public func cacheContents(_ contents: [CachedContent]) throws {
         guard !contents.isEmpty else { return }
         try pool.write { db in
-            for content in contents {
-                try ContentCacheRow(path: content.path, size: content.size, mtimeNs: content.mtimeNs, stripped: content.stripped, sha256: content.sha256)
-                    .save(db, onConflict: .replace)
-            }
+            for content in contents { try content.save(db, onConflict: .replace) }
         }
     }
 
@@ -105,8 +87,10 @@ extension Journal {
     }
 
     static func remember(_ sent: SentContent, in db: Database) throws {
-        try SentRow(endpoint: SentContent.key(sent.endpoint), sha256: sent.sha256.lowercased(), size: sent.size, name: sent.name, sentAt: sent.sentAt)
-            .save(db, onConflict: .replace)
+        var kept = sent
+        kept.endpoint = SentContent.key(sent.endpoint)
+        kept.sha256 = sent.sha256.lowercased()
+        try kept.save(db, onConflict: .replace)
     }
 
     /// Every content (SHA-256, hex) sent to `endpoint`.
@@ -119,7 +103,7 @@ extension Journal {
     /// When content `sha256` was last sent to `endpoint`, if it was.
     public func sentBefore(sha256: String, to endpoint: String) throws -> SentContent? {
         try pool.read { db in
-            try SentRow.filter(Column("endpoint") == SentContent.key(endpoint) && Column("sha256") == sha256.lowercased()).fetchOne(db)
-        }.map { SentContent(endpoint: $0.endpoint, sha256: $0.sha256, size: $0.size, name: $0.name, sentAt: $0.sentAt) }
+            try SentContent.filter(Column("endpoint") == SentContent.key(endpoint) && Column("sha256") == sha256.lowercased()).fetchOne(db)
+        }
     }
 }
