@@ -59,7 +59,7 @@ struct DirectTarget: Sendable, Equatable {
         guard let components = URLComponents(string: url), components.scheme?.lowercased() == "http",
               let rawHost = components.host, !rawHost.isEmpty
         else { return nil }
-        let host = rawHost.hasPrefix("[") && rawHost.hasSuffix("]") ? String(rawHost.dropFirst().dropLast()) : rawHost
+        let host = HostName.bare(rawHost)
         let port = components.port ?? 80
         guard (1...65535).contains(port) else { return nil }
         origin = .init(host: host, port: port)

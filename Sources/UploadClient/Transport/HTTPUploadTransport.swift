@@ -364,7 +364,7 @@ public final class HTTPUploadTransport: UploadTransport {
     /// tell (the server is gone, or every check passes), the original message stays.
     private func explainCertificate(_ failure: UploadFailure, url: String, eventLoop: EventLoop) async -> UploadFailure {
         guard let roots = certificateRoots, let target = URL(string: url), let host = target.host, !host.isEmpty else { return failure }
-        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let bareHost = HostName.bare(host)
         let port = target.port ?? (target.scheme == "https" ? 443 : 80)
         guard let problems = await CertificateInspection.problems(
             host: bareHost, port: port, roots: roots, eventLoop: eventLoop, timeout: timeouts.connect)

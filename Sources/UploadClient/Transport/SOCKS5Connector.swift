@@ -80,7 +80,7 @@ enum SOCKS5Connector {
 
     /// The bytes of an IPv4 or IPv6 address written as text, or nil for a name.
     static func address(_ text: String) -> SOCKS5Handshake.Destination? {
-        let bare = text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text
+        let bare = HostName.bare(text)
         var v4 = in_addr()
         if inet_pton(AF_INET, bare, &v4) == 1 {
             return .ipv4(withUnsafeBytes(of: &v4) { Array($0) })

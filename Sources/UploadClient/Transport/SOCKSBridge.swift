@@ -65,7 +65,7 @@ final class SOCKSBridge: Sendable {
     }
 
     static func key(_ host: String, _ port: Int) -> String {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let bare = HostName.bare(host)
         return "\(bare.lowercased()):\(port)"
     }
 

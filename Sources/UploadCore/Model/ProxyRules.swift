@@ -48,7 +48,7 @@ public struct ProxyRules: Sendable, Equatable {
             var entry = raw.trimmingCharacters(in: .whitespaces).lowercased()
             if entry == "*" { return true }
             if entry.isEmpty { continue }
-            if entry.hasPrefix("[") && entry.hasSuffix("]") { entry = String(entry.dropFirst().dropLast()) }
+            entry = HostName.bare(entry)
             if let slash = entry.firstIndex(of: "/"), let bits = Int(entry[entry.index(after: slash)...]),
                let network = ipv4(String(entry[..<slash])), let address = ipv4(host), (0...32).contains(bits) {
                 let mask: UInt32 = bits == 0 ? 0 : ~UInt32(0) << (32 - UInt32(bits))

@@ -1,0 +1,8 @@
+/// Host names as URLs write them.
+public enum HostName {
+    /// An IPv6 address without the brackets a URL puts around it (`[::1]` → `::1`); any other
+    /// host as it is.
+    public static func bare<S: StringProtocol>(_ host: S) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : String(host)
+    }
+}
