@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import NIOConcurrencyHelpers
 import NIOCore
@@ -25,14 +26,24 @@ final class SOCKSBridge: Sendable {
         // on a future (this runs on an event loop): connections wait in its backlog until the
         // loop takes the socket over.
         let socket = try Self.listeningSocket()
-        port = socket.port
+        let port = socket.port
+        self.port = port
         listener = ServerBootstrap(group: group)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        BridgeHandler(proxy: proxy, timeout: timeout, threadPool: threadPool, refusals: refusals))
-                }
+                // Any user of the machine can reach a loopback port, and this one logs in with
+                // the proxy URL's credentials: only this process's own connections are served.
+                let peerPort = channel.remoteAddress?.port ?? 0
+                return threadPool.runIfActive(eventLoop: channel.eventLoop) { LoopbackPeer.isThisProcess(peerPort: peerPort, serverPort: port) }
+                    .flatMapThrowing { ours in
+                        guard ours else { throw ChannelError.ioOnClosedChannel }
+                        try channel.pipeline.syncOperations.addHandler(
+                            BridgeHandler(proxy: proxy, timeout: timeout, threadPool: threadPool, refusals: refusals))
+                    }
+                    .flatMapError { error in
+                        channel.close(promise: nil)
+                        return channel.eventLoop.makeFailedFuture(error)
+                    }
             }
             .withBoundSocket(socket.descriptor)
     }
@@ -95,9 +106,17 @@ private final class BridgeHandler: ChannelInboundHandler, RemovableChannelHandle
         self.refusals = refusals
     }
 
+    /// A greeting and a request take at most 257 + 262 bytes; more before the tunnel is open
+    /// is not SOCKS5.
+    static let handshakeLimit = 1024
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
         received += buffer.readBytes(length: buffer.readableBytes) ?? []
+        guard received.count <= Self.handshakeLimit else {
+            context.close(promise: nil)
+            return
+        }
         guard !connecting else { return }
         if !greeted {
             // VER, NMETHODS, METHODS: "no login" must be among them.
@@ -263,5 +282,34 @@ private final class GlueHandler: ChannelDuplexHandler {
         } else {
             pendingRead = true
         }
+    }
+}
+
+/// Whether a loopback TCP connection is this process's own (Linux): `/proc/net/tcp` names the
+/// connection from local port `peerPort` to `serverPort` by its socket's inode, and
+/// `/proc/self/fd` lists the sockets this process holds.
+enum LoopbackPeer {
+    static func isThisProcess(peerPort: Int, serverPort: Int, table: String = "/proc/net/tcp") -> Bool {
+        // Read to its end: a /proc file says it is empty, so nothing may go by its size.
+        guard let handle = FileHandle(forReadingAtPath: table) else { return false }
+        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        try? handle.close()
+        var inode: Substring?
+        for line in text.split(separator: "\n").dropFirst() {
+            // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+            let fields = line.split(separator: " ")
+            guard fields.count > 9 else { continue }
+            let local = fields[1].split(separator: ":"), remote = fields[2].split(separator: ":")
+            // An earlier connection between the same ports, closed and waiting out its time,
+            // has no socket any more (inode 0): the live one is further on.
+            guard local.count == 2, remote.count == 2, fields[9] != "0",
+                  Int(local[1], radix: 16) == peerPort, Int(remote[1], radix: 16) == serverPort else { continue }
+            inode = fields[9]
+            break
+        }
+        guard let inode else { return false }
+        let socket = "socket:[\(inode)]"
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return false }
+        return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == socket }
     }
 }

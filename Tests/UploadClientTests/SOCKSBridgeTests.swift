@@ -1,0 +1,57 @@
+import Foundation
+import NIOPosix
+import Testing
+@testable import UploadClient
+import UploadCore
+import UploadTesting
+
+/// The loopback bridge to a SOCKS5 proxy logs in with the proxy URL's credentials, and any user
+/// of the machine can reach a loopback port: it serves this process's own connections only.
+@Suite struct SOCKSBridgeTests {
+    @Test func onlyThisProcessIsServed() throws {
+        let bridge = try SOCKSBridge(proxy: try ProxyTarget(parsing: "socks5h://ann:secret@127.0.0.1:9"),
+                                     group: MultiThreadedEventLoopGroup.singleton, timeout: .seconds(5))
+        defer { bridge.close() }
+        // This process: the greeting is answered ("no login needed").
+        let own = try RawConnection.connect(to: bridge.port)
+        own.send([5, 1, 0])
+        #expect(Array(own.readAll(idle: 0.5).prefix(2)) == [5, 0])
+        own.close()
+
+        // Another process (here python3): closed (or reset) without a word.
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        other.arguments = ["python3", "-c", """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            s.sendall(bytes([5, 1, 0]))
+            s.settimeout(5)
+            try:
+                data = s.recv(16)
+            except socket.timeout:
+                data = b"timeout"
+            except ConnectionError:
+                data = b""
+            sys.stdout.write(data.hex() or "closed")
+            """, String(bridge.port)]
+        let pipe = Pipe()
+        other.standardOutput = pipe
+        try other.run()
+        let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        other.waitUntilExit()
+        #expect(said == "closed", "\(said)")
+    }
+
+    @Test func theConnectionTableIsReadAsLinuxWritesIt() throws {
+        let folder = TestFiles.makeTemporaryDirectory("proctcp")
+        let table = """
+              sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+               0: 0100007F:A3C1 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 4242 1 0
+            """
+        _ = FileManager.default.createFile(atPath: folder + "/tcp", contents: Data(table.utf8))
+        // Port 0xA3C1 to 0x1F90, inode 4242: not a socket of this process.
+        #expect(!LoopbackPeer.isThisProcess(peerPort: 0xA3C1, serverPort: 0x1F90, table: folder + "/tcp"))
+        #expect(!LoopbackPeer.isThisProcess(peerPort: 1, serverPort: 2, table: folder + "/tcp"), "no such connection")
+        #expect(!LoopbackPeer.isThisProcess(peerPort: 1, serverPort: 2, table: folder + "/missing"))
+    }
+}
