@@ -59,7 +59,9 @@ public struct JSONReporter: SendReporter {
             set("event", "resumable"); set("id", id.rawValue)
             if let point {
                 set("uploadURL", point.uploadURL); set("offset", point.offset); set("bodyBytes", point.bodyLength)
-                set("interopVersion", point.version)
+                set("protocol", point.kind.rawValue)
+                if point.kind == .draft { set("interopVersion", point.version) }
+                if let expires = point.expires { set("expires", expires) }
             } else {
                 line["resumable"] = .bool(false)
             }

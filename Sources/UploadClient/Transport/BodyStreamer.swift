@@ -33,10 +33,12 @@ struct BodyStreamer: Sendable {
     /// chunk is hashed on the reading thread right after it is read (the event loop only sends),
     /// the bytes before `startOffset` read once more for it first. Nil: no digest.
     var digest: BodyDigest? = nil
+    /// Where in the body to stop (a tus chunk), or nil for its end; needs a known file size.
+    var endOffset: Int64? = nil
     let pacer = Pacer()
 
-    /// Bytes this body sends: from `startOffset` to the end.
-    var length: Int64? { layout.contentLength.map { $0 - startOffset } }
+    /// Bytes this body sends: from `startOffset` to `endOffset` or the end.
+    var length: Int64? { (endOffset ?? layout.contentLength).map { $0 - startOffset } }
 
     func makeBody() -> HTTPClient.Body {
         .stream(contentLength: length) { writer in
@@ -53,11 +55,11 @@ struct BodyStreamer: Sendable {
             body.writeBytes(layout.head)
             body.writeImmutableBuffer(preloaded)
             body.writeBytes(layout.tail)
-            digest?.updateWhole(layout, file: preloaded)
-            body.moveReaderIndex(forwardBy: Int(startOffset))
-            return write(writer, body)
+            if digest?.bodyCount == 0 { digest?.updateWhole(layout, file: preloaded) }
+            let end = Int(endOffset ?? Int64(body.readableBytes))
+            return write(writer, body.getSlice(at: Int(startOffset), length: end - Int(startOffset)) ?? body)
         }
-        if startOffset > 0, let size = layout.fileSize {
+        if startOffset > 0 || endOffset != nil, let size = layout.fileSize {
             guard let digest else { return resume(writer, size: size, allocator: allocator) }
             let (layout, source, from) = (self.layout, self.source, self.startOffset)
             return threadPool.runIfActive(eventLoop: eventLoop) { try digest.hashPrefix(of: layout, source, upTo: from) }
@@ -84,9 +86,18 @@ struct BodyStreamer: Sendable {
         return write(writer, allocator.buffer(bytes: rest))
     }
 
-    /// The body from `startOffset`: the rest of the head if it begins there, the file from
-    /// where it begins, then the tail.
+    /// The body from `startOffset` to `endOffset` (or the end): the rest of the head if it
+    /// begins there, the file from where it begins, then the tail.
     private func resume(_ writer: HTTPClient.Body.StreamWriter, size: Int64, allocator: ByteBufferAllocator) -> EventLoopFuture<Void> {
+        let head = Int64(layout.head.count)
+        if let endOffset, endOffset <= head + size {
+            // A chunk that ends inside the file (tus: no framing): the file's bytes up to there,
+            // the file checked for growth only when the chunk is its last.
+            let fileFrom = max(startOffset - head, 0)
+            let fileEnd = endOffset - head
+            let pumped = pumpFile(writer, offset: fileFrom, size: fileEnd, pending: readAhead(offset: fileFrom, size: fileEnd))
+            return fileEnd == size ? pumped.flatMap { self.verifyUnchanged(size: size) } : pumped
+        }
         let fileFrom: Int64
         let first: EventLoopFuture<Void>
         switch layout.segment(at: startOffset) {
@@ -141,7 +152,8 @@ struct BodyStreamer: Sendable {
         return pending.flatMap { chunk in
             let expected = Int(min(Int64(self.chunkSize), size - offset))
             guard chunk.readableBytes == expected else {
-                return self.eventLoop.makeFailedFuture(self.source.sizeChanged(expected: size, endedAt: offset + Int64(chunk.readableBytes)))
+                return self.eventLoop.makeFailedFuture(
+                    self.source.sizeChanged(expected: self.layout.fileSize ?? size, endedAt: offset + Int64(chunk.readableBytes)))
             }
             let next = offset + Int64(expected)
             let nextRead = self.readAhead(offset: next, size: size)

@@ -75,9 +75,14 @@ final class BodyDigest: Sendable {
     let length: Int64
     let fileLength: Int64
 
-    init(length: Int64, fileLength: Int64) {
+    /// Whether the body's digest is worked out beside the file's (a tus body is the file, and
+    /// no tus server answers with a digest: the file's alone then).
+    let bodyToo: Bool
+
+    init(length: Int64, fileLength: Int64, bodyToo: Bool = true) {
         self.length = length
         self.fileLength = fileLength
+        self.bodyToo = bodyToo
     }
 
     /// Bytes of the multipart framing (head, tail): the body's only.
@@ -92,7 +97,7 @@ final class BodyDigest: Sendable {
     func updateFile(_ buffer: ByteBuffer) {
         state.withLockedValue { state in
             buffer.withUnsafeReadableBytes { bytes in
-                state.body.update(bytes)
+                if bodyToo { state.body.update(bytes) }
                 state.file.update(bytes)
             }
             state.bodyCount += Int64(buffer.readableBytes)
@@ -107,27 +112,37 @@ final class BodyDigest: Sendable {
         updateFraming(layout.tail)
     }
 
-    /// The body's bytes before `offset` (a resumed body sends only the rest): the file's part of
-    /// them read once more, once for both digests.
+    /// The body's bytes before `offset` (a resumed body sends only the rest) that this digest
+    /// has not yet seen: the file's part of them read once more, once for both digests. A
+    /// digest that already went through them (the chunks before, in one attempt) reads nothing.
     func hashPrefix(of layout: MultipartLayout, _ source: FileSource, upTo offset: Int64) throws {
+        let from = bodyCount
+        guard from < offset else { return }
         let head = Int64(layout.head.count)
-        updateFraming(Array(layout.head.prefix(Int(min(offset, head)))))
+        if from < head { updateFraming(Array(layout.head[Int(from)..<Int(min(offset, head))])) }
         guard offset > head, let size = layout.fileSize else { return }
         let fileEnd = min(offset - head, size)
         let allocator = ByteBufferAllocator()
-        var at: Int64 = 0
+        var at = max(from - head, 0)
         while at < fileEnd {
             let piece = try source.read(offset: at, count: Int(min(Int64(1 << 20), fileEnd - at)), allocator: allocator)
             guard piece.readableBytes > 0 else { throw source.sizeChanged(expected: size, endedAt: at) }
             updateFile(piece)
             at += Int64(piece.readableBytes)
         }
-        if offset > head + size { updateFraming(Array(layout.tail.prefix(Int(offset - head - size)))) }
+        if offset > head + size {
+            let tailFrom = Int(max(from - head - size, 0))
+            updateFraming(Array(layout.tail[tailFrom..<Int(offset - head - size)]))
+        }
     }
+
+    /// Bytes of the body this digest went through so far.
+    var bodyCount: Int64 { state.withLockedValue { $0.bodyCount } }
 
     /// The whole body's SHA-256, once every byte of it went through; nil before.
     var value: [UInt8]? {
-        state.withLockedValue { $0.bodyCount == length ? $0.body.finalize()[.sha256] : nil }
+        guard bodyToo else { return nil }
+        return state.withLockedValue { $0.bodyCount == length ? $0.body.finalize()[.sha256] : nil }
     }
 
     /// The file's SHA-256 in lowercase hex, once every byte of it went through; nil before.

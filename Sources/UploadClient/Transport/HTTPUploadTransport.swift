@@ -29,6 +29,10 @@ public final class HTTPUploadTransport: UploadTransport {
     let stripLocation: Bool
     /// Whether uploads carry their digest and ask for the server's (`--no-digest`: false).
     let digests: Bool
+    /// The protocol uploads speak (`--protocol`).
+    let uploadProtocol: UploadProtocol
+    /// Bytes per tus `PATCH` at most (`--chunk-size`), or nil for the rest in one.
+    let tusChunkSize: Int64?
     /// The proxy every request goes through, or nil.
     let proxy: ProxyTarget?
     /// Which origins resume uploads, found out once per origin.
@@ -53,6 +57,8 @@ public final class HTTPUploadTransport: UploadTransport {
         stripLocation: Bool = false,
         proxy: ProxyTarget? = nil,
         digests: Bool = true,
+        uploadProtocol: UploadProtocol = .auto,
+        tusChunkSize: Int64? = nil,
         direct: Bool = true,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton
@@ -60,6 +66,8 @@ public final class HTTPUploadTransport: UploadTransport {
         self.resume = resume
         self.stripLocation = stripLocation
         self.digests = digests
+        self.uploadProtocol = uploadProtocol
+        self.tusChunkSize = tusChunkSize
         // Through an HTTP proxy, plain-HTTP requests go the direct way as absolute-form requests
         // to the proxy (as curl sends them: many proxies allow CONNECT to port 443 only), and
         // through SOCKS5 in a tunnel of the direct way's own; TLS goes AsyncHTTPClient's way
@@ -128,7 +136,9 @@ public final class HTTPUploadTransport: UploadTransport {
             resume: settings.resume,
             stripLocation: settings.stripLocation,
             proxy: try settings.proxy.map { text throws(UploadInputError) in try ProxyTarget(parsing: text) },
-            digests: settings.digests
+            digests: settings.digests,
+            uploadProtocol: settings.uploadProtocol,
+            tusChunkSize: settings.chunkSize
         )
     }
 
@@ -154,6 +164,9 @@ public final class HTTPUploadTransport: UploadTransport {
             prepared = try await prepare(request, eventLoop: eventLoop)
         } catch {
             return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
+        }
+        if let tus = await performTus(request, prepared, eventLoop: eventLoop, observer: observer) {
+            return tus
         }
         if let resumed = await performResumable(request, prepared, eventLoop: eventLoop, observer: observer) {
             return resumed
@@ -181,6 +194,10 @@ public final class HTTPUploadTransport: UploadTransport {
                 result = await send(url: url, method: .POST, headers: fields, streamer: streamer, eventLoop: eventLoop, observer: observer)
                 sent = sent ?? streamer.digest?.value
                 content = content ?? streamer.digest?.fileHex
+            }
+            if redirects == 0, let capabilities = await learnedTus(from: result, request, eventLoop: eventLoop) {
+                // A tus server refused the multipart body (it takes no other): the same file by tus.
+                return await sendTus(request, prepared, capabilities: capabilities, eventLoop: eventLoop, observer: observer)
             }
             if let content { observer.content(content) }
             result = Self.judged(result, sent: sent)

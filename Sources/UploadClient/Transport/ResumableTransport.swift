@@ -10,7 +10,10 @@ import UploadCore
 /// An origin that could not be asked (no answer) is asked again next time.
 final class ResumeSupport: Sendable {
     enum Answer: Sendable, Equatable {
+        /// The resumable-upload draft in this interop version.
         case supported(version: Int)
+        /// tus 1.0.0, offering this.
+        case tus(TusCapabilities)
         case unsupported
         /// The question got no answer.
         case unknown
@@ -56,9 +59,21 @@ final class ResumeSupport: Sendable {
 
     /// The origin was believed to resume uploads and refused to create one: it does not (now).
     func refused(_ origin: String, now: Double = Date().timeIntervalSince1970) {
-        state.withLockedValue { $0[origin] = Task { .unsupported } }
+        learned(origin, .unsupported, now: now)
+    }
+
+    /// What is known of `origin` without asking it: from this process, or remembered.
+    func known(_ origin: String, now: Double = Date().timeIntervalSince1970) async -> Answer? {
+        if let task = state.withLockedValue({ $0[origin] }) { return await task.value }
+        return store?.lookup(origin, now: now)
+    }
+
+    /// What the origin showed itself to be by another request than the question (a tus server
+    /// refusing a multipart upload, or the draft's refusal of a creation).
+    func learned(_ origin: String, _ answer: Answer, now: Double = Date().timeIntervalSince1970) {
+        state.withLockedValue { $0[origin] = Task { answer } }
         rememberedOrigins.withLockedValue { _ = $0.remove(origin) }
-        store?.remember(origin, .unsupported, now: now)
+        store?.remember(origin, answer, now: now)
     }
 
     /// What an `OPTIONS` answer says: the draft's `Accept-Patch` with `application/partial-upload`,
@@ -95,14 +110,16 @@ extension HTTPUploadTransport {
         _ request: UploadRequest, _ prepared: Prepared, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult? {
         guard resume, !prepared.source.isPipe, let opened = prepared.source.openedAs else { return nil }
-        let knownLength = request.resume.flatMap { prepared.layout(Boundary($0.boundary), for: request).contentLength }
+        // A tus upload URL is not the draft's: the body would be made again with no boundary.
+        let point = request.resume?.kind == .draft ? request.resume : nil
+        let knownLength = point.flatMap { prepared.layout(Boundary($0.boundary), for: request).contentLength }
         // Where this client parses the answers itself (plain HTTP), it sees the 104 of an
         // optimistic creation: the body goes in the creation request, no round trip before it.
         // Not through an HTTP proxy (a SOCKS5 tunnel carries it): tinyproxy, for one, takes the
         // 104 for the answer and closes the connection under the body; the careful creation is
         // plain requests any proxy carries.
         let directTarget = direct ? connections.target(request.url) : nil
-        var machine = ResumableUploadMachine(url: request.url, file: opened, fileSize: opened.size, point: request.resume,
+        var machine = ResumableUploadMachine(url: request.url, file: opened, fileSize: opened.size, point: point,
                                              bodyLength: knownLength, threshold: Self.resumeThreshold,
                                              optimistic: directTarget != nil && directTarget?.proxy?.kind != .http)
         var decision = machine.start()
@@ -111,14 +128,7 @@ extension HTTPUploadTransport {
         var sentDigest: [UInt8]?
         var content: String?
         while true {
-            for report in decision.reports {
-                switch report {
-                case .resumable(let point, let startedOver): observer.resumable(point, startedOver)
-                case .sending(let length): observer.started(request.url, length)
-                case .resumed(let offset, let length): observer.resumed(offset, length)
-                case .originRefused: Self.origin(of: request.url).map { support.refused($0) }
-                }
-            }
+            relay(decision.reports, url: request.url, observer: observer)
             switch decision.next {
             case .sendPlainly:
                 return nil
@@ -133,6 +143,7 @@ extension HTTPUploadTransport {
                 let (answer, remembered) = await support.answer(for: origin) { [self] in
                     await askSupport(request, eventLoop: eventLoop)
                 }
+                // A tus origin got here only when asked for multipart (`--protocol multipart`).
                 let said: ResumableUploadMachine.Support = if case .supported(let version) = answer { .supported(version: version) } else { .unsupported }
                 decision = machine.answered(support: said, remembered: remembered)
             case .request(.create(let version)):
@@ -223,7 +234,7 @@ extension HTTPUploadTransport {
 
     /// Whether the endpoint's origin resumes uploads: `OPTIONS` with our interop version, and
     /// again with the one an older server names.
-    private func askSupport(_ request: UploadRequest, eventLoop: EventLoop) async -> ResumeSupport.Answer {
+    func askSupport(_ request: UploadRequest, eventLoop: EventLoop) async -> ResumeSupport.Answer {
         var version = ResumableFields.currentVersion
         for _ in 0..<2 {
             var fields = baseHeaders(request.headers)
@@ -237,6 +248,7 @@ extension HTTPUploadTransport {
                 }
                 return .unsupported
             }
+            if let tus = TusCapabilities(options: response) { return .tus(tus) }
             let read = ResumeSupport.read(response, asked: version)
             if read.supported { return .supported(version: version) }
             guard let next = read.tryVersion else { return .unsupported }
@@ -248,7 +260,7 @@ extension HTTPUploadTransport {
     /// `DELETE` on the upload resource, from outside the cancelled task and for a second at most.
     /// What happened, in words.
     @discardableResult
-    private func cancelOnServer(_ point: ResumePoint, _ request: UploadRequest, eventLoop: EventLoop) async -> String {
+    func cancelOnServer(_ point: ResumePoint, _ request: UploadRequest, eventLoop: EventLoop) async -> String {
         let fields = resourceHeaders(point, request)
         let deleting = Task { () -> String in
             let result = await send(url: point.uploadURL, method: .DELETE, headers: fields, eventLoop: eventLoop, observer: .init())
@@ -273,12 +285,27 @@ extension HTTPUploadTransport {
     }
 
     /// Headers for requests to the upload resource: the user's (`-H`) only on the endpoint's host,
-    /// as after a redirect, and the interop version.
-    private func resourceHeaders(_ point: ResumePoint, _ request: UploadRequest) -> HTTPHeaders {
+    /// as after a redirect, and the protocol's version (the draft's interop version, or tus's).
+    func resourceHeaders(_ point: ResumePoint, _ request: UploadRequest) -> HTTPHeaders {
         let sameHost = URL(string: point.uploadURL)?.host == URL(string: request.url)?.host
         var fields = baseHeaders(sameHost ? request.headers : [])
-        fields.add(name: ResumableFields.interopVersion, value: String(point.version))
+        switch point.kind {
+        case .draft: fields.add(name: ResumableFields.interopVersion, value: String(point.version))
+        case .tus: fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
+        }
         return fields
+    }
+
+    /// What the machines report, told to the attempt's observer.
+    func relay(_ reports: [ResumableUploadMachine.Report], url: String, observer: AttemptObserver) {
+        for report in reports {
+            switch report {
+            case .resumable(let point, let startedOver): observer.resumable(point, startedOver)
+            case .sending(let length): observer.started(url, length)
+            case .resumed(let offset, let length): observer.resumed(offset, length)
+            case .originRefused: Self.origin(of: url).map { support.refused($0) }
+            }
+        }
     }
 
     static func origin(of url: String) -> String? {

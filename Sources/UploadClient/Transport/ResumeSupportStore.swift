@@ -1,8 +1,10 @@
 import Foundation
 import Glibc
 import NIOConcurrencyHelpers
+import UploadCore
 
-/// Which origins resume uploads, remembered across processes (every `send`, the monitor and the
+/// Which origins resume uploads, and how (the draft's interop version, or tus and what it
+/// offers), remembered across processes (every `send`, the monitor and the
 /// agent share one file in the state folder): an `OPTIONS` costs a round trip, which on a
 /// distant link is a fifth of a second per process. An answer is trusted for a day when the
 /// origin resumes and for an hour when it does not; a remembered "resumes" that the origin then
@@ -19,6 +21,8 @@ public final class ResumeSupportStore: Sendable {
     struct Entry: Codable, Equatable {
         /// The interop version to speak, or nil: the origin does not resume uploads.
         var version: Int?
+        /// What the origin said as a tus server (then `version` is nil).
+        var tus: TusCapabilities?
         var checkedAt: Double
     }
 
@@ -34,6 +38,9 @@ public final class ResumeSupportStore: Sendable {
         guard !Self.isLoopback(origin), let entry = lock.withLock({ read()[origin] }) else { return nil }
         let age = now - entry.checkedAt
         guard age >= 0 else { return nil }
+        if let tus = entry.tus {
+            return age < Self.positiveAge ? .tus(tus) : nil
+        }
         if let version = entry.version {
             return age < Self.positiveAge ? .supported(version: version) : nil
         }
@@ -42,16 +49,18 @@ public final class ResumeSupportStore: Sendable {
 
     /// Remembers what `origin` answered (nothing for an origin that gave no answer).
     func remember(_ origin: String, _ answer: ResumeSupport.Answer, now: Double) {
-        let version: Int?
+        var version: Int?
+        var tus: TusCapabilities?
         switch answer {
         case .supported(let v): version = v
-        case .unsupported: version = nil
+        case .tus(let capabilities): tus = capabilities
+        case .unsupported: break
         case .unknown: return
         }
         guard !Self.isLoopback(origin) else { return }
         lock.withLock {
             var entries = read()
-            entries[origin] = Entry(version: version, checkedAt: now)
+            entries[origin] = Entry(version: version, tus: tus, checkedAt: now)
             // Old answers go: the file stays as small as the origins in use.
             entries = entries.filter { now - $0.value.checkedAt < Self.positiveAge }
             write(entries)

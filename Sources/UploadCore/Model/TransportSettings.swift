@@ -23,12 +23,19 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     /// and the server is asked for the digest of what it received (`Want-Repr-Digest`);
     /// `--no-digest` sends neither.
     public var digests: Bool
+    /// Which upload protocol to speak (`--protocol`).
+    public var uploadProtocol: UploadProtocol
+    /// Bytes per tus `PATCH` at most (`--chunk-size`), or nil for the whole rest in one.
+    public var chunkSize: Int64?
 
     public init(
         caCertificatePath: String? = nil, insecure: Bool = false, rateLimit: Int64? = nil,
         connectTimeout: Double = 10, stallTimeout: Double = 30, answerTimeout: Double = 60, retries: Int = 0,
-        resume: Bool = true, stripLocation: Bool = false, proxy: String? = nil, digests: Bool = true
+        resume: Bool = true, stripLocation: Bool = false, proxy: String? = nil, digests: Bool = true,
+        uploadProtocol: UploadProtocol = .auto, chunkSize: Int64? = nil
     ) {
+        self.uploadProtocol = uploadProtocol
+        self.chunkSize = chunkSize
         self.digests = digests
         self.resume = resume
         self.stripLocation = stripLocation
@@ -46,6 +53,7 @@ public struct TransportSettings: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume, stripLocation, proxy, digests
+        case uploadProtocol = "protocol", chunkSize
     }
 
     /// Settings stored before uploads could resume read as resuming.
@@ -62,7 +70,9 @@ public struct TransportSettings: Sendable, Hashable, Codable {
             resume: try c.decodeIfPresent(Bool.self, forKey: .resume) ?? true,
             stripLocation: try c.decodeIfPresent(Bool.self, forKey: .stripLocation) ?? false,
             proxy: try c.decodeIfPresent(String.self, forKey: .proxy),
-            digests: try c.decodeIfPresent(Bool.self, forKey: .digests) ?? true)
+            digests: try c.decodeIfPresent(Bool.self, forKey: .digests) ?? true,
+            uploadProtocol: try c.decodeIfPresent(UploadProtocol.self, forKey: .uploadProtocol) ?? .auto,
+            chunkSize: try c.decodeIfPresent(Int64.self, forKey: .chunkSize))
     }
 
     /// Refuses settings no upload can run with, naming the option: the command line checks them
@@ -75,9 +85,23 @@ public struct TransportSettings: Sendable, Hashable, Codable {
         if let rateLimit, rateLimit > BoundedNumber.maxBytes {
             throw RangeError(message: "--limit-rate \(rateLimit) is out of range: at most \(BoundedNumber.maxBytes) bytes per second (8 PiB/s); leave it out for full speed")
         }
+        if let chunkSize, chunkSize < 1 || chunkSize > BoundedNumber.maxBytes {
+            throw RangeError(message: "--chunk-size \(chunkSize) is out of range: from 1 byte to \(BoundedNumber.maxBytes) bytes")
+        }
         guard (0...1000).contains(retries) else { throw RangeError(message: "--retries \(retries) is out of range: allowed 0 to 1000") }
         if let proxy {
             do throws(UploadInputError) { _ = try ProxyTarget(parsing: proxy) } catch { throw RangeError(message: error.description) }
         }
     }
+}
+
+/// The protocol an upload speaks (`--protocol`).
+public enum UploadProtocol: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Whatever the origin speaks, learnt from one `OPTIONS` per origin (remembered): tus 1.0.0,
+    /// the resumable-upload draft, or a plain multipart `POST`.
+    case auto
+    /// A multipart/form-data `POST`, through the draft's upload resource when the origin offers one.
+    case multipart
+    /// tus 1.0.0: the file's raw bytes, its name and type in `Upload-Metadata`.
+    case tus
 }

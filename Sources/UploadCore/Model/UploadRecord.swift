@@ -215,7 +215,7 @@ extension UploadRecord: Codable {
         case id, state, name, file, url, field, origin, attempts, fileSize, bytesSent, bytesExpected
         case status, reason, body, error, errorKind, retryReason, retryAt, queuedAt, startedAt, finishedAt
         case response, failure
-        case uploadURL, offset, resume, resumedAt, bytesSaved
+        case uploadURL, offset, resume, resumedAt, bytesSaved, uploadProtocol = "protocol"
         case fileModifiedNs, verified, sha256
     }
 
@@ -250,6 +250,7 @@ extension UploadRecord: Codable {
         try c.encode(createdAt, forKey: .queuedAt)
         try c.encodeIfPresent(startedAt, forKey: .startedAt)
         try c.encodeIfPresent(finishedAt, forKey: .finishedAt)
+        try c.encodeIfPresent(resume?.kind, forKey: .uploadProtocol)
         try c.encodeIfPresent(resume?.uploadURL, forKey: .uploadURL)
         try c.encodeIfPresent(resume?.offset, forKey: .offset)
         try c.encodeIfPresent(resume, forKey: .resume)

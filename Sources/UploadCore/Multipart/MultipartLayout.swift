@@ -49,6 +49,23 @@ public struct MultipartLayout: Sendable, Equatable {
         self.tail = Array("\r\n--\(boundary.value)--\r\n".utf8)
     }
 
+    private init(bare contentType: MediaType, fileSize: Int64?) {
+        boundary = Boundary("bare")
+        fields = []
+        fileField = ""
+        fileName = ""
+        self.contentType = contentType
+        self.fileSize = fileSize
+        head = []
+        tail = []
+    }
+
+    /// The file alone, with no framing: the body of a protocol that sends a file's raw bytes
+    /// (tus), laid out as a multipart body is so the same streaming serves both.
+    public static func bare(contentType: MediaType, fileSize: Int64?) -> MultipartLayout {
+        MultipartLayout(bare: contentType, fileSize: fileSize)
+    }
+
     /// The request's `Content-Type` header value.
     public var contentTypeHeader: String { "multipart/form-data; boundary=\(boundary.value)" }
 

@@ -1,27 +1,67 @@
+/// Which resumable protocol an upload resource speaks.
+public enum ResumableProtocol: String, Sendable, Hashable, Codable {
+    /// draft-ietf-httpbis-resumable-upload: the multipart body appended to an upload resource.
+    case draft
+    /// tus 1.0.0: the file's raw bytes appended to an upload URL.
+    case tus
+}
+
 /// Where an interrupted upload can continue instead of starting over: the upload resource the
-/// server created (draft-ietf-httpbis-resumable-upload) and what is needed to make the same
-/// body again, byte for byte: the boundary (the rest of the layout follows from the request)
-/// and the file as it was when the body was made.
+/// server created (draft-ietf-httpbis-resumable-upload, or a tus 1.0.0 upload URL) and what is
+/// needed to make the same body again, byte for byte: for the draft the boundary (the rest of
+/// the layout follows from the request), for tus nothing (the body is the file), and the file
+/// as it was when the body was made.
 public struct ResumePoint: Sendable, Hashable, Codable {
     /// The upload resource's absolute URL. Whoever holds it can append to the upload: it is
     /// shown to its owner (`status --json`), never in logs meant for others.
     public var uploadURL: String
-    /// The interop version the server speaks.
+    /// The protocol the resource speaks (points kept before tus were the draft's).
+    public var kind: ResumableProtocol
+    /// The draft's interop version the server speaks (0 for tus).
     public var version: Int
+    /// The multipart body's boundary (empty for tus).
     public var boundary: String
-    /// The multipart body's length.
+    /// The body's length: the multipart body's, or for tus the file's as sent.
     public var bodyLength: Int64
     /// The file when its body was made; a file that changed since starts over.
     public var file: FileFingerprint
     /// Bytes the server has acknowledged (as of the last answer that said so).
     public var offset: Int64
+    /// When the server forgets an unfinished upload, as it said (tus `Upload-Expires`, an HTTP
+    /// date), or nil.
+    public var expires: String?
 
     public init(uploadURL: String, version: Int, boundary: String, bodyLength: Int64, file: FileFingerprint, offset: Int64 = 0) {
         self.uploadURL = uploadURL
+        self.kind = .draft
         self.version = version
         self.boundary = boundary
         self.bodyLength = bodyLength
         self.file = file
         self.offset = offset
+    }
+
+    /// A tus upload URL holding `bodyLength` bytes of `file` when complete.
+    public static func tus(uploadURL: String, bodyLength: Int64, file: FileFingerprint, offset: Int64 = 0, expires: String? = nil) -> ResumePoint {
+        var point = ResumePoint(uploadURL: uploadURL, version: 0, boundary: "", bodyLength: bodyLength, file: file, offset: offset)
+        point.kind = .tus
+        point.expires = expires
+        return point
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case uploadURL, kind = "protocol", version, boundary, bodyLength, file, offset, expires
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        uploadURL = try c.decode(String.self, forKey: .uploadURL)
+        kind = try c.decodeIfPresent(ResumableProtocol.self, forKey: .kind) ?? .draft
+        version = try c.decode(Int.self, forKey: .version)
+        boundary = try c.decode(String.self, forKey: .boundary)
+        bodyLength = try c.decode(Int64.self, forKey: .bodyLength)
+        file = try c.decode(FileFingerprint.self, forKey: .file)
+        offset = try c.decode(Int64.self, forKey: .offset)
+        expires = try c.decodeIfPresent(String.self, forKey: .expires)
     }
 }

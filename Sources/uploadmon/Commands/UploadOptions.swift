@@ -4,6 +4,8 @@ import NIOCore
 import UploadClient
 import UploadCore
 
+extension UploadProtocol: ExpressibleByArgument {}
+
 /// Headers read from standard input (`-H @-`), read once however often they are asked for.
 enum HeaderInput {
     static let standardInput: String? = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
@@ -82,6 +84,12 @@ struct UploadOptions: ParsableArguments {
     @Flag(name: .long, help: "Send photos without where they were taken: GPS in EXIF and location in XMP removed from JPEG and PNG, nothing else changed (no re-encoding); other formats are refused.")
     var stripLocation = false
 
+    @Option(name: .long, help: ArgumentHelp("The upload protocol: auto (what the endpoint's origin speaks, learnt from one OPTIONS and remembered: tus 1.0.0, the resumable-upload draft, or a plain POST), multipart (a multipart/form-data POST, resumed by the draft where offered) or tus (tus 1.0.0: the file's raw bytes, its name and type in Upload-Metadata).", valueName: "auto|multipart|tus"))
+    var `protocol`: UploadProtocol = .auto
+
+    @Option(name: .long, help: ArgumentHelp("tus: send at most this many bytes per PATCH (e.g. 5MiB, 6MB); default: the whole rest in one, as the protocol recommends. Chunks are this size but the last, so 5MiB meets Cloudflare Stream's rule (at least 5 MiB, multiples of 256 KiB).", valueName: "size"))
+    var chunkSize: String?
+
     func validate() throws {
         do throws(UploadInputError) {
             _ = try EndpointURL.validate(to)
@@ -93,6 +101,9 @@ struct UploadOptions: ParsableArguments {
         }
         if let limitRate, (ByteSize.parse(limitRate) ?? 0) < 1024 {
             throw ValidationError("--limit-rate '\(limitRate)' must be a rate of at least 1k, like 500k or 20MB")
+        }
+        if let chunkSize, (ByteSize.parse(chunkSize) ?? 0) < 1 {
+            throw ValidationError("--chunk-size '\(chunkSize)' must be a size of at least 1 byte, like 5MiB or 6MB")
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard retries >= 0 else { throw ValidationError("--retries cannot be negative") }
@@ -152,7 +163,8 @@ struct UploadOptions: ParsableArguments {
             connectTimeout: DurationText.parse(connectTimeout) ?? .nan, stallTimeout: DurationText.parse(stallTimeout) ?? .nan,
             answerTimeout: DurationText.parse(answerTimeout) ?? .nan, retries: retries,
             resume: !noResume, stripLocation: stripLocation,
-            proxy: ProxyRules(proxy: proxy, noProxy: noproxy).proxy(for: endpoint), digests: !noDigest
+            proxy: ProxyRules(proxy: proxy, noProxy: noproxy).proxy(for: endpoint), digests: !noDigest,
+            uploadProtocol: `protocol`, chunkSize: chunkSize.flatMap(ByteSize.parse)
         )
     }
 

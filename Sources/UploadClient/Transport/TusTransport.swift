@@ -1,0 +1,130 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import UploadCore
+
+extension HTTPUploadTransport {
+    /// Sends the upload by tus 1.0.0 when that is the protocol: asked for (`--protocol tus`), an
+    /// upload URL from an earlier attempt, or, under `auto`, an origin known to speak it (from
+    /// its `OPTIONS` answer, asked once per origin for files worth resuming, or a tus refusal of
+    /// a multipart upload). `TusUploadMachine` decides; this function only sends. nil: not tus.
+    func performTus(
+        _ request: UploadRequest, _ prepared: Prepared, eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> AttemptResult? {
+        guard let capabilities = await tusCapabilities(request, prepared, eventLoop: eventLoop) else { return nil }
+        return await sendTus(request, prepared, capabilities: capabilities, eventLoop: eventLoop, observer: observer)
+    }
+
+    /// What the endpoint offers as a tus server, when the upload goes by tus; nil when it does not.
+    private func tusCapabilities(_ request: UploadRequest, _ prepared: Prepared, eventLoop: EventLoop) async -> TusCapabilities? {
+        let origin = Self.origin(of: request.url)
+        let known: ResumeSupport.Answer? = if let origin { await support.known(origin) } else { nil }
+        if case .tus(let capabilities) = known { return uploadProtocol == .multipart ? nil : capabilities }
+        switch uploadProtocol {
+        case .multipart:
+            return nil
+        case .tus:
+            // Asked once per origin; a server that does not answer OPTIONS (some hand out
+            // upload URLs and take only HEAD and PATCH) is assumed to do the core and creation.
+            if request.resume?.kind == .tus { return .assumed }
+            guard let origin else { return .assumed }
+            let (answer, _) = await support.answer(for: origin) { [self] in await askSupport(request, eventLoop: eventLoop) }
+            if case .tus(let capabilities) = answer { return capabilities }
+            return .assumed
+        case .auto:
+            if request.resume?.kind == .tus { return .assumed }
+            // The one discovery request, for files worth resuming (the draft's machine asks the
+            // same question for them and takes this answer).
+            guard resume, known == nil, let origin, !prepared.source.isPipe, (prepared.source.size ?? 0) >= Self.resumeThreshold else { return nil }
+            let (answer, _) = await support.answer(for: origin) { [self] in await askSupport(request, eventLoop: eventLoop) }
+            if case .tus(let capabilities) = answer { return capabilities }
+            return nil
+        }
+    }
+
+    /// Under `auto`, a plain upload's answer from a tus server (which takes no multipart body):
+    /// the origin is remembered as tus and what it offers is asked.
+    func learnedTus(from result: AttemptResult, _ request: UploadRequest, eventLoop: EventLoop) async -> TusCapabilities? {
+        guard uploadProtocol == .auto, let response = result.response, (400..<500).contains(response.status),
+              TusCapabilities.speaksTus(response), let origin = Self.origin(of: request.url) else { return nil }
+        let asked = await askSupport(request, eventLoop: eventLoop)
+        let capabilities: TusCapabilities = if case .tus(let offered) = asked { offered } else { .assumed }
+        support.learned(origin, .tus(capabilities))
+        return capabilities
+    }
+
+    /// One attempt by tus, as `TusUploadMachine` decides.
+    func sendTus(
+        _ request: UploadRequest, _ prepared: Prepared, capabilities: TusCapabilities, eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> AttemptResult {
+        guard !prepared.source.isPipe, let opened = prepared.source.openedAs, let length = prepared.source.size else {
+            return AttemptResult(outcome: .failed(UploadFailure(.fileError,
+                "tus needs the upload's length before it starts, and standard input has none: save it to a file first, or use --protocol multipart")),
+                response: nil, bytesSent: 0)
+        }
+        let metadata: String
+        do throws(TusFields.MetadataProblem) {
+            metadata = try TusFields.metadata(request.formFields.map { ($0.name, $0.value) }
+                + [("filename", request.uploadName), ("filetype", prepared.media.mime)])
+        } catch {
+            return AttemptResult(outcome: .failed(UploadFailure(.other, error.description)), response: nil, bytesSent: 0)
+        }
+        let layout = MultipartLayout.bare(contentType: prepared.media, fileSize: length)
+        var machine = TusUploadMachine(url: request.url, file: opened, length: length, point: resume ? request.resume : nil,
+                                       capabilities: capabilities, chunkSize: tusChunkSize, smallFile: Self.resumeThreshold)
+        var decision = machine.start()
+        // The file's SHA-256 ("already sent" by content), worked out as the chunks stream: one
+        // digest across the chunks of the attempt, begun again when a chunk starts elsewhere
+        // than where the last one ended (the server's offset, a chunk sent again).
+        var digest: BodyDigest?
+        var bytesSent: Int64 = 0
+        while true {
+            relay(decision.reports, url: request.url, observer: observer)
+            switch decision.next {
+            case .finish(var result):
+                if result.outcome.isSuccess, let content = digest?.fileHex { observer.content(content) }
+                result.bytesSent = bytesSent
+                return result
+            case .request(.create(let total, let withBody)):
+                var fields = baseHeaders(request.headers)
+                fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
+                fields.add(name: TusFields.length, value: String(total))
+                if !metadata.isEmpty { fields.add(name: TusFields.metadata, value: metadata) }
+                let result: AttemptResult
+                if withBody {
+                    fields.add(name: "Content-Type", value: TusFields.chunkType)
+                    digest = fileDigest(length)
+                    let streamer = makeStreamer(layout, prepared, pipePrefix: nil, digest: digest, eventLoop: eventLoop)
+                    result = await send(url: request.url, method: .POST, headers: fields, streamer: streamer,
+                                        progressTotal: total, eventLoop: eventLoop, observer: observer)
+                } else {
+                    result = await send(url: request.url, method: .POST, headers: fields, eventLoop: eventLoop, observer: .init())
+                }
+                bytesSent += result.bytesSent
+                decision = machine.created(result)
+            case .request(.head(let point)):
+                decision = machine.headed(await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
+                                                     eventLoop: eventLoop, observer: .init()))
+            case .request(.patch(let point, let end)):
+                if digest?.bodyCount != point.offset { digest = fileDigest(length) }
+                var streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset, digest: digest, eventLoop: eventLoop)
+                streamer.endOffset = end
+                var fields = resourceHeaders(point, request)
+                fields.add(name: "Content-Type", value: TusFields.chunkType)
+                fields.add(name: TusFields.offset, value: String(point.offset))
+                let result = await send(url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
+                                        progressBase: point.offset, progressTotal: length, eventLoop: eventLoop, observer: observer)
+                bytesSent += result.bytesSent
+                decision = machine.patched(result)
+            case .request(.delete(let point)):
+                _ = await cancelOnServer(point, request, eventLoop: eventLoop)
+                decision = machine.deleted()
+            }
+        }
+    }
+
+    /// The file's digest alone (a tus body is the file; no tus server answers with a digest).
+    private func fileDigest(_ length: Int64) -> BodyDigest? {
+        digests ? BodyDigest(length: length, fileLength: length, bodyToo: false) : nil
+    }
+}

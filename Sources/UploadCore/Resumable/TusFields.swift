@@ -1,0 +1,93 @@
+import Foundation
+
+/// The header fields of tus 1.0.0 (tus.io/protocols/resumable-upload, the protocol Cloudflare
+/// Stream, Vimeo, Supabase Storage, Transloadit and every tusd speak) as the client writes and
+/// reads them.
+public enum TusFields {
+    public static let resumable = "Tus-Resumable"
+    public static let version = "Tus-Version"
+    public static let extensions = "Tus-Extension"
+    public static let maxSize = "Tus-Max-Size"
+    public static let checksumAlgorithms = "Tus-Checksum-Algorithm"
+    public static let offset = "Upload-Offset"
+    public static let length = "Upload-Length"
+    public static let metadata = "Upload-Metadata"
+    public static let expires = "Upload-Expires"
+    public static let checksum = "Upload-Checksum"
+    /// The only version spoken here (and the only one deployed).
+    public static let protocolVersion = "1.0.0"
+    /// The media type of every `PATCH` (and of a creation that carries bytes).
+    public static let chunkType = "application/offset+octet-stream"
+    /// The status of a chunk whose `Upload-Checksum` did not match (the checksum extension).
+    public static let checksumMismatch = 460
+
+    /// A non-negative integer field (`Upload-Offset`, `Upload-Length`, `Tus-Max-Size`).
+    public static func integer(_ value: String?) -> Int64? {
+        value.flatMap { BoundedNumber.decimal($0) }
+    }
+
+    /// A comma-separated list, each member trimmed, empty members dropped.
+    public static func list(_ value: String?) -> [String] {
+        (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `Upload-Metadata`: `key base64(value)` pairs joined by commas, in order, each key once
+    /// (the first wins). A key must be non-empty and hold no space or comma: such a key is
+    /// refused with why (`Problem`), never sent mangled.
+    public static func metadata(_ pairs: [(key: String, value: String)]) throws(MetadataProblem) -> String {
+        var seen = Set<String>()
+        var members: [String] = []
+        for (key, value) in pairs {
+            guard !key.isEmpty, !key.contains(" "), !key.contains(","), key.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+            else { throw MetadataProblem(key: key) }
+            guard seen.insert(key).inserted else { continue }
+            members.append(value.isEmpty ? key : "\(key) \(Data(value.utf8).base64EncodedString())")
+        }
+        return members.joined(separator: ",")
+    }
+
+    public struct MetadataProblem: Error, Sendable, Equatable, CustomStringConvertible {
+        public let key: String
+        public init(key: String) { self.key = key }
+        public var description: String {
+            "the field name '\(key)' cannot go in tus metadata (Upload-Metadata keys are printable ASCII without spaces or commas)"
+        }
+    }
+}
+
+/// What a tus server said it does in its `OPTIONS` answer: the extensions (`creation`,
+/// `creation-with-upload`, `termination`, `checksum`, `expiration`, …), the largest upload it
+/// takes, and the checksum algorithms it knows.
+public struct TusCapabilities: Sendable, Hashable, Codable {
+    public var extensions: [String]
+    public var maxSize: Int64?
+    public var checksumAlgorithms: [String]
+
+    public init(extensions: [String] = ["creation"], maxSize: Int64? = nil, checksumAlgorithms: [String] = []) {
+        self.extensions = extensions
+        self.maxSize = maxSize
+        self.checksumAlgorithms = checksumAlgorithms
+    }
+
+    /// What is assumed of a server that was not asked or did not say (as tus-js-client
+    /// assumes): the core protocol and creation, nothing more.
+    public static let assumed = TusCapabilities()
+
+    public func has(_ name: String) -> Bool { extensions.contains(name) }
+
+    /// Reads an `OPTIONS` answer: a success whose `Tus-Version` lists 1.0.0. nil: not tus (or
+    /// not a version spoken here).
+    public init?(options response: UploadResponse) {
+        guard (200..<300).contains(response.status),
+              TusFields.list(response.header(TusFields.version)).contains(TusFields.protocolVersion) else { return nil }
+        self.init(extensions: TusFields.list(response.header(TusFields.extensions)).map { $0.lowercased() },
+                  maxSize: TusFields.integer(response.header(TusFields.maxSize)),
+                  checksumAlgorithms: TusFields.list(response.header(TusFields.checksumAlgorithms)).map { $0.lowercased() })
+    }
+
+    /// Whether an answer comes from a tus server (every answer but `OPTIONS` carries
+    /// `Tus-Resumable`): a tus server refusing a multipart `POST` says so this way.
+    public static func speaksTus(_ response: UploadResponse) -> Bool {
+        response.header(TusFields.resumable) != nil || response.header(TusFields.version) != nil
+    }
+}

@@ -1,0 +1,292 @@
+import Foundation
+
+/// The client's side of tus 1.0.0 as a value, beside `ResumableUploadMachine` (the draft's): it
+/// is told what each request came back with and says what to do next; the shell only sends.
+/// One attempt of one upload:
+///
+/// - With no upload URL yet: create one (`create`: a `POST` with `Upload-Length` and the
+///   metadata, empty, or with the whole file when the server lists `creation-with-upload` and
+///   the file is small), then send the file in `PATCH`es (`patch`: from the server's offset, at
+///   most `chunkSize` bytes each; the whole rest in one when no size is set, as the protocol
+///   recommends).
+/// - With one from an interrupted attempt (or handed out by another service): ask its offset
+///   (`head`), then send the rest; an upload the server already has whole ends there.
+/// - An upload URL the server no longer has (404, 410, 403, expired) starts over with a new one
+///   (at most `rounds` times in one attempt); an offset the two sides disagree on (409) is asked
+///   again; a chunk the server found damaged (460, checksum) is sent again, that chunk only.
+/// - A cancelled upload or a file that changed while it was read is removed from the server
+///   (`delete`) when the server lists `termination`.
+///
+/// The final answer of a tus upload is a bodiless `204`; the attempt ends with that status and
+/// a body that says where the file now lives and its size.
+public struct TusUploadMachine: Sendable {
+    public enum Request: Sendable, Equatable {
+        /// `POST` to the creation URL for an upload of `length` bytes; `withBody`: the whole
+        /// file goes in it (`creation-with-upload`).
+        case create(length: Int64, withBody: Bool)
+        /// `HEAD` on the upload URL: its offset.
+        case head(ResumePoint)
+        /// `PATCH` with the file's bytes from the point's offset up to `end`.
+        case patch(ResumePoint, end: Int64)
+        /// `DELETE` on the upload URL (termination; best effort, briefly).
+        case delete(ResumePoint)
+    }
+
+    public enum Next: Sendable {
+        case request(Request)
+        case finish(AttemptResult)
+    }
+
+    public struct Decision: Sendable {
+        public var reports: [ResumableUploadMachine.Report]
+        public var next: Next
+    }
+
+    private enum State: Sendable {
+        case idle
+        case creating(withBody: Bool)
+        case heading(ResumePoint)
+        case patching(ResumePoint, end: Int64)
+        case deleting(AttemptResult)
+        case done
+    }
+
+    /// Rounds (a creation or a `HEAD`, then the file) one attempt may start before giving up.
+    public static let rounds = 3
+    /// Times one chunk is sent again (460) or the offset asked again (409, no progress) before
+    /// giving up.
+    public static let chunkTries = 3
+
+    private let url: String
+    private let file: FileFingerprint
+    private let length: Int64
+    private let capabilities: TusCapabilities
+    private let chunkSize: Int64?
+    private let smallFile: Int64
+    private var state = State.idle
+    private var point: ResumePoint?
+    private var round = 0
+    private var tries = 0
+    private var startedOver: String?
+    private var sending = false
+    private var reports: [ResumableUploadMachine.Report] = []
+
+    /// An attempt to the creation URL `url` of `file` (`length` bytes as sent), continuing
+    /// `point` (nil: none yet), to a server that said `capabilities`. `chunkSize`: bytes per
+    /// `PATCH` at most (nil: the rest in one). Files up to `smallFile` bytes go in the creation
+    /// request itself when the server allows it.
+    public init(url: String, file: FileFingerprint, length: Int64, point: ResumePoint?, capabilities: TusCapabilities,
+                chunkSize: Int64? = nil, smallFile: Int64 = 1 << 20) {
+        self.url = url
+        self.file = file
+        self.length = length
+        self.capabilities = capabilities
+        self.chunkSize = chunkSize.map { max($0, 1) }
+        self.smallFile = smallFile
+        self.point = point
+        if let point, point.kind != .tus || point.file != file || point.bodyLength != length {
+            self.point = nil
+            if point.kind == .tus {
+                startedOver = "the file changed since the upload began"
+                reports.append(.resumable(nil, startedOver: startedOver))
+            }
+        }
+    }
+
+    public mutating func start() -> Decision {
+        guard case .idle = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        if let maxSize = capabilities.maxSize, length > maxSize {
+            return finish(AttemptResult(outcome: .failed(UploadFailure(.other,
+                "the server takes uploads of at most \(ByteFormat.bytes(maxSize)) (Tus-Max-Size); this one is \(ByteFormat.bytes(length))")),
+                response: nil, bytesSent: 0))
+        }
+        return beginRound()
+    }
+
+    /// What the creation request came back with.
+    public mutating func created(_ result: AttemptResult) -> Decision {
+        guard case .creating(let withBody) = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        guard let response = result.response else {
+            // A creation that carried the file and was cut: no upload URL came back, so nothing
+            // can be continued; the next attempt creates again.
+            return finish(withBody ? result : ResumableUploadMachine.beforeTheBody(result))
+        }
+        guard (200..<300).contains(response.status), let location = response.header("Location"),
+              let resource = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
+              resource.scheme == "http" || resource.scheme == "https" else {
+            // The server's refusal (413 too large, 401, 412 another version, 400, …) is the
+            // upload's answer, shown as it came.
+            return finish(AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: result.bytesSent))
+        }
+        let offset = TusFields.integer(response.header(TusFields.offset)) ?? 0
+        guard offset <= length else { return protocolError("the server says it has \(offset) bytes of a \(length)-byte upload") }
+        let created = ResumePoint.tus(uploadURL: resource.absoluteString, bodyLength: length, file: file, offset: offset,
+                                      expires: response.header(TusFields.expires))
+        point = created
+        reports.append(.resumable(created, startedOver: nil))
+        if !withBody { reports.append(.sending(bodyLength: length)) }
+        return next(from: created, answer: response, sent: result.bytesSent)
+    }
+
+    /// What `head` came back with.
+    public mutating func headed(_ result: AttemptResult) -> Decision {
+        guard case .heading(var known) = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        guard let response = result.response else { return finish(ResumableUploadMachine.beforeTheBody(result), keeping: known) }
+        switch response.status {
+        case 200..<300:
+            guard let offset = TusFields.integer(response.header(TusFields.offset)), offset <= length else {
+                return gone("the server gave no usable offset for the upload")
+            }
+            if let serverLength = TusFields.integer(response.header(TusFields.length)), serverLength != length {
+                return gone("the server's upload is \(serverLength) bytes long, the file \(length)")
+            }
+            known.offset = offset
+            if let expires = response.header(TusFields.expires) { known.expires = expires }
+            point = known
+            reports.append(.resumable(known, startedOver: nil))
+            reports.append(.sending(bodyLength: length))
+            if offset > 0, offset < length { reports.append(.resumed(offset: offset, bodyLength: length)) }
+            return next(from: known, answer: response, sent: 0)
+        case 403, 404, 410:
+            return gone(response.status == 410 ? "the server let the upload expire" : "the server no longer has the upload")
+        case 500..<600, 423, 429:
+            return finish(result, keeping: known)
+        default:
+            return finish(AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: 0), keeping: known)
+        }
+    }
+
+    /// What a `patch` came back with.
+    public mutating func patched(_ result: AttemptResult) -> Decision {
+        guard case .patching(var current, _) = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        guard let response = result.response else {
+            if case .failed(let failure) = result.outcome, failure.kind == .fileError || failure.kind == .cancelled {
+                return terminate(result, current)
+            }
+            // Cut, stalled, no answer: the next attempt asks where the server got to.
+            return finish(result, keeping: current)
+        }
+        switch response.status {
+        case 200..<300:
+            guard let offset = TusFields.integer(response.header(TusFields.offset)), offset <= length, offset >= current.offset else {
+                return protocolError("the server's answer to a chunk gave no usable Upload-Offset")
+            }
+            if offset == current.offset {
+                // Nothing was taken: ask again a few times, then give up rather than loop.
+                tries += 1
+                guard tries < Self.chunkTries else { return protocolError("the server takes no bytes at offset \(offset)") }
+            } else {
+                tries = 0
+            }
+            current.offset = offset
+            if let expires = response.header(TusFields.expires) { current.expires = expires }
+            point = current
+            if offset < length { reports.append(.resumable(current, startedOver: nil)) }
+            return next(from: current, answer: response, sent: result.bytesSent)
+        case 409:
+            // Another offset than ours: ask the server's.
+            tries += 1
+            guard tries < Self.chunkTries else { return gone("the server and the client disagree on the offset") }
+            state = .heading(current)
+            return decide(.request(.head(current)))
+        case TusFields.checksumMismatch:
+            // The chunk arrived damaged and was dropped: that chunk again.
+            tries += 1
+            guard tries < Self.chunkTries else {
+                return finish(AttemptResult(outcome: .failed(UploadFailure(.integrityMismatch,
+                    "the server found a chunk damaged \(Self.chunkTries) times (460 checksum mismatch)")), response: response,
+                    bytesSent: result.bytesSent), keeping: current)
+            }
+            return patch(current)
+        case 403, 404, 410:
+            return gone(response.status == 410 ? "the server let the upload expire" : "the server no longer has the upload")
+        case 500..<600, 423, 429:
+            return finish(result, keeping: current)
+        default:
+            // 413, 415, 400, 412…: the server's refusal is the upload's answer.
+            return finish(AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: result.bytesSent),
+                          keeping: current)
+        }
+    }
+
+    /// `delete` is done (whatever came back): the attempt ends as the body did.
+    public mutating func deleted() -> Decision {
+        guard case .deleting(let result) = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        return finish(result)
+    }
+
+    /// The body of the final answer: tus answers the last chunk with a bodiless 204, so the
+    /// attempt's answer says where the file now lives and how big it is.
+    public static func completionNote(uploadURL: String, length: Int64) -> String {
+        "stored at \(uploadURL) (\(ByteFormat.bytes(length)))"
+    }
+
+    // MARK: steps
+
+    private mutating func beginRound() -> Decision {
+        round += 1
+        tries = 0
+        guard round <= Self.rounds else {
+            return finish(AttemptResult(
+                outcome: .failed(UploadFailure(.other, "the server keeps losing the upload (\(startedOver ?? "gone")); giving up")),
+                response: nil, bytesSent: 0))
+        }
+        if let known = point {
+            state = .heading(known)
+            return decide(.request(.head(known)))
+        }
+        let withBody = capabilities.has("creation-with-upload") && length <= smallFile && length > 0
+            && (chunkSize.map { length <= $0 } ?? true)
+        if withBody { reports.append(.sending(bodyLength: length)) }
+        state = .creating(withBody: withBody)
+        return decide(.request(.create(length: length, withBody: withBody)))
+    }
+
+    /// After an answer that gave `current.offset`: the next chunk, or the end.
+    private mutating func next(from current: ResumePoint, answer: UploadResponse, sent: Int64) -> Decision {
+        guard current.offset >= length else { return patch(current) }
+        reports.append(.resumable(nil, startedOver: nil))
+        let note = Self.completionNote(uploadURL: current.uploadURL, length: length)
+        let final = UploadResponse(status: answer.status, reason: answer.reason, headers: answer.headers,
+                                   body: Array(note.utf8), bodyBytesTotal: Int64(note.utf8.count))
+        return finish(AttemptResult(outcome: .answered(status: answer.status), response: final, bytesSent: sent))
+    }
+
+    private mutating func patch(_ current: ResumePoint) -> Decision {
+        let end = chunkSize.map { min(length, current.offset + $0) } ?? length
+        state = .patching(current, end: end)
+        return decide(.request(.patch(current, end: end)))
+    }
+
+    /// Nothing will continue the upload: what the server keeps goes now (when it lets us).
+    private mutating func terminate(_ result: AttemptResult, _ current: ResumePoint) -> Decision {
+        reports.append(.resumable(nil, startedOver: nil))
+        guard capabilities.has("termination") else { return finish(result) }
+        state = .deleting(result)
+        return decide(.request(.delete(current)))
+    }
+
+    private mutating func gone(_ why: String) -> Decision {
+        point = nil
+        startedOver = why
+        reports.append(.resumable(nil, startedOver: why))
+        return beginRound()
+    }
+
+    private mutating func protocolError(_ why: String) -> Decision {
+        reports.append(.resumable(nil, startedOver: nil))
+        return finish(AttemptResult(outcome: .failed(UploadFailure(.other, why)), response: nil, bytesSent: 0))
+    }
+
+    private mutating func finish(_ result: AttemptResult, keeping kept: ResumePoint? = nil) -> Decision {
+        var result = result
+        if let kept { result.resume = kept }
+        state = .done
+        return decide(.finish(result))
+    }
+
+    private mutating func decide(_ next: Next) -> Decision {
+        defer { reports = [] }
+        return Decision(reports: reports, next: next)
+    }
+}

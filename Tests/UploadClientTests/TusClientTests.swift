@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+import UploadClient
+import UploadCore
+import UploadTesting
+
+/// The client speaks tus 1.0.0 to a tus server it did not write (`tuspyserver` from PyPI, run
+/// by uvicorn): found by its `OPTIONS` answer, the file's raw bytes with its name and type in
+/// `Upload-Metadata`, chunks, a cut continued from the server's offset, termination, expiry.
+@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: TusPeer.available, "needs python3 with tuspyserver and uvicorn (.ci/run installs them)"))
+struct TusClientTests {
+    static let size: Int64 = 12_000_000
+
+    func file(_ name: String = "big.jpg", size: Int64 = Self.size) throws -> (root: String, path: String) {
+        let root = TestFiles.makeTemporaryDirectory("tus-client")
+        return (root, try TestFiles.writeImage(at: root + "/" + name, size: size))
+    }
+
+    @Test func aTusOriginIsFoundByItsOptionsAnswerAndGetsTheFileRawWithItsNameAndType() async throws {
+        let server = try TusPeer()
+        defer { server.stop() }
+        let (_, path) = try file()
+        let request = try UploadRequest.forPath(path, url: server.url, formFields: [FormField(name: "album", value: "holiday")])
+        let run = try await UploadRun.run([request])
+        #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome())) \(server.requests)")
+        let upload = try #require(server.uploads.first)
+        #expect(server.uploads.count == 1)
+        #expect(TestFiles.sameContents(path, upload.path))
+        #expect(upload.metadata == ["filename": "big.jpg", "filetype": "image/jpeg", "album": "holiday"])
+        #expect(upload.parts == 1, "the whole rest in one PATCH, as the protocol recommends")
+        // The final answer is a bodiless 204: the attempt's answer says where the file lives.
+        let response = try #require(run.response())
+        #expect(response.status == 204)
+        #expect(response.textBody == TusUploadMachine.completionNote(uploadURL: server.url + upload.id, length: Self.size))
+        #expect(server.requests.map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["OPTIONS", "POST", "PATCH"], "\(server.requests)")
+        // "Already sent" by content works for tus too.
+        #expect(run.record().contentSHA256 == (try PythonDigests.sha256Hex(path)))
+    }
+
+    @Test func aSmallPhotoGoesByTusOnceTheServerRefusesTheMultipartBody() async throws {
+        let server = try TusPeer()
+        defer { server.stop() }
+        let (_, path) = try file("small.jpg", size: 40_000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
+        #expect(run.outcome() == .answered(status: 201), "\(String(describing: run.outcome())) \(server.requests)")
+        let upload = try #require(server.uploads.first)
+        #expect(TestFiles.sameContents(path, upload.path))
+        // No question before a small file; the tus server's refusal of the multipart POST
+        // (412, Tus-Version) teaches the origin; the file then goes in the creation itself.
+        #expect(server.requests.count == 3, "POST 412, OPTIONS, POST 201: \(server.requests)")
+        #expect(server.requests.first?.hasPrefix("POST") == true && server.requests.first?.hasSuffix("412") == true, "\(server.requests)")
+        #expect(server.requests.last?.hasPrefix("POST") == true && server.requests.last?.hasSuffix("201") == true, "\(server.requests)")
+    }
+
+    @Test func chunksAreTheSizeAskedForButTheLast() async throws {
+        let server = try TusPeer()
+        defer { server.stop() }
+        let (_, path) = try file()
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], uploadProtocol: .tus, chunkSize: 5 << 20)
+        #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome()))")
+        let upload = try #require(server.uploads.first)
+        #expect(TestFiles.sameContents(path, upload.path))
+        #expect(upload.parts == 3)
+        #expect(server.requests.filter { $0.hasPrefix("PATCH") }.count == 3, "\(server.requests)")
+        #expect(run.progressTotals().last == Self.size)
+    }
+
+    @Test func aCutUploadContinuesFromTheServersOffsetAndSendsTheFileAboutOnce() async throws {
+        let server = try TusPeer()
+        defer { server.stop() }
+        let (_, path) = try file()
+        let relay = try CuttingRelay(to: server.port, cutAfter: [3_000_000, 7_000_000])
+        defer { relay.stop() }
+        let url = "http://127.0.0.1:\(relay.port)/files/"
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: url)], retryPolicy: RetryPolicy(maxRetries: 5),
+                                          uploadProtocol: .tus)
+        #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome())) \(server.requests)")
+        #expect(relay.cutsDone == 2)
+        let upload = try #require(server.uploads.first)
+        #expect(server.uploads.count == 1, "one upload URL, continued")
+        #expect(TestFiles.sameContents(path, upload.path))
+        let offsets = run.resumedOffsets()
+        #expect(offsets.count == 2 && offsets.allSatisfy { $0 > 1_000_000 } && offsets == offsets.sorted(), "\(offsets)")
+        let ratio = Double(relay.bytesToServer) / Double(Self.size)
+        #expect(ratio >= 1 && ratio <= 1.01, "bytes on the wire / file size = \(ratio)")
+        #expect(server.requests.filter { $0.hasPrefix("HEAD") }.count == 2, "\(server.requests)")
+        let record = run.record()
+        #expect(record.resume == nil)
+        #expect(record.resumedText?.hasPrefix("resumed at ") == true)
+        #expect(run.progressTotals().last == Self.size)
+    }
+
+    @Test func aFileThatChangesWhileSentIsTerminatedOnTheServer() async throws {
+        let server = try TusPeer()
+        defer { server.stop() }
+        let (_, path) = try file("shrinks.jpg", size: 64 << 20)
+        let changed = CancelOnce()
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], uploadProtocol: .tus) { event, _ in
+            if case .progress = event, changed.first() { truncate(path, 2 << 20) }
+        }
+        #expect(run.failure()?.kind == .fileError, "\(String(describing: run.outcome()))")
+        #expect(server.requests.contains { $0.hasPrefix("DELETE") && $0.hasSuffix("204") }, "\(server.requests)")
+        // The upload's bytes are gone. (tuspyserver may write its record of the upload again
+        // when it finishes the cut request after the DELETE: the record, without data, can stay.)
+        #expect(server.uploads.allSatisfy { !FileManager.default.fileExists(atPath: $0.path) }, "\(server.uploads)")
+    }
+
+    @Test func anUploadTheServerLetExpireStartsOverWithANewOne() async throws {
+        let server = try TusPeer()
+        defer { server.stop() }
+        let (_, path) = try file()
+        let relay = try CuttingRelay(to: server.port, cutAfter: [3_000_000])
+        defer { relay.stop() }
+        let url = "http://127.0.0.1:\(relay.port)/files/"
+        // Attempts by the transport itself: the queue would remove what the server keeps of an
+        // upload that failed for good.
+        let transport = try HTTPUploadTransport(uploadProtocol: .tus)
+        let request = try UploadRequest.forPath(path, url: url)
+        let cut = await transport.perform(request, observer: AttemptObserver())
+        let point = try #require(cut.resume, "\(cut)")
+        #expect(point.kind == .tus && point.offset == 0 && point.expires != nil)
+        // The server writes down what it took once it noticed the cut: expired after that.
+        #expect(try await eventually { (server.uploads.first?.offset ?? 0) > 0 })
+        try server.expire(try #require(server.uploads.first).id)
+        var again = request
+        again.resume = point
+        let reasons = Reasons()
+        let result = await transport.perform(again, observer: AttemptObserver(resumable: { _, why in why.map(reasons.append) }))
+        try await transport.shutdown()
+        #expect(result.outcome.isSuccess, "\(result) \(server.requests)")
+        #expect(server.requests.contains { $0.hasPrefix("HEAD") && $0.hasSuffix("410") }, "\(server.requests) \(server.uploads)")
+        #expect(reasons.all == ["the server let the upload expire"])
+        let done = try #require(server.uploads.first { $0.offset == Self.size })
+        #expect(TestFiles.sameContents(path, done.path))
+    }
+
+    @Test func aFileLargerThanTheServerTakesIsRefusedBeforeAnyByteGoes() async throws {
+        let server = try TusPeer(maxSize: 5_000_000)
+        defer { server.stop() }
+        let (_, path) = try file()
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
+        let failure = try #require(run.failure())
+        #expect(failure.description.contains("Tus-Max-Size"), "\(failure)")
+        #expect(server.uploads.isEmpty)
+        #expect(!server.requests.contains { $0.hasPrefix("POST") || $0.hasPrefix("PATCH") }, "\(server.requests)")
+    }
+
+    @Test func multipartAskedForStaysMultipartEvenAtATusOrigin() async throws {
+        let server = try TusPeer()
+        defer { server.stop() }
+        let (_, path) = try file("small.jpg", size: 40_000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], uploadProtocol: .multipart)
+        #expect(run.outcome() == .answered(status: 412), "\(String(describing: run.outcome()))")
+        #expect(server.uploads.isEmpty)
+    }
+}
+
+final class Reasons: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}

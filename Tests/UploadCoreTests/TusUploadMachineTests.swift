@@ -1,0 +1,253 @@
+import Foundation
+import Testing
+import UploadCore
+
+/// tus 1.0.0 on the client, input by input: what each answer leads to.
+@Suite struct TusUploadMachineTests {
+    typealias Machine = TusUploadMachine
+    static let url = "http://example.test/files/"
+    static let file = FileFingerprint(size: 10_000_000, modificationNanoseconds: 1_700_000_000_000_000_000)
+    static let length: Int64 = 10_000_000
+    static let resource = "http://example.test/files/abc"
+    static let point = ResumePoint.tus(uploadURL: resource, bodyLength: length, file: file)
+
+    static func machine(point: ResumePoint? = nil, capabilities: TusCapabilities = .assumed, chunk: Int64? = nil,
+                        length: Int64 = length) -> Machine {
+        Machine(url: url, file: file, length: length, point: point, capabilities: capabilities, chunkSize: chunk)
+    }
+
+    static func answer(_ status: Int, _ headers: [(String, String)] = [], sent: Int64 = 0) -> AttemptResult {
+        AttemptResult(outcome: .answered(status: status),
+                      response: UploadResponse(status: status, reason: "", headers: [("Tus-Resumable", "1.0.0")] + headers, body: [], bodyBytesTotal: 0),
+                      bytesSent: sent)
+    }
+
+    static func failed(_ kind: UploadFailure.Kind) -> AttemptResult {
+        AttemptResult(outcome: .failed(UploadFailure(kind, "\(kind)")), response: nil, bytesSent: 0)
+    }
+
+    static func request(_ decision: Machine.Decision) -> Machine.Request? {
+        if case .request(let request) = decision.next { return request }
+        return nil
+    }
+
+    static func finished(_ decision: Machine.Decision) -> AttemptResult? {
+        if case .finish(let result) = decision.next { return result }
+        return nil
+    }
+
+    static func at(_ offset: Int64, expires: String? = nil) -> ResumePoint {
+        var point = Self.point
+        point.offset = offset
+        point.expires = expires
+        return point
+    }
+
+    @Test func aNewUploadIsCreatedThenSentWholeInOnePatch() {
+        var m = Self.machine()
+        #expect(Self.request(m.start()) == .create(length: Self.length, withBody: false))
+        let created = m.created(Self.answer(201, [("Location", "/files/abc")]))
+        #expect(created.reports == [.resumable(Self.point, startedOver: nil), .sending(bodyLength: Self.length)])
+        #expect(Self.request(created) == .patch(Self.point, end: Self.length))
+        let done = m.patched(Self.answer(204, [("Upload-Offset", "\(Self.length)")], sent: Self.length))
+        #expect(done.reports == [.resumable(nil, startedOver: nil)])
+        let result = Self.finished(done)
+        #expect(result?.outcome == .answered(status: 204))
+        #expect(result?.response?.textBody == "stored at \(Self.resource) (10.0 MB)")
+        #expect(result?.resume == nil)
+    }
+
+    @Test func chunksFollowTheServersOffset() {
+        var m = Self.machine(chunk: 4_000_000)
+        _ = m.start()
+        #expect(Self.request(m.created(Self.answer(201, [("Location", Self.resource)]))) == .patch(Self.point, end: 4_000_000))
+        // The server took less than the chunk: the next one starts where it stopped.
+        let second = m.patched(Self.answer(204, [("Upload-Offset", "3000000")]))
+        #expect(second.reports == [.resumable(Self.at(3_000_000), startedOver: nil)])
+        #expect(Self.request(second) == .patch(Self.at(3_000_000), end: 7_000_000))
+        #expect(Self.request(m.patched(Self.answer(204, [("Upload-Offset", "7000000")]))) == .patch(Self.at(7_000_000), end: Self.length))
+        #expect(Self.finished(m.patched(Self.answer(204, [("Upload-Offset", "\(Self.length)")])))?.outcome.isSuccess == true)
+    }
+
+    @Test func aSmallFileGoesInTheCreationWhenTheServerTakesIt() {
+        var m = Self.machine(capabilities: TusCapabilities(extensions: ["creation", "creation-with-upload"]), length: 50_000)
+        let start = m.start()
+        #expect(start.reports == [.sending(bodyLength: 50_000)])
+        #expect(Self.request(start) == .create(length: 50_000, withBody: true))
+        let done = m.created(Self.answer(201, [("Location", Self.resource), ("Upload-Offset", "50000")]))
+        #expect(Self.finished(done)?.outcome == .answered(status: 201))
+        // Without the extension, an empty creation.
+        var plain = Self.machine(length: 50_000)
+        #expect(Self.request(plain.start()) == .create(length: 50_000, withBody: false))
+    }
+
+    @Test func aCutPatchKeepsThePointAndTheNextAttemptAsksTheOffset() {
+        var m = Self.machine()
+        _ = m.start()
+        _ = m.created(Self.answer(201, [("Location", Self.resource)]))
+        let cut = Self.finished(m.patched(Self.failed(.connectionLost)))
+        #expect(cut?.resume == Self.point)
+        var next = Self.machine(point: cut?.resume)
+        #expect(Self.request(next.start()) == .head(Self.point))
+        let headed = next.headed(Self.answer(200, [("Upload-Offset", "6000000"), ("Upload-Length", "\(Self.length)"),
+                                                   ("Upload-Expires", "Mon, 30 Nov 2026 21:00:00 GMT")]))
+        let resumed = Self.at(6_000_000, expires: "Mon, 30 Nov 2026 21:00:00 GMT")
+        #expect(headed.reports == [.resumable(resumed, startedOver: nil), .sending(bodyLength: Self.length),
+                                   .resumed(offset: 6_000_000, bodyLength: Self.length)])
+        #expect(Self.request(headed) == .patch(resumed, end: Self.length))
+    }
+
+    @Test func anUploadTheServerAlreadyHasWholeEndsAtTheHead() {
+        var m = Self.machine(point: Self.point)
+        _ = m.start()
+        let done = m.headed(Self.answer(200, [("Upload-Offset", "\(Self.length)")]))
+        #expect(Self.finished(done)?.outcome == .answered(status: 200))
+        #expect(Self.finished(done)?.response?.textBody?.hasPrefix("stored at \(Self.resource)") == true)
+    }
+
+    @Test func anUploadTheServerLostOrLetExpireStartsOver() {
+        for (status, why) in [(404, "the server no longer has the upload"), (410, "the server let the upload expire"), (403, "the server no longer has the upload")] {
+            var m = Self.machine(point: Self.at(5_000_000))
+            _ = m.start()
+            let gone = m.headed(Self.answer(status))
+            #expect(gone.reports == [.resumable(nil, startedOver: why)])
+            #expect(Self.request(gone) == .create(length: Self.length, withBody: false))
+        }
+        // …and a server whose upload is of another length.
+        var m = Self.machine(point: Self.point)
+        _ = m.start()
+        let other = m.headed(Self.answer(200, [("Upload-Offset", "0"), ("Upload-Length", "5")]))
+        #expect(Self.request(other) == .create(length: Self.length, withBody: false))
+    }
+
+    @Test func aServerThatKeepsLosingTheUploadIsGivenUpAfterThreeRounds() {
+        var m = Self.machine(point: Self.point)
+        _ = m.start()
+        _ = m.headed(Self.answer(404))
+        _ = m.created(Self.answer(201, [("Location", Self.resource)]))
+        _ = m.patched(Self.answer(404))
+        _ = m.created(Self.answer(201, [("Location", Self.resource)]))
+        let last = m.patched(Self.answer(410))
+        #expect(Self.finished(last)?.outcome == .failed(UploadFailure(.other, "the server keeps losing the upload (the server let the upload expire); giving up")))
+    }
+
+    @Test func anOffsetConflictAsksTheServersOffset() {
+        var m = Self.machine(point: Self.at(1_000))
+        _ = m.start()
+        _ = m.headed(Self.answer(204, [("Upload-Offset", "1000")]))
+        #expect(Self.request(m.patched(Self.answer(409))) == .head(Self.at(1_000)))
+        #expect(Self.request(m.headed(Self.answer(204, [("Upload-Offset", "2000")]))) == .patch(Self.at(2_000), end: Self.length))
+        #expect(Self.request(m.patched(Self.answer(409))) == .head(Self.at(2_000)))
+        _ = m.headed(Self.answer(204, [("Upload-Offset", "2000")]))
+        // A third conflict in a row: the two sides cannot agree; start over.
+        let third = m.patched(Self.answer(409))
+        #expect(third.reports == [.resumable(nil, startedOver: "the server and the client disagree on the offset")])
+    }
+
+    @Test func aDamagedChunkIsSentAgainAndOnlyThatChunk() {
+        var m = Self.machine(chunk: 4_000_000)
+        _ = m.start()
+        _ = m.created(Self.answer(201, [("Location", Self.resource)]))
+        _ = m.patched(Self.answer(204, [("Upload-Offset", "4000000")]))
+        #expect(Self.request(m.patched(Self.answer(460))) == .patch(Self.at(4_000_000), end: 8_000_000))
+        #expect(Self.request(m.patched(Self.answer(460))) == .patch(Self.at(4_000_000), end: 8_000_000))
+        let given = Self.finished(m.patched(Self.answer(460)))
+        #expect(given?.outcome.isSuccess == false)
+        if case .failed(let failure)? = given?.outcome { #expect(failure.kind == .integrityMismatch) }
+        #expect(given?.resume == Self.at(4_000_000), "the next attempt continues from there")
+    }
+
+    @Test func aServerThatTakesNothingIsNotAskedForever() {
+        var m = Self.machine(point: Self.at(100))
+        _ = m.start()
+        _ = m.headed(Self.answer(204, [("Upload-Offset", "100")]))
+        #expect(Self.request(m.patched(Self.answer(204, [("Upload-Offset", "100")]))) == .patch(Self.at(100), end: Self.length))
+        #expect(Self.request(m.patched(Self.answer(204, [("Upload-Offset", "100")]))) == .patch(Self.at(100), end: Self.length))
+        #expect(Self.finished(m.patched(Self.answer(204, [("Upload-Offset", "100")])))?.outcome
+                == .failed(UploadFailure(.other, "the server takes no bytes at offset 100")))
+        // An offset past the file or going back is not usable.
+        var back = Self.machine(point: Self.at(100))
+        _ = back.start()
+        _ = back.headed(Self.answer(204, [("Upload-Offset", "100")]))
+        #expect(Self.finished(back.patched(Self.answer(204, [("Upload-Offset", "50")])))?.outcome.isSuccess == false)
+    }
+
+    @Test func refusalsAreTheUploadsAnswerAndServerErrorsKeepThePoint() {
+        var refused = Self.machine()
+        _ = refused.start()
+        #expect(Self.finished(refused.created(Self.answer(413)))?.outcome == .answered(status: 413))
+        var failing = Self.machine(point: Self.at(10))
+        _ = failing.start()
+        _ = failing.headed(Self.answer(200, [("Upload-Offset", "10")]))
+        let server = Self.finished(failing.patched(Self.answer(503)))
+        #expect(server?.outcome == .answered(status: 503))
+        #expect(server?.resume == Self.at(10))
+    }
+
+    @Test func aCancelTerminatesTheUploadWhenTheServerLetsIt() {
+        var m = Self.machine(capabilities: TusCapabilities(extensions: ["creation", "termination"]))
+        _ = m.start()
+        _ = m.created(Self.answer(201, [("Location", Self.resource)]))
+        let cancelled = m.patched(Self.failed(.cancelled))
+        #expect(cancelled.reports == [.resumable(nil, startedOver: nil)])
+        #expect(Self.request(cancelled) == .delete(Self.point))
+        #expect(Self.finished(m.deleted())?.outcome == .failed(UploadFailure(.cancelled, "cancelled")))
+        // Without `termination`, the upload is only forgotten.
+        var plain = Self.machine()
+        _ = plain.start()
+        _ = plain.created(Self.answer(201, [("Location", Self.resource)]))
+        #expect(Self.finished(plain.patched(Self.failed(.fileError)))?.resume == nil)
+    }
+
+    @Test func aFileLargerThanTheServerTakesIsRefusedAtOnce() {
+        var m = Self.machine(capabilities: TusCapabilities(maxSize: 1_000_000))
+        let refused = Self.finished(m.start())
+        #expect(refused?.outcome == .failed(UploadFailure(.other,
+            "the server takes uploads of at most 1.00 MB (Tus-Max-Size); this one is 10.0 MB")))
+    }
+
+    @Test func aPointOfAnotherFileOrTheDraftIsNotContinued() {
+        var changed = Self.point
+        changed.file = FileFingerprint(size: 10_000_000, modificationNanoseconds: 1)
+        var m = Self.machine(point: changed)
+        let start = m.start()
+        #expect(start.reports == [.resumable(nil, startedOver: "the file changed since the upload began")])
+        #expect(Self.request(start) == .create(length: Self.length, withBody: false))
+        let draft = ResumePoint(uploadURL: Self.resource, version: 9, boundary: "b", bodyLength: Self.length, file: Self.file)
+        var d = Self.machine(point: draft)
+        #expect(Self.request(d.start()) == .create(length: Self.length, withBody: false))
+    }
+}
+
+/// tus's fields as written and read.
+@Suite struct TusFieldsTests {
+    @Test func metadataIsKeyAndBase64ValueInOrderEachKeyOnce() throws {
+        let value = try TusFields.metadata([("album", "Été 2026"), ("filename", "x.jpg"), ("empty", ""), ("album", "again")])
+        #expect(value == "album w4l0w6kgMjAyNg==,filename eC5qcGc=,empty")
+        #expect(throws: TusFields.MetadataProblem(key: "my album")) { try TusFields.metadata([("my album", "x")]) }
+        #expect(throws: TusFields.MetadataProblem(key: "a,b")) { try TusFields.metadata([("a,b", "x")]) }
+        #expect(throws: TusFields.MetadataProblem(key: "")) { try TusFields.metadata([("", "x")]) }
+    }
+
+    @Test func anOptionsAnswerSaysWhatTheServerOffers() {
+        func options(_ status: Int, _ headers: [(String, String)]) -> UploadResponse {
+            UploadResponse(status: status, reason: "", headers: headers, body: [], bodyBytesTotal: 0)
+        }
+        let offered = TusCapabilities(options: options(204, [("Tus-Version", "1.0.0,0.2.2"), ("Tus-Extension", "creation, Termination,checksum"),
+                                                            ("Tus-Max-Size", "1073741824"), ("Tus-Checksum-Algorithm", "sha1,md5")]))
+        #expect(offered == TusCapabilities(extensions: ["creation", "termination", "checksum"], maxSize: 1_073_741_824, checksumAlgorithms: ["sha1", "md5"]))
+        #expect(TusCapabilities(options: options(204, [("Tus-Version", "0.2.2")])) == nil, "a version not spoken here")
+        #expect(TusCapabilities(options: options(404, [("Tus-Version", "1.0.0")])) == nil)
+        #expect(TusCapabilities(options: options(204, [("Accept-Patch", "application/partial-upload")])) == nil)
+        #expect(TusCapabilities.speaksTus(options(412, [("Tus-Version", "1.0.0")])))
+        #expect(!TusCapabilities.speaksTus(options(400, [])))
+    }
+
+    @Test func aResumePointKeptBeforeTusReadsAsTheDrafts() throws {
+        let old = #"{"uploadURL":"http://h/u/1","version":8,"boundary":"b","bodyLength":10,"file":{"size":5,"modificationNanoseconds":1},"offset":3}"#
+        let point = try JSONDecoder().decode(ResumePoint.self, from: Data(old.utf8))
+        #expect(point.kind == .draft && point.offset == 3 && point.expires == nil)
+        let tus = ResumePoint.tus(uploadURL: "http://h/f/1", bodyLength: 10, file: point.file, offset: 4, expires: "x")
+        #expect(try JSONDecoder().decode(ResumePoint.self, from: JSONEncoder().encode(tus)) == tus)
+    }
+}
