@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// An independent tus 1.0.0 server for tests: `tuspyserver` (PyPI; a FastAPI router, run by
 /// uvicorn) on 127.0.0.1 and a free port, keeping its uploads in a folder of its own. It is not
@@ -25,8 +26,9 @@ public final class TusPeer: @unchecked Sendable {
         let root = TestFiles.makeTemporaryDirectory("tus-peer")
         directory = root + "/files"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let script = root + "/server.py"
-        try Self.script.write(toFile: script, atomically: true, encoding: .utf8)
+        // One server script for the tests and bench/resume, found from this file's place in
+        // the package.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../bench/tus_server.py").standardized.path
         logPath = root + "/access.log"
         FileManager.default.createFile(atPath: logPath, contents: nil)
         let process = Process()
@@ -92,6 +94,33 @@ public final class TusPeer: @unchecked Sendable {
         }
     }
 
+    /// Creates an upload of `length` bytes named `filename` (`filetype`) as another client would
+    /// (curl), and gives its id.
+    public func create(length: Int64, filename: String, filetype: String) throws -> String {
+        let before = Set(uploads.map(\.id))
+        let metadata = "filename \(Data(filename.utf8).base64EncodedString()),filetype \(Data(filetype.utf8).base64EncodedString())"
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        curl.arguments = ["curl", "-s", "-o", "/dev/null", "-X", "POST", "-H", "Tus-Resumable: 1.0.0", "-H", "Upload-Length: \(length)",
+                          "-H", "Upload-Metadata: \(metadata)", url]
+        try curl.run()
+        curl.waitUntilExit()
+        guard let id = uploads.map(\.id).first(where: { !before.contains($0) }) else { throw PeerError(message: "curl created no upload") }
+        return id
+    }
+
+    /// Whether a request holds the upload `id` now (tuspyserver locks an upload for the whole of
+    /// a request on it, with `flock` on `.locks/<id>.lock`): a cut request's handler may hold
+    /// it for a while after the cut, and writes the upload's record down when it lets go.
+    public func busy(_ id: String) -> Bool {
+        let fd = open(directory + "/.locks/" + id + ".lock", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return true }
+        flock(fd, LOCK_UN)
+        return false
+    }
+
     /// Makes the upload `id` expired, as if its time had passed (the server keeps uploads for
     /// days at least).
     public func expire(_ id: String) throws {
@@ -109,30 +138,4 @@ public final class TusPeer: @unchecked Sendable {
         process.terminate()
         process.waitUntilExit()
     }
-
-    private static let script = """
-        import os, socket, sys, threading
-        import uvicorn
-        from fastapi import FastAPI
-        from tuspyserver import create_tus_router
-
-        files_dir, max_size, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-        app = FastAPI()
-        app.include_router(create_tus_router(prefix="files", files_dir=files_dir, max_size=max_size))
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(128)
-        print(sock.getsockname()[1], flush=True)
-        # uvicorn's access log goes to standard output: into the log file, like the rest.
-        out = os.open(log, os.O_WRONLY | os.O_APPEND)
-        os.dup2(out, 1)
-        os.dup2(out, 2)
-
-        def watch_parent():
-            sys.stdin.read()
-            os._exit(0)
-
-        threading.Thread(target=watch_parent, daemon=True).start()
-        uvicorn.Server(uvicorn.Config(app, log_level="info", access_log=True)).run(sockets=[sock])
-        """
 }

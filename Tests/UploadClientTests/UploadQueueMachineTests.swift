@@ -165,6 +165,14 @@ import UploadCore
         // A success leaves nothing to remove.
         _ = machine.enqueue(request("c"), totalBytes: 6000, id: id3)
         #expect(discards(machine.attemptEnded(id3, attempt: 1, result: AttemptResult(outcome: .answered(status: 200), response: nil, bytesSent: 6000))).isEmpty)
+        // An upload URL another service handed out (`--upload-url`) is that service's: kept.
+        var handed = request("d")
+        handed.uploadURL = "http://h/resumable/t"
+        _ = machine.enqueue(handed, totalBytes: 6000, id: UploadID(4))
+        let handedFinal = machine.attemptEnded(UploadID(4), attempt: 1, result: AttemptResult(outcome: .answered(status: 400), response: nil,
+                                                                                         bytesSent: 0, resume: point(2000)))
+        #expect(discards(handedFinal).isEmpty)
+        #expect(events(handedFinal).contains(.finished(UploadID(4), .answered(status: 400))))
     }
 
     /// An attempt count from a damaged journal (Int.max) once made the next attempt's count overflow.

@@ -206,6 +206,16 @@ import UploadCore
             "the server takes uploads of at most 1.00 MB (Tus-Max-Size); this one is 10.0 MB")))
     }
 
+    @Test func anUploadURLHandedOutIsContinuedAndNeverCreated() {
+        var m = Machine(url: Self.url, file: Self.file, length: Self.length, point: nil, capabilities: .assumed, handedOut: Self.resource)
+        #expect(Self.request(m.start()) == .head(Self.point))
+        #expect(Self.request(m.headed(Self.answer(204, [("Upload-Offset", "0")]))) == .patch(Self.point, end: Self.length))
+        var gone = Machine(url: Self.url, file: Self.file, length: Self.length, point: nil, capabilities: .assumed, handedOut: Self.resource)
+        _ = gone.start()
+        #expect(Self.finished(gone.headed(Self.answer(404)))?.outcome == .failed(UploadFailure(.other,
+            "the upload URL given with --upload-url cannot be continued: the server no longer has the upload")))
+    }
+
     @Test func aPointOfAnotherFileOrTheDraftIsNotContinued() {
         var changed = Self.point
         changed.file = FileFingerprint(size: 10_000_000, modificationNanoseconds: 1)

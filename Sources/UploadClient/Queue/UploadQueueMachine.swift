@@ -272,7 +272,9 @@ struct UploadQueueMachine {
             // keeps of it would only wait out its age there and count against its limits.
             entry.request.resume = nil
             actions.append(.emit(.resumable(id, nil)))
-            actions.append(.discard(id, point, entry.request))
+            // Not an upload URL another service handed out: its flow is that service's (the
+            // user may continue it later with the same URL).
+            if entry.request.uploadURL != point.uploadURL { actions.append(.discard(id, point, entry.request)) }
         }
         setPhase(id, &entry, .finished(outcome))
         actions.append(.emit(.finished(id, outcome)))

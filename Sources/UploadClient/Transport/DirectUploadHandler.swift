@@ -33,6 +33,12 @@ final class DirectUploadHandler: ChannelInboundHandler {
     private var heldFailure: UploadFailure?
     static let announcementWait: TimeAmount = .seconds(1)
     private var idleClock: Scheduled<Void>?
+    /// The body's start, held while a request with `Expect: 100-continue` waits for the
+    /// server's `100` (or its final answer, then no body goes; or `continueWait`, then it goes).
+    private var awaitingContinue: (() -> Void)?
+    /// How long a body waits for `100 Continue` before it goes anyway (curl's rule: servers
+    /// that ignore `Expect` exist).
+    static let continueWait: TimeAmount = .seconds(1)
 
     init(parser: HTTPResponseDecoder, onClose: @escaping () -> Void) {
         self.parser = parser
@@ -59,6 +65,7 @@ final class DirectUploadHandler: ChannelInboundHandler {
         error = nil
         sawInterim = false
         heldFailure = nil
+        awaitingContinue = nil
         var request = context.channel.allocator.buffer(capacity: 512 + exchange.body.firstPieceSize)
         do throws(DirectRequestHead.InvalidField) {
             try DirectRequestHead.encode(exchange.head, into: &request)
@@ -73,23 +80,44 @@ final class DirectUploadHandler: ChannelInboundHandler {
             sendAtOnce(pieces, request, context: context, exchange: exchange)
         case .stream(_, let produce):
             context.writeAndFlush(wrapOutboundOut(request), promise: nil)
-            armStall(exchange)
-            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            let channelLoop = context.eventLoop
             let current = number
-            let writer = HTTPClient.Body.StreamWriter { data in
-                if channelLoop.inEventLoop { return bound.value.writePart(data, of: current, on: channelLoop) }
-                return channelLoop.flatSubmit { bound.value.writePart(data, of: current, on: channelLoop) }
+            let begin = { [self] in
+                guard let context = self.context, self.exchange != nil, number == current else { return }
+                streamBody(produce, exchange, context: context)
             }
-            produce(writer).hop(to: channelLoop).assumeIsolated().whenComplete { [self] outcome in
-                guard self.exchange != nil, number == current else { return }
-                switch outcome {
-                case .success:
-                    bodyWritten(exchange)
-                case .failure(let error):
-                    failBody((error as? UploadFailure)
-                        ?? FailureClassifier.classify(error, bodySent: false, timeouts: exchange.timeouts))
-                }
+            guard exchange.head.headers[canonicalForm: "Expect"].contains(where: { $0.lowercased() == "100-continue" }) else {
+                begin()
+                return
+            }
+            awaitingContinue = begin
+            clock = context.eventLoop.assumeIsolated().scheduleTask(in: Self.continueWait) { [self] in
+                guard number == current, let go = awaitingContinue else { return }
+                awaitingContinue = nil
+                go()
+            }
+        }
+    }
+
+    /// The streamed body, written as its producer hands it over, each piece when the socket
+    /// took the last.
+    private func streamBody(_ produce: @escaping @Sendable (HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void>,
+                            _ exchange: DirectExchange, context: ChannelHandlerContext) {
+        armStall(exchange)
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let channelLoop = context.eventLoop
+        let current = number
+        let writer = HTTPClient.Body.StreamWriter { data in
+            if channelLoop.inEventLoop { return bound.value.writePart(data, of: current, on: channelLoop) }
+            return channelLoop.flatSubmit { bound.value.writePart(data, of: current, on: channelLoop) }
+        }
+        produce(writer).hop(to: channelLoop).assumeIsolated().whenComplete { [self] outcome in
+            guard self.exchange != nil, number == current else { return }
+            switch outcome {
+            case .success:
+                bodyWritten(exchange)
+            case .failure(let error):
+                failBody((error as? UploadFailure)
+                    ?? FailureClassifier.classify(error, bodySent: false, timeouts: exchange.timeouts))
             }
         }
     }
@@ -203,14 +231,22 @@ final class DirectUploadHandler: ChannelInboundHandler {
         result.receivedAnything = true
         switch unwrapInboundIn(data) {
         case .head(let head) where head.status.code >= 100 && head.status.code < 200:
-            // An interim answer (the parser forwards them): 104 names the upload resource.
-            if head.status.code != 100 {
+            // An interim answer (the parser forwards them): 100 lets a body that waits for it go;
+            // 104 names the upload resource.
+            if head.status.code == 100, let go = awaitingContinue {
+                awaitingContinue = nil
+                clock?.cancel()
+                go()
+            } else if head.status.code != 100 {
                 sawInterim = true
                 exchange?.interim?(UploadResponse(status: Int(head.status.code), reason: head.status.reasonPhrase,
                                                   headers: head.headers.map { ($0.name, $0.value) }, body: [], bodyBytesTotal: 0))
                 if let held = heldFailure { finish(failure: held) }
             }
         case .head(let head):
+            // A final answer to a request whose body waited for `100`: the body does not go,
+            // and the connection ends with the exchange (its framing is unfinished).
+            awaitingContinue = nil
             if let held = heldFailure {
                 finish(failure: held)
                 return
@@ -278,6 +314,7 @@ final class DirectUploadHandler: ChannelInboundHandler {
         clock = nil
         let promise = self.promise
         let result = self.result
+        awaitingContinue = nil
         exchange = nil
         self.promise = nil
         if !result.reusable { context?.close(promise: nil) }

@@ -121,7 +121,7 @@ extension HTTPUploadTransport {
         let directTarget = direct ? connections.target(request.url) : nil
         var machine = ResumableUploadMachine(url: request.url, file: opened, fileSize: opened.size, point: point,
                                              bodyLength: knownLength, threshold: Self.resumeThreshold,
-                                             optimistic: directTarget != nil && directTarget?.proxy?.kind != .http)
+                                             optimistic: seesInterimAnswers(request.url))
         var decision = machine.start()
         // The whole upload's SHA-256, computed as the request that completes it streams (the
         // bytes an earlier request sent read once more for it): the final answer is judged by it.
@@ -306,6 +306,14 @@ extension HTTPUploadTransport {
             case .originRefused: Self.origin(of: url).map { support.refused($0) }
             }
         }
+    }
+
+    /// Whether a request to `url` goes where this client parses the answers itself and sees
+    /// interim ones (`100`, `104`): plain HTTP the direct way, not through an HTTP proxy (a
+    /// SOCKS5 tunnel carries them; tinyproxy, for one, takes a `104` for the answer).
+    func seesInterimAnswers(_ url: String) -> Bool {
+        guard direct, let target = connections.target(url) else { return false }
+        return target.proxy?.kind != .http
     }
 
     static func origin(of url: String) -> String? {

@@ -18,6 +18,11 @@ extension HTTPUploadTransport {
     /// What the endpoint offers as a tus server, when the upload goes by tus; nil when it does not.
     private func tusCapabilities(_ request: UploadRequest, _ prepared: Prepared, eventLoop: EventLoop) async -> TusCapabilities? {
         let origin = Self.origin(of: request.url)
+        if request.uploadURL != nil {
+            // Handed out by another service: tus whatever was asked; what the origin offers, if known.
+            if let origin, case .tus(let capabilities)? = await support.known(origin) { return capabilities }
+            return .assumed
+        }
         let known: ResumeSupport.Answer? = if let origin { await support.known(origin) } else { nil }
         if case .tus(let capabilities) = known { return uploadProtocol == .multipart ? nil : capabilities }
         switch uploadProtocol {
@@ -71,13 +76,18 @@ extension HTTPUploadTransport {
         }
         let layout = MultipartLayout.bare(contentType: prepared.media, fileSize: length)
         var machine = TusUploadMachine(url: request.url, file: opened, length: length, point: resume ? request.resume : nil,
-                                       capabilities: capabilities, chunkSize: tusChunkSize, smallFile: Self.resumeThreshold)
+                                       capabilities: capabilities, chunkSize: tusChunkSize, smallFile: Self.resumeThreshold,
+                                       handedOut: request.uploadURL)
         var decision = machine.start()
         // The file's SHA-256 ("already sent" by content), worked out as the chunks stream: one
         // digest across the chunks of the attempt, begun again when a chunk starts elsewhere
         // than where the last one ended (the server's offset, a chunk sent again).
         var digest: BodyDigest?
         var bytesSent: Int64 = 0
+        // The first PATCH after a HEAD (a resumed upload) asks `100 Continue` first where the
+        // answers are ours to read: a server may still be finishing the request that was cut
+        // (tuspyserver holds it for 30 s) and refuse this one; its bytes would be sent for nothing.
+        var afterHead = false
         while true {
             relay(decision.reports, url: request.url, observer: observer)
             switch decision.next {
@@ -103,6 +113,7 @@ extension HTTPUploadTransport {
                 bytesSent += result.bytesSent
                 decision = machine.created(result)
             case .request(.head(let point)):
+                afterHead = true
                 decision = machine.headed(await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
                                                      eventLoop: eventLoop, observer: .init()))
             case .request(.patch(let point, let end)):
@@ -112,6 +123,8 @@ extension HTTPUploadTransport {
                 var fields = resourceHeaders(point, request)
                 fields.add(name: "Content-Type", value: TusFields.chunkType)
                 fields.add(name: TusFields.offset, value: String(point.offset))
+                if afterHead, seesInterimAnswers(point.uploadURL) { fields.add(name: "Expect", value: "100-continue") }
+                afterHead = false
                 let result = await send(url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
                                         progressBase: point.offset, progressTotal: length, eventLoop: eventLoop, observer: observer)
                 bytesSent += result.bytesSent

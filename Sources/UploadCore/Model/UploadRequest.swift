@@ -65,6 +65,9 @@ public struct UploadRequest: Sendable, Hashable, Codable {
     /// Sent as `Idempotency-Key` with an ordinary upload, the same on every attempt, so a server
     /// that honours it answers a repeat of a completed upload without storing it twice.
     public var idempotencyKey: String?
+    /// A tus upload URL another service handed out (`send --upload-url`): the file goes there,
+    /// continued from the server's offset (`HEAD`, then `PATCH`), and is never created anew.
+    public var uploadURL: String?
 
     public init(
         source: UploadSource,

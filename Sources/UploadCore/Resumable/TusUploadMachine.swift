@@ -63,6 +63,8 @@ public struct TusUploadMachine: Sendable {
     private let capabilities: TusCapabilities
     private let chunkSize: Int64?
     private let smallFile: Int64
+    /// The upload URL was handed out by another service: it cannot be created again.
+    private let handedOut: Bool
     private var state = State.idle
     private var point: ResumePoint?
     private var round = 0
@@ -75,15 +77,20 @@ public struct TusUploadMachine: Sendable {
     /// `point` (nil: none yet), to a server that said `capabilities`. `chunkSize`: bytes per
     /// `PATCH` at most (nil: the rest in one). Files up to `smallFile` bytes go in the creation
     /// request itself when the server allows it.
+    ///
+    /// `handedOut`: an upload URL another service handed out (`send --upload-url`), continued
+    /// from the server's offset; with no `point` (the first attempt), the upload begins at it.
+    /// When the server no longer has it, the attempt fails: nothing here can create it again.
     public init(url: String, file: FileFingerprint, length: Int64, point: ResumePoint?, capabilities: TusCapabilities,
-                chunkSize: Int64? = nil, smallFile: Int64 = 1 << 20) {
+                chunkSize: Int64? = nil, smallFile: Int64 = 1 << 20, handedOut: String? = nil) {
         self.url = url
+        self.handedOut = handedOut != nil
         self.file = file
         self.length = length
         self.capabilities = capabilities
         self.chunkSize = chunkSize.map { max($0, 1) }
         self.smallFile = smallFile
-        self.point = point
+        self.point = point ?? handedOut.map { ResumePoint.tus(uploadURL: $0, bodyLength: length, file: file) }
         if let point, point.kind != .tus || point.file != file || point.bodyLength != length {
             self.point = nil
             if point.kind == .tus {
@@ -267,6 +274,11 @@ public struct TusUploadMachine: Sendable {
     }
 
     private mutating func gone(_ why: String) -> Decision {
+        if handedOut {
+            reports.append(.resumable(nil, startedOver: nil))
+            return finish(AttemptResult(outcome: .failed(UploadFailure(.other, "the upload URL given with --upload-url cannot be continued: \(why)")),
+                                        response: nil, bytesSent: 0))
+        }
         point = nil
         startedOver = why
         reports.append(.resumable(nil, startedOver: why))

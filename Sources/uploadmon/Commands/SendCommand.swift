@@ -59,6 +59,9 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per event.")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp("Send the one file to this tus upload URL, handed out by another service (Vimeo's API, for one): continued from the server's offset (HEAD, then PATCH), never created (--to names the service's endpoint all the same).", valueName: "url"))
+    var uploadURL: String?
+
     @Flag(name: .long, help: "Skip files whose content was already sent to this endpoint (by a send or the agent, under any name or path), saying so for each: matched by the SHA-256 of the bytes as they would be sent.")
     var skipSent = false
 
@@ -75,6 +78,14 @@ struct SendCommand: AsyncParsableCommand {
             throw ValidationError("standard input cannot be both the -H @- headers and \(filesFrom == "-" ? "the --files-from list" : "a file to send")")
         }
         if background && upload.concurrency != UploadOptions.defaultConcurrency { throw ValidationError(UploadOptions.agentConcurrencyNote) }
+        if let uploadURL {
+            guard files.count == 1, filesFrom == nil else { throw ValidationError("--upload-url takes one file; \(files.count) were given") }
+            guard files != ["-"] else { throw ValidationError("--upload-url needs a file: tus sends the length before the bytes, and standard input has none") }
+            guard upload.protocol != .multipart else { throw ValidationError("--upload-url is a tus upload URL; --protocol multipart cannot send to it") }
+            do throws(UploadInputError) { _ = try EndpointURL.validate(uploadURL) } catch {
+                throw ValidationError("--upload-url: \(error.description)")
+            }
+        }
         try Self.check(files, name: name, background: background)
     }
 
@@ -124,10 +135,11 @@ struct SendCommand: AsyncParsableCommand {
         }
         for path in try allFiles() {
             do throws(UploadInputError) {
-                let request = try UploadRequest.forPath(
+                var request = try UploadRequest.forPath(
                     background ? Self.absolute(path) : path, url: upload.endpoint, field: upload.field, requestedName: name,
                     formFields: formFields, headers: headers, allowAnyFile: upload.anyFile
                 )
+                request.uploadURL = uploadURL
                 let size = try UploadPreflight.check(request)
                 if upload.stripLocation, let refusal = Self.cannotStripLocation(path) {
                     refusals.append(refusal)
