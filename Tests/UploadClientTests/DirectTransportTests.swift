@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import Testing
 @testable import UploadClient
@@ -179,5 +180,67 @@ func keepAliveServer(
             }
         }
         #expect(DirectTarget("http://h/%20ok")?.uri == "/%20ok")
+    }
+}
+
+/// `Expect: 100-continue` on the direct path: the body waits for the server's `100`, and does
+/// not go at all when the final answer comes first.
+@Suite(.serialized) struct ExpectContinueClientTests {
+    static let body = [UInt8](repeating: 0x61, count: 200_000)
+
+    /// The server's side: reads the head, then does `respond` with the connection; gives back
+    /// the body bytes that arrived.
+    static func exchange(_ respond: @escaping @Sendable (RawConnection) -> Void) async throws -> (AttemptResult, bodyBytes: Int) {
+        let received = Captures()
+        let server = try RawServer { connection in
+            let head = connection.read(until: "\r\n\r\n", timeout: 5)
+            received.add(CapturedRequest(head: head, body: []))
+            respond(connection)
+            let rest = connection.readAll(idle: 0.3)
+            received.add(CapturedRequest(head: "", body: rest))
+            connection.close()
+        }
+        defer { server.stop() }
+        // The body waits for `100` as long as for an answer, then goes anyway.
+        let transport = try HTTPUploadTransport(timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(1)))
+        let target = try #require(transport.connections.target(server.url))
+        var fields = HTTPHeaders()
+        fields.add(name: "Expect", value: "100-continue")
+        let bytes = Self.body
+        let result = await transport.directExchange(
+            target, method: .PATCH, headers: fields,
+            body: .stream(length: Int64(bytes.count), produce: { writer in writer.write(.byteBuffer(ByteBuffer(bytes: bytes))) }),
+            length: Int64(bytes.count), eventLoop: MultiThreadedEventLoopGroup.singleton.any(), observer: AttemptObserver())
+        try await transport.shutdown()
+        #expect(received.all.first?.head.contains("Expect: 100-continue") == true)
+        return (result, received.all.dropFirst().first?.body.count ?? -1)
+    }
+
+    @Test func aFinalAnswerBeforeTheContinueMeansTheBodyNeverGoes() async throws {
+        let (result, sent) = try await Self.exchange { connection in
+            connection.write("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n")
+        }
+        #expect(result.response?.status == 503)
+        #expect(result.bytesSent == 0)
+        #expect(sent == 0, "body bytes reached the server: \(sent)")
+    }
+
+    @Test func theBodyGoesOnceTheServerSaysContinue() async throws {
+        let (result, _) = try await Self.exchange { connection in
+            connection.write("HTTP/1.1 100 Continue\r\n\r\n")
+            _ = connection.read(atLeast: Self.body.count)
+            connection.write("HTTP/1.1 204 No Content\r\n\r\n")
+        }
+        #expect(result.response?.status == 204)
+        #expect(result.bytesSent == Int64(Self.body.count))
+    }
+
+    @Test func aServerThatIgnoresExpectGetsTheBodyAfterAWhile() async throws {
+        let (result, _) = try await Self.exchange { connection in
+            _ = connection.read(atLeast: Self.body.count)
+            connection.write("HTTP/1.1 204 No Content\r\n\r\n")
+        }
+        #expect(result.response?.status == 204)
+        #expect(result.bytesSent == Int64(Self.body.count))
     }
 }

@@ -34,11 +34,12 @@ final class DirectUploadHandler: ChannelInboundHandler {
     static let announcementWait: TimeAmount = .seconds(1)
     private var idleClock: Scheduled<Void>?
     /// The body's start, held while a request with `Expect: 100-continue` waits for the
-    /// server's `100` (or its final answer, then no body goes; or `continueWait`, then it goes).
+    /// server's `100` (or its final answer, then no body goes; or the answer timeout, then it
+    /// goes: servers that ignore `Expect` exist). Asked only where a server may be busy with
+    /// the upload for a while (a tus upload resumed after a cut: tuspyserver waits up to 30 s
+    /// for the cut request to let go), so the wait is the answer timeout's, not curl's second:
+    /// the `100` is an answer.
     private var awaitingContinue: (() -> Void)?
-    /// How long a body waits for `100 Continue` before it goes anyway (curl's rule: servers
-    /// that ignore `Expect` exist).
-    static let continueWait: TimeAmount = .seconds(1)
 
     init(parser: HTTPResponseDecoder, onClose: @escaping () -> Void) {
         self.parser = parser
@@ -90,7 +91,7 @@ final class DirectUploadHandler: ChannelInboundHandler {
                 return
             }
             awaitingContinue = begin
-            clock = context.eventLoop.assumeIsolated().scheduleTask(in: Self.continueWait) { [self] in
+            clock = context.eventLoop.assumeIsolated().scheduleTask(in: exchange.timeouts.answer) { [self] in
                 guard number == current, let go = awaitingContinue else { return }
                 awaitingContinue = nil
                 go()

@@ -85,8 +85,9 @@ extension HTTPUploadTransport {
         var digest: BodyDigest?
         var bytesSent: Int64 = 0
         // The first PATCH after a HEAD (a resumed upload) asks `100 Continue` first where the
-        // answers are ours to read: a server may still be finishing the request that was cut
-        // (tuspyserver holds it for 30 s) and refuse this one; its bytes would be sent for nothing.
+        // answers are ours to read (waiting up to the answer timeout): a server may still be
+        // finishing the request that was cut (tuspyserver holds it up to 30 s) and refuse this
+        // one; its bytes would be sent for nothing.
         var afterHead = false
         while true {
             relay(decision.reports, url: request.url, observer: observer)

@@ -11,7 +11,7 @@ import Foundation
 /// - With one from an interrupted attempt: ask where it stands (`head`), then append the rest;
 ///   or, when it completed and its answer was lost, fetch the answer (`fetchAnswer`).
 /// - A resource the server lost, or an offset the two sides cannot agree on, starts over (at
-///   most `rounds` times in one attempt); a body the user cancelled or a file that changed while
+///   most `ResumableRounds.limit` times in one attempt); a body the user cancelled or a file that changed while
 ///   it was read removes the resource (`delete`) before the attempt ends.
 ///
 /// The file is checked against the resource before anything: a file that changed since the
@@ -83,8 +83,6 @@ public struct ResumableUploadMachine: Sendable {
         case done
     }
 
-    /// Rounds (a creation or a `HEAD`, then the body) one attempt may start before giving up.
-    public static let rounds = 3
     /// `PATCH`es one round may send when the server names another offset (`409`).
     public static let appendTries = 3
 
@@ -95,9 +93,7 @@ public struct ResumableUploadMachine: Sendable {
     private let optimistic: Bool
     private var state = State.idle
     private var point: ResumePoint?
-    private var round = 0
-    private var startedOver: String?
-    private var reports: [Report] = []
+    private var rounds = ResumableRounds()
 
     /// An attempt to `url` of `file` (`fileSize` bytes) continuing `point` (nil: none yet), whose
     /// body made again with the point's boundary would be `bodyLength` long. Files under
@@ -114,8 +110,7 @@ public struct ResumableUploadMachine: Sendable {
         if let point, point.file != file || point.bodyLength != bodyLength {
             // The bytes the server has are of another file: they cannot be continued.
             self.point = nil
-            startedOver = "the file changed since the upload began"
-            reports.append(.resumable(nil, startedOver: startedOver))
+            rounds.startOver("the file changed since the upload began")
         }
     }
 
@@ -155,13 +150,13 @@ public struct ResumableUploadMachine: Sendable {
             let final = remembered ? [401, 403, 407, 413].contains(response.status)
                 : (400..<500).contains(response.status) && response.status != 404 && response.status != 405
             if final { return finish(result) }
-            reports.append(.originRefused)
+            rounds.report(.originRefused)
             return plain()
         }
         let created = ResumePoint(uploadURL: resource.absoluteString, version: version, boundary: boundary, bodyLength: bodyLength,
                                   file: file, offset: ResumableFields.integer(response.header(ResumableFields.offset)) ?? 0)
         point = created
-        reports.append(.resumable(created, startedOver: nil))
+        rounds.report(.resumable(created, startedOver: nil))
         return beginAppend(created)
     }
 
@@ -189,7 +184,7 @@ public struct ResumableUploadMachine: Sendable {
         guard let response = result.response else { return bodyEndedWithoutAnswer(result, at: announced) }
         if Self.serverErrorBeforeCompletion(response) { return finish(result, keeping: announced) }
         // The endpoint's own answer to the whole upload: final.
-        reports.append(.resumable(nil, startedOver: nil))
+        rounds.report(.resumable(nil, startedOver: nil))
         return finish(result)
     }
 
@@ -222,7 +217,7 @@ public struct ResumableUploadMachine: Sendable {
     public mutating func fetched(_ result: AttemptResult) -> Decision {
         guard case .fetching(let known) = state else { return decide(.finish(Self.misuse)) }
         guard let response = result.response else { return finish(Self.beforeTheBody(result), keeping: known) }
-        reports.append(.resumable(nil, startedOver: nil))
+        rounds.report(.resumable(nil, startedOver: nil))
         if (200..<300).contains(response.status) || ResumableFields.boolean(response.header(ResumableFields.complete)) == true {
             return finish(AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: 0))
         }
@@ -251,7 +246,7 @@ public struct ResumableUploadMachine: Sendable {
             return finish(result, keeping: current)
         default:
             // The endpoint's own answer to the whole upload (success or not): final.
-            reports.append(.resumable(nil, startedOver: nil))
+            rounds.report(.resumable(nil, startedOver: nil))
             return finish(result)
         }
     }
@@ -265,12 +260,7 @@ public struct ResumableUploadMachine: Sendable {
     // MARK: steps
 
     private mutating func beginRound() -> Decision {
-        round += 1
-        guard round <= Self.rounds else {
-            return finish(AttemptResult(
-                outcome: .failed(UploadFailure(.other, "the server keeps losing the upload (\(startedOver ?? "gone")); giving up")),
-                response: nil, bytesSent: 0))
-        }
+        if let end = rounds.begin() { return finish(end) }
         if let known = point {
             state = .heading(known)
             return decide(.request(.head(known)))
@@ -281,12 +271,12 @@ public struct ResumableUploadMachine: Sendable {
     }
 
     private mutating func beginAppend(_ current: ResumePoint) -> Decision {
-        reports.append(.sending(bodyLength: current.bodyLength))
+        rounds.report(.sending(bodyLength: current.bodyLength))
         return append(current, tries: 1)
     }
 
     private mutating func append(_ current: ResumePoint, tries: Int) -> Decision {
-        if current.offset > 0 { reports.append(.resumed(offset: current.offset, bodyLength: current.bodyLength)) }
+        if current.offset > 0 { rounds.report(.resumed(offset: current.offset, bodyLength: current.bodyLength)) }
         state = .appending(current, tries: tries)
         return decide(.request(.append(current)))
     }
@@ -297,7 +287,7 @@ public struct ResumableUploadMachine: Sendable {
     /// the server keeps goes now, not at its age.
     private mutating func bodyEndedWithoutAnswer(_ result: AttemptResult, at current: ResumePoint) -> Decision {
         if case .failed(let failure) = result.outcome, failure.kind == .fileError || failure.kind == .cancelled {
-            reports.append(.resumable(nil, startedOver: nil))
+            rounds.report(.resumable(nil, startedOver: nil))
             state = .deleting(result)
             return decide(.request(.delete(current)))
         }
@@ -313,8 +303,7 @@ public struct ResumableUploadMachine: Sendable {
     /// What the server had is given up: start over, in a new round.
     private mutating func gone(_ why: String) -> Decision {
         point = nil
-        startedOver = why
-        reports.append(.resumable(nil, startedOver: why))
+        rounds.startOver(why)
         return beginRound()
     }
 
@@ -325,15 +314,12 @@ public struct ResumableUploadMachine: Sendable {
 
     /// Ends the attempt; `keeping`: the server keeps the upload there for the next attempt.
     private mutating func finish(_ result: AttemptResult, keeping kept: ResumePoint? = nil) -> Decision {
-        var result = result
-        if let kept { result.resume = kept }
         state = .done
-        return decide(.finish(result))
+        return decide(.finish(result.keeping(kept)))
     }
 
     private mutating func decide(_ next: Next) -> Decision {
-        defer { reports = [] }
-        return Decision(reports: reports, next: next)
+        Decision(reports: rounds.take(), next: next)
     }
 
     /// A request before the body failed: a cancel then is a cancel before anything was sent (the

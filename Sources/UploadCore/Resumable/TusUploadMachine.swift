@@ -12,7 +12,7 @@ import Foundation
 /// - With one from an interrupted attempt (or handed out by another service): ask its offset
 ///   (`head`), then send the rest; an upload the server already has whole ends there.
 /// - An upload URL the server no longer has (404, 410, 403, expired) starts over with a new one
-///   (at most `rounds` times in one attempt); an offset the two sides disagree on (409) is asked
+///   (at most `ResumableRounds.limit` times in one attempt); an offset the two sides disagree on (409) is asked
 ///   again; a chunk the server found damaged (460, checksum) is sent again, that chunk only.
 /// - A cancelled upload or a file that changed while it was read is removed from the server
 ///   (`delete`) when the server lists `termination`.
@@ -51,8 +51,6 @@ public struct TusUploadMachine: Sendable {
         case done
     }
 
-    /// Rounds (a creation or a `HEAD`, then the file) one attempt may start before giving up.
-    public static let rounds = 3
     /// Times one chunk is sent again (460) or the offset asked again (409, no progress) before
     /// giving up.
     public static let chunkTries = 3
@@ -67,11 +65,8 @@ public struct TusUploadMachine: Sendable {
     private let handedOut: Bool
     private var state = State.idle
     private var point: ResumePoint?
-    private var round = 0
     private var tries = 0
-    private var startedOver: String?
-    private var sending = false
-    private var reports: [ResumableUploadMachine.Report] = []
+    private var rounds = ResumableRounds()
 
     /// An attempt to the creation URL `url` of `file` (`length` bytes as sent), continuing
     /// `point` (nil: none yet), to a server that said `capabilities`. `chunkSize`: bytes per
@@ -94,8 +89,7 @@ public struct TusUploadMachine: Sendable {
         if let point, point.kind != .tus || point.file != file || point.bodyLength != length {
             self.point = nil
             if point.kind == .tus {
-                startedOver = "the file changed since the upload began"
-                reports.append(.resumable(nil, startedOver: startedOver))
+                rounds.startOver("the file changed since the upload began")
             }
         }
     }
@@ -130,8 +124,8 @@ public struct TusUploadMachine: Sendable {
         let created = ResumePoint.tus(uploadURL: resource.absoluteString, bodyLength: length, file: file, offset: offset,
                                       expires: response.header(TusFields.expires))
         point = created
-        reports.append(.resumable(created, startedOver: nil))
-        if !withBody { reports.append(.sending(bodyLength: length)) }
+        rounds.report(.resumable(created, startedOver: nil))
+        if !withBody { rounds.report(.sending(bodyLength: length)) }
         return next(from: created, answer: response, sent: result.bytesSent)
     }
 
@@ -150,9 +144,9 @@ public struct TusUploadMachine: Sendable {
             known.offset = offset
             if let expires = response.header(TusFields.expires) { known.expires = expires }
             point = known
-            reports.append(.resumable(known, startedOver: nil))
-            reports.append(.sending(bodyLength: length))
-            if offset > 0, offset < length { reports.append(.resumed(offset: offset, bodyLength: length)) }
+            rounds.report(.resumable(known, startedOver: nil))
+            rounds.report(.sending(bodyLength: length))
+            if offset > 0, offset < length { rounds.report(.resumed(offset: offset, bodyLength: length)) }
             return next(from: known, answer: response, sent: 0)
         case 403, 404, 410:
             return gone(response.status == 410 ? "the server let the upload expire" : "the server no longer has the upload")
@@ -188,7 +182,7 @@ public struct TusUploadMachine: Sendable {
             current.offset = offset
             if let expires = response.header(TusFields.expires) { current.expires = expires }
             point = current
-            if offset < length { reports.append(.resumable(current, startedOver: nil)) }
+            if offset < length { rounds.report(.resumable(current, startedOver: nil)) }
             return next(from: current, answer: response, sent: result.bytesSent)
         case 409:
             // Another offset than ours: ask the server's.
@@ -231,20 +225,15 @@ public struct TusUploadMachine: Sendable {
     // MARK: steps
 
     private mutating func beginRound() -> Decision {
-        round += 1
         tries = 0
-        guard round <= Self.rounds else {
-            return finish(AttemptResult(
-                outcome: .failed(UploadFailure(.other, "the server keeps losing the upload (\(startedOver ?? "gone")); giving up")),
-                response: nil, bytesSent: 0))
-        }
+        if let end = rounds.begin() { return finish(end) }
         if let known = point {
             state = .heading(known)
             return decide(.request(.head(known)))
         }
         let withBody = capabilities.has("creation-with-upload") && length <= smallFile && length > 0
             && (chunkSize.map { length <= $0 } ?? true)
-        if withBody { reports.append(.sending(bodyLength: length)) }
+        if withBody { rounds.report(.sending(bodyLength: length)) }
         state = .creating(withBody: withBody)
         return decide(.request(.create(length: length, withBody: withBody)))
     }
@@ -252,7 +241,7 @@ public struct TusUploadMachine: Sendable {
     /// After an answer that gave `current.offset`: the next chunk, or the end.
     private mutating func next(from current: ResumePoint, answer: UploadResponse, sent: Int64) -> Decision {
         guard current.offset >= length else { return patch(current) }
-        reports.append(.resumable(nil, startedOver: nil))
+        rounds.report(.resumable(nil, startedOver: nil))
         let note = Self.completionNote(uploadURL: current.uploadURL, length: length)
         let final = UploadResponse(status: answer.status, reason: answer.reason, headers: answer.headers,
                                    body: Array(note.utf8), bodyBytesTotal: Int64(note.utf8.count))
@@ -267,7 +256,7 @@ public struct TusUploadMachine: Sendable {
 
     /// Nothing will continue the upload: what the server keeps goes now (when it lets us).
     private mutating func terminate(_ result: AttemptResult, _ current: ResumePoint) -> Decision {
-        reports.append(.resumable(nil, startedOver: nil))
+        rounds.report(.resumable(nil, startedOver: nil))
         guard capabilities.has("termination") else { return finish(result) }
         state = .deleting(result)
         return decide(.request(.delete(current)))
@@ -275,30 +264,26 @@ public struct TusUploadMachine: Sendable {
 
     private mutating func gone(_ why: String) -> Decision {
         if handedOut {
-            reports.append(.resumable(nil, startedOver: nil))
+            rounds.report(.resumable(nil, startedOver: nil))
             return finish(AttemptResult(outcome: .failed(UploadFailure(.other, "the upload URL given with --upload-url cannot be continued: \(why)")),
                                         response: nil, bytesSent: 0))
         }
         point = nil
-        startedOver = why
-        reports.append(.resumable(nil, startedOver: why))
+        rounds.startOver(why)
         return beginRound()
     }
 
     private mutating func protocolError(_ why: String) -> Decision {
-        reports.append(.resumable(nil, startedOver: nil))
+        rounds.report(.resumable(nil, startedOver: nil))
         return finish(AttemptResult(outcome: .failed(UploadFailure(.other, why)), response: nil, bytesSent: 0))
     }
 
     private mutating func finish(_ result: AttemptResult, keeping kept: ResumePoint? = nil) -> Decision {
-        var result = result
-        if let kept { result.resume = kept }
         state = .done
-        return decide(.finish(result))
+        return decide(.finish(result.keeping(kept)))
     }
 
     private mutating func decide(_ next: Next) -> Decision {
-        defer { reports = [] }
-        return Decision(reports: reports, next: next)
+        Decision(reports: rounds.take(), next: next)
     }
 }
