@@ -84,6 +84,13 @@ struct TusCLITests {
             let row = try journal.snapshot(UploadID(1))
             return (row?.bytesSent ?? 0) > 8 << 20 && row?.resume?.kind == .tus
         }
+        // `status --json` says the protocol, the upload URL and the offset while it goes.
+        let status = try await CLIRun.run(["status", "--json"], environment: env)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        let going = try #require((document["uploads"] as? [[String: Any]])?.first)
+        #expect(going["protocol"] as? String == "tus", "\(status.stdout)")
+        #expect((going["uploadURL"] as? String)?.hasPrefix(server.url) == true)
+        #expect(going["offset"] as? Int != nil)
         let firstAgent = try #require(AgentCLITests.agentPID(root))
         #expect(kill(firstAgent, SIGKILL) == 0)
         try await AgentCLITests.waitFor("the agent to die") { kill(firstAgent, 0) != 0 }

@@ -62,3 +62,23 @@ import UploadCore
         #expect(DigestFields.verdict(same, sent: sent, success: false) == DigestFields.Verdict.none, "a refusal verifies nothing")
     }
 }
+
+/// `Upload-Limit` read as the RFC 9651 dictionary it is.
+@Suite struct UploadLimitParsingTests {
+    @Test func knownKeysAreReadUnknownOnesPassedOver() {
+        #expect(UploadLimit(parsing: "max-size=1073741824, max-age=86400, foo=\"bar\", baz")
+                == UploadLimit(maxSize: 1_073_741_824, maxAge: 86_400))
+        #expect(UploadLimit(parsing: "min-size=0") == UploadLimit(minSize: 0))
+        #expect(UploadLimit(parsing: "max-append-size=5242880;unit=b,min-append-size=1") == UploadLimit(maxAppendSize: 5_242_880, minAppendSize: 1))
+        #expect(UploadLimit(parsing: "expires=60") == UploadLimit(maxAge: 60), "interop version 5's name")
+        #expect(UploadLimit(parsing: "max-size=1, max-size=2") == UploadLimit(maxSize: 2), "the last of a key given twice")
+    }
+
+    @Test func aKnownKeyOfTheWrongTypeOrABrokenDictionaryIgnoresTheField() {
+        for bad in ["max-size", "max-size=?1", "max-size=1.5", "max-size=-1", "max-size=\"1\"", "max-size=1,", "max-size=1,,min-size=0",
+                    "MAX-SIZE=1", "max-size=(1 2)", "max-size=1 min-size=2"] {
+            #expect(UploadLimit(parsing: bad) == nil, "\(bad)")
+        }
+        #expect(UploadLimit(parsing: nil) == nil)
+    }
+}

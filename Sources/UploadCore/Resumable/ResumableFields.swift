@@ -97,18 +97,18 @@ public struct UploadLimit: Sendable, Equatable {
             .joined(separator: ", ")
     }
 
-    /// Reads an sf-dictionary: unknown keys are ignored; a known key whose value is not a
-    /// non-negative Integer makes the whole field be ignored (nil), as the draft says.
+    /// Reads an RFC 9651 dictionary: unknown keys are ignored; a known key whose value is not a
+    /// non-negative Integer, or a value that is no dictionary at all, makes the whole field be
+    /// ignored (nil), as the draft says.
     public init?(parsing value: String?) {
-        guard let value else { return nil }
+        guard let value, let members = try? StructuredFields.dictionary(value, field: ResumableFields.limit) else { return nil }
         self.init()
-        for member in value.split(separator: ",") {
-            let pair = member.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let key = pair.first, !key.isEmpty else { return nil }
+        for (key, item) in members {
             let known = ["max-size", "min-size", "max-append-size", "min-append-size", "max-age", "expires"]
             guard known.contains(key) else { continue }
             // A bare key is `true` in a Dictionary: the wrong type for every known key.
-            guard pair.count == 2, let number = ResumableFields.integer(pair[1]) else { return nil }
+            guard case .integer(let integer) = item, integer >= 0 else { return nil }
+            let number = Int64(integer)
             switch key {
             case "max-size": maxSize = number
             case "min-size": minSize = number
