@@ -6,9 +6,9 @@ by bench/resume.
     tus_server.py FILES_DIR MAX_SIZE LOG_FILE
 
 Uploads go in FILES_DIR; uvicorn's access log and errors go to LOG_FILE; it exits when its
-standard input ends (its parent is gone).
+standard input ends or its parent is gone.
 """
-import os, socket, sys, threading
+import os, socket, sys, threading, time
 import uvicorn
 from fastapi import FastAPI
 from tuspyserver import create_tus_router
@@ -26,7 +26,12 @@ os.dup2(out, 1)
 os.dup2(out, 2)
 
 def watch_parent():
-    sys.stdin.read()
+    # Gone with whoever started it: when its standard input ends, or when it is no longer this
+    # process's parent (a pipe's end can outlive the parent in a sibling that inherited it).
+    parent = os.getppid()
+    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+    while os.getppid() == parent:
+        time.sleep(0.5)
     os._exit(0)
 
 threading.Thread(target=watch_parent, daemon=True).start()

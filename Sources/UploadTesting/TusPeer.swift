@@ -21,6 +21,12 @@ public final class TusPeer: @unchecked Sendable {
     /// The creation URL.
     public var url: String { "http://127.0.0.1:\(port)/files/" }
 
+    /// Starts one off the cooperative pool (Python takes a second to import FastAPI, and this
+    /// waits for its port).
+    public static func start(maxSize: Int64? = nil) async throws -> TusPeer {
+        try await offPool { try TusPeer(maxSize: maxSize) }
+    }
+
     /// `maxSize`: the server's `Tus-Max-Size`.
     public init(maxSize: Int64? = nil) throws {
         let root = TestFiles.makeTemporaryDirectory("tus-peer")
@@ -133,9 +139,12 @@ public final class TusPeer: @unchecked Sendable {
         try JSONSerialization.data(withJSONObject: info).write(to: URL(fileURLWithPath: path))
     }
 
+    /// Stops the server at once (SIGKILL: uvicorn's graceful stop waits for its connections,
+    /// and the end of its standard input may never come while another child process of this
+    /// one holds the pipe).
     public func stop() {
         try? input.fileHandleForWriting.close()
-        process.terminate()
-        process.waitUntilExit()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
+
 }

@@ -9,7 +9,7 @@ import UploadTesting
 @Suite(.serialized, .timeLimit(.minutes(5)), .enabled(if: TusPeer.available, "needs python3 with tuspyserver and uvicorn (.ci/run installs them)"))
 struct TusCLITests {
     @Test func sendSaysTheProtocolTheUploadURLAndWhereTheFileLives() async throws {
-        let server = try TusPeer()
+        let server = try await TusPeer.start()
         defer { server.stop() }
         let root = TestFiles.makeTemporaryDirectory("tus-cli")
         let photo = try TestFiles.writeImage(at: root + "/photo.jpg", size: 3_000_000)
@@ -43,7 +43,7 @@ struct TusCLITests {
     }
 
     @Test func anUploadURLHandedOutElsewhereIsContinuedNotCreated() async throws {
-        let server = try TusPeer()
+        let server = try await TusPeer.start()
         defer { server.stop() }
         let root = TestFiles.makeTemporaryDirectory("tus-cli")
         let photo = try TestFiles.writeImage(at: root + "/photo.jpg", size: 2_000_000)
@@ -69,7 +69,7 @@ struct TusCLITests {
     }
 
     @Test func anAgentKilledMidUploadFinishesItFromTheServersOffsetExactlyOnce() async throws {
-        let server = try TusPeer()
+        let server = try await TusPeer.start()
         defer { server.stop() }
         let root = TestFiles.makeTemporaryDirectory("tus-agent")
         let env = AgentCLITests.environment(root)

@@ -17,7 +17,7 @@ struct TusClientTests {
     }
 
     @Test func aTusOriginIsFoundByItsOptionsAnswerAndGetsTheFileRawWithItsNameAndType() async throws {
-        let server = try TusPeer()
+        let server = try await TusPeer.start()
         defer { server.stop() }
         let (_, path) = try file()
         let request = try UploadRequest.forPath(path, url: server.url, formFields: [FormField(name: "album", value: "holiday")])
@@ -38,7 +38,7 @@ struct TusClientTests {
     }
 
     @Test func aSmallPhotoGoesByTusOnceTheServerRefusesTheMultipartBody() async throws {
-        let server = try TusPeer()
+        let server = try await TusPeer.start()
         defer { server.stop() }
         let (_, path) = try file("small.jpg", size: 40_000)
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
@@ -53,7 +53,7 @@ struct TusClientTests {
     }
 
     @Test func chunksAreTheSizeAskedForButTheLast() async throws {
-        let server = try TusPeer()
+        let server = try await TusPeer.start()
         defer { server.stop() }
         let (_, path) = try file()
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], uploadProtocol: .tus, chunkSize: 5 << 20)
@@ -66,7 +66,7 @@ struct TusClientTests {
     }
 
     @Test func aCutUploadContinuesFromTheServersOffsetAndSendsTheFileAboutOnce() async throws {
-        let server = try TusPeer()
+        let server = try await TusPeer.start()
         defer { server.stop() }
         let (_, path) = try file()
         let relay = try CuttingRelay(to: server.port, cutAfter: [3_000_000, 7_000_000])
@@ -91,7 +91,7 @@ struct TusClientTests {
     }
 
     @Test func aFileThatChangesWhileSentIsTerminatedOnTheServer() async throws {
-        let server = try TusPeer()
+        let server = try await TusPeer.start()
         defer { server.stop() }
         let (_, path) = try file("shrinks.jpg", size: 64 << 20)
         let changed = CancelOnce()
@@ -106,7 +106,7 @@ struct TusClientTests {
     }
 
     @Test func anUploadTheServerLetExpireStartsOverWithANewOne() async throws {
-        let server = try TusPeer()
+        let server = try await TusPeer.start()
         defer { server.stop() }
         let (_, path) = try file()
         // An upload an earlier attempt began (by another client here: no request of it is still
@@ -129,7 +129,7 @@ struct TusClientTests {
     }
 
     @Test func aFileLargerThanTheServerTakesIsRefusedBeforeAnyByteGoes() async throws {
-        let server = try TusPeer(maxSize: 5_000_000)
+        let server = try await TusPeer.start(maxSize: 5_000_000)
         defer { server.stop() }
         let (_, path) = try file()
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
@@ -140,7 +140,7 @@ struct TusClientTests {
     }
 
     @Test func multipartAskedForStaysMultipartEvenAtATusOrigin() async throws {
-        let server = try TusPeer()
+        let server = try await TusPeer.start()
         defer { server.stop() }
         let (_, path) = try file("small.jpg", size: 40_000)
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], uploadProtocol: .multipart)
