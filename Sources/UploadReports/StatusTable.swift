@@ -53,7 +53,8 @@ public enum StatusTable {
             let percent = BoundedNumber.integer(Double(upload.bytesSent) * 100 / Double(total)).map { min(100, max(0, $0)) } ?? 100
             return "\(percent) % of \(ByteFormat.bytes(total))\(resumed)"
         case .queued, .retrying, .failed:
-            return upload.fileSize.map(ByteFormat.bytes) ?? ""
+            let size = upload.fileSize.map(ByteFormat.bytes) ?? ""
+            return upload.keptText().map { size.isEmpty ? $0 : size + " (" + $0 + ")" } ?? size
         }
     }
 

@@ -60,6 +60,28 @@ import UploadCore
         #expect(record.outcome == nil)
     }
 
+    @Test func anUploadWaitingToContinueSaysWhatTheServerKeepsAndUntilWhen() throws {
+        let file = FileFingerprint(size: 100, modificationNanoseconds: 1)
+        var point = ResumePoint.tus(uploadURL: "http://h/files/1", bodyLength: 1000, file: file, offset: 410, expires: "Mon, 30 Nov 2026 21:05:00 GMT")
+        let waiting = folded([
+            .queued(id, name: "a.jpg", totalBytes: 1000),
+            .resumable(id, point),
+            .started(id, attempt: 1, url: "http://h/files/", totalBytes: 1000),
+            .retryScheduled(id, attempt: 2, delaySeconds: 4, reason: "connection lost"),
+        ])
+        let utc = try #require(TimeZone(identifier: "UTC"))
+        #expect(waiting.keptText(timeZone: utc) == "the server keeps 41 % until 30 Nov 21:05")
+        point.expires = nil
+        var unknown = waiting
+        unknown.apply(.resumable(id, point), at: t0)
+        #expect(unknown.keptText() == "the server keeps 41 %")
+        // While it is being sent the progress says it; with nothing kept there is nothing to say.
+        var sending = waiting
+        sending.apply(.started(id, attempt: 2, url: "http://h/files/", totalBytes: 1000), at: t0)
+        #expect(sending.keptText() == nil)
+        #expect(fresh().keptText() == nil)
+    }
+
     @Test func aNewAttemptForgetsTheLastAnswerAndAManualRetryTheOutcome() {
         var record = folded([
             .queued(id, name: "a.jpg", totalBytes: 100),

@@ -12,7 +12,7 @@ extension MonitorView {
             let inside = canvas.frame(rect, title: "Response · \(row.name)", style: theme.frame, glyphs: theme.glyphs)
             let text = row.waitingText(now: state.now)
                 ?? (rowState(row) == .queued ? "queued, waiting for a free slot" : "sending… \(ProgressText.percent(row.fraction).trimmingLeadingSpace())  \(ProgressText.stats(row))")
-            writeLines(&canvas, [text], inside, style: theme.muted)
+            writeLines(&canvas, [text] + (row.record.keptText().map { [$0] } ?? []), inside, style: theme.muted)
             return
         }
         let frameStyle = answer.isSuccess ? theme.okBold : theme.failedBold

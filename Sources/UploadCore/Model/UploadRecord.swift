@@ -205,6 +205,23 @@ public struct UploadRecord: Sendable, Hashable {
         guard let resumedAt, resumedAt > 0, let total = bytesExpected, total > 0 else { return nil }
         return "resumed at \(Int((Double(resumedAt) / Double(total) * 100).rounded(.down))) %"
     }
+
+    /// "the server keeps 41 % until 30 Nov 21:00" for an upload waiting to continue where a
+    /// server keeps part of it (local time, from tus's `Upload-Expires`), or nil.
+    public func keptText(timeZone: TimeZone = .current) -> String? {
+        guard let point = resume, point.bodyLength > 0 else { return nil }
+        if case .sending = phase { return nil }
+        let percent = Int((Double(min(point.offset, point.bodyLength)) / Double(point.bodyLength) * 100).rounded(.down))
+        var text = "the server keeps \(percent) %"
+        if let expires = point.expires.flatMap(HTTPDate.parse) {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = timeZone
+            formatter.dateFormat = "d MMM HH:mm"
+            text += " until " + formatter.string(from: expires)
+        }
+        return text
+    }
 }
 
 /// The record's JSON form, for `status --json` and the agent's socket alike: flat, with the
