@@ -10,7 +10,9 @@ struct SendCommand: AsyncParsableCommand {
         commandName: "send",
         abstract: "Upload files without the monitor and print what happens.",
         discussion: """
-        Each file is sent as multipart/form-data: the -F text fields first, then the file in --field. \
+        Each file is sent as multipart/form-data: the -F text fields first, then the file in --field; \
+        to an endpoint that speaks tus 1.0.0 (found by --protocol auto, or --protocol tus) as its raw \
+        bytes, the -F fields, name and type in Upload-Metadata, resumed from the server's offset. \
         Only images are sent unless --any-file is given. '-' reads standard input and sends it chunked.
 
         Output: on a terminal, one line per file redrawn in place; otherwise one line per event; \
@@ -35,6 +37,8 @@ struct SendCommand: AsyncParsableCommand {
           cat shot.png | uploadmon send - --name shot.png \\
               --to http://127.0.0.1:3000/photo
           uploadmon send *.jpg --to http://host/photo --json --retries 3
+          uploadmon send clip.jpg --to https://tus.example.com/files/ --chunk-size 5MiB --retries 5
+          uploadmon send clip.jpg --to https://api.example.com/ --upload-url https://up.example.com/u/ab12
           uploadmon send ~/photos/*.jpg --to https://host/photo --background
             (then: uploadmon status)
           find ~/photos -name '*.jpg' -print0 | \\
