@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import UploadClient
+import UploadCore
 
 /// Whether an origin resumes uploads, remembered across processes in one file.
 @Suite struct ResumeSupportStoreTests {
@@ -22,6 +23,17 @@ import Testing
         #expect(store.lookup(origin, now: 2000) == .supported(version: 8), "no answer changes nothing")
         var st = stat()
         #expect(stat(path, &st) == 0 && st.st_mode & 0o777 == 0o600)
+    }
+
+    /// A tus origin is remembered with what it offers; a file written before tus reads as before.
+    @Test func aTusOriginIsRememberedWithWhatItOffers() throws {
+        defer { unlink(path) }
+        let offered = TusCapabilities(extensions: ["creation", "termination"], maxSize: 1 << 30, checksumAlgorithms: ["sha1"])
+        ResumeSupportStore(path: path).remember(origin, .tus(offered), now: 1000)
+        #expect(ResumeSupportStore(path: path).lookup(origin, now: 1000 + 3600) == .tus(offered))
+        #expect(ResumeSupportStore(path: path).lookup(origin, now: 1000 + ResumeSupportStore.positiveAge) == nil)
+        try Data(#"{"https://upload.example.com:443":{"version":8,"checkedAt":1000}}"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(ResumeSupportStore(path: path).lookup(origin, now: 1001) == .supported(version: 8))
     }
 
     @Test func loopbackAndDamagedFilesAreNotTrusted() throws {
