@@ -95,7 +95,10 @@ struct TusClientTests {
         defer { server.stop() }
         let (_, path) = try file("shrinks.jpg", size: 64 << 20)
         let changed = CancelOnce()
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], uploadProtocol: .tus) { event, _ in
+        // Paced (16 s for the file), so the change lands while it is being sent, however fast
+        // the machine.
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], uploadProtocol: .tus,
+                                          rateLimit: 4 << 20) { event, _ in
             if case .progress = event, changed.first() { truncate(path, 2 << 20) }
         }
         #expect(run.failure()?.kind == .fileError, "\(String(describing: run.outcome()))")

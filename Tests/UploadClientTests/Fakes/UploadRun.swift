@@ -18,9 +18,10 @@ struct UploadRun {
         digests: Bool = true,
         uploadProtocol: UploadProtocol = .auto,
         chunkSize: Int64? = nil,
+        rateLimit: Int64? = nil,
         onEvent: @escaping @Sendable (UploadEvent, UploadQueue) async -> Void = { _, _ in }
     ) async throws -> UploadRun {
-        let transport = try HTTPUploadTransport(tls: tls, timeouts: timeouts, resume: resume, stripLocation: stripLocation, digests: digests,
+        let transport = try HTTPUploadTransport(tls: tls, timeouts: timeouts, rateLimit: rateLimit, resume: resume, stripLocation: stripLocation, digests: digests,
                                              uploadProtocol: uploadProtocol, tusChunkSize: chunkSize)
         // Waits a fiftieth of what the queue asks (1 s of backoff or Retry-After: 20 ms), not
         // nothing: a retry that follows a cut at once can find the receiver still holding the cut
