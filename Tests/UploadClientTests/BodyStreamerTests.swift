@@ -138,6 +138,44 @@ import UploadTesting
         #expect(digest.fileHex == (try PythonDigests.sha256Hex(path)), "the file's own digest, for \"already sent\"")
     }
 
+    /// A body sent in ranges (appends the server limits in size, tus chunks): each range is those
+    /// bytes of the whole body, wherever it starts and ends (head, file, tail), and one digest
+    /// carried across them is the whole body's.
+    @Test(arguments: [false, true])
+    func aBodySentInRangesIsTheWholeBodyAndItsDigest(preload: Bool) async throws {
+        let path = try TestFiles.writeImage(at: folder + "/ranges\(preload).jpg", size: preload ? 60_000 : 600_000)
+        let source = try FileSource.open(path: path)
+        let layout = MultipartLayout(boundary: Boundary("b0undary"), fileField: "photo", fileName: "x.jpg", contentType: .jpeg, fileSize: source.size)
+        let total = Int(layout.contentLength!)
+        let whole = layout.head + Array(FileManager.default.contents(atPath: path)!) + layout.tail
+        let digest = BodyDigest(length: Int64(total), fileLength: source.size!)
+        let preloaded = preload ? try source.readWhole(size: source.size!) : nil
+        // Cuts inside the head, inside the file, on the file's last byte, inside the tail.
+        let cuts = [0, 50, 30_000, layout.head.count + Int(source.size!), total - 5, total]
+        var sent: [UInt8] = []
+        for (from, to) in zip(cuts, cuts.dropFirst()) {
+            var streamer = BodyStreamer(
+                layout: layout, source: source, pipePrefix: nil, preloaded: preloaded, chunkSize: 64 * 1024, threadPool: .singleton,
+                eventLoop: MultiThreadedEventLoopGroup.singleton.next(), watch: WriteWatch(), rateLimit: nil,
+                startOffset: Int64(from), digest: digest)
+            streamer.endOffset = Int64(to)
+            #expect(streamer.length == Int64(to - from))
+            let part = NIOLockedValueBox<[UInt8]>([])
+            let writer = HTTPClient.Body.StreamWriter { piece in
+                if case .byteBuffer(let buffer) = piece { part.withLockedValue { $0 += Array(buffer.readableBytesView) } }
+                return MultiThreadedEventLoopGroup.singleton.next().makeSucceededVoidFuture()
+            }
+            try await streamer.makeBody().stream(writer).get()
+            #expect(part.withLockedValue { $0 } == Array(whole[from..<to]), "range \(from)..<\(to)")
+            sent += part.withLockedValue { $0 }
+        }
+        #expect(sent == whole)
+        let value = try #require(digest.value)
+        var reference = Digester([.sha256])
+        reference.update(whole)
+        #expect(value == reference.finalize()[.sha256])
+    }
+
     @Test func aDigestOfPartOfTheBodyHasNoValue() {
         let digest = BodyDigest(length: 10, fileLength: 7)
         digest.updateFraming([1, 2, 3])

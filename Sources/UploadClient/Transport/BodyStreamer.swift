@@ -86,37 +86,35 @@ struct BodyStreamer: Sendable {
         return write(writer, allocator.buffer(bytes: rest))
     }
 
-    /// The body from `startOffset` to `endOffset` (or the end): the rest of the head if it
-    /// begins there, the file from where it begins, then the tail.
+    /// The body from `startOffset` to `endOffset` (or the end): the part of the head in it, the
+    /// file's bytes in it, then the part of the tail; the file is checked for growth when the
+    /// range reaches its end (a chunk that stops inside it leaves that to a later one).
     private func resume(_ writer: HTTPClient.Body.StreamWriter, size: Int64, allocator: ByteBufferAllocator) -> EventLoopFuture<Void> {
         let head = Int64(layout.head.count)
-        if let endOffset, endOffset <= head + size {
-            // A chunk that ends inside the file (tus: no framing): the file's bytes up to there,
-            // the file checked for growth only when the chunk is its last.
-            let fileFrom = max(startOffset - head, 0)
-            let fileEnd = endOffset - head
-            let pumped = pumpFile(writer, offset: fileFrom, size: fileEnd, pending: readAhead(offset: fileFrom, size: fileEnd))
-            return fileEnd == size ? pumped.flatMap { self.verifyUnchanged(size: size) } : pumped
+        let tail = Int64(layout.tail.count)
+        let end = min(endOffset ?? (head + size + tail), head + size + tail)
+        var done = eventLoop.makeSucceededVoidFuture()
+        if startOffset < head, end > startOffset {
+            let part = Array(layout.head[Int(startOffset)..<Int(min(end, head))])
+            digest?.updateFraming(part)
+            done = write(writer, allocator.buffer(bytes: part))
         }
-        let fileFrom: Int64
-        let first: EventLoopFuture<Void>
-        switch layout.segment(at: startOffset) {
-        case .head(let index):
-            digest?.updateFraming(Array(layout.head[index...]))
-            first = write(writer, allocator.buffer(bytes: layout.head[index...]))
-            fileFrom = 0
-        case .file(let offset):
-            first = eventLoop.makeSucceededVoidFuture()
-            fileFrom = offset
-        case .tail(let index):
-            return writeTail(writer, from: index, allocator: allocator)
-        case .end:
-            return eventLoop.makeSucceededVoidFuture()
+        let fileFrom = max(startOffset - head, 0)
+        let fileEnd = min(max(end - head, 0), size)
+        if startOffset < head + size, end > head, fileFrom <= fileEnd {
+            done = done.flatMap { self.pumpFile(writer, offset: fileFrom, size: fileEnd, pending: self.readAhead(offset: fileFrom, size: fileEnd)) }
+            if fileEnd == size { done = done.flatMap { self.verifyUnchanged(size: size) } }
         }
-        return first
-            .flatMap { self.pumpFile(writer, offset: fileFrom, size: size, pending: self.readAhead(offset: fileFrom, size: size)) }
-            .flatMap { self.verifyUnchanged(size: size) }
-            .flatMap { self.writeTail(writer, from: 0, allocator: allocator) }
+        let tailFrom = max(startOffset - head - size, 0)
+        let tailEnd = end - head - size
+        if tailEnd > tailFrom {
+            let part = Array(layout.tail[Int(tailFrom)..<Int(tailEnd)])
+            done = done.flatMap {
+                self.digest?.updateFraming(part)
+                return self.write(writer, allocator.buffer(bytes: part))
+            }
+        }
+        return done
     }
 
     /// Every write goes through here so the stall watchdog knows how long it has been pending.
