@@ -25,6 +25,9 @@ public struct ReceiverConfiguration: Sendable, Equatable {
     public var resumableIdleAge: Duration
     /// Unfinished resumable uploads one client may hold.
     public var resumablePerClient: Int
+    /// The most one resumable request (a creation with content, an append) may carry
+    /// (`max-append-size`), or nil for no limit but `maxSize`.
+    public var resumableMaxAppend: Int64?
 
     var resumableQuota: ResumableQuota { ResumableQuota(total: ResumableQuota.standard.total, perClient: resumablePerClient) }
 
@@ -81,8 +84,10 @@ public struct ReceiverConfiguration: Sendable, Equatable {
         limits: Limits = Limits(),
         resumableMaxAge: Duration = .seconds(24 * 3600),
         resumableIdleAge: Duration = .seconds(3600),
-        resumablePerClient: Int = 64
+        resumablePerClient: Int = 64,
+        resumableMaxAppend: Int64? = nil
     ) {
+        self.resumableMaxAppend = resumableMaxAppend.map { min(max($0, 1), BoundedNumber.maxBytes) }
         self.host = host
         self.port = port
         self.directory = directory
@@ -98,4 +103,9 @@ public struct ReceiverConfiguration: Sendable, Equatable {
     }
 
     public var scheme: String { tls == nil ? "http" : "https" }
+
+    /// The limits every `Upload-Limit` this receiver sends says, with `maxAge` seconds left.
+    func uploadLimit(maxAge: Int64? = nil) -> UploadLimit {
+        UploadLimit(maxSize: maxSize, maxAppendSize: resumableMaxAppend, maxAge: maxAge)
+    }
 }

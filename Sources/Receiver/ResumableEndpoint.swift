@@ -113,7 +113,7 @@ extension UploadEndpoint {
         var fields = echo(version)
         if !ResumableFields.replaysByAppend(version) { fields["Accept-Patch"] = ResumableFields.partialUploadType }
         fields["Allow"] = "POST, OPTIONS"
-        fields[ResumableFields.limit] = UploadLimit(maxSize: configuration.maxSize, maxAge: resumable.advertisedAge).fieldValue
+        fields[ResumableFields.limit] = configuration.uploadLimit(maxAge: resumable.advertisedAge).fieldValue
         return Self.empty(.noContent, fields)
     }
 
@@ -349,7 +349,7 @@ extension UploadEndpoint {
     private func echo(_ version: Int?) -> [String: String] { ResumableRules.fields(echoing: version) }
 
     private func limit(expiresAt: Date) -> UploadLimit {
-        UploadLimit(maxSize: configuration.maxSize, maxAge: resumable.remainingAge(expiresAt: expiresAt))
+        configuration.uploadLimit(maxAge: resumable.remainingAge(expiresAt: expiresAt))
     }
 
     private func onFileThreads(_ work: @escaping @Sendable () -> Void) async {

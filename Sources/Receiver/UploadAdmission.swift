@@ -68,7 +68,7 @@ enum UploadAdmission {
         case .bytes(let bytes): declared = bytes
         case .beyondLimit:
             return .refuse(Refusal(.contentTooLarge, "the declared Content-Length is beyond any upload; the limit is \(configuration.maxSize) bytes")
-                .adding([ResumableFields.limit: UploadLimit(maxSize: configuration.maxSize).fieldValue]))
+                .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
         case .malformed:
             return .refuse(Refusal(.badRequest, "Content-Length must be a non-negative decimal integer"))
         }
@@ -97,7 +97,7 @@ enum UploadAdmission {
         }
         if let declared, declared > configuration.maxSize {
             return .refuse(Refusal(.contentTooLarge, "the upload is \(declared) bytes; the limit is \(configuration.maxSize)")
-                .adding([ResumableFields.limit: UploadLimit(maxSize: configuration.maxSize).fieldValue]))
+                .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
         }
         // A request without Upload-Complete (or with a value that is not a Boolean, which the
         // draft says to ignore) is an ordinary upload.
@@ -113,10 +113,20 @@ enum UploadAdmission {
         }
         if let length, length > configuration.maxSize {
             return .refuse(Refusal(.contentTooLarge, "the upload is \(length) bytes; the limit is \(configuration.maxSize)")
-                .adding([ResumableFields.limit: UploadLimit(maxSize: configuration.maxSize).fieldValue]))
+                .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
         }
+        if let refusal = appendTooLarge(declared, configuration) { return .refuse(refusal) }
         return .accept(.upload(boundary: boundary, resumable: Creation(complete: complete, length: length, version: spoken)),
                        expectsContinue: expectsContinue)
+    }
+
+    /// A resumable request (a creation with content, an append) larger than the receiver's
+    /// `max-append-size` is refused before any of it is read, with the limit, so the client can
+    /// send it again in parts.
+    private static func appendTooLarge(_ declared: Int64?, _ configuration: ReceiverConfiguration) -> Refusal? {
+        guard let limit = configuration.resumableMaxAppend, let declared, declared > limit else { return nil }
+        return Refusal(.contentTooLarge, "one request may carry at most \(limit) bytes of an upload (max-append-size); this one has \(declared)")
+            .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue])
     }
 
     private static func decideResource(
@@ -146,8 +156,9 @@ enum UploadAdmission {
             let end = declared.map { BoundedNumber.sum(offset, $0) ?? .max }
             if let end, end > configuration.maxSize {
                 return .failure(Refusal(.contentTooLarge, "the upload would be \(end == .max ? "beyond any" : String(end)) bytes; the limit is \(configuration.maxSize)")
-                    .adding([ResumableFields.limit: UploadLimit(maxSize: configuration.maxSize).fieldValue]))
+                    .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
             }
+            if let refusal = appendTooLarge(declared, configuration) { return .failure(refusal) }
             var length = ResumableFields.integer(fields[ResumableHeaders.length])
             if complete, let end {
                 if let stated = length, stated != end {

@@ -209,7 +209,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
         var response = HTTPResponse(status: .init(code: 104, reasonPhrase: "Upload Resumption Supported"))
         response.headerFields[ResumableHeaders.interopVersion] = String(version)
         response.headerFields[.location] = UploadAdmission.location(record.token, head: head, scheme: configuration.scheme)
-        response.headerFields[ResumableHeaders.limit] = UploadLimit(maxSize: configuration.maxSize, maxAge: resumable.advertisedAge).fieldValue
+        response.headerFields[ResumableHeaders.limit] = configuration.uploadLimit(maxAge: resumable.advertisedAge).fieldValue
         return response
     }
 

@@ -22,6 +22,7 @@ public final class ReceiverHarness: Sendable {
         resumableMaxAge: Duration = .seconds(3600),
         resumableIdleAge: Duration = .seconds(3600),
         resumablePerClient: Int = 64,
+        resumableMaxAppend: Int64? = nil,
         reusing earlier: String? = nil
     ) async throws -> ReceiverHarness {
         // `reusing`: the root of an earlier (stopped) harness, to start again on what it left.
@@ -31,7 +32,7 @@ public final class ReceiverHarness: Sendable {
         let configuration = ReceiverConfiguration(
             host: "127.0.0.1", port: 0, directory: directory, path: path, field: field, maxSize: maxSize, imagesOnly: imagesOnly,
             tls: tls, limits: limits, resumableMaxAge: resumableMaxAge, resumableIdleAge: resumableIdleAge,
-            resumablePerClient: resumablePerClient
+            resumablePerClient: resumablePerClient, resumableMaxAppend: resumableMaxAppend
         )
         let running = try await RunningReceiver.start(configuration, log: { line in
             lines.withLockedValue { $0.append(line) }

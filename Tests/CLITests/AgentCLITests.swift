@@ -157,7 +157,7 @@ import UploadTesting
         let root = receiver.root
         let env = Self.environment(root)
         defer { if let pid = Self.agentPID(root) { kill(pid, SIGKILL) } }
-        let big = try TestFiles.writeImage(at: root + "/big.png", size: 200 << 20)
+        let big = try await offPool { try TestFiles.writeImage(at: root + "/big.png", size: 200 << 20) }
 
         let queued = try await CLIRun.run(["send", big, "--to", receiver.url, "--background", "--limit-rate", "40MB"], environment: env)
         #expect(queued.status == 0, "\(queued.stderr)")

@@ -12,7 +12,7 @@ struct TusCLITests {
         let server = try await TusPeer.start()
         defer { server.stop() }
         let root = TestFiles.makeTemporaryDirectory("tus-cli")
-        let photo = try TestFiles.writeImage(at: root + "/photo.jpg", size: 3_000_000)
+        let photo = try await offPool { try TestFiles.writeImage(at: root + "/photo.jpg", size: 3_000_000) }
         let run = try await CLIRun.run(["send", photo, "--to", server.url, "--json", "--chunk-size", "1MiB"],
                                        environment: AgentCLITests.environment(root))
         #expect(run.status == 0, "\(run.stderr)")
@@ -48,7 +48,8 @@ struct TusCLITests {
         let root = TestFiles.makeTemporaryDirectory("tus-cli")
         let photo = try TestFiles.writeImage(at: root + "/photo.jpg", size: 2_000_000)
         // The service hands out an upload URL (here: created by curl, as its API would).
-        let id = try server.create(length: try #require(TestFiles.size(of: photo)), filename: "photo.jpg", filetype: "image/jpeg")
+        let size = try #require(TestFiles.size(of: photo))
+        let id = try await offPool { try server.create(length: size, filename: "photo.jpg", filetype: "image/jpeg") }
         let handed = try #require(server.uploads.first { $0.id == id })
         let run = try await CLIRun.run(["send", photo, "--to", server.url, "--upload-url", server.url + handed.id],
                                        environment: AgentCLITests.environment(root))
@@ -74,7 +75,7 @@ struct TusCLITests {
         let root = TestFiles.makeTemporaryDirectory("tus-agent")
         let env = AgentCLITests.environment(root)
         defer { if let pid = AgentCLITests.agentPID(root) { kill(pid, SIGKILL) } }
-        let big = try TestFiles.writeImage(at: root + "/big.jpg", size: 120 << 20)
+        let big = try await offPool { try TestFiles.writeImage(at: root + "/big.jpg", size: 120 << 20) }
         let queued = try await CLIRun.run(["send", big, "--to", server.url, "--background", "--limit-rate", "40MB", "--protocol", "tus"],
                                           environment: env)
         #expect(queued.status == 0, "\(queued.stderr)")

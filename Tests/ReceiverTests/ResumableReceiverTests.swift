@@ -257,6 +257,38 @@ struct FormBody {
         await receiver.cleanUp()
     }
 
+    /// `serve --resume-max-append`: the limit is said, and a request over it is refused with it
+    /// before any of it is kept; requests within it make the upload.
+    @Test func aLimitOnEachRequestIsSaidAndARequestOverItRefused() async throws {
+        let receiver = try await ReceiverHarness.start(resumableMaxAppend: 100_000)
+        let options = try await exchange(["-X", "OPTIONS", "-H", "Upload-Draft-Interop-Version: 9", receiver.url])
+        #expect(options["Upload-Limit"]?.contains("max-append-size=100000") == true, "\(options)")
+        let form = FormBody(name: "parts.png", size: 250_000)
+        let whole = form.write(0..<form.bytes.count, to: receiver.root + "/whole")
+        let tooLarge = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?1", "-H", "Upload-Draft-Interop-Version: 9",
+                                           "--data-binary", "@" + whole, receiver.url])
+        #expect(tooLarge.status == 413 && tooLarge["Upload-Limit"]?.contains("max-append-size=100000") == true, "\(tooLarge)")
+        #expect(tooLarge.interim.isEmpty, "no upload resource was made")
+        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "-H", "Upload-Draft-Interop-Version: 9",
+                                          "--data-binary", "", receiver.url])
+        let location = try #require(created["Location"], "\(created)")
+        let over = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?0",
+                                       "-H", "Upload-Draft-Interop-Version: 9", "--data-binary", "@" + whole, location])
+        #expect(over.status == 413, "\(over)")
+        var offset = 0
+        while offset < form.bytes.count {
+            let end = min(offset + 100_000, form.bytes.count)
+            let part = form.write(offset..<end, to: receiver.root + "/part\(offset)")
+            let appended = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(offset)",
+                                               "-H", "Upload-Complete: \(end == form.bytes.count ? "?1" : "?0")",
+                                               "-H", "Upload-Draft-Interop-Version: 9", "--data-binary", "@" + part, location])
+            #expect(end == form.bytes.count ? appended.status == 200 : appended.status == 204, "\(appended)")
+            offset = end
+        }
+        #expect(receiver.storedNames().filter { !$0.hasPrefix(".") } == ["parts.png"])
+        await receiver.cleanUp()
+    }
+
     @Test func aRestartBetweenTwoAppendsKeepsTheUpload() async throws {
         let first = try await ReceiverHarness.start()
         let form = FormBody(size: 400_000)

@@ -193,7 +193,7 @@ func keepAliveServer(
     static func exchange(_ respond: @escaping @Sendable (RawConnection) -> Void) async throws -> (AttemptResult, bodyBytes: Int) {
         let received = Captures()
         let server = try RawServer { connection in
-            let head = connection.read(until: "\r\n\r\n", timeout: 5)
+            let head = connection.read(until: "\r\n\r\n", timeout: 30)
             received.add(CapturedRequest(head: head, body: []))
             respond(connection)
             let rest = connection.readAll(idle: 0.3)

@@ -42,6 +42,29 @@ import UploadTesting
         await receiver.cleanUp()
     }
 
+    /// A receiver that takes at most 2 MB per request (`max-append-size`): the body goes in parts
+    /// of that size, a cut in the middle of one continues where the server has it, and what
+    /// arrives is the file, verified.
+    @Test func aServerThatLimitsEachAppendGetsTheBodyInPartsAndACutStillResumes() async throws {
+        let receiver = try await ReceiverHarness.start(resumableMaxAppend: 2_000_000)
+        let path = try file(in: receiver.root)
+        let relay = try CuttingRelay(to: receiver.port, cutAfter: [5_000_000])
+        defer { relay.stop() }
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: relay.url())], retryPolicy: RetryPolicy(maxRetries: 3))
+        #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome())) \(receiver.logLines.map(\.description))")
+        #expect(TestFiles.sameContents(path, receiver.directory + "/big.png"))
+        #expect(relay.cutsDone == 1)
+        let appends = receiver.logLines.filter { $0.method == "PATCH" }
+        #expect(appends.allSatisfy { $0.bytes <= 2_000_000 }, "\(appends.map(\.description))")
+        #expect(appends.count >= 6, "12 MB in parts of 2 MB at most: \(appends.map(\.description))")
+        // No request carried more than the limit: the creation went empty (the OPTIONS said it).
+        #expect(!receiver.logLines.contains { $0.status == 413 }, "\(receiver.logLines.map(\.description))")
+        #expect(run.resumedOffsets().count == 1)
+        let ratio = Double(relay.bytesToServer) / Double(Self.size)
+        #expect(ratio <= 1.05, "bytes on the wire / file size = \(ratio)")
+        #expect(run.response()?.verified == "sha-256", "one digest across the parts")
+    }
+
     @Test func withoutResumingTheSameCutsSendTheFileAgainFromTheStart() async throws {
         let receiver = try await ReceiverHarness.start()
         let path = try file(in: receiver.root)

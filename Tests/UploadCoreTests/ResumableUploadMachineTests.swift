@@ -351,4 +351,67 @@ import UploadCore
         #expect(answered.reports.isEmpty)
         #expect(Self.finished(answered)?.response?.status == 201)
     }
+
+    // MARK: a server that limits each request (`max-append-size`)
+
+    static func at(_ offset: Int64) -> ResumePoint {
+        var point = Self.point
+        point.offset = offset
+        return point
+    }
+
+    @Test func theBodyGoesInPartsOfTheLimitTheCreationSaid() {
+        var m = Self.machine()
+        _ = m.start()
+        _ = m.answered(support: .supported(version: 8), remembered: false)
+        let created = m.created(Self.answer(201, [("Location", "/uploads/7"), ("Upload-Offset", "0"), ("Upload-Limit", "max-size=10000000, max-append-size=2000000")]),
+                                boundary: "b", bodyLength: Self.length)
+        #expect(Self.request(created) == .appendPart(Self.point, end: 2_000_000))
+        // Each part taken moves the point on, without a claim of resuming.
+        let second = m.appended(Self.answer(204, [("Upload-Offset", "2000000"), ("Upload-Complete", "?0")]))
+        #expect(second.reports == [.resumable(Self.at(2_000_000), startedOver: nil)])
+        #expect(Self.request(second) == .appendPart(Self.at(2_000_000), end: 4_000_000))
+        // A server that does not say its offset took the whole part.
+        #expect(Self.request(m.appended(Self.answer(204))) == .append(Self.at(4_000_000)), "the rest fits: it completes the upload")
+        let done = m.appended(Self.answer(200, body: "{}"))
+        #expect(Self.finished(done)?.response?.status == 200)
+    }
+
+    @Test func aRequestRefusedAsTooLargeWithTheLimitIsSentAgainInParts() {
+        var m = Self.machine()
+        _ = m.start()
+        _ = m.answered(support: .supported(version: 8), remembered: false)
+        #expect(Self.request(m.created(Self.created(), boundary: "b", bodyLength: Self.length)) == .append(Self.point))
+        let limited = Self.answer(413, [("Upload-Limit", "max-append-size=3000000")])
+        #expect(Self.request(m.appended(limited)) == .appendPart(Self.point, end: 3_000_000))
+        // Without the limit in it, a 413 is the answer.
+        var plain = Self.machine()
+        _ = plain.start()
+        _ = plain.answered(support: .supported(version: 8), remembered: false)
+        _ = plain.created(Self.created(), boundary: "b", bodyLength: Self.length)
+        #expect(Self.finished(plain.appended(Self.answer(413)))?.response?.status == 413)
+    }
+
+    @Test func aLimitKnownBeforehandOrLearntFromTheRefusalMakesTheCreationEmpty() {
+        // Said by the OPTIONS answer: no body in the creation.
+        var told = Self.optimistic()
+        _ = told.start()
+        #expect(Self.request(told.answered(support: .supported(version: 8), remembered: false, appendLimit: 1_000_000)) == .create(version: 8))
+        // Learnt from the creation's refusal: again, created empty.
+        var m = Self.optimistic()
+        _ = m.start()
+        _ = m.answered(support: .supported(version: 8), remembered: false)
+        let refused = m.createdOptimistically(Self.answer(413, [("Upload-Limit", "max-append-size=1000000")]), announced: nil)
+        #expect(Self.request(refused) == .ask)
+        #expect(Self.request(m.answered(support: .supported(version: 8), remembered: false)) == .create(version: 8))
+        #expect(Self.request(m.created(Self.created(), boundary: "b", bodyLength: Self.length)) == .appendPart(Self.point, end: 1_000_000))
+    }
+
+    @Test func aCutPartContinuesInPartsFromWhereTheServerHasIt() {
+        var m = Self.machine(point: Self.at(1_500_000))
+        _ = m.start()
+        let headed = m.headed(Self.answer(204, [("Upload-Offset", "1500000"), ("Upload-Complete", "?0"), ("Upload-Limit", "max-append-size=2000000")]))
+        #expect(headed.reports.contains(.resumed(offset: 1_500_000, bodyLength: Self.length)))
+        #expect(Self.request(headed) == .appendPart(Self.at(1_500_000), end: 3_500_000))
+    }
 }

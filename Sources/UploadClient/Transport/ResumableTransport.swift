@@ -20,6 +20,8 @@ final class ResumeSupport: Sendable {
     }
 
     private let state = NIOLockedValueBox<[String: Task<Answer, Never>]>([:])
+    /// The `max-append-size` each origin's `OPTIONS` answer said (this process only).
+    private let appendLimits = NIOLockedValueBox<[String: Int64]>([:])
     /// Origins whose answer came from the store, not from asking in this process.
     private let rememberedOrigins = NIOLockedValueBox<Set<String>>([])
     /// Where answers outlive the process (nil: they do not).
@@ -60,6 +62,13 @@ final class ResumeSupport: Sendable {
     /// The origin was believed to resume uploads and refused to create one: it does not (now).
     func refused(_ origin: String, now: Double = Date().timeIntervalSince1970) {
         learned(origin, .unsupported, now: now)
+    }
+
+    /// The largest request an origin said it takes (`max-append-size`), if it said.
+    func appendLimit(for origin: String) -> Int64? { appendLimits.withLockedValue { $0[origin] } }
+
+    func noteAppendLimit(_ limit: Int64?, for origin: String) {
+        appendLimits.withLockedValue { $0[origin] = limit }
     }
 
     /// What is known of `origin` without asking it: from this process, or remembered.
@@ -127,6 +136,7 @@ extension HTTPUploadTransport {
         // bytes an earlier request sent read once more for it): the final answer is judged by it.
         var sentDigest: [UInt8]?
         var content: String?
+        var partDigest: BodyDigest?
         while true {
             relay(decision.reports, url: request.url, observer: observer)
             switch decision.next {
@@ -145,7 +155,7 @@ extension HTTPUploadTransport {
                 }
                 // A tus origin got here only when asked for multipart (`--protocol multipart`).
                 let said: ResumableUploadMachine.Support = if case .supported(let version) = answer { .supported(version: version) } else { .unsupported }
-                decision = machine.answered(support: said, remembered: remembered)
+                decision = machine.answered(support: said, remembered: remembered, appendLimit: support.appendLimit(for: origin))
             case .request(.create(let version)):
                 let layout = prepared.layout(.random(), for: request)
                 guard let length = layout.contentLength else {
@@ -211,19 +221,27 @@ extension HTTPUploadTransport {
                 }
                 decision = machine.fetched(await send(url: point.uploadURL, method: method, headers: fields,
                                                       streamer: nil, eventLoop: eventLoop, observer: .init()))
-            case .request(.append(let point)):
+            case .request(.append(let point)), .request(.appendPart(let point, _)):
+                var end: Int64?
+                if case .request(.appendPart(_, let partEnd)) = decision.next { end = partEnd }
                 let layout = prepared.layout(Boundary(point.boundary), for: request)
-                let streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset,
-                                            digest: streamDigest(layout, prepared), eventLoop: eventLoop)
+                // One digest across the parts of the body sent in this attempt; begun again
+                // (the bytes before read once more) when a request starts elsewhere.
+                if partDigest?.bodyCount != point.offset { partDigest = streamDigest(layout, prepared) }
+                var streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset, digest: partDigest,
+                                            eventLoop: eventLoop)
+                streamer.endOffset = end
                 var fields = resourceHeaders(point, request)
                 fields.add(name: "Content-Type", value: ResumableFields.partialUploadType)
                 fields.add(name: ResumableFields.offset, value: String(point.offset))
-                fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(true))
+                fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(end == nil))
                 let appended = await send(
                     url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
                     progressBase: point.offset, progressTotal: point.bodyLength, eventLoop: eventLoop, observer: observer)
-                sentDigest = streamer.digest?.value
-                content = streamer.digest?.fileHex
+                if end == nil {
+                    sentDigest = streamer.digest?.value
+                    content = streamer.digest?.fileHex
+                }
                 decision = machine.appended(appended)
             case .request(.delete(let point)):
                 _ = await cancelOnServer(point, request, eventLoop: eventLoop)
@@ -249,6 +267,9 @@ extension HTTPUploadTransport {
                 return .unsupported
             }
             if let tus = TusCapabilities(options: response) { return .tus(tus) }
+            if let origin = Self.origin(of: request.url) {
+                support.noteAppendLimit(UploadLimit(parsing: response.header(ResumableFields.limit))?.maxAppendSize, for: origin)
+            }
             let read = ResumeSupport.read(response, asked: version)
             if read.supported { return .supported(version: version) }
             guard let next = read.tryVersion else { return .unsupported }

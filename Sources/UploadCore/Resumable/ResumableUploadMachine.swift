@@ -34,6 +34,9 @@ public struct ResumableUploadMachine: Sendable {
         case fetchAnswer(ResumePoint)
         /// `PATCH` with the body from the point's offset to its end.
         case append(ResumePoint)
+        /// `PATCH` with the body from the point's offset to `end` (`Upload-Complete: ?0`): the
+        /// server takes appends of at most `max-append-size` (`Upload-Limit`).
+        case appendPart(ResumePoint, end: Int64)
         /// `DELETE` on the resource (best effort, briefly): nothing will continue it.
         case delete(ResumePoint)
     }
@@ -78,7 +81,8 @@ public struct ResumableUploadMachine: Sendable {
         case creatingOptimistically
         case heading(ResumePoint)
         case fetching(ResumePoint)
-        case appending(ResumePoint, tries: Int)
+        /// `end`: a part of the body up to there (nil: the rest, completing the upload).
+        case appending(ResumePoint, tries: Int, end: Int64?)
         case deleting(AttemptResult)
         case done
     }
@@ -90,7 +94,9 @@ public struct ResumableUploadMachine: Sendable {
     private let file: FileFingerprint
     private let fileSize: Int64
     private let threshold: Int64
-    private let optimistic: Bool
+    private var optimistic: Bool
+    /// The largest append the server takes (`max-append-size` in an `Upload-Limit` it sent).
+    private var appendLimit: Int64?
     private var state = State.idle
     private var point: ResumePoint?
     private var rounds = ResumableRounds()
@@ -121,9 +127,14 @@ public struct ResumableUploadMachine: Sendable {
     }
 
     /// The origin's answer to `ask` (`remembered`: from an earlier process, so it may be stale).
-    public mutating func answered(support: Support, remembered: Bool) -> Decision {
+    /// `appendLimit`: the `max-append-size` its answer said, if it did.
+    public mutating func answered(support: Support, remembered: Bool, appendLimit: Int64? = nil) -> Decision {
         guard case .asking = state else { return decide(.finish(Self.misuse)) }
         guard case .supported(let version) = support else { return plain() }
+        if let appendLimit, appendLimit > 0 { self.appendLimit = appendLimit }
+        // A body that may be more than one request may carry (the framing is a few hundred
+        // bytes; a whole field list more) is created empty and sent in parts.
+        if optimistic, let limit = self.appendLimit, fileSize > limit - 65_536 { optimistic = false }
         if optimistic {
             state = .creatingOptimistically
             return decide(.request(.createOptimistically(version: version)))
@@ -153,6 +164,7 @@ public struct ResumableUploadMachine: Sendable {
             rounds.report(.originRefused)
             return plain()
         }
+        learnLimit(response)
         let created = ResumePoint(uploadURL: resource.absoluteString, version: version, boundary: boundary, bodyLength: bodyLength,
                                   file: file, offset: ResumableFields.integer(response.header(ResumableFields.offset)) ?? 0)
         point = created
@@ -179,6 +191,13 @@ public struct ResumableUploadMachine: Sendable {
     /// came, so nothing can be continued).
     public mutating func createdOptimistically(_ result: AttemptResult, announced: ResumePoint?) -> Decision {
         guard case .creatingOptimistically = state else { return decide(.finish(Self.misuse)) }
+        if let response = result.response, response.status == 413, learnLimit(response) {
+            // The whole body in one request is more than the server takes at once: again in
+            // parts, from the resource the 104 named (asked where it stands), or created empty.
+            optimistic = false
+            point = announced
+            return beginRound()
+        }
         guard let announced else { return finish(result) }
         point = announced
         guard let response = result.response else { return bodyEndedWithoutAnswer(result, at: announced) }
@@ -203,6 +222,7 @@ public struct ResumableUploadMachine: Sendable {
             }
             known.offset = offset
             point = known
+            learnLimit(response)
             return beginAppend(known)
         case 404, 410:
             return gone("the server no longer has the upload")
@@ -227,11 +247,22 @@ public struct ResumableUploadMachine: Sendable {
         return finish(AttemptResult(outcome: .answered(status: 200), response: note, bytesSent: 0))
     }
 
-    /// What `append` came back with.
+    /// What `append` or `appendPart` came back with.
     public mutating func appended(_ result: AttemptResult) -> Decision {
-        guard case .appending(var current, let tries) = state else { return decide(.finish(Self.misuse)) }
+        guard case .appending(var current, let tries, let end) = state else { return decide(.finish(Self.misuse)) }
         guard let response = result.response else { return bodyEndedWithoutAnswer(result, at: current) }
+        let limited = learnLimit(response)
         switch response.status {
+        case 200..<300 where end != nil:
+            // A part taken: on from the server's offset (the part's end when it does not say).
+            let offset = ResumableFields.integer(response.header(ResumableFields.offset)) ?? end ?? current.offset
+            guard offset > current.offset, offset <= current.bodyLength else {
+                return gone("the server took nothing of a part of the upload")
+            }
+            current.offset = offset
+            point = current
+            rounds.report(.resumable(current, startedOver: nil))
+            return append(current, tries: 1, resumed: false)
         case 409:
             // Another offset than ours: continue from the server's, if it says it.
             guard tries < Self.appendTries, let offset = ResumableFields.integer(response.header(ResumableFields.offset)),
@@ -240,6 +271,9 @@ public struct ResumableUploadMachine: Sendable {
             current.offset = offset
             point = current
             return append(current, tries: tries + 1)
+        case 413 where limited && tries < Self.appendTries:
+            // More than the server takes at once, and it said how much it does: that, in parts.
+            return append(current, tries: tries + 1, resumed: false)
         case 404, 410:
             return gone("the server no longer has the upload")
         case _ where Self.serverErrorBeforeCompletion(response):
@@ -275,10 +309,25 @@ public struct ResumableUploadMachine: Sendable {
         return append(current, tries: 1)
     }
 
-    private mutating func append(_ current: ResumePoint, tries: Int) -> Decision {
-        if current.offset > 0 { rounds.report(.resumed(offset: current.offset, bodyLength: current.bodyLength)) }
-        state = .appending(current, tries: tries)
+    /// The next append from `current`: the rest, or as much of it as the server takes at once.
+    /// `resumed`: it continues what an earlier request sent (not the next part of this one).
+    private mutating func append(_ current: ResumePoint, tries: Int, resumed: Bool = true) -> Decision {
+        if resumed, current.offset > 0 { rounds.report(.resumed(offset: current.offset, bodyLength: current.bodyLength)) }
+        if let limit = appendLimit, current.bodyLength - current.offset > limit {
+            let end = current.offset + limit
+            state = .appending(current, tries: tries, end: end)
+            return decide(.request(.appendPart(current, end: end)))
+        }
+        state = .appending(current, tries: tries, end: nil)
         return decide(.request(.append(current)))
+    }
+
+    /// Takes `max-append-size` from an answer's `Upload-Limit`; whether it said one.
+    @discardableResult
+    private mutating func learnLimit(_ response: UploadResponse) -> Bool {
+        guard let limit = UploadLimit(parsing: response.header(ResumableFields.limit))?.maxAppendSize, limit > 0 else { return false }
+        appendLimit = limit
+        return true
     }
 
     /// A body (the creation's or an append's) ended without an answer. Cut, stalled, no answer:

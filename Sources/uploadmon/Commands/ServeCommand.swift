@@ -56,6 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long a resumable upload is kept from its creation, complete or not.", valueName: "duration")) var resumeMaxAge = "24h"
     @Option(help: ArgumentHelp("How long an unfinished resumable upload is kept when no request touches it.", valueName: "duration")) var resumeIdle = "1h"
     @Option(help: "Unfinished resumable uploads one client may hold (its oldest idle one goes for a new one).") var resumePerClient = 64
+    @Option(help: ArgumentHelp("The most one resumable request may carry (max-append-size in Upload-Limit; larger ones are refused with 413 and sent again in parts by clients that follow the draft), e.g. 8MiB; default: no limit but --max-size.", valueName: "size")) var resumeMaxAppend: String?
 
 
     func validate() throws {
@@ -68,6 +69,9 @@ struct ServeCommand: AsyncParsableCommand {
         _ = try resumableAge()
         _ = try resumableIdle()
         guard (1...4096).contains(resumePerClient) else { throw ValidationError("--resume-per-client must be between 1 and 4096") }
+        if let resumeMaxAppend, (ByteSize.parse(resumeMaxAppend) ?? 0) < 1 {
+            throw ValidationError("--resume-max-append '\(resumeMaxAppend)' must be a size of at least 1 byte, like 8MiB")
+        }
     }
 
     func resumableIdle() throws -> Duration {
@@ -106,7 +110,8 @@ struct ServeCommand: AsyncParsableCommand {
             maxSize: ByteSize.parse(maxSize)!, imagesOnly: imagesOnly,
             tls: tlsCert.flatMap { cert in tlsKey.map { ReceiverConfiguration.TLSFiles(certificateChain: cert, privateKey: $0) } },
             limits: try limits(), resumableMaxAge: try resumableAge(), resumableIdleAge: try resumableIdle(),
-            resumablePerClient: resumePerClient
+            resumablePerClient: resumePerClient,
+            resumableMaxAppend: resumeMaxAppend.flatMap(ByteSize.parse)
         )
         let leftovers = try ReceiverServer.removeLeftovers(in: configuration.directory)
         if !leftovers.isEmpty {
