@@ -75,15 +75,16 @@ struct TusCLITests {
         let root = TestFiles.makeTemporaryDirectory("tus-agent")
         let env = AgentCLITests.environment(root)
         defer { if let pid = AgentCLITests.agentPID(root) { kill(pid, SIGKILL) } }
-        let big = try await offPool { try TestFiles.writeImage(at: root + "/big.jpg", size: 120 << 20) }
-        let queued = try await CLIRun.run(["send", big, "--to", server.url, "--background", "--limit-rate", "40MB", "--protocol", "tus"],
+        // Paced: 12 s for the file, so the kill lands while it is sent even on a slow machine.
+        let big = try await offPool { try TestFiles.writeImage(at: root + "/big.jpg", size: 96 << 20) }
+        let queued = try await CLIRun.run(["send", big, "--to", server.url, "--background", "--limit-rate", "8MB", "--protocol", "tus"],
                                           environment: env)
         #expect(queued.status == 0, "\(queued.stderr)")
 
         let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
         try await AgentCLITests.waitFor("the upload to be under way") {
             let row = try journal.snapshot(UploadID(1))
-            return (row?.bytesSent ?? 0) > 8 << 20 && row?.resume?.kind == .tus
+            return (row?.bytesSent ?? 0) > 4 << 20 && row?.resume?.kind == .tus
         }
         // `status --json` says the protocol, the upload URL and the offset while it goes.
         let status = try await CLIRun.run(["status", "--json"], environment: env)
@@ -116,7 +117,7 @@ struct TusCLITests {
         let finished = try journal.entries(after: 0).filter { if case .finished(let id, _) = $0.event { id == UploadID(1) } else { false } }
         #expect(finished.count == 1)
         // Exactly once: one upload of the big file on the server, whole, in two requests.
-        let uploads = server.uploads.filter { $0.size == 120 << 20 }
+        let uploads = server.uploads.filter { $0.size == 96 << 20 }
         #expect(uploads.count == 1, "\(server.uploads)")
         #expect(uploads.first?.parts == 2)
         #expect(uploads.first.map { TestFiles.sameContents(big, $0.path) } == true)
