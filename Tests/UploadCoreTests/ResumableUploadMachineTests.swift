@@ -396,7 +396,7 @@ import UploadCore
         // Said by the OPTIONS answer: no body in the creation.
         var told = Self.optimistic()
         _ = told.start()
-        #expect(Self.request(told.answered(support: .supported(version: 8), remembered: false, appendLimit: 1_000_000)) == .create(version: 8))
+        #expect(Self.request(told.answered(support: .supported(version: 8), remembered: false, limit: UploadLimit(maxAppendSize: 1_000_000))) == .create(version: 8))
         // Learnt from the creation's refusal: again, created empty.
         var m = Self.optimistic()
         _ = m.start()
@@ -413,5 +413,17 @@ import UploadCore
         let headed = m.headed(Self.answer(204, [("Upload-Offset", "1500000"), ("Upload-Complete", "?0"), ("Upload-Limit", "max-append-size=2000000")]))
         #expect(headed.reports.contains(.resumed(offset: 1_500_000, bodyLength: Self.length)))
         #expect(Self.request(headed) == .appendPart(Self.at(1_500_000), end: 3_500_000))
+    }
+
+    @Test func underTheMinimumSizeTheUploadGoesTheOrdinaryWay() {
+        // Under min-size the server offers no resuming: the ordinary way.
+        var small = Self.machine()
+        _ = small.start()
+        #expect(Self.plain(small.answered(support: .supported(version: 8), remembered: false, limit: UploadLimit(minSize: 10_000_000))))
+        // Within it: created as usual.
+        var fits = Self.machine()
+        _ = fits.start()
+        #expect(Self.request(fits.answered(support: .supported(version: 8), remembered: false, limit: UploadLimit(maxSize: 10_000_000, minSize: 0)))
+                == .create(version: 8))
     }
 }

@@ -20,8 +20,8 @@ final class ResumeSupport: Sendable {
     }
 
     private let state = NIOLockedValueBox<[String: Task<Answer, Never>]>([:])
-    /// The `max-append-size` each origin's `OPTIONS` answer said (this process only).
-    private let appendLimits = NIOLockedValueBox<[String: Int64]>([:])
+    /// The `Upload-Limit` each origin's `OPTIONS` answer said (this process only).
+    private let limits = NIOLockedValueBox<[String: UploadLimit]>([:])
     /// Origins whose answer came from the store, not from asking in this process.
     private let rememberedOrigins = NIOLockedValueBox<Set<String>>([])
     /// Where answers outlive the process (nil: they do not).
@@ -64,11 +64,11 @@ final class ResumeSupport: Sendable {
         learned(origin, .unsupported, now: now)
     }
 
-    /// The largest request an origin said it takes (`max-append-size`), if it said.
-    func appendLimit(for origin: String) -> Int64? { appendLimits.withLockedValue { $0[origin] } }
+    /// The limits an origin said it sets on uploads (`Upload-Limit`), if it said.
+    func limit(for origin: String) -> UploadLimit? { limits.withLockedValue { $0[origin] } }
 
-    func noteAppendLimit(_ limit: Int64?, for origin: String) {
-        appendLimits.withLockedValue { $0[origin] = limit }
+    func noteLimit(_ limit: UploadLimit?, for origin: String) {
+        limits.withLockedValue { $0[origin] = limit }
     }
 
     /// What is known of `origin` without asking it: from this process, or remembered.
@@ -155,7 +155,7 @@ extension HTTPUploadTransport {
                 }
                 // A tus origin got here only when asked for multipart (`--protocol multipart`).
                 let said: ResumableUploadMachine.Support = if case .supported(let version) = answer { .supported(version: version) } else { .unsupported }
-                decision = machine.answered(support: said, remembered: remembered, appendLimit: support.appendLimit(for: origin))
+                decision = machine.answered(support: said, remembered: remembered, limit: support.limit(for: origin))
             case .request(.create(let version)):
                 let layout = prepared.layout(.random(), for: request)
                 guard let length = layout.contentLength else {
@@ -268,7 +268,7 @@ extension HTTPUploadTransport {
             }
             if let tus = TusCapabilities(options: response) { return .tus(tus) }
             if let origin = Self.origin(of: request.url) {
-                support.noteAppendLimit(UploadLimit(parsing: response.header(ResumableFields.limit))?.maxAppendSize, for: origin)
+                support.noteLimit(UploadLimit(parsing: response.header(ResumableFields.limit)), for: origin)
             }
             let read = ResumeSupport.read(response, asked: version)
             if read.supported { return .supported(version: version) }

@@ -127,11 +127,14 @@ public struct ResumableUploadMachine: Sendable {
     }
 
     /// The origin's answer to `ask` (`remembered`: from an earlier process, so it may be stale).
-    /// `appendLimit`: the `max-append-size` its answer said, if it did.
-    public mutating func answered(support: Support, remembered: Bool, appendLimit: Int64? = nil) -> Decision {
+    /// `limit`: the `Upload-Limit` its answer said, if it did. A file under its `min-size` is
+    /// not offered resuming there: it goes the ordinary way. (One over its `max-size` goes as
+    /// well: the server's own refusal, at the request's head, says it best.)
+    public mutating func answered(support: Support, remembered: Bool, limit: UploadLimit? = nil) -> Decision {
         guard case .asking = state else { return decide(.finish(Self.misuse)) }
         guard case .supported(let version) = support else { return plain() }
-        if let appendLimit, appendLimit > 0 { self.appendLimit = appendLimit }
+        if let minSize = limit?.minSize, fileSize < minSize { return plain() }
+        if let appendLimit = limit?.maxAppendSize, appendLimit > 0 { self.appendLimit = appendLimit }
         // A body that may be more than one request may carry (the framing is a few hundred
         // bytes; a whole field list more) is created empty and sent in parts.
         if optimistic, let limit = self.appendLimit, fileSize > limit - 65_536 { optimistic = false }
