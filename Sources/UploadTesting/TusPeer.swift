@@ -23,12 +23,14 @@ public final class TusPeer: @unchecked Sendable {
 
     /// Starts one off the cooperative pool (Python takes a second to import FastAPI, and this
     /// waits for its port).
-    public static func start(maxSize: Int64? = nil) async throws -> TusPeer {
-        try await offPool { try TusPeer(maxSize: maxSize) }
+    public static func start(maxSize: Int64? = nil, checksums: Bool = false, corrupting: [Int] = []) async throws -> TusPeer {
+        try await offPool { try TusPeer(maxSize: maxSize, checksums: checksums, corrupting: corrupting) }
     }
 
-    /// `maxSize`: the server's `Tus-Max-Size`.
-    public init(maxSize: Int64? = nil) throws {
+    /// `maxSize`: the server's `Tus-Max-Size`. `checksums`: the checksum extension in front of
+    /// it (Python's hashlib checks each PATCH's `Upload-Checksum`; tuspyserver has none), the
+    /// PATCHes numbered in `corrupting` (from 1) arriving with their first byte flipped.
+    public init(maxSize: Int64? = nil, checksums: Bool = false, corrupting: [Int] = []) throws {
         let root = TestFiles.makeTemporaryDirectory("tus-peer")
         directory = root + "/files"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -40,6 +42,7 @@ public final class TusPeer: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script, directory, String(maxSize ?? 128 << 30), logPath]
+            + (checksums ? ["checksum", corrupting.map(String.init).joined(separator: ",")] : [])
         let output = Pipe()
         let input = Pipe()
         process.standardOutput = output

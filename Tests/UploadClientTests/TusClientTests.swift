@@ -134,6 +134,21 @@ struct TusClientTests {
         #expect(TestFiles.sameContents(path, done.path))
     }
 
+    /// The checksum extension (verified by Python's hashlib in front of tuspyserver): every chunk
+    /// carries its own checksum, and the one that arrives damaged is sent again, that one only.
+    @Test func aChunkThatArrivesDamagedIsSentAgainAndOnlyIt() async throws {
+        let server = try await TusPeer.start(checksums: true, corrupting: [2])
+        defer { server.stop() }
+        let (_, path) = try await file(size: 3_000_000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], chunkSize: 1 << 20)
+        #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome())) \(server.requests)")
+        let upload = try #require(server.uploads.first)
+        #expect(TestFiles.sameContents(path, upload.path))
+        let patches = server.requests.filter { $0.hasPrefix("PATCH") }
+        #expect(patches.map { $0.split(separator: " ").last.map(String.init) ?? "" } == ["204", "460", "204", "204"], "\(patches)")
+        #expect(upload.parts == 3)
+    }
+
     @Test func aFileLargerThanTheServerTakesIsRefusedBeforeAnyByteGoes() async throws {
         let server = try await TusPeer.start(maxSize: 5_000_000)
         defer { server.stop() }

@@ -239,6 +239,24 @@ import UploadCore
         #expect(throws: TusFields.MetadataProblem(key: "")) { try TusFields.metadata([("", "x")]) }
     }
 
+    @Test func aChecksumIsTheAlgorithmAndTheBase64OfTheDigestAsTheSpecShowsIt() throws {
+        var sha1 = try #require(TusChecksum("sha1"))
+        Array("hello world".utf8).withUnsafeBytes { sha1.update($0) }
+        #expect(sha1.fieldValue() == "sha1 Kq5sNclPz7QV2+lfQIuc6R7oRu0=", "the protocol's own example")
+        #expect(TusChecksum("crc32") == nil)
+        let offered = TusCapabilities(extensions: ["creation", "checksum"], checksumAlgorithms: ["md5", "sha1", "crc32"])
+        #expect(TusChecksum.algorithm(for: offered) == "sha1")
+        #expect(TusChecksum.algorithm(for: TusCapabilities(extensions: ["creation"], checksumAlgorithms: ["sha1"])) == nil, "not listed as an extension")
+        // Chunks of a bounded size then (each is read once more to hash it), unless one was asked.
+        var m = TusUploadMachine(url: "http://h/files/", file: FileFingerprint(size: 100_000_000, modificationNanoseconds: 1), length: 100_000_000,
+                                 point: nil, capabilities: offered)
+        _ = m.start()
+        let created = m.created(AttemptResult(outcome: .answered(status: 201), response: UploadResponse(
+            status: 201, reason: "", headers: [("Location", "/files/1")], body: [], bodyBytesTotal: 0), bytesSent: 0))
+        guard case .request(.patch(_, let end)) = created.next else { Issue.record("\(created.next)"); return }
+        #expect(end == TusUploadMachine.checksumChunk)
+    }
+
     @Test func anOptionsAnswerSaysWhatTheServerOffers() {
         func options(_ status: Int, _ headers: [(String, String)]) -> UploadResponse {
             UploadResponse(status: status, reason: "", headers: headers, body: [], bodyBytesTotal: 0)

@@ -125,6 +125,22 @@ extension HTTPUploadTransport {
                 fields.add(name: "Content-Type", value: TusFields.chunkType)
                 fields.add(name: TusFields.offset, value: String(point.offset))
                 if afterHead, seesInterimAnswers(point.uploadURL) { fields.add(name: "Expect", value: "100-continue") }
+                if let algorithm = TusChecksum.algorithm(for: capabilities) {
+                    // The checksum extension: the chunk's own, read once before it goes.
+                    do {
+                        let source = prepared.source
+                        let from = point.offset
+                        let value = try await threadPool.runIfActive(eventLoop: eventLoop) {
+                            try Self.checksum(algorithm, of: source, from..<end)
+                        }.get()
+                        fields.add(name: TusFields.checksum, value: value)
+                    } catch {
+                        decision = machine.patched(AttemptResult(
+                            outcome: .failed((error as? UploadFailure) ?? UploadFailure(.fileError, "cannot read the file to check it: \(error)")),
+                            response: nil, bytesSent: 0))
+                        continue
+                    }
+                }
                 afterHead = false
                 let result = await send(url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
                                         progressBase: point.offset, progressTotal: length, eventLoop: eventLoop, observer: observer)
@@ -135,6 +151,20 @@ extension HTTPUploadTransport {
                 decision = machine.deleted()
             }
         }
+    }
+
+    /// `Upload-Checksum` of `range` of what is sent, read a mebibyte at a time.
+    static func checksum(_ algorithm: String, of source: FileSource, _ range: Range<Int64>) throws -> String {
+        guard var hasher = TusChecksum(algorithm) else { throw UploadFailure(.other, "no checksum algorithm \(algorithm)") }
+        let allocator = ByteBufferAllocator()
+        var at = range.lowerBound
+        while at < range.upperBound {
+            let piece = try source.read(offset: at, count: Int(min(Int64(1 << 20), range.upperBound - at)), allocator: allocator)
+            guard piece.readableBytes > 0 else { throw source.sizeChanged(expected: range.upperBound, endedAt: at) }
+            piece.withUnsafeReadableBytes { hasher.update($0) }
+            at += Int64(piece.readableBytes)
+        }
+        return hasher.fieldValue()
     }
 
     /// The file's digest alone (a tus body is the file; no tus server answers with a digest).

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The header fields of tus 1.0.0 (tus.io/protocols/resumable-upload, the protocol Cloudflare
@@ -89,5 +90,49 @@ public struct TusCapabilities: Sendable, Hashable, Codable {
     /// `Tus-Resumable`): a tus server refusing a multipart `POST` says so this way.
     public static func speaksTus(_ response: UploadResponse) -> Bool {
         response.header(TusFields.resumable) != nil || response.header(TusFields.version) != nil
+    }
+}
+
+/// tus's checksum extension: each `PATCH` may carry `Upload-Checksum: <algorithm> <base64>` of
+/// its content; a server that finds it wrong answers `460` and keeps nothing of the chunk.
+public struct TusChecksum: Sendable {
+    /// The algorithms spoken here, best first.
+    public static let preference = ["sha256", "sha512", "sha1", "md5"]
+
+    /// The algorithm to use with a server that lists `checksum` and these algorithms, or nil.
+    public static func algorithm(for capabilities: TusCapabilities) -> String? {
+        guard capabilities.has("checksum") else { return nil }
+        return preference.first { capabilities.checksumAlgorithms.contains($0) }
+    }
+
+    public let algorithm: String
+    private var sha256: SHA256?
+    private var sha512: SHA512?
+    private var sha1: Insecure.SHA1?
+    private var md5: Insecure.MD5?
+
+    public init?(_ algorithm: String) {
+        self.algorithm = algorithm
+        switch algorithm {
+        case "sha256": sha256 = SHA256()
+        case "sha512": sha512 = SHA512()
+        case "sha1": sha1 = Insecure.SHA1()
+        case "md5": md5 = Insecure.MD5()
+        default: return nil
+        }
+    }
+
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        sha256?.update(bufferPointer: bytes)
+        sha512?.update(bufferPointer: bytes)
+        sha1?.update(bufferPointer: bytes)
+        md5?.update(bufferPointer: bytes)
+    }
+
+    /// The field's value: the algorithm and the base64 of the digest.
+    public func fieldValue() -> String {
+        let digest: [UInt8] = if let sha256 { Array(sha256.finalize()) } else if let sha512 { Array(sha512.finalize()) }
+            else if let sha1 { Array(sha1.finalize()) } else { Array(md5!.finalize()) }
+        return "\(algorithm) \(Data(digest).base64EncodedString())"
     }
 }

@@ -54,6 +54,8 @@ public struct TusUploadMachine: Sendable {
     /// Times one chunk is sent again (460) or the offset asked again (409, no progress) before
     /// giving up.
     public static let chunkTries = 3
+    /// Bytes per chunk when the server checks each chunk's checksum and no size was asked for.
+    public static let checksumChunk: Int64 = 64 << 20
 
     private let url: String
     private let file: FileFingerprint
@@ -83,7 +85,9 @@ public struct TusUploadMachine: Sendable {
         self.file = file
         self.length = length
         self.capabilities = capabilities
-        self.chunkSize = chunkSize.map { max($0, 1) }
+        // With checksums each chunk is read once before it is sent (to hash it): chunks of a
+        // bounded size then, not the whole rest.
+        self.chunkSize = (chunkSize ?? (TusChecksum.algorithm(for: capabilities) != nil ? Self.checksumChunk : nil)).map { max($0, 1) }
         self.smallFile = smallFile
         self.point = point ?? handedOut.map { ResumePoint.tus(uploadURL: $0, bodyLength: length, file: file) }
         if let point, point.kind != .tus || point.file != file || point.bodyLength != length {
