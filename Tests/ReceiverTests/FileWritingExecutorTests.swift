@@ -18,7 +18,10 @@ import UploadTesting
     }
 
     /// As many blocking writers as the cooperative pool has threads: were they on the pool, a
-    /// plain task would wait for them; on the executor's threads it runs at once.
+    /// plain task would wait for them; on the executor's threads it runs while they block. The
+    /// writers block until that task has run (a minute at most, so a broken executor fails the
+    /// test rather than hanging it), not for a fixed time: other tests keeping the pool busy for
+    /// a while must not make it fail.
     @Test func blockingWorkOnTheExecutorLeavesTheCooperativePoolFree() async throws {
         let writers = ProcessInfo.processInfo.activeProcessorCount
         let executor = FileWritingExecutor(threads: writers)
@@ -27,13 +30,17 @@ import UploadTesting
             for _ in 0..<writers {
                 group.addTask(executorPreference: executor) {
                     blocked.arrive()
-                    usleep(3_000_000)
+                    blocked.waitForRelease(seconds: 60)
                     blocked.leave()
                 }
             }
             await blocked.wait()
             // Had the writers taken the pool's threads, this task could run only once one of them left.
-            let writersStillBlocked = await Task.detached { blocked.stillBlocked }.value
+            let writersStillBlocked = await Task.detached { () -> Int in
+                let count = blocked.stillBlocked
+                blocked.release()
+                return count
+            }.value
             #expect(writersStillBlocked == writers)
         }
     }
@@ -60,6 +67,23 @@ final class Countdown: @unchecked Sendable {
 
     func leave() {
         condition.withLock { blocked -= 1 }
+    }
+
+    private var released = false
+
+    /// Blocks the calling thread until `release()`, or `seconds` at most.
+    func waitForRelease(seconds: Double) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        while !released, condition.wait(until: deadline) {}
+        condition.unlock()
+    }
+
+    func release() {
+        condition.lock()
+        released = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     func wait() async {
