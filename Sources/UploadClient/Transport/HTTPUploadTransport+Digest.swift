@@ -122,18 +122,18 @@ final class BodyDigest: Sendable {
         if from < head { updateFraming(Array(layout.head[Int(from)..<Int(min(offset, head))])) }
         guard offset > head, let size = layout.fileSize else { return }
         let fileEnd = min(offset - head, size)
-        let allocator = ByteBufferAllocator()
-        var at = max(from - head, 0)
-        while at < fileEnd {
-            let piece = try source.read(offset: at, count: Int(min(Int64(1 << 20), fileEnd - at)), allocator: allocator)
-            guard piece.readableBytes > 0 else { throw source.sizeChanged(expected: size, endedAt: at) }
-            updateFile(piece)
-            at += Int64(piece.readableBytes)
-        }
+        try source.forEachPiece(min(max(from - head, 0), fileEnd)..<fileEnd, expected: size) { updateFile($0) }
         if offset > head + size {
             let tailFrom = Int(max(from - head - size, 0))
             updateFraming(Array(layout.tail[tailFrom..<Int(offset - head - size)]))
         }
+    }
+
+    /// The digest for a request that sends the body from `offset` on, when a body goes out in
+    /// several (parts, chunks, resumed attempts): `digest` while it has gone through exactly the
+    /// bytes before `offset`, else `fresh()` (which reads those bytes again for it).
+    static func continuing(_ digest: BodyDigest?, at offset: Int64, else fresh: () -> BodyDigest?) -> BodyDigest? {
+        digest?.bodyCount == offset ? digest : fresh()
     }
 
     /// Bytes of the body this digest went through so far.
@@ -155,18 +155,26 @@ final class BodyDigest: Sendable {
 }
 
 extension FileSource {
-    /// Feeds `range` of what is sent (the edited bytes where there are some) to `digester`, a
-    /// mebibyte at a time; stops with a cancellation when `cancelled` says so.
-    func hash(_ range: Range<Int64>, into digester: inout Digester, cancelled: () -> Bool) throws {
+    /// Hands `range` of what is sent (the edited bytes where there are some) to `body`, a
+    /// mebibyte at a time; stops with a cancellation when `cancelled` says so, and with a
+    /// file error when the file ends before the range does (`expected`: its size, as said).
+    func forEachPiece(
+        _ range: Range<Int64>, expected: Int64? = nil, cancelled: () -> Bool = { false }, _ body: (ByteBuffer) -> Void
+    ) throws {
         let allocator = ByteBufferAllocator()
         var at = range.lowerBound
         while at < range.upperBound {
             if cancelled() { throw CancellationError() }
             let count = Int(min(Int64(1 << 20), range.upperBound - at))
             let piece = try read(offset: at, count: count, allocator: allocator)
-            guard piece.readableBytes > 0 else { throw sizeChanged(expected: range.upperBound, endedAt: at) }
-            piece.withUnsafeReadableBytes { digester.update($0) }
+            guard piece.readableBytes > 0 else { throw sizeChanged(expected: expected ?? range.upperBound, endedAt: at) }
+            body(piece)
             at += Int64(piece.readableBytes)
         }
+    }
+
+    /// Feeds `range` of what is sent to `digester`.
+    func hash(_ range: Range<Int64>, into digester: inout Digester, cancelled: () -> Bool) throws {
+        try forEachPiece(range, cancelled: cancelled) { piece in piece.withUnsafeReadableBytes { digester.update($0) } }
     }
 }

@@ -227,7 +227,7 @@ extension HTTPUploadTransport {
                 let layout = prepared.layout(Boundary(point.boundary), for: request)
                 // One digest across the parts of the body sent in this attempt; begun again
                 // (the bytes before read once more) when a request starts elsewhere.
-                if partDigest?.bodyCount != point.offset { partDigest = streamDigest(layout, prepared) }
+                partDigest = BodyDigest.continuing(partDigest, at: point.offset) { streamDigest(layout, prepared) }
                 var streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset, digest: partDigest,
                                             eventLoop: eventLoop)
                 streamer.endOffset = end

@@ -118,7 +118,7 @@ extension HTTPUploadTransport {
                 decision = machine.headed(await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
                                                      eventLoop: eventLoop, observer: .init()))
             case .request(.patch(let point, let end)):
-                if digest?.bodyCount != point.offset { digest = fileDigest(length) }
+                digest = BodyDigest.continuing(digest, at: point.offset) { fileDigest(length) }
                 var streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset, digest: digest, eventLoop: eventLoop)
                 streamer.endOffset = end
                 var fields = resourceHeaders(point, request)
@@ -153,17 +153,10 @@ extension HTTPUploadTransport {
         }
     }
 
-    /// `Upload-Checksum` of `range` of what is sent, read a mebibyte at a time.
+    /// `Upload-Checksum` of `range` of what is sent.
     static func checksum(_ algorithm: String, of source: FileSource, _ range: Range<Int64>) throws -> String {
         guard var hasher = TusChecksum(algorithm) else { throw UploadFailure(.other, "no checksum algorithm \(algorithm)") }
-        let allocator = ByteBufferAllocator()
-        var at = range.lowerBound
-        while at < range.upperBound {
-            let piece = try source.read(offset: at, count: Int(min(Int64(1 << 20), range.upperBound - at)), allocator: allocator)
-            guard piece.readableBytes > 0 else { throw source.sizeChanged(expected: range.upperBound, endedAt: at) }
-            piece.withUnsafeReadableBytes { hasher.update($0) }
-            at += Int64(piece.readableBytes)
-        }
+        try source.forEachPiece(range) { piece in piece.withUnsafeReadableBytes { hasher.update($0) } }
         return hasher.fieldValue()
     }
 
