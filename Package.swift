@@ -101,11 +101,22 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // What each command does past its command line (the send session, the agent's process,
+        // the service installer, status, watch, the demo), so tests run it in-process; the
+        // executable only parses arguments and wires these.
+        .target(
+            name: "UploadCommands",
+            dependencies: [
+                "UploadCore", "UploadClient", "Receiver", "Monitor", "MonitorRuntime", "TerminalCanvas",
+                "UploadJournal", "UploadAgent", "UploadReports",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "uploadmon",
             dependencies: [
                 "UploadCore", "UploadClient", "Receiver", "Monitor", "MonitorRuntime", "NCursesTerminal", "TerminalCanvas",
-                "UploadJournal", "UploadAgent", "UploadReports",
+                "UploadJournal", "UploadAgent", "UploadReports", "UploadCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -169,6 +180,10 @@ let package = Package(
         .testTarget(
             name: "MonitorRuntimeTests",
             dependencies: ["MonitorRuntime", "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadTesting", "ImagePreview", "UploadJournal"]
+        ),
+        .testTarget(
+            name: "CommandTests",
+            dependencies: ["UploadCommands", "UploadAgent", "UploadJournal", "UploadClient", "UploadCore", "UploadTesting", "UploadReports", "Receiver"]
         ),
         .testTarget(name: "ReportTests", dependencies: ["UploadReports", "UploadCore", "UploadJournal", "UploadAgent"]),
     ],

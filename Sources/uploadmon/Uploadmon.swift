@@ -4,6 +4,7 @@ import NIOPosix
 import Foundation
 import UploadCore
 import UploadClient
+import UploadCommands
 import UploadJournal
 import UploadReports
 
@@ -24,7 +25,7 @@ struct Uploadmon: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot(rawArguments())
-            if command is SendCommand || command is MonitorCommand || command is AgentRunCommand {
+            if command is SendCommand || command is MonitorCommand || command is AgentCommand.Run {
                 // Which origins resume uploads, shared by every process of this user.
                 let paths = StatePaths.resolve()
                 if (try? paths.prepare()) != nil {
@@ -39,7 +40,14 @@ struct Uploadmon: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch {
+        } catch var error {
+            if let failure = error as? CommandFailure {
+                switch failure.kind {
+                case .usage: error = ValidationError(failure.message)
+                case .failed: break
+                case .said(let status): Foundation.exit(status)
+                }
+            }
             // As `exit(withError:)`, but the message (which can quote a path, a URL or a server's
             // words) goes out by the terminal escaping rule.
             let message = fullMessage(for: error)

@@ -1,11 +1,7 @@
 import ArgumentParser
-import Foundation
-import Glibc
-import TerminalCanvas
 import UploadAgent
+import UploadCommands
 import UploadCore
-import UploadReports
-import UploadJournal
 
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,7 +54,7 @@ struct WatchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let directory = try Self.folderPath(folder)
+        let directory = try WatchSetup.folderPath(folder)
         let template: EnqueueItem
         do throws(UploadInputError) {
             let request = UploadRequest(
@@ -68,39 +64,6 @@ struct WatchCommand: ParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        let seconds = DurationText.parse(every) ?? 300
-        let paths = StatePaths.resolve()
-        let connection = try BackgroundSend.connectOrStart(paths: paths, client: "watch")
-        defer { connection.client.close() }
-        let reply = try connection.client.request(.watch(directory: directory, template: template, everySeconds: seconds, newOnly: newOnly, skipSent: skipSent), timeout: 60)
-        guard case .job(let job, let created) = reply else {
-            throw AgentFailure.message(AgentClient.text(of: reply, doing: "watch \(directory)"))
-        }
-        if json {
-            Console.sayJSON(String(decoding: try StatusCommand.prettyEncoder.encode(job), as: UTF8.self))
-            return
-        }
-        let interval = DurationText.format(seconds)
-        Console.say("\(created ? "Watching" : "Updated the watch of") \(directory) every \(interval) \(job.detail) (job \(job.id)).")
-        Console.say(newOnly
-            ? "Files already in the folder are left alone (\(job.filesSkipped) passed over); new ones are queued once they stay the same over two looks (\(interval) apart)."
-            : "Image files are queued once they stay the same over two looks, \(interval) apart; the first look was just now.")
-        let how = connection.started ? "started the agent (pid \(connection.client.agentPID))" : "agent pid \(connection.client.agentPID)"
-        Console.say("The agent runs the watch (\(how)) and does not exit while a folder is watched. `uploadmon jobs` lists jobs; `uploadmon jobs remove \(job.id)` stops watching.")
-    }
-
-    /// The folder as an absolute path with symbolic links resolved, so one folder is one job.
-    static func folderPath(_ folder: String) throws -> String {
-        let absolute = URL(fileURLWithPath: folder).standardizedFileURL.path
-        guard let resolved = realpath(absolute, nil) else {
-            throw ValidationError("cannot watch \(folder): \(String(cString: strerror(errno)))")
-        }
-        defer { free(resolved) }
-        var isDirectory: ObjCBool = false
-        let path = String(cString: resolved)
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ValidationError("cannot watch \(folder): it is not a folder")
-        }
-        return path
+        try WatchSetup(template: template, everySeconds: DurationText.parse(every) ?? 300, newOnly: newOnly, skipSent: skipSent, json: json).run()
     }
 }

@@ -1,14 +1,10 @@
-import UploadReports
 import ArgumentParser
 import Foundation
 import Monitor
 import MonitorRuntime
 import NCursesTerminal
-import TerminalCanvas
-import UploadClient
+import UploadCommands
 import UploadCore
-import UploadAgent
-import UploadJournal
 
 extension NotifyMode: ExpressibleByArgument {}
 extension GraphicsChoice: ExpressibleByArgument {}
@@ -61,62 +57,13 @@ struct MonitorCommand: AsyncParsableCommand {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw ValidationError("the monitor needs a terminal; use 'uploadmon send' in scripts and pipes")
         }
-        try await MonitorSession.run(
-            directory: directory ?? FileManager.default.currentDirectoryPath, upload: upload, notify: notify,
-            graphics: graphics, useAgent: !noAgent)
-    }
-}
-
-/// Wires the upload queue to the monitor's run loop; shared by the monitor command and the demo.
-enum MonitorSession {
-    @discardableResult
-    /// `remembersSent`: what the monitor's own uploads sent goes into the journal's record of
-    /// what was sent by content (not for the demo's throwaway receiver).
-    static func run(
-        directory: String, upload: UploadOptions, notify: NotifyMode, graphics: GraphicsChoice, useAgent: Bool = false, remembersSent: Bool = true
-    ) async throws -> MonitorState {
         let uploads = MonitorUploads(
             url: upload.endpoint, field: upload.field, formFields: try upload.parsedFormFields(), headers: try upload.parsedHeaders(),
             allowAnyFile: upload.anyFile)
-        let backend: any MonitorBackend
-        if useAgent {
-            let paths = StatePaths.resolve()
-            // Before the screen changes, so a failure reads as plain text.
-            let connection = try BackgroundSend.connectOrStart(paths: paths, client: "monitor")
-            backend = AgentBackend(client: connection.client, paths: paths, settings: upload.transportSettings, uploads: uploads)
-        } else {
-            let transport = try upload.makeTransport()
-            let queue = UploadQueue(transport: transport, concurrency: upload.concurrency, retryPolicy: upload.retryPolicy)
-            var other = upload.transportSettings
-            other.stripLocation.toggle()
-            backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, strips: upload.stripLocation,
-                                   makeOther: { [other] in try HTTPUploadTransport(settings: other) })
-        }
-        let environment = ProcessInfo.processInfo.environment
-        let colors = environment["NO_COLOR"].map(\.isEmpty) ?? true
-        let glyphs = MonitorProgram.speaksUTF8() ? Glyphs.unicode : .ascii
-        var settings = MonitorProgram.Settings(notify: notify, colors: colors, glyphs: glyphs, environment: environment)
-        settings.stripLocation = upload.stripLocation
-        let endpoint = upload.endpoint
-        if remembersSent {
-            let ledger = SentLedger.open()
-            settings.sentContents = { (try? ledger?.journal.sentContents(to: endpoint)) ?? [] }
-            settings.contentCache = ledger?.journal
-        }
-        let program = MonitorProgram(backend: backend, settings: settings) { NCursesTerminal(wantColors: $0, graphics: graphics, environment: environment) }
-        let home = environment["HOME"] ?? "/"
-        let start = URL(fileURLWithPath: directory).standardizedFileURL.path
-        var initial = MonitorState(width: 80, height: 24, endpoint: RedactedURL.display(upload.to), directory: start, home: home)
-        initial.uploadsOutliveMonitor = useAgent
-        initial.stripLocation = upload.stripLocation
-        let final = await program.run(initial)
-        await backend.finish(final)
-        // The agent remembers its own uploads; the monitor's own are remembered here.
-        if remembersSent, !useAgent { SentLedger.open()?.remember(final.queue.tracker, endpoint: endpoint) }
-        if useAgent, final.queue.activeCount > 0 {
-            Console.say("\(final.queue.activeCount) upload(s) continue in the background. Follow them with `uploadmon status`, or open the monitor again.")
-        }
-        return final
+        let session = MonitorSession(
+            directory: directory ?? FileManager.default.currentDirectoryPath, uploads: uploads, shownEndpoint: RedactedURL.display(upload.to),
+            settings: upload.transportSettings, concurrency: upload.concurrency, notify: notify, useAgent: !noAgent)
+        try await session.run(makeTerminal: NCursesTerminal.maker(graphics: graphics))
     }
 }
 
@@ -124,4 +71,9 @@ enum MonitorSession {
 extension NCursesTerminal: MonitorTerminal {
     public var inputDescriptor: Int32 { STDIN_FILENO }
     public func measure() -> (width: Int, height: Int)? { Self.windowSize() }
+
+    static func maker(graphics: GraphicsChoice) -> @Sendable (Bool) -> any MonitorTerminal {
+        let environment = ProcessInfo.processInfo.environment
+        return { NCursesTerminal(wantColors: $0, graphics: graphics, environment: environment) }
+    }
 }

@@ -1,9 +1,6 @@
 import ArgumentParser
-import Foundation
-import UploadClient
+import UploadCommands
 import UploadCore
-import UploadAgent
-import UploadReports
 
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -90,123 +87,29 @@ struct SendCommand: AsyncParsableCommand {
                 throw ValidationError("--upload-url: \(error.description)")
             }
         }
-        try Self.check(files, name: name, background: background)
-    }
-
-    static func check(_ files: [String], name: String?, background: Bool) throws {
-        if name != nil && files.count > 1 { throw ValidationError("--name applies to a single file; \(files.count) were given") }
-        if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be sent only once") }
-        if background && files.contains("-") {
-            throw ValidationError("standard input ('-') cannot be sent in the background: the agent cannot read this command's input after it exits")
-        }
+        if let refusal = SendSession.refusal(files: files, name: name, background: background) { throw ValidationError(refusal) }
     }
 
     /// The arguments' files, then the list's.
     func allFiles() throws -> [String] {
         guard let filesFrom else { return files }
-        let data: Data
-        if filesFrom == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            guard let read = FileManager.default.contents(atPath: filesFrom) else {
-                throw ValidationError("cannot read the --files-from list \(filesFrom): \(String(cString: strerror(errno)))")
-            }
-            data = read
-        }
-        let separator = UInt8(nullSeparated ? 0 : UInt8(ascii: "\n"))
-        // Paths are bytes: one that is not UTF-8 keeps them (`PathText`).
-        let listed = data.split(separator: separator).map { PathText.decode($0) }
-            .map { !nullSeparated && $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
-            .filter { !$0.isEmpty }
+        let listed = try FileList.read(filesFrom, nullSeparated: nullSeparated)
         guard !listed.isEmpty || !files.isEmpty else { throw ValidationError("the --files-from list \(filesFrom) names no file") }
-        let all = files + listed
-        try Self.check(all, name: name, background: background)
-        return all
+        if let refusal = SendSession.refusal(files: files + listed, name: name, background: background) { throw ValidationError(refusal) }
+        return files + listed
     }
 
     func run() async throws {
-        var requests: [(UploadRequest, Int64?)] = []
-        var refusals: [String] = []
         // Parsed once, not per file: a bad -F or -H is one refusal, not one per file.
-        let formFields: [FormField]
-        let headers: [RequestHeader]
+        var session = SendSession(
+            endpoint: upload.endpoint, field: upload.field, allowAnyFile: upload.anyFile, settings: upload.transportSettings,
+            concurrency: upload.concurrency, name: name, uploadURL: uploadURL, json: json, skipSent: skipSent, background: background)
         do throws(UploadInputError) {
-            formFields = try upload.parsedFormFields()
-            headers = try upload.parsedHeaders()
+            session.formFields = try upload.parsedFormFields()
+            session.headers = try upload.parsedHeaders()
         } catch {
-            Console.complain("uploadmon: \(error.description)\nuploadmon: nothing was sent")
-            throw SendExit.usage
+            throw ExitCode(session.refuse([error.description]))
         }
-        for path in try allFiles() {
-            do throws(UploadInputError) {
-                var request = try UploadRequest.forPath(
-                    background ? Self.absolute(path) : path, url: upload.endpoint, field: upload.field, requestedName: name,
-                    formFields: formFields, headers: headers, allowAnyFile: upload.anyFile
-                )
-                request.uploadURL = uploadURL
-                let size = try UploadPreflight.check(request)
-                if upload.stripLocation, let refusal = Self.cannotStripLocation(path) {
-                    refusals.append(refusal)
-                    continue
-                }
-                requests.append((request, size))
-            } catch {
-                refusals.append(error.description)
-            }
-        }
-        guard refusals.isEmpty else {
-            for refusal in refusals { Console.complain("uploadmon: \(refusal)") }
-            Console.complain("uploadmon: nothing was sent")
-            throw SendExit.usage
-        }
-
-        let ledger = SentLedger.open()
-        if skipSent {
-            let before = requests.count
-            requests = await SentFiles.withoutSent(requests, ledger: ledger, stripLocation: upload.stripLocation, json: json)
-            if requests.isEmpty {
-                if !json { FileHandle.standardOutput.write(Data("nothing to send: all \(before) file(s) were already sent to \(RedactedURL.display(upload.endpoint))\n".utf8)) }
-                return
-            }
-        }
-        if background {
-            try BackgroundSend.run(requests.map(\.0), options: upload, json: json)
-            return
-        }
-        let result: SendResult
-        do {
-            result = try await SendRunner.run(requests, options: upload, json: json)
-        } catch let error as UploadInputError {
-            // A setting that cannot work (an unreadable --cacert): nothing was sent.
-            Console.complain("uploadmon: \(error.description); nothing was sent")
-            throw SendExit.usage
-        }
-        // What went, by content, for a later --skip-sent (the agent remembers its own).
-        ledger?.remember(result.tracker, endpoint: upload.endpoint)
-        if let signal = result.interruption { throw SendExit.interrupted(by: signal) }
-        throw Self.exitCode(for: result.tracker)
-    }
-
-    /// Why `--strip-location` cannot apply to `path`, found before anything is sent; nil when it can.
-    static func cannotStripLocation(_ path: String) -> String? {
-        guard path != "-" else { return "standard input cannot be sent with --strip-location: its location could only be removed from a file" }
-        guard let prefix = FileHandle(forReadingAtPath: path)?.readData(ofLength: 16) else { return nil }
-        guard !LocationStripper.canStrip(prefix: Array(prefix)) else { return nil }
-        let looks = MediaSniffer.detect(prefix: Array(prefix), fileName: path).name
-        return "\(path): only the location of JPEG and PNG files can be removed (--strip-location); this one looks like \(looks)"
-    }
-
-    /// The agent runs elsewhere: it gets absolute paths.
-    static func absolute(_ path: String) -> String {
-        guard path != "-" else { return path }
-        return URL(fileURLWithPath: path).standardizedFileURL.path
-    }
-
-    static func exitCode(for tracker: TransferTracker) -> ExitCode {
-        let outcomes = tracker.states.values.compactMap(\.outcome)
-        if outcomes.contains(where: { if case .failed = $0 { true } else { false } }) { return SendExit.transportError }
-        if outcomes.contains(where: { !$0.isSuccess }) { return SendExit.httpError }
-        if tracker.states.values.contains(where: { $0.response?.cut != nil }) { return SendExit.answerCut }
-        return SendExit.success
+        throw ExitCode(try await session.run(allFiles()))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import NIOConcurrencyHelpers
+import UploadCore
 
 /// The write end of the pipe `Interruption`'s signal handler reports through: one `write(2)`,
 /// which is safe inside a signal handler.
@@ -14,27 +15,23 @@ nonisolated(unsafe) private var interruptionPipe: Int32 = -1
 /// A real handler, installed before `init` returns, writes the signal number to a pipe that a
 /// thread reads. (A dispatch signal source needs the signal ignored first and arms itself
 /// asynchronously: a Ctrl-C in between would be lost.) One at a time per process.
-final class Interruption: @unchecked Sendable {
+public final class Interruption: @unchecked Sendable {
     private let received = NIOLockedValueBox<Int32?>(nil)
-    private let readEnd: Int32
-    private let writeEnd: Int32
+    private let pipe = SelfPipe(nonBlocking: false)
+    private let stopped = NIOLockedValueBox(false)
+    private let thread: Thread
 
-    init(onFirst: @escaping @Sendable (Int32) -> Void) {
+    public init(onFirst: @escaping @Sendable (Int32) -> Void) {
         precondition(interruptionPipe < 0, "one Interruption at a time")
-        var fds: [Int32] = [-1, -1]
-        precondition(pipe(&fds) == 0, "cannot make a pipe: \(String(cString: strerror(errno)))")
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        (readEnd, writeEnd) = (fds[0], fds[1])
-        interruptionPipe = writeEnd
+        interruptionPipe = pipe.writeFD
         let handler: @convention(c) (Int32) -> Void = { number in
-            var byte = UInt8(truncatingIfNeeded: number)
-            _ = write(interruptionPipe, &byte, 1)
+            SelfPipe.post(UInt8(truncatingIfNeeded: number), to: interruptionPipe)
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
-        let thread = Thread { [received, readEnd] in
-            var byte: UInt8 = 0
-            while read(readEnd, &byte, 1) == 1 {
+        thread = Thread { [received, pipe] in
+            // A zero byte is `stop()`'s: the end.
+            while let byte = pipe.next(), byte != 0 {
                 let number = Int32(byte)
                 let first = received.withLockedValue { value -> Bool in
                     guard value == nil else { return false }
@@ -49,19 +46,23 @@ final class Interruption: @unchecked Sendable {
                     kill(getpid(), number)
                 }
             }
-            close(readEnd)
         }
         thread.start()
     }
 
     /// The signal that interrupted the run, if one did.
-    var signalNumber: Int32? { received.withLockedValue { $0 } }
+    public var signalNumber: Int32? { received.withLockedValue { $0 } }
 
     /// Gives the signals their default meaning back and ends the reading thread.
-    func stop() {
+    public func stop() {
+        let already = stopped.withLockedValue { value -> Bool in
+            defer { value = true }
+            return value
+        }
+        guard !already else { return }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
         interruptionPipe = -1
-        close(writeEnd)
+        pipe.post(0)
     }
 }

@@ -1,0 +1,86 @@
+import Foundation
+import Monitor
+import MonitorRuntime
+import TerminalCanvas
+import UploadAgent
+import UploadClient
+import UploadCore
+import UploadJournal
+
+/// Wires the uploads (the agent's, or a queue of its own) to the monitor's run loop; shared by
+/// the monitor command and the demo. The terminal comes from the caller (curses in the program).
+public struct MonitorSession: Sendable {
+    public var directory: String
+    public var uploads: MonitorUploads
+    /// The endpoint as the title shows it (its secrets left out).
+    public var shownEndpoint: String
+    public var settings: TransportSettings
+    public var concurrency: Int
+    public var notify: NotifyMode
+    /// Uploads run in the background agent and outlive the monitor.
+    public var useAgent: Bool
+    /// What the monitor's own uploads sent goes into the journal's record of what was sent by
+    /// content (not for the demo's throwaway receiver).
+    public var remembersSent: Bool
+    public var environment: [String: String]
+    public var output: CommandOutput
+
+    public init(
+        directory: String, uploads: MonitorUploads, shownEndpoint: String, settings: TransportSettings, concurrency: Int,
+        notify: NotifyMode, useAgent: Bool = false, remembersSent: Bool = true,
+        environment: [String: String] = ProcessInfo.processInfo.environment, output: CommandOutput = .standard
+    ) {
+        self.directory = directory
+        self.uploads = uploads
+        self.shownEndpoint = shownEndpoint
+        self.settings = settings
+        self.concurrency = concurrency
+        self.notify = notify
+        self.useAgent = useAgent
+        self.remembersSent = remembersSent
+        self.environment = environment
+        self.output = output
+    }
+
+    @discardableResult
+    public func run(makeTerminal: @escaping @Sendable (_ wantColors: Bool) -> any MonitorTerminal) async throws -> MonitorState {
+        let backend: any MonitorBackend
+        if useAgent {
+            let paths = StatePaths.resolve()
+            // Before the screen changes, so a failure reads as plain text.
+            let connection = try AgentHost.connectOrStart(paths: paths, client: "monitor")
+            backend = AgentBackend(client: connection.client, paths: paths, settings: settings, uploads: uploads)
+        } else {
+            let transport = try HTTPUploadTransport(settings: settings)
+            let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: settings.retryPolicy)
+            var other = settings
+            other.stripLocation.toggle()
+            backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, strips: settings.stripLocation,
+                                   makeOther: { [other] in try HTTPUploadTransport(settings: other) })
+        }
+        let colors = environment["NO_COLOR"].map(\.isEmpty) ?? true
+        let glyphs = MonitorProgram.speaksUTF8() ? Glyphs.unicode : .ascii
+        var programSettings = MonitorProgram.Settings(notify: notify, colors: colors, glyphs: glyphs, environment: environment)
+        programSettings.stripLocation = settings.stripLocation
+        let endpoint = uploads.url
+        if remembersSent {
+            let ledger = SentLedger.open()
+            programSettings.sentContents = { (try? ledger?.journal.sentContents(to: endpoint)) ?? [] }
+            programSettings.contentCache = ledger?.journal
+        }
+        let program = MonitorProgram(backend: backend, settings: programSettings, makeTerminal: makeTerminal)
+        let home = environment["HOME"] ?? "/"
+        let start = URL(fileURLWithPath: directory).standardizedFileURL.path
+        var initial = MonitorState(width: 80, height: 24, endpoint: shownEndpoint, directory: start, home: home)
+        initial.uploadsOutliveMonitor = useAgent
+        initial.stripLocation = settings.stripLocation
+        let final = await program.run(initial)
+        await backend.finish(final)
+        // The agent remembers its own uploads; the monitor's own are remembered here.
+        if remembersSent, !useAgent { SentLedger.open()?.remember(final.queue.tracker, endpoint: endpoint) }
+        if useAgent, final.queue.activeCount > 0 {
+            output.say("\(final.queue.activeCount) upload(s) continue in the background. Follow them with `uploadmon status`, or open the monitor again.")
+        }
+        return final
+    }
+}

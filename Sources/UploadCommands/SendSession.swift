@@ -1,0 +1,245 @@
+import Foundation
+import UploadAgent
+import UploadClient
+import UploadCore
+import UploadJournal
+import UploadReports
+
+/// `uploadmon send`, past its command line: the files checked (all refusals said before any
+/// byte goes), those already sent left out (`--skip-sent`), handed to the agent
+/// (`--background`) or sent here with the reporter the output calls for, and the exit status
+/// the outcomes make (see `SendExit`).
+public struct SendSession: Sendable {
+    public var endpoint: String
+    public var field: String
+    public var formFields: [FormField]
+    public var headers: [RequestHeader]
+    public var allowAnyFile: Bool
+    public var settings: TransportSettings
+    public var concurrency: Int
+    /// `--name`: the one file's name as sent.
+    public var name: String?
+    /// `--upload-url`: a tus upload URL another service handed out.
+    public var uploadURL: String?
+    public var json: Bool
+    public var skipSent: Bool
+    public var background: Bool
+    public var output: CommandOutput
+    /// Where the journal (what was sent, by content) and the agent's socket are.
+    public var paths: StatePaths
+
+    public init(
+        endpoint: String, field: String = "photo", formFields: [FormField] = [], headers: [RequestHeader] = [],
+        allowAnyFile: Bool = false, settings: TransportSettings = TransportSettings(), concurrency: Int = 2,
+        name: String? = nil, uploadURL: String? = nil, json: Bool = false, skipSent: Bool = false, background: Bool = false,
+        output: CommandOutput = .standard, paths: StatePaths = .resolve()
+    ) {
+        self.paths = paths
+        self.endpoint = endpoint
+        self.field = field
+        self.formFields = formFields
+        self.headers = headers
+        self.allowAnyFile = allowAnyFile
+        self.settings = settings
+        self.concurrency = concurrency
+        self.name = name
+        self.uploadURL = uploadURL
+        self.json = json
+        self.skipSent = skipSent
+        self.background = background
+        self.output = output
+    }
+
+    /// Why these files cannot go together, or nil: checked on the arguments and again with the
+    /// `--files-from` list's.
+    public static func refusal(files: [String], name: String?, background: Bool) -> String? {
+        if name != nil && files.count > 1 { return "--name applies to a single file; \(files.count) were given" }
+        if files.filter({ $0 == "-" }).count > 1 { return "standard input ('-') can be sent only once" }
+        if background && files.contains("-") {
+            return "standard input ('-') cannot be sent in the background: the agent cannot read this command's input after it exits"
+        }
+        return nil
+    }
+
+    /// Each file a request with its size; or every reason a file is refused.
+    public func requests(for paths: [String]) -> Result<[(UploadRequest, Int64?)], Refusals> {
+        var requests: [(UploadRequest, Int64?)] = []
+        var refusals: [String] = []
+        for path in paths {
+            do throws(UploadInputError) {
+                var request = try UploadRequest.forPath(
+                    background ? Self.absolute(path) : path, url: endpoint, field: field, requestedName: name,
+                    formFields: formFields, headers: headers, allowAnyFile: allowAnyFile)
+                request.uploadURL = uploadURL
+                let size = try UploadPreflight.check(request)
+                if settings.stripLocation, let refusal = Self.cannotStripLocation(path) {
+                    refusals.append(refusal)
+                    continue
+                }
+                requests.append((request, size))
+            } catch {
+                refusals.append(error.description)
+            }
+        }
+        return refusals.isEmpty ? .success(requests) : .failure(Refusals(reasons: refusals))
+    }
+
+    public struct Refusals: Error, Equatable {
+        public var reasons: [String]
+    }
+
+    /// Sends `files` (or hands them to the agent) and returns the exit status.
+    public func run(_ files: [String]) async throws -> Int32 {
+        var requests: [(UploadRequest, Int64?)]
+        switch self.requests(for: files) {
+        case .success(let checked): requests = checked
+        case .failure(let refusals): return refuse(refusals.reasons)
+        }
+        let ledger = SentLedger.open(paths: paths)
+        if skipSent {
+            let before = requests.count
+            requests = await withoutSent(requests, ledger: ledger)
+            if requests.isEmpty {
+                if !json { output.write("nothing to send: all \(before) file(s) were already sent to \(RedactedURL.display(endpoint))\n") }
+                return SendExit.success
+            }
+        }
+        if background {
+            return try BackgroundSend(settings: settings, json: json, output: output, paths: paths).run(requests.map(\.0))
+        }
+        let result: SendResult
+        do {
+            result = try await Self.send(requests, settings: settings, concurrency: concurrency, json: json, output: output)
+        } catch let error as UploadInputError {
+            // A setting that cannot work (an unreadable --cacert): nothing was sent.
+            output.complain("uploadmon: \(error.description); nothing was sent")
+            return SendExit.usage
+        }
+        // What went, by content, for a later --skip-sent (the agent remembers its own).
+        ledger?.remember(result.tracker, endpoint: endpoint)
+        if let signal = result.interruption { return SendExit.interrupted(by: signal) }
+        return Self.exitStatus(for: result.tracker)
+    }
+
+    /// Says each refusal and that nothing was sent: the usage status.
+    public func refuse(_ reasons: [String]) -> Int32 {
+        for reason in reasons { output.complain("uploadmon: \(reason)") }
+        output.complain("uploadmon: nothing was sent")
+        return SendExit.usage
+    }
+
+    /// `--skip-sent`: the files whose content was already sent to the endpoint are left out,
+    /// each said on standard output (a `skipped` object with `--json`).
+    func withoutSent(_ requests: [(UploadRequest, Int64?)], ledger: SentLedger?) async -> [(UploadRequest, Int64?)] {
+        guard let ledger, let endpoint = requests.first?.0.url else {
+            if ledger == nil { output.complain("uploadmon: cannot open the journal that says what was sent; --skip-sent skips nothing") }
+            return requests
+        }
+        let paths = requests.compactMap { if case .file(let path) = $0.0.source { path } else { nil } }
+        let stripLocation = settings.stripLocation
+        // Hashing reads every file: off the cooperative threads.
+        let skips = await Task.detached { ledger.alreadySent(paths, to: endpoint, stripLocation: stripLocation) }.value
+        return requests.filter { entry in
+            guard case .file(let path) = entry.0.source, let skip = skips[path] else { return true }
+            // One line each, written at once (the reporters' lines follow).
+            output.write((json ? skip.jsonLine : skip.text) + "\n")
+            return false
+        }
+    }
+
+    /// Why `--strip-location` cannot apply to `path`, found before anything is sent; nil when it can.
+    public static func cannotStripLocation(_ path: String) -> String? {
+        guard path != "-" else { return "standard input cannot be sent with --strip-location: its location could only be removed from a file" }
+        guard let prefix = FileHandle(forReadingAtPath: path)?.readData(ofLength: 16) else { return nil }
+        guard !LocationStripper.canStrip(prefix: Array(prefix)) else { return nil }
+        let looks = MediaSniffer.detect(prefix: Array(prefix), fileName: path).name
+        return "\(path): only the location of JPEG and PNG files can be removed (--strip-location); this one looks like \(looks)"
+    }
+
+    /// The agent runs elsewhere: it gets absolute paths.
+    public static func absolute(_ path: String) -> String {
+        guard path != "-" else { return path }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    public static func exitStatus(for tracker: TransferTracker) -> Int32 {
+        let outcomes = tracker.states.values.compactMap(\.outcome)
+        if outcomes.contains(where: { if case .failed = $0 { true } else { false } }) { return SendExit.transportError }
+        if outcomes.contains(where: { !$0.isSuccess }) { return SendExit.httpError }
+        if tracker.states.values.contains(where: { $0.response?.cut != nil }) { return SendExit.answerCut }
+        return SendExit.success
+    }
+
+    /// Queues checked requests, shows their events with the reporter the output calls for, and
+    /// returns what happened once the queue drains; Ctrl-C cancels what has not finished (see
+    /// `Interruption`). Shared by `send` and `demo`.
+    public static func send(
+        _ requests: [(UploadRequest, Int64?)], settings: TransportSettings, concurrency: Int, json: Bool, output: CommandOutput = .standard
+    ) async throws -> SendResult {
+        let transport = try HTTPUploadTransport(settings: settings)
+        let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: settings.retryPolicy)
+        let style = OutputStyle.detect()
+        let lines = LineOutput()
+        var reporter: any SendReporter = json
+            ? JSONReporter(console: lines) : style.isTTY ? TTYReporter(style: style) as any SendReporter : PlainReporter(console: lines)
+        let flusher = lines.flushPeriodically()
+        for (request, size) in requests {
+            await queue.enqueue(request, totalBytes: size)
+        }
+        await queue.finishWhenDrained()
+        let interruption = Interruption { _ in
+            Task { await queue.cancelAll(reason: "interrupted") }
+        }
+        defer { interruption.stop() }
+
+        var tracker = TransferTracker()
+        let clock = ContinuousClock()
+        let start = clock.now
+        for await event in queue.events {
+            let now = start.duration(to: clock.now).seconds
+            tracker.apply(event, now: now)
+            reporter.handle(event, tracker: tracker, now: now)
+        }
+        reporter.finish(tracker: tracker)
+        flusher.cancel()
+        lines.flush()
+        try await transport.shutdown()
+        if let number = interruption.signalNumber {
+            let cancelled = tracker.states.values.filter { if case .failed(let f) = $0.outcome, f.kind == .cancelled { true } else { false } }.count
+            output.complain("uploadmon: \(number == SIGINT ? "interrupted" : "terminated"); \(cancelled) upload(s) cancelled")
+        }
+        return SendResult(tracker: tracker, interruption: interruption.signalNumber)
+    }
+}
+
+/// What a headless run did.
+public struct SendResult: Sendable {
+    public var tracker: TransferTracker
+    /// Set when Ctrl-C or SIGTERM cancelled the uploads.
+    public var interruption: Int32?
+}
+
+/// The `--files-from` list: one path a line (a CR before the line feed dropped), or NUL-separated
+/// (`find -print0`); paths are bytes, kept by `PathText`; empty entries are skipped.
+public enum FileList {
+    public static func parse(_ data: Data, nullSeparated: Bool) -> [String] {
+        let separator = UInt8(nullSeparated ? 0 : UInt8(ascii: "\n"))
+        return data.split(separator: separator).map { PathText.decode($0) }
+            .map { !nullSeparated && $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
+            .filter { !$0.isEmpty }
+    }
+
+    /// The list at `path` ('-': standard input).
+    public static func read(_ path: String, nullSeparated: Bool) throws -> [String] {
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let read = FileManager.default.contents(atPath: path) else {
+                throw CommandFailure.usage("cannot read the --files-from list \(path): \(String(cString: strerror(errno)))")
+            }
+            data = read
+        }
+        return parse(data, nullSeparated: nullSeparated)
+    }
+}
