@@ -2,13 +2,21 @@ import Foundation
 import Glibc
 
 /// An independent tus 1.0.0 server for tests: `tuspyserver` (PyPI; a FastAPI router, run by
-/// uvicorn) on 127.0.0.1 and a free port, keeping its uploads in a folder of its own. It is not
-/// ours, so a client that gets along with it speaks tus and not only our reading of it. It
-/// stops with `stop()`, and by itself when this process ends (it reads its standard input to
-/// the end and then exits).
+/// uvicorn), or `aiohttp-tus` (PyPI; aiohttp), on 127.0.0.1 and a free port, keeping its uploads
+/// in a folder of its own. Neither is ours, so a client that gets along with them speaks tus and
+/// not only our reading of it. It stops with `stop()`, and by itself when this process ends (it
+/// reads its standard input to the end and then exits).
 public final class TusPeer: @unchecked Sendable {
+    public enum Server: Sendable {
+        /// `bench/tus_server.py`.
+        case tuspyserver
+        /// `bench/tus_aiohttp_server.py`: requests over `maxRequest` bytes are refused with 413.
+        case aiohttpTus(maxRequest: Int64)
+    }
+
     public let port: Int
     public let directory: String
+    public let server: Server
     private let process: Process
     private let input: Pipe
     private let logPath: String
@@ -18,31 +26,54 @@ public final class TusPeer: @unchecked Sendable {
         (try? PythonDigests.run(["-c", "import tuspyserver, uvicorn, fastapi"]))?.status == 0
     }()
 
+    /// Whether python3 with aiohttp-tus is on this machine (`.ci/run` installs it).
+    public static let aiohttpTusAvailable: Bool = {
+        (try? PythonDigests.run(["-c", "import aiohttp_tus, aiohttp"]))?.status == 0
+    }()
+
     /// The creation URL.
-    public var url: String { "http://127.0.0.1:\(port)/files/" }
+    public var url: String {
+        switch server {
+        case .tuspyserver: "http://127.0.0.1:\(port)/files/"
+        case .aiohttpTus: "http://127.0.0.1:\(port)/files"
+        }
+    }
+
+    /// The complete files aiohttp-tus stored, by name (it keeps partial ones out of sight).
+    public var storedFiles: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+    }
 
     /// Starts one off the cooperative pool (Python takes a second to import FastAPI, and this
     /// waits for its port).
-    public static func start(maxSize: Int64? = nil, checksums: Bool = false, corrupting: [Int] = []) async throws -> TusPeer {
-        try await offPool { try TusPeer(maxSize: maxSize, checksums: checksums, corrupting: corrupting) }
+    public static func start(
+        _ server: Server = .tuspyserver, maxSize: Int64? = nil, checksums: Bool = false, corrupting: [Int] = []
+    ) async throws -> TusPeer {
+        try await offPool { try TusPeer(server, maxSize: maxSize, checksums: checksums, corrupting: corrupting) }
     }
 
     /// `maxSize`: the server's `Tus-Max-Size`. `checksums`: the checksum extension in front of
     /// it (Python's hashlib checks each PATCH's `Upload-Checksum`; tuspyserver has none), the
     /// PATCHes numbered in `corrupting` (from 1) arriving with their first byte flipped.
-    public init(maxSize: Int64? = nil, checksums: Bool = false, corrupting: [Int] = []) throws {
+    public init(_ server: Server = .tuspyserver, maxSize: Int64? = nil, checksums: Bool = false, corrupting: [Int] = []) throws {
+        self.server = server
         let root = TestFiles.makeTemporaryDirectory("tus-peer")
         directory = root + "/files"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         // One server script for the tests and bench/resume, found from this file's place in
         // the package.
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../bench/tus_server.py").standardized.path
+        let bench = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../bench").standardized.path
         logPath = root + "/access.log"
         FileManager.default.createFile(atPath: logPath, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, directory, String(maxSize ?? 128 << 30), logPath]
-            + (checksums ? ["checksum", corrupting.map(String.init).joined(separator: ",")] : [])
+        switch server {
+        case .tuspyserver:
+            process.arguments = ["python3", bench + "/tus_server.py", directory, String(maxSize ?? 128 << 30), logPath]
+                + (checksums ? ["checksum", corrupting.map(String.init).joined(separator: ",")] : [])
+        case .aiohttpTus(let maxRequest):
+            process.arguments = ["python3", bench + "/tus_aiohttp_server.py", directory, String(maxRequest), logPath]
+        }
         let output = Pipe()
         let input = Pipe()
         process.standardOutput = output

@@ -257,6 +257,9 @@ extension HTTPUploadTransport {
         for _ in 0..<2 {
             var fields = baseHeaders(request.headers)
             fields.add(name: ResumableFields.interopVersion, value: String(version))
+            // tus exempts OPTIONS from `Tus-Resumable`, but some tus servers (aiohttp-tus)
+            // answer an OPTIONS without it as if they spoke no tus at all; the draft's ignore it.
+            fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
             let result = await send(url: request.url, method: .OPTIONS, headers: fields, eventLoop: eventLoop, observer: .init())
             guard let response = result.response else {
                 // No connection: ask again next time. A server that took the question and gave
