@@ -25,7 +25,10 @@ let package = Package(
     targets: [
         .target(name: "UploadCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "TerminalCanvas", dependencies: ["UploadCore"]),
-        .target(name: "Monitor", dependencies: ["UploadCore", "TerminalCanvas", "ImagePreview"]),
+        // What a preview is (pixels, the line under them, EXIF read from bytes), in Swift alone:
+        // the monitor's model and views link no C library.
+        .target(name: "PreviewModel"),
+        .target(name: "Monitor", dependencies: ["UploadCore", "TerminalCanvas", "PreviewModel"]),
         // No pkgConfig: SwiftPM would warn on every build about the -D flags ncursesw.pc carries
         // (the shim defines what they are for); the module map links the libraries itself.
         .systemLibrary(
@@ -39,7 +42,7 @@ let package = Package(
             name: "CImageDecode",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
         ),
-        .target(name: "ImagePreview", dependencies: ["CImageDecode", "UploadCore"]),
+        .target(name: "ImagePreview", dependencies: ["CImageDecode", "UploadCore", "PreviewModel"]),
         .target(
             name: "UploadClient",
             dependencies: [
@@ -154,7 +157,7 @@ let package = Package(
         .testTarget(name: "ImagePreviewTests", dependencies: ["ImagePreview", "CImageDecode", "TerminalCanvas", "UploadTesting"]),
         .testTarget(
             name: "MonitorTests",
-            dependencies: ["Monitor", "TerminalCanvas", "UploadCore"],
+            dependencies: ["Monitor", "TerminalCanvas", "UploadCore", "PreviewModel"],
             exclude: ["Snapshots"]
         ),
         .testTarget(

@@ -1,4 +1,4 @@
-import ImagePreview
+import PreviewModel
 import Monitor
 import TerminalCanvas
 import Testing

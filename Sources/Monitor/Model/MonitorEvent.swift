@@ -1,5 +1,5 @@
 import Foundation
-import ImagePreview
+import PreviewModel
 import TerminalCanvas
 import UploadCore
 

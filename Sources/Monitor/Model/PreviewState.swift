@@ -1,5 +1,5 @@
 import TerminalCanvas
-import ImagePreview
+import PreviewModel
 
 /// One picture to show: which file (as it was when listed) and the box it must fit, in cells.
 public struct PreviewRequest: Sendable, Hashable {

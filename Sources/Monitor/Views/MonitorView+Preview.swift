@@ -1,4 +1,4 @@
-import ImagePreview
+import PreviewModel
 import TerminalCanvas
 import UploadCore
 

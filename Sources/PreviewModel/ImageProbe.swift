@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a file's first bytes say about it as a picture: its format and, where the header
 /// carries them cheaply, its pixel dimensions (never by decoding).
 public struct ImageProbe: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Pixels as 8-bit RGB, rows top to bottom, no padding.
 public struct RGBImage: Sendable, Equatable {
     public let width: Int

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a photo's EXIF says that a preview shows: how to turn it upright, when it was taken,
 /// with what camera. Read from the TIFF structure in a JPEG's APP1 segment (or a bare TIFF
 /// header), big- or little-endian, bounds-checked at every step: a malformed segment yields
