@@ -35,7 +35,7 @@ let package = Package(
             name: "CNCursesW",
             providers: [.apt(["libncurses-dev"])]
         ),
-        .target(name: "NCursesTerminal", dependencies: ["CNCursesW", "TerminalCanvas"]),
+        .target(name: "NCursesTerminal", dependencies: ["CNCursesW", "TerminalCanvas", "UploadCore"]),
         // JPEG and PNG decoding for previews (libjpeg-turbo's scaled decoding, libpng row by
         // row) in C: both libraries report errors by longjmp, which Swift code cannot catch.
         .target(

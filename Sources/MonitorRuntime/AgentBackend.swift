@@ -34,7 +34,7 @@ public final class AgentBackend: MonitorBackend {
     }
 
     private func post(_ event: MonitorEvent) { context.withLockedValue({ $0 })?.post(event) }
-    private func now() -> EventTime { context.withLockedValue({ $0 })?.now() ?? EventTime(seconds: 0, clock: "") }
+    private func now() -> EventTime { context.withLockedValue({ $0 })?.now() ?? EventTime(seconds: 0, clock: "", date: Date()) }
 
     /// Feeds the subscription one input and carries out what it decides.
     private func handle(_ input: (inout AgentSubscription) -> [AgentSubscription.Action]) {

@@ -128,11 +128,8 @@ public final class MonitorProgram: @unchecked Sendable {
     }
 
     public func now() -> EventTime {
-        var seconds = time(nil)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        let clockText = String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
-        return EventTime(seconds: elapsed(), clock: clockText)
+        let date = Date()
+        return EventTime(seconds: elapsed(), clock: LocalTime.format(date, .clock), date: date)
     }
 
     /// Seconds since the program was made; for pacing frames and ticks, where no clock text is needed.

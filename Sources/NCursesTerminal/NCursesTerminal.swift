@@ -1,6 +1,7 @@
 import CNCursesW
 import Glibc
 import TerminalCanvas
+import UploadCore
 
 /// The only code that calls curses. Not thread-safe, like curses itself: create it, read keys,
 /// draw and close it from one thread.
@@ -121,11 +122,7 @@ public final class NCursesTerminal {
     /// Seconds until keys held as the start of an unfinished answer are let go (nil: none held).
     public var heldInputWait: Double? { lateReplies.wait(now: Self.steadySeconds()) }
 
-    private static func steadySeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    private static func steadySeconds() -> Double { MonotonicClock.now() }
 
     /// Copies `canvas` to the screen. A canvas of another size than the screen is clipped.
     public func draw(_ canvas: Canvas) {

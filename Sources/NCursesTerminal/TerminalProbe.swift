@@ -1,4 +1,5 @@
 import Glibc
+import UploadCore
 import TerminalCanvas
 
 /// How pictures reach the screen: `auto` asks the terminal; the others are the user's word.
@@ -68,13 +69,10 @@ public enum TerminalProbe {
             offset += n
         }
         var replies = TerminalReplies()
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let deadline = milliseconds(now) + timeoutMilliseconds
+        let deadline = Self.milliseconds() + timeoutMilliseconds
         var buffer = [UInt8](repeating: 0, count: 1024)
         while !replies.complete {
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let left = deadline - milliseconds(now)
+            let left = deadline - Self.milliseconds()
             guard left > 0 else { break }
             var fd = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
             let ready = poll(&fd, 1, Int32(left))
@@ -88,5 +86,5 @@ public enum TerminalProbe {
         return replies
     }
 
-    private static func milliseconds(_ t: timespec) -> Int { t.tv_sec * 1000 + t.tv_nsec / 1_000_000 }
+    private static func milliseconds() -> Int { Int(MonotonicClock.now() * 1000) }
 }

@@ -8,7 +8,7 @@ import UploadJournal
 extension Agent {
     func startScheduler() throws {
         let maintenance = configuration.maintenance
-        try journal.ensureJob(.maintenance(maintenance.keep), every: maintenance.every, firstRunAt: Date().addingTimeInterval(maintenance.every))
+        try journal.ensureJob(.maintenance(maintenance.keep), every: maintenance.every, firstRunAt: Date().addingTimeInterval(maintenance.every), at: Date())
         watching = try journal.scheduledJobs().contains { $0.spec.kind == .watch }
         scheduler = Task { await self.runScheduler() }
     }
@@ -47,7 +47,7 @@ extension Agent {
     func runJob(_ id: Int64) async {
         let job: ScheduledJob
         do {
-            guard let begun = try journal.beginJobRun(id) else { return }
+            guard let begun = try journal.beginJobRun(id, at: Date()) else { return }
             job = begun
         } catch {
             log("job \(id): cannot note its start in the journal: \(error)")
@@ -204,7 +204,7 @@ extension Agent {
             let interval = every ?? job.intervalSeconds
             // A shorter interval takes effect from the last run; a longer one too.
             let next = (job.lastRunAt ?? Date()).addingTimeInterval(interval)
-            let (snapshot, _) = try journal.registerJob(.maintenance(spec), every: interval, firstRunAt: next)
+            let (snapshot, _) = try journal.registerJob(.maintenance(spec), every: interval, firstRunAt: next, at: Date())
             wakeScheduler()
             broadcastJobs()
             return .job(snapshot, created: false)

@@ -51,7 +51,7 @@ extension Agent {
         }
         let added: [UploadRecord]
         do {
-            added = try journal.add(accepted.map(\.0))
+            added = try journal.add(accepted.map(\.0), at: Date())
         } catch {
             for (_, index) in accepted {
                 results[index] = .refused(path: items[index].path, reason: "cannot write the journal: \(error)")

@@ -98,7 +98,7 @@ public actor Agent {
     /// events. Returns how many uploads were picked up again.
     @discardableResult
     public func start() async throws -> Int {
-        let pending = try journal.recover()
+        let pending = try journal.recover(at: Date())
         let events = queue.events
         Task { [weak self] in
             for await event in events {
@@ -363,14 +363,6 @@ public actor Agent {
 }
 
 /// Seconds on a clock that never jumps.
-enum MonotonicClock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
-
 /// Fails every attempt with a fixed reason (an upload whose transport cannot be built).
 struct FailingTransport: UploadTransport {
     let failure: UploadFailure

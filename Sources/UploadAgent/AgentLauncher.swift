@@ -1,3 +1,4 @@
+import UploadCore
 import Foundation
 import Glibc
 import NIOConcurrencyHelpers

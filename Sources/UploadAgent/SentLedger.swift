@@ -58,7 +58,7 @@ public struct SentLedger: Sendable {
     }
 
     /// Remembers the uploads of `tracker` that succeeded and whose content digest is known.
-    public func remember(_ tracker: TransferTracker, endpoint: String, at now: Date = Date()) {
+    public func remember(_ tracker: TransferTracker, endpoint: String, at now: Date) {
         let sent = tracker.states.values.compactMap { state -> SentContent? in
             guard state.outcome?.isSuccess == true, let sha256 = state.record.contentSHA256 else { return nil }
             return SentContent(endpoint: endpoint, sha256: sha256, size: state.record.fileSize ?? 0, name: state.name, sentAt: now)
@@ -73,10 +73,7 @@ public struct SentLedger: Sendable {
 
     /// `already sent to http://host/photo on 2026-11-25 14:02 as holiday.jpg (same content)`.
     public static func sentText(_ earlier: SentContent, name: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
         let alias = earlier.name == name ? "" : " as \(earlier.name)"
-        return "already sent to \(earlier.endpoint) on \(formatter.string(from: earlier.sentAt))\(alias) (same content)"
+        return "already sent to \(earlier.endpoint) on \(LocalTime.format(earlier.sentAt, .minutes))\(alias) (same content)"
     }
 }

@@ -77,7 +77,7 @@ public struct MonitorSession: Sendable {
         let final = await program.run(initial)
         await backend.finish(final)
         // The agent remembers its own uploads; the monitor's own are remembered here.
-        if remembersSent, !useAgent { SentLedger.open()?.remember(final.queue.tracker, endpoint: endpoint) }
+        if remembersSent, !useAgent { SentLedger.open()?.remember(final.queue.tracker, endpoint: endpoint, at: Date()) }
         if useAgent, final.queue.activeCount > 0 {
             output.say("\(final.queue.activeCount) upload(s) continue in the background. Follow them with `uploadmon status`, or open the monitor again.")
         }

@@ -116,7 +116,7 @@ public struct SendSession: Sendable {
             return SendExit.usage
         }
         // What went, by content, for a later --skip-sent (the agent remembers its own).
-        ledger?.remember(result.tracker, endpoint: endpoint)
+        ledger?.remember(result.tracker, endpoint: endpoint, at: Date())
         if let signal = result.interruption { return SendExit.interrupted(by: signal) }
         return Self.exitStatus(for: result.tracker)
     }
@@ -197,7 +197,7 @@ public struct SendSession: Sendable {
         let start = clock.now
         for await event in queue.events {
             let now = start.duration(to: clock.now).seconds
-            tracker.apply(event, now: now)
+            tracker.apply(event, now: now, date: Date())
             reporter.handle(event, tracker: tracker, now: now)
         }
         reporter.finish(tracker: tracker)

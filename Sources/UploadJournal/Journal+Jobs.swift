@@ -6,7 +6,7 @@ extension Journal {
     /// Adds the job, or updates the one with the same key (the same watched folder): its spec and
     /// interval are replaced and its next run set to `firstRunAt`; what a watch has seen stays.
     /// Returns the job and whether it is new.
-    public func registerJob(_ spec: JobSpec, every interval: Double, firstRunAt: Date, at now: Date = Date()) throws -> (JobSnapshot, created: Bool) {
+    public func registerJob(_ spec: JobSpec, every interval: Double, firstRunAt: Date, at now: Date) throws -> (JobSnapshot, created: Bool) {
         try pool.write { db in
             if var row = try JobRow.filter(Column("key") == spec.key).fetchOne(db) {
                 row.spec = spec
@@ -25,7 +25,7 @@ extension Journal {
 
     /// Adds the job only when no job has its key (the default maintenance job).
     @discardableResult
-    public func ensureJob(_ spec: JobSpec, every interval: Double, firstRunAt: Date, at now: Date = Date()) throws -> Bool {
+    public func ensureJob(_ spec: JobSpec, every interval: Double, firstRunAt: Date, at now: Date) throws -> Bool {
         try pool.write { db in
             guard try JobRow.filter(Column("key") == spec.key).fetchCount(db) == 0 else { return false }
             var row = JobRow(
@@ -73,7 +73,7 @@ extension Journal {
     /// Marks a run as begun: the next one may not begin before `now` + the interval, whatever
     /// happens to this one (a crash included), so a job never runs more often than asked.
     /// Returns the job, or `nil` when it was removed meanwhile.
-    public func beginJobRun(_ id: Int64, at now: Date = Date()) throws -> ScheduledJob? {
+    public func beginJobRun(_ id: Int64, at now: Date) throws -> ScheduledJob? {
         try pool.write { db in
             guard var row = try JobRow.fetchOne(db, key: id) else { return nil }
             row.lastRunAt = now
@@ -113,7 +113,7 @@ extension Journal {
     /// Applies one scan in a single transaction: the uploads are added and their files marked
     /// queued together, so a crash can neither lose a file nor queue it twice. Returns the added
     /// uploads, in the order given; none when the job was removed meanwhile.
-    public func applyWatchScan(_ jobID: Int64, _ changes: WatchScanChanges, at now: Date = Date()) throws -> [UploadRecord] {
+    public func applyWatchScan(_ jobID: Int64, _ changes: WatchScanChanges, at now: Date) throws -> [UploadRecord] {
         guard !changes.isEmpty else { return [] }
         return try pool.write { db in
             guard try JobRow.fetchOne(db, key: jobID) != nil else { return [] }

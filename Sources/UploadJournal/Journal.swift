@@ -51,7 +51,7 @@ public final class Journal: Sendable {
 
     /// Adds uploads in one transaction and returns them with their new ids. The `queued` event
     /// is logged when the queue reports it (`record`).
-    public func add(_ uploads: [NewUpload], at now: Date = Date()) throws -> [UploadRecord] {
+    public func add(_ uploads: [NewUpload], at now: Date) throws -> [UploadRecord] {
         try pool.write { db in
             try uploads.map { upload in
                 var row = UploadRow(new: upload, at: now)
@@ -65,7 +65,7 @@ public final class Journal: Sendable {
     /// logged entry, or `nil` for events that are not logged (progress, the drain summary) and for
     /// a `finished` of an upload that is already finished: nothing is ever reported finished twice.
     @discardableResult
-    public func record(_ event: UploadEvent, at now: Date = Date()) throws -> JournalEntry? {
+    public func record(_ event: UploadEvent, at now: Date) throws -> JournalEntry? {
         guard let id = event.uploadID, let kind = Self.kind(of: event) else { return nil }
         return try pool.write { db -> JournalEntry? in
             guard var row = try UploadRow.fetchOne(db, key: Int64(id.rawValue)) else { return nil }
@@ -117,7 +117,7 @@ public final class Journal: Sendable {
     }
 
     /// Notes how far a running upload got; only rows still sending are touched.
-    public func checkpoint(_ id: UploadID, bytesSent: Int64, expected: Int64?, at now: Date = Date()) throws {
+    public func checkpoint(_ id: UploadID, bytesSent: Int64, expected: Int64?, at now: Date) throws {
         try pool.write { db in
             try db.execute(
                 sql: "UPDATE upload SET bytesSent = ?, bytesExpected = ?, updatedAt = ? WHERE id = ? AND state = 'sending'",
@@ -145,7 +145,7 @@ public final class Journal: Sendable {
     /// After the agent stopped (or died) with uploads unfinished: the ones that were sending or
     /// waiting to retry go back to queued, with a logged note, and every unfinished upload is
     /// returned in the order it was queued, to be started again. Finished ones stay finished.
-    public func recover(at now: Date = Date()) throws -> [PendingUpload] {
+    public func recover(at now: Date) throws -> [PendingUpload] {
         try pool.write { db in
             let interrupted = try UploadRow.filter([UploadState.sending, .retrying].contains(UploadRow.Columns.state)).fetchAll(db)
             for var row in interrupted {

@@ -55,6 +55,6 @@ public enum JobsTable {
     }
 
     public static func timestamp(_ date: Date) -> String {
-        StatusTable.makeTimestampFormatter().string(from: date)
+        LocalTime.format(date, .seconds)
     }
 }

@@ -22,22 +22,13 @@ public enum StatusTable {
     public static func render(_ uploads: [UploadRecord], now: Date) -> String {
         let header = ["ID", "STATE", "NAME", "PROGRESS", "ANSWER", "QUEUED"]
         var rows = [header]
-        let timestamp = makeTimestampFormatter()
         for upload in uploads {
             rows.append([
                 upload.id.description, upload.state.rawValue, upload.name, progress(upload), answer(upload, now: now),
-                timestamp.string(from: upload.createdAt),
+                LocalTime.format(upload.createdAt, .seconds),
             ])
         }
         return Table.render(rows)
-    }
-
-    /// Local time, sortable, the same on every machine.
-    public static func makeTimestampFormatter() -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter
     }
 
     public static func progress(_ upload: UploadRecord) -> String {

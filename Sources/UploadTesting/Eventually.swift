@@ -7,3 +7,12 @@ public func eventually(_ condition: () -> Bool) async throws -> Bool {
     }
     return condition()
 }
+
+/// As `eventually`, for a condition that must be awaited (an actor's state).
+public func eventually(_ condition: () async -> Bool) async throws -> Bool {
+    for _ in 0..<200 {
+        if await condition() { return true }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return await condition()
+}

@@ -34,7 +34,7 @@ func busyState(width: Int, height: Int, rows: Int) -> MonitorState {
     _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryListing(path: "/photos", entries: entries)))
     for i in 1...rows {
         let id = UploadID(i)
-        let t = EventTime(seconds: Double(i) * 0.01, clock: "12:00:00")
+        let t = EventTime(seconds: Double(i) * 0.01, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + Double(i) * 0.01))
         let total: Int64 = 2_000_000
         _ = MonitorReducer.reduce(&state, .upload(.queued(id, name: "IMG_\(i)_夕焼け.jpg", totalBytes: total), t))
         _ = MonitorReducer.reduce(&state, .upload(.started(id, attempt: 1, url: "http://127.0.0.1:3000/photo", totalBytes: total), t))
@@ -57,7 +57,7 @@ func benchRender() {
         // Change something each frame, as progress does, and scroll the queue now and then.
         let id = UploadID(10 * (frame % 100 + 1))
         let sent = Int64(frame * 3_000)
-        _ = MonitorReducer.reduce(&state, .upload(.progress(id, bytesSent: 3_000, totalBytesSent: sent, totalBytesExpected: 2_000_000), EventTime(seconds: 20 + Double(frame) * 0.033, clock: "12:00:20")))
+        _ = MonitorReducer.reduce(&state, .upload(.progress(id, bytesSent: 3_000, totalBytesSent: sent, totalBytesExpected: 2_000_000), EventTime(seconds: 20 + Double(frame) * 0.033, clock: "12:00:20", date: Date(timeIntervalSince1970: 1_700_000_000 + 20 + Double(frame) * 0.033))))
         times.append(seconds { _ = MonitorView.render(state, theme: theme) })
     }
     let mean = times.reduce(0, +) / Double(times.count)
@@ -91,13 +91,13 @@ func benchDirectory() throws {
     var scroll: [Double] = []
     for _ in 0..<200 {
         scroll.append(seconds {
-            _ = MonitorReducer.reduce(&state, .key(.pageDown, EventTime(seconds: 1, clock: "12:00:00")))
+            _ = MonitorReducer.reduce(&state, .key(.pageDown, EventTime(seconds: 1, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 1))))
             _ = MonitorView.render(state, theme: theme)
         })
     }
     let filter = seconds {
-        _ = MonitorReducer.reduce(&state, .key(.character("/"), EventTime(seconds: 1, clock: "12:00:00")))
-        _ = MonitorReducer.reduce(&state, .key(.character("9"), EventTime(seconds: 1, clock: "12:00:00")))
+        _ = MonitorReducer.reduce(&state, .key(.character("/"), EventTime(seconds: 1, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 1))))
+        _ = MonitorReducer.reduce(&state, .key(.character("9"), EventTime(seconds: 1, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 1))))
         _ = MonitorView.render(state, theme: theme)
     }
     print("open 100,000-entry directory (read + sort + first frame): median \(ms(percentile(times, 0.5))), of which reading \(ms(percentile(readTimes, 0.5))) (target <= 500 ms)")
@@ -232,7 +232,7 @@ func benchPreview() throws {
             }
             try? await_sleep(until: clock.now.advanced(by: .milliseconds(16)), clock: clock)
             frames.append(seconds {
-                for effect in MonitorReducer.reduce(&browse, .key(.character("j"), EventTime(seconds: Double(press), clock: "12:00:00"))) {
+                for effect in MonitorReducer.reduce(&browse, .key(.character("j"), EventTime(seconds: Double(press), clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + Double(press))))) {
                     if case .loadPreview(let request) = effect { worker.request(request) }
                 }
                 frame()

@@ -177,10 +177,10 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
             let fingerprint = try #require(FileFingerprint.of(path: file))
             let id = try journal.add([NewUpload(
                 request: try UploadRequest.forPath(file, url: receiver.url), fingerprint: fingerprint,
-                settings: TransportSettings(), origin: "test")])[0].id
-            try journal.record(.queued(id, name: "photo.png", totalBytes: fingerprint.size))
-            try journal.record(.started(id, attempt: 1, url: receiver.url, totalBytes: fingerprint.size + 200))
-            try journal.checkpoint(id, bytesSent: 1_000_000, expected: fingerprint.size + 200)
+                settings: TransportSettings(), origin: "test")], at: Date())[0].id
+            try journal.record(.queued(id, name: "photo.png", totalBytes: fingerprint.size), at: Date())
+            try journal.record(.started(id, attempt: 1, url: receiver.url, totalBytes: fingerprint.size + 200), at: Date())
+            try journal.checkpoint(id, bytesSent: 1_000_000, expected: fingerprint.size + 200, at: Date())
         }
         let running = try await RunningAgent.start(root: root)
         let id = UploadID(1)

@@ -30,15 +30,15 @@ import UploadTesting
         // Into the journal and back as what the agent sends after a restart.
         let journal = try Journal(path: root + "/j.sqlite")
         let fingerprint = FileFingerprint(size: 10, modificationNanoseconds: 5)
-        _ = try journal.add([NewUpload(request: items[0].request, fingerprint: fingerprint, settings: items[0].settings, origin: "send")])
-        let pending = try #require(try journal.recover().first)
+        _ = try journal.add([NewUpload(request: items[0].request, fingerprint: fingerprint, settings: items[0].settings, origin: "send")], at: Date())
+        let pending = try #require(try journal.recover(at: Date()).first)
         var expected = request
         expected.expectedFile = fingerprint
         // The journal gives the upload its Idempotency-Key, kept from then on.
         let key = try #require(pending.request.idempotencyKey)
         expected.idempotencyKey = key
         #expect(pending.request == expected)
-        #expect(try journal.recover().first?.request.idempotencyKey == key)
+        #expect(try journal.recover(at: Date()).first?.request.idempotencyKey == key)
         #expect(pending.settings == settings)
     }
 }

@@ -78,10 +78,7 @@ import UploadTesting
 
     /// Waits until the scheduler ran the job `runs` times.
     func waitRuns(_ running: RunningAgent, _ id: Int64, atLeast runs: Int) async throws {
-        for _ in 0..<1500 where try job(running, id).runs < runs {
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
-        #expect(try job(running, id).runs >= runs)
+        #expect(try await eventually { ((try? job(running, id))?.runs ?? 0) >= runs })
     }
 
     func uploads(_ running: RunningAgent) throws -> [UploadRecord] { try running.journal.snapshots() }
@@ -161,7 +158,7 @@ import UploadTesting
         let original = try TestFiles.writeImage(at: first + "/cat.jpg", size: 30_000)
         let client = try await running.connect("watch")
         let one = try await watch(client, first, url: receiver.url, every: 3600)
-        for _ in 0..<1500 where try job(running, one.id).filesPending < 1 { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(try await eventually { ((try? job(running, one.id))?.filesPending ?? 0) >= 1 })
         await running.agent.runJob(one.id)
         try await running.waitFinished(try uploads(running).map(\.id))
         #expect(receiver.storedNames() == ["cat.jpg"])
@@ -171,7 +168,7 @@ import UploadTesting
         let two = try await watch(client, second, url: receiver.url, every: 3600, skipSent: true)
         // The registration's look has written both files down (a run still going would make
         // the next one a no-op).
-        for _ in 0..<1500 where try job(running, two.id).filesPending < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(try await eventually { ((try? job(running, two.id))?.filesPending ?? 0) >= 2 })
         await running.agent.runJob(two.id)
         let queued = try uploads(running).filter { $0.origin == "watch \(second)" }
         #expect(queued.map(\.name) == ["dog.jpg"])
@@ -220,8 +217,7 @@ import UploadTesting
         guard case .error(let message) = refused else { throw AgentError("maintenance removed: \(refused)") }
         #expect(message.contains("cannot be removed"))
         remover.close()
-        try await Task.sleep(nanoseconds: 100_000_000)
-        #expect(await running.agent.idleSeconds() != nil)
+        #expect(try await eventually { await running.agent.idleSeconds() != nil })
         #expect(try running.journal.jobSnapshots().map(\.kind) == [.maintenance])
 
         await running.stop()
@@ -257,7 +253,7 @@ import UploadTesting
             fingerprint: FileFingerprint.of(path: file)!, settings: TransportSettings(), origin: "send")], at: long)[0].id
         try seeded.record(.started(old, attempt: 1, url: "u", totalBytes: 10), at: long)
         try seeded.record(.finished(old, .answered(status: 200)), at: long)
-        try seeded.ensureJob(.maintenance(MaintenanceSpec()), every: 86400, firstRunAt: Date(timeIntervalSinceNow: -3 * 86400))
+        try seeded.ensureJob(.maintenance(MaintenanceSpec()), every: 86400, firstRunAt: Date(timeIntervalSinceNow: -3 * 86400), at: Date())
         // A cursor file a crashed monitor left, and one a live monitor is writing right now.
         let dead = Process()
         dead.executableURL = URL(fileURLWithPath: "/bin/true")

@@ -92,8 +92,8 @@ import UploadTesting
         let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
         let added = try journal.add([NewUpload(
             request: UploadRequest(source: .file(path: "/in/" + name), url: "http://127.0.0.1:9/\u{1B}[2Jphoto", uploadName: name),
-            fingerprint: FileFingerprint(size: 10, modificationNanoseconds: 1), settings: TransportSettings(), origin: "watch /in")])
-        try journal.record(.finished(added[0].id, .failed(UploadFailure(.connectionLost, "reset by \u{1B}[2Jpeer", code: 104))))
+            fingerprint: FileFingerprint(size: 10, modificationNanoseconds: 1), settings: TransportSettings(), origin: "watch /in")], at: Date())
+        try journal.record(.finished(added[0].id, .failed(UploadFailure(.connectionLost, "reset by \u{1B}[2Jpeer", code: 104))), at: Date())
         func inert(_ text: String) -> Bool { !text.unicodeScalars.contains { InvisibleCharacters.isHidden($0) && $0 != "\n" } }
 
         let table = try await CLIRun.run(["status"], environment: env)

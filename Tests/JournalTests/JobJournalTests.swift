@@ -41,7 +41,7 @@ import UploadTesting
         #expect(try upgraded.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content"])
         #expect(try upgraded.snapshots().map(\.name) == ["a.png"])
         // Still queued: its header values stay, to send it.
-        #expect(try upgraded.recover().first?.request.headers == [RequestHeader(name: "Authorization", value: "Bearer v1")])
+        #expect(try upgraded.recover(at: Date()).first?.request.headers == [RequestHeader(name: "Authorization", value: "Bearer v1")])
         #expect(try upgraded.jobSnapshots().isEmpty)
     }
 
@@ -50,8 +50,8 @@ import UploadTesting
     @Test func aScheduleNoDateReadsBackIsRepairedWhenTheJournalOpens() throws {
         let path = root + "/broken.sqlite"
         let old = try Journal(path: path, migratingUpTo: "v2: scheduled jobs")
-        _ = try old.registerJob(watchSpec("/far"), every: 300, firstRunAt: Date())
-        _ = try old.registerJob(watchSpec("/empty"), every: 300, firstRunAt: Date())
+        _ = try old.registerJob(watchSpec("/far"), every: 300, firstRunAt: Date(), at: Date())
+        _ = try old.registerJob(watchSpec("/empty"), every: 300, firstRunAt: Date(), at: Date())
         try old.pool.write { db in
             try db.execute(sql: "UPDATE job SET earliestBeginAt = '10240-08-13 00:00:00.000', intervalSeconds = 2.592e11 WHERE key = 'watch:/far'")
             try db.execute(sql: "UPDATE job SET earliestBeginAt = '', intervalSeconds = -5 WHERE key = 'watch:/empty'")
@@ -73,8 +73,8 @@ import UploadTesting
     func anyFirstRunOrIntervalIsWrittenSoItReadsBack(seconds: Double) throws {
         let journal = try Journal(path: root + "/any-\(seconds).sqlite")
         let (job, _) = try journal.registerJob(
-            watchSpec("/in"), every: seconds.isFinite ? max(seconds, 1) : 300, firstRunAt: Date(timeIntervalSinceNow: seconds))
-        _ = try journal.beginJobRun(job.id)
+            watchSpec("/in"), every: seconds.isFinite ? max(seconds, 1) : 300, firstRunAt: Date(timeIntervalSinceNow: seconds), at: Date())
+        _ = try journal.beginJobRun(job.id, at: Date())
         let read = try #require(try journal.jobSnapshots().first)
         #expect(read.earliestBeginAt <= Journal.latestReadableDate)
     }
@@ -85,17 +85,17 @@ import UploadTesting
         let (first, created) = try journal.registerJob(watchSpec("/in"), every: 300, firstRunAt: now, at: now)
         #expect(created)
         #expect(first.kind == .watch && first.title == "/in" && first.detail == "→ http://127.0.0.1:9/photo")
-        let (second, createdAgain) = try journal.registerJob(watchSpec("/in", url: "http://127.0.0.1:9/other"), every: 60, firstRunAt: now)
+        let (second, createdAgain) = try journal.registerJob(watchSpec("/in", url: "http://127.0.0.1:9/other"), every: 60, firstRunAt: now, at: Date())
         #expect(!createdAgain)
         #expect(second.id == first.id)
         #expect(second.intervalSeconds == 60 && second.detail == "→ http://127.0.0.1:9/other")
-        let (other, _) = try journal.registerJob(watchSpec("/elsewhere"), every: 60, firstRunAt: now)
+        let (other, _) = try journal.registerJob(watchSpec("/elsewhere"), every: 60, firstRunAt: now, at: Date())
         #expect(other.id != first.id)
         #expect(try journal.jobSnapshots().map(\.title) == ["/in", "/elsewhere"])
 
         // The maintenance job is added once, whatever its settings next time.
-        #expect(try journal.ensureJob(.maintenance(MaintenanceSpec()), every: 86400, firstRunAt: now))
-        #expect(try !journal.ensureJob(.maintenance(MaintenanceSpec(keepSeconds: 1)), every: 1, firstRunAt: now))
+        #expect(try journal.ensureJob(.maintenance(MaintenanceSpec()), every: 86400, firstRunAt: now, at: Date()))
+        #expect(try !journal.ensureJob(.maintenance(MaintenanceSpec(keepSeconds: 1)), every: 1, firstRunAt: now, at: Date()))
         let maintenance = try #require(try journal.jobSnapshots().first { $0.kind == .maintenance })
         #expect(maintenance.intervalSeconds == 86400 && maintenance.detail == "keeps 7d of history")
     }
@@ -103,7 +103,7 @@ import UploadTesting
     @Test func aRunPushesTheNextRunOneIntervalAwayFromItsStart() throws {
         let journal = try Journal(path: root + "/j.sqlite")
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        let (job, _) = try journal.registerJob(watchSpec("/in"), every: 300, firstRunAt: start)
+        let (job, _) = try journal.registerJob(watchSpec("/in"), every: 300, firstRunAt: start, at: Date())
         let begun = try #require(try journal.beginJobRun(job.id, at: start.addingTimeInterval(7)))
         #expect(begun.lastRunAt == start.addingTimeInterval(7))
         #expect(begun.earliestBeginAt == start.addingTimeInterval(307))
@@ -114,21 +114,21 @@ import UploadTesting
         #expect(try journal.rescheduleJob(job.id, earliestBeginAt: start))
         #expect(try journal.scheduledJob(job.id)?.earliestBeginAt == start)
         #expect(try !journal.rescheduleJob(999, earliestBeginAt: start))
-        #expect(try journal.beginJobRun(999) == nil)
+        #expect(try journal.beginJobRun(999, at: Date()) == nil)
     }
 
     @Test func aScanQueuesAndMarksInOneStepAndRemovingTheJobForgetsItsFiles() throws {
         let journal = try Journal(path: root + "/j.sqlite")
-        let (job, _) = try journal.registerJob(watchSpec("/in"), every: 300, firstRunAt: Date())
+        let (job, _) = try journal.registerJob(watchSpec("/in"), every: 300, firstRunAt: Date(), at: Date())
         var first = WatchScanChanges()
         first.pending = [WatchFile(jobID: job.id, name: "a.png", fingerprint: FileFingerprint(size: 10, modificationNanoseconds: 42), state: .pending, at: Date(timeIntervalSinceNow: -60))]
         first.skipped = [WatchFile(jobID: job.id, name: "notes.txt", fingerprint: FileFingerprint(size: 5, modificationNanoseconds: 1), state: .skipped, note: "not an image", at: Date())]
-        #expect(try journal.applyWatchScan(job.id, first).isEmpty)
+        #expect(try journal.applyWatchScan(job.id, first, at: Date()).isEmpty)
 
         var second = WatchScanChanges()
         second.queue = [("a.png", newUpload("/in/a.png", size: 10))]
         second.forgotten = ["notes.txt"]
-        let added = try journal.applyWatchScan(job.id, second)
+        let added = try journal.applyWatchScan(job.id, second, at: Date())
         #expect(added.map(\.name) == ["a.png"])
         #expect(added.first?.origin == "watch /in")
         let files = try journal.watchFiles(job.id)
@@ -144,13 +144,13 @@ import UploadTesting
         #expect(try journal.watchFiles(job.id).isEmpty)
         #expect(try journal.jobSnapshots().isEmpty)
         // A scan that finishes after its job was removed adds nothing.
-        #expect(try journal.applyWatchScan(job.id, second).isEmpty)
+        #expect(try journal.applyWatchScan(job.id, second, at: Date()).isEmpty)
         #expect(try journal.snapshots().count == 1)
     }
 
     @Test func headersOfAWatchNeverLeaveTheJournal() throws {
         let journal = try Journal(path: root + "/j.sqlite")
-        _ = try journal.registerJob(watchSpec("/in", secret: "Bearer top-secret-value"), every: 300, firstRunAt: Date())
+        _ = try journal.registerJob(watchSpec("/in", secret: "Bearer top-secret-value"), every: 300, firstRunAt: Date(), at: Date())
         let encoded = try JSONEncoder().encode(try journal.jobSnapshots())
         #expect(!String(decoding: encoded, as: UTF8.self).contains("top-secret-value"))
         // …but the agent gets them back to send.

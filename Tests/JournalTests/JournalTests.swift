@@ -29,7 +29,7 @@ import UploadTesting
         #expect(paths.socket == root + "/run/uploadmon/agent.sock")
         try paths.prepare()
         let journal = try Journal(path: paths.journal)
-        _ = try journal.add([newUpload("a.png")])
+        _ = try journal.add([newUpload("a.png")], at: Date())
         #expect(mode(paths.stateDirectory) == 0o700)
         #expect(mode(paths.runtimeDirectory) == 0o700)
         #expect(mode(paths.journal) == 0o600)
@@ -81,8 +81,8 @@ import UploadTesting
         let path = root + "/j.sqlite"
         let first = try Journal(path: path)
         #expect(try first.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content"])
-        let added = try first.add([newUpload("a.png")])
-        try first.record(.queued(added[0].id, name: "a.png", totalBytes: 100))
+        let added = try first.add([newUpload("a.png")], at: Date())
+        try first.record(.queued(added[0].id, name: "a.png", totalBytes: 100), at: Date())
 
         let again = try Journal(path: path)
         #expect(try again.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content"])
@@ -92,7 +92,7 @@ import UploadTesting
 
     @Test func eventsUpdateTheRowAndAreLoggedInOrder() throws {
         let journal = try Journal(path: root + "/j.sqlite")
-        let id = try journal.add([newUpload("a.png")])[0].id
+        let id = try journal.add([newUpload("a.png")], at: Date())[0].id
         let body = Array(repeating: UInt8(ascii: "x"), count: Journal.bodyLimit + 10)
         let events: [UploadEvent] = [
             .queued(id, name: "a.png", totalBytes: 100),
@@ -102,9 +102,9 @@ import UploadTesting
         ]
         var seqs: [Int64] = []
         for (index, event) in events.enumerated() {
-            if index == 2 { try journal.checkpoint(id, bytesSent: 150, expected: 300) }
+            if index == 2 { try journal.checkpoint(id, bytesSent: 150, expected: 300, at: Date()) }
             if index == 2 { #expect(try journal.snapshot(id)?.bytesSent == 150) }
-            seqs.append(try #require(try journal.record(event)).seq)
+            seqs.append(try #require(try journal.record(event, at: Date())).seq)
         }
         #expect(seqs == [1, 2, 3, 4])
         let row = try #require(try journal.snapshot(id))
@@ -115,17 +115,17 @@ import UploadTesting
         #expect(row.bytesSent == 300)
         #expect(row.outcome == .answered(status: 201))
         // Progress and the drain summary are not logged.
-        #expect(try journal.record(.progress(id, bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 300)) == nil)
-        #expect(try journal.record(.allFinished(UploadSummary(succeeded: 1, failed: 0))) == nil)
+        #expect(try journal.record(.progress(id, bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 300), at: Date()) == nil)
+        #expect(try journal.record(.allFinished(UploadSummary(succeeded: 1, failed: 0)), at: Date()) == nil)
         #expect(try journal.entries(after: 2).map(\.seq) == [3, 4])
     }
 
     @Test func nothingIsReportedFinishedTwice() throws {
         let journal = try Journal(path: root + "/j.sqlite")
-        let id = try journal.add([newUpload("a.png")])[0].id
-        try journal.record(.started(id, attempt: 1, url: "u", totalBytes: 10))
-        #expect(try journal.record(.finished(id, .failed(UploadFailure(.connectionLost, "reset", code: 104)))) != nil)
-        #expect(try journal.record(.finished(id, .answered(status: 200))) == nil)
+        let id = try journal.add([newUpload("a.png")], at: Date())[0].id
+        try journal.record(.started(id, attempt: 1, url: "u", totalBytes: 10), at: Date())
+        #expect(try journal.record(.finished(id, .failed(UploadFailure(.connectionLost, "reset", code: 104))), at: Date()) != nil)
+        #expect(try journal.record(.finished(id, .answered(status: 200)), at: Date()) == nil)
         let row = try #require(try journal.snapshot(id))
         #expect(row.state == .failed)
         #expect(row.failure == UploadFailure(.connectionLost, "reset", code: 104))
@@ -134,17 +134,17 @@ import UploadTesting
 
     @Test func recoveryRequeuesInterruptedUploadsAndKeepsFinishedOnes() throws {
         let journal = try Journal(path: root + "/j.sqlite")
-        let ids = try journal.add(["done.png", "sending.png", "waiting.png", "queued.png"].map { newUpload($0) }).map(\.id)
-        try journal.record(.started(ids[0], attempt: 1, url: "u", totalBytes: 10))
-        try journal.record(.finished(ids[0], .answered(status: 200)))
-        try journal.record(.started(ids[1], attempt: 1, url: "u", totalBytes: 10))
-        try journal.checkpoint(ids[1], bytesSent: 5, expected: 10)
-        try journal.record(.started(ids[2], attempt: 1, url: "u", totalBytes: 10))
-        try journal.record(.retryScheduled(ids[2], attempt: 2, delaySeconds: 4, reason: "503"))
-        try journal.record(.queued(ids[3], name: "queued.png", totalBytes: 100))
+        let ids = try journal.add(["done.png", "sending.png", "waiting.png", "queued.png"].map { newUpload($0) }, at: Date()).map(\.id)
+        try journal.record(.started(ids[0], attempt: 1, url: "u", totalBytes: 10), at: Date())
+        try journal.record(.finished(ids[0], .answered(status: 200)), at: Date())
+        try journal.record(.started(ids[1], attempt: 1, url: "u", totalBytes: 10), at: Date())
+        try journal.checkpoint(ids[1], bytesSent: 5, expected: 10, at: Date())
+        try journal.record(.started(ids[2], attempt: 1, url: "u", totalBytes: 10), at: Date())
+        try journal.record(.retryScheduled(ids[2], attempt: 2, delaySeconds: 4, reason: "503"), at: Date())
+        try journal.record(.queued(ids[3], name: "queued.png", totalBytes: 100), at: Date())
 
         let before = try journal.lastSequence()
-        let pending = try Journal(path: root + "/j.sqlite").recover()
+        let pending = try Journal(path: root + "/j.sqlite").recover(at: Date())
         #expect(pending.map(\.id) == Array(ids[1...]))
         #expect(pending.map(\.attempts) == [1, 1, 0])
         // What the agent resends is what was queued: headers, fields, settings, fingerprint.
@@ -160,14 +160,14 @@ import UploadTesting
         #expect(notes.count == 2)
         #expect(notes.allSatisfy { if case .retryScheduled = $0.event { true } else { false } })
         // A second recovery finds nothing more to note.
-        _ = try journal.recover()
+        _ = try journal.recover(at: Date())
         #expect(try journal.lastSequence() == before + 2)
     }
 
     @Test func headersNeverLeaveTheJournal() throws {
         let journal = try Journal(path: root + "/j.sqlite")
-        let id = try journal.add([newUpload("a.png", secret: "Bearer top-secret-value")])[0].id
-        try journal.record(.queued(id, name: "a.png", totalBytes: 100))
+        let id = try journal.add([newUpload("a.png", secret: "Bearer top-secret-value")], at: Date())[0].id
+        try journal.record(.queued(id, name: "a.png", totalBytes: 100), at: Date())
         let encoded = try JSONEncoder().encode(try journal.snapshots())
         #expect(!String(decoding: encoded, as: UTF8.self).contains("top-secret-value"))
         let logged = try JSONEncoder().encode(try journal.entries(after: 0))
@@ -179,9 +179,9 @@ import UploadTesting
     @Test func headerValuesLeaveTheJournalWhenTheUploadEnds() throws {
         let path = root + "/cleared.sqlite"
         let journal = try Journal(path: path)
-        let ids = try journal.add([newUpload("ok.png", secret: "Bearer ok-secret"), newUpload("failed.png", secret: "Bearer failed-secret")]).map(\.id)
-        try journal.record(.finished(ids[0], .answered(status: 200)))
-        try journal.record(.finished(ids[1], .failed(UploadFailure(.cannotConnect, "refused"))))
+        let ids = try journal.add([newUpload("ok.png", secret: "Bearer ok-secret"), newUpload("failed.png", secret: "Bearer failed-secret")], at: Date()).map(\.id)
+        try journal.record(.finished(ids[0], .answered(status: 200)), at: Date())
+        try journal.record(.finished(ids[1], .failed(UploadFailure(.cannotConnect, "refused"))), at: Date())
         try journal.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         for file in [path, path + "-wal"] {
             let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
@@ -193,8 +193,8 @@ import UploadTesting
         // The URL's password and signature go the same way; the URL is still shown, redacted.
         var signed = newUpload("signed.png", secret: nil)
         signed.request.url = "http://user:url-password@127.0.0.1:9/photo?X-Amz-Signature=url-signature&part=1"
-        let signedID = try journal.add([signed])[0].id
-        try journal.record(.finished(signedID, .answered(status: 200)))
+        let signedID = try journal.add([signed], at: Date())[0].id
+        try journal.record(.finished(signedID, .answered(status: 200)), at: Date())
         try journal.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         for file in [path, path + "-wal"] {
             let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
@@ -203,20 +203,20 @@ import UploadTesting
         }
         #expect(try journal.snapshot(signedID)?.url == "http://***@127.0.0.1:9/photo?X-Amz-Signature=***&part=1")
 
-        let plain = try journal.add([newUpload("plain.png", secret: nil)])[0].id
-        try journal.record(.finished(plain, .failed(UploadFailure(.cannotConnect, "refused"))))
+        let plain = try journal.add([newUpload("plain.png", secret: nil)], at: Date())[0].id
+        try journal.record(.finished(plain, .failed(UploadFailure(.cannotConnect, "refused"))), at: Date())
         #expect(try journal.pendingForRetry(plain)?.request.headers == [])
     }
 
     @Test func pruningKeepsUnfinishedUploadsAndSequenceNumbers() throws {
         let journal = try Journal(path: root + "/j.sqlite")
-        let ids = try journal.add([newUpload("old.png"), newUpload("new.png"), newUpload("pending.png")]).map(\.id)
+        let ids = try journal.add([newUpload("old.png"), newUpload("new.png"), newUpload("pending.png")], at: Date()).map(\.id)
         let long = Date(timeIntervalSinceNow: -10 * 86400)
         try journal.record(.started(ids[0], attempt: 1, url: "u", totalBytes: 1), at: long)
         try journal.record(.finished(ids[0], .answered(status: 200)), at: long)
         try journal.record(.queued(ids[2], name: "pending.png", totalBytes: 1), at: long)
-        try journal.record(.started(ids[1], attempt: 1, url: "u", totalBytes: 1))
-        try journal.record(.finished(ids[1], .answered(status: 200)))
+        try journal.record(.started(ids[1], attempt: 1, url: "u", totalBytes: 1), at: Date())
+        try journal.record(.finished(ids[1], .answered(status: 200)), at: Date())
         let last = try journal.lastSequence()
 
         let pruned = try journal.prune(finishedBefore: Date(timeIntervalSinceNow: -7 * 86400))
@@ -224,8 +224,8 @@ import UploadTesting
         #expect(try journal.snapshots().map(\.name) == ["new.png", "pending.png"])
         #expect(try journal.entries(after: 0).count == 3)
         #expect(try journal.lastSequence() == last)
-        let id = try journal.add([newUpload("later.png")])[0].id
+        let id = try journal.add([newUpload("later.png")], at: Date())[0].id
         #expect(id.rawValue == 4)
-        #expect(try journal.record(.queued(id, name: "later.png", totalBytes: 1))?.seq == last + 1)
+        #expect(try journal.record(.queued(id, name: "later.png", totalBytes: 1), at: Date())?.seq == last + 1)
     }
 }

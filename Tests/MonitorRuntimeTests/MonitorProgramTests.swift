@@ -23,7 +23,7 @@ final class FakeBackend: MonitorBackend {
     var cancelled: [UploadID] { state.withLockedValue { $0.cancelled } }
 
     func send(_ event: UploadEvent) {
-        state.withLockedValue { $0.post }?(.upload(event, EventTime(seconds: 0, clock: "12:00:00")))
+        state.withLockedValue { $0.post }?(.upload(event, EventTime(seconds: 0, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 0))))
     }
 
     func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {

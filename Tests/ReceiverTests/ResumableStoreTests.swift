@@ -114,11 +114,11 @@ final class ManagedFlag: @unchecked Sendable {
     /// request still reads what reached the socket before the cut: it is let finish (it ends by
     /// itself), so those bytes count and are not sent again.
     @Test func aHolderThatEndsByItselfWithinTheGraceIsNotInterrupted() async throws {
-        let store = ResumableStore(directory: directory, maxAge: .seconds(60), takeoverGrace: .seconds(3600))
-        let record = try store.create(boundary: "b", length: nil)
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), takeoverGrace: .seconds(3600), now: Date())
+        let record = try store.create(boundary: "b", length: nil, now: Date())
         let interrupted = ManagedFlag()
-        let holder = try #require(await store.acquire(record.token, interrupt: { interrupted.set() }))
-        let newer = Task { await store.acquire(record.token, interrupt: nil) }
+        let holder = try #require(await store.acquire(record.token, interrupt: { interrupted.set() }, now: Date()))
+        let newer = Task { await store.acquire(record.token, interrupt: nil, now: Date()) }
         #expect(try await eventually { store.waiting(record.token) == 1 })
         holder.release(offset: 1_000)
         let lease = try #require(await newer.value)
@@ -129,23 +129,23 @@ final class ManagedFlag: @unchecked Sendable {
     }
 
     @Test func aNewerRequestEndsTheHolderAndWaitsForItToLetGo() async throws {
-        let store = ResumableStore(directory: directory, maxAge: .seconds(60))
-        let record = try store.create(boundary: "b", length: nil)
-        let first = try #require(await store.acquire(record.token, interrupt: nil))
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), now: Date())
+        let record = try store.create(boundary: "b", length: nil, now: Date())
+        let first = try #require(await store.acquire(record.token, interrupt: nil, now: Date()))
         let (interrupted, signal) = AsyncStream<Void>.makeStream()
         first.release(offset: 0)
-        let holder = try #require(await store.acquire(record.token, interrupt: { signal.yield() }))
-        let newer = Task { await store.acquire(record.token, interrupt: nil) }
+        let holder = try #require(await store.acquire(record.token, interrupt: { signal.yield() }, now: Date()))
+        let newer = Task { await store.acquire(record.token, interrupt: nil, now: Date()) }
         // The holder is told to stop, and the newer request gets the upload only once it has let go.
         var iterator = interrupted.makeAsyncIterator()
         await iterator.next()
-        #expect(store.peek(record.token)?.busy == true)
+        #expect(store.peek(record.token, now: Date())?.busy == true)
         holder.release(offset: 42)
         let lease = try #require(await newer.value)
         #expect(lease.offset == 42)
         lease.release(offset: 42)
         // A creation request only takes an upload nobody has used.
-        #expect(await store.acquire(record.token, fresh: true, interrupt: nil) == nil)
+        #expect(await store.acquire(record.token, fresh: true, interrupt: nil, now: Date()) == nil)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import UploadClient
 import UploadCore
@@ -31,7 +32,7 @@ import UploadCore
         #expect(starts(machine.enqueue(request("a"), totalBytes: 1, id: id1)) == [id1])
         #expect(starts(machine.enqueue(request("b"), totalBytes: 1, id: id2)) == [id2])
         #expect(starts(machine.enqueue(request("c"), totalBytes: 1, id: id3)) == [])
-        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 200)))
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 200)), at: t0)
         #expect(ended == [.emit(.finished(id1, .answered(status: 200))), .start(id3, attempt: 1, request: request("c"))])
     }
 
@@ -42,9 +43,9 @@ import UploadCore
         #expect(starts(machine.setConcurrency(3)) == [id2, id3])
         #expect(starts(machine.setConcurrency(1)) == [], "nothing running is stopped")
         let ok = result(.answered(status: 200))
-        #expect(starts(machine.attemptEnded(id1, attempt: 1, result: ok)) == [], "two still run: over the new limit")
-        #expect(starts(machine.attemptEnded(id2, attempt: 1, result: ok)) == [])
-        #expect(starts(machine.attemptEnded(id3, attempt: 1, result: ok)) == [id4])
+        #expect(starts(machine.attemptEnded(id1, attempt: 1, result: ok, at: t0)) == [], "two still run: over the new limit")
+        #expect(starts(machine.attemptEnded(id2, attempt: 1, result: ok, at: t0)) == [])
+        #expect(starts(machine.attemptEnded(id3, attempt: 1, result: ok, at: t0)) == [id4])
     }
 
     /// The race from the queue: cancel reaches the attempt after the transport already has a
@@ -54,7 +55,7 @@ import UploadCore
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
         #expect(machine.cancel(id1, reason: "interrupted") == [.cancelAttempt(id1)])
         #expect(machine.cancel(id1, reason: "again") == [], "a second cancel asks nothing more")
-        let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset))
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset), at: t0)
         let outcome = UploadOutcome.failed(UploadFailure(.cancelled, "cancelled (interrupted)"))
         #expect(ended == [.emit(.finished(id1, outcome)), .emit(.allFinished(UploadSummary(succeeded: 0, failed: 1)))])
         #expect(machine.attempts(of: id1) == 1)
@@ -64,7 +65,7 @@ import UploadCore
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3))
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
         _ = machine.cancel(id1)
-        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 503)))
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 503)), at: t0)
         #expect(events(ended).first == .finished(id1, .answered(status: 503)))
         #expect(!ended.contains { if case .wait = $0 { true } else { false } })
     }
@@ -74,14 +75,14 @@ import UploadCore
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
         _ = machine.cancel(id1, reason: "interrupted")
         let words = "cancelled while waiting for the answer (the server may have stored the file)"
-        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.failed(UploadFailure(.cancelled, words))))
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.failed(UploadFailure(.cancelled, words))), at: t0)
         #expect(events(ended).first == .finished(id1, .failed(UploadFailure(.cancelled, words + " (interrupted)"))))
     }
 
     @Test func aCancelDuringTheWaitEndsAtOnceAndTheLateTimerIsIgnored() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3, baseDelay: 60))
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
-        let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset))
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset), at: t0)
         #expect(ended.contains { if case .wait(id1, attempt: 2, _) = $0 { true } else { false } })
         #expect(machine.phase(of: id1) == .waitingToRetry(attempt: 2))
         let cancelled = machine.cancel(id1) ?? []
@@ -104,15 +105,15 @@ import UploadCore
         }
         for attempt in 1...5 {
             let ended = machine.attemptEnded(id1, attempt: attempt, result: AttemptResult(
-                outcome: reset, response: nil, bytesSent: 1000, resume: point(Int64(attempt) * 1000)))
+                outcome: reset, response: nil, bytesSent: 1000, resume: point(Int64(attempt) * 1000)), at: t0)
             #expect(ended.contains(.wait(id1, attempt: attempt + 1, seconds: 0)), "\(ended)")
             #expect(starts(machine.retryDue(id1, attempt: attempt + 1)) == [id1])
         }
         // No progress: the usual backoff, then the limit.
-        let stuck = machine.attemptEnded(id1, attempt: 6, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)))
+        let stuck = machine.attemptEnded(id1, attempt: 6, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)), at: t0)
         #expect(stuck.contains(.wait(id1, attempt: 7, seconds: 10)), "\(stuck)")
         _ = machine.retryDue(id1, attempt: 7)
-        let final = machine.attemptEnded(id1, attempt: 7, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)))
+        let final = machine.attemptEnded(id1, attempt: 7, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)), at: t0)
         #expect(events(final).contains(.finished(id1, reset)))
     }
 
@@ -125,13 +126,13 @@ import UploadCore
         let point = ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
                                 file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: 0)
         let cut = AttemptResult(outcome: reset, response: nil, bytesSent: 3000, resume: point)
-        #expect(machine.attemptEnded(id1, attempt: 1, result: cut).contains(.wait(id1, attempt: 2, seconds: 0)))
+        #expect(machine.attemptEnded(id1, attempt: 1, result: cut, at: t0).contains(.wait(id1, attempt: 2, seconds: 0)))
         _ = machine.retryDue(id1, attempt: 2)
-        #expect(machine.attemptEnded(id1, attempt: 2, result: cut).contains(.wait(id1, attempt: 3, seconds: 10)))
+        #expect(machine.attemptEnded(id1, attempt: 2, result: cut, at: t0).contains(.wait(id1, attempt: 3, seconds: 10)))
         _ = machine.retryDue(id1, attempt: 3)
         // Without a resource on the server, bytes sent are lost: the usual backoff.
         let plain = AttemptResult(outcome: reset, response: nil, bytesSent: 3000)
-        #expect(machine.attemptEnded(id1, attempt: 3, result: plain).contains(.wait(id1, attempt: 4, seconds: 20)))
+        #expect(machine.attemptEnded(id1, attempt: 3, result: plain, at: t0).contains(.wait(id1, attempt: 4, seconds: 20)))
     }
 
     /// A failure the queue will not retry, or a cancel while waiting, removes what the server
@@ -147,10 +148,10 @@ import UploadCore
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1, baseDelay: 5))
         _ = machine.enqueue(request("a"), totalBytes: 6000, id: id1)
         let cut = AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(2000))
-        let retried = machine.attemptEnded(id1, attempt: 1, result: cut)
+        let retried = machine.attemptEnded(id1, attempt: 1, result: cut, at: t0)
         #expect(discards(retried).isEmpty, "a retry continues it")
         _ = machine.retryDue(id1, attempt: 2)
-        let final = machine.attemptEnded(id1, attempt: 2, result: cut)
+        let final = machine.attemptEnded(id1, attempt: 2, result: cut, at: t0)
         #expect(discards(final) == [point(2000)])
         #expect(events(final).prefix(2) == [.resumable(id1, nil), .finished(id1, reset)], "the record forgets it before it ends")
         // A retry by hand then starts over.
@@ -158,19 +159,19 @@ import UploadCore
 
         // Cancelled while waiting to retry: the same.
         _ = machine.enqueue(request("b"), totalBytes: 6000, id: id2)
-        _ = machine.attemptEnded(id1, attempt: 3, result: result(.answered(status: 200)))
-        let waiting = machine.attemptEnded(id2, attempt: 1, result: cut)
+        _ = machine.attemptEnded(id1, attempt: 3, result: result(.answered(status: 200)), at: t0)
+        let waiting = machine.attemptEnded(id2, attempt: 1, result: cut, at: t0)
         #expect(discards(waiting).isEmpty)
         #expect(discards(machine.cancel(id2) ?? []) == [point(2000)])
         // A success leaves nothing to remove.
         _ = machine.enqueue(request("c"), totalBytes: 6000, id: id3)
-        #expect(discards(machine.attemptEnded(id3, attempt: 1, result: AttemptResult(outcome: .answered(status: 200), response: nil, bytesSent: 6000))).isEmpty)
+        #expect(discards(machine.attemptEnded(id3, attempt: 1, result: AttemptResult(outcome: .answered(status: 200), response: nil, bytesSent: 6000), at: t0)).isEmpty)
         // An upload URL another service handed out (`--upload-url`) is that service's: kept.
         var handed = request("d")
         handed.uploadURL = "http://h/resumable/t"
         _ = machine.enqueue(handed, totalBytes: 6000, id: UploadID(4))
         let handedFinal = machine.attemptEnded(UploadID(4), attempt: 1, result: AttemptResult(outcome: .answered(status: 400), response: nil,
-                                                                                         bytesSent: 0, resume: point(2000)))
+                                                                                         bytesSent: 0, resume: point(2000)), at: t0)
         #expect(discards(handedFinal).isEmpty)
         #expect(events(handedFinal).contains(.finished(UploadID(4), .answered(status: 400))))
     }
@@ -188,19 +189,19 @@ import UploadCore
     @Test func aRetryThatComesDueGoesBeforeNewUploads() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1))
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
-        _ = machine.attemptEnded(id1, attempt: 1, result: result(reset))
+        _ = machine.attemptEnded(id1, attempt: 1, result: result(reset), at: t0)
         // The slot is free while a waits: b takes it; c waits behind.
         #expect(starts(machine.enqueue(request("b"), totalBytes: 1, id: id2)) == [id2])
         _ = machine.enqueue(request("c"), totalBytes: 1, id: id3)
         #expect(machine.retryDue(id1, attempt: 2) == [])
-        #expect(starts(machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 200)))) == [id1])
+        #expect(starts(machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 200)), at: t0)) == [id1])
     }
 
     @Test func anAttemptThatIsNotTheOneInFlightChangesNothing() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy())
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
-        #expect(machine.attemptEnded(id1, attempt: 2, result: result(.answered(status: 200))) == [])
-        #expect(machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 200))) == [])
+        #expect(machine.attemptEnded(id1, attempt: 2, result: result(.answered(status: 200)), at: t0) == [])
+        #expect(machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 200)), at: t0) == [])
         #expect(machine.phase(of: id1) == .sending(attempt: 1, cancelRequested: false))
     }
 
@@ -224,7 +225,7 @@ import UploadCore
         var other = Machine(concurrency: 1, retryPolicy: RetryPolicy())
         _ = other.enqueue(request("a"), totalBytes: 1, id: id1)
         #expect(other.finishWhenDrained() == [])
-        let ended = other.attemptEnded(id1, attempt: 1, result: result(.answered(status: 500)))
+        let ended = other.attemptEnded(id1, attempt: 1, result: result(.answered(status: 500)), at: t0)
         #expect(ended.suffix(2) == [.emit(.allFinished(UploadSummary(succeeded: 0, failed: 1))), .closeEvents])
     }
 
@@ -277,7 +278,7 @@ import UploadCore
             case 2:
                 if let (id, attempt) = inFlight.randomElement(using: &random) {
                     inFlight[id] = nil
-                    take(machine.attemptEnded(id, attempt: attempt, result: result(outcomes.randomElement(using: &random)!)))
+                    take(machine.attemptEnded(id, attempt: attempt, result: result(outcomes.randomElement(using: &random)!), at: t0))
                 }
             case 3:
                 if let (id, attempt) = waits.randomElement(using: &random) {
@@ -296,7 +297,7 @@ import UploadCore
         while !inFlight.isEmpty || !waits.isEmpty {
             if let (id, attempt) = inFlight.first {
                 inFlight[id] = nil
-                take(machine.attemptEnded(id, attempt: attempt, result: result(.answered(status: 200))))
+                take(machine.attemptEnded(id, attempt: attempt, result: result(.answered(status: 200)), at: t0))
             } else if let (id, attempt) = waits.first {
                 waits[id] = nil
                 take(machine.retryDue(id, attempt: attempt))
@@ -332,3 +333,6 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The machine reads no clock: the time an attempt ended is given.
+private let t0 = Date(timeIntervalSince1970: 1_700_000_000)

@@ -41,13 +41,13 @@ import Testing
     @Test func trackerFollowsEventsAndDropsUnknownIDs() {
         var tracker = TransferTracker()
         let id = UploadID(1)
-        tracker.apply(.queued(id, name: "a.jpg", totalBytes: 100), now: 0)
-        tracker.apply(.started(id, attempt: 1, url: "http://h/p", totalBytes: 300), now: 0)
-        tracker.apply(.progress(id, bytesSent: 150, totalBytesSent: 150, totalBytesExpected: 300), now: 1)
+        tracker.apply(.queued(id, name: "a.jpg", totalBytes: 100), now: 0, date: Date())
+        tracker.apply(.started(id, attempt: 1, url: "http://h/p", totalBytes: 300), now: 0, date: Date())
+        tracker.apply(.progress(id, bytesSent: 150, totalBytesSent: 150, totalBytesExpected: 300), now: 1, date: Date())
         #expect(tracker[id]?.fraction == 0.5)
-        tracker.apply(.progress(UploadID(9), bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 1), now: 1)
+        tracker.apply(.progress(UploadID(9), bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 1), now: 1, date: Date())
         #expect(tracker[UploadID(9)] == nil)
-        tracker.apply(.finished(id, .answered(status: 201)), now: 2)
+        tracker.apply(.finished(id, .answered(status: 201)), now: 2, date: Date())
         #expect(tracker[id]?.outcome?.isSuccess == true)
         #expect(tracker[id]?.elapsed == 2)
     }
@@ -62,44 +62,44 @@ import Testing
 
     @Test func backsOffExponentiallyForTransientFailures() {
         let refused = UploadOutcome.failed(UploadFailure(.cannotConnect, "refused"))
-        #expect(policy.delay(after: refused, response: nil, attempt: 1) == 1)
-        #expect(policy.delay(after: refused, response: nil, attempt: 2) == 2)
-        #expect(policy.delay(after: refused, response: nil, attempt: 3) == 4)
-        #expect(policy.delay(after: refused, response: nil, attempt: 4) == nil)
+        #expect(policy.delay(after: refused, response: nil, attempt: 1, now: Date()) == 1)
+        #expect(policy.delay(after: refused, response: nil, attempt: 2, now: Date()) == 2)
+        #expect(policy.delay(after: refused, response: nil, attempt: 3, now: Date()) == 4)
+        #expect(policy.delay(after: refused, response: nil, attempt: 4, now: Date()) == nil)
     }
 
     @Test(arguments: [408, 429, 502, 503, 504])
     func retriesRetryableStatuses(status: Int) {
-        #expect(policy.delay(after: .answered(status: status), response: response(status), attempt: 1) == 1)
+        #expect(policy.delay(after: .answered(status: status), response: response(status), attempt: 1, now: Date()) == 1)
     }
 
     @Test(arguments: [200, 400, 404, 413, 500])
     func doesNotRetryOtherStatuses(status: Int) {
-        #expect(policy.delay(after: .answered(status: status), response: response(status), attempt: 1) == nil)
+        #expect(policy.delay(after: .answered(status: status), response: response(status), attempt: 1, now: Date()) == nil)
     }
 
     /// A retry that repeats an Idempotency-Key may meet the attempt before still running at the
     /// server (its cut connection not yet noticed): 409 then means "wait", not "conflict".
     @Test func aConflictWithAnEarlierAttemptOfTheSameKeyIsWaitedOut() {
         let conflict = UploadOutcome.answered(status: 409)
-        #expect(policy.delay(after: conflict, response: response(409, [("Retry-After", "1")]), attempt: 2, keyed: true) == 1)
-        #expect(policy.delay(after: conflict, response: response(409), attempt: 2, keyed: true) == 2)
-        #expect(policy.delay(after: conflict, response: response(409), attempt: 1, keyed: true) == nil, "a first attempt's conflict is real")
-        #expect(policy.delay(after: conflict, response: response(409), attempt: 2, keyed: false) == nil)
+        #expect(policy.delay(after: conflict, response: response(409, [("Retry-After", "1")]), attempt: 2, keyed: true, now: Date()) == 1)
+        #expect(policy.delay(after: conflict, response: response(409), attempt: 2, keyed: true, now: Date()) == 2)
+        #expect(policy.delay(after: conflict, response: response(409), attempt: 1, keyed: true, now: Date()) == nil, "a first attempt's conflict is real")
+        #expect(policy.delay(after: conflict, response: response(409), attempt: 2, keyed: false, now: Date()) == nil)
     }
 
     @Test func doesNotRetryCancelOrFileErrors() {
-        #expect(policy.delay(after: .failed(UploadFailure(.cancelled, "")), response: nil, attempt: 1) == nil)
-        #expect(policy.delay(after: .failed(UploadFailure(.fileError, "")), response: nil, attempt: 1) == nil)
+        #expect(policy.delay(after: .failed(UploadFailure(.cancelled, "")), response: nil, attempt: 1, now: Date()) == nil)
+        #expect(policy.delay(after: .failed(UploadFailure(.fileError, "")), response: nil, attempt: 1, now: Date()) == nil)
     }
 
     @Test func honoursRetryAfterSecondsAndDates() {
-        #expect(policy.delay(after: .answered(status: 503), response: response(503, [("Retry-After", "7")]), attempt: 1) == 7)
+        #expect(policy.delay(after: .answered(status: 503), response: response(503, [("Retry-After", "7")]), attempt: 1, now: Date()) == 7)
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         let later = "Tue, 14 Nov 2023 22:13:40 GMT" // now + 20 s
         #expect(policy.delay(after: .answered(status: 429), response: response(429, [("retry-after", later)]), attempt: 1, now: now) == 20)
         let capped = RetryPolicy(maxRetries: 1, maxRetryAfter: 30)
-        #expect(capped.delay(after: .answered(status: 503), response: response(503, [("Retry-After", "86400")]), attempt: 1) == 30)
+        #expect(capped.delay(after: .answered(status: 503), response: response(503, [("Retry-After", "86400")]), attempt: 1, now: Date()) == 30)
     }
 }
 

@@ -15,10 +15,15 @@ struct TextFormattingTests {
         #expect(text[...].trimmingSpaces() == text.trimmingCharacters(in: .whitespaces))
     }
 
-    @Test func logTimestampsReadAsDateFormatterWritesThem() {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+    /// Every style of the one local-time formatter reads as `DateFormatter` writes it, in zones
+    /// with half-hour offsets and summer time too.
+    @Test(arguments: ["UTC", "Europe/Paris", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham"])
+    func localTimesReadAsDateFormatterWritesThem(zone: String) throws {
+        let timeZone = try #require(TimeZone(identifier: zone))
+        let patterns: [(LocalTime.Style, String)] = [
+            (.log, "yyyy-MM-dd HH:mm:ss.SSS"), (.seconds, "yyyy-MM-dd HH:mm:ss"), (.minutes, "yyyy-MM-dd HH:mm"),
+            (.clock, "HH:mm:ss"), (.dayMonth, "d MMM HH:mm"),
+        ]
         var generator = SeededGenerator(seed: 12)
         var dates = [
             Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1_795_000_000.0005),
@@ -26,8 +31,14 @@ struct TextFormattingTests {
             Date(timeIntervalSince1970: 4_102_444_799.999),
         ]
         for _ in 0..<200 { dates.append(Date(timeIntervalSince1970: Double(generator.next() % 4_000_000_000_000) / 1000)) }
-        for date in dates {
-            #expect(LogTimestamp.format(date) == formatter.string(from: date), "\(date.timeIntervalSince1970)")
+        for (style, pattern) in patterns {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = timeZone
+            formatter.dateFormat = pattern
+            for date in dates {
+                #expect(LocalTime.format(date, style, timeZone: timeZone) == formatter.string(from: date), "\(pattern) \(date.timeIntervalSince1970)")
+            }
         }
     }
 

@@ -6,12 +6,17 @@ import UploadCore
 /// When something happened: a monotonic time for rates and durations, and the wall-clock time
 /// of day for the notification log. Passed in so the reducer stays pure.
 public struct EventTime: Sendable, Hashable {
+    /// On the run loop's monotonic clock.
     public var seconds: Double
+    /// The local time of day, as the log shows it.
     public var clock: String
+    /// The wall clock, for what records keep (when an upload started or finished).
+    public var date: Date
 
-    public init(seconds: Double, clock: String) {
+    public init(seconds: Double, clock: String, date: Date) {
         self.seconds = seconds
         self.clock = clock
+        self.date = date
     }
 }
 

@@ -77,7 +77,7 @@ extension MonitorReducer {
             guard case .queued = event else { return [] }
             state.queue.rows.append(id)
         }
-        state.queue.tracker.apply(event, now: time.seconds)
+        state.queue.tracker.apply(event, now: time.seconds, date: time.date)
         switch event {
         case .queued(let id, let name, _):
             state.queue.claimPendingFile(id, name: name)

@@ -110,7 +110,7 @@ final class IdempotencyKeys: Sendable {
     private static func scoped(_ key: String, _ client: String) -> String { client + " " + key }
 
     /// What a request of `client` carrying `key` for a body of `length` bytes would get, changing nothing.
-    func peek(_ key: String, client: String, length: Int64?, now: Date = Date()) -> Lookup {
+    func peek(_ key: String, client: String, length: Int64?, now: Date) -> Lookup {
         state.withLockedValue { keys in Self.lookup(keys.entries[Self.scoped(key, client)], length: length, now: now, maxAge: maxAge) }
     }
 
@@ -128,7 +128,7 @@ final class IdempotencyKeys: Sendable {
 
     /// What to do with a request of `client` carrying `key` for a body of `length` bytes;
     /// `.new` marks it in progress.
-    func begin(_ key: String, client: String, length: Int64?, now: Date = Date()) -> Lookup {
+    func begin(_ key: String, client: String, length: Int64?, now: Date) -> Lookup {
         let key = Self.scoped(key, client)
         return state.withLockedValue { keys in
             let found = Self.lookup(keys.entries[key], length: length, now: now, maxAge: maxAge)
@@ -142,7 +142,7 @@ final class IdempotencyKeys: Sendable {
     /// The upload of `client` under `key` ended with `answer`, its file stored as `stored` (both
     /// kept), or without an answer (nil: the key is free again, so a retry of an interrupted
     /// upload goes ahead).
-    func end(_ key: String, client: String, answer: Answer?, stored: String? = nil, now: Date = Date()) {
+    func end(_ key: String, client: String, answer: Answer?, stored: String? = nil, now: Date) {
         let key = Self.scoped(key, client)
         state.withLockedValue { keys in
             if let answer {

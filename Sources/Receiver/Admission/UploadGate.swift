@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import NIOCore
 import NIOHTTPTypes
@@ -159,7 +160,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
                 if case .upload(_, nil) = route, case .success(let key)? = IdempotencyKeys.parse(head.headerFields[IdempotencyKeys.field]) {
                     // A key in progress or used for another length is refused from the head; a
                     // repeat of a completed one is answered once its body shows the same file.
-                    let lookup = idempotency.peek(key, client: client, length: BoundedNumber.length(head.headerFields[.contentLength]).bytes)
+                    let lookup = idempotency.peek(key, client: client, length: BoundedNumber.length(head.headerFields[.contentLength]).bytes, now: Date())
                     if let refusal = IdempotencyKeys.refusal(for: lookup) {
                         refuse(refusal, line: line(), context: context)
                         break
@@ -171,7 +172,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
                 if case .upload(let boundary, let creation?) = route, let version = creation.version {
                     // Announce the upload resource before the body, so a cut transfer can resume.
                     do {
-                        let record = try resumable.create(boundary: boundary, length: creation.length, client: client)
+                        let record = try resumable.create(boundary: boundary, length: creation.length, client: client, now: Date())
                         head.headerFields[ResumableHeaders.internalToken] = record.token
                         context.writeAndFlush(wrapOutboundOut(.head(announcement(record, head: head, version: version))), promise: nil)
                     } catch {
@@ -199,7 +200,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     private func refusalFromState(_ route: UploadAdmission.Route) -> Refusal? {
         guard case .append(let token, let append) = route else { return nil }
         let fields = ResumableRules.fields(echoing: append.version)
-        guard let snapshot = resumable.peek(token) else { return ResumableRules.noSuchUpload(fields) }
+        guard let snapshot = resumable.peek(token, now: Date()) else { return ResumableRules.noSuchUpload(fields) }
         guard !snapshot.busy else { return nil }
         return ResumableRules.appendRefusal(append, complete: snapshot.record.complete, offset: snapshot.offset, fields: fields)
     }

@@ -25,7 +25,7 @@ extension UploadEndpoint {
                                      fields: fields).token
         }
         fields["Location"] = location(token, request)
-        guard let lease = await resumable.acquire(token, fresh: true, interrupt: interrupter(request)) else {
+        guard let lease = await resumable.acquire(token, fresh: true, interrupt: interrupter(request), now: Date()) else {
             throw Refusal(.conflict, "the upload resource was taken over by another request").adding(fields)
         }
         line.path += " → " + UploadAdmission.resourcePrefix + token
@@ -49,7 +49,7 @@ extension UploadEndpoint {
     ) async throws(Refusal) -> Response {
         var fields = echo(append.version)
         let digests = try DigestCheck(request.headers)
-        guard let lease = await resumable.acquire(token, interrupt: interrupter(request)) else { throw ResumableRules.noSuchUpload(fields) }
+        guard let lease = await resumable.acquire(token, interrupt: interrupter(request), now: Date()) else { throw ResumableRules.noSuchUpload(fields) }
         if ResumableRules.replaysAnswer(append, complete: lease.record.complete, offset: lease.offset), let answer = lease.record.answer {
             lease.release(offset: lease.offset)
             fields[ResumableFields.complete] = ResumableFields.boolean(true)
@@ -75,7 +75,7 @@ extension UploadEndpoint {
     /// `HEAD`: the offset as it stands once any request still appending has been ended.
     func offset(_ token: String, version: Int?) async throws(Refusal) -> Response {
         var fields = echo(version)
-        guard let lease = await resumable.acquire(token, interrupt: nil) else { throw ResumableRules.noSuchUpload(fields) }
+        guard let lease = await resumable.acquire(token, interrupt: nil, now: Date()) else { throw ResumableRules.noSuchUpload(fields) }
         let record = lease.record
         lease.release(offset: lease.offset)
         fields[ResumableFields.offset] = String(lease.offset)
@@ -89,7 +89,7 @@ extension UploadEndpoint {
     /// `DELETE`: ends any request still appending, then removes the upload.
     func cancel(_ token: String, version: Int?) async throws(Refusal) -> Response {
         let fields = echo(version)
-        guard let lease = await resumable.acquire(token, interrupt: nil) else { throw ResumableRules.noSuchUpload(fields) }
+        guard let lease = await resumable.acquire(token, interrupt: nil, now: Date()) else { throw ResumableRules.noSuchUpload(fields) }
         await onFileThreads { lease.remove() }
         return Self.empty(.noContent, fields)
     }
@@ -97,7 +97,7 @@ extension UploadEndpoint {
     /// `GET` on a completed upload: its final answer again, for a client that lost it.
     func answer(_ token: String, version: Int?) throws(Refusal) -> Response {
         var fields = echo(version)
-        guard let snapshot = resumable.peek(token) else { throw ResumableRules.noSuchUpload(fields) }
+        guard let snapshot = resumable.peek(token, now: Date()) else { throw ResumableRules.noSuchUpload(fields) }
         guard let answer = snapshot.record.answer else {
             fields[ResumableFields.offset] = String(snapshot.offset)
             fields[ResumableFields.complete] = ResumableFields.boolean(false)
@@ -323,7 +323,7 @@ extension UploadEndpoint {
 
     private func makeResource(boundary: String, length: Int64?, client: String, fields: [String: String]) throws(Refusal) -> ResumableRecord {
         do {
-            return try resumable.create(boundary: boundary, length: length, client: client)
+            return try resumable.create(boundary: boundary, length: length, client: client, now: Date())
         } catch {
             switch error {
             case .full(let reason):
@@ -349,7 +349,7 @@ extension UploadEndpoint {
     private func echo(_ version: Int?) -> [String: String] { ResumableRules.fields(echoing: version) }
 
     private func limit(expiresAt: Date) -> UploadLimit {
-        configuration.uploadLimit(maxAge: resumable.remainingAge(expiresAt: expiresAt))
+        configuration.uploadLimit(maxAge: resumable.remainingAge(expiresAt: expiresAt, now: Date()))
     }
 
     private func onFileThreads(_ work: @escaping @Sendable () -> Void) async {

@@ -64,7 +64,7 @@ final class ResumableStore: Sendable {
     /// Opens the store of `directory`, reading what an earlier receiver left: uploads older
     /// than `maxAge` and files without their partner are removed.
     init(directory: String, maxAge: Duration, idleAge: Duration? = nil, quota: ResumableQuota = .standard, takeoverGrace: Duration = .milliseconds(500),
-         now: Date = Date()) {
+         now: Date) {
         self.takeoverGrace = takeoverGrace
         folder = directory + "/" + Self.folderName
         self.maxAge = maxAge
@@ -75,7 +75,7 @@ final class ResumableStore: Sendable {
 
     /// Seconds an upload whose age ends at `expiresAt` is sure to live from `now` if the client
     /// goes on at once: its `Upload-Limit: max-age` (the idle age, or less near its end).
-    func remainingAge(expiresAt: Date, now: Date = Date()) -> Int64 {
+    func remainingAge(expiresAt: Date, now: Date) -> Int64 {
         min(Int64(max(0, expiresAt.timeIntervalSince(now).rounded(.down))), advertisedAge)
     }
 
@@ -92,7 +92,7 @@ final class ResumableStore: Sendable {
 
     /// Creates an empty upload for `client`: its part file and its record. When the quota asks
     /// for room, the upload it names goes first. Blocking file calls.
-    func create(boundary: String, length: Int64?, client: String = "unknown", now: Date = Date()) throws(CreateError) -> ResumableRecord {
+    func create(boundary: String, length: Int64?, client: String = "unknown", now: Date) throws(CreateError) -> ResumableRecord {
         // Decided and made room in one hold of the lock: the upload given up is one no request uses.
         let decision = state.withLockedValue { state -> (ResumableQuota.Decision, [CheckedContinuation<Void, Never>]) in
             let unfinished = state.entries.compactMap { token, entry -> ResumableQuota.Holding? in
@@ -149,7 +149,7 @@ final class ResumableStore: Sendable {
     /// How many requests wait for the upload's holder to let go.
     func waiting(_ token: String) -> Int { state.withLockedValue { $0.entries[token]?.waiters.count ?? 0 } }
 
-    func peek(_ token: String, now: Date = Date()) -> Snapshot? {
+    func peek(_ token: String, now: Date) -> Snapshot? {
         state.withLockedValue { state in
             guard let entry = state.entries[token], !entry.expired(at: now, idleAge: idleAge) else { return nil }
             return Snapshot(record: entry.record, offset: entry.offset, busy: entry.holder != nil)
@@ -165,7 +165,7 @@ final class ResumableStore: Sendable {
     /// reached the socket before the cut; ending that request then would throw those bytes
     /// away and the client would send them again. A request that does not end by itself (a
     /// connection gone silent) is ended after the grace.
-    func acquire(_ token: String, fresh: Bool = false, interrupt: (@Sendable () -> Void)?, now: Date = Date()) async -> Lease? {
+    func acquire(_ token: String, fresh: Bool = false, interrupt: (@Sendable () -> Void)?, now: Date) async -> Lease? {
         var graceOver = false
         while true {
             var previous: (@Sendable () -> Void)?
@@ -226,7 +226,7 @@ final class ResumableStore: Sendable {
 
     /// Removes uploads past their age, or idle too long, that no request holds. Returns how many.
     @discardableResult
-    func sweep(now: Date = Date()) -> Int {
+    func sweep(now: Date) -> Int {
         let expired = state.withLockedValue { state -> [String] in
             let tokens = state.entries.filter { $0.value.holder == nil && $0.value.expired(at: now, idleAge: idleAge) }.map(\.key)
             for token in tokens { state.entries[token] = nil }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -14,7 +15,7 @@ public enum ReceiverServer {
     /// Removes partial files that a receiver killed mid-upload left in `directory` (untouched for
     /// an hour); returns their names. `serve` calls it when it starts.
     public static func removeLeftovers(in directory: String, untouchedFor age: Double = leftoverAge) throws -> [String] {
-        try UploadStore(directory: directory).removeLeftovers(untouchedFor: age)
+        try UploadStore(directory: directory).removeLeftovers(untouchedFor: age, now: Date())
     }
 
     /// Builds the receiver as a service to run in a `ServiceGroup`. `onRunning` gets the bound
@@ -30,7 +31,7 @@ public enum ReceiverServer {
     ) throws -> ReceiverService {
         let store = try UploadStore(directory: configuration.directory)
         let resumable = ResumableStore(directory: configuration.directory, maxAge: configuration.resumableMaxAge,
-                                       idleAge: configuration.resumableIdleAge, quota: configuration.resumableQuota)
+                                       idleAge: configuration.resumableIdleAge, quota: configuration.resumableQuota, now: Date())
         let connections = ConnectionRegistry(
             limit: ConnectionBudget.cap(requested: configuration.limits.maxConnections, descriptors: ConnectionBudget.raiseDescriptorLimit())
         )
@@ -100,7 +101,7 @@ public struct ReceiverService: Service {
             let every = min(max(resumable.maxAge / 10, .seconds(1)), .seconds(60))
             while !Task.isCancelled {
                 try? await Task.sleep(for: every)
-                resumable.sweep()
+                resumable.sweep(now: Date())
             }
         }
         defer { sweeper.cancel() }

@@ -53,7 +53,7 @@ struct UploadEndpoint: HTTPResponder {
             let client = request.headers[ResumableHeaders.internalClient] ?? "unknown"
             if let key {
                 let length = BoundedNumber.length(request.headers[.contentLength]).bytes
-                var lookup = idempotency.begin(key, client: client, length: length)
+                var lookup = idempotency.begin(key, client: client, length: length, now: Date())
                 if case .completed(let answer, let stored) = lookup {
                     let path = store.directory + "/" + stored
                     if FileFingerprint.of(path: path) != nil {
@@ -67,8 +67,8 @@ struct UploadEndpoint: HTTPResponder {
                     }
                     // The stored file was moved away: nothing to compare with, so this is received
                     // as a new upload (at worst a second copy, never a file lost).
-                    idempotency.end(key, client: client, answer: nil)
-                    lookup = idempotency.begin(key, client: client, length: length)
+                    idempotency.end(key, client: client, answer: nil, now: Date())
+                    lookup = idempotency.begin(key, client: client, length: length, now: Date())
                 }
                 if let refusal = IdempotencyKeys.refusal(for: lookup) { throw refusal }
             }
@@ -76,14 +76,14 @@ struct UploadEndpoint: HTTPResponder {
                 let stored = try await receive(request, boundary: boundary, digests: digests, line: &line, bodyRead: &bodyRead)
                 line.storedName = stored.name
                 let body = ["filename": stored.name]
-                if let key { idempotency.end(key, client: client, answer: .init(status: 200, body: Self.json(body)), stored: stored.name) }
+                if let key { idempotency.end(key, client: client, answer: .init(status: 200, body: Self.json(body)), stored: stored.name, now: Date()) }
                 var response = Self.response(.ok, body)
                 for (name, value) in digests.answerFields(stored.digests) { response.headers[HTTPField.Name(name)!] = value }
                 return response
             } catch {
                 // An answer to the whole body is the key's for good; an upload cut short is not.
                 if let key {
-                    idempotency.end(key, client: client, answer: bodyRead ? .init(status: Int(error.status.code), body: Self.json(["error": error.message])) : nil)
+                    idempotency.end(key, client: client, answer: bodyRead ? .init(status: Int(error.status.code), body: Self.json(["error": error.message])) : nil, now: Date())
                 }
                 throw error
             }

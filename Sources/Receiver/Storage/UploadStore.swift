@@ -92,7 +92,7 @@ struct UploadStore: Sendable {
     /// Removes partial files a receiver killed mid-upload left behind (a clean stop or an
     /// aborted upload removes its own). Only those untouched for `age`: another receiver
     /// sharing the folder may be writing a fresh one. Returns the names removed.
-    func removeLeftovers(untouchedFor age: Double, now: Date = Date()) -> [String] {
+    func removeLeftovers(untouchedFor age: Double, now: Date) -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         var removed: [String] = []
         for name in names where name.hasPrefix(Self.temporaryPrefix) {

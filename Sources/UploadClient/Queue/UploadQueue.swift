@@ -189,7 +189,7 @@ public actor UploadQueue {
 
     private func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult) {
         attemptTasks[id] = nil
-        run(machine.attemptEnded(id, attempt: attempt, result: result))
+        run(machine.attemptEnded(id, attempt: attempt, result: result, at: Date()))
     }
 
     private func retryDue(_ id: UploadID, attempt: Int) {

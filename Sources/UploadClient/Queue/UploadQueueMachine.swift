@@ -1,3 +1,4 @@
+import Foundation
 import UploadCore
 
 /// Every decision of the upload queue, as a value: what runs next, when an upload is retried,
@@ -184,7 +185,8 @@ struct UploadQueueMachine {
 
     /// An attempt came back. One that is not the attempt in flight (it cannot be, but a shell
     /// may deliver late) changes nothing.
-    mutating func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult) -> [Action] {
+    /// `now`: when it ended (an HTTP-date `Retry-After` counts from it).
+    mutating func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult, at now: Date) -> [Action] {
         guard var entry = entries[id], case .sending(attempt, let cancelRequested) = entry.phase else { return [] }
         var actions: [Action] = []
         // The next attempt (a retry now, or by hand later) continues where this one left the upload.
@@ -214,7 +216,7 @@ struct UploadQueueMachine {
             let policy = entry.retryPolicy ?? retryPolicy
             let keyed = entry.request.idempotencyKey != nil
             let failures = attempt - entry.attemptThatLastMovedOn
-            if var delay = policy.delay(after: result.outcome, response: result.response, attempt: failures, keyed: keyed) {
+            if var delay = policy.delay(after: result.outcome, response: result.response, attempt: failures, keyed: keyed, now: now) {
                 if atOnce, case .failed = result.outcome { delay = 0 }
                 let reason = result.outcome.words(reason: result.response?.reason)
                 setPhase(id, &entry, .waitingToRetry(attempt: attempt + 1))

@@ -16,7 +16,7 @@ enum CertificateInspection {
     /// The problems with the certificates `host` presents, or nil when they cannot be had
     /// (the server went away) or none of the checks finds one.
     static func problems(
-        host: String, port: Int, roots: Roots, eventLoop: EventLoop, timeout: TimeAmount, now: Date = Date()
+        host: String, port: Int, roots: Roots, eventLoop: EventLoop, timeout: TimeAmount, now: Date
     ) async -> [CertificateProblem]? {
         guard let presented = await presentedChain(host: host, port: port, eventLoop: eventLoop, timeout: timeout),
               !presented.chain.isEmpty

@@ -1,3 +1,4 @@
+import UploadCore
 import Foundation
 
 /// One reason a server's certificate was not accepted, in the terms a person can act on.
@@ -50,11 +51,7 @@ enum CertificateProblem: Sendable, Equatable, CustomStringConvertible {
 
     /// UTC to the minute: the same in every time zone, and a clock that is off shows.
     static func date(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-        return formatter.string(from: date)
+        LocalTime.format(date, .minutes, timeZone: TimeZone(identifier: "UTC")!) + " UTC"
     }
 }
 

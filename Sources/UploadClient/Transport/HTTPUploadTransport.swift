@@ -384,7 +384,7 @@ public final class HTTPUploadTransport: UploadTransport {
         let bareHost = HostName.bare(host)
         let port = target.port ?? (target.scheme == "https" ? 443 : 80)
         guard let problems = await CertificateInspection.problems(
-            host: bareHost, port: port, roots: roots, eventLoop: eventLoop, timeout: timeouts.connect)
+            host: bareHost, port: port, roots: roots, eventLoop: eventLoop, timeout: timeouts.connect, now: Date())
         else { return failure }
         return UploadFailure(.certificateRejected, CertificateProblem.describe(problems))
     }

@@ -24,7 +24,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// The delay before attempt `attempt + 1`, or `nil` when the outcome is final.
     /// `attempt` counts from 1 for the first try; `keyed` says the request carried an Idempotency-Key.
-    public func delay(after outcome: UploadOutcome, response: UploadResponse?, attempt: Int, keyed: Bool = false, now: Date = Date()) -> Double? {
+    public func delay(after outcome: UploadOutcome, response: UploadResponse?, attempt: Int, keyed: Bool = false, now: Date) -> Double? {
         guard attempt <= maxRetries else { return nil }
         switch outcome {
         case .answered(let status):

@@ -214,11 +214,7 @@ public struct UploadRecord: Sendable, Hashable {
         let percent = Int((Double(min(point.offset, point.bodyLength)) / Double(point.bodyLength) * 100).rounded(.down))
         var text = "the server keeps \(percent) %"
         if let expires = point.expires.flatMap(HTTPDate.parse) {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = timeZone
-            formatter.dateFormat = "d MMM HH:mm"
-            text += " until " + formatter.string(from: expires)
+            text += " until " + LocalTime.format(expires, .dayMonth, timeZone: timeZone)
         }
         return text
     }

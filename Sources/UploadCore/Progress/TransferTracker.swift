@@ -102,7 +102,7 @@ public struct TransferTracker: Sendable {
 
     /// Applies one event at `now` (seconds on a monotonic clock) and `date` (the wall clock,
     /// for the record's times).
-    public mutating func apply(_ event: UploadEvent, now: Double, date: Date = Date()) {
+    public mutating func apply(_ event: UploadEvent, now: Double, date: Date) {
         if case .allFinished(let summary) = event {
             self.summary = summary
             return

@@ -131,5 +131,5 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 enum Timestamp {
-    static func now() -> String { LogTimestamp.format() }
+    static func now() -> String { LocalTime.format(Date(), .log) }
 }

@@ -1,13 +1,15 @@
+import Foundation
 import Monitor
 import TerminalCanvas
 import UploadCore
 
 /// States and event helpers for reducer and view tests.
 enum Fixtures {
-    static let time = EventTime(seconds: 10, clock: "12:00:00")
+    static let time = EventTime(seconds: 10, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 10))
 
     static func at(_ seconds: Double) -> EventTime {
-        EventTime(seconds: seconds, clock: "12:00:\(Int(seconds) < 10 ? "0" : "")\(Int(seconds) % 60)")
+        EventTime(seconds: seconds, clock: "12:00:\(Int(seconds) < 10 ? "0" : "")\(Int(seconds) % 60)",
+                  date: Date(timeIntervalSince1970: 1_700_000_000 + seconds))
     }
 
     static let listing = DirectoryListing(path: "/photos", entries: [
