@@ -28,38 +28,18 @@ final class ResumableStore: Sendable {
     /// How many unfinished uploads each client and all of them may hold.
     let quota: ResumableQuota
 
-    private struct Entry {
-        var record: ResumableRecord
-        /// Bytes received and kept (the part file's size; the length once complete).
-        var offset: Int64
-        var holder: Holder?
-        /// Requests waiting for the holder to let go, by number (one that stops waiting takes
-        /// itself out).
+    /// The uploads as a value, and the continuations of the requests waiting for one.
+    private struct State {
+        var leases: ResumableLeases
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        /// Whether any request has used it (a creation request may only take a fresh one).
-        var touched = false
-        /// When a request last took or let go of it (or the store opened, for one read from disk).
-        var lastActive: Date
 
-        /// Whether it is gone at `now`: past its age, or unfinished and untouched for `idleAge`.
-        func expired(at now: Date, idleAge: Duration?) -> Bool {
-            if record.expiresAt <= now { return true }
-            guard let idleAge, !record.complete, holder == nil else { return false }
-            return now.timeIntervalSince(lastActive) >= idleAge.seconds
+        /// Takes the continuations of `ids` out, to be resumed outside the lock.
+        mutating func wake(_ ids: [UInt64]) -> [CheckedContinuation<Void, Never>] {
+            ids.compactMap { waiters.removeValue(forKey: $0) }
         }
     }
 
-    struct Holder: Sendable {
-        let id: UInt64
-        /// Ends the holder's request (its connection); nil for short requests not worth ending.
-        let interrupt: (@Sendable () -> Void)?
-    }
-
-    private struct State {
-        var entries: [String: Entry] = [:]
-        var nextID: UInt64 = 1
-    }
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
 
     /// Opens the store of `directory`, reading what an earlier receiver left: uploads older
     /// than `maxAge` and files without their partner are removed.
@@ -70,6 +50,7 @@ final class ResumableStore: Sendable {
         self.maxAge = maxAge
         self.idleAge = idleAge.map { min($0, maxAge) }
         self.quota = quota
+        state = NIOLockedValueBox(State(leases: ResumableLeases(idleAge: idleAge.map { min($0, maxAge) })))
         load(now: now)
     }
 
@@ -95,15 +76,9 @@ final class ResumableStore: Sendable {
     func create(boundary: String, length: Int64?, client: String = "unknown", now: Date) throws(CreateError) -> ResumableRecord {
         // Decided and made room in one hold of the lock: the upload given up is one no request uses.
         let decision = state.withLockedValue { state -> (ResumableQuota.Decision, [CheckedContinuation<Void, Never>]) in
-            let unfinished = state.entries.compactMap { token, entry -> ResumableQuota.Holding? in
-                guard !entry.record.complete, !entry.expired(at: now, idleAge: idleAge) else { return nil }
-                return .init(token: token, client: entry.record.client ?? "unknown", lastActive: entry.lastActive, inUse: entry.holder != nil)
-            }
-            let decision = quota.decide(for: client, unfinished: unfinished)
+            let decision = quota.decide(for: client, unfinished: state.leases.holdings(now: now))
             guard case .evict(let evicting) = decision else { return (decision, []) }
-            let waiters = state.entries[evicting].map { Array($0.waiters.values) } ?? []
-            state.entries[evicting] = nil
-            return (decision, waiters)
+            return (decision, state.wake(state.leases.remove(evicting)))
         }
         switch decision.0 {
         case .admit: break
@@ -135,25 +110,18 @@ final class ResumableStore: Sendable {
             unlink(partPath(token))
             throw .io(String(describing: error))
         }
-        state.withLockedValue { $0.entries[token] = Entry(record: record, offset: 0, lastActive: now) }
+        state.withLockedValue { $0.leases.add(record, offset: 0, touched: false, now: now) }
         return record
     }
 
     /// What a request can learn without waiting: nil when there is no such upload.
-    struct Snapshot: Equatable {
-        var record: ResumableRecord
-        var offset: Int64
-        var busy: Bool
-    }
+    typealias Snapshot = ResumableLeases.Snapshot
 
     /// How many requests wait for the upload's holder to let go.
-    func waiting(_ token: String) -> Int { state.withLockedValue { $0.entries[token]?.waiters.count ?? 0 } }
+    func waiting(_ token: String) -> Int { state.withLockedValue { $0.leases.waiting(token) } }
 
     func peek(_ token: String, now: Date) -> Snapshot? {
-        state.withLockedValue { state in
-            guard let entry = state.entries[token], !entry.expired(at: now, idleAge: idleAge) else { return nil }
-            return Snapshot(record: entry.record, offset: entry.offset, busy: entry.holder != nil)
-        }
+        state.withLockedValue { $0.leases.snapshot(token, now: now) }
     }
 
     /// Takes the upload for one request, ending (`interrupt`) the request that holds it and
@@ -168,29 +136,13 @@ final class ResumableStore: Sendable {
     func acquire(_ token: String, fresh: Bool = false, interrupt: (@Sendable () -> Void)?, now: Date) async -> Lease? {
         var graceOver = false
         while true {
-            var previous: (@Sendable () -> Void)?
-            enum Taking { case taken(ResumableRecord, Int64), absent, held }
             // Taken and read in one hold of the lock: the entry cannot change in between.
-            let taking: Taking = state.withLockedValue { state in
-                guard var entry = state.entries[token], !entry.expired(at: now, idleAge: idleAge), !(fresh && entry.touched) else { return .absent }
-                guard let holder = entry.holder else {
-                    let id = state.nextID
-                    state.nextID += 1
-                    entry.holder = Holder(id: id, interrupt: interrupt)
-                    entry.touched = true
-                    entry.lastActive = max(entry.lastActive, now)
-                    state.entries[token] = entry
-                    return .taken(entry.record, entry.offset)
-                }
-                previous = holder.interrupt
-                return .held
-            }
-            switch taking {
+            switch state.withLockedValue({ $0.leases.take(token, fresh: fresh, interrupt: interrupt, now: now) }) {
             case .taken(let record, let offset):
                 return Lease(store: self, record: record, offset: offset)
             case .absent:
                 return nil
-            case .held:
+            case .held(let previous):
                 if graceOver { previous?() }
                 await waitForRelease(token, upTo: graceOver ? nil : takeoverGrace)
                 graceOver = true
@@ -200,15 +152,11 @@ final class ResumableStore: Sendable {
 
     /// Waits until the holder of `token` lets go (or the upload goes), or `limit` passes.
     private func waitForRelease(_ token: String, upTo limit: Duration?) async {
-        let id = state.withLockedValue { state -> UInt64 in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
+        let id = state.withLockedValue { $0.leases.newID() }
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let now = state.withLockedValue { state -> Bool in
-                guard var entry = state.entries[token], entry.holder != nil else { return true }
-                entry.waiters[id] = waiter
-                state.entries[token] = entry
+                guard state.leases.wait(token, id: id) else { return true }
+                state.waiters[id] = waiter
                 return false
             }
             if now {
@@ -217,7 +165,9 @@ final class ResumableStore: Sendable {
                 // Registered first, so the clock cannot miss it.
                 Task { [state] in
                     try? await Task.sleep(for: limit)
-                    let waiter = state.withLockedValue { $0.entries[token]?.waiters.removeValue(forKey: id) }
+                    let waiter = state.withLockedValue { state in
+                        state.leases.stopWaiting(token, id: id) ? state.waiters.removeValue(forKey: id) : nil
+                    }
                     waiter?.resume()
                 }
             }
@@ -227,43 +177,25 @@ final class ResumableStore: Sendable {
     /// Removes uploads past their age, or idle too long, that no request holds. Returns how many.
     @discardableResult
     func sweep(now: Date) -> Int {
-        let expired = state.withLockedValue { state -> [String] in
-            let tokens = state.entries.filter { $0.value.holder == nil && $0.value.expired(at: now, idleAge: idleAge) }.map(\.key)
-            for token in tokens { state.entries[token] = nil }
-            return tokens
-        }
+        let expired = state.withLockedValue { $0.leases.sweep(now: now) }
         for token in expired { removeFiles(token) }
         return expired.count
     }
 
     /// How many uploads are kept (complete ones included, until their age).
-    var count: Int { state.withLockedValue { $0.entries.count } }
+    var count: Int { state.withLockedValue { $0.leases.count } }
 
     // MARK: a request's hold on one upload
 
     // MARK: inside
 
-    func letGo(_ token: String, offset: Int64?, record: ResumableRecord?) {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            guard var entry = state.entries[token] else { return [] }
-            if let offset { entry.offset = offset }
-            if let record { entry.record = record }
-            entry.holder = nil
-            entry.lastActive = max(entry.lastActive, Date())
-            let waiters = Array(entry.waiters.values)
-            entry.waiters = [:]
-            state.entries[token] = entry
-            return waiters
-        }
+    func letGo(_ token: String, offset: Int64?, record: ResumableRecord?, now: Date) {
+        let waiters = state.withLockedValue { $0.wake($0.leases.letGo(token, offset: offset, record: record, now: now)) }
         for waiter in waiters { waiter.resume() }
     }
 
     func forget(_ token: String) {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            let waiters = state.entries[token].map { Array($0.waiters.values) } ?? []
-            state.entries[token] = nil
-            return waiters
-        }
+        let waiters = state.withLockedValue { $0.wake($0.leases.remove(token)) }
         removeFiles(token)
         for waiter in waiters { waiter.resume() }
     }
@@ -306,7 +238,7 @@ final class ResumableStore: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        var entries: [String: Entry] = [:]
+        var leases = ResumableLeases(idleAge: idleAge)
         for name in names where name.hasSuffix(".json") {
             let token = String(name.dropLast(5))
             guard let data = FileManager.default.contents(atPath: recordPath(token)),
@@ -318,7 +250,7 @@ final class ResumableStore: Sendable {
             if record.complete {
                 unlink(partPath(token))
                 unlink(bodyPath(token))
-                entries[token] = Entry(record: record, offset: record.length ?? 0, touched: true, lastActive: now)
+                leases.add(record, offset: record.length ?? 0, touched: true, now: now)
                 continue
             }
             var st = stat()
@@ -329,13 +261,13 @@ final class ResumableStore: Sendable {
             var body = stat()
             let bodySize = stat(bodyPath(token), &body) == 0 ? Int64(body.st_size) : 0
             // The idle clock starts over: the time the receiver was down is not the client's.
-            entries[token] = Entry(record: record, offset: Int64(st.st_size) + bodySize, touched: true, lastActive: now)
+            leases.add(record, offset: Int64(st.st_size) + bodySize, touched: true, now: now)
         }
         // Bytes without a record, and records being replaced when a receiver was killed.
         for name in names where !name.hasSuffix(".json") {
             let token = name.hasSuffix(".part") || name.hasSuffix(".body") ? String(name.dropLast(5)) : ""
-            if entries[token] == nil { unlink(folder + "/" + name) }
+            if leases.entries[token] == nil { unlink(folder + "/" + name) }
         }
-        state.withLockedValue { $0.entries = entries }
+        state.withLockedValue { $0.leases = leases }
     }
 }
