@@ -112,6 +112,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         record.bytesSaved = bytesSaved
         record.contentSHA256 = contentSHA256
         record.fileModified = fileMtimeNs
+        record.withoutLocation = settings.stripLocation
         return record
     }
 

@@ -131,6 +131,25 @@ import UploadTesting
         #expect(try decoder.decode(UploadRecord.self, from: encoder.encode(stored)) == stored)
     }
 
+    /// Whether an upload goes without its location is the upload's own setting: its record
+    /// (what the monitor and `status --json` read) says so.
+    @Test func theRecordSaysWhenThePhotoGoesWithoutItsLocation() throws {
+        let journal = try Journal(path: root + "/location.sqlite")
+        var settings = TransportSettings()
+        settings.stripLocation = true
+        let uploads = [settings, TransportSettings()].map { settings in
+            NewUpload(request: UploadRequest(source: .file(path: "/data/a.jpg"), url: "http://127.0.0.1:9/photo", uploadName: "a.jpg"),
+                      fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1), settings: settings, origin: "monitor")
+        }
+        let added = try journal.add(uploads, at: t0)
+        #expect(added.map(\.withoutLocation) == [true, false])
+        let stripped = try #require(try journal.snapshot(added[0].id))
+        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(stripped)) as? [String: Any]
+        #expect(object?["withoutLocation"] as? Bool == true)
+        let plain = try JSONSerialization.jsonObject(with: JSONEncoder().encode(try #require(try journal.snapshot(added[1].id)))) as? [String: Any]
+        #expect(plain?["withoutLocation"] == nil)
+    }
+
     @Test func credentialsTheServerSetAreNeitherKeptNorShown() throws {
         let journal = try Journal(path: root + "/cookie.sqlite")
         let new = NewUpload(

@@ -36,6 +36,20 @@ import UploadCore
         }
     }
 
+    /// A photo the agent sends without its location keeps its row marker in a monitor that
+    /// attached later: the agent's record carries it.
+    @Test func aPhotoSentWithoutItsLocationSaysSoAfterReattaching() {
+        var record = UploadRecord(id: id, name: "paris.jpg", path: "/photos/paris.jpg", url: "http://h/photo", origin: "monitor", fileSize: 1000, createdAt: d0)
+        record.apply(.queued(id, name: "paris.jpg", totalBytes: 1000), at: d0)
+        let plain = record
+        record.withoutLocation = true
+        for (kept, expected) in [(record, true), (plain, false)] {
+            var reattached = Fixtures.state(width: 160, height: 30)
+            _ = MonitorReducer.reduce(&reattached, .attached(Reattachment(records: [kept], missedFinishes: [], at: d0), Fixtures.at(1)))
+            #expect(panes(reattached).contains { $0.contains("paris.jpg · no location") } == expected, "\(panes(reattached))")
+        }
+    }
+
     @Test func anUploadWaitingToRetryShowsWhyAndForHowLong() {
         let (live, reattached) = screens([
             (0, .queued(id, name: "big.png", totalBytes: 1000)),

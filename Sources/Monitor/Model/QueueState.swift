@@ -30,6 +30,12 @@ public struct QueueState: Sendable {
         var stripLocation = false
     }
 
+    /// Whether an upload sends its photo without where it was taken: as queued here, or as the
+    /// agent's record says (a monitor that attached later knows it from there).
+    public func sendsWithoutLocation(_ id: UploadID) -> Bool {
+        withoutLocation.contains(id) || tracker[id]?.record.withoutLocation == true
+    }
+
     /// The file an upload sends, when known.
     public func path(of id: UploadID) -> String? { tracker[id]?.record.path ?? paths[id] }
 

@@ -41,7 +41,7 @@ extension MonitorView {
             let index = queue.offset + line
             guard index < queue.rows.count, let row = queue.state(queue.rows[index]) else { break }
             drawRow(&canvas, row, selected: index == queue.selected, focused: focused, rows.row(line), theme, now: state.now,
-                    withoutLocation: queue.withoutLocation.contains(queue.rows[index]))
+                    withoutLocation: queue.sendsWithoutLocation(queue.rows[index]))
         }
     }
 

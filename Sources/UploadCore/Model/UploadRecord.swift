@@ -89,6 +89,8 @@ public struct UploadRecord: Sendable, Hashable {
     /// The file's modification time when it was queued, in nanoseconds since 1970 (known to
     /// the agent's journal; nil where it was not kept).
     public var fileModified: Int64?
+    /// Sent without where the photo was taken (`--strip-location`, or `L` in the monitor).
+    public var withoutLocation = false
     public var phase: UploadPhase
     /// Attempts started so far.
     public var attempts: Int
@@ -229,7 +231,7 @@ extension UploadRecord: Codable {
         case status, reason, body, error, errorKind, retryReason, retryAt, queuedAt, startedAt, finishedAt
         case response, failure
         case uploadURL, offset, resume, resumedAt, bytesSaved, uploadProtocol = "protocol"
-        case fileModifiedNs, verified, sha256
+        case fileModifiedNs, verified, sha256, withoutLocation
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -270,6 +272,7 @@ extension UploadRecord: Codable {
         try c.encodeIfPresent(resumedAt, forKey: .resumedAt)
         if bytesSaved > 0 { try c.encode(bytesSaved, forKey: .bytesSaved) }
         try c.encodeIfPresent(contentSHA256, forKey: .sha256)
+        if withoutLocation { try c.encode(true, forKey: .withoutLocation) }
     }
 
     public init(from decoder: any Decoder) throws {
@@ -293,6 +296,7 @@ extension UploadRecord: Codable {
         resumedAt = try c.decodeIfPresent(Int64.self, forKey: .resumedAt)
         bytesSaved = try c.decodeIfPresent(Int64.self, forKey: .bytesSaved) ?? 0
         contentSHA256 = try c.decodeIfPresent(String.self, forKey: .sha256)
+        withoutLocation = try c.decodeIfPresent(Bool.self, forKey: .withoutLocation) ?? false
         phase = UploadPhase(
             state: try c.decode(UploadState.self, forKey: .state), attempts: attempts,
             retryReason: try c.decodeIfPresent(String.self, forKey: .retryReason),
