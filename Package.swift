@@ -152,12 +152,12 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "UploadCoreTests", dependencies: ["UploadCore"]),
+        .testTarget(name: "UploadCoreTests", dependencies: ["UploadCore", "UploadTesting"]),
         .testTarget(name: "TerminalCanvasTests", dependencies: ["TerminalCanvas"]),
         .testTarget(name: "ImagePreviewTests", dependencies: ["ImagePreview", "CImageDecode", "TerminalCanvas", "UploadTesting"]),
         .testTarget(
             name: "MonitorTests",
-            dependencies: ["Monitor", "TerminalCanvas", "UploadCore", "PreviewModel"],
+            dependencies: ["Monitor", "TerminalCanvas", "UploadCore", "PreviewModel", "UploadTesting"],
             exclude: ["Snapshots"]
         ),
         .testTarget(
@@ -188,7 +188,7 @@ let package = Package(
             name: "CommandTests",
             dependencies: ["UploadCommands", "UploadAgent", "UploadJournal", "UploadClient", "UploadCore", "UploadTesting", "UploadReports", "Receiver"]
         ),
-        .testTarget(name: "ReportTests", dependencies: ["UploadReports", "UploadCore", "UploadJournal", "UploadAgent"]),
+        .testTarget(name: "ReportTests", dependencies: ["UploadReports", "UploadCore", "UploadJournal", "UploadAgent", "UploadTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

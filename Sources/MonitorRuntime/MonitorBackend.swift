@@ -64,7 +64,8 @@ public final class LocalBackend: MonitorBackend {
                 do {
                     let (request, size) = try uploads.request(for: item)
                     let own = try self.transport(for: item)
-                    await queue.enqueue(request, totalBytes: size, transport: own)
+                    await queue.enqueue(request, totalBytes: size, origin: "monitor", fileModified: item.modified,
+                                        withoutLocation: item.stripLocation, transport: own)
                 } catch let error as UploadInputError {
                     post(.enqueueRefused(name: item.uploadName, reason: error.description, now()))
                 } catch {

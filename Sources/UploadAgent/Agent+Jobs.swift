@@ -59,9 +59,13 @@ extension Agent {
         case .maintenance(let spec): outcome = maintain(spec)
         }
         do { try journal.endJobRun(id, result: outcome.summary, failed: outcome.failed) } catch { log("job \(id): \(error)") }
+        endedRuns[id, default: 0] += 1
         if outcome.worthLogging { log("job \(id) (\(job.spec.title)): \(outcome.summary)") }
         broadcastJobs()
     }
+
+    /// How many runs of job `id` have ended since this agent started.
+    public func runsEnded(_ id: Int64) -> Int { endedRuns[id] ?? 0 }
 
     struct JobOutcome {
         var summary: String

@@ -36,7 +36,7 @@ extension Agent {
         for (snapshot, new) in zip(added, uploads) {
             var request = new.request
             request.expectedFile = new.fingerprint
-            await startUpload(PendingUpload(id: snapshot.id, request: request, settings: new.settings, attempts: 0, totalBytes: new.fingerprint.size))
+            await startUpload(PendingUpload(request: request, settings: new.settings, attempts: 0, record: snapshot))
         }
     }
 

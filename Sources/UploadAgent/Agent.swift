@@ -64,6 +64,9 @@ public actor Agent {
     /// Whether a folder is watched: then the agent does not exit when idle (it has work to do).
     var watching = false
     var schedulerSleeper: Task<Void, Never>?
+    /// Runs of each job that have ended since this agent started (the journal counts runs as
+    /// they begin).
+    var endedRuns: [Int64: Int] = [:]
     var scheduler: Task<Void, Never>?
 
     public enum StopReason: Sendable, Equatable, CustomStringConvertible {
@@ -123,8 +126,7 @@ public actor Agent {
             transport = FailingTransport(failure: UploadFailure(.fileError, "\(error)"))
         }
         await queue.enqueue(
-            upload.request, totalBytes: upload.totalBytes, id: upload.id, attemptsSoFar: upload.attempts,
-            transport: transport, retryPolicy: upload.settings.retryPolicy)
+            upload.request, record: upload.record, attemptsSoFar: upload.attempts, transport: transport, retryPolicy: upload.settings.retryPolicy)
     }
 
     func transport(for settings: TransportSettings) throws -> HTTPUploadTransport {

@@ -8,7 +8,7 @@ import UploadJournal
 public enum AgentProtocol {
     /// Bumped whenever a message changes shape; a client and an agent of different versions
     /// refuse each other with a message that says what to do.
-    public static let version = 4
+    public static let version = 5
     /// The longest line either side accepts (an enqueue of many files is the largest).
     public static let maxLineBytes = 64 << 20
 }

@@ -247,6 +247,6 @@ extension UploadRow {
     }
 
     var pending: PendingUpload {
-        PendingUpload(id: uploadID, request: request, settings: settings, attempts: attempts, totalBytes: fileSize)
+        PendingUpload(request: request, settings: settings, attempts: attempts, record: record)
     }
 }

@@ -163,6 +163,38 @@ struct EventRow: Codable, FetchableRecord, MutablePersistableRecord {
     }
 }
 
+extension EventRow {
+    enum CodingKeys: String, CodingKey { case seq, uploadID, kind, event, at }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        seq = try c.decodeIfPresent(Int64.self, forKey: .seq)
+        uploadID = try c.decodeIfPresent(Int64.self, forKey: .uploadID)
+        kind = try c.decode(String.self, forKey: .kind)
+        at = try c.decode(Date.self, forKey: .at)
+        do {
+            event = try c.decode(UploadEvent.self, forKey: .event)
+        } catch {
+            // Logged by an earlier version, whose `queued` carried the name and size alone: the
+            // record it stands for, with what it said.
+            guard let legacy = try? c.decode(LegacyQueued.self, forKey: .event) else { throw error }
+            event = .queued(UploadRecord(
+                id: legacy.queued.id, name: legacy.queued.name, path: nil, url: "", origin: "", fileSize: legacy.queued.totalBytes, createdAt: at))
+        }
+    }
+
+    /// `{"queued": {"_0": 7, "name": "a.jpg", "totalBytes": 100}}`.
+    private struct LegacyQueued: Decodable {
+        struct Fields: Decodable {
+            let id: UploadID
+            let name: String
+            let totalBytes: Int64?
+            enum CodingKeys: String, CodingKey { case id = "_0", name, totalBytes }
+        }
+        let queued: Fields
+    }
+}
+
 /// A logged event with its place in the log.
 public struct JournalEntry: Sendable, Hashable, Codable {
     public let seq: Int64
@@ -194,17 +226,18 @@ public struct NewUpload: Sendable, Hashable {
 /// An upload the agent must (re)start: its request with the stored headers, how to send it,
 /// and how many attempts it already made.
 public struct PendingUpload: Sendable {
-    public let id: UploadID
     public let request: UploadRequest
     public let settings: TransportSettings
     public let attempts: Int
-    public let totalBytes: Int64?
+    /// The upload as the journal has it: what its `queued` event says.
+    public let record: UploadRecord
 
-    public init(id: UploadID, request: UploadRequest, settings: TransportSettings, attempts: Int, totalBytes: Int64?) {
-        self.id = id
+    public var id: UploadID { record.id }
+
+    public init(request: UploadRequest, settings: TransportSettings, attempts: Int, record: UploadRecord) {
         self.request = request
         self.settings = settings
         self.attempts = attempts
-        self.totalBytes = totalBytes
+        self.record = record
     }
 }

@@ -16,9 +16,10 @@ public struct JSONReporter: SendReporter {
         func set(_ key: String, _ value: Int64) { line[key] = .int(value) }
         func set(_ key: String, _ value: Int) { line[key] = .int(Int64(value)) }
         switch event {
-        case .queued(let id, let name, let total):
-            set("event", "queued"); set("id", id.rawValue); set("name", name)
-            if let total { set("totalBytes", total) }
+        case .queued(let record):
+            set("event", "queued"); set("id", record.id.rawValue); set("name", record.name)
+            if let path = record.path { set("file", path) }
+            if let total = record.fileSize { set("totalBytes", total) }
         case .started(let id, let attempt, let url, let total):
             set("event", "started"); set("id", id.rawValue); set("attempt", attempt); set("url", url)
             if let total { set("totalBytes", total) }

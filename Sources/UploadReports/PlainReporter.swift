@@ -22,8 +22,8 @@ public struct PlainReporter: SendReporter {
         let who = prefixes[id] ?? "\(id) \(InvisibleCharacters.escaped(state.name))"
         if case .finished = event { prefixes[id] = nil } else { prefixes[id] = who }
         switch event {
-        case .queued(_, _, let total):
-            say("\(who) queued\(total.map { " (\(ByteFormat.bytes($0)))" } ?? "")")
+        case .queued(let record):
+            say("\(who) queued\(record.fileSize.map { " (\(ByteFormat.bytes($0)))" } ?? "")")
         case .started(_, let attempt, let url, _):
             say("\(who) sending to \(url)\(attempt > 1 ? " (attempt \(attempt))" : "")")
         case .progress(_, _, let sent, let expected):

@@ -36,7 +36,9 @@ func busyState(width: Int, height: Int, rows: Int) -> MonitorState {
         let id = UploadID(i)
         let t = EventTime(seconds: Double(i) * 0.01, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + Double(i) * 0.01))
         let total: Int64 = 2_000_000
-        _ = MonitorReducer.reduce(&state, .upload(.queued(id, name: "IMG_\(i)_夕焼け.jpg", totalBytes: total), t))
+        let record = UploadRecord(id: id, name: "IMG_\(i)_夕焼け.jpg", path: "/photos/IMG_\(i)_夕焼け.jpg", url: "http://127.0.0.1:3000/photo",
+                                  origin: "monitor", fileSize: total, createdAt: t.date)
+        _ = MonitorReducer.reduce(&state, .upload(.queued(record), t))
         _ = MonitorReducer.reduce(&state, .upload(.started(id, attempt: 1, url: "http://127.0.0.1:3000/photo", totalBytes: total), t))
         _ = MonitorReducer.reduce(&state, .upload(.progress(id, bytesSent: total, totalBytesSent: total, totalBytesExpected: total), t))
         if i % 10 != 0 {

@@ -76,9 +76,9 @@ import UploadTesting
         try #require(try running.journal.jobSnapshots().first { $0.id == id })
     }
 
-    /// Waits until the scheduler ran the job `runs` times.
+    /// Waits until the scheduler ran the job `runs` times, the last run ended.
     func waitRuns(_ running: RunningAgent, _ id: Int64, atLeast runs: Int) async throws {
-        #expect(try await eventually { ((try? job(running, id))?.runs ?? 0) >= runs })
+        #expect(try await eventually { await running.agent.runsEnded(id) >= runs })
     }
 
     func uploads(_ running: RunningAgent) throws -> [UploadRecord] { try running.journal.snapshots() }

@@ -1,3 +1,4 @@
+import UploadTesting
 import Foundation
 import Monitor
 import TerminalCanvas
@@ -12,9 +13,9 @@ import UploadCore
     /// cat.jpg sent, dog.png failed, both queued from this monitor.
     func sentAndFailed() -> MonitorState {
         var state = Fixtures.state()
-        Fixtures.press(&state, .down, .character(" "), .character(" "), .character("u"))
-        Fixtures.upload(&state, .queued(cat, name: "cat.jpg", totalBytes: 2_100_000))
-        Fixtures.upload(&state, .queued(dog, name: "dog.png", totalBytes: 512_000))
+        let items = Fixtures.enqueued(Fixtures.press(&state, .down, .character(" "), .character(" "), .character("u")))
+        Fixtures.upload(&state, Fixtures.queued(cat, items[0], totalBytes: 2_100_000))
+        Fixtures.upload(&state, Fixtures.queued(dog, items[1], totalBytes: 512_000))
         Fixtures.upload(&state, .started(cat, attempt: 1, url: state.endpoint, totalBytes: 2_100_200))
         Fixtures.upload(&state, .finished(cat, .answered(status: 200)))
         Fixtures.upload(&state, .started(dog, attempt: 1, url: state.endpoint, totalBytes: 512_200))
@@ -65,16 +66,16 @@ import UploadCore
         #expect(state.queue.status(ofFile: "/photos/dog.png", size: 512_000) == nil, "sent to another endpoint")
     }
 
-    /// Uploads run by the monitor itself (`--no-agent`) carry no modification time in their
-    /// events: the monitor keeps the one the file was listed with when it was queued.
+    /// Uploads run by the monitor itself (`--no-agent`) carry the modification time the file was
+    /// listed with when it was queued, in the record their `queued` event carries.
     @Test func aFileQueuedFromThisMonitorAndRewrittenSinceIsNotSent() {
         var state = Fixtures.state()
         let listed: Int64 = 1_700_000_000_123_456_789
         var entries = Fixtures.listing.entries
         entries[1].modified = listed
         _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryListing(path: "/photos", entries: entries)))
-        Fixtures.press(&state, .down, .character("u"))
-        Fixtures.upload(&state, .queued(cat, name: "cat.jpg", totalBytes: 2_100_000))
+        let items = Fixtures.enqueued(Fixtures.press(&state, .down, .character("u")))
+        Fixtures.upload(&state, Fixtures.queued(cat, items[0], totalBytes: 2_100_000))
         Fixtures.upload(&state, .started(cat, attempt: 1, url: state.endpoint, totalBytes: 2_100_200))
         Fixtures.upload(&state, .finished(cat, .answered(status: 200)))
         #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: listed)?.kind == .sent)

@@ -1,3 +1,4 @@
+import UploadTesting
 import PreviewModel
 import Monitor
 import TerminalCanvas
@@ -80,8 +81,9 @@ import UploadCore
         Fixtures.press(&state, .down, .character(" "), .character(" "))  // space marks and moves on
         let queued = Fixtures.press(&state, .character("u"))
         #expect(queued.contains(.enqueue([QueueItem(path: "/photos/cat.jpg", uploadName: "cat.jpg"), QueueItem(path: "/photos/dog.png", uploadName: "dog.png")])))
-        Fixtures.upload(&state, .queued(UploadID(1), name: "cat.jpg", totalBytes: 2_100_000))
-        Fixtures.upload(&state, .queued(UploadID(2), name: "dog.png", totalBytes: 512_000))
+        let items = Fixtures.enqueued(queued)
+        Fixtures.upload(&state, Fixtures.queued(UploadID(1), items[0], totalBytes: 2_100_000))
+        Fixtures.upload(&state, Fixtures.queued(UploadID(2), items[1], totalBytes: 512_000))
         let first = try #require(loads(Fixtures.press(&state, .tab)).first)
         #expect(first.path == "/photos/cat.jpg")
         #expect(loads(Fixtures.press(&state, .down)).first?.path == "/photos/dog.png")

@@ -1,3 +1,4 @@
+import UploadTesting
 import Monitor
 import TerminalCanvas
 import Testing

@@ -1,3 +1,4 @@
+import UploadTesting
 import Foundation
 import Testing
 import UploadCore

@@ -1,3 +1,4 @@
+import UploadTesting
 import Testing
 import UploadClient
 import UploadCore
@@ -38,12 +39,12 @@ import UploadCore
         events.finish()
         let seen = await reader.value
         #expect(seen.count == 4_000)
-        #expect(Set(seen.map { if case .queued(let id, _, _) = $0 { id.rawValue } else { -1 } }) == Set(0..<4_000))
+        #expect(Set(seen.map { if case .queued(let record) = $0 { record.id.rawValue } else { -1 } }) == Set(0..<4_000))
         // Each producer's own events stay in its order.
         for producer in 0..<4 {
             let mine = seen.compactMap { event -> Int? in
-                guard case .queued(let id, _, _) = event, id.rawValue / 1_000 == producer else { return nil }
-                return id.rawValue
+                guard case .queued(let record) = event, record.id.rawValue / 1_000 == producer else { return nil }
+                return record.id.rawValue
             }
             #expect(mine == mine.sorted())
         }

@@ -1,3 +1,4 @@
+import UploadTesting
 import Foundation
 import Testing
 @testable import UploadClient
@@ -252,7 +253,7 @@ import UploadCore
                     life[id, default: []].append("start")
                 case .wait(let id, let attempt, _): waits[id] = attempt
                 case .cancelWait(let id): waits[id] = nil
-                case .emit(.queued(let id, _, _)): life[id, default: []].append("queued")
+                case .emit(.queued(let record)): life[record.id, default: []].append("queued")
                 case .emit(.finished(let id, _)): life[id, default: []].append("finished")
                 case .emit(.retryScheduled(let id, _, _, _)): life[id, default: []].append("retry")
                 case .emit(.allFinished): drains += 1
@@ -336,3 +337,11 @@ struct SplitMix: RandomNumberGenerator {
 
 /// The machine reads no clock: the time an attempt ended is given.
 private let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+
+extension UploadQueueMachine {
+    /// An upload of `request` named by its request, `totalBytes` long, queued at `t0`.
+    mutating func enqueue(_ request: UploadRequest, totalBytes: Int64?, id: UploadID, attemptsSoFar: Int = 0, retryPolicy: RetryPolicy? = nil) -> [Action] {
+        enqueue(request, record: .queued(id, request: request, fileSize: totalBytes, origin: "test", at: t0),
+                attemptsSoFar: attemptsSoFar, retryPolicy: retryPolicy)
+    }
+}

@@ -93,10 +93,14 @@ public struct QueueItem: Sendable, Hashable {
     public var uploadName: String
     /// Sent without where it was taken (`--strip-location`, or `L` on the file).
     public var stripLocation: Bool
+    /// The modification time the file was listed with (ns since 1970), so the browser can tell
+    /// a file changed since it was sent.
+    public var modified: Int64?
 
-    public init(path: String, uploadName: String, stripLocation: Bool = false) {
+    public init(path: String, uploadName: String, stripLocation: Bool = false, modified: Int64? = nil) {
         self.path = path
         self.uploadName = uploadName
         self.stripLocation = stripLocation
+        self.modified = modified
     }
 }

@@ -14,40 +14,11 @@ public struct QueueState: Sendable {
     public var answers: [UploadID: AnswerDigest] = [:]
     /// Uploads queued since the queue last drained: the "All N uploads finished" line counts these.
     public var batch: Set<UploadID> = []
-    /// The file of each upload queued from this monitor (the queue's events name it only):
-    /// files handed to the queue wait here, by upload name, until their upload is queued.
-    public var paths: [UploadID: String] = [:]
-    /// The modification time each of those files was listed with (ns since 1970), so the
-    /// browser can tell a file changed since it was sent, as it can from the agent's records.
-    var listedModified: [UploadID: Int64] = [:]
-    var pendingPaths: [String: [QueuedFile]] = [:]
-    /// Uploads queued from this monitor that send their photo without its location.
-    public var withoutLocation: Set<UploadID> = []
-
-    struct QueuedFile: Sendable {
-        var path: String
-        var modified: Int64?
-        var stripLocation = false
-    }
-
-    /// Whether an upload sends its photo without where it was taken: as queued here, or as the
-    /// agent's record says (a monitor that attached later knows it from there).
-    public func sendsWithoutLocation(_ id: UploadID) -> Bool {
-        withoutLocation.contains(id) || tracker[id]?.record.withoutLocation == true
-    }
+    /// Whether an upload sends its photo without where it was taken.
+    public func sendsWithoutLocation(_ id: UploadID) -> Bool { tracker[id]?.record.withoutLocation == true }
 
     /// The file an upload sends, when known.
-    public func path(of id: UploadID) -> String? { tracker[id]?.record.path ?? paths[id] }
-
-    /// Remembers which file a newly queued upload named `name` sends.
-    mutating func claimPendingFile(_ id: UploadID, name: String) {
-        guard var waiting = pendingPaths[name], !waiting.isEmpty else { return }
-        let file = waiting.removeFirst()
-        pendingPaths[name] = waiting.isEmpty ? nil : waiting
-        paths[id] = file.path
-        listedModified[id] = file.modified
-        if file.stripLocation { withoutLocation.insert(id) }
-    }
+    public func path(of id: UploadID) -> String? { tracker[id]?.record.path }
 
     /// What has happened to each file, by path, with the size it had: what the browser shows
     /// next to a file (kept up to date as uploads are queued and end, not on every progress).
@@ -68,7 +39,7 @@ public struct QueueState: Sendable {
             guard url.isEmpty || url == endpoint else { continue }
             if row.record.state == .succeeded, let sha256 = row.record.contentSHA256 { contents.insert(sha256) }
             guard let path = path(of: id) else { continue }
-            let status = FileUploadStatus(row.record.state, size: row.record.fileSize, modified: row.record.fileModified ?? listedModified[id])
+            let status = FileUploadStatus(row.record.state, size: row.record.fileSize, modified: row.record.fileModified)
             if let known = files[path], known.rank >= status.rank { continue }
             files[path] = status
         }

@@ -110,16 +110,12 @@ extension MonitorReducer {
             }
             paths = [browser.fullPath(entry)]
         }
+        let listed = Dictionary(browser.entries.map { (browser.fullPath($0), $0.modified) }, uniquingKeysWith: { a, _ in a })
         let items = paths.map {
             QueueItem(path: $0, uploadName: browser.renames[$0] ?? UploadName.uploadName(ofPath: $0),
-                      stripLocation: browser.stripChoices[$0] ?? state.stripLocation)
+                      stripLocation: browser.stripChoices[$0] ?? state.stripLocation, modified: listed[$0].flatMap { $0 == 0 ? nil : $0 })
         }
         browser.marks.removeAll()
-        let listed = Dictionary(browser.entries.map { (browser.fullPath($0), $0.modified) }, uniquingKeysWith: { a, _ in a })
-        for item in items {
-            state.queue.pendingPaths[item.uploadName, default: []].append(
-                .init(path: item.path, modified: listed[item.path].flatMap { $0 == 0 ? nil : $0 }, stripLocation: item.stripLocation))
-        }
         state.message = StatusMessage(items.count == 1 ? "Queued \(items[0].uploadName)" : "Queued \(items.count) files")
         return [.enqueue(items)]
     }

@@ -79,8 +79,8 @@ extension MonitorReducer {
         }
         state.queue.tracker.apply(event, now: time.seconds, date: time.date)
         switch event {
-        case .queued(let id, let name, _):
-            state.queue.claimPendingFile(id, name: name)
+        case .queued(let record):
+            let id = record.id
             state.queue.batch.insert(id)
             state.queue.answers[id] = nil
         case .resumable(let id, _, let why?):

@@ -57,7 +57,6 @@ public enum MonitorReducer {
         case .upload(let upload, let time):
             return handleUpload(upload, at: time, &state)
         case .enqueueRefused(let name, let reason, let time):
-            if state.queue.pendingPaths[name]?.isEmpty == false { state.queue.pendingPaths[name]?.removeFirst() }
             appendLog(&state, LogEntry(clock: time.clock, text: "✗ \(name) not queued: \(reason)", kind: .failed))
             state.message = StatusMessage("\(name) not queued: \(reason)", isError: true)
             return []

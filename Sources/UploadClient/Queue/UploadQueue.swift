@@ -43,26 +43,31 @@ public actor UploadQueue {
     /// knows of the size for display (`nil` for a pipe); `transport`: this upload's own (other
     /// settings than the queue's), or nil for the queue's.
     @discardableResult
-    public func enqueue(_ request: UploadRequest, totalBytes: Int64?, transport: (any UploadTransport)? = nil) -> UploadID {
+    public func enqueue(
+        _ request: UploadRequest, totalBytes: Int64?, origin: String = "send", fileModified: Int64? = nil, withoutLocation: Bool = false,
+        transport: (any UploadTransport)? = nil
+    ) -> UploadID {
         let id = machine.unusedID
-        enqueue(request, totalBytes: totalBytes, id: id, transport: transport)
+        var record = UploadRecord.queued(id, request: request, fileSize: totalBytes, fileModified: fileModified, origin: origin, at: Date())
+        record.withoutLocation = withoutLocation
+        enqueue(request, record: record, transport: transport)
         return id
     }
 
-    /// Adds an upload under an id the caller owns (the agent's journal numbers uploads), with the
-    /// attempts it already made, and optionally its own transport and retry policy (uploads queued
-    /// by different clients may ask for different TLS trust, rate limits or retries).
-    /// An id already known to the queue is ignored.
+    /// Adds the upload `record` under its id, which the caller owns (the agent's journal numbers
+    /// uploads), with the attempts it already made, and optionally its own transport and retry
+    /// policy (uploads queued by different clients may ask for different TLS trust, rate limits
+    /// or retries). An id already known to the queue is ignored.
     public func enqueue(
-        _ request: UploadRequest, totalBytes: Int64?, id: UploadID, attemptsSoFar: Int = 0,
+        _ request: UploadRequest, record: UploadRecord, attemptsSoFar: Int = 0,
         transport: (any UploadTransport)? = nil, retryPolicy: RetryPolicy? = nil
     ) {
-        guard machine.phase(of: id) == nil else { return }
-        if let transport { transports[id] = transport }
+        guard machine.phase(of: record.id) == nil else { return }
+        if let transport { transports[record.id] = transport }
         var request = request
         // One key for all of the upload's attempts (the agent's journal keeps it across restarts).
         if request.idempotencyKey == nil { request.idempotencyKey = UploadRequest.newIdempotencyKey() }
-        run(machine.enqueue(request, totalBytes: totalBytes, id: id, attemptsSoFar: attemptsSoFar, retryPolicy: retryPolicy))
+        run(machine.enqueue(request, record: record, attemptsSoFar: attemptsSoFar, retryPolicy: retryPolicy))
     }
 
     /// Cancels a queued, waiting or running upload. Returns false for unknown or finished ids.

@@ -32,7 +32,8 @@ struct UploadQueueMachine {
 
     struct Entry {
         var request: UploadRequest
-        let totalBytes: Int64?
+        /// The upload's record as it was queued: what `queued` says, again when retried by hand.
+        let record: UploadRecord
         var attempts = 0
         /// The last attempt after which the server kept more of the upload than before: the
         /// retry count and its backoff start again from there.
@@ -93,20 +94,22 @@ struct UploadQueueMachine {
 
     // MARK: Inputs
 
-    /// Adds an upload with the attempts it already made; an id already known is ignored.
+    /// Adds the upload `record` (under its id) with the attempts it already made; an id already
+    /// known is ignored.
     mutating func enqueue(
-        _ request: UploadRequest, totalBytes: Int64?, id: UploadID, attemptsSoFar: Int = 0, retryPolicy: RetryPolicy? = nil
+        _ request: UploadRequest, record: UploadRecord, attemptsSoFar: Int = 0, retryPolicy: RetryPolicy? = nil
     ) -> [Action] {
+        let id = record.id
         guard entries[id] == nil else { return [] }
         nextID = max(nextID, id.rawValue + 1)
-        var entry = Entry(request: request, totalBytes: totalBytes)
+        var entry = Entry(request: request, record: record)
         // A count read back from the journal: bounded, so that counting on cannot overflow.
         entry.attempts = min(max(0, attemptsSoFar), 1_000_000)
         entry.retryPolicy = retryPolicy
         entries[id] = entry
         waiting.append(id)
         drainReported = false
-        var actions: [Action] = [.emit(.queued(id, name: request.uploadName, totalBytes: totalBytes))]
+        var actions: [Action] = [.emit(.queued(record))]
         pump(into: &actions)
         return actions
     }
@@ -178,7 +181,7 @@ struct UploadQueueMachine {
         setPhase(id, &entry, .queued)
         waiting.append(id)
         drainReported = false
-        var actions: [Action] = [.emit(.queued(id, name: entry.request.uploadName, totalBytes: entry.totalBytes))]
+        var actions: [Action] = [.emit(.queued(entry.record))]
         pump(into: &actions)
         return actions
     }

@@ -137,7 +137,9 @@ public struct UploadResponse: Sendable, Hashable, Codable {
 /// queued → started → progress… → response → finished, with retries starting again at `started`.
 /// `allFinished` follows the last `finished` when the queue drains.
 public enum UploadEvent: Sendable, Hashable, Codable {
-    case queued(UploadID, name: String, totalBytes: Int64?)
+    /// The upload's whole record as it begins (or begins again, retried by hand): the file,
+    /// where it goes, who queued it, when; every later event folds into it.
+    case queued(UploadRecord)
     case started(UploadID, attempt: Int, url: String, totalBytes: Int64?)
     /// `bytesSent` just went out; `totalBytesSent` so far in this attempt; expected is the Content-Length.
     case progress(UploadID, bytesSent: Int64, totalBytesSent: Int64, totalBytesExpected: Int64?)
@@ -158,7 +160,9 @@ public enum UploadEvent: Sendable, Hashable, Codable {
 
     public var uploadID: UploadID? {
         switch self {
-        case .queued(let id, _, _), .started(let id, _, _, _), .progress(let id, _, _, _),
+        case .queued(let record):
+            return record.id
+        case .started(let id, _, _, _), .progress(let id, _, _, _),
              .response(let id, _), .redirected(let id, _), .retryScheduled(let id, _, _, _),
              .finished(let id, _), .resumable(let id, _, _), .resumed(let id, _, _), .content(let id, _):
             return id

@@ -135,6 +135,19 @@ public struct UploadRecord: Sendable, Hashable {
         self.finishedAt = finishedAt
     }
 
+    /// The record of an upload as it is queued: `request` to send, `fileSize` bytes (nil for a
+    /// pipe) last modified at `fileModified`, queued by `origin` at `now`.
+    public static func queued(
+        _ id: UploadID, request: UploadRequest, fileSize: Int64?, fileModified: Int64? = nil, origin: String, at now: Date
+    ) -> UploadRecord {
+        let path: String? = if case .file(let path) = request.source { path } else { nil }
+        var record = UploadRecord(
+            id: id, name: request.uploadName, path: path, url: RedactedURL.display(request.url), field: request.field, origin: origin,
+            fileSize: fileSize, createdAt: now)
+        record.fileModified = fileModified
+        return record
+    }
+
     public var outcome: UploadOutcome? { phase.outcome }
     public var isFinished: Bool { phase.isFinished }
 
@@ -156,9 +169,15 @@ public struct UploadRecord: Sendable, Hashable {
     public mutating func apply(_ event: UploadEvent, at now: Date) {
         guard event.uploadID == id else { return }
         switch event {
-        case .queued(_, let name, let total):
-            self.name = name
-            if let total { fileSize = total }
+        case .queued(let initial):
+            name = initial.name
+            path = initial.path
+            field = initial.field
+            origin = initial.origin
+            if let total = initial.fileSize { fileSize = total }
+            fileModified = initial.fileModified ?? fileModified
+            withoutLocation = initial.withoutLocation
+            if url.isEmpty { url = initial.url }
             phase = .queued
             response = nil
             finishedAt = nil

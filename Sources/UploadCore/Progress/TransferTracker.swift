@@ -108,10 +108,9 @@ public struct TransferTracker: Sendable {
             return
         }
         guard let id = event.uploadID else { return }
-        if case .queued(_, let name, let total) = event, states[id] == nil {
+        if case .queued(let record) = event, states[id] == nil {
             order.append(id)
-            states[id] = TransferState(record: UploadRecord(
-                id: id, name: name, path: nil, url: "", origin: "", fileSize: total, createdAt: date))
+            states[id] = TransferState(record: record)
         }
         // In place: a copy taken out and written back made the dictionary's and the copy's
         // buffers shared, so every event copied the upload's record.

@@ -1,3 +1,4 @@
+import UploadTesting
 import Foundation
 import Monitor
 import TerminalCanvas
@@ -32,6 +33,19 @@ enum Fixtures {
         var effects: [MonitorEffect] = []
         for key in keys { effects += MonitorReducer.reduce(&state, .key(key, time)) }
         return effects
+    }
+
+    /// The files the effects hand to the queue.
+    static func enqueued(_ effects: [MonitorEffect]) -> [QueueItem] {
+        effects.flatMap { effect -> [QueueItem] in if case .enqueue(let items) = effect { items } else { [] } }
+    }
+
+    /// The `queued` event of `item`, as the queue reports it once it took the file.
+    static func queued(_ id: UploadID, _ item: QueueItem, totalBytes: Int64?) -> UploadEvent {
+        var record = UploadRecord(id: id, name: item.uploadName, path: item.path, url: "", origin: "monitor", fileSize: totalBytes, createdAt: time.date)
+        record.fileModified = item.modified
+        record.withoutLocation = item.stripLocation
+        return .queued(record)
     }
 
     @discardableResult
