@@ -171,7 +171,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CLITests", dependencies: ["UploadTesting", "UploadJournal", "ImagePreview"], exclude: ["Resources"]),
-        .testTarget(name: "JournalTests", dependencies: ["UploadJournal", "UploadCore", "UploadTesting"]),
+        .testTarget(
+            name: "JournalTests",
+            dependencies: ["UploadJournal", "UploadCore", "UploadTesting", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "AgentTests",
             dependencies: ["UploadAgent", "UploadJournal", "UploadClient", "UploadCore", "UploadTesting", "UploadReports"]

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import UploadCore
 import UploadJournal
@@ -143,6 +144,25 @@ import UploadTesting
         #expect(object?["withoutLocation"] as? Bool == true)
         let plain = try JSONSerialization.jsonObject(with: JSONEncoder().encode(try #require(try journal.snapshot(added[1].id)))) as? [String: Any]
         #expect(plain?["withoutLocation"] == nil)
+    }
+
+    /// A journal written by an earlier version logged `queued` with the name and size alone:
+    /// it still reads back (a monitor catching up gets those events), as the record it stands for.
+    @Test func aQueuedEventLoggedByAnEarlierVersionReadsBack() throws {
+        let path = root + "/legacy.sqlite"
+        let journal = try Journal(path: path)
+        let id = try #require(try journal.add([NewUpload(
+            request: UploadRequest(source: .file(path: "/data/a.png"), url: "http://127.0.0.1:9/photo", uploadName: "a.png"),
+            fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1), settings: TransportSettings(), origin: "send")], at: t0).first).id
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, 'queued', ?, ?)", arguments: [
+                id.rawValue, #"{"queued":{"_0":\#(id.rawValue),"name":"a.png","totalBytes":100}}"#, t0])
+        }
+        try journal.record(.finished(id, .answered(status: 200)), at: t0.addingTimeInterval(1))
+        let entries = try journal.entries(after: 0)
+        guard case .queued(let record) = entries.first?.event else { Issue.record("\(entries)"); return }
+        #expect(record.id == id && record.name == "a.png" && record.fileSize == 100 && record.createdAt == t0)
+        guard case .finished = entries.last?.event else { Issue.record("\(entries)"); return }
     }
 
     @Test func credentialsTheServerSetAreNeitherKeptNorShown() throws {
