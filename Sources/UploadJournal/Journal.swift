@@ -149,22 +149,22 @@ public final class Journal: Sendable {
         try pool.write { db in
             let interrupted = try UploadRow.filter([UploadState.sending, .retrying].contains(UploadRow.Columns.state)).fetchAll(db)
             for var row in interrupted {
+                // Through the fold, as every event: the upload waits to be retried at once.
                 let note = UploadEvent.retryScheduled(
                     row.uploadID, attempt: row.attempts + 1, delaySeconds: 0,
                     reason: row.state == .sending
                         ? "the agent stopped during attempt \(row.attempts) after \(row.bytesSent) bytes; "
                             + (row.resume == nil ? "sending again from the start" : "continuing where the server has it")
                         : "the agent stopped while the upload waited to retry")
-                row.state = .queued
-                row.bytesSent = 0
-                row.retryReason = nil
-                row.retryAt = nil
+                var record = row.record
+                record.apply(note, at: now)
+                row.store(record)
                 row.updatedAt = now
                 try row.update(db)
                 var entry = EventRow(seq: nil, uploadID: row.id, kind: "retryScheduled", event: note, at: now)
                 try entry.insert(db)
             }
-            return try UploadRow.filter(UploadRow.Columns.state == UploadState.queued)
+            return try UploadRow.filter([UploadState.queued, .retrying].contains(UploadRow.Columns.state))
                 .order(UploadRow.Columns.id).fetchAll(db).map(\.pending)
         }
     }
