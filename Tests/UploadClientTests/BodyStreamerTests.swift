@@ -76,7 +76,7 @@ import UploadTesting
     }
 }
 
-/// The agent's total rate, shared by every upload that holds it.
+/// The agent's total rate, shared by every upload that holds it, and an upload's own: one rule.
 @Suite struct SharedRateLimitTests {
     let t0 = NIODeadline.uptimeNanoseconds(1_000_000_000)
 
@@ -93,7 +93,23 @@ import UploadTesting
         let limit = SharedRateLimit(bytesPerSecond: 1000)
         _ = limit.delay(before: 1000, now: t0)
         #expect(limit.delay(before: 1000, now: t0 + .seconds(10)) == nil)
-        #expect(seconds(limit.delay(before: 1000, now: t0 + .seconds(10))) == 1.0, "after a pause the rate holds again at once")
+        #expect(seconds(limit.delay(before: 1000, now: t0 + .seconds(10))) == 0.9, "after a pause the rate holds again at once, 100 ms of credit aside")
+    }
+
+    /// An upload's own limit follows the same rule: its writes at the rate, and a stall (a slow
+    /// link) is not made up afterwards by a burst faster than the limit.
+    @Test func anUploadsOwnLimitHoldsTheRateAndMakesUpNoStall() {
+        let pacer = Pacer()
+        #expect(pacer.delay(before: 1000, rate: 1000, now: t0) == nil)
+        #expect(seconds(pacer.delay(before: 1000, rate: 1000, now: t0)) == 1.0)
+        #expect(seconds(pacer.delay(before: 1000, rate: 1000, now: t0 + .milliseconds(500))) == 1.5)
+        // The next write was due at 3 s; its timer fired 50 ms late. The lateness is made up:
+        // the write after it is due at 4 s, not 4.05 s, so the rate is kept.
+        #expect(pacer.delay(before: 1000, rate: 1000, now: t0 + .milliseconds(3050)) == nil)
+        #expect(seconds(pacer.delay(before: 1000, rate: 1000, now: t0 + .milliseconds(3050))) == 0.95)
+        // The link stalled for 10 s: the next write goes at once, the one after it at the rate.
+        #expect(pacer.delay(before: 1000, rate: 1000, now: t0 + .seconds(10)) == nil)
+        #expect(seconds(pacer.delay(before: 1000, rate: 1000, now: t0 + .seconds(10))) == 0.9, "no burst to catch up, 100 ms of credit aside")
     }
 
     @Test func aNewRateAppliesFromTheNextWriteAndNoneLiftsIt() {

@@ -204,18 +204,11 @@ final class WriteWatch: Sendable {
     }
 }
 
-/// Spaces writes so the average rate stays at or under a limit: each write may start only when
-/// the bytes already sent would have taken that long at the limit.
+/// An upload's own `--limit-rate`: its writes spaced by `RateSchedule`'s rule.
 final class Pacer: Sendable {
-    private let state = NIOLockedValueBox<(start: NIODeadline?, bytes: Int64)>((nil, 0))
+    private let schedule = NIOLockedValueBox(RateSchedule())
 
     func delay(before count: Int64, rate: Int64, now: NIODeadline = .now()) -> TimeAmount? {
-        state.withLockedValue { s in
-            let start = s.start ?? now
-            s.start = start
-            let due = start + .nanoseconds(DurationRule.nanoseconds(Double(s.bytes) / Double(max(rate, 1))))
-            s.bytes += count
-            return due > now ? due - now : nil
-        }
+        schedule.withLockedValue { $0.reserve(count, rate: rate, now: now) }
     }
 }
