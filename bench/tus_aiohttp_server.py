@@ -12,30 +12,15 @@ aiohttp-tus differs from the specification in ways worth meeting: it answers an 
 without `Tus-Resumable` with an empty 200 (the specification exempts `OPTIONS` from that
 header), and a creation without `Tus-Resumable` with 500.
 """
-import logging, os, pathlib, socket, sys, threading, time
+import logging, pathlib, sys
 from aiohttp import web
 from aiohttp_tus import setup_tus
+from peer_process import exit_with_parent, listen_and_log
 
 files_dir, max_request, log = pathlib.Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 app = setup_tus(web.Application(client_max_size=max_request), upload_path=files_dir, upload_url="/files")
 
-sock = socket.socket()
-sock.bind(("127.0.0.1", 0))
-sock.listen(128)
-print(sock.getsockname()[1], flush=True)
-out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-os.dup2(out, 1)
-os.dup2(out, 2)
+sock = listen_and_log(log)
 logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-
-def watch_parent():
-    # Gone with whoever started it: when its standard input ends, or when it is no longer this
-    # process's parent.
-    parent = os.getppid()
-    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(0)
-
-threading.Thread(target=watch_parent, daemon=True).start()
+exit_with_parent()
 web.run_app(app, sock=sock, print=None, access_log=logging.getLogger("aiohttp.access"))

@@ -11,10 +11,11 @@ front of tuspyserver (which has none): `Upload-Checksum` of each PATCH is verifi
 hashlib and a mismatch answered 460 with nothing kept; the PATCHes numbered N (from 1) arrive
 with their first byte flipped, as a damaged link would deliver them.
 """
-import base64, hashlib, os, socket, sys, threading, time
+import base64, hashlib, sys
 import uvicorn
 from fastapi import FastAPI
 from tuspyserver import create_tus_router
+from peer_process import exit_with_parent, listen_and_log
 
 files_dir, max_size, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 checksums = len(sys.argv) > 4 and sys.argv[4] == "checksum"
@@ -71,23 +72,7 @@ class Checksums:
 
 
 served = Checksums(app) if checksums else app
-sock = socket.socket()
-sock.bind(("127.0.0.1", 0))
-sock.listen(128)
-print(sock.getsockname()[1], flush=True)
 # uvicorn's access log goes to standard output: into the log file, like the rest.
-out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-os.dup2(out, 1)
-os.dup2(out, 2)
-
-def watch_parent():
-    # Gone with whoever started it: when its standard input ends, or when it is no longer this
-    # process's parent (a pipe's end can outlive the parent in a sibling that inherited it).
-    parent = os.getppid()
-    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(0)
-
-threading.Thread(target=watch_parent, daemon=True).start()
+sock = listen_and_log(log)
+exit_with_parent()
 uvicorn.Server(uvicorn.Config(served, log_level="info", access_log=True)).run(sockets=[sock])
