@@ -5,7 +5,8 @@ import TerminalCanvas
 import Testing
 import UploadCore
 
-/// Screens compared with text files in `Snapshots/`. Re-record after an intended change with
+/// Screens compared with text files in `Snapshots/`: the characters, then the style of every
+/// cell (a colour or weight that changes fails as text does). Re-record after an intended change with
 /// `UPLOADMON_RECORD_SNAPSHOTS=1 swift test --filter SnapshotTests` (that run fails on purpose),
 /// then review the diff and run again.
 @Suite struct SnapshotTests {
@@ -13,7 +14,7 @@ import UploadCore
 
     func assertSnapshot(_ canvas: Canvas, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let file = Self.directory.appendingPathComponent(name + ".txt")
-        let text = canvas.text + "\n"
+        let text = canvas.text + "\n" + canvas.styleMap
         if ProcessInfo.processInfo.environment["UPLOADMON_RECORD_SNAPSHOTS"] == "1" {
             try FileManager.default.createDirectory(at: Self.directory, withIntermediateDirectories: true)
             try text.write(to: file, atomically: true, encoding: .utf8)
@@ -132,5 +133,43 @@ import UploadCore
         let state = Fixtures.busyState(width: 20, height: 6)
         let canvas = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode))
         #expect(canvas.text.contains("Terminal too small"))
+    }
+}
+
+extension Canvas {
+    /// Each cell's style as one character per cell, row by row (`.` plain, letters in order of
+    /// first appearance), then what each letter stands for.
+    var styleMap: String {
+        var keys: [CellStyle: Character] = [.plain: "."]
+        var legend: [String] = []
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        var rows: [String] = []
+        for y in 0..<height {
+            var row = ""
+            for x in 0..<width {
+                let style = self[x, y].style
+                if keys[style] == nil {
+                    let key = keys.count - 1 < letters.count ? letters[keys.count - 1] : "?"
+                    keys[style] = key
+                    legend.append("\(key): \(style.words)")
+                }
+                row.append(keys[style]!)
+            }
+            rows.append(row)
+        }
+        return "--- styles\n" + rows.joined(separator: "\n") + "\n" + legend.map { $0 + "\n" }.joined()
+    }
+}
+
+extension CellStyle {
+    var words: String {
+        var parts: [String] = []
+        if let foreground { parts.append("fg \(foreground)") }
+        if let background { parts.append("bg \(background)") }
+        if bold { parts.append("bold") }
+        if dim { parts.append("dim") }
+        if reverse { parts.append("reverse") }
+        if underline { parts.append("underline") }
+        return parts.isEmpty ? "plain" : parts.joined(separator: " ")
     }
 }
