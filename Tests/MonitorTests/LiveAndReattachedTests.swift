@@ -9,7 +9,8 @@ import UploadCore
 /// it live shows it: the same queue row and the same response panel.
 @Suite struct LiveAndReattachedTests {
     let id = UploadID(5)
-    let d0 = Date(timeIntervalSince1970: 1_800_000_000)
+    /// The fixtures' clock: `Fixtures.at(t)` is this date plus t.
+    let d0 = Date(timeIntervalSince1970: 1_700_000_000)
 
     /// The queue and response panes' text of both monitors at `now`, after `story`.
     func screens(_ story: [(Double, UploadEvent)], now: Double) -> (live: [String], reattached: [String]) {

@@ -42,13 +42,13 @@ import Testing
     @Test func trackerFollowsEventsAndDropsUnknownIDs() {
         var tracker = TransferTracker()
         let id = UploadID(1)
-        tracker.apply(.queued(id, name: "a.jpg", totalBytes: 100), now: 0, date: Date())
-        tracker.apply(.started(id, attempt: 1, url: "http://h/p", totalBytes: 300), now: 0, date: Date())
-        tracker.apply(.progress(id, bytesSent: 150, totalBytesSent: 150, totalBytesExpected: 300), now: 1, date: Date())
+        tracker.apply(.queued(id, name: "a.jpg", totalBytes: 100), now: 0, date: Date(timeIntervalSince1970: 1_700_000_000 + 0))
+        tracker.apply(.started(id, attempt: 1, url: "http://h/p", totalBytes: 300), now: 0, date: Date(timeIntervalSince1970: 1_700_000_000 + 0))
+        tracker.apply(.progress(id, bytesSent: 150, totalBytesSent: 150, totalBytesExpected: 300), now: 1, date: Date(timeIntervalSince1970: 1_700_000_000 + 1))
         #expect(tracker[id]?.fraction == 0.5)
-        tracker.apply(.progress(UploadID(9), bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 1), now: 1, date: Date())
+        tracker.apply(.progress(UploadID(9), bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 1), now: 1, date: Date(timeIntervalSince1970: 1_700_000_000 + 1))
         #expect(tracker[UploadID(9)] == nil)
-        tracker.apply(.finished(id, .answered(status: 201)), now: 2, date: Date())
+        tracker.apply(.finished(id, .answered(status: 201)), now: 2, date: Date(timeIntervalSince1970: 1_700_000_000 + 2))
         #expect(tracker[id]?.outcome?.isSuccess == true)
         #expect(tracker[id]?.elapsed == 2)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import TerminalCanvas
 /// Which pane keys go to.
 public enum Pane: Sendable, Equatable { case browser, queue }
@@ -50,6 +51,8 @@ public struct MonitorState: Sendable {
     public var pixelGraphics: PixelGraphics?
     /// The monitor's clock (seconds) at the latest event that carried a time.
     public var now: Double = 0
+    /// The wall clock at `now`: the upload records' times are read against it.
+    public var date = Date(timeIntervalSince1970: 0)
 
     /// Log lines kept; older ones scroll away.
     public static let logLimit = 1000

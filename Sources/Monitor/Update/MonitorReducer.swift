@@ -62,6 +62,7 @@ public enum MonitorReducer {
             return []
         case .tick(let time):
             state.now = time.seconds
+            state.date = time.date
             state.queue.tracker.sampleRates(now: time.seconds)
             return []
         case .attached(let attachment, let time):
@@ -72,6 +73,7 @@ public enum MonitorReducer {
             return []
         case .jobs(let jobs, let time):
             state.now = time.seconds
+            state.date = time.date
             state.jobs.jobs = jobs
             state.jobs.receivedAt = time.seconds
             return []

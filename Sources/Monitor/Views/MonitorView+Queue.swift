@@ -1,3 +1,4 @@
+import Foundation
 import TerminalCanvas
 import UploadCore
 
@@ -40,7 +41,7 @@ extension MonitorView {
         for line in 0..<rows.height {
             let index = queue.offset + line
             guard index < queue.rows.count, let row = queue.state(queue.rows[index]) else { break }
-            drawRow(&canvas, row, selected: index == queue.selected, focused: focused, rows.row(line), theme, now: state.now,
+            drawRow(&canvas, row, selected: index == queue.selected, focused: focused, rows.row(line), theme, date: state.date,
                     withoutLocation: queue.sendsWithoutLocation(queue.rows[index]))
         }
     }
@@ -75,7 +76,7 @@ extension MonitorView {
     /// (`↑ name · resumed at 41 %  …` while an attempt that resumed sends);
     /// `↻ name  2.1 MB waiting to retry in 4 s (attempt 2: 503 Service Unavailable)` between attempts.
     static func drawRow(
-        _ canvas: inout Canvas, _ row: TransferState, selected: Bool, focused: Bool, _ rect: Rect, _ theme: Theme, now: Double,
+        _ canvas: inout Canvas, _ row: TransferState, selected: Bool, focused: Bool, _ rect: Rect, _ theme: Theme, date: Date,
         withoutLocation: Bool = false
     ) {
         let kind = rowState(row)
@@ -84,7 +85,7 @@ extension MonitorView {
             style.reverse = focused
             style.underline = !focused
         }
-        if let waiting = row.waitingText(now: now) {
+        if let waiting = row.waitingText(at: date) {
             let glyph = theme.stateGlyph(kind) + " "
             let size = rect.width >= 64 ? " " + TextLayout.pad(left: (row.record.fileSize ?? row.totalBytes).map(ByteFormat.bytes) ?? "?", width: 8) + " " : " "
             let nameWidth = min(DisplayWidth.of(row.name), max(8, (rect.width - DisplayWidth.of(glyph) - DisplayWidth.of(size)) / 3))

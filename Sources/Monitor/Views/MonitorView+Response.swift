@@ -10,7 +10,7 @@ extension MonitorView {
         }
         guard row.outcome != nil, let answer = state.queue.answers[id] else {
             let inside = canvas.frame(rect, title: "Response · \(row.name)", style: theme.frame, glyphs: theme.glyphs)
-            let text = row.waitingText(now: state.now)
+            let text = row.waitingText(at: state.date)
                 ?? (rowState(row) == .queued ? "queued, waiting for a free slot" : "sending… \(ProgressText.percent(row.fraction).trimmingLeadingSpace())  \(ProgressText.stats(row))")
             writeLines(&canvas, [text] + (row.record.keptText().map { [$0] } ?? []), inside, style: theme.muted)
             return

@@ -5,12 +5,8 @@ import Foundation
 /// view's own monotonic clock (for elapsed times, ETAs and countdowns).
 public struct TransferState: Sendable, Equatable {
     public var record: UploadRecord
+    /// The rate, on the view's monotonic clock (the record's times are the wall clock's).
     public var meter = RateMeter()
-    /// When the current (or last) attempt started, on the view's clock.
-    public var startedAt: Double?
-    public var finishedAt: Double?
-    /// While waiting to retry: when the next attempt is due, on the view's clock.
-    public var retryDue: Double?
 
     public init(record: UploadRecord) {
         self.record = record
@@ -37,9 +33,10 @@ public struct TransferState: Sendable, Equatable {
         return false
     }
 
-    /// `waiting to retry in 4 s (attempt 2: 503 Service Unavailable)`, or nil when not waiting.
-    public func waitingText(now: Double) -> String? {
-        retryDue.flatMap { record.phase.waitingText(secondsLeft: $0 - now) }
+    /// `waiting to retry in 4 s (attempt 2: 503 Service Unavailable)` at `date`, or nil when not waiting.
+    public func waitingText(at date: Date) -> String? {
+        guard case .waitingToRetry(_, _, let due) = record.phase else { return nil }
+        return record.phase.waitingText(secondsLeft: due.timeIntervalSince(date))
     }
 
     /// 0…1, or `nil` when the length is unknown.
@@ -50,9 +47,10 @@ public struct TransferState: Sendable, Equatable {
         return meter.eta(remainingBytes: total - sentBytes)
     }
 
+    /// How long the last attempt took, once the upload finished (0 before), from the record's times.
     public var elapsed: Double? {
-        guard let startedAt else { return nil }
-        return (finishedAt ?? startedAt) - startedAt
+        guard let startedAt = record.startedAt else { return nil }
+        return max(0, (record.finishedAt ?? startedAt).timeIntervalSince(startedAt))
     }
 }
 
@@ -87,11 +85,9 @@ public struct TransferTracker: Sendable {
     public mutating func adopt(_ record: UploadRecord, now: Double, date: Date) {
         if states[record.id] == nil { order.append(record.id) }
         var state = TransferState(record: record)
-        func onClock(_ moment: Date?) -> Double? { moment.map { now - max(0, date.timeIntervalSince($0)) } }
-        state.startedAt = record.attempts > 0 && record.phase != .queued ? onClock(record.startedAt ?? record.createdAt) : nil
-        state.finishedAt = onClock(record.finishedAt)
-        if case .waitingToRetry(_, _, let due) = record.phase { state.retryDue = now + max(0, due.timeIntervalSince(date)) }
-        if let started = state.startedAt, case .sending = record.phase {
+        if case .sending = record.phase {
+            // The attempt's start on this clock, for its rate.
+            let started = now - max(0, date.timeIntervalSince(record.startedAt ?? record.createdAt))
             // An attempt that resumed sent only what lies past its offset.
             state.meter.record(totalBytes: record.resumedAt ?? 0, at: started)
             state.meter.record(totalBytes: record.bytesSent, at: now)
@@ -122,26 +118,16 @@ public struct TransferTracker: Sendable {
     private static func apply(_ event: UploadEvent, to state: inout TransferState, now: Double, date: Date) {
         state.record.apply(event, at: date)
         switch event {
-        case .queued:
-            state.finishedAt = nil
-            state.retryDue = nil
         case .started:
-            state.startedAt = now
-            state.retryDue = nil
             state.meter = RateMeter()
             state.meter.record(totalBytes: 0, at: now)
         case .progress(_, _, let sent, _):
             state.meter.record(totalBytes: sent, at: now)
-        case .retryScheduled(_, _, let delay, _):
-            state.retryDue = now + (delay.isFinite ? max(0, delay) : 0)
-        case .finished:
-            state.finishedAt = now
-            state.retryDue = nil
         case .resumed(_, let offset, _):
             // The rate counts what goes out from here, not the bytes the server already had.
             state.meter = RateMeter()
             state.meter.record(totalBytes: offset, at: now)
-        case .response, .redirected, .allFinished, .resumable, .content:
+        case .queued, .retryScheduled, .finished, .response, .redirected, .allFinished, .resumable, .content:
             break
         }
     }
