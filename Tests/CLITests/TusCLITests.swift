@@ -31,6 +31,46 @@ struct TusCLITests {
         #expect(TestFiles.sameContents(photo, upload.path))
     }
 
+    /// A pipe has no length before it ends: tus creates the upload with its length deferred,
+    /// sends it a chunk at a time and says the length in the last PATCH; a cut is continued from
+    /// the server's offset with the chunk still in memory.
+    @Test func standardInputGoesByTusWithItsLengthSaidAtTheEnd() async throws {
+        let server = try await TusPeer.start()
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("tus-stdin")
+        let bytes = try await offPool { try #require(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: 5_000_000) }
+        let relay = try CuttingRelay(to: server.port, cutAfter: [2_500_000])
+        defer { relay.stop() }
+        let run = try await CLIRun.run(
+            ["send", "-", "--name", "dump.bin", "--any-file", "--protocol", "tus", "--chunk-size", "1MiB",
+             "--to", "http://127.0.0.1:\(relay.port)/files/", "--json"], stdin: bytes, environment: AgentCLITests.environment(root))
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(relay.cutsDone == 1)
+        #expect(server.uploads.count == 1, "one upload, continued: \(server.requests)")
+        let upload = try #require(server.uploads.first)
+        #expect(FileManager.default.contents(atPath: upload.path) == bytes)
+        #expect(upload.metadata["filename"] == "dump.bin")
+        #expect(server.requests.contains { $0.hasPrefix("HEAD") }, "\(server.requests)")
+        let ratio = Double(relay.bytesToServer) / Double(bytes.count)
+        #expect(ratio < 1.0 + Double(1 << 20) / Double(bytes.count) + 0.01, "at most the cut chunk twice: \(ratio)")
+        let lines = run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let finished = try #require(lines.first { $0["event"] as? String == "finished" })
+        #expect(finished["ok"] as? Bool == true)
+        #expect(finished["sha256"] as? String == (try await offPool { try PythonDigests.sha256Hex(upload.path) }), "the content's digest, as Python's hashlib has it")
+    }
+
+    @Test func aTusServerWithoutDeferredLengthsIsToldWhyStandardInputCannotGo() async throws {
+        guard TusPeer.aiohttpTusAvailable else { return }
+        let server = try await TusPeer.start(.aiohttpTus(maxRequest: 64 << 20))
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("tus-stdin")
+        let run = try await CLIRun.run(["send", "-", "--name", "dump.bin", "--any-file", "--protocol", "tus", "--to", server.url],
+                                       stdin: Data(repeating: 7, count: 1000), environment: AgentCLITests.environment(root))
+        #expect(run.status == 2)
+        #expect(run.stdout.contains("tus creation-defer-length") && run.stdout.contains("save it to a file first"), "\(run.stdout)")
+        #expect(server.storedFiles.isEmpty)
+    }
+
     @Test func badProtocolAndChunkSizeAreRefusedByName() async throws {
         let root = TestFiles.makeTemporaryDirectory("tus-cli")
         let photo = try TestFiles.writeImage(at: root + "/photo.jpg", size: 1000)

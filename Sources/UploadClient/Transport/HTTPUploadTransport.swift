@@ -285,6 +285,20 @@ public final class HTTPUploadTransport: UploadTransport {
                               eventLoop: eventLoop, observer: observer)
     }
 
+    /// One request with a body in memory (a chunk of a stream), by whichever path carries it.
+    func send(
+        url: String, method: HTTPMethod, headers: HTTPHeaders, bytes: ByteBuffer, progressBase: Int64 = 0, progressTotal: Int64? = nil,
+        eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> AttemptResult {
+        let length = Int64(bytes.readableBytes)
+        if direct, let target = connections.target(url) {
+            return await directExchange(target, method: method, headers: headers, body: .buffers([bytes]), length: length,
+                                        progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer)
+        }
+        return await exchange(url: url, method: method, headers: headers, body: .byteBuffer(bytes), length: length,
+                              progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer)
+    }
+
     /// One request and its answer, with the stall watchdog and the answer clock. `length` is the
     /// body's; progress is reported from `progressBase` (a resumed body's offset) of `progressTotal`.
     func exchange(

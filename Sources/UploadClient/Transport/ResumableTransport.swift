@@ -311,13 +311,18 @@ extension HTTPUploadTransport {
     /// Headers for requests to the upload resource: the user's (`-H`) only on the endpoint's host,
     /// as after a redirect, and the protocol's version (the draft's interop version, or tus's).
     func resourceHeaders(_ point: ResumePoint, _ request: UploadRequest) -> HTTPHeaders {
-        let sameHost = URL(string: point.uploadURL)?.host == URL(string: request.url)?.host
-        var fields = baseHeaders(sameHost ? request.headers : [])
+        var fields = resourceHeaders(point.uploadURL, request)
         switch point.kind {
         case .draft: fields.add(name: ResumableFields.interopVersion, value: String(point.version))
         case .tus: fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
         }
         return fields
+    }
+
+    /// The user's headers for a request to `uploadURL`: only on the endpoint's host.
+    func resourceHeaders(_ uploadURL: String, _ request: UploadRequest) -> HTTPHeaders {
+        let sameHost = URL(string: uploadURL)?.host == URL(string: request.url)?.host
+        return baseHeaders(sameHost ? request.headers : [])
     }
 
     /// What the machines report, told to the attempt's observer.

@@ -62,17 +62,15 @@ extension HTTPUploadTransport {
     func sendTus(
         _ request: UploadRequest, _ prepared: Prepared, capabilities: TusCapabilities, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
-        guard !prepared.source.isPipe, let opened = prepared.source.openedAs, let length = prepared.source.size else {
-            return AttemptResult(outcome: .failed(UploadFailure(.fileError,
-                "tus needs the upload's length before it starts, and standard input has none: save it to a file first, or use --protocol multipart")),
-                response: nil, bytesSent: 0)
-        }
         let metadata: String
         do throws(TusFields.MetadataProblem) {
             metadata = try TusFields.metadata(request.formFields.map { ($0.name, $0.value) }
                 + [("filename", request.uploadName), ("filetype", prepared.media.mime)])
         } catch {
             return AttemptResult(outcome: .failed(UploadFailure(.other, error.description)), response: nil, bytesSent: 0)
+        }
+        guard !prepared.source.isPipe, let opened = prepared.source.openedAs, let length = prepared.source.size else {
+            return await sendTusStream(request, prepared, metadata: metadata, capabilities: capabilities, eventLoop: eventLoop, observer: observer)
         }
         let layout = MultipartLayout.bare(contentType: prepared.media, fileSize: length)
         var machine = TusUploadMachine(url: request.url, file: opened, length: length, point: resume ? request.resume : nil,
@@ -153,6 +151,64 @@ extension HTTPUploadTransport {
         }
     }
 
+    /// One attempt of a stream (standard input) by tus, as `TusStreamMachine` decides: created
+    /// with its length deferred, read a chunk at a time (each byte once: hashed as it is read),
+    /// each chunk kept until the server has it, the last `PATCH` saying the length.
+    func sendTusStream(
+        _ request: UploadRequest, _ prepared: Prepared, metadata: String, capabilities: TusCapabilities, eventLoop: EventLoop,
+        observer: AttemptObserver
+    ) async -> AttemptResult {
+        var machine = TusStreamMachine(url: request.url, capabilities: capabilities, chunkSize: tusChunkSize)
+        var next = machine.start()
+        // What was read of the pipe to tell its type is the stream's beginning.
+        var stream = StreamWindow(readAlready: prepared.pipePrefix.map { Array($0.readableBytesView) } ?? [])
+        var sent: Int64 = 0
+        let source = prepared.source
+        while true {
+            switch next {
+            case .finish(var result):
+                if result.outcome.isSuccess, digests { observer.content(stream.sha256Hex) }
+                result.bytesSent = sent
+                return result
+            case .request(.create):
+                var fields = baseHeaders(request.headers)
+                fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
+                fields.add(name: TusFields.deferLength, value: "1")
+                if !metadata.isEmpty { fields.add(name: TusFields.metadata, value: metadata) }
+                let created = await send(url: request.url, method: .POST, headers: fields, eventLoop: eventLoop, observer: .init())
+                next = machine.created(created)
+                // The stream's bytes start going out; how many there are, its end says.
+                if case .request = next { observer.started(request.url, nil) }
+            case .request(.read(let from, let upTo)):
+                stream.drop(before: from)
+                do {
+                    let want = upTo - stream.count
+                    let piece = try await threadPool.runIfActive(eventLoop: eventLoop) { [stream] in try stream.readMore(from: source, want: want) }.get()
+                    stream.append(piece)
+                } catch {
+                    next = .finish(AttemptResult(outcome: .failed((error as? UploadFailure) ?? UploadFailure(.fileError, "cannot read standard input: \(error)")),
+                                                 response: nil, bytesSent: sent))
+                    continue
+                }
+                next = machine.buffered(count: stream.count, ended: stream.ended)
+            case .request(.head(let uploadURL)):
+                var fields = resourceHeaders(uploadURL, request)
+                fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
+                next = machine.headed(await send(url: uploadURL, method: .HEAD, headers: fields, eventLoop: eventLoop, observer: .init()))
+            case .request(.patch(let uploadURL, let from, let to, let length)):
+                var fields = resourceHeaders(uploadURL, request)
+                fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
+                fields.add(name: "Content-Type", value: TusFields.chunkType)
+                fields.add(name: TusFields.offset, value: String(from))
+                if let length { fields.add(name: TusFields.length, value: String(length)) }
+                let result = await send(url: uploadURL, method: .PATCH, headers: fields, bytes: stream.bytes(from, to),
+                                        progressBase: from, progressTotal: length, eventLoop: eventLoop, observer: observer)
+                sent += result.bytesSent
+                next = machine.patched(result)
+            }
+        }
+    }
+
     /// `Upload-Checksum` of `range` of what is sent.
     static func checksum(_ algorithm: String, of source: FileSource, _ range: Range<Int64>) throws -> String {
         guard var hasher = TusChecksum(algorithm) else { throw UploadFailure(.other, "no checksum algorithm \(algorithm)") }
@@ -164,4 +220,60 @@ extension HTTPUploadTransport {
     private func fileDigest(_ length: Int64) -> BodyDigest? {
         digests ? BodyDigest(length: length, fileLength: length, bodyToo: false) : nil
     }
+}
+
+/// The bytes of a stream the server does not have yet, from `start`, and whether the stream
+/// ended; every byte read is hashed once (the content's SHA-256). A byte read past a full
+/// chunk to learn whether the stream ends there is kept for the next chunk.
+struct StreamWindow: Sendable {
+    private(set) var start: Int64 = 0
+    private var buffer: [UInt8] = []
+    /// The byte read ahead of the buffer, when one was.
+    private var ahead: UInt8?
+    private(set) var ended = false
+    private var digest = Digester([.sha256])
+    /// Bytes of the stream read before the upload began, given out first.
+    private var readAlready: [UInt8]
+
+    init(readAlready: [UInt8]) {
+        self.readAlready = readAlready
+    }
+
+    var count: Int { buffer.count }
+
+    mutating func drop(before offset: Int64) {
+        let n = Int(min(max(0, offset - start), Int64(buffer.count)))
+        buffer.removeFirst(n)
+        start += Int64(n)
+    }
+
+    /// Up to `want` more bytes from `source` (a pipe: each read may return fewer), then one
+    /// more byte to learn whether the stream ends there. Blocking: off the event loops.
+    func readMore(from source: FileSource, want: Int) throws -> (bytes: [UInt8], ahead: UInt8?, ended: Bool) {
+        var bytes: [UInt8] = (ahead.map { [$0] } ?? []) + readAlready
+        let allocator = ByteBufferAllocator()
+        while bytes.count < want {
+            let piece = try source.read(offset: 0, count: min(want - bytes.count, 1 << 20), allocator: allocator)
+            if piece.readableBytes == 0 { return (bytes, nil, true) }
+            bytes += piece.readableBytesView
+        }
+        let peek = try source.read(offset: 0, count: 1, allocator: allocator)
+        return (bytes, peek.readableBytesView.first, peek.readableBytes == 0)
+    }
+
+    mutating func append(_ piece: (bytes: [UInt8], ahead: UInt8?, ended: Bool)) {
+        // The byte read ahead last time begins `piece.bytes`: hashed now, with what follows it.
+        digest.update(piece.bytes)
+        buffer += piece.bytes
+        ahead = piece.ahead
+        ended = piece.ended
+        readAlready = []
+    }
+
+    /// The stream's bytes `from..<to`, which must be in the window.
+    func bytes(_ from: Int64, _ to: Int64) -> ByteBuffer {
+        ByteBuffer(bytes: buffer[Int(from - start)..<Int(to - start)])
+    }
+
+    var sha256Hex: String { Digester.hex(digest.finalize()[.sha256] ?? []) }
 }

@@ -15,6 +15,8 @@ public enum TusFields {
     public static let metadata = "Upload-Metadata"
     public static let expires = "Upload-Expires"
     public static let checksum = "Upload-Checksum"
+    /// `creation-defer-length`: the length is said later, in a `PATCH`.
+    public static let deferLength = "Upload-Defer-Length"
     /// The only version spoken here (and the only one deployed).
     public static let protocolVersion = "1.0.0"
     /// The media type of every `PATCH` (and of a creation that carries bytes).

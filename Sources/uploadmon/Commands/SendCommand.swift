@@ -10,7 +10,8 @@ struct SendCommand: AsyncParsableCommand {
         Each file is sent as multipart/form-data: the -F text fields first, then the file in --field; \
         to an endpoint that speaks tus 1.0.0 (found by --protocol auto, or --protocol tus) as its raw \
         bytes, the -F fields, name and type in Upload-Metadata, resumed from the server's offset. \
-        Only images are sent unless --any-file is given. '-' reads standard input and sends it chunked.
+        Only images are sent unless --any-file is given. '-' reads standard input and sends it chunked \
+        (by tus: --chunk-size at a time, its length said at its end, where the server takes that).
 
         Output: on a terminal, one line per file redrawn in place; otherwise one line per event; \
         with --json, one JSON object per event. NO_COLOR turns colour off.
