@@ -7,28 +7,6 @@ import UploadCore
 /// before retries, yields events). No task, clock or transport lives in here, so every order
 /// of inputs can be tested directly, including the ones real tasks make rare.
 struct UploadQueueMachine {
-    enum Phase: Equatable {
-        case queued
-        /// An attempt is in flight. `cancelRequested`: the user cancelled it and its task was
-        /// told; whatever the attempt ends with, it is not retried.
-        case sending(attempt: Int, cancelRequested: Bool)
-        /// Waiting before `attempt` (the next one) starts.
-        case waitingToRetry(attempt: Int)
-        case finished(UploadOutcome)
-
-        var outcome: UploadOutcome? {
-            if case .finished(let outcome) = self { return outcome }
-            return nil
-        }
-
-        /// Sending or waiting to retry.
-        var isActive: Bool {
-            switch self {
-            case .sending, .waitingToRetry: true
-            case .queued, .finished: false
-            }
-        }
-    }
 
     struct Entry {
         var request: UploadRequest
@@ -44,7 +22,11 @@ struct UploadQueueMachine {
         var retryPolicy: RetryPolicy?
         /// Why the user cancelled it, when they said.
         var cancelReason: String?
-        var phase: Phase = .queued
+        /// Where the upload stands, as its record says it.
+        var phase: UploadPhase = .queued
+        /// The user cancelled the attempt in flight and its task was told: whatever the attempt
+        /// ends with, it is not retried.
+        var cancelRequested = false
     }
 
     enum Action: Equatable {
@@ -86,7 +68,8 @@ struct UploadQueueMachine {
 
     func outcome(of id: UploadID) -> UploadOutcome? { entries[id]?.phase.outcome }
     func attempts(of id: UploadID) -> Int { entries[id]?.attempts ?? 0 }
-    func phase(of id: UploadID) -> Phase? { entries[id]?.phase }
+    func phase(of id: UploadID) -> UploadPhase? { entries[id]?.phase }
+    func cancelRequested(_ id: UploadID) -> Bool { entries[id]?.cancelRequested ?? false }
     var isIdle: Bool { waiting.isEmpty && active == 0 }
 
     /// The id the next upload without one of its own gets.
@@ -141,10 +124,11 @@ struct UploadQueueMachine {
             entry.cancelReason = reason
             actions.append(.cancelWait(id))
             finish(id, &entry, .failed(Self.cancelled(entry, "cancelled while waiting to retry")), into: &actions)
-        case .sending(let attempt, let cancelRequested):
-            if cancelRequested { return [] }
+        case .sending:
+            if entry.cancelRequested { return [] }
             entry.cancelReason = reason
-            setPhase(id, &entry, .sending(attempt: attempt, cancelRequested: true))
+            entry.cancelRequested = true
+            entries[id] = entry
             return [.cancelAttempt(id)]
         }
         reportDrainIfIdle(into: &actions)
@@ -164,7 +148,7 @@ struct UploadQueueMachine {
         }
         let live = entries.filter { $0.value.phase.isActive }.keys.sorted { $0.rawValue < $1.rawValue }
         for id in live {
-            if case .sending(_, true) = entries[id]?.phase { continue }
+            if entries[id]?.cancelRequested == true { continue }
             if let more = cancel(id, reason: reason) {
                 actions += more
                 count += 1
@@ -190,7 +174,9 @@ struct UploadQueueMachine {
     /// may deliver late) changes nothing.
     /// `now`: when it ended (an HTTP-date `Retry-After` counts from it).
     mutating func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult, at now: Date) -> [Action] {
-        guard var entry = entries[id], case .sending(attempt, let cancelRequested) = entry.phase else { return [] }
+        guard var entry = entries[id], case .sending(attempt) = entry.phase else { return [] }
+        let cancelRequested = entry.cancelRequested
+        entry.cancelRequested = false
         var actions: [Action] = []
         // The next attempt (a retry now, or by hand later) continues where this one left the upload.
         // When the server keeps more of it than when the attempt before began (the offset an
@@ -222,7 +208,7 @@ struct UploadQueueMachine {
             if var delay = policy.delay(after: result.outcome, response: result.response, attempt: failures, keyed: keyed, now: now) {
                 if atOnce, case .failed = result.outcome { delay = 0 }
                 let reason = result.outcome.words(reason: result.response?.reason)
-                setPhase(id, &entry, .waitingToRetry(attempt: attempt + 1))
+                setPhase(id, &entry, .waitingToRetry(attempt: attempt + 1, reason: reason, due: now.addingTimeInterval(delay.isFinite ? delay : 0)))
                 actions.append(.emit(.retryScheduled(id, attempt: attempt + 1, delaySeconds: delay, reason: reason)))
                 actions.append(.wait(id, attempt: attempt + 1, seconds: delay))
             } else {
@@ -236,7 +222,7 @@ struct UploadQueueMachine {
 
     /// The wait before `attempt` is over: the upload goes first in line.
     mutating func retryDue(_ id: UploadID, attempt: Int) -> [Action] {
-        guard var entry = entries[id], entry.phase == .waitingToRetry(attempt: attempt) else { return [] }
+        guard var entry = entries[id], case .waitingToRetry(attempt, _, _) = entry.phase else { return [] }
         setPhase(id, &entry, .queued)
         waiting.prepend(id)
         var actions: [Action] = []
@@ -266,7 +252,7 @@ struct UploadQueueMachine {
         while sending < concurrency, let id = waiting.popFirst() {
             guard var entry = entries[id] else { continue }
             entry.attempts += 1
-            setPhase(id, &entry, .sending(attempt: entry.attempts, cancelRequested: false))
+            setPhase(id, &entry, .sending(attempt: entry.attempts))
             actions.append(.start(id, attempt: entry.attempts, request: entry.request))
         }
     }
@@ -295,7 +281,7 @@ struct UploadQueueMachine {
     }
 
     /// Every change of phase goes through here, so the counts stay right.
-    private mutating func setPhase(_ id: UploadID, _ entry: inout Entry, _ phase: Phase) {
+    private mutating func setPhase(_ id: UploadID, _ entry: inout Entry, _ phase: UploadPhase) {
         if case .sending = entry.phase { sending -= 1 }
         if entry.phase.isActive { active -= 1 }
         entry.phase = phase
@@ -342,5 +328,15 @@ struct IDQueue {
     mutating func remove(_ id: UploadID) {
         guard let index = items[head...].firstIndex(of: id) else { return }
         items.remove(at: index)
+    }
+}
+
+private extension UploadPhase {
+    /// Sending or waiting to retry.
+    var isActive: Bool {
+        switch self {
+        case .sending, .waitingToRetry: true
+        case .queued, .finished: false
+        }
     }
 }
