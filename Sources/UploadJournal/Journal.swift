@@ -147,7 +147,7 @@ public final class Journal: Sendable {
     /// returned in the order it was queued, to be started again. Finished ones stay finished.
     public func recover(at now: Date) throws -> [PendingUpload] {
         try pool.write { db in
-            let interrupted = try UploadRow.filter([UploadState.sending, .retrying].contains(UploadRow.Columns.state)).fetchAll(db)
+            let interrupted = try UploadRow.filter([UploadState.sending, .waitingToRetry].contains(UploadRow.Columns.state)).fetchAll(db)
             for var row in interrupted {
                 // Through the fold, as every event: the upload waits to be retried at once.
                 let note = UploadEvent.retryScheduled(
@@ -164,7 +164,7 @@ public final class Journal: Sendable {
                 var entry = EventRow(seq: nil, uploadID: row.id, kind: "retryScheduled", event: note, at: now)
                 try entry.insert(db)
             }
-            return try UploadRow.filter([UploadState.queued, .retrying].contains(UploadRow.Columns.state))
+            return try UploadRow.filter([UploadState.queued, .waitingToRetry].contains(UploadRow.Columns.state))
                 .order(UploadRow.Columns.id).fetchAll(db).map(\.pending)
         }
     }

@@ -43,7 +43,7 @@ public enum StatusTable {
             // Numbers read back from the journal: a damaged row shows as 100 %, never a trap.
             let percent = BoundedNumber.integer(Double(upload.bytesSent) * 100 / Double(total)).map { min(100, max(0, $0)) } ?? 100
             return "\(percent) % of \(ByteFormat.bytes(total))\(resumed)"
-        case .queued, .retrying, .failed:
+        case .queued, .waitingToRetry, .failed:
             let size = upload.fileSize.map(ByteFormat.bytes) ?? ""
             return upload.keptText().map { size.isEmpty ? $0 : size + " (" + $0 + ")" } ?? size
         }

@@ -76,7 +76,7 @@ import UploadTesting
         try journal.record(.retryScheduled(id, attempt: 2, delaySeconds: 4, reason: "503 Service Unavailable"), at: t0)
         let record = try #require(try journal.snapshot(id))
         #expect(record.phase == .waitingToRetry(attempt: 2, reason: "503 Service Unavailable", due: t0.addingTimeInterval(4)))
-        #expect(record.state == .retrying)
+        #expect(record.state == .waitingToRetry)
     }
 }
 

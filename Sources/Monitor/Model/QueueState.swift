@@ -81,7 +81,7 @@ public struct FileUploadStatus: Sendable, Equatable {
     init(_ state: UploadState, size: Int64?, modified: Int64? = nil) {
         self.modified = modified
         switch state {
-        case .queued, .retrying: kind = .queued
+        case .queued, .waitingToRetry: kind = .queued
         case .sending: kind = .sending
         case .succeeded: kind = .sent
         case .failed: kind = .failed

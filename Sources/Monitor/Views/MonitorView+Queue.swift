@@ -7,7 +7,7 @@ extension MonitorView {
         switch row.record.phase {
         case .queued: return .queued
         case .sending: return .sending
-        case .waitingToRetry: return .waiting
+        case .waitingToRetry: return .waitingToRetry
         case .finished(let outcome):
             if outcome.isSuccess { return .done }
             if case .failed(let failure) = outcome, failure.kind == .cancelled { return .cancelled }
@@ -19,7 +19,7 @@ extension MonitorView {
         switch state {
         case .queued, .cancelled: theme.muted
         case .sending: theme.accent
-        case .waiting: theme.warning
+        case .waitingToRetry: theme.warning
         case .done: theme.ok
         case .failed: theme.failed
         }

@@ -43,7 +43,7 @@ public struct Theme: Sendable {
         switch row {
         case .queued: return unicode ? "·" : "."
         case .sending: return unicode ? "↑" : ">"
-        case .waiting: return unicode ? "↻" : "~"
+        case .waitingToRetry: return unicode ? "↻" : "~"
         case .done: return unicode ? "✓" : "+"
         case .failed: return unicode ? "✗" : "x"
         case .cancelled: return unicode ? "⊘" : "-"
@@ -53,5 +53,5 @@ public struct Theme: Sendable {
 
 /// The states a queue row shows.
 enum RowState {
-    case queued, sending, waiting, done, failed, cancelled
+    case queued, sending, waitingToRetry, done, failed, cancelled
 }

@@ -4,8 +4,9 @@ import Foundation
 public enum UploadState: String, Sendable, Codable, CaseIterable {
     case queued
     case sending
-    /// Waiting for an automatic retry after a transient failure.
-    case retrying
+    /// Waiting for an automatic retry after a transient failure (`retrying` in the journal and
+    /// in `status --json`, as it always was).
+    case waitingToRetry = "retrying"
     case succeeded
     case failed
 
@@ -32,7 +33,7 @@ public enum UploadPhase: Sendable, Hashable, Codable {
         switch self {
         case .queued: .queued
         case .sending: .sending
-        case .waitingToRetry: .retrying
+        case .waitingToRetry: .waitingToRetry
         case .finished(let outcome): outcome.isSuccess ? .succeeded : .failed
         }
     }
@@ -45,7 +46,7 @@ public enum UploadPhase: Sendable, Hashable, Codable {
         switch state {
         case .queued: self = .queued
         case .sending: self = .sending(attempt: attempts)
-        case .retrying: self = .waitingToRetry(attempt: attempts + 1, reason: retryReason ?? "", due: retryDue ?? fallbackDue)
+        case .waitingToRetry: self = .waitingToRetry(attempt: attempts + 1, reason: retryReason ?? "", due: retryDue ?? fallbackDue)
         case .succeeded, .failed: self = .finished(failure.map { .failed($0) } ?? .answered(status: status ?? 0))
         }
     }
