@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NIOCore
 import UploadClient
+import UploadCommands
 import UploadCore
 
 extension UploadProtocol: ExpressibleByArgument {}
@@ -123,35 +124,14 @@ struct UploadOptions: ParsableArguments {
         return fields
     }
 
-    /// The `-H` headers, `@FILE` ones read from their files, and `Authorization: Basic` from a
-    /// netrc file when one is asked for, the endpoint's host has an entry there and no header
-    /// gives an `Authorization` already.
+    /// The `-H` headers, `@FILE` ones read from their files, and a netrc login (`HeaderArguments`).
     func parsedHeaders(readingStandardInput: Bool = true) throws(UploadInputError) -> [RequestHeader] {
-        var parsed: [RequestHeader] = []
-        for argument in headers {
-            guard argument.hasPrefix("@") else {
-                parsed.append(try RequestHeader(parsing: argument))
-                continue
-            }
-            let path = String(argument.dropFirst())
-            if path == "-" && !readingStandardInput { continue }
-            guard let text = path == "-" ? HeaderInput.standardInput : (FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }) else {
-                throw .cannotRead(path: path, reason: "the header file is missing or unreadable")
-            }
-            parsed += try HeaderFile.parse(text, path: path == "-" ? "(standard input)" : path)
-        }
-        if !parsed.contains(where: { $0.name.lowercased() == "authorization" }), let (login, password) = try netrcChoice?.credentials(for: to) {
-            parsed.append(BasicCredentials.header(login: login, password: password))
-        }
-        return parsed
+        try HeaderArguments(headers, netrc: netrcChoice, standardInput: { HeaderInput.standardInput }).parse(for: to, readingStandardInput: readingStandardInput)
     }
 
-    /// The netrc file asked for: `--netrc-file`, else `~/.netrc` with `--netrc` or `--netrc-optional`.
     var netrcChoice: NetrcChoice? {
-        let optional = netrcOptional && netrcFile == nil && !netrc
-        if let netrcFile { return NetrcChoice(path: netrcFile, optional: false) }
-        guard netrc || netrcOptional else { return nil }
-        return NetrcChoice(path: (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/.netrc", optional: optional)
+        HeaderArguments.netrcChoice(netrc: netrc, netrcFile: netrcFile, netrcOptional: netrcOptional,
+                                    home: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory())
     }
 
     /// The endpoint as sent: without the URL's own login and password when a netrc entry replaces them.
