@@ -118,8 +118,14 @@ public final class AgentBackend: MonitorBackend {
                     post(.notice(AgentClient.text(of: reply, doing: "queue the files"), isError: true, now()))
                     return
                 }
-                for case .refused(let path, let reason) in results {
-                    post(.enqueueRefused(name: (path as NSString).lastPathComponent, reason: reason, now()))
+                for result in results {
+                    switch result {
+                    case .queued(let record):
+                        // The row at once, from the record the agent answers with.
+                        post(.upload(.queued(record), now()))
+                    case .refused(let path, let reason):
+                        post(.enqueueRefused(name: (path as NSString).lastPathComponent, reason: reason, now()))
+                    }
                 }
             } catch {
                 post(.notice("cannot queue \(accepted.count) file(s): \(error)", isError: true, now()))

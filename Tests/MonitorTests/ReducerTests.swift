@@ -237,6 +237,22 @@ import UploadCore
         #expect(state.queue.rows == [UploadID(3), UploadID(4)])
     }
 
+    /// The agent says an upload is queued twice (its reply to the enqueue, then its broadcast),
+    /// and the broadcast may come after the upload started: the second one changes nothing. A
+    /// finished upload queued again is a retry.
+    @Test func anUploadSaidQueuedTwiceKeepsWhereItGot() {
+        var state = Fixtures.state()
+        let id = UploadID(7)
+        Fixtures.upload(&state, .queued(id, name: "cat.jpg", totalBytes: 100), at: 1)
+        Fixtures.upload(&state, .started(id, attempt: 1, url: state.endpoint, totalBytes: 300), at: 2)
+        Fixtures.upload(&state, .queued(id, name: "cat.jpg", totalBytes: 100), at: 2)
+        #expect(state.queue.state(id)?.record.phase == .sending(attempt: 1))
+        #expect(state.queue.rows == [id])
+        Fixtures.upload(&state, .finished(id, .failed(UploadFailure(.connectionLost, "reset"))), at: 3)
+        Fixtures.upload(&state, .queued(id, name: "cat.jpg", totalBytes: 100), at: 4)
+        #expect(state.queue.state(id)?.record.phase == .queued, "a retry")
+    }
+
     @Test func retryKeepsTheRowAndCountsAttempts() {
         var state = Fixtures.busyState(width: 120, height: 40)
         Fixtures.upload(&state, .queued(UploadID(2), name: "notes.jpg", totalBytes: 38))

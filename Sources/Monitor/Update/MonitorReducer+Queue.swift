@@ -76,6 +76,11 @@ extension MonitorReducer {
             // Only a newly queued upload makes a row; events for cleared or unknown ids are stale.
             guard case .queued = event else { return [] }
             state.queue.rows.append(id)
+        } else if case .queued(let record) = event, let known = state.queue.state(record.id), !known.record.isFinished {
+            // Said queued twice (the agent's reply to the enqueue, then its broadcast): the first
+            // stands; the second may come after the upload started. Only a finished upload is
+            // queued again (a retry).
+            return []
         }
         state.queue.tracker.apply(event, now: time.seconds, date: time.date)
         switch event {
