@@ -59,6 +59,20 @@ struct TusCLITests {
         #expect(finished["sha256"] as? String == (try await offPool { try PythonDigests.sha256Hex(upload.path) }), "the content's digest, as Python's hashlib has it")
     }
 
+    /// Chunks smaller than what was read of the pipe to tell its type (64 KiB) keep their size.
+    @Test func standardInputInSmallChunksKeepsTheChunkSize() async throws {
+        let server = try await TusPeer.start()
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("tus-stdin")
+        let bytes = Data((0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        let run = try await CLIRun.run(["send", "-", "--name", "small.bin", "--any-file", "--protocol", "tus", "--chunk-size", "1000",
+                                        "--to", server.url], stdin: bytes, environment: AgentCLITests.environment(root))
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        let upload = try #require(server.uploads.first)
+        #expect(FileManager.default.contents(atPath: upload.path) == bytes)
+        #expect(upload.parts == 5, "\(server.requests)")
+    }
+
     @Test func aTusServerWithoutDeferredLengthsIsToldWhyStandardInputCannotGo() async throws {
         guard TusPeer.aiohttpTusAvailable else { return }
         let server = try await TusPeer.start(.aiohttpTus(maxRequest: 64 << 20))

@@ -223,20 +223,18 @@ extension HTTPUploadTransport {
 }
 
 /// The bytes of a stream the server does not have yet, from `start`, and whether the stream
-/// ended; every byte read is hashed once (the content's SHA-256). A byte read past a full
-/// chunk to learn whether the stream ends there is kept for the next chunk.
+/// ended; every byte is hashed once, as it enters the window (the content's SHA-256).
 struct StreamWindow: Sendable {
     private(set) var start: Int64 = 0
     private var buffer: [UInt8] = []
-    /// The byte read ahead of the buffer, when one was.
-    private var ahead: UInt8?
+    /// Bytes read from the stream but not in the window yet: what was read to tell its type, or
+    /// what was read past a full chunk (a byte, to learn whether the stream ends there).
+    private var ahead: [UInt8]
     private(set) var ended = false
     private var digest = Digester([.sha256])
-    /// Bytes of the stream read before the upload began, given out first.
-    private var readAlready: [UInt8]
 
     init(readAlready: [UInt8]) {
-        self.readAlready = readAlready
+        ahead = readAlready
     }
 
     var count: Int { buffer.count }
@@ -247,27 +245,28 @@ struct StreamWindow: Sendable {
         start += Int64(n)
     }
 
-    /// Up to `want` more bytes from `source` (a pipe: each read may return fewer), then one
-    /// more byte to learn whether the stream ends there. Blocking: off the event loops.
-    func readMore(from source: FileSource, want: Int) throws -> (bytes: [UInt8], ahead: UInt8?, ended: Bool) {
-        var bytes: [UInt8] = (ahead.map { [$0] } ?? []) + readAlready
+    /// The next `want` bytes of the stream (fewer only at its end), what was read beyond them,
+    /// and whether the stream ends there: from what is ahead first, then from `source` (a pipe:
+    /// each read may return fewer), then one byte more when nothing is ahead. Blocking: off the
+    /// event loops.
+    func readMore(from source: FileSource, want: Int) throws -> (bytes: [UInt8], ahead: [UInt8], ended: Bool) {
+        var bytes = ahead
         let allocator = ByteBufferAllocator()
         while bytes.count < want {
             let piece = try source.read(offset: 0, count: min(want - bytes.count, 1 << 20), allocator: allocator)
-            if piece.readableBytes == 0 { return (bytes, nil, true) }
+            if piece.readableBytes == 0 { return (bytes, [], true) }
             bytes += piece.readableBytesView
         }
+        if bytes.count > want { return (Array(bytes[..<want]), Array(bytes[want...]), false) }
         let peek = try source.read(offset: 0, count: 1, allocator: allocator)
-        return (bytes, peek.readableBytesView.first, peek.readableBytes == 0)
+        return (bytes, Array(peek.readableBytesView), peek.readableBytes == 0)
     }
 
-    mutating func append(_ piece: (bytes: [UInt8], ahead: UInt8?, ended: Bool)) {
-        // The byte read ahead last time begins `piece.bytes`: hashed now, with what follows it.
+    mutating func append(_ piece: (bytes: [UInt8], ahead: [UInt8], ended: Bool)) {
         digest.update(piece.bytes)
         buffer += piece.bytes
         ahead = piece.ahead
         ended = piece.ended
-        readAlready = []
     }
 
     /// The stream's bytes `from..<to`, which must be in the window.
