@@ -164,6 +164,11 @@ extension HTTPUploadTransport {
         var stream = StreamWindow(readAlready: prepared.pipePrefix.map { Array($0.readableBytesView) } ?? [])
         var sent: Int64 = 0
         let source = prepared.source
+        func resourceFields(_ uploadURL: String) -> HTTPHeaders {
+            var fields = resourceHeaders(uploadURL, request)
+            fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
+            return fields
+        }
         while true {
             switch next {
             case .finish(var result):
@@ -192,12 +197,9 @@ extension HTTPUploadTransport {
                 }
                 next = machine.buffered(count: stream.count, ended: stream.ended)
             case .request(.head(let uploadURL)):
-                var fields = resourceHeaders(uploadURL, request)
-                fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
-                next = machine.headed(await send(url: uploadURL, method: .HEAD, headers: fields, eventLoop: eventLoop, observer: .init()))
+                next = machine.headed(await send(url: uploadURL, method: .HEAD, headers: resourceFields(uploadURL), eventLoop: eventLoop, observer: .init()))
             case .request(.patch(let uploadURL, let from, let to, let length)):
-                var fields = resourceHeaders(uploadURL, request)
-                fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
+                var fields = resourceFields(uploadURL)
                 fields.add(name: "Content-Type", value: TusFields.chunkType)
                 fields.add(name: TusFields.offset, value: String(from))
                 if let length { fields.add(name: TusFields.length, value: String(length)) }
