@@ -33,7 +33,7 @@ import UploadCore
         #expect(starts(machine.enqueue(request("a"), totalBytes: 1, id: id1)) == [id1])
         #expect(starts(machine.enqueue(request("b"), totalBytes: 1, id: id2)) == [id2])
         #expect(starts(machine.enqueue(request("c"), totalBytes: 1, id: id3)) == [])
-        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 200)), at: t0)
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 200)), reported: nil, at: t0)
         #expect(ended == [.emit(.finished(id1, .answered(status: 200))), .start(id3, attempt: 1, request: request("c"))])
     }
 
@@ -44,9 +44,9 @@ import UploadCore
         #expect(starts(machine.setConcurrency(3)) == [id2, id3])
         #expect(starts(machine.setConcurrency(1)) == [], "nothing running is stopped")
         let ok = result(.answered(status: 200))
-        #expect(starts(machine.attemptEnded(id1, attempt: 1, result: ok, at: t0)) == [], "two still run: over the new limit")
-        #expect(starts(machine.attemptEnded(id2, attempt: 1, result: ok, at: t0)) == [])
-        #expect(starts(machine.attemptEnded(id3, attempt: 1, result: ok, at: t0)) == [id4])
+        #expect(starts(machine.attemptEnded(id1, attempt: 1, result: ok, reported: nil, at: t0)) == [], "two still run: over the new limit")
+        #expect(starts(machine.attemptEnded(id2, attempt: 1, result: ok, reported: nil, at: t0)) == [])
+        #expect(starts(machine.attemptEnded(id3, attempt: 1, result: ok, reported: nil, at: t0)) == [id4])
     }
 
     /// The race from the queue: cancel reaches the attempt after the transport already has a
@@ -56,7 +56,7 @@ import UploadCore
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
         #expect(machine.cancel(id1, reason: "interrupted") == [.cancelAttempt(id1)])
         #expect(machine.cancel(id1, reason: "again") == [], "a second cancel asks nothing more")
-        let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset), at: t0)
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset), reported: nil, at: t0)
         let outcome = UploadOutcome.failed(UploadFailure(.cancelled, "cancelled (interrupted)"))
         #expect(ended == [.emit(.finished(id1, outcome)), .emit(.allFinished(UploadSummary(succeeded: 0, failed: 1)))])
         #expect(machine.attempts(of: id1) == 1)
@@ -66,7 +66,7 @@ import UploadCore
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3))
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
         _ = machine.cancel(id1)
-        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 503)), at: t0)
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 503)), reported: nil, at: t0)
         #expect(events(ended).first == .finished(id1, .answered(status: 503)))
         #expect(!ended.contains { if case .wait = $0 { true } else { false } })
     }
@@ -76,14 +76,14 @@ import UploadCore
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
         _ = machine.cancel(id1, reason: "interrupted")
         let words = "cancelled while waiting for the answer (the server may have stored the file)"
-        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.failed(UploadFailure(.cancelled, words))), at: t0)
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.failed(UploadFailure(.cancelled, words))), reported: nil, at: t0)
         #expect(events(ended).first == .finished(id1, .failed(UploadFailure(.cancelled, words + " (interrupted)"))))
     }
 
     @Test func aCancelDuringTheWaitEndsAtOnceAndTheLateTimerIsIgnored() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3, baseDelay: 60))
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
-        let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset), at: t0)
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset), reported: nil, at: t0)
         #expect(ended.contains { if case .wait(id1, attempt: 2, _) = $0 { true } else { false } })
         // Waiting as the record says it: the next attempt, why, and when (the machine's own clock is the input's).
         guard case .waitingToRetry(2, let reason, let due) = machine.phase(of: id1) else { Issue.record("\(String(describing: machine.phase(of: id1)))"); return }
@@ -108,15 +108,15 @@ import UploadCore
         }
         for attempt in 1...5 {
             let ended = machine.attemptEnded(id1, attempt: attempt, result: AttemptResult(
-                outcome: reset, response: nil, bytesSent: 1000, resume: point(Int64(attempt) * 1000)), at: t0)
+                outcome: reset, response: nil, bytesSent: 1000, resume: point(Int64(attempt) * 1000)), reported: point(Int64(attempt) * 1000), at: t0)
             #expect(ended.contains(.wait(id1, attempt: attempt + 1, seconds: 0)), "\(ended)")
             #expect(starts(machine.retryDue(id1, attempt: attempt + 1)) == [id1])
         }
         // No progress: the usual backoff, then the limit.
-        let stuck = machine.attemptEnded(id1, attempt: 6, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)), at: t0)
+        let stuck = machine.attemptEnded(id1, attempt: 6, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)), reported: nil, at: t0)
         #expect(stuck.contains(.wait(id1, attempt: 7, seconds: 10)), "\(stuck)")
         _ = machine.retryDue(id1, attempt: 7)
-        let final = machine.attemptEnded(id1, attempt: 7, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)), at: t0)
+        let final = machine.attemptEnded(id1, attempt: 7, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)), reported: nil, at: t0)
         #expect(events(final).contains(.finished(id1, reset)))
     }
 
@@ -129,13 +129,13 @@ import UploadCore
         let point = ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
                                 file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: 0)
         let cut = AttemptResult(outcome: reset, response: nil, bytesSent: 3000, resume: point)
-        #expect(machine.attemptEnded(id1, attempt: 1, result: cut, at: t0).contains(.wait(id1, attempt: 2, seconds: 0)))
+        #expect(machine.attemptEnded(id1, attempt: 1, result: cut, reported: nil, at: t0).contains(.wait(id1, attempt: 2, seconds: 0)))
         _ = machine.retryDue(id1, attempt: 2)
-        #expect(machine.attemptEnded(id1, attempt: 2, result: cut, at: t0).contains(.wait(id1, attempt: 3, seconds: 10)))
+        #expect(machine.attemptEnded(id1, attempt: 2, result: cut, reported: nil, at: t0).contains(.wait(id1, attempt: 3, seconds: 10)))
         _ = machine.retryDue(id1, attempt: 3)
         // Without a resource on the server, bytes sent are lost: the usual backoff.
         let plain = AttemptResult(outcome: reset, response: nil, bytesSent: 3000)
-        #expect(machine.attemptEnded(id1, attempt: 3, result: plain, at: t0).contains(.wait(id1, attempt: 4, seconds: 20)))
+        #expect(machine.attemptEnded(id1, attempt: 3, result: plain, reported: nil, at: t0).contains(.wait(id1, attempt: 4, seconds: 20)))
     }
 
     /// A failure the queue will not retry, or a cancel while waiting, removes what the server
@@ -151,10 +151,10 @@ import UploadCore
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1, baseDelay: 5))
         _ = machine.enqueue(request("a"), totalBytes: 6000, id: id1)
         let cut = AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(2000))
-        let retried = machine.attemptEnded(id1, attempt: 1, result: cut, at: t0)
+        let retried = machine.attemptEnded(id1, attempt: 1, result: cut, reported: nil, at: t0)
         #expect(discards(retried).isEmpty, "a retry continues it")
         _ = machine.retryDue(id1, attempt: 2)
-        let final = machine.attemptEnded(id1, attempt: 2, result: cut, at: t0)
+        let final = machine.attemptEnded(id1, attempt: 2, result: cut, reported: point(2000), at: t0)
         #expect(discards(final) == [point(2000)])
         #expect(events(final).prefix(2) == [.resumable(id1, nil), .finished(id1, reset)], "the record forgets it before it ends")
         // A retry by hand then starts over.
@@ -162,21 +162,76 @@ import UploadCore
 
         // Cancelled while waiting to retry: the same.
         _ = machine.enqueue(request("b"), totalBytes: 6000, id: id2)
-        _ = machine.attemptEnded(id1, attempt: 3, result: result(.answered(status: 200)), at: t0)
-        let waiting = machine.attemptEnded(id2, attempt: 1, result: cut, at: t0)
+        _ = machine.attemptEnded(id1, attempt: 3, result: result(.answered(status: 200)), reported: nil, at: t0)
+        let waiting = machine.attemptEnded(id2, attempt: 1, result: cut, reported: nil, at: t0)
         #expect(discards(waiting).isEmpty)
         #expect(discards(machine.cancel(id2) ?? []) == [point(2000)])
         // A success leaves nothing to remove.
         _ = machine.enqueue(request("c"), totalBytes: 6000, id: id3)
-        #expect(discards(machine.attemptEnded(id3, attempt: 1, result: AttemptResult(outcome: .answered(status: 200), response: nil, bytesSent: 6000), at: t0)).isEmpty)
+        #expect(discards(machine.attemptEnded(id3, attempt: 1, result: AttemptResult(outcome: .answered(status: 200), response: nil, bytesSent: 6000), reported: nil, at: t0)).isEmpty)
         // An upload URL another service handed out (`--upload-url`) is that service's: kept.
         var handed = request("d")
         handed.uploadURL = "http://h/resumable/t"
         _ = machine.enqueue(handed, totalBytes: 6000, id: UploadID(4))
         let handedFinal = machine.attemptEnded(UploadID(4), attempt: 1, result: AttemptResult(outcome: .answered(status: 400), response: nil,
-                                                                                         bytesSent: 0, resume: point(2000)), at: t0)
+                                                                                         bytesSent: 0, resume: point(2000)), reported: point(2000), at: t0)
         #expect(discards(handedFinal).isEmpty)
         #expect(events(handedFinal).contains(.finished(UploadID(4), .answered(status: 400))))
+    }
+
+    /// One channel for the resume point: whatever the attempt's own reports said while it ran,
+    /// the record (the fold of what the queue says) ends where the next attempt starts, and a
+    /// point the request came with (a journal's) is in the first event.
+    @Test func theRecordAndTheNextAttemptAgreeOnTheResumePoint() {
+        func point(_ offset: Int64) -> ResumePoint {
+            ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
+                        file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: offset)
+        }
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3, baseDelay: 5))
+        var kept = request("a")
+        kept.resume = point(1000)
+        var record = UploadRecord.queued(id1, request: request("a"), fileSize: 6000, origin: "test", at: t0)
+        func fold(_ actions: [Machine.Action]) {
+            for event in events(actions) { record.apply(event, at: t0) }
+        }
+        func nextStart(_ actions: [Machine.Action]) -> UploadRequest? {
+            actions.lazy.compactMap { if case .start(_, _, let request) = $0 { request } else { nil } }.first
+        }
+        let queued = machine.enqueue(kept, record: record, attemptsSoFar: 0, retryPolicy: nil)
+        fold(queued)
+        #expect(record.resume == point(1000), "the journal's point is in the queued record")
+        #expect(nextStart(queued)?.resume == point(1000))
+
+        // Reports said 3000, the result says 2000 (the server's own word at the end): said again.
+        let first = machine.attemptEnded(id1, attempt: 1, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(2000)),
+                                         reported: point(3000), at: t0)
+        #expect(events(first).first == .resumable(id1, point(2000)))
+        record.resume = point(3000)  // what the reports left it at
+        fold(first)
+        let second = machine.retryDue(id1, attempt: 2)
+        #expect(record.resume == point(2000) && nextStart(second)?.resume == point(2000))
+
+        // Reports agree with the result: nothing said twice.
+        let agreed = machine.attemptEnded(id1, attempt: 2, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(4000)),
+                                          reported: point(4000), at: t0)
+        #expect(!events(agreed).contains { if case .resumable = $0 { true } else { false } })
+
+        // The server lost it and the attempt ended without a point, though a report said one.
+        _ = machine.retryDue(id1, attempt: 3)
+        record.resume = point(4000)
+        let lost = machine.attemptEnded(id1, attempt: 3, result: result(reset), reported: point(4500), at: t0)
+        fold(lost)
+        #expect(record.resume == nil)
+        #expect(nextStart(machine.retryDue(id1, attempt: 4))?.resume == nil)
+
+        // A retry by hand after a final failure: the queued record says no point, as the request.
+        let failed = machine.attemptEnded(id1, attempt: 4, result: AttemptResult(outcome: .answered(status: 400), response: nil, bytesSent: 0, resume: point(5000)),
+                                          reported: point(5000), at: t0)
+        fold(failed)
+        #expect(record.resume == nil)
+        let again = machine.retry(id1) ?? []
+        fold(again)
+        #expect(record.resume == nil && nextStart(again)?.resume == nil)
     }
 
     /// An attempt count from a damaged journal (Int.max) once made the next attempt's count overflow.
@@ -192,19 +247,19 @@ import UploadCore
     @Test func aRetryThatComesDueGoesBeforeNewUploads() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1))
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
-        _ = machine.attemptEnded(id1, attempt: 1, result: result(reset), at: t0)
+        _ = machine.attemptEnded(id1, attempt: 1, result: result(reset), reported: nil, at: t0)
         // The slot is free while a waits: b takes it; c waits behind.
         #expect(starts(machine.enqueue(request("b"), totalBytes: 1, id: id2)) == [id2])
         _ = machine.enqueue(request("c"), totalBytes: 1, id: id3)
         #expect(machine.retryDue(id1, attempt: 2) == [])
-        #expect(starts(machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 200)), at: t0)) == [id1])
+        #expect(starts(machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 200)), reported: nil, at: t0)) == [id1])
     }
 
     @Test func anAttemptThatIsNotTheOneInFlightChangesNothing() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy())
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
-        #expect(machine.attemptEnded(id1, attempt: 2, result: result(.answered(status: 200)), at: t0) == [])
-        #expect(machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 200)), at: t0) == [])
+        #expect(machine.attemptEnded(id1, attempt: 2, result: result(.answered(status: 200)), reported: nil, at: t0) == [])
+        #expect(machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 200)), reported: nil, at: t0) == [])
         #expect(machine.phase(of: id1) == .sending(attempt: 1) && !machine.cancelRequested(id1))
     }
 
@@ -228,7 +283,7 @@ import UploadCore
         var other = Machine(concurrency: 1, retryPolicy: RetryPolicy())
         _ = other.enqueue(request("a"), totalBytes: 1, id: id1)
         #expect(other.finishWhenDrained() == [])
-        let ended = other.attemptEnded(id1, attempt: 1, result: result(.answered(status: 500)), at: t0)
+        let ended = other.attemptEnded(id1, attempt: 1, result: result(.answered(status: 500)), reported: nil, at: t0)
         #expect(ended.suffix(2) == [.emit(.allFinished(UploadSummary(succeeded: 0, failed: 1))), .closeEvents])
     }
 
@@ -281,7 +336,7 @@ import UploadCore
             case 2:
                 if let (id, attempt) = inFlight.randomElement(using: &random) {
                     inFlight[id] = nil
-                    take(machine.attemptEnded(id, attempt: attempt, result: result(outcomes.randomElement(using: &random)!), at: t0))
+                    take(machine.attemptEnded(id, attempt: attempt, result: result(outcomes.randomElement(using: &random)!), reported: nil, at: t0))
                 }
             case 3:
                 if let (id, attempt) = waits.randomElement(using: &random) {
@@ -300,7 +355,7 @@ import UploadCore
         while !inFlight.isEmpty || !waits.isEmpty {
             if let (id, attempt) = inFlight.first {
                 inFlight[id] = nil
-                take(machine.attemptEnded(id, attempt: attempt, result: result(.answered(status: 200)), at: t0))
+                take(machine.attemptEnded(id, attempt: attempt, result: result(.answered(status: 200)), reported: nil, at: t0))
             } else if let (id, attempt) = waits.first {
                 waits[id] = nil
                 take(machine.retryDue(id, attempt: attempt))

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import UploadCore
 
 /// Runs uploads first in, first out, at most `concurrency` at once, and reports every step as an
@@ -169,6 +170,9 @@ public actor UploadQueue {
     private func start(_ id: UploadID, attempt: Int, request: UploadRequest) {
         let events = self.events
         let transport = transports[id] ?? self.transport
+        // Where the attempt's own reports leave the record: the machine says the result's point
+        // again when it differs.
+        let reported = NIOLockedValueBox(request.resume)
         let observer = AttemptObserver(
             // Events are for showing and logging: a URL's credentials never travel in them.
             started: { url, total in events.yield(.started(id, attempt: attempt, url: RedactedURL.display(url), totalBytes: total)) },
@@ -176,7 +180,10 @@ public actor UploadQueue {
                 events.yield(.progress(id, bytesSent: bytes, totalBytesSent: total, totalBytesExpected: expected))
             },
             redirected: { url in events.yield(.redirected(id, to: RedactedURL.display(url))) },
-            resumable: { point, why in events.yield(.resumable(id, point, startedOver: why)) },
+            resumable: { point, why in
+                reported.withLockedValue { $0 = point }
+                events.yield(.resumable(id, point, startedOver: why))
+            },
             resumed: { offset, length in events.yield(.resumed(id, offset: offset, of: length)) },
             content: { sha256 in events.yield(.content(id, sha256: sha256)) }
         )
@@ -184,7 +191,7 @@ public actor UploadQueue {
         attemptTasks[id] = Task(executorPreference: executor) {
             let result = await transport.perform(request, observer: observer)
             transport.endAttempt(on: executor)
-            await self.attemptEnded(id, attempt: attempt, result: result)
+            await self.attemptEnded(id, attempt: attempt, result: result, reported: reported.withLockedValue { $0 })
         }
     }
 
@@ -192,9 +199,9 @@ public actor UploadQueue {
         discards[key] = nil
     }
 
-    private func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult) {
+    private func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult, reported: ResumePoint?) {
         attemptTasks[id] = nil
-        run(machine.attemptEnded(id, attempt: attempt, result: result, at: Date()))
+        run(machine.attemptEnded(id, attempt: attempt, result: result, reported: reported, at: Date()))
     }
 
     private func retryDue(_ id: UploadID, attempt: Int) {

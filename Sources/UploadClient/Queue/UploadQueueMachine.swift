@@ -10,8 +10,9 @@ struct UploadQueueMachine {
 
     struct Entry {
         var request: UploadRequest
-        /// The upload's record as it was queued: what `queued` says, again when retried by hand.
-        let record: UploadRecord
+        /// The upload's record as it was queued: what `queued` says, again when retried by hand
+        /// (then with where the server keeps the upload now).
+        var record: UploadRecord
         var attempts = 0
         /// The last attempt after which the server kept more of the upload than before: the
         /// retry count and its backoff start again from there.
@@ -85,6 +86,10 @@ struct UploadQueueMachine {
         let id = record.id
         guard entries[id] == nil else { return [] }
         nextID = max(nextID, id.rawValue + 1)
+        var record = record
+        // The record starts where the request does: the point a journal kept is the one the first
+        // attempt continues from.
+        record.resume = request.resume
         var entry = Entry(request: request, record: record)
         // A count read back from the journal: bounded, so that counting on cannot overflow.
         entry.attempts = min(max(0, attemptsSoFar), 1_000_000)
@@ -162,6 +167,7 @@ struct UploadQueueMachine {
     mutating func retry(_ id: UploadID) -> [Action]? {
         guard var entry = entries[id], case .finished(let outcome) = entry.phase, !outcome.isSuccess else { return nil }
         entry.cancelReason = nil
+        entry.record.resume = entry.request.resume
         setPhase(id, &entry, .queued)
         waiting.append(id)
         drainReported = false
@@ -172,8 +178,15 @@ struct UploadQueueMachine {
 
     /// An attempt came back. One that is not the attempt in flight (it cannot be, but a shell
     /// may deliver late) changes nothing.
+    /// `reported`: the point the attempt's own `resumable` reports left the record at while it
+    /// ran (they go out at once, so that a process killed mid-upload still knows the upload URL);
+    /// nil means none, or that they said nil. The result's point is the one the next attempt
+    /// continues from, and when the reports said otherwise, it is said again here: the record
+    /// and the next attempt cannot disagree.
     /// `now`: when it ended (an HTTP-date `Retry-After` counts from it).
-    mutating func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult, at now: Date) -> [Action] {
+    mutating func attemptEnded(
+        _ id: UploadID, attempt: Int, result: AttemptResult, reported: ResumePoint?, at now: Date
+    ) -> [Action] {
         guard var entry = entries[id], case .sending(attempt) = entry.phase else { return [] }
         let cancelRequested = entry.cancelRequested
         entry.cancelRequested = false
@@ -191,6 +204,9 @@ struct UploadQueueMachine {
         let atOnce = result.resume != nil && (movedOn || (result.bytesSent > 0 && !entry.retriedAtOnceUnconfirmed))
         entry.retriedAtOnceUnconfirmed = atOnce && !movedOn
         entry.request.resume = result.resume
+        if result.resume != reported {
+            actions.append(.emit(.resumable(id, result.resume)))
+        }
         if let response = result.response {
             actions.append(.emit(.response(id, response)))
         }

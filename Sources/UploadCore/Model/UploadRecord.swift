@@ -146,6 +146,7 @@ public struct UploadRecord: Sendable, Hashable {
             id: id, name: request.uploadName, path: path, url: RedactedURL.display(request.url), field: request.field, origin: origin,
             fileSize: fileSize, createdAt: now)
         record.fileModified = fileModified
+        record.resume = request.resume
         return record
     }
 
@@ -178,6 +179,7 @@ public struct UploadRecord: Sendable, Hashable {
             if let total = initial.fileSize { fileSize = total }
             fileModified = initial.fileModified ?? fileModified
             withoutLocation = initial.withoutLocation
+            resume = initial.resume
             if url.isEmpty { url = initial.url }
             phase = .queued
             response = nil
