@@ -7,7 +7,8 @@ import TerminalCanvas
 import UploadCore
 
 // Measures the monitor's pure parts in-process (run a release build: bench/monitor does).
-//   render   frame render time at 200×60 with 1,000 rows in the queue
+//   render   frame render time at 200×60 with 1,000 rows in the queue, and with a 64 KiB JSON
+//            answer in the response panel
 //   dir      time to open a 100,000-entry directory: read, sort, filter, first frame
 //   preview  a 6000x4000 JPEG and a 4000x3000 PNG ready in the preview pane (decoded, scaled,
 //            laid out, encoded as cells), and frame times while `j` scrolls 1,000 photos with
@@ -64,6 +65,43 @@ func benchRender() {
     }
     let mean = times.reduce(0, +) / Double(times.count)
     print("render 200x60, 1,000 queue rows: mean \(ms(mean)), p99 \(ms(percentile(times, 0.99))) (target <= 2 ms)")
+}
+
+/// The response panel made from the record on every frame: a 64 KiB JSON answer selected
+/// (formatted up to the panel's height per frame, not kept formatted beside the record).
+func benchLargeAnswer() {
+    var state = busyState(width: 200, height: 60, rows: 100)
+    let theme = Theme(colors: true, glyphs: .unicode)
+    let id = UploadID(101)
+    let t = EventTime(seconds: 10, clock: "12:00:10", date: Date(timeIntervalSince1970: 1_700_000_010))
+    let record = UploadRecord(id: id, name: "big-answer.jpg", path: "/photos/big-answer.jpg", url: "http://127.0.0.1:3000/photo",
+                              origin: "monitor", fileSize: 1_000, createdAt: t.date)
+    var items: [String] = []
+    var size = 0
+    var i = 0
+    while size < 64 * 1024 - 200 {
+        let item = #"{"filename":"IMG_\#(i).jpg","size":\#(i * 1_234),"tags":["a","b"],"ok":true}"#
+        items.append(item)
+        size += item.utf8.count + 1
+        i += 1
+    }
+    let body = Array(("[" + items.joined(separator: ",") + "]").utf8)
+    _ = MonitorReducer.reduce(&state, .upload(.queued(record), t))
+    _ = MonitorReducer.reduce(&state, .upload(.started(id, attempt: 1, url: record.url, totalBytes: 1_000), t))
+    _ = MonitorReducer.reduce(&state, .upload(.response(id, UploadResponse(status: 200, reason: "OK", headers: [], body: body, bodyBytesTotal: Int64(body.count))), t))
+    _ = MonitorReducer.reduce(&state, .upload(.finished(id, .answered(status: 200)), t))
+    precondition(state.queue.selectedID == id, "the finished upload is shown")
+    for _ in 0..<20 { _ = MonitorView.render(state, theme: theme) }
+    var times: [Double] = []
+    var digests: [Double] = []
+    for frame in 0..<300 {
+        let other = UploadID(10 * (frame % 10 + 1))
+        _ = MonitorReducer.reduce(&state, .upload(.progress(other, bytesSent: 3_000, totalBytesSent: Int64(frame * 3_000), totalBytesExpected: 2_000_000), t))
+        times.append(seconds { _ = MonitorView.render(state, theme: theme) })
+        digests.append(seconds { _ = AnswerDigest(record: state.queue.state(id)!.record, lineLimit: 40) })
+    }
+    let mean = times.reduce(0, +) / Double(times.count)
+    print("render 200x60 with a \(body.count / 1024) KiB JSON answer shown: mean \(ms(mean)), p99 \(ms(percentile(times, 0.99))); of which the answer's lines: median \(ms(percentile(digests, 0.5))) (target <= 2 ms)")
 }
 
 func benchDirectory() throws {
@@ -278,6 +316,6 @@ if what == "preview-memory" {
     benchPreviewMemory(CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : hugePNG)
     exit(0)
 }
-if what == "render" || what == "all" { benchRender() }
+if what == "render" || what == "all" { benchRender(); benchLargeAnswer() }
 if what == "dir" || what == "all" { try benchDirectory() }
 if what == "preview" || what == "all" { try benchPreview() }

@@ -202,8 +202,8 @@ import UploadCore
         ])
         // The selection followed the latest finished upload: the red answer.
         #expect(state.queue.selectedID == UploadID(2))
-        #expect(state.queue.answers[UploadID(2)]?.isSuccess == false)
-        #expect(state.queue.answers[UploadID(1)]?.lines == ["{", #"  "filename": "cat.jpg""#, "}"])
+        #expect(state.queue.state(UploadID(2)).flatMap { AnswerDigest(record: $0.record) }?.isSuccess == false)
+        #expect(state.queue.state(UploadID(1)).flatMap { AnswerDigest(record: $0.record) }?.lines == ["{", #"  "filename": "cat.jpg""#, "}"])
     }
 
     @Test func finishingNotifiesTheTerminalAndDrainingSummarises() {
@@ -215,7 +215,7 @@ import UploadCore
         let drained = Fixtures.upload(&state, .allFinished(UploadSummary(succeeded: 1, failed: 3)), at: 9)
         #expect(state.log.last?.text == "All 4 uploads finished: 1 ok, 3 failed")
         #expect(drained == [.notify(title: "uploadmon", body: "All 4 uploads finished: 1 ok, 3 failed")])
-        #expect(state.queue.answers[UploadID(3)] == AnswerDigest(failure: UploadFailure(.connectionLost, "Connection reset by peer", code: 104)))
+        #expect(state.queue.state(UploadID(3)).flatMap { AnswerDigest(record: $0.record) } == AnswerDigest(failure: UploadFailure(.connectionLost, "Connection reset by peer", code: 104)))
     }
 
     @Test func cancelRetryAndClearApplyToTheSelectedRow() {

@@ -1,5 +1,5 @@
 import Foundation
-import Monitor
+@testable import Monitor
 import Testing
 import UploadCore
 
@@ -22,6 +22,45 @@ import UploadCore
     @Test(arguments: ["plain text", "{\"a\": 1", "{} trailing", "\"just a string\"", "]"])
     func nonJSONIsLeftAlone(text: String) {
         #expect(JSONPretty.format(text) == nil)
+    }
+
+    /// The panel's height bounds what is made: the first lines are the whole text's first lines,
+    /// and whether it is JSON still depends on all of it.
+    @Test(arguments: [
+        #"{"z":1,"a":[1,2,{}],"s":"x, {y}: \"q\"","e":[],"n":{"m":[{"k":"v"}]}}"#,
+        "  [1,\n2 , [ ] ,{ }]  ",
+        #"{"raw":"one\ntwo","t":true}"#,
+        "[1,]",
+    ])
+    func boundedLinesAreTheFirstLinesOfTheWhole(text: String) throws {
+        let whole = try #require(JSONPretty.format(text)).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for limit in 0...(whole.count + 1) {
+            #expect(JSONPretty.lines(Array(text.utf8), limit: limit) == Array(whole.prefix(limit)), "limit \(limit)")
+        }
+        #expect(JSONPretty.lines(Array((text + "x").utf8), limit: 1) == nil, "broken at its end: not JSON, however few lines are shown")
+    }
+
+    @Test(arguments: ["a\r\nb\n\n\nc\n\n", "one line", "\n\nlead\r", "x\r\n\r\n", "a\rb\nc"])
+    func plainLinesAreTheFirstLinesOfTheWhole(text: String) {
+        var whole = text.replacing("\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        while whole.last?.isEmpty == true { whole.removeLast() }
+        for limit in 0...(whole.count + 1) {
+            #expect(AnswerDigest.plainLines(text, limit: limit) == Array(whole.prefix(limit)), "limit \(limit)")
+        }
+    }
+
+    /// What the response panel shows comes from the record: its failure, else its answer.
+    @Test func theAnswerOfARecord() {
+        var record = UploadRecord(id: UploadID(1), name: "a.jpg", path: nil, url: "http://h/p", origin: "test", fileSize: nil, createdAt: Date(timeIntervalSince1970: 0))
+        #expect(AnswerDigest(record: record) == nil)
+        let body = Array(String(repeating: #"{"k": "v"},"#, count: 5000).dropLast().utf8)
+        let json = Array("[".utf8) + body + Array("]".utf8)
+        record.response = UploadResponse(status: 201, reason: "Created", headers: [], body: json, bodyBytesTotal: Int64(json.count))
+        let shown = AnswerDigest(record: record, lineLimit: 6)
+        #expect(shown?.isSuccess == true && shown?.headline == "201 Created")
+        #expect(shown?.lines == ["[", "  {", #"    "k": "v""#, "  },", "  {", #"    "k": "v""#])
+        record.phase = UploadPhase.finished(UploadOutcome.failed(UploadFailure(.connectionLost, "reset")))
+        #expect(AnswerDigest(record: record)?.lines == ["reset"])
     }
 
     @Test func answerDigestShowsBinaryAsItsSize() {

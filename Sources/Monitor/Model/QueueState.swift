@@ -10,8 +10,6 @@ public struct QueueState: Sendable {
     /// While true the selection jumps to each upload that finishes, so the response panel shows
     /// the latest answer; moving the selection by hand turns it off.
     public var followLatest = true
-    /// Formatted answers, made once when the answer arrives rather than on every frame.
-    public var answers: [UploadID: AnswerDigest] = [:]
     /// Uploads queued since the queue last drained: the "All N uploads finished" line counts these.
     public var batch: Set<UploadID> = []
     /// Whether an upload sends its photo without where it was taken.

@@ -12,10 +12,23 @@ public struct AnswerDigest: Sendable, Equatable {
     /// Bodies longer than this are cut for display (the full count is still shown).
     static let displayLimit = 64 * 1024
 
-    public init(response: UploadResponse) {
+    /// The answer an upload finished with, as the response panel shows it: its failure, or
+    /// else the server's answer; nil while it has neither. Made on every frame that shows it,
+    /// from the record alone: `lineLimit` bounds the body lines made (the panel's height).
+    public init?(record: UploadRecord, lineLimit: Int = .max) {
+        if let failure = record.failure {
+            self.init(failure: failure)
+        } else if let response = record.response {
+            self.init(response: response, lineLimit: lineLimit)
+        } else {
+            return nil
+        }
+    }
+
+    public init(response: UploadResponse, lineLimit: Int = .max) {
         isSuccess = response.isSuccess
         headline = HTTPStatus.line(response.status, reason: response.reason)
-        lines = Self.bodyLines(response)
+        lines = Self.bodyLines(response, limit: lineLimit)
         // The upload's status stands; that its answer is incomplete is said first.
         if let cut = response.cut { lines.insert("⚠ " + cut, at: 0) }
         if let verified = response.verifiedText { lines.insert("✓ \(verified): received exactly as sent", at: 0) }
@@ -29,18 +42,43 @@ public struct AnswerDigest: Sendable, Equatable {
         self.lines = lines
     }
 
-    static func bodyLines(_ response: UploadResponse) -> [String] {
+    /// The body's lines, at most `limit` of them (blank lines at the end are not lines).
+    static func bodyLines(_ response: UploadResponse, limit: Int) -> [String] {
         guard response.bodyBytesTotal > 0 else { return ["(empty body)"] }
         let shown = Array(response.body.prefix(displayLimit))
-        guard let text = UploadResponse.text(of: shown, cut: response.bodyBytesTotal > Int64(shown.count)) else {
+        let cut = response.bodyBytesTotal > Int64(shown.count)
+        guard let text = UploadResponse.text(of: shown, cut: cut) else {
             let type = response.header("content-type").map { ", \($0)" } ?? ""
             return ["(binary body, \(ByteFormat.bytes(response.bodyBytesTotal))\(type))"]
         }
-        var lines = (JSONPretty.format(text) ?? text.replacing("\r\n", with: "\n"))
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        while lines.last?.isEmpty == true { lines.removeLast() }
-        if response.bodyBytesTotal > Int64(shown.count) {
+        var lines = JSONPretty.lines(text.utf8, limit: limit) ?? plainLines(text, limit: limit)
+        if cut, lines.count < limit {
             lines.append("… \(ByteFormat.bytes(response.bodyBytesTotal)) in all")
+        }
+        return lines
+    }
+
+    /// Text split into lines (CRLF or LF), the first `limit` that are followed by more than
+    /// blank lines.
+    static func plainLines(_ text: String, limit: Int) -> [String] {
+        var lines: [String] = []
+        var blanks = 0
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        while lines.count < limit {
+            let end = utf8[start...].firstIndex(of: 0x0A)
+            var piece = utf8[start..<(end ?? utf8.endIndex)]
+            // CRLF ends a line as LF does; a lone CR stays.
+            if end != nil, piece.last == 0x0D { piece = piece.dropLast() }
+            if piece.isEmpty {
+                blanks += 1
+            } else {
+                lines += repeatElement("", count: min(blanks, limit - lines.count))
+                blanks = 0
+                if lines.count < limit { lines.append(String(decoding: piece, as: UTF8.self)) }
+            }
+            guard let end else { break }
+            start = utf8.index(after: end)
         }
         return lines
     }

@@ -3,60 +3,95 @@
 /// is not a JSON object or array, so the caller shows it as plain text.
 public enum JSONPretty {
     public static func format(_ text: String) -> String? {
-        let trimmed = Array(text.utf8).drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-        guard let first = trimmed.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count * 2)
+        lines(Array(text.utf8))?.joined(separator: "\n")
+    }
+
+    /// The re-indented text's first `limit` lines. The whole text is still read (whether it is
+    /// JSON at all depends on its end), but only what is shown is built: a 64 KiB answer costs
+    /// a scan, not a copy, on every frame that shows it.
+    public static func lines(_ bytes: some Collection<UInt8>, limit: Int = .max) -> [String]? {
+        let scanned = bytes.withContiguousStorageIfAvailable { scan($0, limit: limit) }
+        return scanned ?? Array(bytes).withUnsafeBufferPointer { scan($0, limit: limit) }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> [String]? {
+        var start = 0
+        while start < bytes.count, isSpace(bytes[start]) { start += 1 }
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") else { return nil }
+        var lines: [String] = []
+        var line: [UInt8] = []
         var depth = 0
         var inString = false
         var escaped = false
         var closedAll = false
-        func newline() {
-            out.append(0x0A)
-            out.append(contentsOf: repeatElement(0x20, count: depth * 2))
+        // A line break is owed after `{`, `[` or `,`, written when the next token comes: an
+        // empty container stays on one line (`{}`, `[]`).
+        var breakOwed = false
+        var lastWasOpen = false
+        var full = limit <= 0
+        func endLine(indent: Int) {
+            guard !full else { return }
+            lines.append(String(decoding: line, as: UTF8.self))
+            full = lines.count >= limit
+            line.removeAll(keepingCapacity: true)
+            if !full { line.append(contentsOf: repeatElement(0x20, count: indent * 2)) }
         }
-        for byte in trimmed {
+        func emit(_ byte: UInt8) { if !full { line.append(byte) } }
+        func settleBreak() {
+            if breakOwed { endLine(indent: depth) }
+            breakOwed = false
+        }
+        for index in start..<bytes.count {
+            let byte = bytes[index]
             if inString {
-                out.append(byte)
+                // A raw line break inside a string (not JSON, but kept as the server sent it)
+                // starts a line of its own.
+                if byte == 0x0A { endLine(indent: 0) } else { emit(byte) }
                 if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
                 continue
             }
-            if closedAll {
-                if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { continue }
-                return nil
-            }
+            if isSpace(byte) { continue }
+            if closedAll { return nil }
             switch byte {
-            case UInt8(ascii: "\""):
-                inString = true
-                out.append(byte)
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                out.append(byte)
-                newline()
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
                 guard depth >= 0 else { return nil }
-                // An empty container stays on one line: `{}` and `[]`.
-                if let open = out.lastIndex(where: { $0 != 0x20 && $0 != 0x0A }),
-                   out[open] == UInt8(ascii: "{") || out[open] == UInt8(ascii: "[") {
-                    out.removeSubrange((open + 1)...)
+                if breakOwed && lastWasOpen {
+                    breakOwed = false
                 } else {
-                    newline()
+                    settleBreak()
+                    endLine(indent: depth)
                 }
-                out.append(byte)
+                emit(byte)
+                lastWasOpen = false
                 if depth == 0 { closedAll = true }
-            case UInt8(ascii: ","):
-                out.append(byte)
-                newline()
-            case UInt8(ascii: ":"):
-                out.append(contentsOf: [UInt8(ascii: ":"), 0x20])
-            case 0x20, 0x0A, 0x0D, 0x09:
-                continue
             default:
-                out.append(byte)
+                settleBreak()
+                lastWasOpen = false
+                switch byte {
+                case UInt8(ascii: "\""):
+                    inString = true
+                    emit(byte)
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                    emit(byte)
+                    breakOwed = true
+                    lastWasOpen = true
+                case UInt8(ascii: ","):
+                    emit(byte)
+                    breakOwed = true
+                case UInt8(ascii: ":"):
+                    emit(byte)
+                    emit(0x20)
+                default:
+                    emit(byte)
+                }
             }
         }
         guard closedAll, !inString else { return nil }
-        return String(validating: out, as: UTF8.self)
+        if !full { lines.append(String(decoding: line, as: UTF8.self)) }
+        return lines
     }
 }

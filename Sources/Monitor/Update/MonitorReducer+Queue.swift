@@ -29,9 +29,6 @@ extension MonitorReducer {
             let keep = state.queue.selectedID.flatMap { finished.contains($0) ? nil : $0 }
             state.queue.rows.removeAll { finished.contains($0) }
             state.queue.tracker.forget(finished)
-            for id in finished {
-                state.queue.answers[id] = nil
-            }
             state.queue.selected = keep.flatMap { state.queue.rows.firstIndex(of: $0) } ?? 0
             state.queue.followLatest = true
             state.message = StatusMessage("Cleared \(finished.count) finished")
@@ -47,7 +44,6 @@ extension MonitorReducer {
         for record in attachment.records {
             if !state.queue.rows.contains(record.id) { state.queue.rows.append(record.id) }
             state.queue.tracker.adopt(record, now: time.seconds, date: attachment.date)
-            state.queue.answers[record.id] = record.failure.map(AnswerDigest.init(failure:)) ?? record.response.map(AnswerDigest.init(response:))
         }
         state.queue.batch = Set(state.queue.rows.filter { state.queue.state($0)?.outcome == nil })
         let away = attachment.finishedWhileAway.compactMap { id in
@@ -85,13 +81,11 @@ extension MonitorReducer {
         state.queue.tracker.apply(event, now: time.seconds, date: time.date)
         switch event {
         case .queued(let record):
-            let id = record.id
-            state.queue.batch.insert(id)
-            state.queue.answers[id] = nil
+            state.queue.batch.insert(record.id)
         case .resumable(let id, _, let why?):
             guard !quiet, let row = state.queue.state(id) else { break }
             appendLog(&state, LogEntry(clock: time.clock, text: "↺ \(row.name): starting over from 0: \(why)", kind: .info))
-        case .started, .redirected, .resumable, .content:
+        case .started, .redirected, .resumable, .content, .response:
             break
         case .resumed(let id, let offset, let length):
             guard !quiet, let row = state.queue.state(id) else { break }
@@ -100,8 +94,6 @@ extension MonitorReducer {
                 text: "↻ \(row.name): \(row.record.resumedText ?? "resumed") (\(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again)",
                 kind: .info
             ))
-        case .response(let id, let response):
-            state.queue.answers[id] = AnswerDigest(response: response)
         case .retryScheduled(let id, let attempt, let delay, let reason):
             guard !quiet else { break }
             let name = state.queue.state(id)?.name ?? id.description
@@ -112,7 +104,6 @@ extension MonitorReducer {
             ))
         case .finished(let id, let outcome):
             guard let row = state.queue.state(id) else { return [] }
-            if case .failed(let failure) = outcome { state.queue.answers[id] = AnswerDigest(failure: failure) }
             guard !quiet else { break }
             if state.queue.followLatest, let index = state.queue.rows.firstIndex(of: id) { state.queue.selected = index }
             let line = LogLine.finished(row, outcome: outcome)

@@ -8,7 +8,8 @@ extension MonitorView {
             canvas.write(TextLayout.truncate("(no upload yet)", width: inside.width), x: inside.x, y: inside.y, style: theme.muted, clip: inside)
             return
         }
-        guard row.outcome != nil, let answer = state.queue.answers[id] else {
+        // The panel's height bounds the lines made: a 64 KiB answer is not formatted whole per frame.
+        guard row.outcome != nil, let answer = AnswerDigest(record: row.record, lineLimit: max(0, rect.height - 2)) else {
             let inside = canvas.frame(rect, title: "Response · \(row.name)", style: theme.frame, glyphs: theme.glyphs)
             let text = row.waitingText(at: state.date)
                 ?? (rowState(row) == .queued ? "queued, waiting for a free slot" : "sending… \(ProgressText.percent(row.fraction).trimmingLeadingSpace())  \(ProgressText.stats(row))")

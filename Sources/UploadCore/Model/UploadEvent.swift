@@ -117,7 +117,9 @@ public struct UploadResponse: Sendable, Hashable, Codable {
             }
         }
         guard let text else { return nil }
-        let control = text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t" || $0.value == 0x7F }
+        // Control characters other than line breaks and tabs make it binary. In UTF-8 every byte
+        // below 0x80 is the character itself, so the bytes say it.
+        let control = text.utf8.contains { $0 < 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 || $0 == 0x7F }
         return control ? nil : text
     }
 
