@@ -240,7 +240,7 @@ enum DirectBody: Sendable {
 
 /// What one request ended with. A response may come with a failure's circumstances (an early
 /// answer, then the connection closed): the response is what happened.
-struct DirectResult: Sendable {
+struct DirectResult: Sendable, Equatable {
     var response: UploadResponse?
     var failure: UploadFailure?
     var bytesSent: Int64 = 0

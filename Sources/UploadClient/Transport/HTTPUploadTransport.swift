@@ -333,10 +333,14 @@ public final class HTTPUploadTransport: UploadTransport {
             let stalledOut = stalled.withLockedValue { $0 }
             let deadlineHit = answerDeadline.withLockedValue { $0.hit }
             let cancelled = error is CancellationError || (error as? HTTPClientError) == .cancelled
-            if !stalledOut, let arrived = delegate.answerSoFar, deadlineHit || !cancelled {
-                // What arrived of the answer is what happened (its status at least); that its
-                // end did not arrive is said with it.
-                let answer = arrived.endedEarly(answerTimeout: deadlineHit ? timeouts.answerSeconds : nil)
+            // What arrived of the answer is what happened (its status at least); that its end
+            // did not arrive is said with it.
+            let captured = delegate.answer
+            let arrived: Result<UploadResponse, UploadFailure>? = stalledOut ? nil
+                : deadlineHit ? captured.whenTheAnswerClockRanOut(timeouts)
+                : cancelled ? nil
+                : captured.whenTheConnectionEnded.map { .success($0) }
+            if case .success(let answer) = arrived {
                 return AttemptResult(outcome: Self.outcome(answer, bytesSent: delegate.bytesSent, expected: length),
                                      response: answer, bytesSent: delegate.bytesSent)
             }

@@ -12,15 +12,10 @@ import UploadCore
 final class UploadDelegate: HTTPClientResponseDelegate, Sendable {
     typealias Response = UploadResponse
 
-    /// How much of an answer's body is kept; the rest is only counted.
-    static let bodyLimit = 1 << 20
-
     private struct State {
         var sent: Int64 = 0
         var bodySent = false
-        var head: HTTPResponseHead?
-        var body: [UInt8] = []
-        var bodyTotal: Int64 = 0
+        var answer = AnswerCapture()
     }
 
     private let state = NIOLockedValueBox(State())
@@ -55,18 +50,12 @@ final class UploadDelegate: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveHead(task: HTTPClient.Task<UploadResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        state.withLockedValue { $0.head = head }
+        state.withLockedValue { $0.answer.take(head) }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<UploadResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        state.withLockedValue { s in
-            s.bodyTotal += Int64(buffer.readableBytes)
-            let room = Self.bodyLimit - s.body.count
-            if room > 0 {
-                s.body.append(contentsOf: buffer.readableBytesView.prefix(room))
-            }
-        }
+        state.withLockedValue { $0.answer.take(buffer) }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
@@ -75,16 +64,7 @@ final class UploadDelegate: HTTPClientResponseDelegate, Sendable {
         return answer
     }
 
-    /// The answer as far as it arrived, once its head has: a server that answers early (a 413
-    /// at once, a 200 after a few bytes) and closes makes the request fail with a closed
-    /// connection, yet its answer is what happened.
-    var answerSoFar: UploadResponse? {
-        state.withLockedValue { s in
-            s.head.map { head in
-                UploadResponse(
-                    status: Int(head.status.code), reason: head.status.reasonPhrase,
-                    headers: head.headers.map { ($0.name, $0.value) }, body: s.body, bodyBytesTotal: s.bodyTotal)
-            }
-        }
-    }
+    /// The answer as far as it arrived (`AnswerCapture`).
+    var answer: AnswerCapture { state.withLockedValue { $0.answer } }
+    var answerSoFar: UploadResponse? { answer.answerSoFar }
 }

@@ -1,0 +1,231 @@
+import NIOCore
+import NIOHTTP1
+import Testing
+@testable import UploadClient
+import UploadCore
+
+/// A direct connection's decisions, input by input: which clock runs, when the body goes,
+/// what each way an exchange can end makes of it, and whether the connection is kept.
+@Suite struct DirectConnectionMachineTests {
+    typealias Machine = DirectConnectionMachine
+    let timeouts = UploadTimeouts(connect: .seconds(1), stall: .seconds(2), answer: .seconds(3))
+
+    func head(_ status: HTTPResponseStatus, keepAlive: Bool = true) -> HTTPResponseHead {
+        var head = HTTPResponseHead(version: .http1_1, status: status)
+        if !keepAlive { head.headers.add(name: "Connection", value: "close") }
+        return head
+    }
+
+    func clocks(_ actions: [Machine.Action]) -> [Machine.Clock] {
+        actions.compactMap { if case .startClock(let clock, _, _) = $0 { clock } else { nil } }
+    }
+
+    func token(_ actions: [Machine.Action]) -> UInt64? {
+        actions.lazy.compactMap { if case .startClock(_, _, let token) = $0 { token } else { nil } }.last
+    }
+
+    func result(_ actions: [Machine.Action]) -> DirectResult? {
+        actions.lazy.compactMap { if case .finish(let result) = $0 { result } else { nil } }.first
+    }
+
+    @Test func aBodyInMemoryGoesWithItsHeadThenTheAnswerClockRunsAndTheConnectionIsKept() throws {
+        var machine = Machine()
+        #expect(machine.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false) == [.stopClock, .writeRequest])
+        // Written in the flush: no stall clock at all.
+        let written = machine.bodyEnded(of: machine.exchange, total: 700)
+        #expect(written.first == .reportSent(700))
+        #expect(clocks(written) == [.answer])
+        #expect(machine.requestWritten().isEmpty)
+        #expect(machine.answerHead(head(.ok)).isEmpty)
+        var part = ByteBuffer(string: "{}")
+        #expect(machine.answerBody(part).isEmpty)
+        let answerEnded = machine.answerEnded()
+        let ended = try #require(result(answerEnded))
+        #expect(ended.response?.status == 200 && ended.response?.body == Array("{}".utf8))
+        #expect(ended.reusable && ended.bodySent && ended.bytesSent == 700 && ended.receivedAnything)
+        #expect(machine.state == .idle)
+        #expect(clocks(machine.parked(expiringIn: .seconds(60))) == [.idle])
+        part.clear()
+    }
+
+    @Test func aBodyTheSocketDidNotTakeAtOnceStallsWhenNothingMoves() throws {
+        var machine = Machine()
+        _ = machine.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false)
+        let stall = machine.requestWritten()
+        let stallToken = try #require(token(stall))
+        #expect(stall == [.startClock(.stall, after: .seconds(2), token: stallToken)])
+        let ranOut = machine.clockRanOut(token: stallToken)
+        let ended = try #require(result(ranOut))
+        #expect(ended.failure?.kind == .stalled && !ended.reusable)
+        #expect(machine.state == .closed)
+        #expect(machine.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false) == nil, "a closing connection takes no request")
+    }
+
+    @Test func aStreamedBodyRestartsTheStallClockAtEveryPartAndALateClockIsIgnored() throws {
+        var machine = Machine()
+        let started = machine.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: false, wantsInterim: false)
+        let begun = try #require(started)
+        #expect(clocks(begun) == [.stall])
+        #expect(begun.suffix(2) == [.writeRequest, .beginBody], "writes last: they can feed inputs back")
+        let first = try #require(token(begun))
+        let exchange = machine.exchange
+        let part = machine.partWritten(1000, of: exchange)
+        #expect(part.first == .reportSent(1000) && clocks(part) == [.stall])
+        #expect(machine.clockRanOut(token: first).isEmpty, "the clock the part replaced")
+        #expect(machine.partWritten(500, of: exchange &+ 1).isEmpty, "a part of another exchange")
+        #expect(clocks(machine.bodyEnded(of: exchange)) == [.answer])
+        #expect(!machine.acceptsBody(of: exchange))
+    }
+
+    @Test func theBodyWaitsForOneHundredContinueOrForTheAnswerTimeout() throws {
+        var machine = Machine()
+        let started = machine.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: true, wantsInterim: false)
+        let waiting = try #require(started)
+        let waitToken = try #require(token(waiting))
+        #expect(waiting == [.stopClock, .startClock(.awaitingContinue, after: .seconds(3), token: waitToken), .writeRequest])
+        #expect(!machine.acceptsBody(of: machine.exchange))
+        let go = machine.interim(head(.continue))
+        #expect(clocks(go) == [.stall] && go.last == .beginBody)
+        #expect(machine.acceptsBody(of: machine.exchange))
+
+        // A server that ignores Expect: the body goes when the wait is over.
+        var other = Machine()
+        let otherStarted = other.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: true, wantsInterim: false)
+        let otherToken = try #require(otherStarted.flatMap(token))
+        let late = other.clockRanOut(token: otherToken)
+        #expect(clocks(late) == [.stall] && late.last == .beginBody)
+    }
+
+    @Test func aFinalAnswerBeforeOneHundredContinueSendsNoBodyAndEndsTheConnection() throws {
+        var machine = Machine()
+        _ = machine.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: true, wantsInterim: false)
+        #expect(clocks(machine.answerHead(head(.serviceUnavailable))) == [.answer], "the rest of the answer is timed")
+        #expect(!machine.acceptsBody(of: machine.exchange))
+        let answerEnded = machine.answerEnded()
+        let ended = try #require(result(answerEnded))
+        #expect(ended.response?.status == 503 && !ended.reusable && !ended.bodySent)
+    }
+
+    @Test func anEarlyAnswerEndsTheConnectionAndTheBodyStops() throws {
+        var machine = Machine()
+        _ = machine.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: false, wantsInterim: false)
+        let exchange = machine.exchange
+        _ = machine.partWritten(100, of: exchange)
+        _ = machine.answerHead(head(.payloadTooLarge))
+        let answerEnded = machine.answerEnded()
+        let ended = try #require(result(answerEnded))
+        #expect(ended.response?.status == 413 && !ended.reusable && ended.bytesSent == 100)
+        #expect(!machine.acceptsBody(of: exchange))
+        #expect(machine.bodyEnded(of: exchange, failure: UploadFailure(.connectionLost, "x")).isEmpty)
+    }
+
+    @Test func theAnswerClockKeepsWhatArrivedOrSaysNoAnswer() throws {
+        var machine = Machine()
+        _ = machine.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false)
+        let bodyEnded = machine.bodyEnded(of: machine.exchange, total: 10)
+        let clock = try #require(token(bodyEnded))
+        _ = machine.answerHead(head(.ok))
+        _ = machine.answerBody(ByteBuffer(string: "par"))
+        let ranOut = machine.clockRanOut(token: clock)
+        let cut = try #require(result(ranOut))
+        #expect(cut.response?.status == 200 && cut.response?.cut?.hasSuffix("within the 3s answer timeout") == true && !cut.reusable)
+
+        var silent = Machine()
+        _ = silent.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false)
+        let silentEnded = silent.bodyEnded(of: silent.exchange, total: 10)
+        let silentToken = try #require(token(silentEnded))
+        let silentRanOut = silent.clockRanOut(token: silentToken)
+        let none = try #require(result(silentRanOut))
+        #expect(none.failure?.kind == .noAnswer)
+    }
+
+    /// A body that fails before an interim answer named its upload resource waits a moment for
+    /// one (so the resource can be removed), then ends with its own failure.
+    @Test func aFailedBodyIsHeldForAnInterimAnswerWhenOneIsWanted() throws {
+        let changed = UploadFailure(.fileError, "the file changed while it was sent")
+        var machine = Machine()
+        _ = machine.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: false, wantsInterim: true)
+        let held = machine.bodyEnded(of: machine.exchange, failure: changed)
+        #expect(clocks(held) == [.announcement] && result(held) == nil)
+        #expect(machine.cancel().isEmpty, "held already")
+        var resumption = HTTPResponseHead(version: .http1_1, status: .custom(code: 104, reasonPhrase: "Upload Resumption Supported"))
+        resumption.headers.add(name: "Location", value: "/resumable/1")
+        let named = machine.interim(resumption)
+        #expect(named.first.map { if case .reportInterim(let answer) = $0 { answer.status == 104 } else { false } } == true)
+        #expect(result(named)?.failure == changed)
+
+        // No interim answer within the wait: the failure as it was.
+        var quiet = Machine()
+        _ = quiet.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: false, wantsInterim: true)
+        let quietHeld = quiet.bodyEnded(of: quiet.exchange, failure: changed)
+        let wait = try #require(token(quietHeld))
+        let quietEnded = quiet.clockRanOut(token: wait)
+        #expect(result(quietEnded)?.failure == changed)
+
+        // Not wanted: at once.
+        var plain = Machine()
+        _ = plain.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: false, wantsInterim: false)
+        #expect(result(plain.cancel())?.failure?.kind == .cancelled)
+    }
+
+    @Test func theConnectionEndingSaysWhatItCut() throws {
+        // Part of an answer: what arrived, said to be cut.
+        var answered = Machine()
+        _ = answered.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false)
+        _ = answered.bodyEnded(of: answered.exchange, total: 10)
+        var partial = head(.created)
+        partial.headers.add(name: "Content-Length", value: "100")
+        _ = answered.answerHead(partial)
+        let answeredEnded = answered.connectionEnded()
+        let cut = try #require(result(answeredEnded))
+        #expect(cut.response?.status == 201 && cut.response?.cut?.contains("closed the connection") == true)
+
+        // An error first: classified.
+        var reset = Machine()
+        _ = reset.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false)
+        #expect(reset.errorCaught(IOError(errnoCode: 104, reason: "read")) == [.close])
+        #expect(result(reset.connectionEnded())?.failure?.kind == .connectionLost)
+
+        // Nothing at all, during the body and after it.
+        var during = Machine()
+        _ = during.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: false, wantsInterim: false)
+        #expect(result(during.connectionEnded())?.failure?.message == "the server closed the connection during the upload")
+        var after = Machine()
+        _ = after.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false)
+        _ = after.bodyEnded(of: after.exchange, total: 1)
+        #expect(result(after.connectionEnded())?.failure?.message == "the server closed the connection without answering")
+
+        // Idle: nothing to end, and no request after.
+        var idle = Machine()
+        #expect(idle.connectionEnded() == [.stopClock])
+        #expect(idle.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false) == nil)
+    }
+
+    @Test func bytesNobodyAskedForCloseAnIdleConnectionAndTheIdleClockClosesIt() throws {
+        var machine = Machine()
+        #expect(machine.answerHead(head(.ok)) == [.close])
+        var parked = Machine()
+        let parkedActions = parked.parked(expiringIn: .seconds(60))
+        let idle = try #require(token(parkedActions))
+        #expect(parked.clockRanOut(token: idle) == [.close])
+        #expect(parked.state == .closed)
+    }
+
+    @Test func anAnswerWithoutKeepAliveIsNotReused() throws {
+        var machine = Machine()
+        _ = machine.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false)
+        _ = machine.bodyEnded(of: machine.exchange, total: 1)
+        _ = machine.answerHead(head(.ok, keepAlive: false))
+        #expect(result(machine.answerEnded())?.reusable == false)
+        #expect(machine.state == .closed)
+    }
+
+    @Test func aHeadThatCannotBeSentEndsTheExchangeAtOnce() throws {
+        var machine = Machine()
+        let refused = UploadFailure(.other, "the request header \"X\" cannot be sent")
+        let started = machine.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false, refusedHead: refused)
+        let actions = try #require(started)
+        #expect(!actions.contains(.writeRequest))
+        #expect(result(actions)?.failure == refused)
+    }
+}
