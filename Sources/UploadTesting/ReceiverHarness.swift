@@ -14,6 +14,8 @@ public final class ReceiverHarness: Sendable {
     public let scheme: String
     public var url: String { "\(scheme)://127.0.0.1:\(port)/photo" }
     public var logLines: [RequestLogLine] { lines.withLockedValue { $0 } }
+    /// Connections the receiver has admitted and not yet closed.
+    public var openConnections: Int { running.openConnections }
 
     public static func start(
         path: String = "/photo", field: String = "photo", maxSize: Int64 = 1 << 30, imagesOnly: Bool = false,

@@ -207,7 +207,7 @@ import UploadTesting
 
         // Watching keeps the agent from exiting when idle; without a watch it may.
         client.close()
-        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(try await eventually { await running.agent.status().clients == 0 }, "the agent saw the client go")
         #expect(await running.agent.idleSeconds() == nil)
         let remover = try await running.connect("remove")
         let reply = try await offPool { try remover.request(.removeJob(id: job.id)) }
@@ -266,7 +266,7 @@ import UploadTesting
         let running = try await RunningAgent.start(root: root)
         let maintenance = try #require(try running.journal.jobSnapshots().first { $0.kind == .maintenance })
         try await waitRuns(running, maintenance.id, atLeast: 1)
-        try await Task.sleep(nanoseconds: 200_000_000)
+        // Ran once, and the next run is a day away (asserted below): no second run can follow.
         let ran = try job(running, maintenance.id)
         #expect(ran.runs == 1)
         #expect(ran.lastResult?.hasPrefix("pruned 1 upload(s) and 2 event(s), removed 1 leftover temporary file(s)") == true, "\(ran.lastResult ?? "")")

@@ -68,6 +68,8 @@ final class TmuxSession: Sendable {
 
     func send(_ keys: String...) async throws {
         _ = try await offPool { try self.tmux(["send-keys", "-t", self.name] + keys) }
+        // Keys apart, as a person types them, not a wait for an effect (tests wait for screens
+        // with `waitFor`): an Escape followed at once by a key reads as Alt+key.
         try await Task.sleep(nanoseconds: 150_000_000)
     }
 

@@ -25,6 +25,8 @@ final class FakeTerminal: MonitorTerminal, @unchecked Sendable {
     private let answers: Bool
     private var questions = 0
     private var answersGiven = 0
+    private var keysRead = 0
+    private var inputReads = 0
     private(set) var width: Int
     private(set) var height: Int
     let colors: Bool
@@ -55,6 +57,17 @@ final class FakeTerminal: MonitorTerminal, @unchecked Sendable {
         var byte: UInt8 = 1
         _ = write(writeFD, &byte, 1)
     }
+
+    /// Wakes the loop as input does, with no key: once it has read again (`reads` moved on),
+    /// whatever it did with the input before is done, a frame included.
+    func nudge() {
+        var byte: UInt8 = 1
+        _ = write(writeFD, &byte, 1)
+    }
+
+    /// Keys the loop has taken so far, and how many times it has read its input.
+    var keysTaken: Int { condition.withLock { keysRead } }
+    var reads: Int { condition.withLock { inputReads } }
 
     /// The far end goes away, as when an SSH connection drops.
     func hangUp() {
@@ -127,6 +140,8 @@ final class FakeTerminal: MonitorTerminal, @unchecked Sendable {
         while read(inputDescriptor, &buffer, buffer.count) > 0 {}
         return condition.withLock {
             defer { typed.removeAll() }
+            keysRead += typed.count
+            inputReads += 1
             return typed
         }
     }

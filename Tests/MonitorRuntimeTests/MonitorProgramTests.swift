@@ -177,11 +177,16 @@ final class FakeBackend: MonitorBackend {
         // The question goes out just after the frame.
         #expect(try await eventually { terminal.questionsOwed == 1 })
         let drawn = terminal.frameCount
+        let taken = terminal.keysTaken
         // Back and forth while that frame is unanswered: no frame.
         for key in ["k", "j", "k"] { terminal.type(.character(Character(key))) }
         terminal.type(.character("?"))
-        // The help dialog would show at once; it must wait for the answer.
-        try await Task.sleep(for: .milliseconds(300))
+        // The help dialog would show at once; it must wait for the answer. Once the loop has
+        // taken the keys and come back for input, it has drawn whatever it was going to.
+        #expect(try await eventually { terminal.keysTaken == taken + 4 })
+        let reads = terminal.reads
+        terminal.nudge()
+        #expect(try await eventually { terminal.reads > reads })
         #expect(terminal.frameCount == drawn, "no frame while the terminal has not shown the last one")
         terminal.answerShown()
         let after = await terminal.frame(after: drawn) { _ in true }

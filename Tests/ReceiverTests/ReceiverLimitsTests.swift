@@ -91,7 +91,7 @@ import UploadTesting
         // Both are open (the receiver has read their first bytes) before the third arrives.
         first.send(Array("P".utf8))
         second.send(Array("P".utf8))
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await eventually { receiver.openConnections == 2 })
         let third = try RawConnection.connect(to: receiver.port)
         let (text, closed) = try await offPool { third.readUntilClosed(timeout: 20) }
         third.close()

@@ -78,7 +78,13 @@ import UploadTesting
             _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) } }
             fillers.append(fd)
         }
-        try await Task.sleep(for: .milliseconds(100))
+        // The queue is full once a connect completed (backlog 0 holds one): later SYNs are dropped.
+        #expect(try await eventually {
+            fillers.contains { fd in
+                var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                return poll(&ready, 1, 0) == 1 && ready.revents & Int16(POLLOUT) != 0
+            }
+        })
         let port = Int(UInt16(bigEndian: address.sin_port))
         let path = try TestFiles.writeImage(at: folder + "/syn.jpg", size: 1000)
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: "http://127.0.0.1:\(port)/photo")],

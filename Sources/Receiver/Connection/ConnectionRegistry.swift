@@ -43,6 +43,9 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
+    /// How many connections are open (admitted and not yet closed).
+    var openCount: Int { state.withLockedValue { $0.open.count } }
+
     /// Ends connection `id`'s request, if the connection is still open.
     func interrupt(_ id: UInt, _ why: ConnectionInterruption) {
         let abort = state.withLockedValue { $0.open[id] }

@@ -95,6 +95,9 @@ public struct ReceiverService: Service {
     let resumable: ResumableStore
     let grace: Duration
 
+    /// How many connections are open right now (admitted, not yet closed).
+    public var openConnections: Int { connections.openCount }
+
     public func run() async throws {
         // Resumable uploads past their age are removed while the receiver runs, not only at its start.
         let sweeper = Task { [resumable] in

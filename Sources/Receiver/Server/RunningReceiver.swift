@@ -8,6 +8,10 @@ public struct RunningReceiver: Sendable {
     public let configuration: ReceiverConfiguration
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
+    private let service: ReceiverService
+
+    /// How many connections are open right now (admitted, not yet closed).
+    public var openConnections: Int { service.openConnections }
 
     /// The upload endpoint's URL on the loopback address it listens on.
     public var url: String { "\(configuration.scheme)://\(configuration.host):\(port)\(configuration.path)" }
@@ -32,7 +36,7 @@ public struct RunningReceiver: Sendable {
             try await task.value
             throw ReceiverStartError.didNotListen
         }
-        return RunningReceiver(port: port, configuration: configuration, group: group, task: task)
+        return RunningReceiver(port: port, configuration: configuration, group: group, task: task, service: service)
     }
 
     /// Stops accepting, lets uploads in progress finish within the grace period, and returns
