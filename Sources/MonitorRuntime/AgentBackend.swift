@@ -172,9 +172,6 @@ enum MonitorCursor {
     }
 
     static func write(_ seq: Int64, _ paths: StatePaths) {
-        let temporary = paths.monitorCursor + ".\(getpid())"
-        guard (try? "\(seq)\n".write(toFile: temporary, atomically: false, encoding: .utf8)) != nil else { return }
-        chmod(temporary, 0o600)
-        rename(temporary, paths.monitorCursor)
+        try? FileReplacement.write(Data("\(seq)\n".utf8), to: paths.monitorCursor, mode: 0o600)
     }
 }

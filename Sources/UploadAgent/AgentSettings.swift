@@ -114,19 +114,16 @@ public struct AgentSettings: Codable, Sendable, Hashable {
     /// Writes the settings to `path` (mode 0600) by replacing the file whole, so a reader
     /// never sees half of it.
     public func save(_ path: String) throws(AgentSettingsError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let temporary = path + ".\(getpid()).tmp"
+        let data: Data
         do {
-            try (try encoder.encode(self) + Data("\n".utf8)).write(to: URL(fileURLWithPath: temporary))
+            data = try JSONWriter.data(self, .indented) + Data("\n".utf8)
         } catch {
-            throw AgentSettingsError(path: path, reason: "cannot write it: \(error.localizedDescription)")
+            throw AgentSettingsError(path: path, reason: "cannot write it: \(error)")
         }
-        chmod(temporary, 0o600)
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw AgentSettingsError(path: path, reason: "cannot replace it: \(reason)")
+        do {
+            try FileReplacement.write(data, to: path, mode: 0o600)
+        } catch {
+            throw AgentSettingsError(path: path, reason: error.reason)
         }
     }
 }

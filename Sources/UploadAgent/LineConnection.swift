@@ -1,4 +1,5 @@
 import Foundation
+import UploadCore
 import Glibc
 import NIOConcurrencyHelpers
 
@@ -114,11 +115,8 @@ public final class LineConnection: @unchecked Sendable {
 /// JSON as the protocol writes it: compact (one line), dates as seconds since 1970.
 public enum AgentCoding {
     public static func encode<T: Encodable>(_ value: T) -> Data {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        encoder.outputFormatting = [.withoutEscapingSlashes]
         // Every message type is plain data; encoding cannot fail.
-        return (try? encoder.encode(value)) ?? Data("{}".utf8)
+        (try? JSONWriter.data(value, .compact, dates: .secondsSince1970)) ?? Data("{}".utf8)
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from line: [UInt8]) throws -> T {

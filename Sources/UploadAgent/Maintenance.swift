@@ -41,14 +41,16 @@ enum Maintenance {
         return report
     }
 
-    /// Files uploadmon writes under a temporary name and renames (the monitor's cursor is written
-    /// as `monitor-seen.<pid>`); one whose writer is gone was left by a crash. Returns what it removed.
+    /// Files uploadmon writes under a temporary name and renames (`FileReplacement`:
+    /// `<name>.<pid>.tmp`; earlier versions wrote the monitor's cursor as `monitor-seen.<pid>`);
+    /// one whose writer is gone was left by a crash. Returns what it removed.
     static func removeLeftovers(in paths: StatePaths) -> [String] {
         let cursorName = (paths.monitorCursor as NSString).lastPathComponent
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: paths.stateDirectory) else { return [] }
         var removed: [String] = []
-        for name in names where name.hasPrefix(cursorName + ".") {
-            guard let pid = Int32(name.dropFirst(cursorName.count + 1)), !isAlive(pid) else { continue }
+        for name in names {
+            let earlier = name.hasPrefix(cursorName + ".") ? Int32(name.dropFirst(cursorName.count + 1)) : nil
+            guard let pid = FileReplacement.writer(ofTemporary: name) ?? earlier, !isAlive(pid) else { continue }
             let path = paths.stateDirectory + "/" + name
             if unlink(path) == 0 { removed.append(path) }
         }

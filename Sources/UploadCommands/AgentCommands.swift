@@ -100,15 +100,8 @@ struct JobsDocument: Encodable {
 /// The commands' JSON documents (`status --json`, `jobs --json`, `watch --json`): indented,
 /// keys sorted, dates in ISO 8601.
 public enum PrettyJSON {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }()
-
     public static func text(_ value: some Encodable) throws -> String {
-        String(decoding: try encoder.encode(value), as: UTF8.self)
+        try JSONWriter.text(value, .indented)
     }
 }
 

@@ -259,9 +259,11 @@ import UploadTesting
         dead.executableURL = URL(fileURLWithPath: "/bin/true")
         try dead.run()
         dead.waitUntilExit()
+        // (Written by an earlier version as `monitor-seen.<pid>`, and by this one as `<name>.<pid>.tmp`.)
         let leftover = paths.monitorCursor + ".\(dead.processIdentifier)"
-        let live = paths.monitorCursor + ".\(getpid())"
-        for path in [leftover, live] { _ = FileManager.default.createFile(atPath: path, contents: Data("1\n".utf8)) }
+        let leftoverSettings = FileReplacement.temporaryPath(for: paths.stateDirectory + "/agent-settings.json", pid: dead.processIdentifier)
+        let live = FileReplacement.temporaryPath(for: paths.monitorCursor)
+        for path in [leftover, leftoverSettings, live] { _ = FileManager.default.createFile(atPath: path, contents: Data("1\n".utf8)) }
 
         let running = try await RunningAgent.start(root: root)
         let maintenance = try #require(try running.journal.jobSnapshots().first { $0.kind == .maintenance })
@@ -269,11 +271,11 @@ import UploadTesting
         // Ran once, and the next run is a day away (asserted below): no second run can follow.
         let ran = try job(running, maintenance.id)
         #expect(ran.runs == 1)
-        #expect(ran.lastResult?.hasPrefix("pruned 1 upload(s) and 2 event(s), removed 1 leftover temporary file(s)") == true, "\(ran.lastResult ?? "")")
+        #expect(ran.lastResult?.hasPrefix("pruned 1 upload(s) and 2 event(s), removed 2 leftover temporary file(s)") == true, "\(ran.lastResult ?? "")")
         #expect(!ran.lastFailed)
         #expect(ran.earliestBeginAt.timeIntervalSinceNow > 86000)
         #expect(try running.journal.snapshots().isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: leftover))
+        #expect(!FileManager.default.fileExists(atPath: leftover) && !FileManager.default.fileExists(atPath: leftoverSettings))
         #expect(FileManager.default.fileExists(atPath: live))
 
         // Its settings can change; the next run moves with the interval.

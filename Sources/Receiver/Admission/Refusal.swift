@@ -46,9 +46,12 @@ struct Refusal: Error, Equatable {
     /// `closing` adds `Connection: close` (the connection ends after this answer).
     func answer(closing: Bool) -> (head: HTTPResponse, body: ByteBuffer) {
         var (head, body) = problem.map { problem in
-            var object: [String: Any] = ["type": problem.type, "title": problem.title, "detail": message]
-            for (key, value) in members { object[key] = value }
-            return JSONAnswer.make(status, any: object, contentType: "application/problem+json")
+            var line = JSONLine()
+            line["type"] = .string(problem.type)
+            line["title"] = .string(problem.title)
+            line["detail"] = .string(message)
+            for (key, value) in members { line[key] = .int(value) }
+            return JSONAnswer.make(status, line, contentType: "application/problem+json")
         } ?? JSONAnswer.make(status, ["error": message])
         if status == .methodNotAllowed, fields["Allow"] == nil { head.headerFields[.allow] = "POST" }
         for (name, value) in fields {
@@ -67,12 +70,11 @@ enum JSONAnswer {
         // boxing of a [String: Any] (a twentieth of the receiver's CPU for small files).
         var line = JSONLine()
         for (key, value) in object { line[key] = .string(value) }
-        return answer(status, ByteBuffer(string: line.text), contentType: "application/json; charset=utf-8")
+        return make(status, line, contentType: "application/json; charset=utf-8")
     }
 
-    static func make(_ status: HTTPResponse.Status, any object: [String: Any], contentType: String) -> (head: HTTPResponse, body: ByteBuffer) {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return answer(status, ByteBuffer(bytes: data), contentType: contentType)
+    static func make(_ status: HTTPResponse.Status, _ line: JSONLine, contentType: String) -> (head: HTTPResponse, body: ByteBuffer) {
+        answer(status, ByteBuffer(string: line.text), contentType: contentType)
     }
 
     private static func answer(_ status: HTTPResponse.Status, _ body: ByteBuffer, contentType: String) -> (head: HTTPResponse, body: ByteBuffer) {

@@ -212,25 +212,13 @@ final class ResumableStore: Sendable {
         rmdir(folder)
     }
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
-
     /// Replaces the record file whole (written aside, then renamed over it).
     func save(_ record: ResumableRecord) throws {
-        let data = try Self.encoder.encode(record)
-        let path = recordPath(record.token)
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw UploadStore.StoreError.io("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == data.count, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw UploadStore.StoreError.io("cannot write \(path)")
+        let data = try JSONWriter.data(record)
+        do {
+            try FileReplacement.write(data, to: recordPath(record.token), mode: 0o600)
+        } catch {
+            throw UploadStore.StoreError.io(error.description)
         }
     }
 

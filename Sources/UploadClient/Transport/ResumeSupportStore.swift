@@ -81,12 +81,7 @@ public final class ResumeSupportStore: Sendable {
 
     /// Replaces the file whole (written aside, then renamed), mode 0600; best effort.
     private func write(_ entries: [String: Entry]) {
-        guard let data = try? JSONEncoder().encode(entries) else { return }
-        let temporary = path + ".\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        if written != data.count || rename(temporary, path) != 0 { unlink(temporary) }
+        guard let data = try? JSONWriter.data(entries) else { return }
+        try? FileReplacement.write(data, to: path, mode: 0o600)
     }
 }
