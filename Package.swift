@@ -43,6 +43,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
         ),
         .target(name: "ImagePreview", dependencies: ["CImageDecode", "UploadCore", "PreviewModel"]),
+        // Writing JPEGs (libjpeg) and zlib streams, for tests and benchmarks only.
+        .target(name: "CTestImages", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("z")]),
         .target(
             name: "UploadClient",
             dependencies: [
@@ -129,14 +131,14 @@ let package = Package(
         .executableTarget(
             name: "monitor-bench",
             dependencies: [
-                "Monitor", "MonitorRuntime", "TerminalCanvas", "UploadCore", "ImagePreview",
+                "Monitor", "MonitorRuntime", "TerminalCanvas", "UploadCore", "ImagePreview", "UploadTesting",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .target(
             name: "UploadTesting",
             dependencies: [
-                "Receiver", "UploadCore",
+                "Receiver", "UploadCore", "PreviewModel", "CTestImages",
                 .product(name: "NIOResumableUpload", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),

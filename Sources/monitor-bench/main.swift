@@ -5,6 +5,7 @@ import MonitorRuntime
 import NIOConcurrencyHelpers
 import TerminalCanvas
 import UploadCore
+import UploadTesting
 
 // Measures the monitor's pure parts in-process (run a release build: bench/monitor does).
 //   render   frame render time at 200×60 with 1,000 rows in the queue, and with a 64 KiB JSON

@@ -180,6 +180,33 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         #expect(preview.info.format == .png && preview.info.width == 300 && preview.info.height == 100)
     }
 
+    /// uploadmon's one PNG writer, read back by libpng pixel for pixel: every filter (the
+    /// picture varies in both directions), interlaced or not, compressed or stored.
+    @Test(arguments: [(false, false), (false, true), (true, false), (true, true)])
+    func thePNGWriterIsReadBackExactly(interlaced: Bool, compressed: Bool) throws {
+        let (width, height) = (37, 23)
+        var rgb: [UInt8] = []
+        var noise: UInt32 = 12345
+        for y in 0..<height {
+            for x in 0..<width {
+                noise = noise &* 1_103_515_245 &+ 12345
+                rgb += [UInt8(truncatingIfNeeded: x * 7 + y), UInt8(truncatingIfNeeded: y * 11), UInt8(truncatingIfNeeded: noise >> 16)]
+            }
+        }
+        let path = directory + "/exact-\(interlaced)-\(compressed).png"
+        if compressed {
+            try PictureWriter.png(RGBImage(width: width, height: height, rgb: rgb), to: path, interlaced: interlaced)
+        } else {
+            let bytes = PNGEncoder.encode(rgb: rgb, width: width, height: height, options: .init(interlaced: interlaced))
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        }
+        let preview = try PreviewDecoder.decode(path: path, fitting: width, height).get()
+        #expect(preview.image.width == width && preview.image.height == height)
+        #expect(preview.image.rgb == rgb)
+        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        #expect(compressed ? size < rgb.count : size > rgb.count, "\(size) bytes for \(rgb.count) of pixels")
+    }
+
     @Test func truncatedAndCorruptFilesSayWhyWithoutAPicture() throws {
         let jpeg = directory + "/whole.jpg"
         try PictureWriter.jpeg(halves(width: 320, height: 240), to: jpeg)

@@ -42,18 +42,4 @@ int um_decode_png(const char *path, int max_width, int max_height, long long max
 
 void um_image_free(um_image *image);
 
-/// Writes `rgb` (width x height, 3 bytes per pixel) as a baseline JPEG, with `app1` (an EXIF
-/// segment's payload, starting "Exif\0\0") when not NULL. For tests and the demo's samples.
-int um_write_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
-                  const unsigned char *app1, size_t app1_length, char *error, size_t error_size);
-
-/// The same as a progressive JPEG (libjpeg's standard scan script).
-int um_write_progressive_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
-                              char *error, size_t error_size);
-
-/// Writes `rgb` as an 8-bit RGB PNG, Adam7-interlaced when `interlaced`, with an eXIf chunk
-/// holding `exif` (a TIFF structure, "II*\0…" or "MM\0*…") when not NULL.
-int um_write_png(const char *path, const unsigned char *rgb, int width, int height, int interlaced,
-                 const unsigned char *exif, size_t exif_length, char *error, size_t error_size);
-
 #endif

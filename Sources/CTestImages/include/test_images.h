@@ -1,0 +1,23 @@
+#ifndef UPLOADMON_TEST_IMAGES_H
+#define UPLOADMON_TEST_IMAGES_H
+
+#include <stddef.h>
+
+// Writing pictures for tests and benchmarks (the product only reads them): JPEG through
+// libjpeg, and the zlib stream of a PNG (uploadmon's one PNG writer is PNGEncoder).
+
+/// Writes `rgb` (width x height, 3 bytes per pixel) as a baseline JPEG, with `app1` (an EXIF
+/// segment's payload, starting "Exif\0\0") when not NULL. Returns 0, or -1 with `error` set.
+int um_write_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
+                  const unsigned char *app1, size_t app1_length, char *error, size_t error_size);
+
+/// The same as a progressive JPEG (libjpeg's standard scan script).
+int um_write_progressive_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
+                              char *error, size_t error_size);
+
+/// `input` as a zlib stream at `level` (0-9) in a buffer of its own (free it with free()):
+/// what `*output` points at, `*output_length` bytes. Returns 0, or -1 when out of memory.
+int um_zlib_compress(const unsigned char *input, size_t input_length, int level,
+                     unsigned char **output, size_t *output_length);
+
+#endif
