@@ -4,8 +4,10 @@ import NIOConcurrencyHelpers
 
 /// A TCP relay on 127.0.0.1 in front of a server that cuts connections on purpose: the client
 /// side of the first `cuts.count` connections that carry at least the given number of bytes
-/// is reset (both ends, as a dropped link looks to the client) once that many bytes have gone
-/// towards the server. It counts every byte the client sent, so a test can tell how much of a
+/// is reset (as a dropped link looks to the client) once that many bytes have gone towards
+/// the server. The server gets every byte relayed, then the end of the connection, and what it
+/// answers after the cut is dropped: what it keeps does not depend on how fast it read (a
+/// reset would discard what it had not read yet, more on a busy machine). It counts every byte the client sent, so a test can tell how much of a
 /// file went over the wire in all.
 ///
 /// Before a cut, the server's answers so far reach the client (waiting a second at most for
@@ -74,16 +76,18 @@ public final class CuttingRelay: @unchecked Sendable {
         state.withLockedValue { $0.connections += 1 }
         let backDone = DispatchSemaphore(value: 0)
         let back = NIOLockedValueBox<Int64>(0)
-        // Server to client: as it comes.
+        let cut = NIOLockedValueBox(false)
+        // Server to client: as it comes; after a cut, read to the server's end and dropped.
         Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(server, $0.baseAddress, $0.count) }
                 if n <= 0 { break }
+                if cut.withLockedValue({ $0 }) { continue }
                 if !Self.writeAll(client, buffer, n) { break }
                 back.withLockedValue { $0 += Int64(n) }
             }
-            shutdown(client, Int32(SHUT_WR))
+            if !cut.withLockedValue({ $0 }) { shutdown(client, Int32(SHUT_WR)) }
             backDone.signal()
         }
         // Client to server: counted, and cut when this connection's budget is spent.
@@ -109,11 +113,16 @@ public final class CuttingRelay: @unchecked Sendable {
                     if back.withLockedValue({ $0 }) > 0 { settled += 1 }
                     usleep(1000)
                 }
-                // The link drops: the client sees a reset, the server a peer that went away.
+                // The link drops: the server reads what was relayed, then its end (it is given
+                // 5 s to finish with it); the client sees a reset.
+                cut.withLockedValue { $0 = true }
+                shutdown(server, Int32(SHUT_WR))
+                if backDone.wait(timeout: .now() + 5) == .timedOut {
+                    shutdown(server, Int32(SHUT_RDWR))
+                    backDone.wait()
+                }
                 var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
                 setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-                shutdown(server, Int32(SHUT_RDWR))
-                backDone.wait()
                 Glibc.close(client)
                 Glibc.close(server)
                 return
