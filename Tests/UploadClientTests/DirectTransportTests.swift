@@ -209,7 +209,7 @@ func keepAliveServer(
         let bytes = Self.body
         let result = await transport.directExchange(
             target, method: .PATCH, headers: fields,
-            body: .stream(length: Int64(bytes.count), produce: { writer in writer.write(.byteBuffer(ByteBuffer(bytes: bytes))) }),
+            body: .stream(length: Int64(bytes.count), idleCounts: true, produce: { writer in writer.write(.byteBuffer(ByteBuffer(bytes: bytes))) }),
             length: Int64(bytes.count), eventLoop: MultiThreadedEventLoopGroup.singleton.any(), observer: AttemptObserver())
         try await transport.shutdown()
         #expect(received.all.first?.head.contains("Expect: 100-continue") == true)

@@ -89,7 +89,7 @@ import UploadCore
         let connection = try Connection()
         let exchange = DirectExchange(
             head: head(.PATCH, uri: "/files/1", [("Expect", "100-continue"), ("Content-Length", "6")]),
-            body: .stream(length: 6, produce: { writer in
+            body: .stream(length: 6, idleCounts: true, produce: { writer in
                 writer.write(.byteBuffer(ByteBuffer(string: "abc"))).flatMap { writer.write(.byteBuffer(ByteBuffer(string: "def"))) }
             }),
             timeouts: timeouts, sent: { _ in })
@@ -106,7 +106,7 @@ import UploadCore
         let connection = try Connection()
         let exchange = DirectExchange(
             head: head(.PATCH, uri: "/files/1", [("Expect", "100-continue"), ("Content-Length", "3")]),
-            body: .stream(length: 3, produce: { writer in writer.write(.byteBuffer(ByteBuffer(string: "abc"))) }),
+            body: .stream(length: 3, idleCounts: true, produce: { writer in writer.write(.byteBuffer(ByteBuffer(string: "abc"))) }),
             timeouts: timeouts, sent: { _ in })
         let future = connection.run(exchange)
         _ = try connection.written()
@@ -121,7 +121,7 @@ import UploadCore
         let connection = try Connection()
         let exchange = DirectExchange(
             head: head(.PATCH, uri: "/files/1", [("Expect", "100-continue"), ("Content-Length", "3")]),
-            body: .stream(length: 3, produce: { writer in writer.write(.byteBuffer(ByteBuffer(string: "abc"))) }),
+            body: .stream(length: 3, idleCounts: true, produce: { writer in writer.write(.byteBuffer(ByteBuffer(string: "abc"))) }),
             timeouts: timeouts, sent: { _ in })
         _ = connection.run(exchange)
         _ = try connection.written()
@@ -134,7 +134,7 @@ import UploadCore
     @Test func aBodyThatStopsMovingStallsAndTheConnectionCloses() throws {
         let connection = try Connection()
         let never = connection.channel.eventLoop.makePromise(of: Void.self)
-        let exchange = DirectExchange(head: head(.POST, [("Content-Length", "3")]), body: .stream(length: 3, produce: { _ in never.futureResult }),
+        let exchange = DirectExchange(head: head(.POST, [("Content-Length", "3")]), body: .stream(length: 3, idleCounts: true, produce: { _ in never.futureResult }),
                                       timeouts: timeouts, sent: { _ in })
         let future = connection.run(exchange)
         connection.channel.embeddedEventLoop.advanceTime(by: .seconds(2))

@@ -40,6 +40,11 @@ struct BodyStreamer: Sendable {
     /// Bytes this body sends: from `startOffset` to `endOffset` or the end.
     var length: Int64? { (endOffset ?? layout.contentLength).map { $0 - startOffset } }
 
+    /// The body for a direct connection, whose machine keeps its own `StallClock` by the same rule.
+    var directBody: DirectBody {
+        .stream(length: length ?? 0, idleCounts: watch.idleCounts, produce: { self.stream(into: $0) })
+    }
+
     func makeBody() -> HTTPClient.Body {
         .stream(contentLength: length) { writer in
             self.stream(into: writer)
@@ -189,18 +194,24 @@ struct BodyStreamer: Sendable {
     }
 }
 
-/// When the write in flight began, for the stall watchdog. AsyncHTTPClient's own write timeout
-/// only measures the client being idle while the socket is writable; a server that stops
-/// reading makes the socket unwritable and that timer is cleared, so uploads to it would hang.
+/// The body's `StallClock` behind a lock, for AsyncHTTPClient's path: the body streamer tells
+/// it of each write, the delegate of the body's end, and the watchdog asks it.
 final class WriteWatch: Sendable {
-    private let pendingSince = NIOLockedValueBox<NIODeadline?>(nil)
+    private let clock: NIOLockedValueBox<StallClock>
+    let idleCounts: Bool
 
-    func writeStarted() { pendingSince.withLockedValue { $0 = .now() } }
-    func writeEnded() { pendingSince.withLockedValue { $0 = nil } }
+    /// `idleCounts`: a body read from a file unpaced (see `StallClock`).
+    init(idleCounts: Bool = false) {
+        clock = NIOLockedValueBox(StallClock(idleCounts: idleCounts))
+        self.idleCounts = idleCounts
+    }
 
-    /// Whether a write has been waiting longer than `limit`.
+    func writeStarted(at now: NIODeadline = .now()) { clock.withLockedValue { $0.writeStarted(at: now) } }
+    func writeEnded(at now: NIODeadline = .now()) { clock.withLockedValue { $0.writeEnded(at: now) } }
+    func bodyEnded() { clock.withLockedValue { $0.end() } }
+
     func isStalled(limit: TimeAmount, now: NIODeadline = .now()) -> Bool {
-        pendingSince.withLockedValue { since in since.map { now - $0 > limit } ?? false }
+        clock.withLockedValue { $0.isStalled(at: now, limit: limit) }
     }
 }
 

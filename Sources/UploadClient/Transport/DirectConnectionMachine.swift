@@ -20,7 +20,7 @@ struct DirectConnectionMachine {
         /// The body waits for `100 Continue`; when this is over it goes anyway (servers that
         /// ignore `Expect` exist).
         case awaitingContinue
-        /// Nothing written for this long fails the upload.
+        /// The body's `StallClock` runs out (then it is asked again: a write may have moved it).
         case stall
         /// The whole answer must come within this.
         case answer
@@ -64,7 +64,7 @@ struct DirectConnectionMachine {
     private(set) var state: State = .idle
     /// Counts exchanges: a body writer or producer of an ended exchange is told apart by it.
     private(set) var exchange: UInt64 = 0
-    private var clock: (kind: Clock, token: UInt64)?
+    private var clock: (kind: Clock, token: UInt64, deadline: NIODeadline?)?
     private var tokens: UInt64 = 0
     private var timeouts = UploadTimeouts()
     private var wantsInterim = false
@@ -72,6 +72,7 @@ struct DirectConnectionMachine {
     private var answer = AnswerCapture()
     private var sawInterim = false
     private var error: (any Error)?
+    private var stall = StallClock(idleCounts: true)
 
     var isExchanging: Bool {
         switch state {
@@ -90,10 +91,14 @@ struct DirectConnectionMachine {
     /// A request on this connection. Nil when it cannot take one (an exchange runs, or the
     /// connection is ending): the request fails without touching the one that runs.
     /// `refusedHead`: the head cannot be sent (a field NIO's validator would refuse).
+    /// `idleCounts`: time with no write in flight counts as a stall (`StallClock`: a body from a
+    /// file, not paced).
     mutating func start(
-        timeouts: UploadTimeouts, bodyInMemory: Bool, expectsContinue: Bool, wantsInterim: Bool, refusedHead: UploadFailure? = nil
+        timeouts: UploadTimeouts, bodyInMemory: Bool, expectsContinue: Bool, wantsInterim: Bool, idleCounts: Bool = true,
+        refusedHead: UploadFailure? = nil, at now: NIODeadline
     ) -> [Action]? {
         guard state == .idle else { return nil }
+        stall = StallClock(idleCounts: bodyInMemory || idleCounts)
         exchange &+= 1
         self.timeouts = timeouts
         self.wantsInterim = wantsInterim
@@ -117,7 +122,8 @@ struct DirectConnectionMachine {
             actions.append(.writeRequest)
         } else {
             state = .sendingBody
-            actions.append(startClock(.stall, after: timeouts.stall))
+            stall.began(at: now)
+            actions += stallClock(at: now)
             actions.append(.writeRequest)
             actions.append(.beginBody)
         }
@@ -126,16 +132,25 @@ struct DirectConnectionMachine {
 
     /// A body in memory went to the socket with the head, or is on its way: the stall clock
     /// runs unless it is written already (a small body mostly goes in the flush).
-    mutating func requestWritten() -> [Action] {
+    mutating func requestWritten(at now: NIODeadline) -> [Action] {
         guard state == .sendingBody, !result.bodySent else { return [] }
-        return [startClock(.stall, after: timeouts.stall)]
+        stall.writeStarted(at: now)
+        return stallClock(at: now)
+    }
+
+    /// A streamed part of `exchange` goes to the socket.
+    mutating func partStarted(of exchange: UInt64, at now: NIODeadline) -> [Action] {
+        guard acceptsBody(of: exchange) else { return [] }
+        stall.writeStarted(at: now)
+        return stallClock(at: now)
     }
 
     /// A streamed part of `exchange` reached the socket.
-    mutating func partWritten(_ count: Int64, of exchange: UInt64) -> [Action] {
+    mutating func partWritten(_ count: Int64, of exchange: UInt64, at now: NIODeadline) -> [Action] {
         guard acceptsBody(of: exchange) else { return [] }
         result.bytesSent += count
-        return [.reportSent(result.bytesSent), startClock(.stall, after: timeouts.stall)]
+        stall.writeEnded(at: now)
+        return [.reportSent(result.bytesSent)] + stallClock(at: now)
     }
 
     /// The whole body of `exchange` reached the socket (`total`: its size, for a body in
@@ -149,6 +164,7 @@ struct DirectConnectionMachine {
             actions.append(.reportSent(total))
         }
         result.bodySent = true
+        stall.end()
         state = .awaitingAnswer
         actions.append(startClock(.answer, after: timeouts.answer))
         return actions
@@ -162,13 +178,12 @@ struct DirectConnectionMachine {
 
     /// An interim answer (1xx). `100` lets a body that waits for it go; any other is reported
     /// (`104` names the upload resource) and ends a held failure.
-    mutating func interim(_ head: HTTPResponseHead) -> [Action] {
+    mutating func interim(_ head: HTTPResponseHead, at now: NIODeadline) -> [Action] {
         guard isExchanging else { return [.close] }
         result.receivedAnything = true
         if head.status.code == 100 {
             guard state == .awaitingContinue else { return [] }
-            state = .sendingBody
-            return [startClock(.stall, after: timeouts.stall), .beginBody]
+            return bodyGoes(at: now)
         }
         sawInterim = true
         var actions: [Action] = [.reportInterim(UploadResponse(
@@ -185,6 +200,7 @@ struct DirectConnectionMachine {
         if case .holding(let held) = state { return finish(failure: held) }
         answer.take(head)
         guard state == .awaitingContinue else { return [] }
+        stall.end()
         // Answered before `100`: the body does not go, and the connection ends with the
         // exchange (its framing is unfinished). The rest of the answer is still timed.
         state = .awaitingAnswer
@@ -206,14 +222,14 @@ struct DirectConnectionMachine {
         return finish(answer: response, reusable: result.bodySent && head.isKeepAlive)
     }
 
-    mutating func clockRanOut(token: UInt64) -> [Action] {
+    mutating func clockRanOut(token: UInt64, at now: NIODeadline) -> [Action] {
         guard let clock, clock.token == token else { return [] }
         self.clock = nil
         switch (clock.kind, state) {
         case (.awaitingContinue, .awaitingContinue):
-            state = .sendingBody
-            return [startClock(.stall, after: timeouts.stall), .beginBody]
+            return bodyGoes(at: now)
         case (.stall, .sendingBody):
+            guard stall.isStalled(at: now, limit: timeouts.stall) else { return stallClock(at: now) }
             return finish(failure: FailureClassifier.stalled(timeouts))
         case (.answer, .awaitingAnswer):
             switch answer.whenTheAnswerClockRanOut(timeouts) {
@@ -266,6 +282,26 @@ struct DirectConnectionMachine {
 
     // MARK: Steps
 
+    /// The body that waited for `100` goes.
+    private mutating func bodyGoes(at now: NIODeadline) -> [Action] {
+        state = .sendingBody
+        stall.began(at: now)
+        return stallClock(at: now) + [.beginBody]
+    }
+
+    /// The stall clock set to the body's `StallClock`: run until its deadline, or stopped while
+    /// nothing can stall the body (a paced body between writes). Unchanged when it already runs
+    /// for that deadline.
+    private mutating func stallClock(at now: NIODeadline) -> [Action] {
+        guard let deadline = stall.deadline(timeouts.stall) else {
+            guard clock?.kind == .stall else { return [] }
+            clock = nil
+            return [.stopClock]
+        }
+        if let clock, clock.kind == .stall, clock.deadline == deadline { return [] }
+        return [startClock(.stall, after: max(.zero, deadline - now), deadline: deadline)]
+    }
+
     /// The body cannot go on. Where an interim answer may still name an upload resource (and
     /// none has yet), the exchange waits for it a moment before ending, so the resource can be
     /// removed; the body stops at once either way.
@@ -294,9 +330,9 @@ struct DirectConnectionMachine {
         return [.stopClock, .finish(result)]
     }
 
-    private mutating func startClock(_ kind: Clock, after: TimeAmount) -> Action {
+    private mutating func startClock(_ kind: Clock, after: TimeAmount, deadline: NIODeadline? = nil) -> Action {
         tokens &+= 1
-        clock = (kind, tokens)
+        clock = (kind, tokens, deadline)
         return .startClock(kind, after: after, token: tokens)
     }
 }

@@ -226,6 +226,13 @@ struct DirectExchange: Sendable {
     /// fails here (a file that changed, a cancel) before any interim answer came waits a moment
     /// for one: the resource it names can then be removed rather than left on the server.
     var interim: (@Sendable (UploadResponse) -> Void)? = nil
+
+    /// Whether time with no write in flight counts as a stall (`StallClock`): not for a paced
+    /// body.
+    var idleCounts: Bool {
+        if case .stream(_, let idleCounts, _) = body { return idleCounts }
+        return true
+    }
 }
 
 /// A request's body on a direct connection.
@@ -235,7 +242,8 @@ enum DirectBody: Sendable {
     case buffers([ByteBuffer])
     /// Produced as the socket takes it: `produce` writes into the writer (each write's future
     /// completes once the socket took it) and completes when all `length` bytes are written.
-    case stream(length: Int64, produce: @Sendable (HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void>)
+    /// `idleCounts`: time between writes counts as a stall (a file's body, not paced).
+    case stream(length: Int64, idleCounts: Bool, produce: @Sendable (HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void>)
 }
 
 /// What one request ended with. A response may come with a failure's circumstances (an early

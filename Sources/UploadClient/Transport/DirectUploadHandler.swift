@@ -46,7 +46,8 @@ final class DirectUploadHandler: ChannelInboundHandler {
         }
         let expectsContinue = exchange.head.headers[canonicalForm: "Expect"].contains { $0.lowercased() == "100-continue" }
         guard let actions = machine.start(timeouts: exchange.timeouts, bodyInMemory: exchange.body.isInMemory, expectsContinue: expectsContinue,
-                                          wantsInterim: exchange.interim != nil, refusedHead: refused) else {
+                                          wantsInterim: exchange.interim != nil, idleCounts: exchange.idleCounts, refusedHead: refused,
+                                          at: context.eventLoop.now) else {
             promise.succeed(DirectResult(failure: UploadFailure(.connectionLost, "the server closed the connection before the upload began")))
             return
         }
@@ -67,7 +68,7 @@ final class DirectUploadHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head) where head.status.code >= 100 && head.status.code < 200:
-            run(machine.interim(head))
+            run(machine.interim(head, at: context.eventLoop.now))
         case .head(let head):
             run(machine.answerHead(head))
         case .body(let part):
@@ -98,8 +99,9 @@ final class DirectUploadHandler: ChannelInboundHandler {
                 beginBody()
             case .startClock(_, let after, let token):
                 clock?.cancel()
-                clock = context?.eventLoop.assumeIsolated().scheduleTask(in: after) { [self] in
-                    run(machine.clockRanOut(token: token))
+                guard let loop = context?.eventLoop else { break }
+                clock = loop.assumeIsolated().scheduleTask(in: after) { [self] in
+                    run(machine.clockRanOut(token: token, at: loop.now))
                 }
             case .stopClock:
                 clock?.cancel()
@@ -144,13 +146,13 @@ final class DirectUploadHandler: ChannelInboundHandler {
             run(machine.bodyEnded(of: current, total: total))
         }
         context.flush()
-        run(machine.requestWritten())
+        run(machine.requestWritten(at: context.eventLoop.now))
     }
 
     /// The streamed body, written as its producer hands it over, each piece when the socket
     /// took the last.
     private func beginBody() {
-        guard let context, let exchange, case .stream(_, let produce) = exchange.body else { return }
+        guard let context, let exchange, case .stream(_, _, let produce) = exchange.body else { return }
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let channelLoop = context.eventLoop
         let current = machine.exchange
@@ -178,10 +180,11 @@ final class DirectUploadHandler: ChannelInboundHandler {
         }
         let promise = context.eventLoop.makePromise(of: Void.self)
         let count = Int64(buffer.readableBytes)
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
+        run(machine.partStarted(of: exchangeNumber, at: loop.now))
         promise.futureResult.assumeIsolated().whenSuccess { [self] in
-            run(machine.partWritten(count, of: exchangeNumber))
+            run(machine.partWritten(count, of: exchangeNumber, at: loop.now))
         }
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
         return promise.futureResult
     }
 }

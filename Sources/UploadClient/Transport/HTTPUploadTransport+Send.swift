@@ -14,7 +14,7 @@ extension HTTPUploadTransport {
         progressBase: Int64 = 0, progressTotal: Int64? = nil, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
         if direct, let target = connections.target(url), streamer == nil || streamer?.length != nil {
-            let body: DirectBody = streamer.map { streamer in .stream(length: streamer.length!, produce: { streamer.stream(into: $0) }) } ?? .buffers([])
+            let body: DirectBody = streamer?.directBody ?? .buffers([])
             return await directExchange(target, method: method, headers: headers, body: body, length: streamer?.length,
                                         progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer)
         }

@@ -232,7 +232,9 @@ public final class HTTPUploadTransport: UploadTransport {
         BodyStreamer(
             layout: layout, source: prepared.source, pipePrefix: pipePrefix, preloaded: prepared.preloaded,
             chunkSize: streamChunkSize,
-            threadPool: threadPool, eventLoop: eventLoop, watch: WriteWatch(), rateLimit: rateLimit, sharedLimit: sharedLimit,
+            threadPool: threadPool, eventLoop: eventLoop,
+            watch: WriteWatch(idleCounts: !prepared.source.isPipe && rateLimit == nil && sharedLimit == nil),
+            rateLimit: rateLimit, sharedLimit: sharedLimit,
             startOffset: startOffset, digest: digest
         )
     }
@@ -288,6 +290,7 @@ public final class HTTPUploadTransport: UploadTransport {
             }
         }
         let delegate = UploadDelegate(expected: length, onProgress: progress, onBodySent: {
+            watch.bodyEnded()
             let scheduled = eventLoop.scheduleTask(in: answerLimit) {
                 let task = answerDeadline.withLockedValue { state -> HTTPClient.Task<UploadResponse>? in
                     state.hit = true

@@ -191,7 +191,7 @@ extension HTTPUploadTransport {
                 let announced = NIOLockedValueBox<ResumePoint?>(nil)
                 let url = request.url
                 let result = await directExchange(
-                    target, headers: fields, body: .stream(length: length, produce: { streamer.stream(into: $0) }), length: length,
+                    target, headers: fields, body: streamer.directBody, length: length,
                     eventLoop: eventLoop, observer: observer,
                     interim: { answer in
                         guard announced.withLockedValue({ $0 }) == nil,
