@@ -257,3 +257,34 @@ import UploadCore
         #expect(result(actions)?.failure == refused)
     }
 }
+
+/// The one stall rule, alone.
+@Suite struct StallClockTests {
+    let t0 = NIODeadline.uptimeNanoseconds(5_000_000_000)
+    let limit = TimeAmount.seconds(2)
+
+    @Test func aFileBodyStallsWithoutAWriteTakenAPacedOneOnlyWithAWriteWaiting() {
+        var file = StallClock(idleCounts: true)
+        #expect(file.deadline(limit) == nil, "not begun")
+        file.began(at: t0)
+        #expect(file.deadline(limit) == t0 + limit)
+        file.writeStarted(at: t0 + .seconds(1))
+        #expect(file.deadline(limit) == t0 + limit, "a write begun does not move it")
+        file.writeEnded(at: t0 + .milliseconds(1500))
+        #expect(!file.isStalled(at: t0 + .seconds(3), limit: limit))
+        #expect(file.isStalled(at: t0 + .milliseconds(3500), limit: limit))
+        file.end()
+        #expect(file.deadline(limit) == nil && !file.isStalled(at: t0 + .seconds(99), limit: limit))
+        file.writeEnded(at: t0 + .seconds(100))
+        #expect(file.deadline(limit) == nil, "ended for good")
+
+        var paced = StallClock(idleCounts: false)
+        paced.began(at: t0)
+        #expect(paced.deadline(limit) == nil)
+        paced.writeStarted(at: t0 + .seconds(60))
+        paced.writeStarted(at: t0 + .seconds(61))
+        #expect(paced.deadline(limit) == t0 + .seconds(62), "from the first write still waiting")
+        paced.writeEnded(at: t0 + .seconds(61))
+        #expect(!paced.isStalled(at: t0 + .seconds(3600), limit: limit))
+    }
+}

@@ -128,6 +128,33 @@ final class Captures: @unchecked Sendable {
         #expect(run.failure()?.message == "the upload stalled: nothing could be sent for 1.0 s")
     }
 
+    /// A body held to `--limit-rate` waits for its rate between writes (here 4 s for the second
+    /// 4 KiB at 1 KiB/s): no stall, though the stall limit is 1 s; only a write the server does
+    /// not take would be.
+    @Test func aPacedBodyWaitingForItsRateIsNotStalled() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try TestFiles.writeImage(at: folder + "/paced.jpg", size: 6_000)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: receiver.url)],
+                                          timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(1), answer: .seconds(30)),
+                                          rateLimit: 1024)
+        #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome()))")
+        #expect(receiver.storedNames() == ["paced.jpg"])
+        await receiver.cleanUp()
+    }
+
+    /// The same stall on AsyncHTTPClient's path (a paced body goes there): its watchdog asks
+    /// the body's `StallClock` when the deadline comes.
+    @Test func aPacedBodyTheServerStopsTakingIsStalled() async throws {
+        let server = try RawServer { $0.hold(seconds: 8) }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/paced-stall.jpg", size: 128 << 20)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)],
+                                          timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(1), answer: .seconds(30)),
+                                          rateLimit: 16 << 20)
+        #expect(run.failure()?.kind == .stalled, "\(String(describing: run.failure()))")
+        #expect(run.failure()?.message == "the upload stalled: nothing could be sent for 1.0 s")
+    }
+
     @Test func silentServerTimesOutOnTheAnswerClock() async throws {
         let server = try silentServer(closingAfter: 6)
         defer { server.stop() }

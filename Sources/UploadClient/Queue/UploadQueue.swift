@@ -150,7 +150,7 @@ public actor UploadQueue {
                 discards[key] = Task {
                     let said = await transport.discard(point, of: request)
                     log("\(id) \(RedactedURL.display(point.uploadURL)): the failed upload's part \(said)")
-                    await self.discarded(key)
+                    self.discarded(key)
                 }
             case .closeEvents:
                 let pending = Array(discards.values)

@@ -213,6 +213,44 @@ final class WriteWatch: Sendable {
     func isStalled(limit: TimeAmount, now: NIODeadline = .now()) -> Bool {
         clock.withLockedValue { $0.isStalled(at: now, limit: limit) }
     }
+
+    func deadline(limit: TimeAmount) -> NIODeadline? {
+        clock.withLockedValue { $0.deadline(limit) }
+    }
+}
+
+/// Asks a `WriteWatch` when its deadline comes (not every so often): a stall is noticed when
+/// the rule says, and an upload that moves costs one timer per `limit`, not per write. While
+/// nothing can stall the body (before its first write, a paced body between writes) it asks
+/// again after `limit`, which is before any write begun since could run out.
+final class StallWatchdog: Sendable {
+    private let scheduled = NIOLockedValueBox<(task: Scheduled<Void>?, cancelled: Bool)>((nil, false))
+
+    init(watch: WriteWatch, limit: TimeAmount, eventLoop: EventLoop, onStall: @escaping @Sendable () -> Void) {
+        check(watch, limit, eventLoop, at: .now() + limit, onStall)
+    }
+
+    private func check(_ watch: WriteWatch, _ limit: TimeAmount, _ eventLoop: EventLoop, at when: NIODeadline,
+                       _ onStall: @escaping @Sendable () -> Void) {
+        scheduled.withLockedValue { state in
+            guard !state.cancelled else { return }
+            state.task = eventLoop.scheduleTask(deadline: when) { [self] in
+                let now = NIODeadline.now()
+                if watch.isStalled(limit: limit, now: now) {
+                    onStall()
+                } else {
+                    check(watch, limit, eventLoop, at: max(watch.deadline(limit: limit) ?? now + limit, now + .milliseconds(1)), onStall)
+                }
+            }
+        }
+    }
+
+    func cancel() {
+        scheduled.withLockedValue { state in
+            state.cancelled = true
+            state.task?.cancel()
+        }
+    }
 }
 
 /// An upload's own `--limit-rate`: its writes spaced by `RateSchedule`'s rule.

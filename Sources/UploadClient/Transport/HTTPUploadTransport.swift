@@ -314,14 +314,9 @@ public final class HTTPUploadTransport: UploadTransport {
         answerDeadline.withLockedValue { $0.task = task }
         defer { answerDeadline.withLockedValue { $0.scheduled?.cancel() } }
         let stalled = NIOLockedValueBox(false)
-        let limit = timeouts.stall
-        let checkEvery = TimeAmount.nanoseconds(max(limit.nanoseconds / 4, 50_000_000))
-        let watchdog = eventLoop.scheduleRepeatedTask(initialDelay: checkEvery, delay: checkEvery) { repeated in
-            if watch.isStalled(limit: limit) {
-                stalled.withLockedValue { $0 = true }
-                task.cancel()
-                repeated.cancel()
-            }
+        let watchdog = StallWatchdog(watch: watch, limit: timeouts.stall, eventLoop: eventLoop) {
+            stalled.withLockedValue { $0 = true }
+            task.cancel()
         }
         defer { watchdog.cancel() }
         do {
