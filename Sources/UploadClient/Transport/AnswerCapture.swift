@@ -27,10 +27,7 @@ struct AnswerCapture: Sendable {
     /// at once, a 200 after a few bytes) and closes ends the request, yet its answer is what
     /// happened.
     var answerSoFar: UploadResponse? {
-        head.map { head in
-            UploadResponse(status: Int(head.status.code), reason: head.status.reasonPhrase,
-                           headers: head.headers.map { ($0.name, $0.value) }, body: body, bodyBytesTotal: bodyTotal)
-        }
+        head.map { UploadResponse($0, body: body, bodyBytesTotal: bodyTotal) }
     }
 
     /// The answer clock ran out: what arrived of the answer, said to be cut, or no answer.
@@ -43,5 +40,14 @@ struct AnswerCapture: Sendable {
     /// said to be cut unless its whole declared body came.
     var whenTheConnectionEnded: UploadResponse? {
         answerSoFar?.endedEarly(answerTimeout: nil)
+    }
+}
+
+extension UploadResponse {
+    /// An answer from its parsed head: an interim one (no body), or a final one as far as its
+    /// body arrived.
+    init(_ head: HTTPResponseHead, body: [UInt8] = [], bodyBytesTotal: Int64 = 0) {
+        self.init(status: Int(head.status.code), reason: head.status.reasonPhrase,
+                  headers: head.headers.map { ($0.name, $0.value) }, body: body, bodyBytesTotal: bodyBytesTotal)
     }
 }

@@ -121,11 +121,7 @@ struct DirectConnectionMachine {
             actions.append(startClock(.awaitingContinue, after: timeouts.answer))
             actions.append(.writeRequest)
         } else {
-            state = .sendingBody
-            stall.began(at: now)
-            actions += stallClock(at: now)
-            actions.append(.writeRequest)
-            actions.append(.beginBody)
+            actions += bodyGoes(at: now, after: [.writeRequest])
         }
         return actions
     }
@@ -186,9 +182,7 @@ struct DirectConnectionMachine {
             return bodyGoes(at: now)
         }
         sawInterim = true
-        var actions: [Action] = [.reportInterim(UploadResponse(
-            status: Int(head.status.code), reason: head.status.reasonPhrase, headers: head.headers.map { ($0.name, $0.value) },
-            body: [], bodyBytesTotal: 0))]
+        var actions: [Action] = [.reportInterim(UploadResponse(head))]
         if case .holding(let held) = state { actions += finish(failure: held) }
         return actions
     }
@@ -282,11 +276,11 @@ struct DirectConnectionMachine {
 
     // MARK: Steps
 
-    /// The body that waited for `100` goes.
-    private mutating func bodyGoes(at now: NIODeadline) -> [Action] {
+    /// The streamed body goes (at once, after its head, or after the `100` it waited for).
+    private mutating func bodyGoes(at now: NIODeadline, after writes: [Action] = []) -> [Action] {
         state = .sendingBody
         stall.began(at: now)
-        return stallClock(at: now) + [.beginBody]
+        return stallClock(at: now) + writes + [.beginBody]
     }
 
     /// The stall clock set to the body's `StallClock`: run until its deadline, or stopped while
