@@ -22,18 +22,6 @@ extension PNGEncoder {
                 raw.append(r); raw.append(g); raw.append(b)
             }
         }
-        func storedBlocks(final: Bool) -> [UInt8] {
-            var out: [UInt8] = []
-            var offset = 0
-            while offset < raw.count {
-                let count = min(65535, raw.count - offset)
-                out.append(final && offset + count == raw.count ? 1 : 0)
-                out += [UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
-                out += raw[offset..<offset + count]
-                offset += count
-            }
-            return out
-        }
         let bandAdler = Adler32.checksum(raw)
         var total = Adler32.initial
         for _ in 0..<bands { total = Adler32.combine(total, bandAdler, secondLength: raw.count) }
@@ -44,21 +32,19 @@ extension PNGEncoder {
         }() else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
         defer { try? file.close() }
         try file.truncate(atOffset: 0)
-        var header: [UInt8] = bigEndian(UInt32(width)) + bigEndian(UInt32(bands * bandRows))
-        header += [8, 2, 0, 0, 0]
         var written: Int64 = 0
         func emit(_ bytes: [UInt8]) throws {
             try file.write(contentsOf: bytes)
             written += Int64(bytes.count)
         }
-        try emit([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        try emit(chunk("IHDR", header))
+        try emit(signature)
+        try emit(header(width: width, height: bands * bandRows))
         try emit(chunk("IDAT", [0x78, 0x01]))
         if bands > 1 {
-            let middle = chunk("IDAT", storedBlocks(final: false))
+            let middle = chunk("IDAT", storedBlocks(raw, final: false))
             for _ in 0..<(bands - 1) { try emit(middle) }
         }
-        try emit(chunk("IDAT", storedBlocks(final: true) + bigEndian(total)))
+        try emit(chunk("IDAT", storedBlocks(raw, final: true) + bigEndian(total)))
         try emit(chunk("IEND", []))
         return written
     }

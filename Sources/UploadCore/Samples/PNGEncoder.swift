@@ -61,12 +61,8 @@ public enum PNGEncoder {
                 }
             }
         }
-        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        var header: [UInt8] = []
-        header += bigEndian(UInt32(width)) + bigEndian(UInt32(height))
-        // 8-bit, truecolour, deflate, adaptive filtering, Adam7 or no interlace.
-        header += [8, 2, 0, 0, options.interlaced ? 1 : 0]
-        png += chunk("IHDR", header)
+        var png = signature
+        png += header(width: width, height: height, interlaced: options.interlaced)
         for extra in options.chunks { png += chunk(extra.type, extra.data) }
         png += chunk("IDAT", options.deflate?(raw) ?? zlibStored(raw))
         png += chunk("IEND", [])
@@ -121,28 +117,35 @@ public enum PNGEncoder {
         return pa <= pb && pa <= pc ? a : pb <= pc ? b : c
     }
 
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// The IHDR chunk: 8-bit truecolour, deflate, adaptive filtering, Adam7 or no interlace.
+    static func header(width: Int, height: Int, interlaced: Bool = false) -> [UInt8] {
+        chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, interlaced ? 1 : 0])
+    }
+
     static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let typeBytes = Array(type.utf8)
         return bigEndian(UInt32(data.count)) + typeBytes + data + bigEndian(CRC32.checksum(typeBytes + data))
     }
 
     static func zlibStored(_ data: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [0x78, 0x01]
+        [0x78, 0x01] + storedBlocks(data, final: true) + bigEndian(Adler32.checksum(data))
+    }
+
+    /// `data` as deflate "stored" blocks of at most 65,535 bytes; the last one says it ends the
+    /// stream when `final` (empty data is one empty block).
+    static func storedBlocks(_ data: [UInt8], final: Bool) -> [UInt8] {
+        var out: [UInt8] = []
         var offset = 0
         repeat {
             let count = min(65535, data.count - offset)
-            let final: UInt8 = offset + count >= data.count ? 1 : 0
-            out.append(final)
+            out.append(final && offset + count == data.count ? 1 : 0)
             out += [UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
             out += data[offset..<offset + count]
             offset += count
         } while offset < data.count
-        var a: UInt32 = 1, b: UInt32 = 0
-        for byte in data {
-            a = (a + UInt32(byte)) % 65521
-            b = (b + a) % 65521
-        }
-        return out + bigEndian(b << 16 | a)
+        return out
     }
 
     static func bigEndian(_ value: UInt32) -> [UInt8] {
