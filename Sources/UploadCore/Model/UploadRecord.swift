@@ -146,7 +146,6 @@ public struct UploadRecord: Sendable, Hashable {
             id: id, name: request.uploadName, path: path, url: RedactedURL.display(request.url), field: request.field, origin: origin,
             fileSize: fileSize, createdAt: now)
         record.fileModified = fileModified
-        record.resume = request.resume
         return record
     }
 
