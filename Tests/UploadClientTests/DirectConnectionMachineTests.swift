@@ -1,4 +1,5 @@
 import NIOCore
+import NIOEmbedded
 import NIOHTTP1
 import Testing
 @testable import UploadClient
@@ -286,5 +287,38 @@ import UploadCore
         #expect(paced.deadline(limit) == t0 + .seconds(62), "from the first write still waiting")
         paced.writeEnded(at: t0 + .seconds(61))
         #expect(!paced.isStalled(at: t0 + .seconds(3600), limit: limit))
+    }
+}
+
+/// AsyncHTTPClient's path: the watchdog asks the body's clock when its deadline comes, on the
+/// event loop's clock (advanced by hand here).
+@Suite struct StallWatchdogTests {
+    final class Fired: @unchecked Sendable { var count = 0 }
+
+    @Test func itFiresAtTheDeadlineTheWritesLeaveAndNotBefore() {
+        let loop = EmbeddedEventLoop()
+        let watch = WriteWatch(idleCounts: true)
+        let fired = Fired()
+        let watchdog = StallWatchdog(watch: watch, limit: .seconds(2), eventLoop: loop) { fired.count += 1 }
+        watch.writeStarted(at: loop.now)
+        loop.advanceTime(by: .milliseconds(1300))
+        watch.writeEnded(at: loop.now)
+        // The first check (2 s after it began) finds the deadline moved to 3.3 s.
+        loop.advanceTime(by: .milliseconds(1999))
+        #expect(fired.count == 0)
+        loop.advanceTime(by: .milliseconds(1))
+        #expect(fired.count == 1, "at 3.3 s, not at the next quarter of the limit (3.5 s)")
+        watchdog.cancel()
+    }
+
+    @Test func aCancelledWatchdogNeverFires() {
+        let loop = EmbeddedEventLoop()
+        let watch = WriteWatch(idleCounts: true)
+        let fired = Fired()
+        let watchdog = StallWatchdog(watch: watch, limit: .seconds(1), eventLoop: loop) { fired.count += 1 }
+        watch.writeStarted(at: loop.now)
+        watchdog.cancel()
+        loop.advanceTime(by: .seconds(10))
+        #expect(fired.count == 0)
     }
 }

@@ -227,7 +227,7 @@ final class StallWatchdog: Sendable {
     private let scheduled = NIOLockedValueBox<(task: Scheduled<Void>?, cancelled: Bool)>((nil, false))
 
     init(watch: WriteWatch, limit: TimeAmount, eventLoop: EventLoop, onStall: @escaping @Sendable () -> Void) {
-        check(watch, limit, eventLoop, at: .now() + limit, onStall)
+        check(watch, limit, eventLoop, at: eventLoop.now + limit, onStall)
     }
 
     private func check(_ watch: WriteWatch, _ limit: TimeAmount, _ eventLoop: EventLoop, at when: NIODeadline,
@@ -235,7 +235,7 @@ final class StallWatchdog: Sendable {
         scheduled.withLockedValue { state in
             guard !state.cancelled else { return }
             state.task = eventLoop.scheduleTask(deadline: when) { [self] in
-                let now = NIODeadline.now()
+                let now = eventLoop.now
                 if watch.isStalled(limit: limit, now: now) {
                     onStall()
                 } else {
