@@ -154,7 +154,10 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "UploadCoreTests", dependencies: ["UploadCore", "UploadTesting"]),
+        .testTarget(
+            name: "UploadCoreTests",
+            dependencies: ["UploadCore", "UploadTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+        ),
         .testTarget(name: "TerminalCanvasTests", dependencies: ["TerminalCanvas"]),
         .testTarget(name: "ImagePreviewTests", dependencies: ["ImagePreview", "CImageDecode", "TerminalCanvas", "UploadTesting"]),
         .testTarget(
@@ -189,7 +192,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MonitorRuntimeTests",
-            dependencies: ["MonitorRuntime", "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadTesting", "ImagePreview", "UploadJournal"]
+            dependencies: ["MonitorRuntime", "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadTesting", "ImagePreview", "UploadJournal", "UploadAgent"]
         ),
         .testTarget(
             name: "CommandTests",

@@ -18,7 +18,8 @@ public final class AgentBackend: MonitorBackend {
     /// The decisions (hold or deliver, the cursor, reconnect); everything below carries out
     /// the actions, under this lock so that what it posts keeps the order it was decided in.
     private let subscription: NIOLockedValueBox<AgentSubscription>
-    private let context = NIOLockedValueBox<(post: @Sendable (MonitorEvent) -> Void, now: @Sendable () -> EventTime)?>(nil)
+    private let outlet = MonitorOutlet()
+    private let enqueueing = DispatchQueue(label: "uploadmon.monitor.enqueue")
 
     public init(client: AgentClient, paths: StatePaths, settings: TransportSettings, uploads: MonitorUploads) {
         self.client = NIOLockedValueBox(client)
@@ -29,12 +30,12 @@ public final class AgentBackend: MonitorBackend {
     }
 
     public func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
-        context.withLockedValue { $0 = (post, now) }
+        outlet.start(post: post, now: now)
         attach(client.withLockedValue({ $0 }))
     }
 
-    private func post(_ event: MonitorEvent) { context.withLockedValue({ $0 })?.post(event) }
-    private func now() -> EventTime { context.withLockedValue({ $0 })?.now() ?? EventTime(seconds: 0, clock: "", date: Date()) }
+    private func post(_ event: MonitorEvent) { outlet.post(event) }
+    private func now() -> EventTime { outlet.now() }
 
     /// Feeds the subscription one input and carries out what it decides.
     private func handle(_ input: (inout AgentSubscription) -> [AgentSubscription.Action]) {
@@ -98,20 +99,22 @@ public final class AgentBackend: MonitorBackend {
     }
 
     public func enqueue(_ items: [QueueItem]) {
-        var accepted: [EnqueueItem] = []
-        for item in items {
-            do throws(UploadInputError) {
-                let (request, _) = try uploads.request(for: item)
-                var own = settings
-                own.stripLocation = item.stripLocation
-                accepted.append(EnqueueItem(request: request, settings: own, origin: "monitor"))
-            } catch {
-                post(.enqueueRefused(name: item.uploadName, reason: error.description, now()))
-            }
-        }
-        guard !accepted.isEmpty else { return }
         let agent = client.withLockedValue({ $0 })
-        DispatchQueue.global().async { [self, accepted] in
+        // Off the loop: checking a large folder's files (each opened and sniffed) must not hold
+        // the screen. One after another, so batches keep the order they were queued in.
+        enqueueing.async { [self] in
+            var accepted: [EnqueueItem] = []
+            for item in items {
+                do throws(UploadInputError) {
+                    let (request, _) = try uploads.request(for: item)
+                    var own = settings
+                    own.stripLocation = item.stripLocation
+                    accepted.append(EnqueueItem(request: request, settings: own, origin: "monitor"))
+                } catch {
+                    post(.enqueueRefused(name: item.uploadName, reason: error.description, now()))
+                }
+            }
+            guard !accepted.isEmpty else { return }
             do {
                 let reply = try agent.request(.enqueue(items: accepted), timeout: 120)
                 guard case .enqueued(let results) = reply else {

@@ -21,7 +21,7 @@ public final class LocalBackend: MonitorBackend {
     public let queue: UploadQueue
     public let transport: HTTPUploadTransport
     public let uploads: MonitorUploads
-    private let context = NIOLockedValueBox<(post: @Sendable (MonitorEvent) -> Void, now: @Sendable () -> EventTime)?>(nil)
+    private let outlet = MonitorOutlet()
     /// Whether `transport` strips photos of their location.
     private let strips: Bool
     /// A transport that does the other (made when a file first asks for it with `L`).
@@ -51,15 +51,15 @@ public final class LocalBackend: MonitorBackend {
     }
 
     public func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
-        context.withLockedValue { $0 = (post, now) }
+        outlet.start(post: post, now: now)
         Task { [queue] in
             for await event in queue.events { post(.upload(event, now())) }
         }
     }
 
     public func enqueue(_ items: [QueueItem]) {
-        guard let (post, now) = context.withLockedValue({ $0 }) else { return }
-        Task { [queue, uploads] in
+        guard outlet.isStarted else { return }
+        Task { [queue, uploads, outlet] in
             for item in items {
                 do {
                     let (request, size) = try uploads.request(for: item)
@@ -67,9 +67,9 @@ public final class LocalBackend: MonitorBackend {
                     await queue.enqueue(request, totalBytes: size, origin: "monitor", fileModified: item.modified,
                                         withoutLocation: item.stripLocation, transport: own)
                 } catch let error as UploadInputError {
-                    post(.enqueueRefused(name: item.uploadName, reason: error.description, now()))
+                    outlet.post(.enqueueRefused(name: item.uploadName, reason: error.description, outlet.now()))
                 } catch {
-                    post(.enqueueRefused(name: item.uploadName, reason: "\(error)", now()))
+                    outlet.post(.enqueueRefused(name: item.uploadName, reason: "\(error)", outlet.now()))
                 }
             }
         }

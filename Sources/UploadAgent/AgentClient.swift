@@ -16,8 +16,9 @@ public final class AgentClient: Sendable {
     let connection: LineConnection
     let clientName: String
     private let state = NIOLockedValueBox(ClientState())
-    private let eventHandler: NIOLockedValueBox<(@Sendable (AgentMessage) -> Void)?> = NIOLockedValueBox(nil)
-    private let closeHandler: NIOLockedValueBox<(@Sendable () -> Void)?> = NIOLockedValueBox(nil)
+    /// One handler each, swapped whole (see `Callback` for why never a function in a lock box).
+    private let eventHandler = Callback<AgentMessage>()
+    private let closeHandler = Callback<Void>()
 
     private struct ClientState {
         var nextID = 1
@@ -64,12 +65,12 @@ public final class AgentClient: Sendable {
 
     /// Called for every pushed event (after `subscribe`).
     public func onEvent(_ handler: @escaping @Sendable (AgentMessage) -> Void) {
-        eventHandler.withLockedValue { $0 = handler }
+        eventHandler.set(handler)
     }
 
     /// Called once when the agent goes away (or `close` was called).
     public func onClose(_ handler: @escaping @Sendable () -> Void) {
-        closeHandler.withLockedValue { $0 = handler }
+        closeHandler.set { _ in handler() }
     }
 
     /// Sends a request and waits for its reply.
@@ -120,7 +121,7 @@ public final class AgentClient: Sendable {
             }
             slot?.fill(reply)
         case .event, .jobs:
-            eventHandler.withLockedValue { $0 }?(message)
+            eventHandler(message)
         }
     }
 
@@ -131,7 +132,7 @@ public final class AgentClient: Sendable {
             return Array(s.waiting.values)
         }
         for slot in slots { slot.cancel() }
-        closeHandler.withLockedValue { $0 }?()
+        closeHandler(())
     }
 
     /// Words for a reply that is not the one expected.

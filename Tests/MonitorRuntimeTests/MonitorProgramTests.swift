@@ -12,7 +12,8 @@ import UploadTesting
 
 /// Uploads that go nowhere: the test sees what the monitor asked for and answers with events.
 final class FakeBackend: MonitorBackend {
-    private let state = NIOLockedValueBox<(post: (@Sendable (MonitorEvent) -> Void)?, enqueued: [QueueItem], cancelled: [UploadID], finished: Bool)>((nil, [], [], false))
+    private let state = NIOLockedValueBox<(enqueued: [QueueItem], cancelled: [UploadID], finished: Bool)>(([], [], false))
+    private let outlet = MonitorOutlet()
     private let onEnqueue: @Sendable (FakeBackend, [QueueItem]) -> Void
 
     init(onEnqueue: @escaping @Sendable (FakeBackend, [QueueItem]) -> Void = { _, _ in }) {
@@ -23,11 +24,11 @@ final class FakeBackend: MonitorBackend {
     var cancelled: [UploadID] { state.withLockedValue { $0.cancelled } }
 
     func send(_ event: UploadEvent) {
-        state.withLockedValue { $0.post }?(.upload(event, EventTime(seconds: 0, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 0))))
+        outlet.post(.upload(event, EventTime(seconds: 0, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 0))))
     }
 
     func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
-        state.withLockedValue { $0.post = post }
+        outlet.start(post: post, now: now)
     }
     func enqueue(_ items: [QueueItem]) {
         state.withLockedValue { $0.enqueued += items }
