@@ -29,8 +29,9 @@ public final class NCursesTerminal {
 
     /// Takes over the terminal: alternate screen, raw keys (Ctrl-C arrives as a key), no echo,
     /// hidden cursor. `wantColors` false (NO_COLOR) keeps the screen monochrome and shows no
-    /// pictures; `graphics` says whether to ask the terminal for real pixels.
-    public init(wantColors: Bool, graphics: GraphicsChoice = .cells, environment: [String: String] = [:]) {
+    /// pictures; `graphics` says whether to ask the terminal for real pixels. A crash gives the
+    /// terminal back and writes the backtrace to `crashReport` (nil: to standard error).
+    public init(wantColors: Bool, graphics: GraphicsChoice = .cells, environment: [String: String] = [:], crashReport: String? = nil) {
         setlocale(LC_ALL, "")
         TerminalRestore.saveModes()
         // Asked before curses reads the keyboard, so the answers never arrive as keys.
@@ -56,7 +57,7 @@ public final class NCursesTerminal {
         pixelGraphics = usable ? probe.graphics : nil
         width = Int(um_cols())
         height = Int(um_lines())
-        TerminalRestore.installCrashHandlers()
+        TerminalRestore.installCrashHandlers(report: crashReport)
     }
 
     deinit { close() }
@@ -68,6 +69,7 @@ public final class NCursesTerminal {
         if shownPixels != nil && pixelGraphics?.kind == .kitty { emit(KittyEncoder.removeAll) }
         curs_set(1)
         endwin()
+        TerminalRestore.deactivate()
     }
 
     /// Follows a size change reported by SIGWINCH (the caller reads the new size with `ioctl`).

@@ -34,6 +34,8 @@ public struct StatePaths: Sendable, Hashable {
     public var socket: String { runtimeDirectory + "/agent.sock" }
     /// The last event sequence number a monitor on this account has seen.
     public var monitorCursor: String { stateDirectory + "/monitor-seen" }
+    /// Where a monitor that crashed wrote its backtrace.
+    public func monitorCrashReport(pid: Int32) -> String { stateDirectory + "/monitor-crash-\(pid).txt" }
 
     /// Creates both directories (and their parents) when missing and makes them private.
     /// Refuses a directory owned by another user: someone else could read or replace our files.

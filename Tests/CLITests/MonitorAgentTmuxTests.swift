@@ -134,4 +134,87 @@ import UploadTesting
         try await tmux.waitFor { $0.contains("EXITED 0") }
         await setup.tearDown()
     }
+
+    /// A folder of 1,500 non-images, `a`, `*`, `u`, again and again while the pane is resized:
+    /// every file is refused with its reason and the monitor stays up. (Each refusal once
+    /// nested the backend's event callback two thunks deeper, and the monitor died of a stack
+    /// overflow in the third round or so.)
+    @Test func queuingALargeFolderOfNonImagesOverAndOverKeepsTheMonitorUp() async throws {
+        let setup = try await Setup.make(bigSize: 3000)
+        let folder = setup.root + "/binaries"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for n in 1...1500 {
+            let bytes = (0..<256).map { UInt8(($0 * 31 + n) & 0xFF) }
+            try Data(bytes).write(to: URL(fileURLWithPath: folder + String(format: "/f%04d.bin", n)))
+        }
+        let tmux = try await TmuxSession.start(
+            "\(setup.env) \(CLIRun.binary) '\(folder)' --to \(setup.receiver.url) --notify none", width: 80, height: 24)
+        defer { tmux.kill() }
+        try await tmux.waitFor { $0.contains("no images here") }
+        try await tmux.send("a")
+        try await tmux.waitFor { $0.contains("f0001.bin") }
+        func statusLine(_ screen: String) -> String {
+            screen.split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map(String.init) ?? ""
+        }
+        let sizes = [(100, 30), (80, 24), (120, 40), (72, 20), (80, 24)]
+        for (round, size) in sizes.enumerated() {
+            try await tmux.send("*")
+            let marked = try await tmux.waitFor { statusLine($0).contains("Marked 1500") || $0.contains("EXITED") }
+            #expect(statusLine(marked).contains("Marked 1500"), "round \(round):\n\(marked)")
+            try await tmux.send("u")
+            let refused = try await tmux.waitFor(timeout: 60) { statusLine($0).contains("f1500.bin not queued") || $0.contains("EXITED") }
+            #expect(!refused.contains("EXITED"), "round \(round): the monitor ended:\n\(refused)")
+            #expect(statusLine(refused).contains("f1500.bin not queued"), "round \(round):\n\(refused)")
+            try await tmux.resize(width: size.0, height: size.1)
+        }
+        // Wide enough for the whole reason.
+        try await tmux.resize(width: 250, height: 30)
+        let shown = try await tmux.waitFor { $0.contains("f1500.bin not queued: ") && $0.contains("is not an image") }
+        #expect(shown.contains("is not an image"), "screen:\n\(shown)")
+        try await tmux.send("q")
+        let after = try await tmux.waitFor { $0.contains("EXITED") }
+        #expect(after.contains("EXITED 0"), "screen:\n\(after)")
+        await setup.tearDown()
+    }
+
+    /// The monitor dies of a fatal signal: the terminal is given back (main screen, cooked
+    /// mode), the screen says where the backtrace is, and the Swift runtime's backtrace is there.
+    @Test func aCrashGivesTheTerminalBackAndNamesTheFileWithTheBacktrace() async throws {
+        let setup = try await Setup.make(bigSize: 3000)
+        // After the monitor: whether the tty was left in raw mode, then its exit status.
+        let tmux = try await TmuxSession.start(
+            "\(setup.env) \(CLIRun.binary) '\(setup.pictures)' --to \(setup.receiver.url) --notify none; code=$?; "
+                + "if stty -a | grep -q -- '-icanon'; then echo TTY RAW; else echo TTY COOKED; fi; (exit $code)",
+            width: 120, height: 40)
+        defer { tmux.kill() }
+        try await tmux.waitFor { $0.contains("small.png") }
+        #expect(try await tmux.alternateScreenOn())
+        let shell = try #require(try await tmux.pid())
+        let monitor = try #require(Self.child(of: shell), "the monitor's process")
+        kill(monitor, SIGSEGV)
+        let screen = try await tmux.waitFor(timeout: 60) { $0.contains("EXITED") }
+        #expect(screen.contains("EXITED 139"), "screen:\n\(screen)")
+        #expect(screen.contains("TTY COOKED"), "screen:\n\(screen)")
+        #expect(try await !tmux.alternateScreenOn())
+        let report = setup.root + "/state/uploadmon/monitor-crash-\(monitor).txt"
+        let flat = screen.replacingOccurrences(of: "\n", with: "")
+        #expect(flat.contains("uploadmon crashed; the terminal was given back. The backtrace is in \(report)"), "screen:\n\(screen)")
+        let backtrace = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+        #expect(backtrace.contains("Program crashed"), "report:\n\(backtrace.prefix(2000))")
+        #expect(backtrace.contains("MonitorProgram"), "the loop's thread is in it")
+        await setup.tearDown()
+    }
+
+    /// The process whose parent is `parent` (the pane's shell runs the monitor as its child).
+    static func child(of parent: Int32) -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = Int32(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == parent { return pid }
+        }
+        return nil
+    }
 }

@@ -49,6 +49,7 @@ struct DemoCommand: AsyncParsableCommand {
             guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
                 throw ValidationError("the demo opens the monitor and needs a terminal; use --headless in scripts")
             }
+            NCursesTerminal.quietBacktraces()
         }
         let demo = DemoSession(root: dir ?? NSTemporaryDirectory() + "uploadmon-demo", bigBytes: bigMB * 1_000_000, rateBytesPerSecond: rateMB * 1_000_000)
         if headless {

@@ -5,6 +5,7 @@ import MonitorRuntime
 import NCursesTerminal
 import UploadCommands
 import UploadCore
+import UploadJournal
 
 extension NotifyMode: ExpressibleByArgument {}
 extension GraphicsChoice: ExpressibleByArgument {}
@@ -57,6 +58,7 @@ struct MonitorCommand: AsyncParsableCommand {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw ValidationError("the monitor needs a terminal; use 'uploadmon send' in scripts and pipes")
         }
+        NCursesTerminal.quietBacktraces()
         let uploads = MonitorUploads(
             url: upload.endpoint, field: upload.field, formFields: try upload.parsedFormFields(), headers: try upload.parsedHeaders(),
             allowAnyFile: upload.anyFile)
@@ -72,8 +74,24 @@ extension NCursesTerminal: MonitorTerminal {
     public var inputDescriptor: Int32 { STDIN_FILENO }
     public func measure() -> (width: Int, height: Int)? { Self.windowSize() }
 
+    /// The Swift runtime reads how to write a crash's backtrace once, as the process starts, and
+    /// on a terminal it would wait 30 s for a key and colour the file the monitor names. So a
+    /// monitor started without `SWIFT_BACKTRACE` starts itself again with it set (same pid,
+    /// same arguments); a value the user set is kept as it is.
+    static func quietBacktraces() {
+        guard getenv("SWIFT_BACKTRACE") == nil,
+              let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return }
+        setenv("SWIFT_BACKTRACE", "interactive=no,color=no", 1)
+        // By its real path, so the process keeps its name (`exe` otherwise, in ps and top).
+        execv(executable, CommandLine.unsafeArgv)
+        // Not started again (no /proc): crashes still give the terminal back, the backtrace as the runtime chose.
+    }
+
     static func maker(graphics: GraphicsChoice) -> @Sendable (Bool) -> any MonitorTerminal {
         let environment = ProcessInfo.processInfo.environment
-        return { NCursesTerminal(wantColors: $0, graphics: graphics, environment: environment) }
+        let paths = StatePaths.resolve(environment: environment)
+        // Where a crash's backtrace goes, named on the screen it leaves behind.
+        let report = (try? paths.prepare()) != nil ? paths.monitorCrashReport(pid: getpid()) : nil
+        return { NCursesTerminal(wantColors: $0, graphics: graphics, environment: environment, crashReport: report) }
     }
 }
