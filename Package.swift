@@ -23,7 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
-        .target(name: "UploadCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "UploadCore", dependencies: ["PreviewModel", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "TerminalCanvas", dependencies: ["UploadCore"]),
         // What a preview is (pixels, the line under them, EXIF read from bytes), in Swift alone:
         // the monitor's model and views link no C library.

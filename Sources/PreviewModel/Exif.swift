@@ -197,19 +197,21 @@ public enum Orientation: Int, Sendable, CaseIterable {
 }
 
 /// Reads TIFF fields with the file's byte order, refusing anything out of bounds.
-struct TIFFReader {
-    struct Entry {
-        let tag: UInt16
-        let type: UInt16
-        let count: UInt32
+/// Reads a TIFF structure (EXIF's), bounds-checked at every step: for the preview's summary
+/// and for what `--strip-location` keeps.
+public struct TIFFReader: Sendable {
+    public struct Entry: Sendable {
+        public let tag: UInt16
+        public let type: UInt16
+        public let count: UInt32
         /// Where the entry's 4-byte value/offset field is.
-        let valueAt: Int
+        public let valueAt: Int
     }
 
-    let bytes: [UInt8]
-    let bigEndian: Bool
+    public let bytes: [UInt8]
+    public let bigEndian: Bool
 
-    init?(_ bytes: [UInt8]) {
+    public init?(_ bytes: [UInt8]) {
         guard bytes.count >= 8 else { return nil }
         switch (bytes[0], bytes[1]) {
         case (0x49, 0x49): bigEndian = false
@@ -220,19 +222,19 @@ struct TIFFReader {
         guard uint16(at: 2) == 42 else { return nil }
     }
 
-    func uint16(at offset: Int) -> UInt16? {
+    public func uint16(at offset: Int) -> UInt16? {
         guard offset >= 0, offset + 2 <= bytes.count else { return nil }
         let a = UInt16(bytes[offset]), b = UInt16(bytes[offset + 1])
         return bigEndian ? a << 8 | b : b << 8 | a
     }
 
-    func uint32(at offset: Int) -> UInt32? {
+    public func uint32(at offset: Int) -> UInt32? {
         guard let high = uint16(at: bigEndian ? offset : offset + 2), let low = uint16(at: bigEndian ? offset + 2 : offset) else { return nil }
         return UInt32(high) << 16 | UInt32(low)
     }
 
     /// The entries of the IFD at `offset`; as many as fit when the directory is cut short.
-    func entries(at offset: Int) -> [Entry] {
+    public func entries(at offset: Int) -> [Entry] {
         guard let count = uint16(at: offset) else { return [] }
         var entries: [Entry] = []
         for i in 0..<min(Int(count), 1000) {
@@ -244,12 +246,19 @@ struct TIFFReader {
     }
 
     /// A SHORT or LONG value (the first of them).
-    func integer(_ entry: Entry) -> Int? {
+    public func integer(_ entry: Entry) -> Int? {
         switch entry.type {
         case 3: uint16(at: entry.valueAt).map(Int.init)
         case 4: uint32(at: entry.valueAt).map(Int.init)
         default: nil
         }
+    }
+
+    /// The first RATIONAL of an entry as numerator and denominator (nil: another type, or a zero denominator).
+    public func rational(_ entry: Entry) -> (UInt32, UInt32)? {
+        guard entry.type == 5, entry.count >= 1, let offset = uint32(at: entry.valueAt),
+              let numerator = uint32(at: Int(offset)), let denominator = uint32(at: Int(offset) + 4), denominator != 0 else { return nil }
+        return (numerator, denominator)
     }
 
     /// Three RATIONALs (degrees, minutes, seconds) as decimal degrees; nil for any other shape or
@@ -266,7 +275,7 @@ struct TIFFReader {
     }
 
     /// An ASCII value, trimmed at its NUL and of spaces; nil when it points outside the data.
-    func ascii(_ entry: Entry) -> String? {
+    public func ascii(_ entry: Entry) -> String? {
         guard entry.type == 2, entry.count > 0, entry.count < 4096 else { return nil }
         let length = Int(entry.count)
         let start: Int

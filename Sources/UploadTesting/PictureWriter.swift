@@ -51,7 +51,7 @@ public enum PictureWriter {
     }
 
     /// `bytes` as a zlib stream at zlib's default level.
-    static func zlib(_ bytes: [UInt8]) -> [UInt8] {
+    public static func zlib(_ bytes: [UInt8]) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         let status = bytes.withUnsafeBufferPointer { um_zlib_compress($0.baseAddress, $0.count, 6, &output, &length) }

@@ -210,9 +210,10 @@ struct CLIRun {
         #expect(broken.status == 64 && broken.stderr.contains("line 2 of the header file") && !broken.stderr.contains("from-the-file-123"), "\(broken.stderr)")
     }
 
-    /// `--strip-location` end to end, checked by independent readers: exiftool finds no GPS or
-    /// location tag in what the receiver stored, djpeg gives the same pixels, the length is the
-    /// original's, orientation and camera stay; a format it cannot rewrite is refused, not sent.
+    /// `--strip-location` end to end, checked by independent readers: exiftool (every group,
+    /// embedded pictures too) finds no GPS or location tag in what the receiver stored, djpeg
+    /// gives the same pixels, orientation and camera stay; a format it cannot rewrite is
+    /// refused, not sent.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") && FileManager.default.isExecutableFile(atPath: "/usr/bin/djpeg"),
                    "needs exiftool (libimage-exiftool-perl) and djpeg (libjpeg-turbo-progs)"))
     func stripLocationSendsThePhotoWithoutWhereItWasTaken() async throws {
@@ -251,10 +252,10 @@ struct CLIRun {
         let sent = try await CLIRun.run(["send", photo, "--to", receiver.url, "--strip-location"])
         #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
         let stored = receiver.directory + "/eiffel.jpg"
-        let tags = try run("/usr/bin/exiftool", ["-G", "-a", "-s", stored])
+        let tags = try run("/usr/bin/exiftool", ["-G1", "-a", "-s", "-ee", stored])
         #expect(!tags.contains("GPS") && !tags.contains("City") && !tags.contains("48.8582"), "\(tags)")
+        #expect(try run("/usr/bin/exiftool", ["-a", "-G1", "-ee", "-location:all", stored]).isEmpty)
         #expect(tags.contains("Orientation") && tags.contains("Canon EOS R5"), "\(tags)")
-        #expect(TestFiles.size(of: stored) == TestFiles.size(of: photo))
         #expect(try run("/usr/bin/djpeg", ["-ppm", stored]) == (try run("/usr/bin/djpeg", ["-ppm", photo])), "the same pixels")
         // mat2 (its lossless mode, which keeps the pixels too, and removes all metadata, camera
         // and orientation included) is the size bound: what we send is within 1 % of it.
@@ -274,6 +275,64 @@ struct CLIRun {
         #expect(refused.status == 64 && refused.stderr.contains("only the location of JPEG and PNG files can be removed") && refused.stderr.contains("nothing was sent"),
                 "\(refused.stdout) \(refused.stderr)")
         #expect(!receiver.storedNames().contains("anim.gif"))
+    }
+
+    /// Photos whose place exiftool itself hid where it can (EXIF GPS, XMP, IPTC, a PNG's eXIf
+    /// and iTXt, a second photo after the end marker) arrive with no location exiftool can find,
+    /// embedded pictures included, and with none of the planted bytes; the pixels stay.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") && FileManager.default.isExecutableFile(atPath: "/usr/bin/djpeg"),
+                   "needs exiftool (libimage-exiftool-perl) and djpeg (libjpeg-turbo-progs)"))
+    func stripLocationLeavesNothingExiftoolCanFind() async throws {
+        let receiver = try await ReceiverHarness.start()
+        defer { Task { await receiver.cleanUp() } }
+        func run(_ tool: String, _ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let located = ["-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E",
+                       "-XMP:GPSLatitude=48.8582 N", "-XMP:GPSLongitude=2.2945 E", "-XMP:City=Plantedville", "-IPTC:City=Plantedville",
+                       "-IPTC:Sub-location=Planted Tower", "-XMP:Location=Planted Tower"]
+        var files: [String] = []
+        let jpeg = receiver.root + "/hidden.jpg"
+        try PictureWriter.jpeg(RGBImage(width: 64, height: 48, rgb: (0..<(64 * 48 * 3)).map { UInt8($0 % 251) }), to: jpeg,
+                               exif: PictureWriter.exif(orientation: 3, bigEndian: true, make: "DJI", model: "FC3411"))
+        _ = try run("/usr/bin/exiftool", ["-q", "-overwrite_original"] + located + [jpeg])
+        files.append(jpeg)
+        // The same photo with a second located photo after its end marker (as MPF pictures and trailers sit).
+        let trailer = receiver.root + "/trailer.jpg"
+        let once = Array(try Data(contentsOf: URL(fileURLWithPath: jpeg)))
+        try Data(once + once).write(to: URL(fileURLWithPath: trailer))
+        files.append(trailer)
+        let png = receiver.root + "/hidden.png"
+        try PictureWriter.png(RGBImage(width: 16, height: 16, rgb: [UInt8](repeating: 90, count: 16 * 16 * 3)), to: png,
+                              exif: PictureWriter.exif(orientation: 6, bigEndian: false))
+        _ = try run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-EXIF:GPSLatitude=48.8582", "-EXIF:GPSLatitudeRef=N",
+                                          "-XMP:City=Plantedville", "-PNG:Comment=Planted Tower", png])
+        files.append(png)
+        for file in files {
+            #expect(!(try run("/usr/bin/exiftool", ["-a", "-G1", "-ee", "-location:all", file])).isEmpty, "\(file) is located to begin with")
+            let sent = try await CLIRun.run(["send", file, "--to", receiver.url, "--strip-location"])
+            #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
+            let stored = receiver.directory + "/" + (file as NSString).lastPathComponent
+            let found = try run("/usr/bin/exiftool", ["-a", "-G1", "-ee", "-location:all", stored])
+            #expect(found.isEmpty, "\(file): \(found)")
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: stored))
+            for planted in ["48.8582", "Plantedville", "Planted Tower", "GPS"] {
+                #expect(bytes.range(of: Data(planted.utf8)) == nil, "\(file): \(planted) arrived")
+            }
+            if file.hasSuffix(".jpg") {
+                #expect(try run("/usr/bin/djpeg", ["-ppm", stored]) == (try run("/usr/bin/djpeg", ["-ppm", jpeg])), "\(file): the same pixels")
+                #expect(try run("/usr/bin/exiftool", ["-s3", "-Orientation#", "-Model", stored]) == "3\nFC3411\n")
+            }
+        }
     }
 
     @Test func badInputIsRefusedBeforeSending() async throws {
