@@ -36,6 +36,8 @@ public struct JSONReporter: SendReporter {
             if let verified = response.verified { set("verified", verified) }
         case .redirected(let id, let url):
             set("event", "redirected"); set("id", id.rawValue); set("url", url)
+            // Whether the request's own headers (-H, --netrc) go there: only to the endpoint's origin.
+            if let endpoint = tracker[id]?.record.url { line["headersSent"] = .bool(CredentialScope.carries(to: url, givenFor: endpoint)) }
         case .retryScheduled(let id, let attempt, let delay, let reason):
             set("event", "retry"); set("id", id.rawValue); set("attempt", attempt); set("reason", reason)
             line["delaySeconds"] = .number(delay)

@@ -33,7 +33,7 @@ public struct PlainReporter: SendReporter {
         case .response(_, let response):
             say("\(who) answer \(response.status) \(response.reason)")
         case .redirected(_, let url):
-            say("\(who) redirected to \(url), sending again")
+            say("\(who) redirected to \(url), sending again\(CredentialScope.redirectNote(to: url, givenFor: state.record.url))")
         case .retryScheduled(_, let attempt, let delay, let reason):
             say("\(who) \(reason); attempt \(attempt) in \(ByteFormat.duration(delay))")
         case .finished(_, let outcome):

@@ -216,8 +216,8 @@ public final class HTTPUploadTransport: UploadTransport {
                     outcome: .failed(UploadFailure(.tooManyRedirects, "more than \(Self.maxRedirects) redirects; the last pointed to \(next.absoluteString)")),
                     response: response, bytesSent: totalSent)
             }
-            // Like curl without --location-trusted: credentials stay with the host they were given for.
-            if URL(string: url)?.host != next.host { headers = [] }
+            // Like curl without --location-trusted, by origin: the user's headers go only where they were given for.
+            headers = CredentialScope.headers(request.headers, to: next.absoluteString, givenFor: request.url)
             url = next.absoluteString
             pipePrefix = nil
             observer.redirected(url)

@@ -308,7 +308,7 @@ extension HTTPUploadTransport {
         await cancelOnServer(point, request, eventLoop: client.eventLoopGroup.any())
     }
 
-    /// Headers for requests to the upload resource: the user's (`-H`) only on the endpoint's host,
+    /// Headers for requests to the upload resource: the user's (`-H`) only on the endpoint's origin,
     /// as after a redirect, and the protocol's version (the draft's interop version, or tus's).
     func resourceHeaders(_ point: ResumePoint, _ request: UploadRequest) -> HTTPHeaders {
         var fields = resourceHeaders(point.uploadURL, request)
@@ -319,10 +319,9 @@ extension HTTPUploadTransport {
         return fields
     }
 
-    /// The user's headers for a request to `uploadURL`: only on the endpoint's host.
+    /// The user's headers for a request to `uploadURL`: only on the endpoint's origin.
     func resourceHeaders(_ uploadURL: String, _ request: UploadRequest) -> HTTPHeaders {
-        let sameHost = URL(string: uploadURL)?.host == URL(string: request.url)?.host
-        return baseHeaders(sameHost ? request.headers : [])
+        baseHeaders(CredentialScope.headers(request.headers, to: uploadURL, givenFor: request.url))
     }
 
     /// What the machines report, told to the attempt's observer.
