@@ -1,3 +1,4 @@
+@testable import UploadCore
 import Foundation
 import Testing
 import UploadCore
@@ -80,5 +81,30 @@ import UploadCore
             #expect(UploadLimit(parsing: bad) == nil, "\(bad)")
         }
         #expect(UploadLimit(parsing: nil) == nil)
+    }
+}
+
+/// A dictionary field from outside costs work in proportion to its length: members are kept
+/// through a table, never found by walking the ones before (17,000 keys once cost 0.5 s).
+@Suite struct StructuredFieldsWorkTests {
+    static func field(keys: Int, repeating: Bool = false) -> String {
+        (0..<keys).map { repeating ? "sha-256=:\($0 % 2 == 0 ? "AAAA" : "BBBB"):" : "k\($0)=:AAAA:" }.joined(separator: ", ")
+    }
+
+    @Test func workGrowsWithTheMembersNotTheirSquare() throws {
+        let small = try StructuredFields.dictionaryCountingWork(Self.field(keys: 1_700), field: "Content-Digest")
+        let large = try StructuredFields.dictionaryCountingWork(Self.field(keys: 17_000), field: "Content-Digest")
+        #expect(small.members.count == 1_700 && large.members.count == 17_000)
+        #expect(small.work == 1_700, "one look per member")
+        #expect(large.work == 17_000, "ten times the members, ten times the work")
+    }
+
+    @Test func aKeyGivenAgainKeepsItsLastValueInItsFirstPlace() throws {
+        let parsed = try StructuredFields.dictionary("a=1, b=2, a=3", field: "Upload-Limit")
+        #expect(parsed.map(\.0) == ["a", "b"])
+        #expect(parsed.first?.1 == .integer(3))
+        let repeated = try StructuredFields.dictionaryCountingWork(Self.field(keys: 17_001, repeating: true), field: "Content-Digest")
+        #expect(repeated.members.count == 1 && repeated.members[0].1 == .bytes([0, 0, 0]))
+        #expect(repeated.work == 17_001)
     }
 }

@@ -24,16 +24,28 @@ public enum StructuredFields {
     }
 
     /// RFC 9651 section 4.2.2: members `key[=value][;parameters]`, separated by commas with
-    /// optional whitespace; a key given twice keeps its last value.
+    /// optional whitespace; a key given twice keeps its last value, in its first place (the
+    /// RFC's "overwrite"). Linear in the field's length: members are found by key in a table,
+    /// never by walking the ones before (a 70 kB field of 17,000 keys once cost half a second).
     static func dictionary(_ text: String, field: String) throws(Malformed) -> [(String, Item)] {
         var parser = Parser(bytes: Array(text.utf8), field: field)
         return try parser.dictionary()
+    }
+
+    /// As `dictionary`, also saying how many members were looked at on the way (for tests that
+    /// check the work grows with the field, not with its square).
+    static func dictionaryCountingWork(_ text: String, field: String) throws(Malformed) -> (members: [(String, Item)], work: Int) {
+        var parser = Parser(bytes: Array(text.utf8), field: field)
+        let members = try parser.dictionary()
+        return (members, parser.work)
     }
 
     struct Parser {
         let bytes: [UInt8]
         let field: String
         var at = 0
+        /// Members looked at while keeping the dictionary.
+        var work = 0
 
         init(bytes: [UInt8], field: String) {
             self.bytes = bytes
@@ -48,6 +60,7 @@ public enum StructuredFields {
 
         mutating func dictionary() throws(Malformed) -> [(String, Item)] {
             var members: [(String, Item)] = []
+            var index: [String: Int] = [:]
             skip { $0 == 0x20 }
             while current != nil {
                 let key = try self.key()
@@ -59,8 +72,13 @@ public enum StructuredFields {
                     item = .boolean(true)
                 }
                 try parameters()
-                members.removeAll { $0.0 == key }
-                members.append((key, item))
+                work += 1
+                if let place = index[key] {
+                    members[place].1 = item
+                } else {
+                    index[key] = members.count
+                    members.append((key, item))
+                }
                 skip { $0 == 0x20 || $0 == 0x09 }
                 guard current != nil else { break }
                 guard current == UInt8(ascii: ",") else { throw fail("expected a comma") }
