@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import NIOPosix
 import Testing
 @testable import UploadClient
@@ -50,6 +51,50 @@ import UploadTesting
         return (answer, said)
     }
 
+    /// Another process binds 127.0.0.2 to the very port this process's live connection to the
+    /// bridge uses, and connects from there: matched by ports alone, its row and ours looked
+    /// the same and the first won. The whole connection is matched now: it is refused.
+    @Test func aConnectionFromAnotherAddressWithOurPortIsRefused() async throws {
+        let (own, other) = try await offPool { () throws -> ([UInt8], String) in
+            let bridge = try SOCKSBridge(proxy: try ProxyTarget(parsing: "socks5h://ann:secret@127.0.0.1:9"),
+                                         group: MultiThreadedEventLoopGroup.singleton, timeout: .seconds(5))
+            defer { bridge.close() }
+            let ours = try RawConnection.connect(to: bridge.port)
+            defer { ours.close() }
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(ours.fd, $0, &length) } }
+            let ourPort = Int(UInt16(bigEndian: address.sin_port))
+            ours.send([5, 1, 0])
+            let answer = Array(ours.readAll(idle: 0.5).prefix(2))
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", """
+                import socket, sys
+                s = socket.socket()
+                s.bind(("127.0.0.2", int(sys.argv[2])))
+                s.connect(("127.0.0.1", int(sys.argv[1])))
+                s.sendall(bytes([5, 1, 0]))
+                s.settimeout(5)
+                try:
+                    data = s.recv(16)
+                except socket.timeout:
+                    data = b"timeout"
+                except ConnectionError:
+                    data = b""
+                sys.stdout.write(data.hex() or "closed")
+                """, String(bridge.port), String(ourPort)]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (answer, said)
+        }
+        #expect(own == [5, 0])
+        #expect(other == "closed", "the other address with our port was served: \(other)")
+    }
+
     @Test func theConnectionTableIsReadAsLinuxWritesIt() throws {
         let folder = TestFiles.makeTemporaryDirectory("proctcp")
         let table = """
@@ -57,9 +102,12 @@ import UploadTesting
                0: 0100007F:A3C1 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 4242 1 0
             """
         _ = FileManager.default.createFile(atPath: folder + "/tcp", contents: Data(table.utf8))
+        let loopback = UInt32(0x0100007F)
+        func end(_ port: Int, _ address: UInt32 = loopback) -> LoopbackPeer.End { LoopbackPeer.End(address: address, port: port) }
+        #expect(LoopbackPeer.End(proc: "0100007F:A3C1") == end(0xA3C1))
         // Port 0xA3C1 to 0x1F90, inode 4242: not a socket of this process.
-        #expect(!LoopbackPeer.isThisProcess(peerPort: 0xA3C1, serverPort: 0x1F90, table: folder + "/tcp"))
-        #expect(!LoopbackPeer.isThisProcess(peerPort: 1, serverPort: 2, table: folder + "/tcp"), "no such connection")
-        #expect(!LoopbackPeer.isThisProcess(peerPort: 1, serverPort: 2, table: folder + "/missing"))
+        #expect(!LoopbackPeer.isThisProcess(peer: end(0xA3C1), server: end(0x1F90), table: folder + "/tcp", uid: 0))
+        #expect(!LoopbackPeer.isThisProcess(peer: end(1), server: end(2), table: folder + "/tcp"), "no such connection")
+        #expect(!LoopbackPeer.isThisProcess(peer: end(1), server: end(2), table: folder + "/missing"))
     }
 }

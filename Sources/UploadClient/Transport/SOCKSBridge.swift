@@ -33,8 +33,12 @@ final class SOCKSBridge: Sendable {
             .childChannelInitializer { channel in
                 // Any user of the machine can reach a loopback port, and this one logs in with
                 // the proxy URL's credentials: only this process's own connections are served.
-                let peerPort = channel.remoteAddress?.port ?? 0
-                return threadPool.runIfActive(eventLoop: channel.eventLoop) { LoopbackPeer.isThisProcess(peerPort: peerPort, serverPort: port) }
+                // The whole connection is matched (both ends' addresses and ports), not its ports.
+                let peer = LoopbackPeer.End(channel.remoteAddress), server = LoopbackPeer.End(channel.localAddress)
+                return threadPool.runIfActive(eventLoop: channel.eventLoop) {
+                    guard let peer, let server else { return false }
+                    return LoopbackPeer.isThisProcess(peer: peer, server: server)
+                }
                     .flatMapThrowing { ours in
                         guard ours else { throw ChannelError.ioOnClosedChannel }
                         try channel.pipeline.syncOperations.addHandler(
@@ -289,7 +293,37 @@ private final class GlueHandler: ChannelDuplexHandler {
 /// connection from local port `peerPort` to `serverPort` by its socket's inode, and
 /// `/proc/self/fd` lists the sockets this process holds.
 enum LoopbackPeer {
-    static func isThisProcess(peerPort: Int, serverPort: Int, table: String = "/proc/net/tcp") -> Bool {
+    /// One end of a TCP connection as `/proc/net/tcp` writes it: the IPv4 address as the kernel
+    /// holds it (network order, printed as a native number) and the port.
+    struct End: Equatable {
+        let address: UInt32
+        let port: Int
+
+        init(address: UInt32, port: Int) {
+            self.address = address
+            self.port = port
+        }
+
+        init?(_ socketAddress: SocketAddress?) {
+            guard case .v4(let v4)? = socketAddress else { return nil }
+            address = v4.address.sin_addr.s_addr
+            port = Int(UInt16(bigEndian: v4.address.sin_port))
+        }
+
+        /// `0100007F:1F90`.
+        init?(proc field: Substring) {
+            let parts = field.split(separator: ":")
+            guard parts.count == 2, parts[0].count == 8, let address = UInt32(parts[0], radix: 16), let port = Int(parts[1], radix: 16) else { return nil }
+            self.address = address
+            self.port = port
+        }
+    }
+
+    /// Whether the connection from `peer` to `server` is one of this process's own sockets:
+    /// the row whose local end is the peer and whose remote end is the server, both address
+    /// and port (another user may bind another loopback address to the same port), owned by
+    /// this user, with a socket inode this process holds open.
+    static func isThisProcess(peer: End, server: End, table: String = "/proc/net/tcp", uid: uid_t = getuid()) -> Bool {
         // Read to its end: a /proc file says it is empty, so nothing may go by its size.
         guard let handle = FileHandle(forReadingAtPath: table) else { return false }
         let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
@@ -298,12 +332,10 @@ enum LoopbackPeer {
         for line in text.split(separator: "\n").dropFirst() {
             // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
             let fields = line.split(separator: " ")
-            guard fields.count > 9 else { continue }
-            let local = fields[1].split(separator: ":"), remote = fields[2].split(separator: ":")
-            // An earlier connection between the same ports, closed and waiting out its time,
+            // An earlier connection between the same ends, closed and waiting out its time,
             // has no socket any more (inode 0): the live one is further on.
-            guard local.count == 2, remote.count == 2, fields[9] != "0",
-                  Int(local[1], radix: 16) == peerPort, Int(remote[1], radix: 16) == serverPort else { continue }
+            guard fields.count > 9, fields[9] != "0", End(proc: fields[1]) == peer, End(proc: fields[2]) == server else { continue }
+            guard UInt32(fields[7]) == uid else { return false }
             inode = fields[9]
             break
         }
