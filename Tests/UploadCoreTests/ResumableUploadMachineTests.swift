@@ -407,6 +407,28 @@ import UploadCore
         #expect(Self.request(m.created(Self.created(), boundary: "b", bodyLength: Self.length)) == .appendPart(Self.point, end: 1_000_000))
     }
 
+    /// A limit no sensible server sets (one byte per request: a 5 MB body as five million
+    /// requests) is a refusal with the reason; what the server keeps is deleted.
+    @Test(arguments: ["max-append-size=1", "max-append-size=65535"])
+    func anAbsurdAppendLimitIsRefusedWithItsReason(limit: String) {
+        var m = Self.machine()
+        _ = m.start()
+        _ = m.answered(support: .supported(version: 8), remembered: false)
+        let created = m.created(Self.answer(201, [("Location", "/uploads/7"), ("Upload-Offset", "0"), ("Upload-Limit", limit)]),
+                                boundary: "b", bodyLength: Self.length)
+        #expect(Self.request(created) == .delete(Self.point))
+        let done = m.deleted()
+        guard case .failed(let failure)? = Self.finished(done)?.outcome else { Issue.record("not refused: \(done)"); return }
+        #expect(failure.description.contains("the server takes at most") && failure.description.contains("requests"), "\(failure)")
+        // 64 KiB a request is followed.
+        var fine = Self.machine()
+        _ = fine.start()
+        _ = fine.answered(support: .supported(version: 8), remembered: false)
+        let parts = fine.created(Self.answer(201, [("Location", "/uploads/7"), ("Upload-Offset", "0"), ("Upload-Limit", "max-append-size=65536")]),
+                                 boundary: "b", bodyLength: Self.length)
+        #expect(Self.request(parts) == .appendPart(Self.point, end: 65_536))
+    }
+
     @Test func aCutPartContinuesInPartsFromWhereTheServerHasIt() {
         var m = Self.machine(point: Self.at(1_500_000))
         _ = m.start()

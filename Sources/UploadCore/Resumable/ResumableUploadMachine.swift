@@ -90,6 +90,11 @@ public struct ResumableUploadMachine: Sendable {
     /// `PATCH`es one round may send when the server names another offset (`409`).
     public static let appendTries = 3
 
+    /// The smallest `max-append-size` followed: a server that takes less per request (one
+    /// said 1 byte, and a 2 MB photo became 131,000 requests) is refused with the reason, and
+    /// what it keeps of the upload is deleted.
+    public static let smallestAppend: Int64 = 64 * 1024
+
     private let url: String
     private let file: FileFingerprint
     private let fileSize: Int64
@@ -316,6 +321,14 @@ public struct ResumableUploadMachine: Sendable {
     /// `resumed`: it continues what an earlier request sent (not the next part of this one).
     private mutating func append(_ current: ResumePoint, tries: Int, resumed: Bool = true) -> Decision {
         if resumed, current.offset > 0 { rounds.report(.resumed(offset: current.offset, bodyLength: current.bodyLength)) }
+        if let limit = appendLimit, limit < Self.smallestAppend, current.bodyLength - current.offset > limit {
+            let requests = (current.bodyLength - current.offset + limit - 1) / limit
+            let refusal = UploadFailure(.other, "the server takes at most \(limit) bytes per request (max-append-size in Upload-Limit): "
+                + "the rest would take \(requests) requests; below \(Self.smallestAppend / 1024) KiB a request, uploadmon does not send that way")
+            rounds.report(.resumable(nil, startedOver: nil))
+            state = .deleting(AttemptResult(outcome: .failed(refusal), response: nil, bytesSent: 0))
+            return decide(.request(.delete(current)))
+        }
         if let limit = appendLimit, current.bodyLength - current.offset > limit {
             let end = current.offset + limit
             state = .appending(current, tries: tries, end: end)
