@@ -106,12 +106,13 @@ import UploadCore
         #expect(result(paced.clockRanOut(token: again, at: t0 + .seconds(3602)))?.failure?.kind == .stalled)
     }
 
-    @Test func theBodyWaitsForOneHundredContinueOrForTheAnswerTimeout() throws {
+    @Test func theBodyWaitsForOneHundredContinueOrOneSecondAsCurlDoes() throws {
         var machine = Machine()
         let started = machine.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: true, wantsInterim: false, at: t0)
         let waiting = try #require(started)
         let waitToken = try #require(token(waiting))
-        #expect(waiting == [.stopClock, .startClock(.awaitingContinue, after: .seconds(3), token: waitToken), .writeRequest])
+        #expect(waiting == [.stopClock, .startClock(.awaitingContinue, after: .seconds(1), token: waitToken), .writeRequest],
+                "a second, not the answer's 3 s")
         #expect(!machine.acceptsBody(of: machine.exchange))
         let go = machine.interim(head(.continue), at: t0)
         #expect(clocks(go) == [.stall] && go.last == .beginBody)

@@ -201,7 +201,7 @@ func keepAliveServer(
             connection.close()
         }
         defer { server.stop() }
-        // The body waits for `100` as long as for an answer, then goes anyway.
+        // The body waits a second for `100` (as curl), then goes anyway.
         let transport = try HTTPUploadTransport(timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(1)))
         let target = try #require(transport.connections.target(server.url))
         var fields = HTTPHeaders()
@@ -212,6 +212,8 @@ func keepAliveServer(
             body: .stream(length: Int64(bytes.count), idleCounts: true, produce: { writer in writer.write(.byteBuffer(ByteBuffer(bytes: bytes))) }),
             length: Int64(bytes.count), eventLoop: MultiThreadedEventLoopGroup.singleton.any(), observer: AttemptObserver())
         try await transport.shutdown()
+        // The server's thread notes what arrived once the connection is done: wait for it.
+        _ = try await eventually { received.all.count >= 2 }
         #expect(received.all.first?.head.contains("Expect: 100-continue") == true)
         return (result, received.all.dropFirst().first?.body.count ?? -1)
     }

@@ -15,6 +15,9 @@ import UploadCore
 /// The shell takes actions in order. Writing (`writeRequest`, `beginBody`) can complete at once
 /// and feed inputs back before it returns, so an action list ends with its write.
 struct DirectConnectionMachine {
+    /// How long a body held for `100 Continue` waits before it goes anyway.
+    static let continueWait: TimeAmount = .seconds(1)
+
     /// The one clock of the connection; running out comes back as `clockRanOut(token)`.
     enum Clock: Equatable, Sendable {
         /// The body waits for `100 Continue`; when this is over it goes anyway (servers that
@@ -117,8 +120,8 @@ struct DirectConnectionMachine {
             actions.append(.writeRequest)
         } else if expectsContinue {
             state = .awaitingContinue
-            // The `100` is an answer: waited for as long as one.
-            actions.append(startClock(.awaitingContinue, after: timeouts.answer))
+            // As curl (`--expect100-timeout`, 1 s): a server that ignores `Expect` costs a second, not an answer's wait.
+            actions.append(startClock(.awaitingContinue, after: min(timeouts.answer, Self.continueWait)))
             actions.append(.writeRequest)
         } else {
             actions += bodyGoes(at: now, after: [.writeRequest])
