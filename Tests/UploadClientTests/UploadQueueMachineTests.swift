@@ -120,6 +120,30 @@ import UploadCore
         #expect(events(final).contains(.finished(id1, reset)))
     }
 
+    /// A server whose offset goes up and down (1000, 500, 1000, 500, …) moves nothing on past
+    /// the furthest it confirmed: `--retries 2` ends it after the usual backoff instead of
+    /// retrying at once for ever.
+    @Test func anOffsetThatGoesUpAndDownDoesNotResetTheCount() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 2, baseDelay: 5))
+        _ = machine.enqueue(request("a"), totalBytes: 6000, id: id1)
+        func point(_ offset: Int64) -> ResumePoint {
+            ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
+                        file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: offset)
+        }
+        var attempt = 1
+        var finished = false
+        while attempt <= 20, !finished {
+            let offset: Int64 = attempt % 2 == 1 ? 1000 : 500
+            let ended = machine.attemptEnded(id1, attempt: attempt, result: AttemptResult(
+                outcome: reset, response: nil, bytesSent: 0, resume: point(offset)), reported: point(offset), at: t0)
+            finished = events(ended).contains { if case .finished = $0 { true } else { false } }
+            if !finished { _ = machine.retryDue(id1, attempt: attempt + 1) }
+            attempt += 1
+        }
+        #expect(finished, "still retrying after 20 attempts")
+        #expect(attempt - 1 <= 4, "the first move, then two retries and the end: \(attempt - 1) attempts")
+    }
+
     /// A cut after body bytes went out is tried again at once even before the server confirmed
     /// a move (the first cut of an upload), but a server that keeps nothing of what it takes
     /// gets the usual backoff from the second time on.

@@ -17,6 +17,9 @@ struct UploadQueueMachine {
         /// The last attempt after which the server kept more of the upload than before: the
         /// retry count and its backoff start again from there.
         var attemptThatLastMovedOn = 0
+        /// The furthest offset the server ever confirmed for this upload: moving on means going
+        /// past it, so a server whose offset goes up and down cannot reset the count forever.
+        var furthestConfirmed: Int64 = 0
         /// The last retry was started at once, on the word of bytes sent rather than of an
         /// offset the server confirmed.
         var retriedAtOnceUnconfirmed = false
@@ -199,7 +202,9 @@ struct UploadQueueMachine {
         // that keeps them is tried again at once too (it will most likely have moved on), but
         // not twice in a row without a confirmed move: a server that takes bytes and keeps
         // none cannot make the client loop.
-        let movedOn = (result.resume?.offset ?? 0) > (entry.request.resume?.offset ?? 0)
+        let furthest = max(entry.furthestConfirmed, entry.request.resume?.offset ?? 0)
+        let movedOn = (result.resume?.offset ?? 0) > furthest
+        entry.furthestConfirmed = max(furthest, result.resume?.offset ?? 0)
         if movedOn { entry.attemptThatLastMovedOn = attempt - 1 }
         let atOnce = result.resume != nil && (movedOn || (result.bytesSent > 0 && !entry.retriedAtOnceUnconfirmed))
         entry.retriedAtOnceUnconfirmed = atOnce && !movedOn
