@@ -30,6 +30,20 @@ struct AnswerCapture: Sendable {
         head.map { UploadResponse($0, body: body, bodyBytesTotal: bodyTotal) }
     }
 
+    /// Whether more of the body arrived than is kept: reading on would only count bytes (a
+    /// server streaming an answer without end held the upload for the whole answer timeout).
+    var keptAllItWill: Bool { bodyTotal > Int64(Self.bodyLimit) }
+
+    /// Reading stops once what is kept is in: the answer as kept, said to be cut there.
+    var whenEnoughWasKept: UploadResponse? {
+        guard var answer = answerSoFar else { return nil }
+        answer.cut = "answer cut off: its first \(ByteFormat.bytes(Int64(Self.bodyLimit))) kept, the rest not read"
+        return answer
+    }
+
+    /// AsyncHTTPClient's task ends with this once what is kept is in.
+    struct KeptEnough: Error {}
+
     /// The answer clock ran out: what arrived of the answer, said to be cut, or no answer.
     func whenTheAnswerClockRanOut(_ timeouts: UploadTimeouts) -> Result<UploadResponse, UploadFailure> {
         guard let arrived = answerSoFar else { return .failure(FailureClassifier.noAnswer(timeouts)) }

@@ -208,6 +208,8 @@ struct DirectConnectionMachine {
         guard isExchanging else { return [.close] }
         result.receivedAnything = true
         answer.take(part)
+        // What is kept is in: the rest is not read, and the connection (mid-answer) closes.
+        if answer.keptAllItWill, let kept = answer.whenEnoughWasKept { return finish(answer: kept, reusable: false) }
         return []
     }
 

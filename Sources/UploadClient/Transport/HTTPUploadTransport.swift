@@ -335,6 +335,7 @@ public final class HTTPUploadTransport: UploadTransport {
             // did not arrive is said with it.
             let captured = delegate.answer
             let arrived: Result<UploadResponse, UploadFailure>? = stalledOut ? nil
+                : error is AnswerCapture.KeptEnough ? captured.whenEnoughWasKept.map { .success($0) }
                 : deadlineHit ? captured.whenTheAnswerClockRanOut(timeouts)
                 : cancelled ? nil
                 : captured.whenTheConnectionEnded.map { .success($0) }

@@ -55,8 +55,12 @@ final class UploadDelegate: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<UploadResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        state.withLockedValue { $0.answer.take(buffer) }
-        return task.eventLoop.makeSucceededVoidFuture()
+        let enough = state.withLockedValue { state -> Bool in
+            state.answer.take(buffer)
+            return state.answer.keptAllItWill
+        }
+        // What is kept is in: the rest is not read (the exchange makes the answer from the capture).
+        return enough ? task.eventLoop.makeFailedFuture(AnswerCapture.KeptEnough()) : task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didFinishRequest(task: HTTPClient.Task<UploadResponse>) throws -> UploadResponse {

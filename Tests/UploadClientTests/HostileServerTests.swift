@@ -88,3 +88,30 @@ import UploadTesting
         }
     }
 }
+
+/// A server that streams its answer without end: reading stops once what is kept (1 MiB) is in,
+/// with the answer said to be cut there, not after the whole answer timeout.
+@Suite(.timeLimit(.minutes(1))) struct EndlessAnswerTests {
+    let folder = TestFiles.makeTemporaryDirectory("endless-answer")
+
+    @Test(arguments: [2_000, 3_000_000])
+    func anEndlessAnswerIsReadUntilWhatIsKeptIsIn(size: Int) async throws {
+        let server = try RawServer { connection in
+            _ = readRequest(connection)
+            connection.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n")
+            let chunk = "10000\r\n" + String(repeating: "x", count: 0x10000) + "\r\n"
+            // Until the client goes away (a write fails), for a minute at most.
+            for _ in 0..<60_000 where connection.send(Array(chunk.utf8)) {}
+            connection.close()
+        }
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/e\(size).jpg", size: Int64(size))
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)],
+                                          timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(3600)),
+                                          resume: false, digests: false)
+        #expect(run.outcome() == .answered(status: 200))
+        let response = run.events.compactMap { if case .response(_, let r) = $0 { r } else { nil } }.last
+        #expect(response?.cut?.contains("the rest not read") == true, "\(String(describing: response?.cut))")
+        #expect(response?.body.count == 1 << 20)
+    }
+}
