@@ -39,7 +39,7 @@ public struct SentLedger: Sendable {
             line["sentTo"] = .string(earlier.endpoint)
             line["sentAs"] = .string(earlier.name)
             line["sentAt"] = .string(ISO8601DateFormatter().string(from: earlier.sentAt))
-            return line.text
+            return InvisibleCharacters.jsonEscaped(line.text)
         }
     }
 
@@ -67,13 +67,15 @@ public struct SentLedger: Sendable {
     }
 
     /// `moved/cat.jpg: skipped, already sent to http://host/photo on 2026-11-25 14:02 as holiday.jpg (same content)`.
+    /// The path and every name escaped as the reporters escape them: a name with a bidi
+    /// override or an escape sequence is shown, not obeyed.
     public static func skippedText(_ path: String, _ earlier: SentContent) -> String {
-        "\(path): skipped, " + sentText(earlier, name: (path as NSString).lastPathComponent)
+        "\(InvisibleCharacters.escaped(path)): skipped, " + sentText(earlier, name: (path as NSString).lastPathComponent)
     }
 
     /// `already sent to http://host/photo on 2026-11-25 14:02 as holiday.jpg (same content)`.
     public static func sentText(_ earlier: SentContent, name: String) -> String {
-        let alias = earlier.name == name ? "" : " as \(earlier.name)"
-        return "already sent to \(earlier.endpoint) on \(LocalTime.format(earlier.sentAt, .minutes))\(alias) (same content)"
+        let alias = earlier.name == name ? "" : " as \(InvisibleCharacters.escaped(earlier.name))"
+        return "already sent to \(InvisibleCharacters.escaped(earlier.endpoint)) on \(LocalTime.format(earlier.sentAt, .minutes))\(alias) (same content)"
     }
 }

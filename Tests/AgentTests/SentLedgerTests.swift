@@ -28,4 +28,21 @@ import UploadTesting
         #expect(skip.jsonLine.contains(#""sentAt":"2027-01-15T08:00:00Z""#), "\(skip.jsonLine)")
         #expect(ledger.alreadySent([copy], to: "http://h/other", stripLocation: false).isEmpty, "another endpoint")
     }
+
+    /// A path or earlier name with escapes or a bidi override is shown, not obeyed: in the
+    /// line and in the JSON object alike.
+    @Test func namesAreShownEscaped() throws {
+        let folder = TestFiles.makeTemporaryDirectory("ledger-escape")
+        let ledger = SentLedger(journal: try Journal(path: folder + "/journal.sqlite"))
+        let path = folder + "/\u{202E}gpj.exe\u{1B}[31m.jpg"
+        _ = try TestFiles.writeImage(at: path, size: 5_000)
+        let content = try ContentIdentity.sha256(of: path).hex
+        try ledger.journal.rememberSent(SentContent(endpoint: "http://h/photo", sha256: content, size: 5_000, name: "\u{202E}old\u{7}.jpg",
+                                                    sentAt: Date(timeIntervalSince1970: 1_800_000_000)))
+        let skip = try #require(ledger.alreadySent([path], to: "http://h/photo", stripLocation: false)[path])
+        for text in [skip.text, skip.jsonLine] {
+            #expect(!text.unicodeScalars.contains { $0 == "\u{202E}" || $0 == "\u{1B}" || $0 == "\u{7}" }, "\(text.debugDescription)")
+        }
+        #expect(skip.text.contains("<U+202E>gpj.exe<U+001B>[31m.jpg") && skip.text.contains("as <U+202E>old<U+0007>.jpg"), "\(skip.text)")
+    }
 }
