@@ -222,9 +222,17 @@ public struct SendResult: Sendable {
 /// The `--files-from` list: one path a line (a CR before the line feed dropped), or NUL-separated
 /// (`find -print0`); paths are bytes, kept by `PathText`; empty entries are skipped.
 public enum FileList {
-    public static func parse(_ data: Data, nullSeparated: Bool) -> [String] {
+    /// A line with a NUL byte is refused: no path holds one, and the C calls that open a file
+    /// stop at it while the name would be taken whole (the file opened and the name sent would differ).
+    public static func parse(_ data: Data, nullSeparated: Bool) throws -> [String] {
         let separator = UInt8(nullSeparated ? 0 : UInt8(ascii: "\n"))
-        return data.split(separator: separator).map { PathText.decode($0) }
+        let entries = data.split(separator: separator, omittingEmptySubsequences: false)
+        if !nullSeparated, let bad = entries.firstIndex(where: { $0.contains(0) }) {
+            throw CommandFailure.usage("line \(bad + 1) of the --files-from list holds a NUL byte, which no path can; a list from find -print0 needs --null")
+        }
+        return entries.map { PathText.decode($0) }
+            .map { !nullSeparated && $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
+            .filter { !$0.isEmpty }
             .map { !nullSeparated && $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
             .filter { !$0.isEmpty }
     }
@@ -240,6 +248,6 @@ public enum FileList {
             }
             data = read
         }
-        return parse(data, nullSeparated: nullSeparated)
+        return try parse(data, nullSeparated: nullSeparated)
     }
 }

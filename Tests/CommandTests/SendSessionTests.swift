@@ -10,11 +10,16 @@ import UploadTesting
 @Suite("send, past its command line")
 struct SendSessionTests {
     @Test("a --files-from list: lines (CRLF too) or NUL-separated, empty entries skipped, names kept as bytes")
-    func fileList() {
-        #expect(FileList.parse(Data("a.jpg\r\nb c.png\n\n./d.jpg".utf8), nullSeparated: false) == ["a.jpg", "b c.png", "./d.jpg"])
-        #expect(FileList.parse(Data("a\nb.jpg\0c.jpg\0\0".utf8), nullSeparated: true) == ["a\nb.jpg", "c.jpg"])
-        let latin1 = FileList.parse(Data([0x63, 0x61, 0x66, 0xE9, 0x2E, 0x6A, 0x70, 0x67]), nullSeparated: false)
+    func fileList() throws {
+        #expect(try FileList.parse(Data("a.jpg\r\nb c.png\n\n./d.jpg".utf8), nullSeparated: false) == ["a.jpg", "b c.png", "./d.jpg"])
+        #expect(try FileList.parse(Data("a\nb.jpg\0c.jpg\0\0".utf8), nullSeparated: true) == ["a\nb.jpg", "c.jpg"])
+        let latin1 = try FileList.parse(Data([0x63, 0x61, 0x66, 0xE9, 0x2E, 0x6A, 0x70, 0x67]), nullSeparated: false)
         #expect(latin1.count == 1 && PathText.bytes(latin1[0]) == [0x63, 0x61, 0x66, 0xE9, 0x2E, 0x6A, 0x70, 0x67])
+        // A line with a NUL: the file opened would be the part before it, the upload named after all of it.
+        #expect(throws: CommandFailure.self) { try FileList.parse(Data("a.jpg\nreal.jpg\0shown.jpg\n".utf8), nullSeparated: false) }
+        do { _ = try FileList.parse(Data("a.jpg\nreal.jpg\0shown.jpg\n".utf8), nullSeparated: false) } catch let failure as CommandFailure {
+            #expect("\(failure)".contains("line 2 of the --files-from list holds a NUL byte"), "\(failure)")
+        }
     }
 
     @Test("files that cannot go together are refused with the reason")
