@@ -113,6 +113,12 @@ import UploadCore
         let waitToken = try #require(token(waiting))
         #expect(waiting == [.stopClock, .startClock(.awaitingContinue, after: .seconds(1), token: waitToken), .writeRequest],
                 "a second, not the answer's 3 s")
+        // A request that asks for longer (tus's first append after a cut) waits that long, within the answer's time.
+        var patient = Machine()
+        let begun = patient.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: true, wantsInterim: false,
+                                  continueWait: .seconds(60), at: t0)
+        let held = try #require(begun)
+        #expect(held.contains(.startClock(.awaitingContinue, after: .seconds(3), token: try #require(token(held)))))
         #expect(!machine.acceptsBody(of: machine.exchange))
         let go = machine.interim(head(.continue), at: t0)
         #expect(clocks(go) == [.stall] && go.last == .beginBody)

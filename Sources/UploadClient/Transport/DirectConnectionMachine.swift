@@ -98,7 +98,7 @@ struct DirectConnectionMachine {
     /// file, not paced).
     mutating func start(
         timeouts: UploadTimeouts, bodyInMemory: Bool, expectsContinue: Bool, wantsInterim: Bool, idleCounts: Bool = true,
-        refusedHead: UploadFailure? = nil, at now: NIODeadline
+        continueWait: TimeAmount? = nil, refusedHead: UploadFailure? = nil, at now: NIODeadline
     ) -> [Action]? {
         guard state == .idle else { return nil }
         stall = StallClock(idleCounts: bodyInMemory || idleCounts)
@@ -120,8 +120,9 @@ struct DirectConnectionMachine {
             actions.append(.writeRequest)
         } else if expectsContinue {
             state = .awaitingContinue
-            // As curl (`--expect100-timeout`, 1 s): a server that ignores `Expect` costs a second, not an answer's wait.
-            actions.append(startClock(.awaitingContinue, after: min(timeouts.answer, Self.continueWait)))
+            // As curl (`--expect100-timeout`, 1 s): a server that ignores `Expect` costs a second,
+            // not an answer's wait; unless the request asks for longer (a tus append after a cut).
+            actions.append(startClock(.awaitingContinue, after: min(timeouts.answer, continueWait ?? Self.continueWait)))
             actions.append(.writeRequest)
         } else {
             actions += bodyGoes(at: now, after: [.writeRequest])

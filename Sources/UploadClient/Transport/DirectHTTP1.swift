@@ -226,6 +226,8 @@ struct DirectExchange: Sendable {
     /// fails here (a file that changed, a cancel) before any interim answer came waits a moment
     /// for one: the resource it names can then be removed rather than left on the server.
     var interim: (@Sendable (UploadResponse) -> Void)? = nil
+    /// How long a body held for `100 Continue` waits (nil: a second, as curl).
+    var continueWait: TimeAmount? = nil
 
     /// Whether time with no write in flight counts as a stall (`StallClock`): not for a paced
     /// body.
@@ -284,7 +286,8 @@ extension HTTPUploadTransport {
     func directExchange(
         _ target: DirectTarget, method: HTTPMethod = .POST, headers: HTTPHeaders, body: DirectBody, length: Int64?,
         progressBase: Int64 = 0, progressTotal: Int64? = nil,
-        eventLoop: EventLoop, observer: AttemptObserver, interim: (@Sendable (UploadResponse) -> Void)? = nil
+        eventLoop: EventLoop, observer: AttemptObserver, interim: (@Sendable (UploadResponse) -> Void)? = nil,
+        continueWait: TimeAmount? = nil
     ) async -> AttemptResult {
         var fields = headers
         if fields["Host"].isEmpty { fields.add(name: "Host", value: target.hostHeader) }
@@ -302,7 +305,7 @@ extension HTTPUploadTransport {
                     return count - before
                 }
                 progress(delta, progressBase + count, whole)
-            }, interim: interim)
+            }, interim: interim, continueWait: continueWait)
         for _ in 0..<2 {
             let connection: DirectConnection
             let reused: Bool

@@ -46,7 +46,8 @@ final class DirectUploadHandler: ChannelInboundHandler {
         }
         let expectsContinue = exchange.head.headers[canonicalForm: "Expect"].contains { $0.lowercased() == "100-continue" }
         guard let actions = machine.start(timeouts: exchange.timeouts, bodyInMemory: exchange.body.isInMemory, expectsContinue: expectsContinue,
-                                          wantsInterim: exchange.interim != nil, idleCounts: exchange.idleCounts, refusedHead: refused,
+                                          wantsInterim: exchange.interim != nil, idleCounts: exchange.idleCounts,
+                                          continueWait: exchange.continueWait, refusedHead: refused,
                                           at: context.eventLoop.now) else {
             promise.succeed(DirectResult(failure: UploadFailure(.connectionLost, "the server closed the connection before the upload began")))
             return

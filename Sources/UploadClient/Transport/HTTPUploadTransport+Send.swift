@@ -11,12 +11,13 @@ extension HTTPUploadTransport {
     /// body of unknown length).
     func send(
         url: String, method: HTTPMethod, headers: HTTPHeaders, streamer: BodyStreamer? = nil,
-        progressBase: Int64 = 0, progressTotal: Int64? = nil, eventLoop: EventLoop, observer: AttemptObserver
+        progressBase: Int64 = 0, progressTotal: Int64? = nil, continueWait: TimeAmount? = nil, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
         if direct, let target = connections.target(url), streamer == nil || streamer?.length != nil {
             let body: DirectBody = streamer?.directBody ?? .buffers([])
             return await directExchange(target, method: method, headers: headers, body: body, length: streamer?.length,
-                                        progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer)
+                                        progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer,
+                                        continueWait: continueWait)
         }
         return await exchange(url: url, method: method, headers: headers, body: streamer?.makeBody(), length: streamer?.length,
                               watch: streamer?.watch ?? WriteWatch(), progressBase: progressBase, progressTotal: progressTotal,

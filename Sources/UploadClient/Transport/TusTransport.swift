@@ -83,7 +83,8 @@ extension HTTPUploadTransport {
         var digest: BodyDigest?
         var bytesSent: Int64 = 0
         // The first PATCH after a HEAD (a resumed upload) asks `100 Continue` first where the
-        // answers are ours to read (waiting up to the answer timeout): a server may still be
+        // answers are ours to read (waiting up to the answer timeout, not the second a request
+        // asking Expect otherwise waits): a server may still be
         // finishing the request that was cut (tuspyserver holds it up to 30 s) and refuse this
         // one; its bytes would be sent for nothing.
         var afterHead = false
@@ -141,7 +142,8 @@ extension HTTPUploadTransport {
                 }
                 afterHead = false
                 let result = await send(url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
-                                        progressBase: point.offset, progressTotal: length, eventLoop: eventLoop, observer: observer)
+                                        progressBase: point.offset, progressTotal: length, continueWait: timeouts.answer,
+                                        eventLoop: eventLoop, observer: observer)
                 bytesSent += result.bytesSent
                 decision = machine.patched(result)
             case .request(.delete(let point)):
