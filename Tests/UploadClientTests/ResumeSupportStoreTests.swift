@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import UploadClient
 import UploadCore
+import UploadTesting
 
 /// Whether an origin resumes uploads, remembered across processes in one file.
 @Suite struct ResumeSupportStoreTests {
@@ -59,5 +60,53 @@ import UploadCore
         #expect(store.lookup(origin, now: Date().timeIntervalSince1970) == .unsupported)
         let (again, _) = await support.answer(for: origin) { Issue.record("asked"); return .supported(version: 8) }
         #expect(again == .unsupported)
+    }
+
+    /// Every form the resolver reads as this machine is loopback: never remembered.
+    @Test func numericLoopbackFormsAreLoopback() {
+        for host in ["127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "0.0.0.0", "[::1]", "[::ffff:127.0.0.1]", "[::]",
+                     "localhost", "LocalHost", "photos.localhost"] {
+            #expect(ResumeSupportStore.isLoopback("http://\(host):3000"), "\(host)")
+        }
+        for host in ["upload.example.com", "10.0.0.1", "192.168.1.20", "[2001:db8::1]", "128.0.0.1", "1270.0.0.1.example"] {
+            #expect(!ResumeSupportStore.isLoopback("http://\(host):3000"), "\(host)")
+        }
+    }
+
+    /// A file grown huge (by another program, or an old version) is not read, and the next
+    /// answer replaces it; what is written keeps only the newest origins.
+    @Test func theFileStaysSmall() throws {
+        defer { unlink(path) }
+        var huge = "{"
+        for n in 0..<20_000 { huge += "\"https://h\(n).example:443\":{\"version\":8,\"checkedAt\":1000}," }
+        huge += "\"\(origin)\":{\"version\":8,\"checkedAt\":1000}}"
+        try Data(huge.utf8).write(to: URL(fileURLWithPath: path))
+        let store = ResumeSupportStore(path: path)
+        #expect(store.lookup(origin, now: 1001) == nil, "not read")
+        store.remember(origin, .supported(version: 9), now: 1002)
+        #expect(store.lookup(origin, now: 1003) == .supported(version: 9))
+        #expect((TestFiles.size(of: path) ?? .max) < 1_000)
+        for n in 0..<(ResumeSupportStore.maxEntries + 40) {
+            store.remember("https://o\(n).example:443", .unsupported, now: 2000 + Double(n))
+        }
+        #expect((TestFiles.size(of: path) ?? .max) <= Int64(ResumeSupportStore.maxFileBytes))
+        #expect(store.lookup("https://o\(ResumeSupportStore.maxEntries + 39).example:443", now: 2000 + 600) == .unsupported, "the newest kept")
+        #expect(store.lookup("https://o0.example:443", now: 2000 + 600) == nil, "the oldest gone")
+    }
+
+    /// An origin taken for tus (remembered) that refuses the tus creation as no tus server
+    /// would is forgotten at once, and the upload goes the ordinary way in the same attempt.
+    @Test func aStaleTusAnswerIsForgottenOnRefusal() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try TestFiles.writeImage(at: receiver.root + "/stale.jpg", size: 3_000_000)
+        let transport = try HTTPUploadTransport()
+        let origin = try #require(HTTPUploadTransport.origin(of: receiver.url))
+        transport.support.learned(origin, .tus(.assumed))
+        let result = await transport.perform(try UploadRequest.forPath(path, url: receiver.url), observer: AttemptObserver())
+        #expect(result.outcome.isSuccess, "\(result.outcome)")
+        #expect(await transport.support.known(origin) == .unsupported)
+        #expect(TestFiles.sameContents(path, receiver.directory + "/stale.jpg"))
+        try await transport.shutdown()
+        await receiver.cleanUp()
     }
 }

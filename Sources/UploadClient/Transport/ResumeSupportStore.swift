@@ -61,20 +61,46 @@ public final class ResumeSupportStore: Sendable {
         lock.withLock {
             var entries = read()
             entries[origin] = Entry(version: version, tus: tus, checkedAt: now)
-            // Old answers go: the file stays as small as the origins in use.
+            // Old answers go: the file stays as small as the origins in use, and no larger than
+            // the newest `maxEntries` of them.
             entries = entries.filter { now - $0.value.checkedAt < Self.positiveAge }
+            if entries.count > Self.maxEntries {
+                entries = Dictionary(uniqueKeysWithValues: entries.sorted { $0.value.checkedAt > $1.value.checkedAt }.prefix(Self.maxEntries).map { ($0.key, $0.value) })
+            }
             write(entries)
         }
     }
 
-    /// Whether `origin` (`scheme://host:port`) is this machine's loopback.
+    /// Whether `origin` (`scheme://host:port`) is this machine's own: a loopback or unspecified
+    /// address in any form the resolver takes (`127.1`, `2130706433`, `0x7f000001`, `0177.0.0.1`,
+    /// `::1`, `::ffff:127.0.0.1`, `0.0.0.0`) or `localhost`.
     static func isLoopback(_ origin: String) -> Bool {
-        guard let host = URLComponents(string: origin)?.host?.lowercased() else { return true }
-        return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        guard var host = URLComponents(string: origin)?.host?.lowercased() else { return true }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host == "localhost" || host.hasSuffix(".localhost") { return true }
+        var v4 = in_addr()
+        if inet_aton(host, &v4) != 0 {
+            let first = UInt32(bigEndian: v4.s_addr) >> 24
+            return first == 127 || first == 0
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            let bytes = withUnsafeBytes(of: v6) { Array($0) }
+            if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] <= 1 }   // :: and ::1
+            if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return bytes[12] == 127 || bytes[12] == 0 }
+        }
+        return false
     }
 
+    /// The file is kept small (at most `maxEntries` origins); a larger one, however it came
+    /// about, is not read (400,000 entries once cost every `send` 10 s and 465 MB) and is
+    /// replaced by the next answer remembered.
+    static let maxEntries = 512
+    static let maxFileBytes = 256 * 1024
+
     private func read() -> [String: Entry] {
-        guard let data = FileManager.default.contents(atPath: path),
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size <= Self.maxFileBytes,
+              let data = FileManager.default.contents(atPath: path), data.count <= Self.maxFileBytes,
               let entries = try? JSONDecoder().decode([String: Entry].self, from: data) else { return [:] }
         return entries
     }

@@ -12,7 +12,18 @@ extension HTTPUploadTransport {
         _ request: UploadRequest, _ prepared: Prepared, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult? {
         guard let capabilities = await tusCapabilities(request, prepared, eventLoop: eventLoop) else { return nil }
-        return await sendTus(request, prepared, capabilities: capabilities, eventLoop: eventLoop, observer: observer)
+        let result = await sendTus(request, prepared, capabilities: capabilities, eventLoop: eventLoop, observer: observer)
+        // Taken for tus on what was known of the origin (remembered for a day), it refused the
+        // creation as no tus server would (no Tus-Resumable in a 4xx): it is not one any more.
+        // Forgotten at once, and the upload goes the ordinary way, as the draft's path does;
+        // only a refusal the ordinary upload would meet too (401, 403, 407, 413) is final.
+        if uploadProtocol == .auto, request.resume == nil, request.uploadURL == nil, let response = result.response,
+           (400..<500).contains(response.status), ![401, 403, 407, 413].contains(response.status),
+           !TusCapabilities.speaksTus(response), let origin = Self.origin(of: request.url) {
+            support.refused(origin)
+            return nil
+        }
+        return result
     }
 
     /// What the endpoint offers as a tus server, when the upload goes by tus; nil when it does not.
