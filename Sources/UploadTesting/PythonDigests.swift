@@ -8,16 +8,8 @@ public enum PythonDigests {
     }()
 
     public static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let (status, output) = try ToolRun.run("/usr/bin/env", ["python3"] + arguments)
+        return (status, output.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// The field value for the file's bytes, in `algorithms`.

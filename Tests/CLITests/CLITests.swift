@@ -219,17 +219,7 @@ struct CLIRun {
     func stripLocationSendsThePhotoWithoutWhereItWasTaken() async throws {
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }
-        func run(_ tool: String, _ arguments: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
+        func run(_ tool: String, _ arguments: [String]) throws -> String { try ToolRun.output(tool, arguments) }
         let photo = receiver.root + "/eiffel.jpg"
         // A photo's worth of pixels (grain, as a sensor gives), so its metadata is a photo's
         // share of the file.
@@ -285,18 +275,7 @@ struct CLIRun {
     func stripLocationLeavesNothingExiftoolCanFind() async throws {
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }
-        func run(_ tool: String, _ arguments: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
+        func run(_ tool: String, _ arguments: [String]) throws -> String { try ToolRun.output(tool, arguments) }
         let located = ["-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E",
                        "-XMP:GPSLatitude=48.8582 N", "-XMP:GPSLongitude=2.2945 E", "-XMP:City=Plantedville", "-IPTC:City=Plantedville",
                        "-IPTC:Sub-location=Planted Tower", "-XMP:Location=Planted Tower"]

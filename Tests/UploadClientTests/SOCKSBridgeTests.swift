@@ -28,11 +28,19 @@ import UploadTesting
         let answer = Array(own.readAll(idle: 0.5).prefix(2))
         own.close()
 
+        return (answer, try greetFromPython(port: bridge.port))
+    }
+
+    /// What python3 got when it greeted the bridge on `port`, from `source` (address and port) if given.
+    static func greetFromPython(port: Int, source: (String, Int)? = nil) throws -> String {
         let other = Process()
         other.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         other.arguments = ["python3", "-c", """
             import socket, sys
-            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            s = socket.socket()
+            if len(sys.argv) > 3:
+                s.bind((sys.argv[2], int(sys.argv[3])))
+            s.connect(("127.0.0.1", int(sys.argv[1])))
             s.sendall(bytes([5, 1, 0]))
             s.settimeout(5)
             try:
@@ -42,13 +50,13 @@ import UploadTesting
             except ConnectionError:
                 data = b""
             sys.stdout.write(data.hex() or "closed")
-            """, String(bridge.port)]
+            """, String(port)] + (source.map { [$0.0, String($0.1)] } ?? [])
         let pipe = Pipe()
         other.standardOutput = pipe
         try other.run()
         let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         other.waitUntilExit()
-        return (answer, said)
+        return said
     }
 
     /// Another process binds 127.0.0.2 to the very port this process's live connection to the
@@ -67,29 +75,7 @@ import UploadTesting
             let ourPort = Int(UInt16(bigEndian: address.sin_port))
             ours.send([5, 1, 0])
             let answer = Array(ours.readAll(idle: 0.5).prefix(2))
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", """
-                import socket, sys
-                s = socket.socket()
-                s.bind(("127.0.0.2", int(sys.argv[2])))
-                s.connect(("127.0.0.1", int(sys.argv[1])))
-                s.sendall(bytes([5, 1, 0]))
-                s.settimeout(5)
-                try:
-                    data = s.recv(16)
-                except socket.timeout:
-                    data = b"timeout"
-                except ConnectionError:
-                    data = b""
-                sys.stdout.write(data.hex() or "closed")
-                """, String(bridge.port), String(ourPort)]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (answer, said)
+            return (answer, try Self.greetFromPython(port: bridge.port, source: ("127.0.0.2", ourPort)))
         }
         #expect(own == [5, 0])
         #expect(other == "closed", "the other address with our port was served: \(other)")

@@ -4,6 +4,12 @@ import Testing
 @testable import UploadClient
 import UploadCore
 
+/// Where the server keeps the upload the machine tests resume: at `offset` of its 6,000 bytes.
+private func point(_ offset: Int64) -> ResumePoint {
+    ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
+                file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: offset)
+}
+
 /// The queue's decisions, input by input, with no task, clock or transport: every order of
 /// events that real tasks make rare is written down here.
 @Suite struct UploadQueueMachineTests {
@@ -102,10 +108,6 @@ import UploadCore
     @Test func anAttemptThatMovedTheServersOffsetOnIsRetriedAtOnceAndResetsTheCount() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 2, baseDelay: 5))
         _ = machine.enqueue(request("a"), totalBytes: 6000, id: id1)
-        func point(_ offset: Int64) -> ResumePoint {
-            ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
-                        file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: offset)
-        }
         for attempt in 1...5 {
             let ended = machine.attemptEnded(id1, attempt: attempt, result: AttemptResult(
                 outcome: reset, response: nil, bytesSent: 1000, resume: point(Int64(attempt) * 1000)), reported: point(Int64(attempt) * 1000), at: t0)
@@ -126,10 +128,6 @@ import UploadCore
     @Test func anOffsetThatGoesUpAndDownDoesNotResetTheCount() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 2, baseDelay: 5))
         _ = machine.enqueue(request("a"), totalBytes: 6000, id: id1)
-        func point(_ offset: Int64) -> ResumePoint {
-            ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
-                        file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: offset)
-        }
         var attempt = 1
         var finished = false
         while attempt <= 20, !finished {
@@ -165,10 +163,6 @@ import UploadCore
     /// A failure the queue will not retry, or a cancel while waiting, removes what the server
     /// keeps of the upload; a failure that is retried keeps it, a success has none left.
     @Test func aFinalFailureDiscardsWhatTheServerKeeps() {
-        func point(_ offset: Int64) -> ResumePoint {
-            ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
-                        file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: offset)
-        }
         func discards(_ actions: [Machine.Action]) -> [ResumePoint] {
             actions.compactMap { if case .discard(_, let point, _) = $0 { point } else { nil } }
         }
@@ -207,10 +201,6 @@ import UploadCore
     /// the record (the fold of what the queue says) ends where the next attempt starts, and a
     /// point the request came with (a journal's) is in the first event.
     @Test func theRecordAndTheNextAttemptAgreeOnTheResumePoint() {
-        func point(_ offset: Int64) -> ResumePoint {
-            ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
-                        file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: offset)
-        }
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 3, baseDelay: 5))
         var kept = request("a")
         kept.resume = point(1000)
