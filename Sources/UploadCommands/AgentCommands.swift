@@ -189,8 +189,8 @@ public struct AgentSettingsChange: Sendable {
     /// Why these options cannot be taken, or nil.
     public var refusal: String? {
         if between != nil && allDay { return "--between and --all-day contradict each other; give one" }
-        if let limitRate, limitRate != "none", ByteSize.parse(limitRate) == nil {
-            return "--limit-rate '\(limitRate)' is not a rate; give one like 500k or 2MB, or none for full speed"
+        if let limitRate, limitRate != "none", let refusal = ByteSize.refusal(limitRate, option: "--limit-rate", atLeast: 1, like: "500k or 2MB, or none for full speed") {
+            return refusal
         }
         do throws(RangeError) {
             if let between { _ = try DailyWindow(parsing: between) }

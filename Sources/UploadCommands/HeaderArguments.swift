@@ -28,8 +28,16 @@ public struct HeaderArguments: Sendable {
             }
             let path = String(argument.dropFirst())
             if path == "-" && !readingStandardInput { continue }
-            guard let text = path == "-" ? standardInput() : (FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }) else {
-                throw .cannotRead(path: path, reason: "the header file is missing or unreadable")
+            let text: String
+            if path == "-" {
+                guard let read = standardInput() else { throw .cannotRead(path: path, reason: "standard input cannot be read") }
+                text = read
+            } else {
+                do throws(SmallFileProblem) {
+                    text = String(decoding: try SmallFile.read(path), as: UTF8.self)
+                } catch {
+                    throw .cannotRead(path: path, reason: "the header file cannot be read: \(error.reason)")
+                }
             }
             parsed += try HeaderFile.parse(text, path: path == "-" ? "(standard input)" : path)
         }

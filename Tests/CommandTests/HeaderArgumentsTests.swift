@@ -6,6 +6,41 @@ import UploadTesting
 
 @Suite("-H and netrc, read as the commands read them")
 struct HeaderArgumentsTests {
+    /// A header file may be a pipe (`-H @<(pass show token)`, a FIFO); one that cannot be read
+    /// says why, not "missing or unreadable".
+    @Test func aPipeIsReadAndAnUnreadableFileSaysWhy() throws {
+        let folder = TestFiles.makeTemporaryDirectory("headers-fifo")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fifo = folder + "/token"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Thread {
+            let handle = FileHandle(forWritingAtPath: fifo)
+            handle?.write(Data("Authorization: Bearer from-a-pipe\n".utf8))
+            try? handle?.close()
+        }
+        writer.start()
+        let headers = try HeaderArguments(["@" + fifo], netrc: nil, standardInput: { nil }).parse(for: "http://h/photo")
+        #expect(headers == [RequestHeader(name: "Authorization", value: "Bearer from-a-pipe")])
+        for (path, reason) in [(folder + "/missing", "it does not exist"), (folder, "it is a directory")] {
+            do {
+                _ = try HeaderArguments(["@" + path], netrc: nil, standardInput: { nil }).parse(for: "http://h/")
+                Issue.record("\(path) was read")
+            } catch {
+                #expect(error.description.contains(reason), "\(error.description)")
+            }
+        }
+    }
+
+    /// Sizes out of range say which way: not a size, too small, or beyond 8 PiB.
+    @Test func sizesSayWhatIsWrongWithThem() {
+        #expect(ByteSize.refusal("lots", option: "--chunk-size", atLeast: 1, like: "5MiB") == "--chunk-size 'lots' is not a size like 5MiB")
+        #expect(ByteSize.refusal("8PiB", option: "--chunk-size", atLeast: 1, like: "5MiB") == nil, "8 PiB is the most, and taken")
+        #expect(ByteSize.refusal("9PiB", option: "--chunk-size", atLeast: 1, like: "5MiB") == "--chunk-size '9PiB' is more than 8 PiB, the most a size can be here")
+        #expect(ByteSize.refusal("0", option: "--chunk-size", atLeast: 1, like: "5MiB") == "--chunk-size '0' must be at least 1 byte, like 5MiB")
+        #expect(ByteSize.refusal("100", option: "--limit-rate", atLeast: 1024, like: "500k")?.contains("must be at least") == true)
+        #expect(ByteSize.refusal("5MiB", option: "--chunk-size", atLeast: 1, like: "5MiB") == nil)
+    }
+
     @Test func headersFromArgumentsFilesAndStandardInputInOrder() throws {
         let folder = TestFiles.makeTemporaryDirectory("headers")
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -136,9 +136,12 @@ public struct NetrcChoice: Sendable, Equatable {
         let components = URLComponents(string: url)
         guard let host = components?.host, !host.isEmpty else { return nil }
         if optional, components?.password != nil { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let data: Data
+        do throws(SmallFileProblem) {
+            data = try SmallFile.read(path)
+        } catch {
             if optional { return nil }
-            throw .netrc(path: path, reason: "it is missing or unreadable")
+            throw .netrc(path: path, reason: error.reason)
         }
         do {
             return try Netrc(parsing: String(decoding: data, as: UTF8.self)).credentials(for: host, user: components?.user)

@@ -60,7 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
 
 
     func validate() throws {
-        guard ByteSize.parse(maxSize) != nil else { throw ValidationError("--max-size '\(maxSize)' is not a size like 1GiB, 200MB or 5000000") }
+        if let refusal = ByteSize.refusal(maxSize, option: "--max-size", atLeast: 0, like: "1GiB, 200MB or 5000000") { throw ValidationError(refusal) }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard !field.isEmpty else { throw ValidationError("--field cannot be empty") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("HTTPS needs both --tls-cert and --tls-key") }
@@ -69,8 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
         _ = try resumableAge()
         _ = try resumableIdle()
         guard (1...4096).contains(resumePerClient) else { throw ValidationError("--resume-per-client must be between 1 and 4096") }
-        if let resumeMaxAppend, (ByteSize.parse(resumeMaxAppend) ?? 0) < 1 {
-            throw ValidationError("--resume-max-append '\(resumeMaxAppend)' must be a size of at least 1 byte, like 8MiB")
+        if let resumeMaxAppend, let refusal = ByteSize.refusal(resumeMaxAppend, option: "--resume-max-append", atLeast: 1, like: "8MiB") {
+            throw ValidationError(refusal)
         }
     }
 

@@ -100,11 +100,11 @@ struct UploadOptions: ParsableArguments {
         } catch {
             throw ValidationError(error.description)
         }
-        if let limitRate, (ByteSize.parse(limitRate) ?? 0) < 1024 {
-            throw ValidationError("--limit-rate '\(limitRate)' must be a rate of at least 1k, like 500k or 20MB")
+        if let limitRate, let refusal = ByteSize.refusal(limitRate, option: "--limit-rate", atLeast: 1024, like: "500k or 20MB") {
+            throw ValidationError(refusal)
         }
-        if let chunkSize, (ByteSize.parse(chunkSize) ?? 0) < 1 {
-            throw ValidationError("--chunk-size '\(chunkSize)' must be a size of at least 1 byte, like 5MiB or 6MB")
+        if let chunkSize, let refusal = ByteSize.refusal(chunkSize, option: "--chunk-size", atLeast: 1, like: "5MiB or 6MB") {
+            throw ValidationError(refusal)
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard retries >= 0 else { throw ValidationError("--retries cannot be negative") }
