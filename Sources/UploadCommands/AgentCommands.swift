@@ -189,7 +189,7 @@ public struct AgentSettingsChange: Sendable {
     /// Why these options cannot be taken, or nil.
     public var refusal: String? {
         if between != nil && allDay { return "--between and --all-day contradict each other; give one" }
-        if let limitRate, limitRate != "none", let refusal = ByteSize.refusal(limitRate, option: "--limit-rate", atLeast: 1, like: "500k or 2MB, or none for full speed") {
+        if let limitRate, limitRate != "none", let refusal = ByteSize.refusal(limitRate, option: "--limit-rate", atLeast: 1, like: "500k or 2MB, or none for full speed", noun: "rate") {
             return refusal
         }
         do throws(RangeError) {

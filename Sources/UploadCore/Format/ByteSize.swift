@@ -8,8 +8,8 @@ public enum ByteSize {
 
     /// Why `text` cannot be the value of `option` (a size of at least `minimum` bytes), said so
     /// a person can fix it; nil when it can. `examples`: sizes of the kind the option takes.
-    public static func refusal(_ text: String, option: String, atLeast minimum: Int64, like examples: String) -> String? {
-        guard let bytes = unbounded(text) else { return "\(option) '\(text)' is not a size like \(examples)" }
+    public static func refusal(_ text: String, option: String, atLeast minimum: Int64, like examples: String, noun: String = "size") -> String? {
+        guard let bytes = unbounded(text) else { return "\(option) '\(text)' is not a \(noun) like \(examples)" }
         // Beyond 8 PiB no size or rate means anything, and later arithmetic must not overflow.
         if bytes > Double(BoundedNumber.maxBytes) { return "\(option) '\(text)' is more than 8 PiB, the most a size can be here" }
         if bytes.rounded() < Double(minimum) {

@@ -100,7 +100,7 @@ struct UploadOptions: ParsableArguments {
         } catch {
             throw ValidationError(error.description)
         }
-        if let limitRate, let refusal = ByteSize.refusal(limitRate, option: "--limit-rate", atLeast: 1024, like: "500k or 20MB") {
+        if let limitRate, let refusal = ByteSize.refusal(limitRate, option: "--limit-rate", atLeast: 1024, like: "500k or 20MB", noun: "rate") {
             throw ValidationError(refusal)
         }
         if let chunkSize, let refusal = ByteSize.refusal(chunkSize, option: "--chunk-size", atLeast: 1, like: "5MiB or 6MB") {
