@@ -34,9 +34,10 @@ struct AnswerCapture: Sendable {
     /// server streaming an answer without end held the upload for the whole answer timeout).
     var keptAllItWill: Bool { bodyTotal > Int64(Self.bodyLimit) }
 
-    /// Reading stops once what is kept is in: the answer as kept, said to be cut there.
+    /// Reading stops once what is kept is in: the answer as kept, said to be cut there (nil
+    /// while there is room for more).
     var whenEnoughWasKept: UploadResponse? {
-        guard var answer = answerSoFar else { return nil }
+        guard keptAllItWill, var answer = answerSoFar else { return nil }
         answer.cut = "answer cut off: its first \(ByteFormat.bytes(Int64(Self.bodyLimit))) kept, the rest not read"
         return answer
     }

@@ -210,7 +210,7 @@ struct DirectConnectionMachine {
         result.receivedAnything = true
         answer.take(part)
         // What is kept is in: the rest is not read, and the connection (mid-answer) closes.
-        if answer.keptAllItWill, let kept = answer.whenEnoughWasKept { return finish(answer: kept, reusable: false) }
+        if let kept = answer.whenEnoughWasKept { return finish(answer: kept, reusable: false) }
         return []
     }
 

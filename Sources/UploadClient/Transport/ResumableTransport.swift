@@ -345,7 +345,6 @@ extension HTTPUploadTransport {
     }
 
     static func origin(of url: String) -> String? {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), let host = parsed.host?.lowercased() else { return nil }
-        return "\(scheme)://\(host):\(parsed.port ?? (scheme == "https" ? 443 : 80))"
+        Origin(url)?.description
     }
 }
