@@ -171,7 +171,7 @@ import UploadTesting
                 for _ in 0..<100 {
                     let head = version.map { request.replacingOccurrences(of: "Upload-Complete", with: "Upload-Draft-Interop-Version: \($0)\r\nUpload-Complete") } ?? request
                     connection.send(Array(head.utf8))
-                    answers.append(connection.read(until: "\"}", timeout: 10))
+                    answers.append(connection.read(until: "\"}", timeout: 120))
                 }
                 return answers
             }
