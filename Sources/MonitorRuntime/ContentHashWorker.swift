@@ -6,7 +6,7 @@ import UploadJournal
 
 /// Hashes the browser's files off the monitor's loop, one after another at utility priority. A
 /// newer list replaces what of the last one is still waiting (the folder changed). Digests are
-/// kept by path, size and modification time: for the life of the monitor in memory and, given
+/// kept by path, size, modification time and inode change time: for the life of the monitor in memory and, given
 /// a journal, across runs, so a folder of 10,000 photos is read once, not at every look.
 public final class ContentHashWorker: Sendable {
     private struct State {
@@ -66,7 +66,8 @@ public final class ContentHashWorker: Sendable {
                 deliver(file, cached, remaining)
                 continue
             }
-            if let earlier = kept[file.path], earlier.size == file.size, earlier.mtimeNs == file.modified, file.modified != 0 {
+            if let earlier = kept[file.path], earlier.size == file.size, earlier.mtimeNs == file.modified, file.modified != 0,
+               earlier.ctimeNs == file.changed, file.changed != 0 {
                 state.withLockedValue { $0.cache[file] = earlier.sha256 }
                 deliver(file, earlier.sha256, remaining)
                 continue
@@ -74,7 +75,9 @@ public final class ContentHashWorker: Sendable {
             let digest = try? ContentIdentity.sha256(of: file.path, stripLocation: stripLocation).hex
             if let digest {
                 state.withLockedValue { $0.cache[file] = digest }
-                toKeep.append(CachedContent(path: file.path, size: file.size, mtimeNs: file.modified, stripped: stripLocation, sha256: digest))
+                toKeep.append(CachedContent(
+                    path: file.path, size: file.size, mtimeNs: file.modified, ctimeNs: file.changed == 0 ? nil : file.changed,
+                    stripped: stripLocation, sha256: digest))
                 if toKeep.count >= 200 {
                     try? journal?.cacheContents(toKeep)
                     toKeep = []

@@ -30,20 +30,23 @@ public struct SentContent: Sendable, Equatable, Codable, FetchableRecord, Persis
     public static func key(_ url: String) -> String { RedactedURL.display(url) }
 }
 
-/// A file's content digest as hashed before, valid while its size and modification time stay.
+/// A file's content digest as hashed before, valid while its size, modification time and
+/// inode change time stay (nil in entries kept before change times were: they prove nothing).
 public struct CachedContent: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "contentCache"
 
     public var path: String
     public var size: Int64
     public var mtimeNs: Int64
+    public var ctimeNs: Int64?
     public var stripped: Bool
     public var sha256: String
 
-    public init(path: String, size: Int64, mtimeNs: Int64, stripped: Bool, sha256: String) {
+    public init(path: String, size: Int64, mtimeNs: Int64, ctimeNs: Int64?, stripped: Bool, sha256: String) {
         self.path = path
         self.size = size
         self.mtimeNs = mtimeNs
+        self.ctimeNs = ctimeNs
         self.stripped = stripped
         self.sha256 = sha256
     }

@@ -235,6 +235,7 @@ extension UploadRow {
         if case .file(let p) = request.source { path = p } else { path = "-" }
         self.init(
             id: nil, path: path, fileSize: upload.fingerprint.size, fileMtimeNs: upload.fingerprint.modificationNanoseconds,
+            fileCtimeNs: upload.fingerprint.changeNanoseconds,
             uploadName: request.uploadName, url: request.url, field: request.field, formFields: request.formFields,
             headers: request.headers,
             allowAnyFile: request.allowAnyFile, settings: upload.settings, origin: upload.origin,

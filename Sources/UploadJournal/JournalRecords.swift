@@ -13,6 +13,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     var path: String
     var fileSize: Int64?
     var fileMtimeNs: Int64?
+    /// The inode's change time when it was queued (nil in rows from before it was kept).
+    var fileCtimeNs: Int64?
     var uploadName: String
     var url: String
     var field: String
@@ -77,7 +79,9 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
             source: .file(path: path), url: url, field: field, uploadName: uploadName,
             formFields: formFields, headers: headers,
             allowAnyFile: allowAnyFile,
-            expectedFile: fileSize.flatMap { size in fileMtimeNs.map { FileFingerprint(size: size, modificationNanoseconds: $0) } },
+            expectedFile: fileSize.flatMap { size in
+                fileMtimeNs.map { FileFingerprint(size: size, modificationNanoseconds: $0, changeNanoseconds: fileCtimeNs) }
+            },
             resume: resume,
             idempotencyKey: idempotencyKey
         )
@@ -112,6 +116,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         record.bytesSaved = bytesSaved
         record.contentSHA256 = contentSHA256
         record.fileModified = fileMtimeNs
+        record.fileChanged = fileCtimeNs
         record.withoutLocation = settings.stripLocation
         return record
     }

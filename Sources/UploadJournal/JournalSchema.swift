@@ -170,6 +170,17 @@ enum JournalSchema {
                 t.primaryKey(["path", "stripped"])
             }
         }
+        migrator.registerMigration("v11: inode change times") { db in
+            // A file edited with its modification time put back (`touch -r`, `cp -p`) keeps
+            // size and mtime; its inode's change time moves, and no tool sets it back. Rows
+            // without one prove nothing (their file is hashed again).
+            try db.alter(table: "upload") { t in
+                t.add(column: "fileCtimeNs", .integer)
+            }
+            try db.alter(table: "contentCache") { t in
+                t.add(column: "ctimeNs", .integer)
+            }
+        }
         return migrator
     }
 }

@@ -15,8 +15,20 @@ import UploadTesting
         let request = UploadRequest(
             source: .file(path: "/data/a.png"), url: "http://user:pw@127.0.0.1:9/photo?token=t", uploadName: "a.png",
             headers: [RequestHeader(name: "Authorization", value: "Bearer hush")])
-        let new = NewUpload(request: request, fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1), settings: TransportSettings(), origin: "send")
+        let new = NewUpload(request: request, fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1, changeNanoseconds: 3),
+                            settings: TransportSettings(), origin: "send")
         return try #require(try journal.add([new], at: t0).first)
+    }
+
+    /// The inode's change time is kept with the upload and comes back with it (the monitor's
+    /// `✓` compares it), as does the request's expected file.
+    @Test func theFilesChangeTimeIsKept() throws {
+        let journal = try Journal(path: root + "/ctime.sqlite")
+        let added = try add(journal)
+        #expect(added.fileChanged == 3)
+        let pending = try #require(try journal.recover(at: t0).first)
+        #expect(pending.record.fileChanged == 3)
+        #expect(pending.request.expectedFile?.changeNanoseconds == 3)
     }
 
     static let created = UploadResponse(

@@ -39,7 +39,7 @@ import UploadTesting
         let journal = try Journal(path: folder + "/journal.sqlite")
         let path = try TestFiles.writeImage(at: folder + "/a.jpg", size: 30_000)
         let original = try PythonDigests.sha256Hex(path)
-        let request = ContentHashRequest(path: path, size: 30_000, modified: 7)
+        let request = ContentHashRequest(path: path, size: 30_000, modified: 7, changed: 9)
         func hash(_ request: ContentHashRequest) async throws -> String? {
             let got = NIOLockedValueBox<[String?]>([])
             let worker = ContentHashWorker(stripLocation: false, journal: journal) { _, digest, _ in got.withLockedValue { $0.append(digest) } }
@@ -56,9 +56,26 @@ import UploadTesting
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         #expect(try PythonDigests.sha256Hex(path) != original)
         #expect(try await hash(request) == original)
+        // Its modification time put back but its inode changed (`touch -r`, `cp -p`): read again.
+        var edited = request
+        edited.changed = 10
+        #expect(try await hash(edited) == (try PythonDigests.sha256Hex(path)))
         // Its time changed: read again.
         var changed = request
         changed.modified = 8
         #expect(try await hash(changed) == (try PythonDigests.sha256Hex(path)))
+    }
+
+    /// A digest kept without a change time (by an older monitor) proves nothing: read again.
+    @Test func aDigestKeptWithoutAChangeTimeIsNotTrusted() async throws {
+        let folder = TestFiles.makeTemporaryDirectory("hashcache-old")
+        let journal = try Journal(path: folder + "/journal.sqlite")
+        let path = try TestFiles.writeImage(at: folder + "/a.jpg", size: 30_000)
+        try journal.cacheContents([CachedContent(path: path, size: 30_000, mtimeNs: 7, ctimeNs: nil, stripped: false, sha256: String(repeating: "0", count: 64))])
+        let got = NIOLockedValueBox<[String?]>([])
+        let worker = ContentHashWorker(stripLocation: false, journal: journal) { _, digest, _ in got.withLockedValue { $0.append(digest) } }
+        worker.request([ContentHashRequest(path: path, size: 30_000, modified: 7, changed: 9)])
+        try await eventually { got.withLockedValue { $0.count } == 1 }
+        #expect(got.withLockedValue { $0[0] } == (try PythonDigests.sha256Hex(path)))
     }
 }

@@ -88,6 +88,51 @@ import UploadCore
         #expect(lines.contains { $0.contains("cat.jpg") && !$0.contains("✓") }, "\(lines.joined(separator: "\n"))")
     }
 
+    /// A photo edited with its modification time put back (`touch -r`, `cp -p`, an editor that
+    /// keeps it) has the same path, size and mtime as the one sent; its inode's change time
+    /// moved, and `*` offers it again.
+    @Test func aFileEditedWithItsModificationTimePutBackIsNotSent() {
+        var state = Fixtures.state()
+        let listed: Int64 = 1_700_000_000_123_456_789
+        var entries = Fixtures.listing.entries
+        entries[1].modified = listed
+        entries[1].changed = listed + 5
+        _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryListing(path: "/photos", entries: entries)))
+        let items = Fixtures.enqueued(Fixtures.press(&state, .down, .character("u")))
+        #expect(items[0].changed == listed + 5)
+        Fixtures.upload(&state, Fixtures.queued(cat, items[0], totalBytes: 2_100_000))
+        Fixtures.upload(&state, .started(cat, attempt: 1, url: state.endpoint, totalBytes: 2_100_200))
+        Fixtures.upload(&state, .finished(cat, .answered(status: 200)))
+        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: listed, changed: listed + 5)?.kind == .sent)
+        entries[1].changed = listed + 9_000_000_000
+        _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryListing(path: "/photos", entries: entries)))
+        #expect(state.fileStatus("/photos/cat.jpg", entry: entries[1]) == nil)
+        let lines = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode)).text.split(separator: "\n")
+        #expect(lines.contains { $0.contains("cat.jpg") && !$0.contains("✓") }, "\(lines.joined(separator: "\n"))")
+        // `*` marks it among the files not yet sent.
+        _ = Fixtures.press(&state, .character("*"))
+        #expect(state.browser.marks.contains("/photos/cat.jpg"))
+    }
+
+    /// A row sent before change times were kept proves nothing of a file listed with one (its
+    /// content may prove it); a row still on its way still shows.
+    @Test func aSentRowWithoutAChangeTimeDoesNotProveTheFile() {
+        var state = Fixtures.state()
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        var record = UploadRecord(id: UploadID(1), name: "cat.jpg", path: "/photos/cat.jpg", url: state.endpoint, origin: "send",
+                                  fileSize: 2_100_000, createdAt: date)
+        record.fileModified = 1_700_000_000_000_000_000
+        record.apply(.finished(UploadID(1), .answered(status: 200)), at: date)
+        _ = MonitorReducer.reduce(&state, .attached(Reattachment(records: [record], at: date, finishedWhileAway: []), Fixtures.time))
+        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: 1_700_000_000_000_000_000, changed: 42) == nil)
+        record.fileChanged = 42
+        let decoded = try? JSONDecoder().decode(UploadRecord.self, from: JSONEncoder().encode(record))
+        #expect(decoded?.fileChanged == 42, "the change time survives the trip from the agent")
+        _ = MonitorReducer.reduce(&state, .attached(Reattachment(records: [decoded!], at: date, finishedWhileAway: []), Fixtures.time))
+        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: 1_700_000_000_000_000_000, changed: 42)?.kind == .sent)
+        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: 1_700_000_000_000_000_000, changed: 43) == nil)
+    }
+
     /// The journal knows when the file was last modified: a file rewritten since (same size)
     /// is not the one that was sent.
     @Test func aFileModifiedSinceItWasSentIsNotSent() {
@@ -150,15 +195,15 @@ import UploadCore
         record.apply(.content(UploadID(1), sha256: "d06"), at: date)
         record.apply(.finished(UploadID(1), .answered(status: 200)), at: date)
         _ = MonitorReducer.reduce(&state, .attached(Reattachment(records: [record], at: date, finishedWhileAway: []), Fixtures.time))
-        #expect(state.fileStatus("/photos/dog.png", size: 512_000, modified: 0) == nil, "not hashed yet")
+        #expect(state.fileStatus("/photos/dog.png", size: 512_000, modified: 0, changed: 0) == nil, "not hashed yet")
         hashed(&state, "dog.png", size: 512_000, "d06")
         hashed(&state, "cat.jpg", size: 2_100_000, "ca7")
-        #expect(state.fileStatus("/photos/dog.png", size: 512_000, modified: 0)?.kind == .sent)
-        #expect(state.fileStatus("/photos/dog.png", size: 512_001, modified: 0) == nil, "changed since it was hashed")
-        #expect(state.fileStatus("/photos/cat.jpg", size: 2_100_000, modified: 0) == nil)
+        #expect(state.fileStatus("/photos/dog.png", size: 512_000, modified: 0, changed: 0)?.kind == .sent)
+        #expect(state.fileStatus("/photos/dog.png", size: 512_001, modified: 0, changed: 0) == nil, "changed since it was hashed")
+        #expect(state.fileStatus("/photos/cat.jpg", size: 2_100_000, modified: 0, changed: 0) == nil)
         // What the journal says was sent from a shell counts too.
         _ = MonitorReducer.reduce(&state, .sentContentsKnown(["ca7"]))
-        #expect(state.fileStatus("/photos/cat.jpg", size: 2_100_000, modified: 0)?.kind == .sent)
+        #expect(state.fileStatus("/photos/cat.jpg", size: 2_100_000, modified: 0, changed: 0)?.kind == .sent)
         let lines = MonitorView.render(state, theme: Theme(colors: true, glyphs: .unicode)).text.split(separator: "\n")
         #expect(lines.contains { $0.contains("dog.png") && $0.contains("✓") }, "\(lines.joined(separator: "\n"))")
         Fixtures.press(&state, .character("*"))

@@ -1,3 +1,4 @@
+import UploadTesting
 import Foundation
 @testable import Monitor
 import Testing
@@ -104,13 +105,37 @@ import UploadCore
         let listing = DirectoryReader.read(root)
         #expect(listing.error == nil)
         #expect(listing.entries.map(\.name) == ["Zeta", "a.txt", "b.JPG", "gone.png", "loop.png"])
-        let modified = FileFingerprint.of(path: root + "/b.JPG")?.modificationNanoseconds ?? -1
-        #expect(listing.entries[2] == DirectoryEntry(name: "b.JPG", kind: .file, size: 3, isImage: true, modified: modified))
+        let stamp = FileFingerprint.of(path: root + "/b.JPG")
+        #expect(listing.entries[2] == DirectoryEntry(name: "b.JPG", kind: .file, size: 3, isImage: true,
+                                                     modified: stamp?.modificationNanoseconds ?? -1, changed: stamp?.changeNanoseconds ?? -1))
         #expect(listing.entries[3].kind == .brokenLink(reason: "broken symlink"))
         #expect(listing.entries[4].kind == .brokenLink(reason: "symlink loop"))
 
         let missing = DirectoryReader.read(root + "/nope")
         #expect(missing.error == "cannot open \(root)/nope: No such file or directory")
+    }
+
+    /// An edit that puts the modification time back (as `touch -r` and `cp -p` do) leaves
+    /// size and mtime as they were; the listing's inode change time moves all the same.
+    @Test func anEditWithItsModificationTimePutBackChangesTheListedChangeTime() throws {
+        let root = TestFiles.makeTemporaryDirectory("reader-ctime")
+        let path = root + "/a.jpg"
+        try Data(repeating: 1, count: 4_000).write(to: URL(fileURLWithPath: path))
+        let before = try #require(DirectoryReader.read(root).entries.first)
+        var times = [timespec(tv_sec: 0, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: 0)]
+        var after = before
+        // The kernel's clock for inode times ticks every few milliseconds: edit until it moved.
+        for _ in 0..<200 where after.changed == before.changed {
+            usleep(5_000)
+            try Data(repeating: 2, count: 4_000).write(to: URL(fileURLWithPath: path))
+            times[0] = timespec(tv_sec: Int(before.modified / 1_000_000_000), tv_nsec: Int(before.modified % 1_000_000_000))
+            times[1] = times[0]
+            #expect(utimensat(AT_FDCWD, path, times, 0) == 0)
+            after = try #require(DirectoryReader.read(root).entries.first)
+        }
+        #expect(after.size == before.size)
+        #expect(after.modified == before.modified, "the modification time was put back")
+        #expect(after.changed != before.changed && after.changed != 0)
     }
 
     /// A name that is not UTF-8 once showed as "(broken symlink)" and could not be queued.

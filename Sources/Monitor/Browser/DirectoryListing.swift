@@ -16,13 +16,17 @@ public struct DirectoryEntry: Sendable, Hashable {
     public var isImage: Bool
     /// Modification time in nanoseconds since 1970 (0 when not known).
     public var modified: Int64
+    /// The inode's change time in nanoseconds since 1970 (0 when not known): unlike the
+    /// modification time, no tool can set it back, so it tells an edited photo from the one sent.
+    public var changed: Int64
 
-    public init(name: String, kind: Kind, size: Int64 = 0, isImage: Bool = false, modified: Int64 = 0) {
+    public init(name: String, kind: Kind, size: Int64 = 0, isImage: Bool = false, modified: Int64 = 0, changed: Int64 = 0) {
         self.name = name
         self.kind = kind
         self.size = size
         self.isImage = isImage
         self.modified = modified
+        self.changed = changed
     }
 
     public var isDirectory: Bool { kind == .directory }

@@ -33,8 +33,9 @@ public enum DirectoryReader {
             return DirectoryEntry(name: name, kind: .directory)
         case S_IFREG:
             let isImage = MediaSniffer.type(forFileName: name)?.isImage ?? false
+            let fingerprint = FileFingerprint(info)
             return DirectoryEntry(name: name, kind: .file, size: Int64(info.st_size), isImage: isImage,
-                                  modified: FileFingerprint(info).modificationNanoseconds)
+                                  modified: fingerprint.modificationNanoseconds, changed: fingerprint.changeNanoseconds ?? 0)
         default:
             return DirectoryEntry(name: name, kind: .other(what: describe(info.st_mode)))
         }

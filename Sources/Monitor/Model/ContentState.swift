@@ -1,16 +1,18 @@
 import UploadCore
 
-/// One file to hash: its path and the size and modification time it was listed with (a file
-/// that changed since is hashed again).
+/// One file to hash: its path and the size, modification and inode change times it was
+/// listed with (a file that changed since is hashed again; 0: not known).
 public struct ContentHashRequest: Sendable, Hashable {
     public var path: String
     public var size: Int64
     public var modified: Int64
+    public var changed: Int64
 
-    public init(path: String, size: Int64, modified: Int64) {
+    public init(path: String, size: Int64, modified: Int64, changed: Int64 = 0) {
         self.path = path
         self.size = size
         self.modified = modified
+        self.changed = changed
     }
 }
 
@@ -21,6 +23,7 @@ public struct ContentState: Sendable, Equatable {
     struct Hashed: Sendable, Equatable {
         var size: Int64
         var modified: Int64
+        var changed: Int64
         var sha256: String
     }
 
@@ -44,8 +47,8 @@ public struct ContentState: Sendable, Equatable {
     public init() {}
 
     /// The file's SHA-256 if it was hashed as it is now.
-    public func sha256(of path: String, size: Int64, modified: Int64) -> String? {
-        guard let hashed = hashes[path], hashed.size == size, hashed.modified == modified else { return nil }
+    public func sha256(of path: String, size: Int64, modified: Int64, changed: Int64) -> String? {
+        guard let hashed = hashes[path], hashed.size == size, hashed.modified == modified, hashed.changed == changed else { return nil }
         return hashed.sha256
     }
 
@@ -55,11 +58,11 @@ public struct ContentState: Sendable, Equatable {
 
     /// Of `files`, those not hashed as they are now.
     func unhashed(_ files: [ContentHashRequest]) -> [ContentHashRequest] {
-        files.filter { sha256(of: $0.path, size: $0.size, modified: $0.modified) == nil }
+        files.filter { sha256(of: $0.path, size: $0.size, modified: $0.modified, changed: $0.changed) == nil }
     }
 
     mutating func hashed(_ request: ContentHashRequest, sha256: String?, remaining: Int) {
-        if let sha256 { hashes[request.path] = Hashed(size: request.size, modified: request.modified, sha256: sha256) }
+        if let sha256 { hashes[request.path] = Hashed(size: request.size, modified: request.modified, changed: request.changed, sha256: sha256) }
         self.remaining = remaining
         if remaining == 0 { total = 0 }
     }
@@ -74,7 +77,7 @@ extension MonitorState {
         contents.listingAsked = true
         let browser = self.browser
         let files = browser.entries.filter { $0.kind == .file && $0.isImage }
-            .map { ContentHashRequest(path: browser.fullPath($0), size: $0.size, modified: $0.modified) }
+            .map { ContentHashRequest(path: browser.fullPath($0), size: $0.size, modified: $0.modified, changed: $0.changed) }
         let wanted = contents.unhashed(files)
         guard !wanted.isEmpty else { return [] }
         contents.remaining = wanted.count
@@ -84,11 +87,16 @@ extension MonitorState {
 
     /// What has happened to the file at `path` at this endpoint: by its path (queued, sending,
     /// sent, failed, as the rows say), else by its content (sent under another name or path).
-    public func fileStatus(_ path: String, size: Int64, modified: Int64) -> FileUploadStatus? {
-        if let status = queue.status(ofFile: path, size: size, modified: modified) { return status }
-        guard let sha256 = contents.sha256(of: path, size: size, modified: modified),
+    public func fileStatus(_ path: String, size: Int64, modified: Int64, changed: Int64) -> FileUploadStatus? {
+        if let status = queue.status(ofFile: path, size: size, modified: modified, changed: changed) { return status }
+        guard let sha256 = contents.sha256(of: path, size: size, modified: modified, changed: changed),
               queue.sentContents.contains(sha256) || contents.sentElsewhere.contains(sha256)
         else { return nil }
         return FileUploadStatus.sentByContent
+    }
+
+    /// The status of the listed file `entry` at `path`, as it is listed now.
+    public func fileStatus(_ path: String, entry: DirectoryEntry) -> FileUploadStatus? {
+        fileStatus(path, size: entry.size, modified: entry.modified, changed: entry.changed)
     }
 }

@@ -96,11 +96,14 @@ public struct QueueItem: Sendable, Hashable {
     /// The modification time the file was listed with (ns since 1970), so the browser can tell
     /// a file changed since it was sent.
     public var modified: Int64?
+    /// The inode's change time it was listed with (ns since 1970).
+    public var changed: Int64?
 
-    public init(path: String, uploadName: String, stripLocation: Bool = false, modified: Int64? = nil) {
+    public init(path: String, uploadName: String, stripLocation: Bool = false, modified: Int64? = nil, changed: Int64? = nil) {
         self.path = path
         self.uploadName = uploadName
         self.stripLocation = stripLocation
         self.modified = modified
+        self.changed = changed
     }
 }

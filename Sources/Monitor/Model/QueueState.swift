@@ -37,7 +37,8 @@ public struct QueueState: Sendable {
             guard url.isEmpty || url == endpoint else { continue }
             if row.record.state == .succeeded, let sha256 = row.record.contentSHA256 { contents.insert(sha256) }
             guard let path = path(of: id) else { continue }
-            let status = FileUploadStatus(row.record.state, size: row.record.fileSize, modified: row.record.fileModified)
+            let status = FileUploadStatus(row.record.state, size: row.record.fileSize, modified: row.record.fileModified,
+                                          changed: row.record.fileChanged)
             if let known = files[path], known.rank >= status.rank { continue }
             files[path] = status
         }
@@ -72,12 +73,15 @@ public struct FileUploadStatus: Sendable, Equatable {
     /// changed since is not the one sent.
     public var size: Int64?
     public var modified: Int64?
+    /// The inode's change time when it was queued, when known.
+    public var changed: Int64?
 
     /// Sent before under another name or path (same content).
     static let sentByContent = FileUploadStatus(.succeeded, size: nil)
 
-    init(_ state: UploadState, size: Int64?, modified: Int64? = nil) {
+    init(_ state: UploadState, size: Int64?, modified: Int64? = nil, changed: Int64? = nil) {
         self.modified = modified
+        self.changed = changed
         switch state {
         case .queued, .waitingToRetry: kind = .queued
         case .sending: kind = .sending
@@ -101,11 +105,17 @@ public struct FileUploadStatus: Sendable, Equatable {
 }
 
 extension QueueState {
-    /// The status of the file at `path` if it is still the file that was queued (same size, and
-    /// same modification time where both are known).
-    public func status(ofFile path: String, size: Int64, modified: Int64 = 0) -> FileUploadStatus? {
+    /// The status of the file at `path` if it is still the file that was queued: same size, and
+    /// the same modification and inode change times where the listing knows them. A file listed
+    /// with a change time counts as sent only by a row that kept one (size and mtime can be put
+    /// back by any tool; the change time cannot), else its content has to prove it.
+    public func status(ofFile path: String, size: Int64, modified: Int64 = 0, changed: Int64 = 0) -> FileUploadStatus? {
         guard let status = files[path], status.size == nil || status.size == size else { return nil }
         if let queued = status.modified, modified != 0, queued != modified { return nil }
+        if changed != 0 {
+            if let queued = status.changed, queued != changed { return nil }
+            if status.changed == nil, status.kind == .sent { return nil }
+        }
         return status
     }
 }

@@ -38,7 +38,7 @@ extension MonitorReducer {
             let entries = browser.visible.map { browser.entries[$0] }.filter { browser.isQueueable($0) }
             let images = entries.map(browser.fullPath)
             let unsent = entries.filter {
-                state.fileStatus(browser.fullPath($0), size: $0.size, modified: $0.modified)?.isSentOrUnderWay != true
+                state.fileStatus(browser.fullPath($0), entry: $0)?.isSentOrUnderWay != true
             }
                 .map(browser.fullPath)
             if !images.isEmpty, images.allSatisfy(browser.marks.contains) {
@@ -110,10 +110,12 @@ extension MonitorReducer {
             }
             paths = [browser.fullPath(entry)]
         }
-        let listed = Dictionary(browser.entries.map { (browser.fullPath($0), $0.modified) }, uniquingKeysWith: { a, _ in a })
+        let listed = Dictionary(browser.entries.map { (browser.fullPath($0), $0) }, uniquingKeysWith: { a, _ in a })
         let items = paths.map {
             QueueItem(path: $0, uploadName: browser.renames[$0] ?? UploadName.uploadName(ofPath: $0),
-                      stripLocation: browser.stripChoices[$0] ?? state.stripLocation, modified: listed[$0].flatMap { $0 == 0 ? nil : $0 })
+                      stripLocation: browser.stripChoices[$0] ?? state.stripLocation,
+                      modified: listed[$0].flatMap { $0.modified == 0 ? nil : $0.modified },
+                      changed: listed[$0].flatMap { $0.changed == 0 ? nil : $0.changed })
         }
         browser.marks.removeAll()
         state.message = StatusMessage(items.count == 1 ? "Queued \(items[0].uploadName)" : "Queued \(items.count) files")

@@ -88,7 +88,7 @@ extension MonitorView {
             var line = markGlyph + TextLayout.fit(InvisibleCharacters.escaped(name), width: max(0, nameWidth), ellipsis: theme.glyphs.ellipsis)
             // What has happened to the file at this endpoint, before its size: ✓ sent, ✗ failed,
             // ↑ sending, · queued.
-            let status = entry.kind == .file ? state.fileStatus(path, size: entry.size, modified: entry.modified) : nil
+            let status = entry.kind == .file ? state.fileStatus(path, entry: entry) : nil
             let glyph = status.map { statusGlyph($0.kind, theme) }
             if sizeWidth > 0 {
                 let size = entry.kind == .file ? ByteFormat.bytes(entry.size) : ""

@@ -45,11 +45,12 @@ public actor UploadQueue {
     /// settings than the queue's), or nil for the queue's.
     @discardableResult
     public func enqueue(
-        _ request: UploadRequest, totalBytes: Int64?, origin: String = "send", fileModified: Int64? = nil, withoutLocation: Bool = false,
-        transport: (any UploadTransport)? = nil
+        _ request: UploadRequest, totalBytes: Int64?, origin: String = "send", fileModified: Int64? = nil, fileChanged: Int64? = nil,
+        withoutLocation: Bool = false, transport: (any UploadTransport)? = nil
     ) -> UploadID {
         let id = machine.unusedID
-        var record = UploadRecord.queued(id, request: request, fileSize: totalBytes, fileModified: fileModified, origin: origin, at: Date())
+        var record = UploadRecord.queued(
+            id, request: request, fileSize: totalBytes, fileModified: fileModified, fileChanged: fileChanged, origin: origin, at: Date())
         record.withoutLocation = withoutLocation
         enqueue(request, record: record, transport: transport)
         return id

@@ -90,6 +90,9 @@ public struct UploadRecord: Sendable, Hashable {
     /// The file's modification time when it was queued, in nanoseconds since 1970 (known to
     /// the agent's journal; nil where it was not kept).
     public var fileModified: Int64?
+    /// The inode's change time when it was queued (ns since 1970; nil where it was not read):
+    /// with size and modification time, what proves a file is still the one sent.
+    public var fileChanged: Int64?
     /// Sent without where the photo was taken (`--strip-location`, or `L` in the monitor).
     public var withoutLocation = false
     public var phase: UploadPhase
@@ -139,13 +142,15 @@ public struct UploadRecord: Sendable, Hashable {
     /// The record of an upload as it is queued: `request` to send, `fileSize` bytes (nil for a
     /// pipe) last modified at `fileModified`, queued by `origin` at `now`.
     public static func queued(
-        _ id: UploadID, request: UploadRequest, fileSize: Int64?, fileModified: Int64? = nil, origin: String, at now: Date
+        _ id: UploadID, request: UploadRequest, fileSize: Int64?, fileModified: Int64? = nil, fileChanged: Int64? = nil,
+        origin: String, at now: Date
     ) -> UploadRecord {
         let path: String? = if case .file(let path) = request.source { path } else { nil }
         var record = UploadRecord(
             id: id, name: request.uploadName, path: path, url: RedactedURL.display(request.url), field: request.field, origin: origin,
             fileSize: fileSize, createdAt: now)
         record.fileModified = fileModified
+        record.fileChanged = fileChanged
         return record
     }
 
@@ -177,6 +182,7 @@ public struct UploadRecord: Sendable, Hashable {
             origin = initial.origin
             if let total = initial.fileSize { fileSize = total }
             fileModified = initial.fileModified ?? fileModified
+            fileChanged = initial.fileChanged ?? fileChanged
             withoutLocation = initial.withoutLocation
             resume = initial.resume
             if url.isEmpty { url = initial.url }
@@ -252,7 +258,7 @@ extension UploadRecord: Codable {
         case status, reason, body, error, errorKind, retryReason, retryAt, queuedAt, startedAt, finishedAt
         case response, failure
         case uploadURL, offset, resume, resumedAt, bytesSaved, uploadProtocol = "protocol"
-        case fileModifiedNs, verified, sha256, withoutLocation
+        case fileModifiedNs, fileChangedNs, verified, sha256, withoutLocation
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -267,6 +273,7 @@ extension UploadRecord: Codable {
         try c.encode(attempts, forKey: .attempts)
         try c.encodeIfPresent(fileSize, forKey: .fileSize)
         try c.encodeIfPresent(fileModified, forKey: .fileModifiedNs)
+        try c.encodeIfPresent(fileChanged, forKey: .fileChangedNs)
         try c.encode(bytesSent, forKey: .bytesSent)
         try c.encodeIfPresent(bytesExpected, forKey: .bytesExpected)
         if case .finished(.answered(let status)) = phase, response == nil {
@@ -307,6 +314,7 @@ extension UploadRecord: Codable {
         attempts = try c.decode(Int.self, forKey: .attempts)
         fileSize = try c.decodeIfPresent(Int64.self, forKey: .fileSize)
         fileModified = try c.decodeIfPresent(Int64.self, forKey: .fileModifiedNs)
+        fileChanged = try c.decodeIfPresent(Int64.self, forKey: .fileChangedNs)
         bytesSent = try c.decode(Int64.self, forKey: .bytesSent)
         bytesExpected = try c.decodeIfPresent(Int64.self, forKey: .bytesExpected)
         response = try c.decodeIfPresent(UploadResponse.self, forKey: .response)

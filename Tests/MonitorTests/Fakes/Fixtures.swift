@@ -44,6 +44,7 @@ enum Fixtures {
     static func queued(_ id: UploadID, _ item: QueueItem, totalBytes: Int64?) -> UploadEvent {
         var record = UploadRecord(id: id, name: item.uploadName, path: item.path, url: "", origin: "monitor", fileSize: totalBytes, createdAt: time.date)
         record.fileModified = item.modified
+        record.fileChanged = item.changed
         record.withoutLocation = item.stripLocation
         return .queued(record)
     }
