@@ -233,6 +233,40 @@ import UploadTesting
         try? FileManager.default.removeItem(atPath: root)
     }
 
+    /// A server that takes `OPTIONS` and never answers it (an application behind a proxy that
+    /// routes only `POST`) once held each upload for the whole answer timeout before it went
+    /// plain. The question now gives up after `discoveryWait`, and the origin counts as not
+    /// resuming: the second upload asks nothing. Bounded here by the suite's time limit, which
+    /// the old wait (the answer timeout, 10 minutes in this test) could not meet.
+    @Test(.timeLimit(.minutes(1))) func aServerSilentToTheQuestionCostsSecondsNotTheAnswerTimeout() async throws {
+        let requests = RequestLog()
+        let optionsClosedByClient = Lines()
+        let server = try RawServer { connection in
+            while let request = CapturedRequest.read(from: connection) {
+                requests.append(request)
+                if request.head.hasPrefix("OPTIONS") {
+                    let (_, closed) = connection.readUntilClosed(timeout: 120)
+                    if closed { optionsClosedByClient.append("closed") }
+                    break
+                }
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            }
+            connection.close()
+        }
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("silent-options")
+        let first = try file(in: root, name: "a.png")
+        let second = try file(in: root, name: "b.png")
+        let run = try await UploadRun.run(
+            [try .forPath(first, url: server.url), try .forPath(second, url: server.url)],
+            timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(600)), concurrency: 1)
+        #expect(run.outcome(1)?.isSuccess == true && run.outcome(2)?.isSuccess == true)
+        let heads = requests.all.map { $0.head.components(separatedBy: "\r\n")[0] }
+        #expect(heads == ["OPTIONS /photo HTTP/1.1", "POST /photo HTTP/1.1", "POST /photo HTTP/1.1"])
+        #expect(try await eventually { optionsClosedByClient.all == ["closed"] }, "the client gave the question up and closed")
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
     /// The file part of a multipart body.
     static func filePart(of body: [UInt8]) -> [UInt8]? {
         guard let boundaryLine = body.split(separator: 0x0D, maxSplits: 1).first else { return nil }

@@ -250,17 +250,29 @@ extension HTTPUploadTransport {
         }
     }
 
+    /// How long the question may take in all, connecting included (never longer than the
+    /// answer timeout): a server that takes `OPTIONS` and says nothing (an application behind
+    /// a proxy that only routes `POST`) once held every upload over the resume threshold for the
+    /// whole answer timeout, a minute. Any server that answers at all answers an `OPTIONS` in a
+    /// few round trips; past this, the origin is taken not to resume (remembered as any "no").
+    public static let discoveryWait: Duration = .seconds(3)
+
     /// Whether the endpoint's origin resumes uploads: `OPTIONS` with our interop version, and
-    /// again with the one an older server names.
+    /// again with the one an older server names; `discoveryWait` at most.
     func askSupport(_ request: UploadRequest, eventLoop: EventLoop) async -> ResumeSupport.Answer {
         var version = ResumableFields.currentVersion
+        let answerLimit = Duration.nanoseconds(timeouts.answer.nanoseconds)
+        let deadline = ContinuousClock.now + min(Self.discoveryWait, answerLimit)
         for _ in 0..<2 {
             var fields = baseHeaders(request.headers)
             fields.add(name: ResumableFields.interopVersion, value: String(version))
             // tus exempts OPTIONS from `Tus-Resumable`, but some tus servers (aiohttp-tus)
             // answer an OPTIONS without it as if they spoke no tus at all; the draft's ignore it.
             fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
-            let result = await send(url: request.url, method: .OPTIONS, headers: fields, eventLoop: eventLoop, observer: .init())
+            let (result, late) = await Self.within(deadline) { [self, fields] in
+                await send(url: request.url, method: .OPTIONS, headers: fields, eventLoop: eventLoop, observer: .init())
+            }
+            if late, result.response == nil { return .unsupported }
             guard let response = result.response else {
                 // No connection: ask again next time. A server that took the question and gave
                 // no answer (it closed) does not resume uploads.
@@ -279,6 +291,23 @@ extension HTTPUploadTransport {
             version = next
         }
         return .unsupported
+    }
+
+    /// Runs `work` until `deadline`, cancelling it then; whether the deadline cut it. A cancel
+    /// of the caller's task reaches `work` too (and is not the deadline's).
+    static func within<T: Sendable>(
+        _ deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () async -> T
+    ) async -> (T, late: Bool) {
+        let late = NIOLockedValueBox(false)
+        let running = Task { await work() }
+        let clock = Task {
+            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+            late.withLockedValue { $0 = true }
+            running.cancel()
+        }
+        let value = await withTaskCancellationHandler { await running.value } onCancel: { running.cancel() }
+        clock.cancel()
+        return (value, late.withLockedValue { $0 })
     }
 
     /// `DELETE` on the upload resource, from outside the cancelled task and for a second at most.
