@@ -163,6 +163,9 @@ struct FormBody {
         #expect(nine.status == 204 && nine["Upload-Draft-Interop-Version"] == "9", "\(nine)")
         #expect(nine["Upload-Limit"]?.contains("max-size=") == true)
         #expect(nine["Accept-Patch"] == nil)
+        // RFC 9530 §4: it asks for a Content-Digest, so a client knows before it sends that
+        // the digest it works out will be looked at.
+        #expect(nine["Want-Content-Digest"] == "sha-256=10", "\(nine)")
         let eight = try await exchange(["-X", "OPTIONS", "-H", "Upload-Draft-Interop-Version: 8", receiver.url])
         #expect(eight["Accept-Patch"] == "application/partial-upload")
 

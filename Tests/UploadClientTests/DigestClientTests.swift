@@ -12,35 +12,67 @@ import UploadTesting
 struct DigestClientTests {
     let folder = TestFiles.makeTemporaryDirectory("digests")
 
-    @Test func theDigestSentIsThatOfTheBodyAndAServerSayingNothingGetsNoClaim() async throws {
+    /// A server that says nothing of digests is asked for its digest and gets no claim — and
+    /// costs no digest of the body: none is worked out, none is sent.
+    @Test func aServerSayingNothingGetsNoClaimAndNoDigestOfTheBody() async throws {
         let captures = Captures()
         let server = try answeringServer("200 OK", body: "{}", captures: captures)
         defer { server.stop() }
-        // A photo held in memory carries its digest up front; a larger file, whose digest is
-        // known only once it was read to send it, asks for the server's only.
         let small = try TestFiles.writeImage(at: folder + "/small.jpg", size: 20_000)
         let large = try TestFiles.writeImage(at: folder + "/large.jpg", size: 3_000_000)
-        for path in [small, large] {
-            let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], resume: false)
-            #expect(run.outcome() == .answered(status: 200))
-            #expect(run.response()?.verified == nil, "a server that says nothing about digests proves nothing")
-            let request = try #require(captures.all.last)
+        let run = try await UploadRun.run([try UploadRequest.forPath(small, url: server.url), try UploadRequest.forPath(large, url: server.url)],
+                                          concurrency: 1, resume: false)
+        #expect(run.outcome(1) == .answered(status: 200) && run.outcome(2) == .answered(status: 200))
+        #expect(run.record(1).response?.verified == nil && run.record(2).response?.verified == nil,
+                "a server that says nothing about digests proves nothing")
+        #expect(captures.all.count == 2)
+        for request in captures.all {
             #expect(request.header("Want-Repr-Digest") == "sha-256=10")
-            #expect(try PythonDigests.run(["-c", "import http_sf, sys; http_sf.parse(sys.argv[1].encode(), tltype='dictionary')", "sha-256=10"]).status == 0)
-            guard path == small else {
-                #expect(request.header("Content-Digest") == nil)
-                continue
-            }
-            let body = folder + "/sent"
-            _ = FileManager.default.createFile(atPath: body, contents: Data(request.body))
-            let claimed = try #require(request.header("Content-Digest"))
-            #expect(claimed.hasPrefix("sha-256=:"))
-            #expect(try PythonDigests.verify(claimed, body), "\(claimed)")
+            #expect(request.header("Content-Digest") == nil, "no digest of the body for a server that never showed it looks")
         }
+        #expect(try PythonDigests.run(["-c", "import http_sf, sys; http_sf.parse(sys.argv[1].encode(), tltype='dictionary')", "sha-256=10"]).status == 0)
+        // The file's own digest ("already sent") is worked out all the same.
+        #expect(run.contents() == [try PythonDigests.sha256Hex(small), try PythonDigests.sha256Hex(large)])
         // `--no-digest`: neither field.
         let off = try await UploadRun.run([try UploadRequest.forPath(small, url: server.url)], resume: false, digests: false)
         #expect(off.outcome() == .answered(status: 200))
         #expect(captures.all.last?.header("Content-Digest") == nil && captures.all.last?.header("Want-Repr-Digest") == nil)
+    }
+
+    /// A server that answers with the digest of what it received verifies the first upload (the
+    /// body hashed once after the answer); from then on the origin is known to look, and a photo
+    /// held in memory carries its digest up front (`Content-Digest`, checked by Python here).
+    @Test func anOriginThatAnswersADigestGetsOneUpFrontFromThenOn() async throws {
+        let captures = Captures()
+        let server = try RawServer { connection in
+            let request = readRequest(connection)
+            captures.add(request)
+            let body = FileManager.default.temporaryDirectory.path + "/digest-\(UUID().uuidString)"
+            _ = FileManager.default.createFile(atPath: body, contents: Data(request.body))
+            let digest = (try? PythonDigests.make(body, "sha-256")) ?? "sha-256=:AAAA:"
+            connection.write("HTTP/1.1 200 OK\r\nRepr-Digest: \(digest)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+            connection.close()
+        }
+        defer { server.stop() }
+        let first = try TestFiles.writeImage(at: folder + "/first.jpg", size: 20_000)
+        let second = try TestFiles.writeImage(at: folder + "/second.jpg", size: 30_000)
+        let large = try TestFiles.writeImage(at: folder + "/big.jpg", size: 2_000_000)
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(first, url: server.url), try UploadRequest.forPath(second, url: server.url),
+             try UploadRequest.forPath(large, url: server.url)], concurrency: 1, resume: false)
+        for id in 1...3 {
+            #expect(run.outcome(id) == .answered(status: 200))
+            #expect(run.record(id).response?.verified == "sha-256", "upload \(id)")
+        }
+        let requests = captures.all
+        #expect(requests.count == 3)
+        #expect(requests.first?.header("Content-Digest") == nil, "not known to look yet: nothing worked out before the answer")
+        let request = try #require(requests.dropFirst().first)
+        let sent = folder + "/sent"
+        _ = FileManager.default.createFile(atPath: sent, contents: Data(request.body))
+        let claimed = try #require(request.header("Content-Digest"))
+        #expect(claimed.hasPrefix("sha-256=:"))
+        #expect(try PythonDigests.verify(claimed, sent), "\(claimed)")
     }
 
     @Test func anAnswerWhoseDigestIsNotWhatWasSentFailsTheAttemptAndItIsSentAgain() async throws {

@@ -235,7 +235,7 @@ import UploadTesting
 
     /// A server that takes `OPTIONS` and never answers it (an application behind a proxy that
     /// routes only `POST`) once held each upload for the whole answer timeout before it went
-    /// plain. The question now gives up after `discoveryWait`, and the origin counts as not
+    /// plain. The question now gives up after `timeouts.discovery` (3 s), and the origin counts as not
     /// resuming: the second upload asks nothing. Bounded here by the suite's time limit, which
     /// the old wait (the answer timeout, 10 minutes in this test) could not meet.
     @Test(.timeLimit(.minutes(1))) func aServerSilentToTheQuestionCostsSecondsNotTheAnswerTimeout() async throws {

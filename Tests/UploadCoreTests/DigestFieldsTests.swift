@@ -37,6 +37,20 @@ import UploadCore
         #expect(throws: DigestFields.Malformed.self) { try DigestFields.wanted("sha-256=:AA==:") }
     }
 
+    /// An answer shows its server looks at digests when it asks for one of ours (a preference
+    /// above 0 for an algorithm known here); a zero, an unknown algorithm or a malformed field does not.
+    @Test func anAnswerAskingForDigestsIsTold() {
+        func answer(_ headers: [(String, String)]) -> UploadResponse {
+            UploadResponse(status: 204, reason: "No Content", headers: headers, body: [], bodyBytesTotal: 0)
+        }
+        #expect(DigestFields.asksForDigests(answer([("Want-Content-Digest", "sha-256=10")])))
+        #expect(DigestFields.asksForDigests(answer([("Want-Repr-Digest", "md5=3, sha-512=1")])))
+        #expect(!DigestFields.asksForDigests(answer([])))
+        #expect(!DigestFields.asksForDigests(answer([("Want-Content-Digest", "sha-256=0")])))
+        #expect(!DigestFields.asksForDigests(answer([("Want-Content-Digest", "md5=10")])))
+        #expect(!DigestFields.asksForDigests(answer([("Want-Content-Digest", "sha-256=:x:")])))
+    }
+
     @Test func theDigesterIsSHA2() {
         var digester = Digester([.sha256, .sha512])
         digester.update(Array(#"{"hello": "world"}"#.utf8))

@@ -114,6 +114,11 @@ extension UploadEndpoint {
         if !ResumableFields.replaysByAppend(version) { fields["Accept-Patch"] = ResumableFields.partialUploadType }
         fields["Allow"] = "POST, OPTIONS"
         fields[ResumableFields.limit] = configuration.uploadLimit(maxAge: resumable.advertisedAge).fieldValue
+        // RFC 9530 §4: this end checks a `Content-Digest` it is sent (and refuses a body that
+        // does not match it), and answers `Repr-Digest` when asked: a client that knows this
+        // before it sends works its digests out as the body goes, and one that does not
+        // spends nothing on them for servers that would not look.
+        fields[DigestFields.wantContent] = DigestFields.wantSHA256
         return Self.empty(.noContent, fields)
     }
 

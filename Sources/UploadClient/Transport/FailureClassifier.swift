@@ -162,7 +162,7 @@ enum FailureClassifier {
     }
 }
 
-/// The three clocks an attempt runs against.
+/// The clocks an attempt runs against.
 public struct UploadTimeouts: Sendable, Equatable {
     /// Establishing the connection (TCP and TLS).
     public var connect: TimeAmount
@@ -170,11 +170,23 @@ public struct UploadTimeouts: Sendable, Equatable {
     public var stall: TimeAmount
     /// No answer this long after the body was sent.
     public var answer: TimeAmount
+    /// The whole of the question whether an origin resumes uploads (`OPTIONS`), connecting
+    /// included, and never longer than `answer`: a server that takes the question and says
+    /// nothing (an application behind a proxy that only routes `POST`) once held every upload
+    /// over the resume threshold for the whole answer timeout. Any server that answers at all
+    /// answers an `OPTIONS` in a few round trips; past this, the origin is taken not to resume.
+    public var discovery: TimeAmount
 
-    public init(connect: TimeAmount = .seconds(10), stall: TimeAmount = .seconds(30), answer: TimeAmount = .seconds(60)) {
+    public static let defaultDiscovery: TimeAmount = .seconds(3)
+
+    public init(
+        connect: TimeAmount = .seconds(10), stall: TimeAmount = .seconds(30), answer: TimeAmount = .seconds(60),
+        discovery: TimeAmount = UploadTimeouts.defaultDiscovery
+    ) {
         self.connect = connect
         self.stall = stall
         self.answer = answer
+        self.discovery = discovery
     }
 
     /// The answer clock in seconds, as messages give it.

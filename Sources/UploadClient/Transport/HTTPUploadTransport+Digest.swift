@@ -5,26 +5,68 @@ import NIOHTTP1
 import UploadCore
 
 // Proof that an upload arrived intact (RFC 9530). Every upload asks for the digest of what the
-// server received (`Want-Repr-Digest`) and computes its own SHA-256 of what it sends in the pass
-// that reads the file to send it; when the answer's `Repr-Digest` is that digest, the upload is
-// verified; when it is not, the attempt failed and is sent again. A server that says nothing of
-// digests gets no claim. A body held in memory (the common photo) also carries its digest up
-// front (`Content-Digest`), so the receiver refuses it, keeping nothing, if what arrived
-// differs; a larger one does not, because its digest is known only once its last byte was read
-// (a digest before the first byte would cost a second read of the file, and on 1 GiB about
-// half a second before anything is sent).
+// server received (`Want-Repr-Digest`); when the answer's `Repr-Digest` is the SHA-256 of what
+// was sent, the upload is verified; when it is not, the attempt failed and is sent again. A
+// server that says nothing of digests gets no claim — and costs no digest of the body: it is
+// worked out only for an origin that showed it verifies (an answer with `Repr-Digest`, or an
+// `OPTIONS` answer asking for digests), as the body is read to be sent; an origin not yet known
+// to has the body hashed once after its answer came with a digest, and is known from then on.
+// A body held in memory for such an origin also carries its digest up front (`Content-Digest`),
+// so the receiver refuses it, keeping nothing, if what arrived differs; a larger one does not,
+// because its digest is known only once its last byte was read. The file's own SHA-256 (what
+// "already sent" is matched by) is worked out in the same read, whatever the server.
 extension HTTPUploadTransport {
-    /// The digests of a body held in memory, worked out at once (nil: not in memory, `--no-digest`).
-    func inMemoryDigests(_ layout: MultipartLayout, _ prepared: Prepared) -> BodyDigest? {
-        guard let preloaded = prepared.preloaded, let digest = streamDigest(layout, prepared) else { return nil }
+    /// Whether an upload to `url` works out its body's digest as it goes: its origin showed it
+    /// verifies (this process learnt it), and digests are on.
+    func bodyDigestWanted(_ url: String) -> Bool {
+        guard digests, let origin = Self.origin(of: url) else { return false }
+        return support.verifies(origin)
+    }
+
+    /// The digests of a body held in memory for an origin that verifies, worked out at once
+    /// (nil: not in memory, not such an origin, `--no-digest`).
+    func inMemoryDigests(_ layout: MultipartLayout, _ prepared: Prepared, url: String) -> BodyDigest? {
+        guard let preloaded = prepared.preloaded, bodyDigestWanted(url), let digest = streamDigest(layout, prepared, url: url) else { return nil }
         digest.updateWhole(layout, file: preloaded)
         return digest
     }
 
-    /// The digests to compute while the body streams, or nil (`--no-digest`, a pipe).
-    func streamDigest(_ layout: MultipartLayout, _ prepared: Prepared) -> BodyDigest? {
+    /// The digests to compute while the body streams to `url`: the file's always, the body's
+    /// for an origin that verifies; nil for `--no-digest` and a pipe.
+    func streamDigest(_ layout: MultipartLayout, _ prepared: Prepared, url: String) -> BodyDigest? {
         guard digests, !prepared.source.isPipe, let length = layout.contentLength, let size = layout.fileSize else { return nil }
-        return BodyDigest(length: length, fileLength: size)
+        return BodyDigest(length: length, fileLength: size, bodyToo: bodyDigestWanted(url))
+    }
+
+    /// The file's SHA-256 (hex) of a body held in memory, when digests are on.
+    func inMemoryContent(_ prepared: Prepared) -> String? {
+        guard digests, let preloaded = prepared.preloaded else { return nil }
+        var digester = Digester([.sha256])
+        preloaded.withUnsafeReadableBytes { digester.update($0) }
+        return digester.finalize()[.sha256].map(Digester.hex)
+    }
+
+    /// The attempt to `url` as its answer's `Repr-Digest` judges it. `sent`: the body's digest
+    /// when it was worked out as the body went. An answer that carries a digest shows its origin
+    /// verifies (noted for the uploads after it); when the body was not hashed, it is now, once
+    /// (from memory, or the file read again off the event loop), and judged by that.
+    func judged(_ result: AttemptResult, sent: [UInt8]?, url: String, layout: MultipartLayout?, _ prepared: Prepared) async -> AttemptResult {
+        guard digests, let response = result.response, response.header(DigestFields.representation) != nil else {
+            return Self.judged(result, sent: sent)
+        }
+        if let origin = Self.origin(of: url) { support.noteVerifies(origin) }
+        var sent = sent
+        if sent == nil, response.isSuccess, let layout, !prepared.source.isPipe, let length = layout.contentLength, let size = layout.fileSize {
+            let digest = BodyDigest(length: length, fileLength: size)
+            if let preloaded = prepared.preloaded {
+                digest.updateWhole(layout, file: preloaded)
+            } else {
+                let source = prepared.source
+                _ = try? await threadPool.runIfActive { try digest.hashPrefix(of: layout, source, upTo: length) }
+            }
+            sent = digest.value
+        }
+        return Self.judged(result, sent: sent)
     }
 
     /// The fields that go with a body whose SHA-256 is `digest`: the user's own, if given, win.

@@ -172,7 +172,7 @@ public final class HTTPUploadTransport: UploadTransport {
             return resumed
         }
         let layout = prepared.layout(.random(), for: request)
-        let inMemory = inMemoryDigests(layout, prepared)
+        let inMemory = inMemoryDigests(layout, prepared, url: request.url)
         let upFront = inMemory?.value
         let source = prepared.source
         var pipePrefix = prepared.pipePrefix
@@ -188,9 +188,10 @@ public final class HTTPUploadTransport: UploadTransport {
             var content = inMemory?.fileHex
             if let target = directTarget(url, prepared), let preloaded = prepared.preloaded {
                 result = await directExchange(target, headers: fields, layout: layout, preloaded: preloaded, eventLoop: eventLoop, observer: observer)
+                content = content ?? inMemoryContent(prepared)
             } else {
-                let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix, digest: upFront == nil ? streamDigest(layout, prepared) : nil,
-                                            eventLoop: eventLoop)
+                let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix,
+                                            digest: upFront == nil ? streamDigest(layout, prepared, url: url) : nil, eventLoop: eventLoop)
                 result = await send(url: url, method: .POST, headers: fields, streamer: streamer, eventLoop: eventLoop, observer: observer)
                 sent = sent ?? streamer.digest?.value
                 content = content ?? streamer.digest?.fileHex
@@ -200,7 +201,7 @@ public final class HTTPUploadTransport: UploadTransport {
                 return await sendTus(request, prepared, capabilities: capabilities, eventLoop: eventLoop, observer: observer)
             }
             if let content { observer.content(content) }
-            result = Self.judged(result, sent: sent)
+            result = await judged(result, sent: sent, url: url, layout: layout, prepared)
             totalSent += result.bytesSent
             guard let response = result.response,
                   response.status == 307 || response.status == 308,

@@ -24,8 +24,16 @@ final class ResumeSupport: Sendable {
     private let limits = NIOLockedValueBox<[String: UploadLimit]>([:])
     /// Origins whose answer came from the store, not from asking in this process.
     private let rememberedOrigins = NIOLockedValueBox<Set<String>>([])
+    /// Origins that showed they verify what they receive (an answer with `Repr-Digest`, or an
+    /// `OPTIONS` answer asking for digests): uploads there work out the body's digest as it
+    /// goes (this process only; an origin not yet known costs one digest after the answer).
+    private let verifying = NIOLockedValueBox<Set<String>>([])
     /// Where answers outlive the process (nil: they do not).
     let store: ResumeSupportStore?
+
+    func verifies(_ origin: String) -> Bool { verifying.withLockedValue { $0.contains(origin) } }
+
+    func noteVerifies(_ origin: String) { verifying.withLockedValue { _ = $0.insert(origin) } }
 
     init(store: ResumeSupportStore? = ResumeSupportStore.shared.withLockedValue { $0 }) {
         self.store = store
@@ -137,6 +145,9 @@ extension HTTPUploadTransport {
         var sentDigest: [UInt8]?
         var content: String?
         var partDigest: BodyDigest?
+        // The layout of the body the last request completed (or would have): what an answer
+        // with a digest is checked against when the body was not hashed as it went.
+        var lastLayout = point.map { prepared.layout(Boundary($0.boundary), for: request) }
         while true {
             relay(decision.reports, url: request.url, observer: observer)
             switch decision.next {
@@ -144,7 +155,7 @@ extension HTTPUploadTransport {
                 return nil
             case .finish(let result):
                 if let content { observer.content(content) }
-                return Self.judged(result, sent: sentDigest)
+                return await judged(result, sent: sentDigest, url: request.url, layout: lastLayout, prepared)
             case .request(.ask):
                 guard let origin = Self.origin(of: request.url) else {
                     decision = machine.answered(support: .unsupported, remembered: false)
@@ -174,6 +185,7 @@ extension HTTPUploadTransport {
                     await exchange(url: request.url, method: .POST, headers: fields, body: .bytes([]), length: 0,
                                    progressTotal: length, eventLoop: eventLoop, observer: .init())
                 }
+                lastLayout = layout
                 decision = machine.created(result, boundary: layout.boundary.value, bodyLength: length)
             case .request(.createOptimistically(let version)):
                 let layout = prepared.layout(.random(), for: request)
@@ -187,7 +199,9 @@ extension HTTPUploadTransport {
                 fields.add(name: ResumableFields.length, value: String(length))
                 fields.add(name: ResumableFields.interopVersion, value: String(version))
                 observer.started(request.url, length)
-                let streamer = makeStreamer(layout, prepared, pipePrefix: nil, digest: streamDigest(layout, prepared), eventLoop: eventLoop)
+                lastLayout = layout
+                let streamer = makeStreamer(layout, prepared, pipePrefix: nil, digest: streamDigest(layout, prepared, url: request.url),
+                                            eventLoop: eventLoop)
                 let announced = NIOLockedValueBox<ResumePoint?>(nil)
                 let url = request.url
                 let result = await directExchange(
@@ -208,6 +222,7 @@ extension HTTPUploadTransport {
                 decision = machine.headed(await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
                                                      eventLoop: eventLoop, observer: .init()))
             case .request(.fetchAnswer(let point)):
+                lastLayout = prepared.layout(Boundary(point.boundary), for: request)
                 var fields = resourceHeaders(point, request)
                 let method: HTTPMethod
                 if ResumableFields.replaysByAppend(point.version) {
@@ -227,7 +242,8 @@ extension HTTPUploadTransport {
                 let layout = prepared.layout(Boundary(point.boundary), for: request)
                 // One digest across the parts of the body sent in this attempt; begun again
                 // (the bytes before read once more) when a request starts elsewhere.
-                partDigest = BodyDigest.continuing(partDigest, at: point.offset) { streamDigest(layout, prepared) }
+                lastLayout = layout
+                partDigest = BodyDigest.continuing(partDigest, at: point.offset) { streamDigest(layout, prepared, url: request.url) }
                 var streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset, digest: partDigest,
                                             eventLoop: eventLoop)
                 streamer.endOffset = end
@@ -250,19 +266,12 @@ extension HTTPUploadTransport {
         }
     }
 
-    /// How long the question may take in all, connecting included (never longer than the
-    /// answer timeout): a server that takes `OPTIONS` and says nothing (an application behind
-    /// a proxy that only routes `POST`) once held every upload over the resume threshold for the
-    /// whole answer timeout, a minute. Any server that answers at all answers an `OPTIONS` in a
-    /// few round trips; past this, the origin is taken not to resume (remembered as any "no").
-    public static let discoveryWait: Duration = .seconds(3)
-
     /// Whether the endpoint's origin resumes uploads: `OPTIONS` with our interop version, and
-    /// again with the one an older server names; `discoveryWait` at most.
+    /// again with the one an older server names; within `timeouts.discovery` in all (a silence
+    /// counts as "does not resume", remembered as any other no).
     func askSupport(_ request: UploadRequest, eventLoop: EventLoop) async -> ResumeSupport.Answer {
         var version = ResumableFields.currentVersion
-        let answerLimit = Duration.nanoseconds(timeouts.answer.nanoseconds)
-        let deadline = ContinuousClock.now + min(Self.discoveryWait, answerLimit)
+        let deadline = ContinuousClock.now + .nanoseconds(min(timeouts.discovery, timeouts.answer).nanoseconds)
         for _ in 0..<2 {
             var fields = baseHeaders(request.headers)
             fields.add(name: ResumableFields.interopVersion, value: String(version))
@@ -281,6 +290,7 @@ extension HTTPUploadTransport {
                 }
                 return .unsupported
             }
+            if let origin = Self.origin(of: request.url), DigestFields.asksForDigests(response) { support.noteVerifies(origin) }
             if let tus = TusCapabilities(options: response) { return .tus(tus) }
             if let origin = Self.origin(of: request.url) {
                 support.noteLimit(UploadLimit(parsing: response.header(ResumableFields.limit)), for: origin)

@@ -76,6 +76,14 @@ public enum DigestFields {
     /// What an answer's `Repr-Digest` (`field`) says of an upload whose digests as sent are
     /// `sent`: a success whose digest of an algorithm both know is equal verifies it, one that
     /// differs is a mismatch. An unreadable field makes no claim either way.
+    /// Whether an answer shows its server looks at digests: it asks to be given them
+    /// (`Want-Content-Digest` or `Want-Repr-Digest` preferring an algorithm known here).
+    public static func asksForDigests(_ response: UploadResponse) -> Bool {
+        [wantContent, wantRepresentation].contains { field in
+            response.header(field).flatMap { try? wanted($0, field: field) }?.isEmpty == false
+        }
+    }
+
     public static func verdict(_ field: String?, sent: [Algorithm: [UInt8]], success: Bool) -> Verdict {
         guard success, let field, let claimed = try? digests(field, field: representation) else { return .none }
         if let wrong = mismatches(claimed: claimed, computed: sent).first { return .mismatch(wrong) }

@@ -9,7 +9,9 @@ struct UploadRun {
 
     static func run(
         _ requests: [UploadRequest],
-        timeouts: UploadTimeouts = UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(10)),
+        // The question whether an origin resumes gets as long as any answer: Python's servers
+        // can take seconds to answer their first request on a loaded machine.
+        timeouts: UploadTimeouts = UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(10), discovery: .seconds(10)),
         concurrency: Int = 2,
         retryPolicy: RetryPolicy = RetryPolicy(),
         tls: TLSOptions = TLSOptions(),
@@ -52,6 +54,12 @@ struct UploadRun {
 
     func resumedOffsets(_ id: Int = 1) -> [Int64] {
         events.compactMap { if case .resumed(let eid, let offset, _) = $0, eid.rawValue == id { offset } else { nil } }
+    }
+
+    /// The file digests the uploads reported ("already sent"), in the order of their ids.
+    func contents() -> [String] {
+        events.compactMap { if case .content(let id, let sha256) = $0 { (id.rawValue, sha256) } else { nil } }
+            .sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     func outcome(_ id: Int = 1) -> UploadOutcome? {
