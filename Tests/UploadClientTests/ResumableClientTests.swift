@@ -235,8 +235,9 @@ import UploadTesting
 
     /// A server that takes `OPTIONS` and never answers it (an application behind a proxy that
     /// routes only `POST`) once held each upload for the whole answer timeout before it went
-    /// plain. The question now gives up after `timeouts.discovery` (3 s), and the origin counts as not
-    /// resuming: the second upload asks nothing. Bounded here by the suite's time limit, which
+    /// plain. The question now gives up after `timeouts.discovery` (3 s), the upload goes as an
+    /// optimistic creation (which such a server answers as any POST), and the second upload
+    /// asks nothing. Bounded here by the suite's time limit, which
     /// the old wait (the answer timeout, 10 minutes in this test) could not meet.
     @Test(.timeLimit(.minutes(1))) func aServerSilentToTheQuestionCostsSecondsNotTheAnswerTimeout() async throws {
         let requests = RequestLog()

@@ -286,6 +286,21 @@ import UploadCore
     static let interim = UploadResponse(status: 104, reason: "Upload Resumption Supported",
                                         headers: [("Location", "/uploads/7"), ("Upload-Draft-Interop-Version", "8")], body: [], bodyBytesTotal: 0)
 
+    /// An origin that took the question and said nothing in time: where the 104 can be seen,
+    /// the body goes as an optimistic creation (a plain server answers it as the ordinary
+    /// upload, which ends the attempt); elsewhere, the ordinary way.
+    @Test func anOriginSilentToTheQuestionGetsAnOptimisticCreationOrThePlainUpload() {
+        var m = Self.optimistic()
+        _ = m.start()
+        #expect(Self.request(m.answered(support: .unanswered, remembered: false)) == .createOptimistically(version: ResumableFields.currentVersion))
+        let plainAnswer = m.createdOptimistically(Self.answer(201, body: "{}"), announced: nil)
+        #expect(Self.finished(plainAnswer)?.response?.status == 201)
+        #expect(Self.finished(plainAnswer)?.resume == nil)
+        var careful = Self.machine()
+        _ = careful.start()
+        #expect(Self.plain(careful.answered(support: .unanswered, remembered: false)))
+    }
+
     @Test func whereInterimAnswersAreSeenTheBodyGoesInTheCreationRequest() {
         var m = Self.optimistic()
         _ = m.start()

@@ -15,8 +15,11 @@ final class ResumeSupport: Sendable {
         /// tus 1.0.0, offering this.
         case tus(TusCapabilities)
         case unsupported
-        /// The question got no answer.
+        /// The question got no answer: no connection (asked again next time).
         case unknown
+        /// The origin took the question and said nothing in time: kept for this process (not
+        /// asked again), never written down.
+        case silent
     }
 
     private let state = NIOLockedValueBox<[String: Task<Answer, Never>]>([:])
@@ -165,7 +168,11 @@ extension HTTPUploadTransport {
                     await askSupport(request, eventLoop: eventLoop)
                 }
                 // A tus origin got here only when asked for multipart (`--protocol multipart`).
-                let said: ResumableUploadMachine.Support = if case .supported(let version) = answer { .supported(version: version) } else { .unsupported }
+                let said: ResumableUploadMachine.Support = switch answer {
+                case .supported(let version): .supported(version: version)
+                case .silent: .unanswered
+                default: .unsupported
+                }
                 decision = machine.answered(support: said, remembered: remembered, limit: support.limit(for: origin))
             case .request(.create(let version)):
                 let layout = prepared.layout(.random(), for: request)
@@ -281,7 +288,7 @@ extension HTTPUploadTransport {
             let (result, late) = await Self.within(deadline) { [self, fields] in
                 await send(url: request.url, method: .OPTIONS, headers: fields, eventLoop: eventLoop, observer: .init())
             }
-            if late, result.response == nil { return .unsupported }
+            if late, result.response == nil { return .silent }
             guard let response = result.response else {
                 // No connection: ask again next time. A server that took the question and gave
                 // no answer (it closed) does not resume uploads.

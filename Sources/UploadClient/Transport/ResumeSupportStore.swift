@@ -55,7 +55,7 @@ public final class ResumeSupportStore: Sendable {
         case .supported(let v): version = v
         case .tus(let capabilities): tus = capabilities
         case .unsupported: break
-        case .unknown: return
+        case .unknown, .silent: return
         }
         guard !Self.isLoopback(origin) else { return }
         lock.withLock {

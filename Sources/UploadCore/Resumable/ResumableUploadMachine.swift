@@ -72,6 +72,11 @@ public struct ResumableUploadMachine: Sendable {
     public enum Support: Sendable, Equatable {
         case supported(version: Int)
         case unsupported
+        /// The origin took the question and did not answer it in time (a server that routes
+        /// only `POST`, or one slow under load): the upload goes as an optimistic creation where
+        /// that can be seen, which a plain server answers as the ordinary upload and one that
+        /// resumes answers with its `104`; otherwise the ordinary way.
+        case unanswered
     }
 
     private enum State: Sendable {
@@ -137,6 +142,11 @@ public struct ResumableUploadMachine: Sendable {
     /// well: the server's own refusal, at the request's head, says it best.)
     public mutating func answered(support: Support, remembered: Bool, limit: UploadLimit? = nil) -> Decision {
         guard case .asking = state else { return decide(.finish(Self.misuse)) }
+        if support == .unanswered {
+            guard optimistic else { return plain() }
+            state = .creatingOptimistically
+            return decide(.request(.createOptimistically(version: ResumableFields.currentVersion)))
+        }
         guard case .supported(let version) = support else { return plain() }
         if let minSize = limit?.minSize, fileSize < minSize { return plain() }
         if let appendLimit = limit?.maxAppendSize, appendLimit > 0 { self.appendLimit = appendLimit }
