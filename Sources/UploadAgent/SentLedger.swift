@@ -47,6 +47,7 @@ public struct SentLedger: Sendable {
     /// path. Blocking: reads every file once; one that cannot be read is not skipped (sending it
     /// says why it cannot go).
     public func alreadySent(_ paths: [String], to endpoint: String, stripLocation: Bool) -> [String: Skip] {
+        resolvePending(to: endpoint)
         var skips: [String: Skip] = [:]
         for path in paths {
             guard let content = try? ContentIdentity.sha256(of: path, stripLocation: stripLocation),
@@ -57,13 +58,45 @@ public struct SentLedger: Sendable {
         return skips
     }
 
-    /// Remembers the uploads of `tracker` that succeeded and whose content digest is known.
-    public func remember(_ tracker: TransferTracker, endpoint: String, at now: Date) {
-        let sent = tracker.states.values.compactMap { state -> SentContent? in
-            guard state.outcome?.isSuccess == true, let sha256 = state.record.contentSHA256 else { return nil }
-            return SentContent(endpoint: endpoint, sha256: sha256, size: state.record.fileSize ?? 0, name: state.name, sentAt: now)
+    /// Remembers the uploads of `tracker` that succeeded: by their content digest when it is
+    /// known, else by path and the file's stamps from before it was sent, to be hashed when
+    /// "already sent" is asked (`resolvePending`). Relative paths are taken from `directory`.
+    public func remember(_ tracker: TransferTracker, endpoint: String, at now: Date,
+                         directory: String = FileManager.default.currentDirectoryPath) {
+        var sent: [SentContent] = []
+        var pending: [PendingSent] = []
+        for state in tracker.states.values where state.outcome?.isSuccess == true {
+            let record = state.record
+            if let sha256 = record.contentSHA256 {
+                sent.append(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: state.name, sentAt: now))
+            } else if let path = record.path, let size = record.fileSize, let mtime = record.fileModified, let ctime = record.fileChanged {
+                let absolute = path.hasPrefix("/") ? path : URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path
+                pending.append(PendingSent(endpoint: endpoint, path: absolute, size: size, mtimeNs: mtime, ctimeNs: ctime,
+                                           stripped: record.withoutLocation, name: state.name, sentAt: now))
+            }
         }
         try? journal.rememberSent(sent)
+        try? journal.rememberPending(pending)
+    }
+
+    /// Hashes the files sent to `endpoint` whose content is not known yet, while each is still
+    /// as it was sent (size, modification and change time, before and after the read): what a
+    /// file became since it was sent was not sent, and is dropped. Blocking: reads the files.
+    public func resolvePending(to endpoint: String) {
+        guard let pending = try? journal.pendingSent(to: endpoint), !pending.isEmpty else { return }
+        var sent: [SentContent] = []
+        for one in pending where one.matches(FileFingerprint.of(path: one.path)) {
+            guard let content = try? ContentIdentity.sha256(of: one.path, stripLocation: one.stripped),
+                  one.matches(FileFingerprint.of(path: one.path)) else { continue }
+            sent.append(SentContent(endpoint: endpoint, sha256: content.hex, size: one.size, name: one.name, sentAt: one.sentAt))
+        }
+        try? journal.resolvePending(pending, sent: sent)
+    }
+
+    /// Every content sent to `endpoint`, the files sent and not hashed yet hashed first.
+    public func sentContents(to endpoint: String) -> Set<String> {
+        resolvePending(to: endpoint)
+        return (try? journal.sentContents(to: endpoint)) ?? []
     }
 
     /// `moved/cat.jpg: skipped, already sent to http://host/photo on 2026-11-25 14:02 as holiday.jpg (same content)`.

@@ -65,7 +65,7 @@ public struct MonitorSession: Sendable {
         let endpoint = uploads.url
         if remembersSent {
             let ledger = SentLedger.open()
-            programSettings.sentContents = { (try? ledger?.journal.sentContents(to: endpoint)) ?? [] }
+            programSettings.sentContents = { ledger?.sentContents(to: endpoint) ?? [] }
             programSettings.contentCache = ledger?.journal
         }
         let program = MonitorProgram(backend: backend, settings: programSettings, makeTerminal: makeTerminal)

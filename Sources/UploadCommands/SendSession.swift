@@ -109,7 +109,11 @@ public struct SendSession: Sendable {
         }
         let result: SendResult
         do {
-            result = try await Self.send(requests, settings: settings, concurrency: concurrency, json: json, output: output)
+            // The file's own digest ("already sent") is worked out as it is sent only for `--json`,
+            // which reports it; otherwise the journal keeps what was sent by path and stamps, and
+            // it is hashed when "already sent" is asked (`--skip-sent`, the monitor).
+            result = try await Self.send(requests, settings: settings, concurrency: concurrency, json: json, output: output,
+                                         contentIdentity: json)
         } catch let error as UploadInputError {
             // A setting that cannot work (an unreadable --cacert): nothing was sent.
             output.complain("uploadmon: \(error.description); nothing was sent")
@@ -174,9 +178,10 @@ public struct SendSession: Sendable {
     /// returns what happened once the queue drains; Ctrl-C cancels what has not finished (see
     /// `Interruption`). Shared by `send` and `demo`.
     public static func send(
-        _ requests: [(UploadRequest, Int64?)], settings: TransportSettings, concurrency: Int, json: Bool, output: CommandOutput = .standard
+        _ requests: [(UploadRequest, Int64?)], settings: TransportSettings, concurrency: Int, json: Bool, output: CommandOutput = .standard,
+        contentIdentity: Bool = true
     ) async throws -> SendResult {
-        let transport = try HTTPUploadTransport(settings: settings)
+        let transport = try HTTPUploadTransport(settings: settings, contentIdentity: contentIdentity)
         let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: settings.retryPolicy)
         let style = OutputStyle.detect()
         let lines = LineOutput()
@@ -184,7 +189,11 @@ public struct SendSession: Sendable {
             ? JSONReporter(console: lines) : style.isTTY ? TTYReporter(style: style) as any SendReporter : PlainReporter(console: lines)
         let flusher = lines.flushPeriodically()
         for (request, size) in requests {
-            await queue.enqueue(request, totalBytes: size)
+            // The file's stamps before it is opened to be sent: what was sent is known by them
+            // until it is hashed (`SentLedger`); any change after this moves the change time.
+            var stamp: FileFingerprint?
+            if !contentIdentity, case .file(let path) = request.source { stamp = FileFingerprint.of(path: path) }
+            await queue.enqueue(request, totalBytes: size, fileModified: stamp?.modificationNanoseconds, fileChanged: stamp?.changeNanoseconds)
         }
         await queue.finishWhenDrained()
         let interruption = Interruption { _ in

@@ -52,7 +52,76 @@ public struct CachedContent: Sendable, Equatable, Codable, FetchableRecord, Pers
     }
 }
 
+/// A file sent whose content is not hashed yet: its path and its stamps from before it was
+/// opened to be sent. While the file still has them (the change time cannot be set back), its
+/// bytes are the ones sent, and hashing them then gives what was sent (`SentLedger.resolve`).
+public struct PendingSent: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "sentPending"
+
+    /// The endpoint as `SentContent` keeps it.
+    public var endpoint: String
+    /// Absolute.
+    public var path: String
+    public var size: Int64
+    public var mtimeNs: Int64
+    public var ctimeNs: Int64
+    /// Sent without its location (`--strip-location`): the bytes sent are the stripped ones.
+    public var stripped: Bool
+    /// The name it was sent under.
+    public var name: String
+    public var sentAt: Date
+
+    public init(endpoint: String, path: String, size: Int64, mtimeNs: Int64, ctimeNs: Int64, stripped: Bool, name: String, sentAt: Date) {
+        self.endpoint = SentContent.key(endpoint)
+        self.path = path
+        self.size = size
+        self.mtimeNs = mtimeNs
+        self.ctimeNs = ctimeNs
+        self.stripped = stripped
+        self.name = name
+        self.sentAt = sentAt
+    }
+
+    /// Whether the file at `path` has these stamps now (`FileFingerprint` of it).
+    public func matches(_ now: FileFingerprint?) -> Bool {
+        guard let now else { return false }
+        return now.size == size && now.modificationNanoseconds == mtimeNs && now.changeNanoseconds == ctimeNs
+    }
+}
+
 extension Journal {
+    /// At most this many sent files wait to be hashed; the oldest go first beyond it (their
+    /// content is then not known as sent: a later `--skip-sent` sends it again).
+    public static let maxPendingSent = 100_000
+
+    /// Keeps files sent, to be hashed when "already sent" is asked.
+    public func rememberPending(_ pending: [PendingSent]) throws {
+        guard !pending.isEmpty else { return }
+        try pool.write { db in
+            for one in pending { try one.save(db, onConflict: .replace) }
+            let count = try PendingSent.fetchCount(db)
+            if count > Self.maxPendingSent {
+                try db.execute(sql: "DELETE FROM sentPending WHERE rowid IN (SELECT rowid FROM sentPending ORDER BY sentAt LIMIT ?)",
+                               arguments: [count - Self.maxPendingSent])
+            }
+        }
+    }
+
+    /// The files sent to `endpoint` not hashed yet.
+    public func pendingSent(to endpoint: String) throws -> [PendingSent] {
+        try pool.read { db in try PendingSent.filter(Column("endpoint") == SentContent.key(endpoint)).fetchAll(db) }
+    }
+
+    /// Replaces pending files by what their hashing found (`sent`), in one transaction; those
+    /// in `done` that found nothing (changed since) are dropped.
+    public func resolvePending(_ done: [PendingSent], sent: [SentContent]) throws {
+        guard !done.isEmpty else { return }
+        try pool.write { db in
+            for one in sent { try Self.remember(one, in: db) }
+            for one in done { _ = try one.delete(db) }
+        }
+    }
+
     /// The digests kept for these files (whatever their size and time then: the caller compares).
     public func cachedContents(_ paths: [String], stripped: Bool) throws -> [String: CachedContent] {
         try pool.read { db in

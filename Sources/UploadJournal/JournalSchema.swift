@@ -181,6 +181,23 @@ enum JournalSchema {
                 t.add(column: "ctimeNs", .integer)
             }
         }
+        migrator.registerMigration("v12: sent, to be hashed") { db in
+            // What a `send` sent, by path and the file's stamps before it was opened, until its
+            // content is hashed for "already sent" (hashing every byte while sending cost more
+            // than sending it on a fast link). Hashed only while size, modification and change
+            // time are as they were: then the bytes are the ones sent.
+            try db.create(table: "sentPending") { t in
+                t.column("endpoint", .text).notNull()
+                t.column("path", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.column("mtimeNs", .integer).notNull()
+                t.column("ctimeNs", .integer).notNull()
+                t.column("stripped", .boolean).notNull()
+                t.column("name", .text).notNull()
+                t.column("sentAt", .datetime).notNull()
+                t.primaryKey(["endpoint", "path", "stripped"])
+            }
+        }
         return migrator
     }
 }

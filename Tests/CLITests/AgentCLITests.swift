@@ -152,6 +152,46 @@ import UploadTesting
         await receiver.cleanUp()
     }
 
+    /// A plain `send` does not hash what it sends (the journal keeps the file's path and
+    /// stamps); `--skip-sent` hashes it later, but only while the file is as it was sent: a
+    /// photo edited since with its modification time put back is not taken for the one sent.
+    @Test func aPhotoEditedAfterItWasSentIsNotSkipped() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let root = receiver.root
+        let env = Self.environment(root)
+        let a = try TestFiles.writeImage(at: root + "/a.jpg", size: 40_000)
+        let sent = try await CLIRun.run(["send", "a.jpg", "--to", receiver.url], environment: env, directory: root)
+        #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
+        let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
+        #expect(try journal.pendingSent(to: receiver.url).map(\.path) == [a], "kept by its absolute path, not hashed yet")
+
+        // The same size and modification time, other bytes: only the change time moved.
+        let before = try #require(FileFingerprint.of(path: a))
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: a)))
+        for _ in 0..<200 {
+            usleep(5_000)
+            bytes[1000] &+= 1
+            try Data(bytes).write(to: URL(fileURLWithPath: a))
+            let mtime = timespec(tv_sec: Int(before.modificationNanoseconds / 1_000_000_000), tv_nsec: Int(before.modificationNanoseconds % 1_000_000_000))
+            #expect(utimensat(AT_FDCWD, a, [mtime, mtime], 0) == 0)
+            if FileFingerprint.of(path: a)?.changeNanoseconds != before.changeNanoseconds { break }
+        }
+        #expect(FileFingerprint.of(path: a) == before, "size and modification time as sent")
+        let skipping = try await CLIRun.run(["send", a, "--to", receiver.url, "--skip-sent"], environment: env)
+        #expect(skipping.status == 0, "\(skipping.stdout) \(skipping.stderr)")
+        #expect(!skipping.stdout.contains("skipped"), "the edited photo goes: \(skipping.stdout)")
+        // The row of the first send was looked at once and dropped as changed; the one left is
+        // this send's, with the edited file's stamps.
+        #expect(try journal.pendingSent(to: receiver.url).map(\.ctimeNs) == [FileFingerprint.of(path: a)?.changeNanoseconds].compactMap { $0 })
+        #expect(try journal.sentContents(to: receiver.url).isEmpty, "nothing was taken for sent content")
+        // What went now was hashed by the next look: a copy of it is skipped.
+        let copy = root + "/copy.jpg"
+        try FileManager.default.copyItem(atPath: a, toPath: copy)
+        let again = try await CLIRun.run(["send", copy, "--to", receiver.url, "--skip-sent"], environment: env)
+        #expect(again.stdout.contains("\(copy): skipped, already sent to \(receiver.url) on "), "\(again.stdout)")
+        await receiver.cleanUp()
+    }
+
     @Test func killNineMidUploadThenTheNextStartFinishesItExactlyOnce() async throws {
         let receiver = try await ReceiverHarness.start()
         let root = receiver.root

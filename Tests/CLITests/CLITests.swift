@@ -20,13 +20,14 @@ struct CLIRun {
         return ".build/debug/uploadmon"
     }
 
-    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws -> CLIRun {
-        try await offPool { try runBlocking(arguments, stdin: stdin, environment: environment) }
+    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], directory: String? = nil) async throws -> CLIRun {
+        try await offPool { try runBlocking(arguments, stdin: stdin, environment: environment, directory: directory) }
     }
 
-    static func runBlocking(_ arguments: [String], stdin: Data?, environment: [String: String]) throws -> CLIRun {
+    static func runBlocking(_ arguments: [String], stdin: Data?, environment: [String: String], directory: String? = nil) throws -> CLIRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }

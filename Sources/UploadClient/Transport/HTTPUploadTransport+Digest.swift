@@ -31,16 +31,19 @@ extension HTTPUploadTransport {
         return digest
     }
 
-    /// The digests to compute while the body streams to `url`: the file's always, the body's
-    /// for an origin that verifies; nil for `--no-digest` and a pipe.
+    /// The digests to compute while the body streams to `url`: the file's unless it is left
+    /// to later (`contentIdentity`), the body's for an origin that verifies; nil when neither,
+    /// for `--no-digest` and a pipe.
     func streamDigest(_ layout: MultipartLayout, _ prepared: Prepared, url: String) -> BodyDigest? {
         guard digests, !prepared.source.isPipe, let length = layout.contentLength, let size = layout.fileSize else { return nil }
-        return BodyDigest(length: length, fileLength: size, bodyToo: bodyDigestWanted(url))
+        let body = bodyDigestWanted(url)
+        guard body || contentIdentity else { return nil }
+        return BodyDigest(length: length, fileLength: size, bodyToo: body, fileToo: contentIdentity)
     }
 
-    /// The file's SHA-256 (hex) of a body held in memory, when digests are on.
+    /// The file's SHA-256 (hex) of a body held in memory, when digests are on and it is wanted now.
     func inMemoryContent(_ prepared: Prepared) -> String? {
-        guard digests, let preloaded = prepared.preloaded else { return nil }
+        guard digests, contentIdentity, let preloaded = prepared.preloaded else { return nil }
         var digester = Digester([.sha256])
         preloaded.withUnsafeReadableBytes { digester.update($0) }
         return digester.finalize()[.sha256].map(Digester.hex)
@@ -57,7 +60,7 @@ extension HTTPUploadTransport {
         if let origin = Self.origin(of: url) { support.noteVerifies(origin) }
         var sent = sent
         if sent == nil, response.isSuccess, let layout, !prepared.source.isPipe, let length = layout.contentLength, let size = layout.fileSize {
-            let digest = BodyDigest(length: length, fileLength: size)
+            let digest = BodyDigest(length: length, fileLength: size, fileToo: false)
             if let preloaded = prepared.preloaded {
                 digest.updateWhole(layout, file: preloaded)
             } else {
@@ -120,11 +123,14 @@ final class BodyDigest: Sendable {
     /// Whether the body's digest is worked out beside the file's (a tus body is the file, and
     /// no tus server answers with a digest: the file's alone then).
     let bodyToo: Bool
+    /// Whether the file's own digest is worked out (not when it is left to later).
+    let fileToo: Bool
 
-    init(length: Int64, fileLength: Int64, bodyToo: Bool = true) {
+    init(length: Int64, fileLength: Int64, bodyToo: Bool = true, fileToo: Bool = true) {
         self.length = length
         self.fileLength = fileLength
         self.bodyToo = bodyToo
+        self.fileToo = fileToo
     }
 
     /// Bytes of the multipart framing (head, tail): the body's only.
@@ -140,7 +146,7 @@ final class BodyDigest: Sendable {
         state.withLockedValue { state in
             buffer.withUnsafeReadableBytes { bytes in
                 if bodyToo { state.body.update(bytes) }
-                state.file.update(bytes)
+                if fileToo { state.file.update(bytes) }
             }
             state.bodyCount += Int64(buffer.readableBytes)
             state.fileCount += Int64(buffer.readableBytes)
@@ -189,7 +195,8 @@ final class BodyDigest: Sendable {
 
     /// The file's SHA-256 in lowercase hex, once every byte of it went through; nil before.
     var fileHex: String? {
-        state.withLockedValue { state in
+        guard fileToo else { return nil }
+        return state.withLockedValue { state in
             guard state.fileCount == fileLength, let bytes = state.file.finalize()[.sha256] else { return nil }
             return Digester.hex(bytes)
         }

@@ -29,6 +29,11 @@ public final class HTTPUploadTransport: UploadTransport {
     let stripLocation: Bool
     /// Whether uploads carry their digest and ask for the server's (`--no-digest`: false).
     let digests: Bool
+    /// Whether each upload works out its file's SHA-256 as it is read ("already sent" by
+    /// content, the `content` event), with digests on. `send` leaves it to later (the journal
+    /// keeps what was sent by path and stamps, hashed when "already sent" is asked): a second
+    /// SHA-256 of every byte on the way would cost more than sending them on a fast link.
+    let contentIdentity: Bool
     /// The protocol uploads speak (`--protocol`).
     let uploadProtocol: UploadProtocol
     /// Bytes per tus `PATCH` at most (`--chunk-size`), or nil for the rest in one.
@@ -57,6 +62,7 @@ public final class HTTPUploadTransport: UploadTransport {
         stripLocation: Bool = false,
         proxy: ProxyTarget? = nil,
         digests: Bool = true,
+        contentIdentity: Bool = true,
         uploadProtocol: UploadProtocol = .auto,
         tusChunkSize: Int64? = nil,
         direct: Bool = true,
@@ -66,6 +72,7 @@ public final class HTTPUploadTransport: UploadTransport {
         self.resume = resume
         self.stripLocation = stripLocation
         self.digests = digests
+        self.contentIdentity = contentIdentity
         self.uploadProtocol = uploadProtocol
         self.tusChunkSize = tusChunkSize
         // Through an HTTP proxy, plain-HTTP requests go the direct way as absolute-form requests
@@ -123,7 +130,7 @@ public final class HTTPUploadTransport: UploadTransport {
     }
 
     /// A transport that sends as `settings` say, within `sharedLimit` if given.
-    public convenience init(settings: TransportSettings, sharedLimit: SharedRateLimit? = nil) throws {
+    public convenience init(settings: TransportSettings, sharedLimit: SharedRateLimit? = nil, contentIdentity: Bool = true) throws {
         try self.init(
             tls: TLSOptions(caCertificatePath: settings.caCertificatePath, insecure: settings.insecure),
             timeouts: UploadTimeouts(
@@ -137,6 +144,7 @@ public final class HTTPUploadTransport: UploadTransport {
             stripLocation: settings.stripLocation,
             proxy: try settings.proxy.map { text throws(UploadInputError) in try ProxyTarget(parsing: text) },
             digests: settings.digests,
+            contentIdentity: contentIdentity,
             uploadProtocol: settings.uploadProtocol,
             tusChunkSize: settings.chunkSize
         )

@@ -233,7 +233,7 @@ extension HTTPUploadTransport {
 
     /// The file's digest alone (a tus body is the file; no tus server answers with a digest).
     private func fileDigest(_ length: Int64) -> BodyDigest? {
-        digests ? BodyDigest(length: length, fileLength: length, bodyToo: false) : nil
+        digests && contentIdentity ? BodyDigest(length: length, fileLength: length, bodyToo: false) : nil
     }
 }
 
