@@ -98,7 +98,15 @@ extension Journal {
     public func rememberPending(_ pending: [PendingSent]) throws {
         guard !pending.isEmpty else { return }
         try pool.write { db in
-            for one in pending { try one.save(db, onConflict: .replace) }
+            // One prepared statement, not a record encoded per row: a thousand files sent
+            // cost a tenth of send's CPU the other way.
+            let insert = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO sentPending (endpoint, path, size, mtimeNs, ctimeNs, stripped, name, sentAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for one in pending {
+                try insert.execute(arguments: [one.endpoint, one.path, one.size, one.mtimeNs, one.ctimeNs, one.stripped, one.name, one.sentAt])
+            }
             let count = try PendingSent.fetchCount(db)
             if count > Self.maxPendingSent {
                 try db.execute(sql: "DELETE FROM sentPending WHERE rowid IN (SELECT rowid FROM sentPending ORDER BY sentAt LIMIT ?)",
@@ -159,10 +167,9 @@ extension Journal {
     }
 
     static func remember(_ sent: SentContent, in db: Database) throws {
-        var kept = sent
-        kept.endpoint = SentContent.key(sent.endpoint)
-        kept.sha256 = sent.sha256.lowercased()
-        try kept.save(db, onConflict: .replace)
+        // A prepared statement, not a record encoded per row (a thousand at a time at the end of a `send`).
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO sentContent (endpoint, sha256, size, name, sentAt) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [SentContent.key(sent.endpoint), sent.sha256.lowercased(), sent.size, sent.name, sent.sentAt])
     }
 
     /// Every content (SHA-256, hex) sent to `endpoint`.
