@@ -114,9 +114,8 @@ import UploadCore
         #expect(state.browser.marks.contains("/photos/cat.jpg"))
     }
 
-    /// A row sent before change times were kept proves nothing of a file listed with one (its
-    /// content may prove it); a row still on its way still shows.
-    @Test func aSentRowWithoutAChangeTimeDoesNotProveTheFile() {
+    /// A monitor attached to a journal in which cat.jpg (modified at 1_700_000_000 s) was sent.
+    static func attachedSentCat() -> (MonitorState, UploadRecord, Date) {
         var state = Fixtures.state()
         let date = Date(timeIntervalSince1970: 1_800_000_000)
         var record = UploadRecord(id: UploadID(1), name: "cat.jpg", path: "/photos/cat.jpg", url: state.endpoint, origin: "send",
@@ -124,6 +123,13 @@ import UploadCore
         record.fileModified = 1_700_000_000_000_000_000
         record.apply(.finished(UploadID(1), .answered(status: 200)), at: date)
         _ = MonitorReducer.reduce(&state, .attached(Reattachment(records: [record], at: date, finishedWhileAway: []), Fixtures.time))
+        return (state, record, date)
+    }
+
+    /// A row sent before change times were kept proves nothing of a file listed with one (its
+    /// content may prove it); a row still on its way still shows.
+    @Test func aSentRowWithoutAChangeTimeDoesNotProveTheFile() {
+        var (state, record, date) = Self.attachedSentCat()
         #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: 1_700_000_000_000_000_000, changed: 42) == nil)
         record.fileChanged = 42
         let decoded = try? JSONDecoder().decode(UploadRecord.self, from: JSONEncoder().encode(record))
@@ -136,13 +142,7 @@ import UploadCore
     /// The journal knows when the file was last modified: a file rewritten since (same size)
     /// is not the one that was sent.
     @Test func aFileModifiedSinceItWasSentIsNotSent() {
-        var state = Fixtures.state()
-        let date = Date(timeIntervalSince1970: 1_800_000_000)
-        var record = UploadRecord(id: UploadID(1), name: "cat.jpg", path: "/photos/cat.jpg", url: state.endpoint, origin: "send",
-                                  fileSize: 2_100_000, createdAt: date)
-        record.fileModified = 1_700_000_000_000_000_000
-        record.apply(.finished(UploadID(1), .answered(status: 200)), at: date)
-        _ = MonitorReducer.reduce(&state, .attached(Reattachment(records: [record], at: date, finishedWhileAway: []), Fixtures.time))
+        let (state, record, _) = Self.attachedSentCat()
         #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: 1_700_000_000_000_000_000)?.kind == .sent)
         #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: 1_700_000_000_000_000_001) == nil)
         // The record survives the trip from the agent as JSON with its modification time.
