@@ -37,6 +37,32 @@ import UploadTesting
         #expect(ResumeSupportStore(path: path).lookup(origin, now: 1001) == .supported(version: 8))
     }
 
+    /// An origin that answered with a digest is known to verify for a day, by every process,
+    /// without its resume answer changing (nor made up, for an origin never asked).
+    @Test func anOriginThatVerifiesIsRememberedBesideItsResumeAnswer() {
+        defer { unlink(path) }
+        let store = ResumeSupportStore(path: path)
+        store.remember(origin, .supported(version: 8), now: 1000)
+        let support = ResumeSupport(store: store)
+        #expect(!support.verifies(origin, now: 1000))
+        support.noteVerifies(origin, now: 1000)
+        let other = ResumeSupport(store: ResumeSupportStore(path: path))
+        #expect(other.verifies(origin, now: 1000 + 3600))
+        #expect(store.lookup(origin, now: 1000 + 3600) == .supported(version: 8))
+        #expect(!ResumeSupport(store: store).verifies(origin, now: 1000 + ResumeSupportStore.positiveAge), "a day later: learnt again")
+        // Known to verify, never asked whether it resumes: no resume answer is made up.
+        let small = "https://photos.example:8443"
+        store.rememberVerifies(small, now: 5000)
+        #expect(store.verifies(small, now: 5001))
+        #expect(store.lookup(small, now: 5001) == nil)
+        // Asked later, the answer keeps the digest knowledge.
+        store.remember(small, .unsupported, now: 5002)
+        #expect(store.verifies(small, now: 5003) && store.lookup(small, now: 5003) == .unsupported)
+        #expect(!store.verifies("http://127.0.0.1:3000", now: 5003))
+        store.rememberVerifies("http://127.0.0.1:3000", now: 5003)
+        #expect(!store.verifies("http://127.0.0.1:3000", now: 5004), "loopback is never remembered")
+    }
+
     @Test func loopbackAndDamagedFilesAreNotTrusted() throws {
         defer { unlink(path) }
         let store = ResumeSupportStore(path: path)

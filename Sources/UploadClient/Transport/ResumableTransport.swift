@@ -27,16 +27,31 @@ final class ResumeSupport: Sendable {
     private let limits = NIOLockedValueBox<[String: UploadLimit]>([:])
     /// Origins whose answer came from the store, not from asking in this process.
     private let rememberedOrigins = NIOLockedValueBox<Set<String>>([])
-    /// Origins that showed they verify what they receive (an answer with `Repr-Digest`, or an
-    /// `OPTIONS` answer asking for digests): uploads there work out the body's digest as it
-    /// goes (this process only; an origin not yet known costs one digest after the answer).
-    private let verifying = NIOLockedValueBox<Set<String>>([])
+    /// Whether each origin showed it verifies what it receives (an answer with `Repr-Digest`,
+    /// or an `OPTIONS` answer asking for digests): uploads there work out the body's digest as
+    /// it goes; an origin not known to costs one digest after an answer that carries one.
+    /// Known in this process, and remembered with the resume answers for a day (read once per
+    /// origin and process).
+    private let verifying = NIOLockedValueBox<[String: Bool]>([:])
     /// Where answers outlive the process (nil: they do not).
     let store: ResumeSupportStore?
 
-    func verifies(_ origin: String) -> Bool { verifying.withLockedValue { $0.contains(origin) } }
+    func verifies(_ origin: String, now: Double = Date().timeIntervalSince1970) -> Bool {
+        if let known = verifying.withLockedValue({ $0[origin] }) { return known }
+        let remembered = store?.verifies(origin, now: now) ?? false
+        return verifying.withLockedValue { known in
+            if known[origin] == nil { known[origin] = remembered }
+            return known[origin] ?? remembered
+        }
+    }
 
-    func noteVerifies(_ origin: String) { verifying.withLockedValue { _ = $0.insert(origin) } }
+    func noteVerifies(_ origin: String, now: Double = Date().timeIntervalSince1970) {
+        let news = verifying.withLockedValue { known -> Bool in
+            defer { known[origin] = true }
+            return known[origin] != true
+        }
+        if news { store?.rememberVerifies(origin, now: now) }
+    }
 
     init(store: ResumeSupportStore? = ResumeSupportStore.shared.withLockedValue { $0 }) {
         self.store = store

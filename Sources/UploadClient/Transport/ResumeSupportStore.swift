@@ -23,7 +23,13 @@ public final class ResumeSupportStore: Sendable {
         var version: Int?
         /// What the origin said as a tus server (then `version` is nil).
         var tus: TusCapabilities?
+        /// When the resume question was answered (0: never; only `verifiesAt` is known).
         var checkedAt: Double
+        /// When the origin last showed it verifies digests (an answer with `Repr-Digest`).
+        var verifiesAt: Double?
+
+        /// The newest thing known of the origin.
+        var newest: Double { max(checkedAt, verifiesAt ?? 0) }
     }
 
     let path: String
@@ -58,14 +64,38 @@ public final class ResumeSupportStore: Sendable {
         case .unknown, .silent: return
         }
         guard !Self.isLoopback(origin) else { return }
+        update(now: now) { entries in
+            entries[origin] = Entry(version: version, tus: tus, checkedAt: now, verifiesAt: entries[origin]?.verifiesAt)
+        }
+    }
+
+    /// Whether `origin` showed it verifies digests within the last day (then uploads there hash
+    /// the body as it goes, rather than once more after the answer).
+    func verifies(_ origin: String, now: Double) -> Bool {
+        guard !Self.isLoopback(origin), let at = lock.withLock({ read()[origin]?.verifiesAt }) else { return false }
+        return now - at >= 0 && now - at < Self.positiveAge
+    }
+
+    /// Remembers that `origin` answered with a digest of what it received.
+    func rememberVerifies(_ origin: String, now: Double) {
+        guard !Self.isLoopback(origin) else { return }
+        update(now: now) { entries in
+            // An origin never asked whether it resumes keeps no answer to that (checked at 0).
+            var entry = entries[origin] ?? Entry(version: nil, tus: nil, checkedAt: 0)
+            entry.verifiesAt = now
+            entries[origin] = entry
+        }
+    }
+
+    /// Changes the file under the lock. Old knowledge goes: the file stays as small as the
+    /// origins in use, and no larger than the newest `maxEntries` of them.
+    private func update(now: Double, _ change: (inout [String: Entry]) -> Void) {
         lock.withLock {
             var entries = read()
-            entries[origin] = Entry(version: version, tus: tus, checkedAt: now)
-            // Old answers go: the file stays as small as the origins in use, and no larger than
-            // the newest `maxEntries` of them.
-            entries = entries.filter { now - $0.value.checkedAt < Self.positiveAge }
+            change(&entries)
+            entries = entries.filter { now - $0.value.newest < Self.positiveAge }
             if entries.count > Self.maxEntries {
-                entries = Dictionary(uniqueKeysWithValues: entries.sorted { $0.value.checkedAt > $1.value.checkedAt }.prefix(Self.maxEntries).map { ($0.key, $0.value) })
+                entries = Dictionary(uniqueKeysWithValues: entries.sorted { $0.value.newest > $1.value.newest }.prefix(Self.maxEntries).map { ($0.key, $0.value) })
             }
             write(entries)
         }
