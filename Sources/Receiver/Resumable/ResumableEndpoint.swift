@@ -165,10 +165,11 @@ extension UploadEndpoint {
                 try lease.keepDigests(digests)
                 let wholeDigests = lease.record.digests
                 let writer = try lease.appender()
-                var contentDigester = Digester(digests.contentAlgorithms)
-                var wholeDigester = Digester(complete ? wholeDigests.representationAlgorithms : [])
+                // Hashed on threads of their own while this one parses and writes.
+                let contentDigester = DigestPipeline(digests.contentAlgorithms)
+                let wholeDigester = DigestPipeline(complete ? wholeDigests.representationAlgorithms : [])
                 if !wholeDigester.isEmpty, start > 0 {
-                    try writer.read(0..<start) { wholeDigester.update($0) }
+                    try writer.read(0..<start) { wholeDigester.feed($0) }
                 }
                 // The stream is parsed until it is split where the file part's bytes begin, and
                 // whole in the request that completes it (the bytes before replayed first).
@@ -188,10 +189,10 @@ extension UploadEndpoint {
                         }
                         // Parsed first: where the file part begins decides which file the bytes go to.
                         try receiver?.consume(buffer)
+                        contentDigester.feed(buffer)
+                        wholeDigester.feed(buffer)
                         try buffer.withUnsafeReadableBytes { bytes in
                             try writer.write(bytes, contentStart: receiver?.content?.start)
-                            if !contentDigester.isEmpty { contentDigester.update(bytes) }
-                            if !wholeDigester.isEmpty { wholeDigester.update(bytes) }
                         }
                         received += Int64(buffer.readableBytes)
                         if let point = receiver?.checkpoint { checkpoint = point }

@@ -126,13 +126,13 @@ struct UploadEndpoint: HTTPResponder {
             // The loop writes the file as the body arrives: blocking calls, so it runs on the
             // file-writing threads rather than the cooperative pool.
             return try await withTaskExecutorPreference(FileWritingExecutor.shared) {
-                var digester = Digester(digests.contentAlgorithms.union(digests.representationAlgorithms))
+                let digester = DigestPipeline(digests.contentAlgorithms.union(digests.representationAlgorithms))
                 for try await buffer in request.body {
                     if receiver.bytesReceived + Int64(buffer.readableBytes) > configuration.maxSize {
                         receiver.abort()
                         throw ReceiveError.tooLarge(configuration.maxSize)
                     }
-                    if !digester.isEmpty { buffer.withUnsafeReadableBytes { digester.update($0) } }
+                    digester.feed(buffer)
                     try receiver.consume(buffer)
                 }
                 bodyRead = true
