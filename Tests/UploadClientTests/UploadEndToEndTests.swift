@@ -83,7 +83,9 @@ import UploadTesting
         let receiver = try await ReceiverHarness.start()
         let path = try TestFiles.writeImage(at: receiver.root + "/big.jpg", size: 300 << 20)
         let cancelled = CancelOnce()
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: receiver.url)]) { event, queue in
+        // Paced (300 MB at 50 MB/s: six seconds): on loopback the whole file can otherwise be
+        // sent before a loaded machine delivers the event that cancels it.
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: receiver.url)], rateLimit: 50_000_000) { event, queue in
             if case .progress(let id, _, let sent, _) = event, sent > 4 << 20, cancelled.first() {
                 await queue.cancel(id)
             }
