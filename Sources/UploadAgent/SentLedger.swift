@@ -60,9 +60,9 @@ public struct SentLedger: Sendable {
 
     /// Remembers the uploads of `tracker` that succeeded: by their content digest when it is
     /// known, else by path and the file's stamps from before it was sent, to be hashed when
-    /// "already sent" is asked (`resolvePending`). Relative paths are taken from `directory`.
-    public func remember(_ tracker: TransferTracker, endpoint: String, at now: Date,
-                         directory: String = FileManager.default.currentDirectoryPath) {
+    /// "already sent" is asked (`resolvePending`). Relative paths are taken from the working
+    /// directory, as the uploads opened them.
+    public func remember(_ tracker: TransferTracker, endpoint: String, at now: Date) {
         var sent: [SentContent] = []
         var pending: [PendingSent] = []
         for state in tracker.states.values where state.outcome?.isSuccess == true {
@@ -70,7 +70,7 @@ public struct SentLedger: Sendable {
             if let sha256 = record.contentSHA256 {
                 sent.append(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: state.name, sentAt: now))
             } else if let path = record.path, let size = record.fileSize, let mtime = record.fileModified, let ctime = record.fileChanged {
-                let absolute = path.hasPrefix("/") ? path : URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path
+                let absolute = path.hasPrefix("/") ? path : URL(fileURLWithPath: path).standardizedFileURL.path
                 pending.append(PendingSent(endpoint: endpoint, path: absolute, size: size, mtimeNs: mtime, ctimeNs: ctime,
                                            stripped: record.withoutLocation, name: state.name, sentAt: now))
             }

@@ -174,7 +174,8 @@ public struct UploadTimeouts: Sendable, Equatable {
     /// included, and never longer than `answer`: a server that takes the question and says
     /// nothing (an application behind a proxy that only routes `POST`) once held every upload
     /// over the resume threshold for the whole answer timeout. Any server that answers at all
-    /// answers an `OPTIONS` in a few round trips; past this, the origin is taken not to resume.
+    /// answers an `OPTIONS` in a few round trips; past this the question counts as unanswered
+    /// (the upload goes as the draft's optimistic creation where that can be seen, else plain).
     public var discovery: TimeAmount
 
     public static let defaultDiscovery: TimeAmount = .seconds(3)

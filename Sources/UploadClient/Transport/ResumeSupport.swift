@@ -1,0 +1,128 @@
+import Foundation
+import NIOConcurrencyHelpers
+import UploadCore
+
+/// Which origins resume uploads (draft-ietf-httpbis-resumable-upload), asked once per origin
+/// with `OPTIONS` and remembered; uploads to the same origin at the same time share one question.
+/// An origin that could not be asked (no answer) is asked again next time.
+final class ResumeSupport: Sendable {
+    enum Answer: Sendable, Equatable {
+        /// The resumable-upload draft in this interop version.
+        case supported(version: Int)
+        /// tus 1.0.0, offering this.
+        case tus(TusCapabilities)
+        case unsupported
+        /// The question got no answer: no connection (asked again next time).
+        case unknown
+        /// The origin took the question and said nothing in time: kept for this process (not
+        /// asked again), never written down.
+        case silent
+    }
+
+    private let state = NIOLockedValueBox<[String: Task<Answer, Never>]>([:])
+    /// The `Upload-Limit` each origin's `OPTIONS` answer said (this process only).
+    private let limits = NIOLockedValueBox<[String: UploadLimit]>([:])
+    /// Origins whose answer came from the store, not from asking in this process.
+    private let rememberedOrigins = NIOLockedValueBox<Set<String>>([])
+    /// Whether each origin showed it verifies what it receives (an answer with `Repr-Digest`,
+    /// or an `OPTIONS` answer asking for digests): uploads there work out the body's digest as
+    /// it goes; an origin not known to costs one digest after an answer that carries one.
+    /// Known in this process, and remembered with the resume answers for a day (read once per
+    /// origin and process).
+    private let verifying = NIOLockedValueBox<[String: Bool]>([:])
+    /// Where answers outlive the process (nil: they do not).
+    let store: ResumeSupportStore?
+
+    func verifies(_ origin: String, now: Double = Date().timeIntervalSince1970) -> Bool {
+        if let known = verifying.withLockedValue({ $0[origin] }) { return known }
+        let remembered = store?.verifies(origin, now: now) ?? false
+        // What this process learnt meanwhile wins over the file.
+        return verifying.withLockedValue { known in
+            known[origin, default: remembered]
+        }
+    }
+
+    func noteVerifies(_ origin: String, now: Double = Date().timeIntervalSince1970) {
+        let news = verifying.withLockedValue { known -> Bool in
+            defer { known[origin] = true }
+            return known[origin] != true
+        }
+        if news { store?.rememberVerifies(origin, now: now) }
+    }
+
+    init(store: ResumeSupportStore? = ResumeSupportStore.shared.withLockedValue { $0 }) {
+        self.store = store
+    }
+
+    /// What `origin` answers, asked once per process, or as remembered from an earlier one
+    /// (`remembered`: then the origin may have changed since, and a refusal means that).
+    func answer(for origin: String, now: Double = Date().timeIntervalSince1970, ask: @escaping @Sendable () async -> Answer) async -> (Answer, remembered: Bool) {
+        if rememberedOrigins.withLockedValue({ $0.contains(origin) }), let known = state.withLockedValue({ $0[origin] }) {
+            return (await known.value, true)
+        }
+        if state.withLockedValue({ $0[origin] }) == nil, let remembered = store?.lookup(origin, now: now) {
+            // Read from the file once per process, not once per upload.
+            state.withLockedValue { $0[origin] = Task { remembered } }
+            rememberedOrigins.withLockedValue { _ = $0.insert(origin) }
+            return (remembered, true)
+        }
+        let store = self.store
+        let task = state.withLockedValue { known in
+            if let task = known[origin] { return task }
+            let task = Task {
+                let answer = await ask()
+                store?.remember(origin, answer, now: now)
+                return answer
+            }
+            known[origin] = task
+            return task
+        }
+        let answer = await task.value
+        if answer == .unknown { state.withLockedValue { $0[origin] = nil } }
+        return (answer, false)
+    }
+
+    /// The origin was believed to resume uploads and refused to create one: it does not (now).
+    func refused(_ origin: String, now: Double = Date().timeIntervalSince1970) {
+        learned(origin, .unsupported, now: now)
+    }
+
+    /// The limits an origin said it sets on uploads (`Upload-Limit`), if it said.
+    func limit(for origin: String) -> UploadLimit? { limits.withLockedValue { $0[origin] } }
+
+    func noteLimit(_ limit: UploadLimit?, for origin: String) {
+        limits.withLockedValue { $0[origin] = limit }
+    }
+
+    /// What is known of `origin` without asking it: from this process, or remembered.
+    func known(_ origin: String, now: Double = Date().timeIntervalSince1970) async -> Answer? {
+        if let task = state.withLockedValue({ $0[origin] }) { return await task.value }
+        return store?.lookup(origin, now: now)
+    }
+
+    /// What the origin showed itself to be by another request than the question (a tus server
+    /// refusing a multipart upload, or the draft's refusal of a creation).
+    func learned(_ origin: String, _ answer: Answer, now: Double = Date().timeIntervalSince1970) {
+        state.withLockedValue { $0[origin] = Task { answer } }
+        rememberedOrigins.withLockedValue { _ = $0.remove(origin) }
+        store?.remember(origin, answer, now: now)
+    }
+
+    /// What an `OPTIONS` answer says: the draft's `Accept-Patch` with `application/partial-upload`,
+    /// an `Upload-Limit`, or the interop version asked for echoed on a success. An answer that
+    /// names another interop version we speak (a server of an older draft refusing ours) gives
+    /// that version to ask again with.
+    static func read(_ response: UploadResponse, asked version: Int) -> (supported: Bool, tryVersion: Int?) {
+        let echoed = ResumableFields.version(response.header(ResumableFields.interopVersion))
+        guard (200..<300).contains(response.status) else {
+            if let echoed, echoed != version, ResumableFields.supportedVersions.contains(echoed) { return (false, echoed) }
+            return (false, nil)
+        }
+        let acceptsPartial = response.headers.contains { name, value in
+            name.lowercased() == "accept-patch"
+                && value.lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix(ResumableFields.partialUploadType) }
+        }
+        let limits = UploadLimit(parsing: response.header(ResumableFields.limit)) != nil
+        return (acceptsPartial || limits || echoed == version, nil)
+    }
+}
