@@ -47,6 +47,19 @@ struct CLIRun {
 }
 
 @Suite(.serialized, .timeLimit(.minutes(5))) struct SendCommandTests {
+    /// A photo whose modification time is set far in the future (`touch -d`; ext4 keeps up to
+    /// 2446) once crashed `send` while it took the file's stamps.
+    @Test func aFileFromTheFarFutureIsSent() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let path = try TestFiles.writeImage(at: receiver.root + "/far.jpg", size: 5_000)
+        let far = timespec(tv_sec: 15_032_385_535, tv_nsec: 0)
+        #expect(utimensat(AT_FDCWD, path, [far, far], 0) == 0)
+        let run = try await CLIRun.run(["send", path, "--to", receiver.url], environment: ["XDG_STATE_HOME": receiver.root + "/state"])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("far.jpg OK 200"), "\(run.stdout)")
+        await receiver.cleanUp()
+    }
+
     @Test func sendsFilesAndExitsZero() async throws {
         let receiver = try await ReceiverHarness.start()
         let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 300_000)

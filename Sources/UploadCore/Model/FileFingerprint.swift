@@ -42,9 +42,19 @@ public struct FileFingerprint: Sendable, Hashable, Codable {
     public init(_ st: stat) {
         self.init(
             size: Int64(st.st_size),
-            modificationNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-            changeNanoseconds: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
+            modificationNanoseconds: Self.nanoseconds(st.st_mtim),
+            changeNanoseconds: Self.nanoseconds(st.st_ctim)
         )
+    }
+
+    /// A file time in nanoseconds since 1970, held at the ends of `Int64` (years before 1678
+    /// or after 2262, which `touch -d` can set and ext4 keeps up to 2446) rather than
+    /// overflowing: such a file once crashed `send`.
+    static func nanoseconds(_ time: timespec) -> Int64 {
+        let (whole, overflow) = Int64(time.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return time.tv_sec < 0 ? .min : .max }
+        let (sum, past) = whole.addingReportingOverflow(Int64(time.tv_nsec))
+        return past ? .max : sum
     }
 
     /// Why `current` is not the file that was queued, or `nil` when it is.
