@@ -33,8 +33,9 @@ public protocol MonitorTerminal: AnyObject {
     /// How many such answers came with the keys read since the last call.
     func takeShownAnswers() -> Int
     /// On a slow link (`FramePacer.slowLink`) pictures go out in fewer bytes (the 256-colour
-    /// palette instead of 24-bit colour).
-    func drawLightly(_ lightly: Bool)
+    /// palette instead of 24-bit colour). True when a picture on screen should be drawn again
+    /// now that the link has recovered.
+    func drawLightly(_ lightly: Bool) -> Bool
     /// Bytes straight to the terminal between frames (bell, notification escapes).
     func emit(_ bytes: [UInt8])
     /// The size after a SIGWINCH, or nil if it cannot be read.
@@ -50,7 +51,7 @@ extension MonitorTerminal {
     public var heldInputWait: Double? { nil }
     public func askWhenShown() -> Bool { false }
     public func takeShownAnswers() -> Int { 0 }
-    public func drawLightly(_ lightly: Bool) {}
+    public func drawLightly(_ lightly: Bool) -> Bool { false }
 }
 
 /// The monitor's one run loop: it owns the terminal and the state on a thread of its own,
@@ -175,7 +176,7 @@ public final class MonitorProgram: @unchecked Sendable {
             }
             for key in terminal.pendingKeys() { apply(.key(key, now())) }
             pacer.answered(terminal.takeShownAnswers(), at: elapsed())
-            terminal.drawLightly(pacer.slowLink)
+            if terminal.drawLightly(pacer.slowLink) { pacer.changed() }
             for input in inbox.take() {
                 switch input {
                 case .event(let event):

@@ -26,6 +26,9 @@ public final class NCursesTerminal {
     private var maxPairs: Int = 0
     private var closed = false
     private var lightly = false
+    /// The depth the picture on screen was drawn in: a picture sent lightly on a slow link is
+    /// sent again in full colour once the link has recovered.
+    private var shownDepth: ColorDepth?
 
     /// Takes over the terminal: alternate screen, raw keys (Ctrl-C arrives as a key), no echo,
     /// hidden cursor. `wantColors` false (NO_COLOR) keeps the screen monochrome and shows no
@@ -200,12 +203,13 @@ public final class NCursesTerminal {
     private func drawPicture(_ picture: CellPicture?, rewritten: [Int]) {
         defer { shownPicture = picture }
         guard let picture, colorDepth != .none else { return }
-        let rows: [Int] = picture == shownPicture
+        let depth = lightly && colorDepth == .trueColor ? ColorDepth.palette256 : colorDepth
+        let rows: [Int] = picture == shownPicture && depth == shownDepth
             ? rewritten.filter { $0 >= picture.y && $0 < picture.y + picture.rows }.map { $0 - picture.y }
             : Array(0..<picture.rows)
         guard !rows.isEmpty else { return }
+        shownDepth = depth
         var bytes: [UInt8] = []
-        let depth = lightly && colorDepth == .trueColor ? ColorDepth.palette256 : colorDepth
         for row in rows { bytes += PictureEncoder.bytes(picture, depth: depth, rows: row..<row + 1) }
         bytes += Array("\u{1B}[0m\u{1B}[\(um_cursor_y() + 1);\(um_cursor_x() + 1)H".utf8)
         emit(bytes)
@@ -222,7 +226,10 @@ public final class NCursesTerminal {
     public func takeShownAnswers() -> Int { lateReplies.takeStatusAnswers() }
 
     /// Pictures in the 256-colour palette while the link is slow: about half the bytes.
-    public func drawLightly(_ lightly: Bool) { self.lightly = lightly }
+    public func drawLightly(_ lightly: Bool) -> Bool {
+        defer { self.lightly = lightly }
+        return !lightly && self.lightly && shownPicture != nil && colorDepth == .trueColor
+    }
 
     /// Writes bytes straight to the terminal (bell, notification escapes) between frames.
     public func emit(_ bytes: [UInt8]) {

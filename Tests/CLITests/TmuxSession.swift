@@ -97,11 +97,11 @@ final class TmuxSession: Sendable {
 
     /// Polls the screen until `condition` holds; returns the last screen either way.
     @discardableResult
-    func waitFor(timeout: Double = 30, _ condition: (String) -> Bool) async throws -> String {
+    func waitFor(timeout: Double = 30, colored: Bool = false, _ condition: (String) -> Bool) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
         while Date() < deadline {
-            last = try await screen()
+            last = try await colored ? coloredScreen() : screen()
             if condition(last) { return last }
             try await Task.sleep(nanoseconds: 100_000_000)
         }

@@ -49,6 +49,12 @@ public struct FramePacer: Sendable, Equatable {
     /// a 24-bit preview takes about 0.13 s, at 10 Mbit/s 0.013 s.
     public static let slowExcess = 0.08
     public static let fastExcess = 0.02
+    /// A judgement of the link older than this is dropped: one slow moment (a busy machine, a
+    /// hiccup on the way) must not cost pictures their colour for the rest of the run. The
+    /// next frames measure the link afresh.
+    public static let linkMemory = 5.0
+    /// When the last answer came.
+    private var lastAnswer: Double?
 
     public init() {}
 
@@ -87,6 +93,7 @@ public struct FramePacer: Sendable, Equatable {
     public mutating func answered(_ count: Int, at now: Double) {
         guard count > 0 else { return }
         answering = .yes
+        lastAnswer = now
         let done = min(count, unanswered.count)
         if done > 0 {
             recentDelays.append(now - unanswered[done - 1])
@@ -99,8 +106,13 @@ public struct FramePacer: Sendable, Equatable {
         unanswered.removeFirst(done)
     }
 
-    /// Time passes at `now`: a terminal silent since the first question is not asked again.
+    /// Time passes at `now`: a terminal silent since the first question is not asked again; a
+    /// slow link not heard from for `linkMemory` is judged afresh.
     public mutating func observe(at now: Double) {
+        if slowLink, let last = lastAnswer, now - last >= Self.linkMemory {
+            slowLink = false
+            recentDelays.removeAll()
+        }
         guard answering == .unknown, let first = firstAsked, now - first >= Self.silentAfter else { return }
         answering = .no
         unanswered.removeAll()
@@ -120,6 +132,10 @@ public struct FramePacer: Sendable, Equatable {
         if answering == .unknown, let first = firstAsked {
             let decide = max(0, first + Self.silentAfter - now)
             timeout = min(timeout ?? decide, decide)
+        }
+        if slowLink, let last = lastAnswer {
+            let forget = max(0, last + Self.linkMemory - now)
+            timeout = min(timeout ?? forget, forget)
         }
         if uploadsActive {
             let untilTick = max(0, lastTick + tickInterval - now)
