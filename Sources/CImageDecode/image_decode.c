@@ -1,4 +1,5 @@
 #include "image_decode.h"
+#include "image_decode_internal.h"
 
 // stdio first: jpeglib.h uses FILE without including it.
 #include <stdio.h>
@@ -15,14 +16,6 @@
 /// Each output pixel averages at most SAMPLES x SAMPLES source pixels spread evenly over its
 /// box: a 4000-pixel row shrunk to 50 costs 200 additions, not 4000, and still smooths.
 #define SAMPLES 4
-typedef struct {
-    int source_width, source_height, width, height;
-    int row; // the output row being gathered
-    uint32_t *sums; // width * 3
-    uint32_t *counts; // width
-    int *column; // output column of each source column, -1 for columns not sampled
-    unsigned char *rgb;
-} scaler;
 
 /// Whether source index `i` (of `n`, shrunk to `m`) is one of the samples of its box.
 static int sampled(long long i, long long n, long long m) {
@@ -36,11 +29,11 @@ static int sampled(long long i, long long n, long long m) {
 }
 
 /// Whether source row `y` is read into the picture at all (others can be skipped).
-static int scaler_wants(const scaler *s, int y) {
+int um_scaler_wants(const um_scaler *s, int y) {
     return sampled(y, s->source_height, s->height);
 }
 
-static void fit(int sw, int sh, int max_w, int max_h, int *w, int *h) {
+void um_fit(int sw, int sh, int max_w, int max_h, int *w, int *h) {
     double scale = 1.0;
     if (sw > max_w) scale = (double)max_w / sw;
     if (sh * scale > max_h) scale = (double)max_h / sh;
@@ -52,7 +45,7 @@ static void fit(int sw, int sh, int max_w, int max_h, int *w, int *h) {
     if (*h > max_h) *h = max_h;
 }
 
-static int scaler_init(scaler *s, int sw, int sh, int w, int h, unsigned char *rgb) {
+int um_scaler_init(um_scaler *s, int sw, int sh, int w, int h, unsigned char *rgb) {
     memset(s, 0, sizeof *s);
     s->source_width = sw; s->source_height = sh; s->width = w; s->height = h; s->rgb = rgb;
     s->sums = calloc((size_t)w * 3, sizeof(uint32_t));
@@ -63,7 +56,7 @@ static int scaler_init(scaler *s, int sw, int sh, int w, int h, unsigned char *r
     return 0;
 }
 
-static void scaler_flush(scaler *s) {
+static void um_scaler_flush(um_scaler *s) {
     if (s->row >= s->height) return;
     unsigned char *out = s->rgb + (size_t)s->row * s->width * 3;
     for (int x = 0; x < s->width; x++) {
@@ -75,10 +68,10 @@ static void scaler_flush(scaler *s) {
 }
 
 /// Adds source row `y` (RGB).
-static void scaler_add(scaler *s, int y, const unsigned char *row) {
+void um_scaler_add(um_scaler *s, int y, const unsigned char *row) {
     int target = (int)((long long)y * s->height / s->source_height);
-    while (s->row < target) { scaler_flush(s); s->row++; }
-    if (!scaler_wants(s, y)) return;
+    while (s->row < target) { um_scaler_flush(s); s->row++; }
+    if (!um_scaler_wants(s, y)) return;
     for (int x = 0; x < s->source_width; x++) {
         int o = s->column[x];
         if (o < 0) continue;
@@ -89,11 +82,11 @@ static void scaler_add(scaler *s, int y, const unsigned char *row) {
     }
 }
 
-static void scaler_finish(scaler *s) {
-    while (s->row < s->height) { scaler_flush(s); s->row++; }
+void um_scaler_finish(um_scaler *s) {
+    while (s->row < s->height) { um_scaler_flush(s); s->row++; }
 }
 
-static void scaler_free(scaler *s) {
+void um_scaler_free(um_scaler *s) {
     free(s->sums); free(s->counts); free(s->column);
     s->sums = NULL; s->counts = NULL; s->column = NULL;
 }
@@ -102,9 +95,12 @@ void um_image_free(um_image *image) {
     if (!image) return;
     free(image->rgb);
     image->rgb = NULL;
+    free(image->exif);
+    image->exif = NULL;
+    image->exif_size = 0;
 }
 
-static int fail(um_image *out, const char *message) {
+int um_fail(um_image *out, const char *message) {
     snprintf(out->error, sizeof out->error, "%s", message);
     free(out->rgb);
     out->rgb = NULL;
@@ -164,9 +160,9 @@ static void jpeg_watch_progress(j_common_ptr common) {
 int um_decode_jpeg(const char *path, int max_width, int max_height, long long max_progressive_pixels,
                    const volatile int *cancel, um_image *out) {
     memset(out, 0, sizeof *out);
-    if (max_width < 1 || max_height < 1) return fail(out, "no room to draw");
+    if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
     FILE *file = fopen(path, "rb");
-    if (!file) return fail(out, "cannot open the file");
+    if (!file) return um_fail(out, "cannot open the file");
     struct jpeg_decompress_struct info;
     jpeg_errors errors;
     memset(&errors, 0, sizeof errors);
@@ -176,7 +172,7 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
     // Written after setjmp and read after longjmp: volatile, so never kept in a register.
     unsigned char *volatile line = NULL;
     unsigned char *volatile converted = NULL;
-    scaler s;
+    um_scaler s;
     memset(&s, 0, sizeof s);
     jpeg_create_decompress(&info);
     jpeg_watch watch;
@@ -193,8 +189,8 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
         fclose(file);
         free(line);
         free(converted);
-        scaler_free(&s);
-        return fail(out, message);
+        um_scaler_free(&s);
+        return um_fail(out, message);
     }
     jpeg_stdio_src(&info, file);
     jpeg_read_header(&info, TRUE);
@@ -206,7 +202,7 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
         longjmp(errors.jump, 1);
     }
     int w, h;
-    fit((int)info.image_width, (int)info.image_height, max_width, max_height, &w, &h);
+    um_fit((int)info.image_width, (int)info.image_height, max_width, max_height, &w, &h);
     // The largest reduction libjpeg does while decoding that still leaves at least the target.
     info.scale_num = 1;
     info.scale_denom = 1;
@@ -225,7 +221,7 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
     info.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
     jpeg_start_decompress(&info);
     int sw = (int)info.output_width, sh = (int)info.output_height;
-    fit(sw, sh, max_width, max_height, &w, &h);
+    um_fit(sw, sh, max_width, max_height, &w, &h);
     out->width = w;
     out->height = h;
     out->rgb = malloc((size_t)w * h * 3);
@@ -233,7 +229,7 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
     line = malloc((size_t)sw * (components > 3 ? components : 3));
     if (cmyk) converted = malloc((size_t)sw * 3);
     unsigned char *rgb = cmyk ? converted : line;
-    if (!out->rgb || !line || !rgb || scaler_init(&s, sw, sh, w, h, out->rgb) != 0) {
+    if (!out->rgb || !line || !rgb || um_scaler_init(&s, sw, sh, w, h, out->rgb) != 0) {
         snprintf(errors.message, sizeof errors.message, "out of memory");
         longjmp(errors.jump, 1);
     }
@@ -245,7 +241,7 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
         int y = (int)info.output_scanline;
         JSAMPROW row = line;
         jpeg_read_scanlines(&info, &row, 1);
-        if (!scaler_wants(&s, y)) {
+        if (!um_scaler_wants(&s, y)) {
             if (errors.warned) longjmp(errors.jump, 1);
             continue;
         }
@@ -261,14 +257,14 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
         } else if (components == 1) {
             for (int x = sw - 1; x >= 0; x--) line[x * 3] = line[x * 3 + 1] = line[x * 3 + 2] = line[x];
         }
-        scaler_add(&s, y, rgb);
+        um_scaler_add(&s, y, rgb);
         if (errors.warned) longjmp(errors.jump, 1);
     }
     jpeg_finish_decompress(&info);
     if (errors.warned) longjmp(errors.jump, 1);
     out->scans = info.input_scan_number;
-    scaler_finish(&s);
-    scaler_free(&s);
+    um_scaler_finish(&s);
+    um_scaler_free(&s);
     jpeg_destroy_decompress(&info);
     fclose(file);
     free(line);
@@ -296,9 +292,9 @@ static void png_warning_fn(png_structp png, png_const_charp message) {
 int um_decode_png(const char *path, int max_width, int max_height, long long max_interlaced_pixels,
                   const volatile int *cancel, um_image *out) {
     memset(out, 0, sizeof *out);
-    if (max_width < 1 || max_height < 1) return fail(out, "no room to draw");
+    if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
     FILE *file = fopen(path, "rb");
-    if (!file) return fail(out, "cannot open the file");
+    if (!file) return um_fail(out, "cannot open the file");
     png_errors errors;
     memset(&errors, 0, sizeof errors);
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &errors, png_error_fn, png_warning_fn);
@@ -306,12 +302,12 @@ int um_decode_png(const char *path, int max_width, int max_height, long long max
     if (!png || !info) {
         if (png) png_destroy_read_struct(&png, NULL, NULL);
         fclose(file);
-        return fail(out, "out of memory");
+        return um_fail(out, "out of memory");
     }
     unsigned char *volatile row = NULL;
     unsigned char *volatile rgb = NULL;
     unsigned char *volatile image = NULL;
-    scaler s;
+    um_scaler s;
     memset(&s, 0, sizeof s);
     if (setjmp(errors.jump)) {
         char message[200];
@@ -319,8 +315,8 @@ int um_decode_png(const char *path, int max_width, int max_height, long long max
         png_destroy_read_struct(&png, &info, NULL);
         fclose(file);
         free(row); free(rgb); free(image);
-        scaler_free(&s);
-        return fail(out, message);
+        um_scaler_free(&s);
+        return um_fail(out, message);
     }
     png_init_io(png, file);
 #ifdef PNG_IGNORE_ADLER32
@@ -342,12 +338,12 @@ int um_decode_png(const char *path, int max_width, int max_height, long long max
     int channels = png_get_channels(png, info);
     size_t rowbytes = png_get_rowbytes(png, info);
     int w, h;
-    fit(sw, sh, max_width, max_height, &w, &h);
+    um_fit(sw, sh, max_width, max_height, &w, &h);
     out->width = w;
     out->height = h;
     out->rgb = malloc((size_t)w * h * 3);
     rgb = malloc((size_t)sw * 3);
-    if (!out->rgb || !rgb || scaler_init(&s, sw, sh, w, h, out->rgb) != 0) {
+    if (!out->rgb || !rgb || um_scaler_init(&s, sw, sh, w, h, out->rgb) != 0) {
         snprintf(errors.message, sizeof errors.message, "out of memory");
         longjmp(errors.jump, 1);
     }
@@ -387,7 +383,7 @@ int um_decode_png(const char *path, int max_width, int max_height, long long max
             }
             png_read_row(png, row, NULL);
         }
-        if (!scaler_wants(&s, y)) continue;
+        if (!um_scaler_wants(&s, y)) continue;
         for (int x = 0; x < sw; x++) {
             if (s.column[x] < 0) continue; // a column no output pixel samples
             const unsigned char *p = source + (size_t)x * channels;
@@ -401,10 +397,10 @@ int um_decode_png(const char *path, int max_width, int max_height, long long max
                 pixels[x * 3] = p[0]; pixels[x * 3 + 1] = p[1]; pixels[x * 3 + 2] = p[2];
             }
         }
-        scaler_add(&s, y, pixels);
+        um_scaler_add(&s, y, pixels);
     }
-    scaler_finish(&s);
-    scaler_free(&s);
+    um_scaler_finish(&s);
+    um_scaler_free(&s);
     png_destroy_read_struct(&png, &info, NULL);
     fclose(file);
     free(row); free(rgb); free(image);

@@ -18,8 +18,9 @@ public final class CancelFlag: @unchecked Sendable {
     public var isCancelled: Bool { pointer.pointee != 0 }
 }
 
-/// Decodes JPEG (libjpeg-turbo, scaled while decoding) and PNG (libpng, row by row) into a
-/// picture that fits a box, upright per EXIF. Blocking: run it off the UI's loop.
+/// Decodes JPEG (libjpeg-turbo, scaled while decoding), PNG (libpng, row by row), WebP
+/// (libwebp) and HEIF/HEIC/AVIF (libheif) into a picture that fits a box, upright per EXIF (per
+/// the container's own transforms for HEIF). Blocking: run it off the UI's loop.
 public enum PreviewDecoder {
     /// Pictures that need all their pixels in memory at once (interlaced PNG, progressive JPEG)
     /// are refused above this many: 64 megapixels (about 200 MB while decoding).
@@ -38,24 +39,40 @@ public enum PreviewDecoder {
         info.width = probe.width
         info.height = probe.height
         var orientation = Orientation.up
-        let exif = probe.format == .jpeg ? ExifSummary.fromJPEG(head) : probe.format == .png ? ExifSummary.fromPNG(head) : nil
-        if let exif {
-            orientation = exif.orientation
-            info.dateTaken = exif.dateTaken
-            info.camera = exif.camera
-            info.location = exif.location
-            if orientation.swapsSides { (info.width, info.height) = (info.height, info.width) }
+        let exif: ExifSummary? = switch probe.format {
+        case .jpeg: ExifSummary.fromJPEG(head)
+        case .png: ExifSummary.fromPNG(head)
+        case .webp: ExifSummary.fromWebP(head)
+        default: nil
         }
-        guard probe.format == .jpeg || probe.format == .png else { return .failure(.noPreview(info)) }
+        if let exif { describe(&info, exif, turning: &orientation) }
+        let decodes: [ImageProbe.Format] = [.jpeg, .png, .webp, .heic, .avif]
+        guard decodes.contains(probe.format) else { return .failure(.noPreview(info)) }
         // The box for the stored pixels: turned when the picture is shown a quarter turn around.
         let (boxWidth, boxHeight) = orientation.swapsSides ? (height, width) : (width, height)
         var image = um_image()
         defer { um_image_free(&image) }
         let flag = cancel?.pointer
         let status = PathText.withCString(path) { cPath in
-            probe.format == .jpeg
-                ? um_decode_jpeg(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
-                : um_decode_png(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
+            switch probe.format {
+            case .jpeg: um_decode_jpeg(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
+            case .png: um_decode_png(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
+            case .webp: um_decode_webp(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
+            default: um_decode_heif(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
+            }
+        }
+        if probe.format == .heic || probe.format == .avif {
+            // HEIF's EXIF is an item of the container, which libheif finds; its orientation is
+            // informative only (libheif has applied the file's own turns already).
+            if let block = image.exif, image.exif_size >= 4 {
+                let bytes = Array(UnsafeBufferPointer(start: block, count: image.exif_size))
+                if let exif = ExifSummary.fromHEIFBlock(bytes) {
+                    info.dateTaken = exif.dateTaken
+                    info.camera = exif.camera
+                    info.location = exif.location
+                }
+            }
+            if image.source_width > 0 { (info.width, info.height) = (Int(image.source_width), Int(image.source_height)) }
         }
         if cancel?.isCancelled == true { return .failure(.cancelled) }
         guard status == 0, let pixels = image.rgb else {
@@ -68,6 +85,15 @@ public enum PreviewDecoder {
         info.width = orientation.swapsSides ? source.1 : source.0
         info.height = orientation.swapsSides ? source.0 : source.1
         return .success(Preview(image: stored.upright(orientation), info: info))
+    }
+
+    /// Date, camera and place from `exif`; its orientation turns the picture (and its sides).
+    private static func describe(_ info: inout PreviewInfo, _ exif: ExifSummary, turning orientation: inout Orientation) {
+        orientation = exif.orientation
+        info.dateTaken = exif.dateTaken
+        info.camera = exif.camera
+        info.location = exif.location
+        if orientation.swapsSides { (info.width, info.height) = (info.height, info.width) }
     }
 
     static func readHead(_ path: String, count: Int) -> [UInt8]? {

@@ -51,6 +51,45 @@ public struct ExifSummary: Sendable, Equatable {
         return result
     }
 
+    /// Reads the EXIF of a WebP whose first bytes are `bytes`: its `EXIF` chunk (the TIFF
+    /// structure, or, as some writers have it, that structure after `Exif\0\0`) and its `XMP `
+    /// chunk for a place. nil when there is neither in `bytes`.
+    public static func fromWebP(_ bytes: [UInt8]) -> ExifSummary? {
+        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8) else { return nil }
+        var summary: ExifSummary?
+        var xmpLocation: GeoPoint?
+        var at = 12
+        while at + 8 <= bytes.count {
+            let size = Int(bytes[at + 4]) | Int(bytes[at + 5]) << 8 | Int(bytes[at + 6]) << 16 | Int(bytes[at + 7]) << 24
+            let payload = at + 8
+            let end = min(bytes.count, payload + size)
+            let name = bytes[at..<at + 4]
+            if name.elementsEqual("EXIF".utf8), summary == nil {
+                var tiff = payload
+                if end - tiff >= 6, bytes[tiff..<tiff + 6].elementsEqual("Exif\0\0".utf8) { tiff += 6 }
+                summary = fromTIFF(Array(bytes[tiff..<end]))
+            } else if name.elementsEqual("XMP ".utf8), end > payload {
+                xmpLocation = XMPLocation.find(in: bytes[payload..<end])
+            }
+            at = payload + size + (size & 1)
+        }
+        guard summary != nil || xmpLocation != nil else { return nil }
+        var result = summary ?? ExifSummary()
+        if result.location == nil { result.location = xmpLocation }
+        return result
+    }
+
+    /// Reads a HEIF `Exif` item as stored: a 4-byte big-endian offset to the TIFF header (ISO/IEC
+    /// 23008-12 Annex A.2.1), usually past an `Exif\0\0`, then the header.
+    public static func fromHEIFBlock(_ block: [UInt8]) -> ExifSummary? {
+        guard block.count >= 4 else { return nil }
+        let offset = Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3])
+        var start = 4 + offset
+        guard start >= 4, start < block.count else { return nil }
+        if block.count - start >= 6, block[start..<start + 6].elementsEqual("Exif\0\0".utf8) { start += 6 }
+        return fromTIFF(Array(block[start...]))
+    }
+
     /// Reads the EXIF of a PNG whose first bytes are `bytes`: its eXIf chunk (PNG 1.5 extension,
     /// PNG third edition), which holds the TIFF structure itself. nil when there is none in
     /// `bytes` (chunks are walked to IEND or the end of what was read).

@@ -50,6 +50,14 @@ public enum PictureWriter {
         }
     }
 
+    /// A PNG with transparency: `rgba` holds 4 bytes per pixel.
+    public static func pngRGBA(width: Int, height: Int, rgba: [UInt8], to path: String) throws {
+        let bytes = PNGEncoder.encode(rgba: rgba, width: width, height: height, deflate: Self.zlib)
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw Failure(description: "cannot create \(path)")
+        }
+    }
+
     /// `bytes` as a zlib stream at zlib's default level.
     public static func zlib(_ bytes: [UInt8]) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?

@@ -113,6 +113,21 @@ public struct RawConnection: Sendable {
         return total
     }
 
+    /// Reads exactly `count` bytes, or fewer when the peer closes or is silent for `timeout`
+    /// seconds: for protocols whose messages say their own length.
+    public func read(exactly count: Int, timeout: Double = 10) -> [UInt8] {
+        setReceiveTimeout(timeout)
+        var out = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = out.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            filled += n
+        }
+        return Array(out[0..<filled])
+    }
+
     /// Reads until the peer stops sending for `idle` seconds or closes; returns the bytes read.
     public func readAll(idle: Double) -> [UInt8] {
         readToEnd(idle: idle).bytes

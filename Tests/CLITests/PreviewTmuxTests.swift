@@ -85,7 +85,8 @@ import UploadTesting
         expectRedLeftOfBlue(try await tmux.coloredScreen(), "JPEG")
         // In 24-bit colour; a busy machine may make a frame look like a slow link, and the
         // picture then goes out in the palette until the link has been quiet a while.
-        #expect(try await tmux.waitFor(colored: true) { $0.contains("38;2;") }.contains("38;2;"))
+        let colored = try await tmux.waitFor(colored: true) { $0.contains("38;2;") }
+        #expect(colored.contains("38;2;"), "\(colored.split(separator: "\n").prefix(12).joined(separator: "\n").debugDescription)")
         try await tmux.send("j")
         try await tmux.waitFor { $0.contains("300×200 ·") }
         expectRedLeftOfBlue(try await tmux.coloredScreen(), "PNG")
@@ -115,5 +116,35 @@ import UploadTesting
         // Red and blue are darkish: shading characters, a whole block of them.
         #expect(shaded.split(separator: "\n").filter { $0.contains("::::::::::") || $0.contains("----------") || $0.contains("..........") }.count >= 5,
                 "\(shaded)")
+    }
+
+    /// A phone's formats, made by Debian's encoders: each upright, red left of blue, with the
+    /// camera exiftool wrote into it on the line under the picture.
+    @Test(.enabled(if: ["cwebp", "heif-enc", "avifenc", "exiftool"].allSatisfy { FileManager.default.isExecutableFile(atPath: "/usr/bin/" + $0) }))
+    func phonePhotosInWebPHEICAndAVIFShowRedCellsLeftOfBlueOnes() async throws {
+        let root = TestFiles.makeTemporaryDirectory("preview-tmux-phone")
+        // The encoders' source lies elsewhere, so the folder holds the phone's files alone.
+        let png = TestFiles.makeTemporaryDirectory("preview-tmux-source") + "/source.png"
+        try PictureWriter.png(Self.halves(width: 400, height: 300), to: png)
+        func run(_ tool: String, _ arguments: [String]) throws {
+            let result = try ToolRun.run("/usr/bin/" + tool, arguments)
+            #expect(result.status == 0, "\(tool) \(arguments)")
+        }
+        try run("cwebp", ["-quiet", "-q", "90", png, "-o", root + "/a.webp"])
+        try run("heif-enc", ["-q", "90", png, "-o", root + "/b.heic"])
+        try run("avifenc", ["-s", "10", png, root + "/c.avif"])
+        for name in ["a.webp", "b.heic", "c.avif"] {
+            try run("exiftool", ["-q", "-overwrite_original", "-Make=Apple", "-Model=iPhone 15", "-DateTimeOriginal=2024:05:01 10:22:03", root + "/" + name])
+        }
+        let tmux = try await TmuxSession.start("env -u NO_COLOR COLORTERM=truecolor \(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent", width: 140, height: 45)
+        defer { tmux.kill() }
+        for (index, name) in ["a.webp", "b.heic", "c.avif"].enumerated() {
+            if index > 0 { try await tmux.send("j") }
+            let screen = try await tmux.waitFor { $0.contains("Preview · \(name)") && $0.contains("400×300 · 2024-05-01 10:22 · Apple iPhone 15") }
+            #expect(screen.contains("Preview · \(name)") && screen.contains("400×300 · 2024-05-01 10:22 · Apple iPhone 15"), "\(screen)")
+            expectRedLeftOfBlue(try await tmux.waitFor(colored: true) { $0.contains("▀") }, name)
+        }
+        try await tmux.send("q")
+        #expect(try await tmux.waitFor { $0.contains("EXITED") }.contains("EXITED 0"))
     }
 }

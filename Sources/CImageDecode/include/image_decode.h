@@ -17,6 +17,10 @@ typedef struct {
     /// JPEG: how many scans the decoder had begun when it stopped (a progressive file has a
     /// few; a crafted one thousands, each costing a pass over every coefficient).
     int scans;
+    /// HEIF: the primary picture's Exif block as the file stores it (a 4-byte offset to the
+    /// TIFF header, then the header), or NULL.
+    unsigned char *exif;
+    size_t exif_size;
 } um_image;
 
 /// At most this many scans of a JPEG are read (as djpeg -maxscans): a normal progressive
@@ -39,6 +43,24 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
 /// their size; interlaced ones are refused above `max_interlaced_pixels`.
 int um_decode_png(const char *path, int max_width, int max_height, long long max_interlaced_pixels,
                   const volatile int *cancel, um_image *out);
+
+/// WebP through libwebp: lossy pictures are decoded incrementally (fed 64 KiB at a time,
+/// `cancel` polled in between) and scaled by the decoder, so memory stays at the output and a
+/// few rows; lossless and transparent ones are held whole while decoding and refused above
+/// `max_whole_pixels`. An animation shows its first frame; alpha is composited over dark grey.
+int um_decode_webp(const char *path, int max_width, int max_height, long long max_whole_pixels,
+                   const volatile int *cancel, um_image *out);
+
+/// HEIF, HEIC and AVIF through libheif, loaded on first use (dlopen). libheif applies the
+/// file's own turns, mirrors and crop (irot, imir, clap); the EXIF orientation must not be
+/// applied on top. When the primary picture carries a thumbnail with the pixels the box needs,
+/// the thumbnail is decoded instead. libheif cannot stop half-way: `cancel` is polled before
+/// and after the decode. Pictures above `max_whole_pixels` are refused (libheif decodes whole).
+int um_decode_heif(const char *path, int max_width, int max_height, long long max_whole_pixels,
+                   const volatile int *cancel, um_image *out);
+
+/// Whether libheif could be loaded; if not, `why` (when not NULL) says so.
+int um_heif_available(char *why, size_t why_size);
 
 void um_image_free(um_image *image);
 

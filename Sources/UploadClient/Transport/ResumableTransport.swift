@@ -218,7 +218,7 @@ extension HTTPUploadTransport {
         return (value, late.withLockedValue { $0 })
     }
 
-    /// `DELETE` on the upload resource, from outside the cancelled task and for a second at most.
+    /// `DELETE` on the upload resource, from outside the cancelled task and for at most the discovery timeout (3 s).
     /// What happened, in words.
     @discardableResult
     func cancelOnServer(_ point: ResumePoint, _ request: UploadRequest, eventLoop: EventLoop) async -> String {
@@ -232,7 +232,9 @@ extension HTTPUploadTransport {
             return "not removed: " + result.outcome.words(reason: nil)
         }
         let deadline = Task {
-            try? await Task.sleep(for: .seconds(1))
+            // As long as the question whether the origin resumes may take: a few round trips
+            // (a second was too short for a busy server finishing the cut request first).
+            try? await Task.sleep(for: .nanoseconds(min(timeouts.discovery, timeouts.answer).nanoseconds))
             deleting.cancel()
         }
         let said = await deleting.value
@@ -240,7 +242,7 @@ extension HTTPUploadTransport {
         return said
     }
 
-    /// What the server keeps of an upload that failed for good goes (best effort, a second at most).
+    /// What the server keeps of an upload that failed for good goes (best effort, at most the discovery timeout).
     public func discard(_ point: ResumePoint, of request: UploadRequest) async -> String {
         await cancelOnServer(point, request, eventLoop: client.eventLoopGroup.any())
     }

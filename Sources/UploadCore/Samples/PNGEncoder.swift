@@ -120,8 +120,22 @@ public enum PNGEncoder {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// The IHDR chunk: 8-bit truecolour, deflate, adaptive filtering, Adam7 or no interlace.
-    static func header(width: Int, height: Int, interlaced: Bool = false) -> [UInt8] {
-        chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, interlaced ? 1 : 0])
+    static func header(width: Int, height: Int, interlaced: Bool = false, colourType: UInt8 = 2) -> [UInt8] {
+        chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, colourType, 0, 0, interlaced ? 1 : 0])
+    }
+
+    /// 8-bit RGBA (`rgba`: 4 bytes per pixel, rows top to bottom), rows unfiltered: pictures
+    /// with transparency, for tests.
+    public static func encode(rgba: [UInt8], width: Int, height: Int, deflate: (([UInt8]) -> [UInt8])? = nil) -> [UInt8] {
+        precondition(width > 0 && height > 0 && rgba.count == width * height * 4, "4 bytes per pixel")
+        var raw: [UInt8] = []
+        raw.reserveCapacity((width * 4 + 1) * height)
+        for y in 0..<height {
+            raw.append(0)
+            raw += rgba[(y * width * 4)..<((y + 1) * width * 4)]
+        }
+        return signature + header(width: width, height: height, colourType: 6)
+            + chunk("IDAT", deflate?(raw) ?? zlibStored(raw)) + chunk("IEND", [])
     }
 
     static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {

@@ -1,0 +1,31 @@
+#ifndef UPLOADMON_IMAGE_DECODE_INTERNAL_H
+#define UPLOADMON_IMAGE_DECODE_INTERNAL_H
+
+// Shared by the decoders of this module; not part of its interface.
+
+#include "image_decode.h"
+#include <stdint.h>
+
+/// Box-filters rows arriving top to bottom into a smaller picture, one output row at a time.
+typedef struct {
+    int source_width, source_height, width, height;
+    int row; // the output row being gathered
+    uint32_t *sums; // width * 3
+    uint32_t *counts; // width
+    int *column; // output column of each source column, -1 for columns not sampled
+    unsigned char *rgb;
+} um_scaler;
+
+int um_scaler_init(um_scaler *s, int sw, int sh, int w, int h, unsigned char *rgb);
+/// Whether source row `y` is read into the picture at all (others can be skipped).
+int um_scaler_wants(const um_scaler *s, int y);
+/// Adds source row `y` (RGB).
+void um_scaler_add(um_scaler *s, int y, const unsigned char *row);
+void um_scaler_finish(um_scaler *s);
+void um_scaler_free(um_scaler *s);
+/// The size of a `sw` x `sh` picture fitted into max_w x max_h, aspect kept, never enlarged.
+void um_fit(int sw, int sh, int max_w, int max_h, int *w, int *h);
+/// Records `message` as the error, frees the pixels, returns -1.
+int um_fail(um_image *out, const char *message);
+
+#endif

@@ -1,0 +1,199 @@
+import CImageDecode
+import Foundation
+import ImagePreview
+import Testing
+import UploadTesting
+
+/// The formats phones and the web save in, made by Debian's own encoders (cwebp, img2webp,
+/// heif-enc, avifenc) with metadata written by exiftool, and read back by the preview.
+enum PhoneEncoders {
+    static func has(_ tool: String) -> Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/" + tool) }
+    static let webp = has("cwebp") && has("img2webp")
+    static let heif = has("heif-enc") && um_heif_available(nil, 0) != 0
+    static let avif = has("avifenc") && um_heif_available(nil, 0) != 0
+
+    /// Runs an encoder; throws with what it said when it fails.
+    static func run(_ tool: String, _ arguments: [String]) throws {
+        let result = try ToolRun.run("/usr/bin/" + tool, arguments)
+        guard result.status == 0 else { throw Failed(tool: tool, status: result.status, output: result.output) }
+    }
+
+    struct Failed: Error { let tool: String, status: Int32, output: String }
+
+    /// Camera, date and place, and a quarter turn in the EXIF orientation.
+    static func tag(_ path: String) throws {
+        try run("exiftool", ["-q", "-overwrite_original", "-Make=Apple", "-Model=iPhone 15", "-DateTimeOriginal=2024:05:01 10:22:03",
+                             "-GPSLatitude=48.8584", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E",
+                             "-Orientation#=6", path])
+    }
+}
+
+@Suite struct PhonePhotoTests {
+    let directory = TestFiles.makeTemporaryDirectory("phone-photos")
+
+    /// Red on the left half, blue on the right, as a PNG for the encoders to read.
+    func halvesPNG(width: Int = 640, height: Int = 480) throws -> String {
+        var rgb: [UInt8] = []
+        rgb.reserveCapacity(width * height * 3)
+        for _ in 0..<height { for x in 0..<width { rgb += x < width / 2 ? [230, 20, 20] : [20, 20, 230] } }
+        let path = directory + "/halves-\(width)x\(height).png"
+        try PictureWriter.png(RGBImage(width: width, height: height, rgb: rgb), to: path)
+        return path
+    }
+
+    func expectRedLeftBlueRight(_ image: RGBImage, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let left = image.pixel(1, image.height / 2), right = image.pixel(image.width - 2, image.height / 2)
+        #expect(same(left, (230, 20, 20), within: 40) && same(right, (20, 20, 230), within: 40), "\(what): \(left) \(right)",
+                sourceLocation: sourceLocation)
+    }
+
+    @Test(.enabled(if: PhoneEncoders.webp), arguments: [["-q", "90"], ["-lossless"]])
+    func aWebPIsDecodedScaledToFitItsBox(options: [String]) throws {
+        let webp = directory + "/halves\(options.count == 1 ? "-lossless" : "").webp"
+        try PhoneEncoders.run("cwebp", ["-quiet"] + options + [try halvesPNG(), "-o", webp])
+        let preview = try PreviewDecoder.decode(path: webp, fitting: 40, 40).get()
+        #expect(preview.image.width == 40 && preview.image.height == 30)
+        expectRedLeftBlueRight(preview.image, "WebP \(options)")
+        #expect(preview.info == PreviewInfo(format: .webp, width: 640, height: 480, fileSize: TestFiles.size(of: webp)))
+    }
+
+    @Test(.enabled(if: PhoneEncoders.webp))
+    func aWebPsEXIFTurnsItAndNamesCameraDateAndPlace() throws {
+        let webp = directory + "/tagged.webp"
+        try PhoneEncoders.run("cwebp", ["-quiet", "-q", "90", try halvesPNG(), "-o", webp])
+        try PhoneEncoders.tag(webp)
+        let preview = try PreviewDecoder.decode(path: webp, fitting: 40, 40).get()
+        // A quarter turn clockwise: the left (red) half is now on top.
+        #expect(preview.image.width == 30 && preview.image.height == 40)
+        let top = preview.image.pixel(preview.image.width / 2, 1), bottom = preview.image.pixel(preview.image.width / 2, preview.image.height - 2)
+        #expect(same(top, (230, 20, 20), within: 40) && same(bottom, (20, 20, 230), within: 40), "\(top) \(bottom)")
+        #expect(preview.info.width == 480 && preview.info.height == 640)
+        #expect(preview.info.camera == "Apple iPhone 15" && preview.info.dateTaken == "2024:05:01 10:22:03")
+        #expect(preview.info.location.map { abs($0.latitude - 48.8584) < 0.001 && abs($0.longitude - 2.2945) < 0.001 } == true)
+    }
+
+    @Test(.enabled(if: PhoneEncoders.webp))
+    func aTransparentWebPLiesOnDarkGreyAndAnAnimationShowsItsFirstFrame() throws {
+        // Left half opaque red, right half fully transparent.
+        var rgba: [UInt8] = []
+        for _ in 0..<64 { for x in 0..<64 { rgba += x < 32 ? [230, 20, 20, 255] : [20, 200, 20, 0] } }
+        let png = directory + "/alpha.png"
+        try PictureWriter.pngRGBA(width: 64, height: 64, rgba: rgba, to: png)
+        let webp = directory + "/alpha.webp"
+        try PhoneEncoders.run("cwebp", ["-quiet", "-q", "90", "-exact", png, "-o", webp])
+        let preview = try PreviewDecoder.decode(path: webp, fitting: 32, 32).get()
+        let left = preview.image.pixel(2, 16), right = preview.image.pixel(29, 16)
+        #expect(same(left, (230, 20, 20), within: 30) && same(right, (48, 48, 48), within: 12), "\(left) \(right)")
+
+        // Two frames: the halves, then all green. The first is what a still preview shows.
+        var green: [UInt8] = []
+        for _ in 0..<(480 * 640) { green += [20, 200, 20] }
+        let second = directory + "/green.png"
+        try PictureWriter.png(RGBImage(width: 640, height: 480, rgb: green), to: second)
+        let animated = directory + "/animated.webp"
+        try PhoneEncoders.run("img2webp", ["-loop", "0", "-lossy", "-d", "500", try halvesPNG(), second, "-o", animated])
+        let first = try PreviewDecoder.decode(path: animated, fitting: 40, 40).get()
+        expectRedLeftBlueRight(first.image, "animated WebP")
+        #expect(first.info.format == .webp && first.info.width == 640 && first.info.height == 480)
+    }
+
+    @Test(.enabled(if: PhoneEncoders.heif))
+    func aHEICIsDecodedWithItsCameraDateAndPlaceAndNotTurnedTwice() throws {
+        let heic = directory + "/photo.heic"
+        try PhoneEncoders.run("heif-enc", ["-q", "90", try halvesPNG(), "-o", heic])
+        let plain = try PreviewDecoder.decode(path: heic, fitting: 40, 40).get()
+        #expect(plain.image.width == 40 && plain.image.height == 30)
+        expectRedLeftBlueRight(plain.image, "HEIC")
+        #expect(plain.info == PreviewInfo(format: .heic, width: 640, height: 480, fileSize: TestFiles.size(of: heic)))
+
+        // HEIF turns its pictures with its own properties (irot/imir), which libheif applies; an
+        // EXIF orientation inside is informative only and must not turn the picture again.
+        try PhoneEncoders.tag(heic)
+        let tagged = try PreviewDecoder.decode(path: heic, fitting: 40, 40).get()
+        #expect(tagged.image.width == 40 && tagged.image.height == 30)
+        expectRedLeftBlueRight(tagged.image, "HEIC with an EXIF orientation")
+        #expect(tagged.info.width == 640 && tagged.info.height == 480)
+        #expect(tagged.info.camera == "Apple iPhone 15" && tagged.info.dateTaken == "2024:05:01 10:22:03")
+        #expect(tagged.info.location.map { abs($0.latitude - 48.8584) < 0.001 && abs($0.longitude - 2.2945) < 0.001 } == true)
+    }
+
+    @Test(.enabled(if: PhoneEncoders.heif))
+    func aHEICsThumbnailServesASmallBoxAndTheFullPictureALargeOne() throws {
+        let heic = directory + "/thumbnailed.heic"
+        try PhoneEncoders.run("heif-enc", ["-q", "90", "-t", "160", try halvesPNG(width: 1280, height: 960), "-o", heic])
+        let small = try PreviewDecoder.decode(path: heic, fitting: 80, 80).get()
+        #expect(small.image.width == 80 && small.image.height == 60)
+        expectRedLeftBlueRight(small.image, "from the thumbnail")
+        // The size said is the photo's, not the thumbnail's.
+        #expect(small.info.width == 1280 && small.info.height == 960)
+        let large = try PreviewDecoder.decode(path: heic, fitting: 400, 400).get()
+        #expect(large.image.width == 400 && large.image.height == 300)
+        expectRedLeftBlueRight(large.image, "from the full picture")
+    }
+
+    @Test(.enabled(if: PhoneEncoders.avif))
+    func anAVIFIsDecoded() throws {
+        let avif = directory + "/photo.avif"
+        try PhoneEncoders.run("avifenc", ["-s", "10", try halvesPNG(), avif])
+        try PhoneEncoders.tag(avif)
+        let preview = try PreviewDecoder.decode(path: avif, fitting: 40, 40).get()
+        #expect(preview.image.width == 40 && preview.image.height == 30)
+        expectRedLeftBlueRight(preview.image, "AVIF")
+        #expect(preview.info.format == .avif && preview.info.width == 640 && preview.info.height == 480)
+        #expect(preview.info.camera == "Apple iPhone 15")
+    }
+
+    /// Cut short, damaged, or of a kind the decoder will not hold whole: a reason, no picture,
+    /// no crash.
+    @Test(.enabled(if: PhoneEncoders.webp && PhoneEncoders.heif))
+    func cutAndDamagedPhonePhotosSayWhy() throws {
+        let png = try halvesPNG()
+        var files: [String] = []
+        let webp = directory + "/whole.webp", heic = directory + "/whole.heic"
+        try PhoneEncoders.run("cwebp", ["-quiet", "-q", "90", png, "-o", webp])
+        try PhoneEncoders.run("heif-enc", ["-q", "90", png, "-o", heic])
+        for source in [webp, heic] {
+            let bytes = try #require(FileManager.default.contents(atPath: source))
+            for (name, cut) in [("half", bytes.count / 2), ("head", 40), ("most", bytes.count - 20)] {
+                let path = source + "-\(name)"
+                _ = FileManager.default.createFile(atPath: path, contents: bytes.prefix(cut))
+                files.append(path)
+            }
+            var damaged = bytes
+            for i in stride(from: 64, to: damaged.count, by: 7) { damaged[i] ^= 0xA5 }
+            let path = source + "-damaged"
+            _ = FileManager.default.createFile(atPath: path, contents: damaged)
+            files.append(path)
+        }
+        for path in files {
+            switch PreviewDecoder.decode(path: path, fitting: 40, 40) {
+            case .failure(.cannotPreview(let why, _)):
+                #expect(!why.isEmpty)
+            case .failure(.noPreview):
+                break // too little left to tell the format: an honest "no preview"
+            case .success(let preview):
+                // A decoder may conceal damage in the picture's data; it must still be a picture.
+                #expect(preview.image.width > 0 && preview.image.rgb.count == preview.image.width * preview.image.height * 3, "\(path)")
+            case .failure(let other):
+                Issue.record("\(path): \(other)")
+            }
+        }
+        // Held whole while decoding (lossless): refused beyond the limit given, with the size.
+        let lossless = directory + "/lossless.webp"
+        try PhoneEncoders.run("cwebp", ["-quiet", "-lossless", png, "-o", lossless])
+        var image = um_image()
+        defer { um_image_free(&image) }
+        #expect(um_decode_webp(lossless, 40, 40, 1000, nil, &image) != 0)
+        let why = withUnsafeBytes(of: image.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        #expect(why == "a lossless WebP of 640 x 480 is too large to preview")
+    }
+
+    @Test(.enabled(if: PhoneEncoders.webp))
+    func aCancelledWebPStopsWithoutAPicture() throws {
+        let webp = directory + "/cancelled.webp"
+        try PhoneEncoders.run("cwebp", ["-quiet", "-q", "90", try halvesPNG(), "-o", webp])
+        let flag = CancelFlag()
+        flag.cancel()
+        #expect(PreviewDecoder.decode(path: webp, fitting: 40, 40, cancel: flag) == .failure(.cancelled))
+    }
+}
