@@ -313,6 +313,33 @@ if what == "make-huge" {
     print(hugePNG)
     exit(0)
 }
+if what == "make-photo-png" {
+    // A 12-megapixel photo (a phone's 4032x3024) as PNG, for the encoders of the other formats.
+    let path = NSTemporaryDirectory() + "uploadmon-bench-preview/phone.png"
+    try FileManager.default.createDirectory(atPath: NSTemporaryDirectory() + "uploadmon-bench-preview", withIntermediateDirectories: true)
+    if !FileManager.default.fileExists(atPath: path) { try PictureWriter.png(photo(width: 4032, height: 3024, seed: 4), to: path) }
+    print(path)
+    exit(0)
+}
+if what == "preview-file" {
+    // One file decoded into the preview pane of a 200x60 monitor in cells (108x110 px) and in
+    // real pixels (10x20-pixel cells: 1080x1100 px): the median of 7 of each.
+    let path = CommandLine.arguments[2]
+    for (box, width, height) in [("cells, 108x110 px", 108, 110), ("real pixels, 1080x1100 px", 1080, 1100)] {
+        var times: [Double] = []
+        var said = ""
+        for _ in 0..<7 {
+            times.append(seconds {
+                switch PreviewDecoder.decode(path: path, fitting: width, height) {
+                case .success(let preview): said = "\(preview.image.width)x\(preview.image.height)"
+                case .failure(let problem): fatalError("\(path): \(problem)")
+                }
+            })
+        }
+        print("uploadmon preview of \((path as NSString).lastPathComponent) (\(box)) -> \(said): median \(ms(percentile(times, 0.5)))")
+    }
+    exit(0)
+}
 if what == "preview-memory" {
     benchPreviewMemory(CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : hugePNG)
     exit(0)

@@ -118,7 +118,8 @@ func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt
         // The GPS rationals as either byte order writes 48/1, 51/1.
         #expect(!contains(out, [48, 0, 0, 0, 1, 0, 0, 0, 51, 0, 0, 0, 1, 0, 0, 0]), "\(label)", sourceLocation: sourceLocation)
         #expect(!contains(out, [0, 0, 0, 48, 0, 0, 0, 1, 0, 0, 0, 51, 0, 0, 0, 1]), "\(label)", sourceLocation: sourceLocation)
-        #expect(ExifSummary.fromJPEG(out)?.location == nil && ExifSummary.fromPNG(out)?.location == nil, "\(label)", sourceLocation: sourceLocation)
+        #expect(ExifSummary.fromJPEG(out)?.location == nil && ExifSummary.fromPNG(out)?.location == nil && ExifSummary.fromWebP(out)?.location == nil,
+                "\(label)", sourceLocation: sourceLocation)
     }
 
     static func decoded(_ bytes: [UInt8], _ ext: String) throws -> RGBImage? {

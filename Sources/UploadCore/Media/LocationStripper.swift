@@ -6,7 +6,7 @@ import PreviewModel
 /// JFIF header without its thumbnail, its ICC profile (APP2 `ICC_PROFILE`) and a fresh Adobe
 /// header (APP14, needed for CMYK); a PNG keeps its critical chunks (IHDR, PLTE, IDAT, IEND),
 /// the colour chunks (tRNS, gAMA, cHRM, sRGB, iCCP, sBIT, cICP, mDCv, cLLi), pHYs, bKGD and
-/// the animation chunks (acTL, fcTL, fdAT). Both get a fresh minimal EXIF (`KeptExif`:
+/// the animation chunks (acTL, fcTL, fdAT); a WebP its picture chunks (see `webp`). All get a fresh minimal EXIF (`KeptExif`:
 /// orientation, date taken, camera make and model, exposure) when the photo had one. Everything
 /// else goes: every other APPn segment (other EXIF, XMP, IPTC, MPF, MakerNotes, C2PA/JUMBF),
 /// comments, text chunks, `eXIf` itself, unknown chunks, and all bytes after the end marker
@@ -22,19 +22,22 @@ public enum LocationStripper {
         init(_ description: String) { self.description = description }
     }
 
-    /// Whether a file that starts with `prefix` is one whose location can be removed (JPEG, PNG).
+    /// Whether a file that starts with `prefix` (12 bytes or more) is one whose location can be
+    /// removed (JPEG, PNG, WebP).
     public static func canStrip(prefix: [UInt8]) -> Bool {
         (prefix.count >= 3 && prefix[0] == 0xFF && prefix[1] == 0xD8 && prefix[2] == 0xFF)
             || (prefix.count >= 8 && Array(prefix.prefix(8)) == pngSignature)
+            || isWebP(prefix)
     }
 
     /// The edits that turn the file whose bytes `read(offset, count)` gives into what is sent.
     public static func edits(size: Int64, read: (Int64, Int) -> [UInt8]) throws(Refusal) -> [ByteEdit] {
-        let head = read(0, 8)
+        let head = read(0, 12)
         guard canStrip(prefix: head) else {
-            throw Refusal("only the location of JPEG and PNG files can be removed; this one is sent only without --strip-location")
+            throw Refusal("only the location of JPEG, PNG and WebP files can be removed; this one is sent only without --strip-location")
         }
-        let pieces = head[0] == 0xFF ? try jpeg(size: size, read: read) : try png(size: size, read: read)
+        let pieces = head[0] == 0xFF ? try jpeg(size: size, read: read)
+            : isWebP(head) ? try webp(size: size, read: read) : try png(size: size, read: read)
         return Self.edits(from: pieces, size: size)
     }
 
