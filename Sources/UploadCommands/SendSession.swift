@@ -157,7 +157,7 @@ public struct SendSession: Sendable {
         guard let prefix = FileHandle(forReadingAtPath: path)?.readData(ofLength: 16) else { return nil }
         guard !LocationStripper.canStrip(prefix: Array(prefix)) else { return nil }
         let looks = MediaSniffer.detect(prefix: Array(prefix), fileName: path).name
-        return "\(path): only the location of JPEG, PNG and WebP files can be removed (--strip-location); this one looks like \(looks)"
+        return "\(path): only the location of JPEG, PNG, WebP, HEIC and AVIF files can be removed (--strip-location); this one looks like \(looks)"
     }
 
     /// The agent runs elsewhere: it gets absolute paths.

@@ -276,7 +276,7 @@ struct CLIRun {
         let gif = receiver.root + "/anim.gif"
         try Data("GIF89a".utf8 + [UInt8](repeating: 0, count: 30)).write(to: URL(fileURLWithPath: gif))
         let refused = try await CLIRun.run(["send", gif, "--to", receiver.url, "--strip-location"])
-        #expect(refused.status == 64 && refused.stderr.contains("only the location of JPEG, PNG and WebP files can be removed") && refused.stderr.contains("nothing was sent"),
+        #expect(refused.status == 64 && refused.stderr.contains("only the location of JPEG, PNG, WebP, HEIC and AVIF files can be removed") && refused.stderr.contains("nothing was sent"),
                 "\(refused.stdout) \(refused.stderr)")
         #expect(!receiver.storedNames().contains("anim.gif"))
     }

@@ -54,7 +54,7 @@ struct SendSessionTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let gif = folder + "/a.gif"
         try Data("GIF89a\u{1}\u{0}\u{1}\u{0}\u{0}\u{0}\u{0};".utf8).write(to: URL(fileURLWithPath: gif))
-        #expect(SendSession.cannotStripLocation(gif)?.contains("only the location of JPEG, PNG and WebP files can be removed") == true)
+        #expect(SendSession.cannotStripLocation(gif)?.contains("only the location of JPEG, PNG, WebP, HEIC and AVIF files can be removed") == true)
         #expect(SendSession.cannotStripLocation("-")?.hasPrefix("standard input cannot be sent with --strip-location") == true)
         #expect(SendSession.cannotStripLocation(try TestFiles.writeImage(at: folder + "/b.png", size: 1000)) == nil)
     }

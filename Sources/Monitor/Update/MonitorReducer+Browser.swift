@@ -93,7 +93,7 @@ extension MonitorReducer {
         for path in paths { browser.stripChoices[path] = strip }
         let what = paths.count == 1 ? String(paths[0].split(separator: "/").last ?? "") : "\(paths.count) files"
         state.message = StatusMessage(strip
-            ? "\(what) will be sent without where \(paths.count == 1 ? "it was" : "they were") taken (GPS and XMP location removed; JPEG, PNG and WebP only)"
+            ? "\(what) will be sent without where \(paths.count == 1 ? "it was" : "they were") taken (GPS and XMP location removed; JPEG, PNG, WebP, HEIC and AVIF only)"
             : "\(what) will be sent with \(paths.count == 1 ? "its" : "their") location as it is")
     }
 

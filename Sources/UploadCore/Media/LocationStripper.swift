@@ -23,19 +23,20 @@ public enum LocationStripper {
     }
 
     /// Whether a file that starts with `prefix` (12 bytes or more) is one whose location can be
-    /// removed (JPEG, PNG, WebP).
+    /// removed (JPEG, PNG, WebP, HEIF/HEIC/AVIF).
     public static func canStrip(prefix: [UInt8]) -> Bool {
         (prefix.count >= 3 && prefix[0] == 0xFF && prefix[1] == 0xD8 && prefix[2] == 0xFF)
             || (prefix.count >= 8 && Array(prefix.prefix(8)) == pngSignature)
-            || isWebP(prefix)
+            || isWebP(prefix) || isHEIF(prefix)
     }
 
     /// The edits that turn the file whose bytes `read(offset, count)` gives into what is sent.
     public static func edits(size: Int64, read: (Int64, Int) -> [UInt8]) throws(Refusal) -> [ByteEdit] {
         let head = read(0, 12)
         guard canStrip(prefix: head) else {
-            throw Refusal("only the location of JPEG, PNG and WebP files can be removed; this one is sent only without --strip-location")
+            throw Refusal("only the location of JPEG, PNG, WebP, HEIC and AVIF files can be removed; this one is sent only without --strip-location")
         }
+        if isHEIF(head) { return try heif(size: size, read: read) }
         let pieces = head[0] == 0xFF ? try jpeg(size: size, read: read)
             : isWebP(head) ? try webp(size: size, read: read) : try png(size: size, read: read)
         return Self.edits(from: pieces, size: size)

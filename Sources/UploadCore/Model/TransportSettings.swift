@@ -14,7 +14,7 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     /// (`--no-resume`: always start over).
     public var resume: Bool
     /// Send photos without where they were taken (`--strip-location`): GPS in EXIF and location
-    /// in XMP removed from JPEG, PNG and WebP; other formats are refused.
+    /// in XMP removed from JPEG, PNG, WebP, HEIC and AVIF; other formats are refused.
     public var stripLocation: Bool
     /// The proxy the upload goes through (`ProxyRules` chose it where it was queued: an upload
     /// queued to the agent keeps the proxy of the shell that queued it), or nil to go direct.

@@ -82,7 +82,7 @@ struct UploadOptions: ParsableArguments {
     @Flag(name: .long, help: "Do not prove uploads arrived intact: send no Content-Digest (the SHA-256 of what is sent) and do not ask the server for the digest of what it received (Want-Repr-Digest, RFC 9530).")
     var noDigest = false
 
-    @Flag(name: .long, help: "Send photos without where they were taken: GPS in EXIF and location in XMP removed from JPEG, PNG and WebP, nothing else changed (no re-encoding); other formats are refused.")
+    @Flag(name: .long, help: "Send photos without where they were taken: GPS in EXIF and location in XMP removed from JPEG, PNG, WebP, HEIC and AVIF, nothing else changed (no re-encoding); other formats are refused.")
     var stripLocation = false
 
     @Option(name: .long, help: ArgumentHelp("The upload protocol: auto (what the endpoint's origin speaks, learnt from one OPTIONS and remembered: tus 1.0.0, the resumable-upload draft, or a plain POST), multipart (a multipart/form-data POST, resumed by the draft where offered) or tus (tus 1.0.0: the file's raw bytes, its name and type in Upload-Metadata).", valueName: "auto|multipart|tus"))
