@@ -157,12 +157,9 @@ static void jpeg_watch_progress(j_common_ptr common) {
     }
 }
 
-int um_decode_jpeg(const char *path, int max_width, int max_height, long long max_progressive_pixels,
-                   const volatile int *cancel, um_image *out) {
-    memset(out, 0, sizeof *out);
-    if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
-    FILE *file = fopen(path, "rb");
-    if (!file) return um_fail(out, "cannot open the file");
+/// Decodes the JPEG read from `file`, and closes it.
+static int decode_jpeg(FILE *file, int max_width, int max_height, long long max_progressive_pixels,
+                       const volatile int *cancel, um_image *out) {
     struct jpeg_decompress_struct info;
     jpeg_errors errors;
     memset(&errors, 0, sizeof errors);
@@ -270,6 +267,26 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
     free(line);
     free(converted);
     return 0;
+}
+
+int um_decode_jpeg(const char *path, int max_width, int max_height, long long max_progressive_pixels,
+                   const volatile int *cancel, um_image *out) {
+    memset(out, 0, sizeof *out);
+    if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
+    FILE *file = fopen(path, "rb");
+    if (!file) return um_fail(out, "cannot open the file");
+    return decode_jpeg(file, max_width, max_height, max_progressive_pixels, cancel, out);
+}
+
+int um_decode_jpeg_bytes(const unsigned char *bytes, size_t size, int max_width, int max_height,
+                         const volatile int *cancel, um_image *out) {
+    memset(out, 0, sizeof *out);
+    if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
+    if (size == 0) return um_fail(out, "no picture");
+    FILE *file = fmemopen((void *)bytes, size, "rb");
+    if (!file) return um_fail(out, "out of memory");
+    // A thumbnail: small, so never a progressive one worth refusing.
+    return decode_jpeg(file, max_width, max_height, 4000000, cancel, out);
 }
 
 // MARK: PNG

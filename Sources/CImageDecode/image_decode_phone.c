@@ -114,7 +114,8 @@ int um_decode_webp(const char *path, int max_width, int max_height, long long ma
     config.options.use_scaling = (w != sw || h != sh);
     config.options.scaled_width = w;
     config.options.scaled_height = h;
-    config.options.use_threads = 0;
+    // A second thread for the loop filter: the preview worker is one thread, the machine has more.
+    config.options.use_threads = 1;
     config.output.colorspace = config.input.has_alpha ? MODE_RGBA : MODE_RGB;
     WebPIDecoder *idec = WebPIDecode(NULL, 0, &config);
     int result = 0;

@@ -87,6 +87,33 @@ public enum PreviewDecoder {
         return .success(Preview(image: stored.upright(orientation), info: info))
     }
 
+    /// A first picture at once: a JPEG's EXIF thumbnail (a phone's is 160x120 or larger) fitted
+    /// to the box and turned upright, marked provisional; nil when the file has none. The photo
+    /// itself is decoded after it (`decode`), and replaces it.
+    public static func firstPicture(path: String, fitting width: Int, _ height: Int) -> Preview? {
+        guard width > 0, height > 0, let head = readHead(path, count: ImageProbe.headLength),
+              let probe = ImageProbe.probe(head), probe.format == .jpeg,
+              let thumbnail = ExifSummary.jpegThumbnail(head) else { return nil }
+        var info = PreviewInfo(fileSize: nil)
+        info.format = .jpeg
+        info.width = probe.width
+        info.height = probe.height
+        var orientation = Orientation.up
+        if let exif = ExifSummary.fromJPEG(head) { describe(&info, exif, turning: &orientation) }
+        var st = stat()
+        if PathText.withCString(path, { stat($0, &st) }) == 0 { info.fileSize = Int64(st.st_size) }
+        let (boxWidth, boxHeight) = orientation.swapsSides ? (height, width) : (width, height)
+        var image = um_image()
+        defer { um_image_free(&image) }
+        let status = Array(thumbnail).withUnsafeBufferPointer {
+            um_decode_jpeg_bytes($0.baseAddress, $0.count, Int32(boxWidth), Int32(boxHeight), nil, &image)
+        }
+        guard status == 0, let pixels = image.rgb else { return nil }
+        let stored = RGBImage(width: Int(image.width), height: Int(image.height),
+                              rgb: Array(UnsafeBufferPointer(start: pixels, count: Int(image.width) * Int(image.height) * 3)))
+        return Preview(image: stored.upright(orientation), info: info, provisional: true)
+    }
+
     /// Date, camera and place from `exif`; its orientation turns the picture (and its sides).
     private static func describe(_ info: inout PreviewInfo, _ exif: ExifSummary, turning orientation: inout Orientation) {
         orientation = exif.orientation

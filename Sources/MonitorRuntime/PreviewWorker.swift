@@ -3,7 +3,8 @@ import ImagePreview
 import Monitor
 import NIOConcurrencyHelpers
 
-/// Decodes previews off the monitor's loop, one at a time. A newer request cancels the decode
+/// Decodes previews off the monitor's loop, one at a time: a photo's embedded thumbnail first
+/// when it has one (a first picture at once), then the photo itself. A newer request cancels the decode
 /// still running (between scanlines) and replaces any waiting one, so holding `j` through a
 /// folder of photos decodes the photo the cursor stops on, not every one it passed.
 public final class PreviewWorker: Sendable {
@@ -43,11 +44,16 @@ public final class PreviewWorker: Sendable {
             }
             guard let (request, flag) = job else { return }
             let box = request.pixelBox
-            var result = PreviewDecoder.decode(path: request.path, fitting: box.width, box.height, cancel: flag)
-            if request.inPixels, case .success(var preview) = result {
+            func withCells(_ result: Result<Preview, PreviewProblem>) -> Result<Preview, PreviewProblem> {
+                guard request.inPixels, case .success(var preview) = result else { return result }
                 preview.cells = preview.image.fitted(request.columns, request.rows * 2)
-                result = .success(preview)
+                return .success(preview)
             }
+            // The file's own thumbnail first, within a frame; then the photo itself.
+            if let first = PreviewDecoder.firstPicture(path: request.path, fitting: box.width, box.height), !flag.isCancelled {
+                deliver(request, withCells(.success(first)))
+            }
+            let result = withCells(PreviewDecoder.decode(path: request.path, fitting: box.width, box.height, cancel: flag))
             if !flag.isCancelled { deliver(request, result) }
         }
     }

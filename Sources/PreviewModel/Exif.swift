@@ -51,6 +51,40 @@ public struct ExifSummary: Sendable, Equatable {
         return result
     }
 
+    /// The JPEG thumbnail a camera or phone puts in its EXIF (IFD1's JPEGInterchangeFormat and
+    /// its length), when the whole of it lies in `bytes`, the first bytes of a JPEG. It is the
+    /// picture as it was taken: an editor may have changed the photo and left it, so it is only
+    /// ever shown until the photo itself is decoded.
+    public static func jpegThumbnail(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
+        guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
+        var at = 2
+        while at + 4 <= bytes.count, bytes[at] == 0xFF {
+            let marker = bytes[at + 1]
+            if marker == 0xFF { at += 1; continue }
+            if marker == 0xDA || marker == 0xD9 { return nil }
+            let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            guard length >= 2 else { return nil }
+            let payload = at + 4, end = min(bytes.count, at + 2 + length)
+            if marker == 0xE1, end - payload >= 6, bytes[payload..<payload + 6].elementsEqual("Exif\0\0".utf8) {
+                let tiffStart = payload + 6
+                guard let reader = TIFFReader(Array(bytes[tiffStart..<end])), let ifd0 = reader.uint32(at: 4),
+                      case let countAt = Int(ifd0), let count = reader.uint16(at: countAt),
+                      let ifd1 = reader.uint32(at: countAt + 2 + 12 * Int(count)), ifd1 != 0, Int(ifd1) != countAt else { return nil }
+                var offset: Int?, size: Int?
+                for entry in reader.entries(at: Int(ifd1)) {
+                    if entry.tag == 0x0201 { offset = reader.integer(entry) }
+                    if entry.tag == 0x0202 { size = reader.integer(entry) }
+                }
+                guard let offset, let size, size > 4, offset >= 8, offset + size <= end - tiffStart else { return nil }
+                let thumbnail = bytes[(tiffStart + offset)..<(tiffStart + offset + size)]
+                guard thumbnail.starts(with: [0xFF, 0xD8]) else { return nil }
+                return thumbnail
+            }
+            at += 2 + length
+        }
+        return nil
+    }
+
     /// Reads the EXIF of a WebP whose first bytes are `bytes`: its `EXIF` chunk (the TIFF
     /// structure, or, as some writers have it, that structure after `Exif\0\0`) and its `XMP `
     /// chunk for a place. nil when there is neither in `bytes`.

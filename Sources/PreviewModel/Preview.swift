@@ -8,11 +8,15 @@ public struct Preview: Sendable, Equatable {
     /// When `image` is in real pixels: the same picture fitted to half-block cells, shown while
     /// the cursor is still moving.
     public var cells: RGBImage?
+    /// A first picture from the file's own small copy of itself (its EXIF thumbnail), shown
+    /// until the photo itself is decoded: never kept as the answer.
+    public var provisional: Bool
 
-    public init(image: RGBImage, info: PreviewInfo, cells: RGBImage? = nil) {
+    public init(image: RGBImage, info: PreviewInfo, cells: RGBImage? = nil, provisional: Bool = false) {
         self.image = image
         self.info = info
         self.cells = cells
+        self.provisional = provisional
     }
 }
 

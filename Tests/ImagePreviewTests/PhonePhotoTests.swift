@@ -196,4 +196,52 @@ enum PhoneEncoders {
         flag.cancel()
         #expect(PreviewDecoder.decode(path: webp, fitting: 40, 40, cancel: flag) == .failure(.cancelled))
     }
+
+    /// A phone JPEG's EXIF thumbnail: the first picture, at once and upright, marked as such;
+    /// the photo itself is what `decode` gives.
+    @Test func aJPEGsEXIFThumbnailIsTheFirstPictureAndThePhotoReplacesIt() throws {
+        let thumbnailPath = directory + "/thumbnail.jpg"
+        var green: [UInt8] = []
+        for _ in 0..<(160 * 120) { green += [20, 200, 20] }
+        try PictureWriter.jpeg(RGBImage(width: 160, height: 120, rgb: green), to: thumbnailPath, quality: 80)
+        let thumbnail = Array(try Data(contentsOf: URL(fileURLWithPath: thumbnailPath)))
+        func tiff(offset: Int) -> [UInt8] {
+            TIFFBuilder(bigEndian: false, [
+                TIFFBuilder.Directory([(0x010F, .ascii("Apple")), (0x0110, .ascii("iPhone 8")), (0x0112, .short(6))], next: 1),
+                TIFFBuilder.Directory([(0x0103, .short(6)), (0x0201, .long(offset)), (0x0202, .long(thumbnail.count))]),
+            ]).bytes()
+        }
+        let exif = Array("Exif\0\0".utf8) + tiff(offset: tiff(offset: 0).count) + thumbnail
+        var rgb: [UInt8] = []
+        for _ in 0..<480 { for x in 0..<640 { rgb += x < 320 ? [230, 20, 20] : [20, 20, 230] } }
+        let path = directory + "/phone.jpg"
+        try PictureWriter.jpeg(RGBImage(width: 640, height: 480, rgb: rgb), to: path, exif: exif)
+
+        #expect(ExifSummary.jpegThumbnail(Array(try Data(contentsOf: URL(fileURLWithPath: path)))).map(Array.init) == thumbnail)
+        let first = try #require(PreviewDecoder.firstPicture(path: path, fitting: 40, 40))
+        #expect(first.provisional)
+        // Turned a quarter (orientation 6) as the photo is: 30 wide, 40 high.
+        #expect(first.image.width == 30 && first.image.height == 40)
+        #expect(same(first.image.pixel(15, 20), (20, 200, 20), within: 30))
+        #expect(first.info.width == 480 && first.info.height == 640 && first.info.camera == "Apple iPhone 8")
+        let photo = try PreviewDecoder.decode(path: path, fitting: 40, 40).get()
+        #expect(!photo.provisional && photo.image.width == 30 && photo.image.height == 40)
+        // Red (the left half) is on top once turned.
+        #expect(same(photo.image.pixel(15, 2), (230, 20, 20), within: 40))
+        // No thumbnail, no first picture; a thumbnail that is not a JPEG, none either.
+        let plain = directory + "/plain.jpg"
+        try PictureWriter.jpeg(RGBImage(width: 64, height: 48, rgb: [UInt8](repeating: 90, count: 64 * 48 * 3)), to: plain)
+        #expect(PreviewDecoder.firstPicture(path: plain, fitting: 40, 40) == nil)
+        let bogus = directory + "/bogus.jpg"
+        let notJPEG = [UInt8](repeating: 7, count: 200)
+        func bogusTIFF(offset: Int) -> [UInt8] {
+            TIFFBuilder(bigEndian: true, [
+                TIFFBuilder.Directory([(0x0112, .short(1))], next: 1),
+                TIFFBuilder.Directory([(0x0201, .long(offset)), (0x0202, .long(notJPEG.count))]),
+            ]).bytes()
+        }
+        try PictureWriter.jpeg(RGBImage(width: 64, height: 48, rgb: [UInt8](repeating: 90, count: 64 * 48 * 3)), to: bogus,
+                               exif: Array("Exif\0\0".utf8) + bogusTIFF(offset: bogusTIFF(offset: 0).count) + notJPEG)
+        #expect(PreviewDecoder.firstPicture(path: bogus, fitting: 40, 40) == nil)
+    }
 }

@@ -35,6 +35,29 @@ import UploadCore
         #expect(shown.text.contains("4000×3000 · 2.10 MB"))
     }
 
+    /// A first picture (the photo's EXIF thumbnail) is shown at once and replaced by the photo;
+    /// it is never kept as the answer: moving away and back decodes the photo again, and a
+    /// first picture arriving after the photo does not take its place.
+    @Test func aFirstPictureIsShownUntilThePhotoReplacesItAndIsNeverKeptAsTheAnswer() throws {
+        var state = Fixtures.state()
+        let cat = try #require(loads(Fixtures.press(&state, .down)).first)
+        var first = picture(4, 3)
+        first.provisional = true
+        _ = MonitorReducer.reduce(&state, .previewLoaded(cat, .success(first)))
+        #expect(state.preview.shown == .success(first))
+        // Away and back before the photo arrived: asked for again.
+        _ = Fixtures.press(&state, .down)
+        #expect(loads(Fixtures.press(&state, .up)) == [cat])
+        #expect(state.preview.shown == .success(first), "the first picture shows meanwhile")
+        let photo = picture(10, 8)
+        _ = MonitorReducer.reduce(&state, .previewLoaded(cat, .success(photo)))
+        #expect(state.preview.shown == .success(photo))
+        _ = MonitorReducer.reduce(&state, .previewLoaded(cat, .success(first)))
+        #expect(state.preview.shown == .success(photo), "a late first picture does not replace the photo")
+        _ = Fixtures.press(&state, .down)
+        #expect(loads(Fixtures.press(&state, .up)).isEmpty, "the photo is kept")
+    }
+
     /// A photo that says where it was taken says so on the info line: a pin, or "GPS" in ASCII.
     @Test func theInfoLineSaysWhereAPhotoWasTaken() throws {
         var state = Fixtures.state()

@@ -38,6 +38,10 @@ typedef struct {
 int um_decode_jpeg(const char *path, int max_width, int max_height, long long max_progressive_pixels,
                    const volatile int *cancel, um_image *out);
 
+/// The same for a JPEG held in memory (an embedded thumbnail), progressive ones up to 4 MP.
+int um_decode_jpeg_bytes(const unsigned char *bytes, size_t size, int max_width, int max_height,
+                         const volatile int *cancel, um_image *out);
+
 /// The same for PNG through libpng (any bit depth, palette, grey, alpha composited over dark
 /// grey). Non-interlaced images are read row by row, so memory stays at a few rows whatever
 /// their size; interlaced ones are refused above `max_interlaced_pixels`.

@@ -57,12 +57,23 @@ public struct PreviewState: Sendable, Equatable {
         cache.last { $0.request == request }?.result
     }
 
+    /// Whether `request` must be decoded: nothing kept for it, or only a first picture.
+    public func needsDecoding(_ request: PreviewRequest) -> Bool {
+        switch result(for: request) {
+        case nil: true
+        case .success(let preview)?: preview.provisional
+        case .failure?: false
+        }
+    }
+
     /// What the pane shows: nil while the wanted picture is being decoded.
     public var shown: Result<Preview, PreviewProblem>? { wanted.flatMap(result(for:)) }
 
     mutating func store(_ result: Result<Preview, PreviewProblem>, for request: PreviewRequest) {
         // A decode cancelled because the cursor moved on says nothing about the file.
         if case .failure(.cancelled) = result { return }
+        // A first picture never takes the place of the photo itself, arriving late.
+        if case .success(let preview) = result, preview.provisional, case .success(let kept)? = self.result(for: request), !kept.provisional { return }
         cache.removeAll { $0.request == request }
         cache.append((request, result))
         if cache.count > Self.cacheSize { cache.removeFirst(cache.count - Self.cacheSize) }

@@ -27,7 +27,7 @@ public enum MonitorReducer {
         let wanted = state.previewRequest
         if wanted != state.preview.wanted {
             state.preview.wanted = wanted
-            if let wanted, state.preview.result(for: wanted) == nil { effects.append(.loadPreview(wanted)) }
+            if let wanted, state.preview.needsDecoding(wanted) { effects.append(.loadPreview(wanted)) }
             if let wanted, wanted.inPixels { effects.append(.awaitPreviewRest(wanted)) }
         }
         return effects
