@@ -98,6 +98,9 @@ void um_image_free(um_image *image) {
     free(image->exif);
     image->exif = NULL;
     image->exif_size = 0;
+    free(image->xmp);
+    image->xmp = NULL;
+    image->xmp_size = 0;
 }
 
 int um_fail(um_image *out, const char *message) {

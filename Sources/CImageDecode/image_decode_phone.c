@@ -180,7 +180,7 @@ static struct {
     int (*image_handle_get_number_of_thumbnails)(const struct heif_image_handle *);
     int (*image_handle_get_list_of_thumbnail_IDs)(const struct heif_image_handle *, heif_item_id *, int);
     struct heif_error (*image_handle_get_thumbnail)(const struct heif_image_handle *, heif_item_id, struct heif_image_handle **);
-    int (*image_handle_get_number_of_metadata_blocks)(const struct heif_image_handle *, const char *);
+    const char *(*image_handle_get_metadata_content_type)(const struct heif_image_handle *, heif_item_id);
     int (*image_handle_get_list_of_metadata_block_IDs)(const struct heif_image_handle *, const char *, heif_item_id *, int);
     size_t (*image_handle_get_metadata_size)(const struct heif_image_handle *, heif_item_id);
     struct heif_error (*image_handle_get_metadata)(const struct heif_image_handle *, heif_item_id, void *);
@@ -217,7 +217,7 @@ static void heif_load(void) {
     FIND(image_handle_get_number_of_thumbnails, "heif_image_handle_get_number_of_thumbnails")
     FIND(image_handle_get_list_of_thumbnail_IDs, "heif_image_handle_get_list_of_thumbnail_IDs")
     FIND(image_handle_get_thumbnail, "heif_image_handle_get_thumbnail")
-    FIND(image_handle_get_number_of_metadata_blocks, "heif_image_handle_get_number_of_metadata_blocks")
+    FIND(image_handle_get_metadata_content_type, "heif_image_handle_get_metadata_content_type")
     FIND(image_handle_get_list_of_metadata_block_IDs, "heif_image_handle_get_list_of_metadata_block_IDs")
     FIND(image_handle_get_metadata_size, "heif_image_handle_get_metadata_size")
     FIND(image_handle_get_metadata, "heif_image_handle_get_metadata")
@@ -243,19 +243,31 @@ static int heif_fail(um_image *out, const char *what, struct heif_error error) {
     return -1;
 }
 
-/// The first Exif block of `handle`, as libheif stores it: a 4-byte offset to the TIFF header,
-/// then the header. Blocks beyond 1 MB are not EXIF a camera wrote.
-static void heif_copy_exif(struct heif_image_handle *handle, um_image *out) {
-    heif_item_id id;
-    if (heif.image_handle_get_number_of_metadata_blocks(handle, "Exif") < 1) return;
-    if (heif.image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) != 1) return;
-    size_t size = heif.image_handle_get_metadata_size(handle, id);
-    if (size < 8 || size > (1 << 20)) return;
-    unsigned char *bytes = malloc(size);
-    if (!bytes) return;
-    if (heif.image_handle_get_metadata(handle, id, bytes).code != heif_error_Ok) { free(bytes); return; }
-    out->exif = bytes;
-    out->exif_size = size;
+/// The first metadata block of `handle` of `type` (and, for `mime`, of content type XMP), as
+/// the file stores it; blocks beyond 1 MB are not what a camera wrote.
+static unsigned char *heif_copy_block(struct heif_image_handle *handle, const char *type, size_t *size) {
+    heif_item_id ids[8];
+    int n = heif.image_handle_get_list_of_metadata_block_IDs(handle, type, ids, 8);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(type, "mime") == 0) {
+            const char *content = heif.image_handle_get_metadata_content_type(handle, ids[i]);
+            if (!content || strcmp(content, "application/rdf+xml") != 0) continue;
+        }
+        size_t length = heif.image_handle_get_metadata_size(handle, ids[i]);
+        if (length < 4 || length > (1 << 20)) continue;
+        unsigned char *bytes = malloc(length);
+        if (!bytes) return NULL;
+        if (heif.image_handle_get_metadata(handle, ids[i], bytes).code != heif_error_Ok) { free(bytes); continue; }
+        *size = length;
+        return bytes;
+    }
+    return NULL;
+}
+
+/// The EXIF (a 4-byte offset to the TIFF header, then the header) and XMP of `handle`.
+static void heif_copy_metadata(struct heif_image_handle *handle, um_image *out) {
+    out->exif = heif_copy_block(handle, "Exif", &out->exif_size);
+    out->xmp = heif_copy_block(handle, "mime", &out->xmp_size);
 }
 
 int um_decode_heif(const char *path, int max_width, int max_height, long long max_whole_pixels,
@@ -273,7 +285,7 @@ int um_decode_heif(const char *path, int max_width, int max_height, long long ma
     if (error.code != heif_error_Ok) { result = heif_fail(out, "not a readable HEIF file", error); goto done; }
     error = heif.context_get_primary_image_handle(context, &primary);
     if (error.code != heif_error_Ok) { result = heif_fail(out, "the HEIF file has no primary picture", error); goto done; }
-    heif_copy_exif(primary, out);
+    heif_copy_metadata(primary, out);
     int pw = heif.image_handle_get_width(primary), ph = heif.image_handle_get_height(primary);
     out->source_width = pw;
     out->source_height = ph;

@@ -72,6 +72,9 @@ public enum PreviewDecoder {
                     info.location = exif.location
                 }
             }
+            if info.location == nil, let xmp = image.xmp, image.xmp_size > 0 {
+                info.location = ExifSummary.locationInXMP(Array(UnsafeBufferPointer(start: xmp, count: image.xmp_size))[...])
+            }
             if image.source_width > 0 { (info.width, info.height) = (Int(image.source_width), Int(image.source_height)) }
         }
         if cancel?.isCancelled == true { return .failure(.cancelled) }

@@ -103,7 +103,7 @@ public struct ExifSummary: Sendable, Equatable {
                 if end - tiff >= 6, bytes[tiff..<tiff + 6].elementsEqual("Exif\0\0".utf8) { tiff += 6 }
                 summary = fromTIFF(Array(bytes[tiff..<end]))
             } else if name.elementsEqual("XMP ".utf8), end > payload {
-                xmpLocation = XMPLocation.find(in: bytes[payload..<end])
+                xmpLocation = XMPLocation.find(packet: bytes[payload..<end])
             }
             at = payload + size + (size & 1)
         }
@@ -111,6 +111,11 @@ public struct ExifSummary: Sendable, Equatable {
         var result = summary ?? ExifSummary()
         if result.location == nil { result.location = xmpLocation }
         return result
+    }
+
+    /// Where an XMP packet (without the APP1 namespace header) says the photo was taken.
+    public static func locationInXMP(_ packet: ArraySlice<UInt8>) -> GeoPoint? {
+        XMPLocation.find(packet: packet)
     }
 
     /// Reads a HEIF `Exif` item as stored: a 4-byte big-endian offset to the TIFF header (ISO/IEC
@@ -232,7 +237,12 @@ enum XMPLocation {
     static func find(in payload: ArraySlice<UInt8>) -> GeoPoint? {
         let header = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
         guard payload.count > header.count, payload.prefix(header.count).elementsEqual(header) else { return nil }
-        let text = String(decoding: payload.dropFirst(header.count).prefix(256 * 1024), as: UTF8.self)
+        return find(packet: payload.dropFirst(header.count))
+    }
+
+    /// The same in an XMP packet alone (a WebP `XMP ` chunk, a HEIF XMP item).
+    static func find(packet: ArraySlice<UInt8>) -> GeoPoint? {
+        let text = String(decoding: packet.prefix(256 * 1024), as: UTF8.self)
         guard let latitude = value(of: "GPSLatitude", in: text).flatMap(coordinate),
               let longitude = value(of: "GPSLongitude", in: text).flatMap(coordinate) else { return nil }
         return GeoPoint(latitude: latitude, longitude: longitude)

@@ -244,4 +244,20 @@ enum PhoneEncoders {
                                exif: Array("Exif\0\0".utf8) + bogusTIFF(offset: bogusTIFF(offset: 0).count) + notJPEG)
         #expect(PreviewDecoder.firstPicture(path: bogus, fitting: 40, 40) == nil)
     }
+
+    /// A place said only in XMP (as exiftool writes it into a WebP chunk and a HEIF item) is on
+    /// the info line too.
+    @Test(.enabled(if: PhoneEncoders.webp && PhoneEncoders.heif && PhoneEncoders.has("exiftool")))
+    func aPlaceInXMPAloneIsSaid() throws {
+        let png = try halvesPNG()
+        let webp = directory + "/xmp-only.webp", heic = directory + "/xmp-only.heic"
+        try PhoneEncoders.run("cwebp", ["-quiet", "-q", "80", png, "-o", webp])
+        try PhoneEncoders.run("heif-enc", ["-q", "80", png, "-o", heic])
+        for path in [webp, heic] {
+            try PhoneEncoders.run("exiftool", ["-q", "-overwrite_original", "-XMP:GPSLatitude=48.8584", "-XMP:GPSLongitude=2.2945",
+                                               "-XMP:GPSLatitudeRef=N", "-XMP:GPSLongitudeRef=E", path])
+            let info = try PreviewDecoder.decode(path: path, fitting: 40, 40).get().info
+            #expect(info.location.map { abs($0.latitude - 48.8584) < 0.001 && abs($0.longitude - 2.2945) < 0.001 } == true, "\(path): \(info)")
+        }
+    }
 }

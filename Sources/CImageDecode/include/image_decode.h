@@ -21,6 +21,9 @@ typedef struct {
     /// TIFF header, then the header), or NULL.
     unsigned char *exif;
     size_t exif_size;
+    /// HEIF: the primary picture's XMP item (`mime`, application/rdf+xml), or NULL.
+    unsigned char *xmp;
+    size_t xmp_size;
 } um_image;
 
 /// At most this many scans of a JPEG are read (as djpeg -maxscans): a normal progressive
