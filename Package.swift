@@ -38,11 +38,11 @@ let package = Package(
         .target(name: "NCursesTerminal", dependencies: ["CNCursesW", "TerminalCanvas", "UploadCore"]),
         // JPEG and PNG decoding for previews (libjpeg-turbo's scaled decoding, libpng row by
         // row) in C: both libraries report errors by longjmp, which Swift code cannot catch.
-        // WebP through libwebp (linked); HEIF/HEIC/AVIF through libheif, opened on first use
+        // WebP through libwebp, GIF through giflib (linked); HEIF/HEIC/AVIF through libheif, opened on first use
         // (dlopen: its codecs would otherwise load at every start), headers from libheif-dev.
         .target(
             name: "CImageDecode",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("dl")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("dl")]
         ),
         .target(name: "ImagePreview", dependencies: ["CImageDecode", "UploadCore", "PreviewModel"]),
         // Writing JPEGs (libjpeg) and zlib streams, for tests and benchmarks only.

@@ -1,4 +1,4 @@
-// libFuzzer target for the preview decoders (JPEG, PNG, WebP, HEIF/AVIF): each input is written
+// libFuzzer target for the preview decoders (JPEG, PNG, WebP, GIF, HEIF/AVIF): each input is written
 // to an in-memory file and decoded into a small box by every decoder whose format it claims to
 // be, then into a larger one. Built and run by bench/fuzz-decode under ASan and UBSan.
 #define _GNU_SOURCE
@@ -32,6 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         if (size >= 12 && memcmp(data, "RIFF", 4) == 0) {
             um_decode_webp(path, boxes[b][0], boxes[b][1], 4000000, NULL, &image);
+            um_image_free(&image);
+        }
+        if (size >= 6 && memcmp(data, "GIF8", 4) == 0) {
+            um_decode_gif(path, boxes[b][0], boxes[b][1], 4000000, NULL, &image);
             um_image_free(&image);
         }
         if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0) {

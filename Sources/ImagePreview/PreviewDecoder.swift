@@ -46,7 +46,7 @@ public enum PreviewDecoder {
         default: nil
         }
         if let exif { describe(&info, exif, turning: &orientation) }
-        let decodes: [ImageProbe.Format] = [.jpeg, .png, .webp, .heic, .avif]
+        let decodes: [ImageProbe.Format] = [.jpeg, .png, .webp, .gif, .heic, .avif]
         guard decodes.contains(probe.format) else { return .failure(.noPreview(info)) }
         // The box for the stored pixels: turned when the picture is shown a quarter turn around.
         let (boxWidth, boxHeight) = orientation.swapsSides ? (height, width) : (width, height)
@@ -58,6 +58,7 @@ public enum PreviewDecoder {
             case .jpeg: um_decode_jpeg(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
             case .png: um_decode_png(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
             case .webp: um_decode_webp(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
+            case .gif: um_decode_gif(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
             default: um_decode_heif(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
             }
         }

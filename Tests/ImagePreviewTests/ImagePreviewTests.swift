@@ -236,13 +236,22 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
     }
 
     @Test func otherFormatsGetTheirSizeAndAnHonestNoPreview() throws {
-        let gif = directory + "/a.gif"
-        _ = FileManager.default.createFile(atPath: gif, contents: Data(Array("GIF89a".utf8) + [0x40, 0x01, 0xF0, 0x00] + [UInt8](repeating: 0, count: 20)))
-        guard case .failure(.noPreview(let info)) = PreviewDecoder.decode(path: gif, fitting: 40, 40) else {
-            Issue.record("a GIF was not refused honestly")
+        let bmp = directory + "/a.bmp"
+        let header = Array("BM".utf8) + [UInt8](repeating: 0, count: 16) + [0x40, 0x01, 0, 0, 0xF0, 0, 0, 0] + [UInt8](repeating: 0, count: 28)
+        _ = FileManager.default.createFile(atPath: bmp, contents: Data(header))
+        guard case .failure(.noPreview(let info)) = PreviewDecoder.decode(path: bmp, fitting: 40, 40) else {
+            Issue.record("a BMP was not refused honestly")
             return
         }
-        #expect(info.format == .gif && info.width == 320 && info.height == 240)
+        #expect(info.format == .bmp && info.width == 320 && info.height == 240)
+        // A GIF is decoded; one with nothing after its header says why, with its size.
+        let gif = directory + "/a.gif"
+        _ = FileManager.default.createFile(atPath: gif, contents: Data(Array("GIF89a".utf8) + [0x40, 0x01, 0xF0, 0x00] + [UInt8](repeating: 0, count: 20)))
+        guard case .failure(.cannotPreview(let why, let gifInfo)) = PreviewDecoder.decode(path: gif, fitting: 40, 40) else {
+            Issue.record("a GIF without a picture was shown")
+            return
+        }
+        #expect(!why.isEmpty && gifInfo?.format == .gif && gifInfo?.width == 320, "\(why)")
     }
 
     @Test func probesReadSizesFromHeaders() {

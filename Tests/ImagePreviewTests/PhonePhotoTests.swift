@@ -260,4 +260,44 @@ enum PhoneEncoders {
             #expect(info.location.map { abs($0.latitude - 48.8584) < 0.001 && abs($0.longitude - 2.2945) < 0.001 } == true, "\(path): \(info)")
         }
     }
+
+    /// A GIF shows its first frame on its canvas: interlaced or not, transparent colour and
+    /// what the frame does not cover on dark grey; an animation's later frames are not read.
+    @Test(arguments: [false, true])
+    func aGIFShowsItsFirstFrame(interlaced: Bool) throws {
+        let palette: [(UInt8, UInt8, UInt8)] = [(230, 20, 20), (20, 20, 230), (20, 200, 20), (0, 0, 0)]
+        var halves: [UInt8] = []
+        for _ in 0..<60 { for x in 0..<80 { halves.append(x < 40 ? 0 : 1) } }
+        let green = [UInt8](repeating: 2, count: 80 * 60)
+        let bytes = GIFWriter.gif(width: 80, height: 60, palette: palette, frames: [
+            GIFWriter.Frame(width: 80, height: 60, indexes: halves, interlaced: interlaced),
+            GIFWriter.Frame(width: 80, height: 60, indexes: green),
+        ])
+        let path = directory + "/animated-\(interlaced).gif"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        let preview = try PreviewDecoder.decode(path: path, fitting: 40, 40).get()
+        #expect(preview.image.width == 40 && preview.image.height == 30)
+        expectRedLeftBlueRight(preview.image, "GIF")
+        #expect(preview.info.format == .gif && preview.info.width == 80 && preview.info.height == 60)
+
+        // A frame smaller than its canvas, with a transparent colour (3) on its right half.
+        var part: [UInt8] = []
+        for _ in 0..<30 { for x in 0..<40 { part.append(x < 20 ? 0 : 3) } }
+        let placed = directory + "/placed-\(interlaced).gif"
+        _ = FileManager.default.createFile(atPath: placed, contents: Data(GIFWriter.gif(width: 80, height: 60, palette: palette, frames: [
+            GIFWriter.Frame(width: 40, height: 30, indexes: part, left: 20, top: 15, interlaced: interlaced, transparent: 3),
+        ])))
+        let image = try PreviewDecoder.decode(path: placed, fitting: 80, 60).get().image
+        #expect(same(image.pixel(30, 30), (230, 20, 20)), "inside the frame: \(image.pixel(30, 30))")
+        #expect(same(image.pixel(50, 30), (48, 48, 48)), "transparent: \(image.pixel(50, 30))")
+        #expect(same(image.pixel(5, 5), (48, 48, 48)), "outside the frame: \(image.pixel(5, 5))")
+        // Cut in its picture data: a reason.
+        let cut = directory + "/cut-\(interlaced).gif"
+        _ = FileManager.default.createFile(atPath: cut, contents: Data(bytes.prefix(900)))
+        guard case .failure(.cannotPreview(let why, _)) = PreviewDecoder.decode(path: cut, fitting: 40, 40) else {
+            Issue.record("a cut GIF was shown")
+            return
+        }
+        #expect(why.contains("cut short") || why.contains("damaged"), "\(why)")
+    }
 }

@@ -66,6 +66,12 @@ int um_decode_webp(const char *path, int max_width, int max_height, long long ma
 int um_decode_heif(const char *path, int max_width, int max_height, long long max_whole_pixels,
                    const volatile int *cancel, um_image *out);
 
+/// GIF through giflib: the first frame on its canvas (what lies outside it, and the
+/// transparent colour, on dark grey), row by row; an interlaced frame is held whole (a byte a
+/// pixel) and refused above `max_whole_pixels`. `cancel` is polled between rows.
+int um_decode_gif(const char *path, int max_width, int max_height, long long max_whole_pixels,
+                  const volatile int *cancel, um_image *out);
+
 /// Whether libheif could be loaded; if not, `why` (when not NULL) says so.
 int um_heif_available(char *why, size_t why_size);
 
