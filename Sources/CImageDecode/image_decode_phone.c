@@ -270,8 +270,9 @@ static void heif_copy_metadata(struct heif_image_handle *handle, um_image *out) 
     out->xmp = heif_copy_block(handle, "mime", &out->xmp_size);
 }
 
-int um_decode_heif(const char *path, int max_width, int max_height, long long max_whole_pixels,
-                   const volatile int *cancel, um_image *out) {
+/// `thumbnail_only`: the largest thumbnail of the right shape whatever its size, or a failure.
+static int decode_heif(const char *path, int max_width, int max_height, long long max_whole_pixels,
+                       const volatile int *cancel, int thumbnail_only, um_image *out) {
     memset(out, 0, sizeof *out);
     if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
     char why[160];
@@ -306,13 +307,19 @@ int um_decode_heif(const char *path, int max_width, int max_height, long long ma
             // Same shape (within a pixel's rounding) and at least as many pixels as drawn.
             long long cross = (long long)tw * ph - (long long)th * pw;
             if (cross < 0) cross = -cross;
-            if (tw >= w && th >= h && cross <= (long long)(tw > th ? tw : th) * 2 && chosen == primary) {
+            int shape = cross <= (long long)(tw > th ? tw : th) * 2;
+            int better = thumbnail_only
+                ? shape && (chosen == primary || tw > heif.image_handle_get_width(chosen))
+                : shape && tw >= w && th >= h && chosen == primary;
+            if (better) {
+                if (chosen != primary) heif.image_handle_release(chosen);
                 chosen = thumbnail;
             } else {
                 heif.image_handle_release(thumbnail);
             }
         }
     }
+    if (thumbnail_only && chosen == primary) { result = um_fail(out, "no thumbnail"); goto done; }
     int cw = heif.image_handle_get_width(chosen), ch = heif.image_handle_get_height(chosen);
     if ((long long)cw * ch > max_whole_pixels) {
         snprintf(out->error, sizeof out->error, "a HEIF picture of %d x %d is too large to preview", cw, ch);
@@ -365,4 +372,13 @@ done:
     if (primary) heif.image_handle_release(primary);
     heif.context_free(context);
     return result;
+}
+
+int um_decode_heif(const char *path, int max_width, int max_height, long long max_whole_pixels,
+                   const volatile int *cancel, um_image *out) {
+    return decode_heif(path, max_width, max_height, max_whole_pixels, cancel, 0, out);
+}
+
+int um_decode_heif_thumbnail(const char *path, int max_width, int max_height, um_image *out) {
+    return decode_heif(path, max_width, max_height, 4000000, NULL, 1, out);
 }

@@ -91,28 +91,44 @@ public enum PreviewDecoder {
         return .success(Preview(image: stored.upright(orientation), info: info))
     }
 
-    /// A first picture at once: a JPEG's EXIF thumbnail (a phone's is 160x120 or larger) fitted
-    /// to the box and turned upright, marked provisional; nil when the file has none. The photo
-    /// itself is decoded after it (`decode`), and replaces it.
+    /// A first picture at once: a JPEG's EXIF thumbnail (a phone's is 160x120 or larger) or a
+    /// HEIF's thumbnail item fitted to the box and turned upright, marked provisional; nil when
+    /// the file has none, or when a HEIF's thumbnail already serves the box (`decode` takes it
+    /// then). The photo itself is decoded after it (`decode`), and replaces it.
     public static func firstPicture(path: String, fitting width: Int, _ height: Int) -> Preview? {
         guard width > 0, height > 0, let head = readHead(path, count: ImageProbe.headLength),
-              let probe = ImageProbe.probe(head), probe.format == .jpeg,
-              let thumbnail = ExifSummary.jpegThumbnail(head) else { return nil }
+              let probe = ImageProbe.probe(head) else { return nil }
         var info = PreviewInfo(fileSize: nil)
-        info.format = .jpeg
+        info.format = probe.format
         info.width = probe.width
         info.height = probe.height
-        var orientation = Orientation.up
-        if let exif = ExifSummary.fromJPEG(head) { describe(&info, exif, turning: &orientation) }
         var st = stat()
         if PathText.withCString(path, { stat($0, &st) }) == 0 { info.fileSize = Int64(st.st_size) }
-        let (boxWidth, boxHeight) = orientation.swapsSides ? (height, width) : (width, height)
+        var orientation = Orientation.up
         var image = um_image()
         defer { um_image_free(&image) }
-        let status = Array(thumbnail).withUnsafeBufferPointer {
-            um_decode_jpeg_bytes($0.baseAddress, $0.count, Int32(boxWidth), Int32(boxHeight), nil, &image)
+        switch probe.format {
+        case .jpeg:
+            guard let thumbnail = ExifSummary.jpegThumbnail(head) else { return nil }
+            if let exif = ExifSummary.fromJPEG(head) { describe(&info, exif, turning: &orientation) }
+            let (boxWidth, boxHeight) = orientation.swapsSides ? (height, width) : (width, height)
+            let status = Array(thumbnail).withUnsafeBufferPointer {
+                um_decode_jpeg_bytes($0.baseAddress, $0.count, Int32(boxWidth), Int32(boxHeight), nil, &image)
+            }
+            guard status == 0 else { return nil }
+        case .heic, .avif:
+            let status = PathText.withCString(path) { um_decode_heif_thumbnail($0, Int32(width), Int32(height), &image) }
+            guard status == 0, image.source_width > 0 else { return nil }
+            // A thumbnail with all the pixels the box needs is what the decode proper takes
+            // (at once): no first picture then.
+            let (sw, sh) = (Double(image.source_width), Double(image.source_height))
+            let scale = min(1, Double(width) / sw, Double(height) / sh)
+            guard Double(image.width) < (sw * scale).rounded() - 1 else { return nil }
+            (info.width, info.height) = (Int(image.source_width), Int(image.source_height))
+        default:
+            return nil
         }
-        guard status == 0, let pixels = image.rgb else { return nil }
+        guard let pixels = image.rgb else { return nil }
         let stored = RGBImage(width: Int(image.width), height: Int(image.height),
                               rgb: Array(UnsafeBufferPointer(start: pixels, count: Int(image.width) * Int(image.height) * 3)))
         return Preview(image: stored.upright(orientation), info: info, provisional: true)

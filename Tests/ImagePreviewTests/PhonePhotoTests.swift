@@ -129,6 +129,13 @@ enum PhoneEncoders {
         let large = try PreviewDecoder.decode(path: heic, fitting: 400, 400).get()
         #expect(large.image.width == 400 && large.image.height == 300)
         expectRedLeftBlueRight(large.image, "from the full picture")
+        // For the large box the thumbnail is the first picture, shown while the photo decodes;
+        // for the small one there is none (the decode takes the thumbnail itself).
+        let first = try #require(PreviewDecoder.firstPicture(path: heic, fitting: 400, 400))
+        #expect(first.provisional && first.image.width == 160 && first.image.height == 120)
+        expectRedLeftBlueRight(first.image, "the first picture")
+        #expect(first.info.width == 1280 && first.info.height == 960)
+        #expect(PreviewDecoder.firstPicture(path: heic, fitting: 80, 80) == nil)
     }
 
     @Test(.enabled(if: PhoneEncoders.avif))

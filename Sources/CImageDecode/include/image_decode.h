@@ -72,6 +72,10 @@ int um_decode_heif(const char *path, int max_width, int max_height, long long ma
 int um_decode_gif(const char *path, int max_width, int max_height, long long max_whole_pixels,
                   const volatile int *cancel, um_image *out);
 
+/// A HEIF's largest thumbnail (of the picture's shape) fitted to the box, for a first picture;
+/// fails when there is none.
+int um_decode_heif_thumbnail(const char *path, int max_width, int max_height, um_image *out);
+
 /// Whether libheif could be loaded; if not, `why` (when not NULL) says so.
 int um_heif_available(char *why, size_t why_size);
 
