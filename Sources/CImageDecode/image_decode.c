@@ -56,6 +56,16 @@ int um_scaler_init(um_scaler *s, int sw, int sh, int w, int h, unsigned char *rg
     return 0;
 }
 
+int um_output(um_image *out, um_scaler *s, int sw, int sh, int max_w, int max_h) {
+    int w, h;
+    um_fit(sw, sh, max_w, max_h, &w, &h);
+    out->width = w;
+    out->height = h;
+    out->rgb = malloc((size_t)w * h * 3);
+    if (!out->rgb) return -1;
+    return um_scaler_init(s, sw, sh, w, h, out->rgb);
+}
+
 static void um_scaler_flush(um_scaler *s) {
     if (s->row >= s->height) return;
     unsigned char *out = s->rgb + (size_t)s->row * s->width * 3;
@@ -221,15 +231,11 @@ static int decode_jpeg(FILE *file, int max_width, int max_height, long long max_
     info.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
     jpeg_start_decompress(&info);
     int sw = (int)info.output_width, sh = (int)info.output_height;
-    um_fit(sw, sh, max_width, max_height, &w, &h);
-    out->width = w;
-    out->height = h;
-    out->rgb = malloc((size_t)w * h * 3);
     int components = info.output_components;
     line = malloc((size_t)sw * (components > 3 ? components : 3));
     if (cmyk) converted = malloc((size_t)sw * 3);
     unsigned char *rgb = cmyk ? converted : line;
-    if (!out->rgb || !line || !rgb || um_scaler_init(&s, sw, sh, w, h, out->rgb) != 0) {
+    if (!line || !rgb || um_output(out, &s, sw, sh, max_width, max_height) != 0) {
         snprintf(errors.message, sizeof errors.message, "out of memory");
         longjmp(errors.jump, 1);
     }
@@ -357,13 +363,8 @@ int um_decode_png(const char *path, int max_width, int max_height, long long max
     png_read_update_info(png, info);
     int channels = png_get_channels(png, info);
     size_t rowbytes = png_get_rowbytes(png, info);
-    int w, h;
-    um_fit(sw, sh, max_width, max_height, &w, &h);
-    out->width = w;
-    out->height = h;
-    out->rgb = malloc((size_t)w * h * 3);
     rgb = malloc((size_t)sw * 3);
-    if (!out->rgb || !rgb || um_scaler_init(&s, sw, sh, w, h, out->rgb) != 0) {
+    if (!rgb || um_output(out, &s, sw, sh, max_width, max_height) != 0) {
         snprintf(errors.message, sizeof errors.message, "out of memory");
         longjmp(errors.jump, 1);
     }

@@ -57,15 +57,10 @@ int um_decode_gif(const char *path, int max_width, int max_height, long long max
             result = -1;
             goto done;
         }
-        int w, h;
-        um_fit(sw, sh, max_width, max_height, &w, &h);
-        out->width = w;
-        out->height = h;
-        out->rgb = malloc((size_t)w * h * 3);
         rgb = malloc((size_t)sw * 3);
         line = malloc((size_t)fw);
         if (frame->Interlace) indexes = malloc((size_t)fw * fh);
-        if (!out->rgb || !rgb || !line || (frame->Interlace && !indexes) || um_scaler_init(&s, sw, sh, w, h, out->rgb) != 0) {
+        if (!rgb || !line || (frame->Interlace && !indexes) || um_output(out, &s, sw, sh, max_width, max_height) != 0) {
             result = um_fail(out, "out of memory");
             goto done;
         }

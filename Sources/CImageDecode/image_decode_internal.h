@@ -25,6 +25,9 @@ void um_scaler_finish(um_scaler *s);
 void um_scaler_free(um_scaler *s);
 /// The size of a `sw` x `sh` picture fitted into max_w x max_h, aspect kept, never enlarged.
 void um_fit(int sw, int sh, int max_w, int max_h, int *w, int *h);
+/// Fits a `sw` x `sh` picture into the box, allocates `out`'s pixels at that size and readies
+/// `s` to fill them; -1 when out of memory.
+int um_output(um_image *out, um_scaler *s, int sw, int sh, int max_w, int max_h);
 /// Records `message` as the error, frees the pixels, returns -1.
 int um_fail(um_image *out, const char *message);
 

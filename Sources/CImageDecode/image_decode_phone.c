@@ -344,14 +344,10 @@ static int decode_heif(const char *path, int max_width, int max_height, long lon
         out->source_width = ph;
         out->source_height = pw;
     }
-    um_fit(iw, ih, max_width, max_height, &w, &h);
-    out->width = w;
-    out->height = h;
-    out->rgb = malloc((size_t)w * h * 3);
     unsigned char *row = malloc((size_t)iw * 3);
     um_scaler s;
     memset(&s, 0, sizeof s);
-    if (!out->rgb || !row || um_scaler_init(&s, iw, ih, w, h, out->rgb) != 0) {
+    if (!row || um_output(out, &s, iw, ih, max_width, max_height) != 0) {
         free(row);
         um_scaler_free(&s);
         result = um_fail(out, "out of memory");

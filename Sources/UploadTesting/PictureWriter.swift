@@ -50,6 +50,23 @@ public enum PictureWriter {
         }
     }
 
+    /// An EXIF payload ("Exif\0\0" and a TIFF structure) as a camera writes one with a JPEG
+    /// thumbnail: IFD0 (make, model, orientation, each when given), then IFD1 pointing at
+    /// `thumbnail`, which follows the structure.
+    public static func exif(thumbnail: [UInt8], make: String? = nil, model: String? = nil, orientation: Int = 1, bigEndian: Bool = false) -> [UInt8] {
+        var ifd0: [(tag: Int, value: TIFFBuilder.Value)] = []
+        if let make { ifd0.append((0x010F, .ascii(make))) }
+        if let model { ifd0.append((0x0110, .ascii(model))) }
+        ifd0.append((0x0112, .short(orientation)))
+        func tiff(offset: Int) -> [UInt8] {
+            TIFFBuilder(bigEndian: bigEndian, [
+                TIFFBuilder.Directory(ifd0, next: 1),
+                TIFFBuilder.Directory([(0x0103, .short(6)), (0x0201, .long(offset)), (0x0202, .long(thumbnail.count))]),
+            ]).bytes()
+        }
+        return Array("Exif\0\0".utf8) + tiff(offset: tiff(offset: 0).count) + thumbnail
+    }
+
     /// A PNG with transparency: `rgba` holds 4 bytes per pixel.
     public static func pngRGBA(width: Int, height: Int, rgba: [UInt8], to path: String) throws {
         let bytes = PNGEncoder.encode(rgba: rgba, width: width, height: height, deflate: Self.zlib)

@@ -330,13 +330,7 @@ if what == "make-phone-jpeg" {
         let thumbnailPath = dir + "/phone-thumbnail.jpg"
         try PictureWriter.jpeg(photo(width: 160, height: 120, seed: 4), to: thumbnailPath, quality: 80)
         let thumbnail = Array(try Data(contentsOf: URL(fileURLWithPath: thumbnailPath)))
-        func tiff(offset: Int) -> [UInt8] {
-            TIFFBuilder(bigEndian: false, [
-                TIFFBuilder.Directory([(0x010F, .ascii("Apple")), (0x0110, .ascii("iPhone 12")), (0x0112, .short(1))], next: 1),
-                TIFFBuilder.Directory([(0x0103, .short(6)), (0x0201, .long(offset)), (0x0202, .long(thumbnail.count))]),
-            ]).bytes()
-        }
-        let exif = Array("Exif\0\0".utf8) + tiff(offset: tiff(offset: 0).count) + thumbnail
+        let exif = PictureWriter.exif(thumbnail: thumbnail, make: "Apple", model: "iPhone 12")
         try PictureWriter.jpeg(photo(width: 4032, height: 3024, seed: 4), to: path, quality: 90, exif: exif)
     }
     print(path)

@@ -212,13 +212,7 @@ enum PhoneEncoders {
         for _ in 0..<(160 * 120) { green += [20, 200, 20] }
         try PictureWriter.jpeg(RGBImage(width: 160, height: 120, rgb: green), to: thumbnailPath, quality: 80)
         let thumbnail = Array(try Data(contentsOf: URL(fileURLWithPath: thumbnailPath)))
-        func tiff(offset: Int) -> [UInt8] {
-            TIFFBuilder(bigEndian: false, [
-                TIFFBuilder.Directory([(0x010F, .ascii("Apple")), (0x0110, .ascii("iPhone 8")), (0x0112, .short(6))], next: 1),
-                TIFFBuilder.Directory([(0x0103, .short(6)), (0x0201, .long(offset)), (0x0202, .long(thumbnail.count))]),
-            ]).bytes()
-        }
-        let exif = Array("Exif\0\0".utf8) + tiff(offset: tiff(offset: 0).count) + thumbnail
+        let exif = PictureWriter.exif(thumbnail: thumbnail, make: "Apple", model: "iPhone 8", orientation: 6)
         var rgb: [UInt8] = []
         for _ in 0..<480 { for x in 0..<640 { rgb += x < 320 ? [230, 20, 20] : [20, 20, 230] } }
         let path = directory + "/phone.jpg"
@@ -241,14 +235,8 @@ enum PhoneEncoders {
         #expect(PreviewDecoder.firstPicture(path: plain, fitting: 40, 40) == nil)
         let bogus = directory + "/bogus.jpg"
         let notJPEG = [UInt8](repeating: 7, count: 200)
-        func bogusTIFF(offset: Int) -> [UInt8] {
-            TIFFBuilder(bigEndian: true, [
-                TIFFBuilder.Directory([(0x0112, .short(1))], next: 1),
-                TIFFBuilder.Directory([(0x0201, .long(offset)), (0x0202, .long(notJPEG.count))]),
-            ]).bytes()
-        }
         try PictureWriter.jpeg(RGBImage(width: 64, height: 48, rgb: [UInt8](repeating: 90, count: 64 * 48 * 3)), to: bogus,
-                               exif: Array("Exif\0\0".utf8) + bogusTIFF(offset: bogusTIFF(offset: 0).count) + notJPEG)
+                               exif: PictureWriter.exif(thumbnail: notJPEG, bigEndian: true))
         #expect(PreviewDecoder.firstPicture(path: bogus, fitting: 40, 40) == nil)
     }
 
