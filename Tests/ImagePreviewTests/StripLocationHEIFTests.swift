@@ -67,20 +67,32 @@ import UploadTesting
         #expect(preview.info.camera == "Apple iPhone 15" && preview.info.location == nil)
     }
 
-    /// Top-level boxes appended to a real HEIC: a `free` box is blanked; anything unknown, or
-    /// bytes that are no box, is refused.
+    /// Top-level boxes added to a real HEIC: a `free` box is blanked; any other box (a phone's
+    /// trailer, a `uuid`, an image sequence's `moov`) goes, cut at the end and blanked between
+    /// known boxes; bytes that are no box, or a file cut short, are refused.
     @Test(.enabled(if: tools))
-    func whatTheContainerHasRoomForIsBlankedOrRefused() throws {
+    func whatTheContainerHasRoomForIsBlankedCutOrRefused() throws {
         let original = Array(try Data(contentsOf: URL(fileURLWithPath: try Self.made("planted"))))
         func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { be32(UInt32(8 + payload.count)) + Array(type.utf8) + payload }
-        let withFree = original + box("free", Array(S.planted.utf8) + Array("GPS".utf8))
-        let out = try S.apply(withFree)
-        S.expectNoPlace(out, "a free box")
-        #expect(try Self.pixels(Self.write(withFree, "heic")) == Self.pixels(Self.write(out, "heic")))
-        for (label, bytes) in [("a uuid box", original + box("uuid", [UInt8](repeating: 7, count: 16) + Array(S.planted.utf8))),
-                               ("bytes after the last box", original + Array(S.planted.utf8)),
-                               ("a cut file", Array(original.dropLast(10))),
-                               ("an image sequence", original + box("moov", []))] {
+        let planted = Array(S.planted.utf8) + Array("GPS".utf8)
+        let withFree = original + box("free", planted)
+        let freed = try S.apply(withFree)
+        S.expectNoPlace(freed, "a free box")
+        #expect(freed.count == withFree.count)
+        #expect(try Self.pixels(Self.write(withFree, "heic")) == Self.pixels(Self.write(freed, "heic")))
+        for (label, trailer) in [("a Samsung trailer", box("sefd", planted)), ("a uuid box", box("uuid", [UInt8](repeating: 7, count: 16) + planted)),
+                                 ("an image sequence", box("moov", planted))] {
+            let out = try S.apply(original + trailer)
+            S.expectNoPlace(out, label)
+            #expect(out.count == original.count, "\(label): cut")
+            // Between known boxes (before a free box): zeros in place.
+            let between = try S.apply(original + trailer + box("free", []))
+            S.expectNoPlace(between, label + " between")
+            #expect(between.count == original.count + trailer.count + 8)
+            #expect(try Self.pixels(Self.write(between, "heic")) == Self.pixels(Self.write(original, "heic")), "\(label)")
+        }
+        for (label, bytes) in [("bytes after the last box", original + Array(S.planted.utf8)),
+                               ("a cut file", Array(original.dropLast(10)))] {
             #expect(throws: LocationStripper.Refusal.self, "\(label)") { try S.apply(bytes) }
         }
     }

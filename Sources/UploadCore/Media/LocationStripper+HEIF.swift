@@ -8,10 +8,10 @@
 /// - every byte of `mdat` and `idat` that no picture item uses becomes zero, and so does the
 ///   payload of `free`/`skip` boxes; item names and the handler's name become spaces;
 /// - bytes after the last box go.
-/// The edit is complete only because everything else is known: the top-level boxes (`ftyp`,
-/// `meta`, `mdat`, `free`, `skip`), the boxes of `meta`, the item types (pictures, grids,
-/// overlays, derived pictures, `Exif`, XMP), the item properties and the auxiliary picture
-/// kinds (alpha, depth, HDR gain maps) are allowlists; anything else, an item whose data lies
+/// The edit is complete only because everything else is known: the boxes of `meta`, the item types (pictures, grids,
+/// overlays, derived pictures, `Exif`, XMP, IPTC), the item properties kept and the auxiliary
+/// picture kinds (alpha, depth, HDR gain maps) are allowlists; anything else (an item of
+/// another kind, a property a picture needs that this does not know), an item whose data lies
 /// outside `mdat`/`idat`, overlapping items, data in another file, or a box that runs past its
 /// parent, is refused with the reason.
 extension LocationStripper {
@@ -28,10 +28,35 @@ extension LocationStripper {
         "urn:com:apple:photo:2018:aux:portraitsegmentationmatte", "urn:com:apple:photo:2019:aux:semanticskinmatte",
         "urn:com:apple:photo:2019:aux:semantichairmatte", "urn:com:apple:photo:2019:aux:semanticteethmatte",
         "urn:com:apple:photo:2020:aux:semanticskymatte", "urn:com:apple:photo:2020:aux:semanticglassesmatte",
+        "urn:com:samsung:photo:2024:aux:hdrgainmap",
     ]
     /// Zeros written in place of what no picture uses, at most: beyond it the file is mostly
     /// something else than its pictures.
     static let heifMaxBlanked: Int64 = 16 << 20
+
+    /// The 1-based indexes of the properties some item marks essential (ipma).
+    static func essentialProperties(_ ipma: HEIFBox, bytes: (Int64, Int64) throws(Refusal) -> [UInt8],
+                                    damaged: (String) -> Refusal) throws(Refusal) -> Set<Int> {
+        let data = try bytes(ipma.payload, ipma.end - ipma.payload)
+        guard data.count >= 8 else { throw damaged("has a cut item property table") }
+        let version = data[0], wide = data[3] & 1 == 1
+        var at = 4
+        func take(_ n: Int) throws(Refusal) -> Int {
+            guard at + n <= data.count else { throw damaged("has a cut item property table") }
+            defer { at += n }
+            return data[at..<at + n].reduce(0) { $0 << 8 | Int($1) }
+        }
+        var essential: Set<Int> = []
+        for _ in 0..<(try take(4)) {
+            _ = try take(version < 1 ? 2 : 4)
+            for _ in 0..<(try take(1)) {
+                let value = try take(wide ? 2 : 1)
+                let flag = wide ? 0x8000 : 0x80
+                if value & flag != 0 { essential.insert(value & (flag - 1)) }
+            }
+        }
+        return essential
+    }
 
     static func isHEIF(_ prefix: [UInt8]) -> Bool {
         guard prefix.count >= 12, prefix[4..<8].elementsEqual("ftyp".utf8) else { return false }
@@ -81,6 +106,7 @@ extension LocationStripper {
         let top = try boxes(from: 0, to: size, "the file")
         guard top.first?.type == "ftyp" else { throw damaged("does not begin with ftyp") }
         var meta: HEIFBox?
+        var unknownTopLevel: [HEIFBox] = []
         var dataAreas: [Range<Int64>] = []   // mdat payloads: where item data may lie
         var edits: [ByteEdit] = []
         var blanked: Int64 = 0
@@ -101,16 +127,32 @@ extension LocationStripper {
                 meta = box
             case "mdat": dataAreas.append(box.payload..<box.end)
             case "free", "skip": try blank(box.payload..<box.end)
-            default: throw damaged("has a top-level box '\(box.type)' this tool does not know (an image sequence or other data)")
+            default:
+                // Another top-level box (a phone's trailer such as Samsung's `sefd`, a `uuid`, an
+                // image sequence's `moov`): no picture item lies in it (item data must be in
+                // mdat or idat), so it goes: cut when nothing follows, else zeros.
+                unknownTopLevel.append(box)
             }
         }
         guard let meta else { throw damaged("has no meta box") }
+        // The unknown boxes at the end are cut (nothing refers to bytes past the last known box);
+        // those between known boxes become zeros.
+        let lastKnownEnd = top.filter { box in !unknownTopLevel.contains { $0.start == box.start } }.map(\.end).max() ?? 0
+        for box in unknownTopLevel {
+            if box.start >= lastKnownEnd {
+                edits.append(ByteEdit(range: box.start..<box.end, replacement: []))
+            } else {
+                try blank(box.payload..<box.end)
+            }
+        }
 
         // meta (a full box: version and flags first).
         var items: [UInt32: (type: String, contentType: String?)] = [:]
         var locations: [UInt32: [Range<Int64>]] = [:]
         var idat: Range<Int64>?
         var ilocBox: HEIFBox?
+        var essential: Set<Int> = []
+        var unknownProperties: [(index: Int, box: HEIFBox)] = []
         for box in try boxes(from: meta.payload + 4, to: meta.end, "meta") {
             guard heifMetaBoxes.contains(box.type) else { throw damaged("has a box '\(box.type)' in meta this tool does not know") }
             switch box.type {
@@ -146,7 +188,7 @@ extension LocationStripper {
                         guard let end = data[(nameEnd + 1)...].firstIndex(of: 0) else { throw damaged("has a mime item without its content type") }
                         contentType = String(decoding: data[(nameEnd + 1)..<end], as: UTF8.self)
                     }
-                    let known = heifPictureItems.contains(type) || type == "Exif" || (type == "mime" && contentType == "application/rdf+xml")
+                    let known = heifPictureItems.contains(type) || type == "Exif" || type == "iptc" || (type == "mime" && contentType == "application/rdf+xml")
                     guard known else {
                         throw damaged("has an item of a kind this tool does not know ('\(type)'\(contentType.map { ", \($0)" } ?? ""))")
                     }
@@ -156,11 +198,15 @@ extension LocationStripper {
             case "iprp":
                 for child in try boxes(from: box.payload, to: box.end, "iprp") {
                     switch child.type {
-                    case "ipma": break
+                    case "ipma":
+                        essential = try essentialProperties(child, bytes: bytes, damaged: damaged)
                     case "ipco":
-                        for property in try boxes(from: child.payload, to: child.end, "ipco") {
+                        for (index, property) in try boxes(from: child.payload, to: child.end, "ipco").enumerated() {
                             guard heifProperties.contains(property.type) else {
-                                throw damaged("has an item property '\(property.type)' this tool does not know")
+                                // Unknown: its content goes (zeros), unless a picture cannot be
+                                // shown without it.
+                                unknownProperties.append((index + 1, property))
+                                continue
                             }
                             if property.type == "auxC" {
                                 let data = try bytes(property.payload, property.end - property.payload)
@@ -181,6 +227,13 @@ extension LocationStripper {
                 }
             default: break
             }
+        }
+
+        for (index, property) in unknownProperties {
+            guard !essential.contains(index) else {
+                throw damaged("has an item property '\(property.type)' this tool does not know, which its pictures need")
+            }
+            try blank(property.payload..<property.end)
         }
 
         // Where each item's bytes are (iloc).
@@ -251,6 +304,8 @@ extension LocationStripper {
                 }
                 fresh = [0, 0, 0, 6] + Array("Exif\0\0".utf8) + (kept.map { $0.tiff() } ?? [])
                 if fresh.count > old.count || kept?.isEmpty != false { fresh = [] }
+            } else if item.type == "iptc" {
+                fresh = []   // IPTC (cities, places, people): zeros
             } else {
                 // XMP: whitespace, which an XML reader takes for an empty document.
                 fresh = [UInt8](repeating: 0x20, count: old.count)
