@@ -72,6 +72,7 @@ public final class Journal: Sendable {
             // authorizer over every column) cost more than the rest of the read.
             let select = try db.cachedStatement(sql: "SELECT * FROM upload WHERE id = ?")
             guard var row = try UploadRow.fetchOne(select, arguments: [Int64(id.rawValue)]) else { return nil }
+            let read = row
             var logged = event
             var record = row.record
             switch event {
@@ -109,13 +110,39 @@ public final class Journal: Sendable {
             record.apply(logged, at: now)
             row.store(record)
             row.updatedAt = now
-            try row.update(db)
+            #if DEBUG
+            // Writing the changed columns alone must leave the row as writing all of them does.
+            var whole: UploadRow?
+            try db.inSavepoint {
+                try row.update(db)
+                whole = try UploadRow.fetchOne(select, arguments: [Int64(id.rawValue)])
+                return .rollback
+            }
+            #endif
+            try row.updateChanges(from: read, db)
+            #if DEBUG
+            let written = try UploadRow.fetchOne(select, arguments: [Int64(id.rawValue)])
+            precondition(written == whole, "the changed columns differ from the whole row: \(String(describing: written)) vs \(String(describing: whole))")
+            #endif
             if case .finished(_, let outcome) = event, outcome.isSuccess, let sha256 = record.contentSHA256 {
                 try Self.remember(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.name, sentAt: now), in: db)
             }
-            var entry = EventRow(seq: nil, uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now)
-            try entry.insert(db)
-            return JournalEntry(seq: entry.seq ?? 0, event: logged, at: now)
+            #if DEBUG
+            // The prepared insert must store what the record's own encoding stores.
+            var viaRecord: Row?
+            try db.inSavepoint {
+                var entry = EventRow(seq: nil, uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now)
+                try entry.insert(db)
+                viaRecord = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [entry.seq])
+                return .rollback
+            }
+            #endif
+            let seq = try EventRow.append(uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now, db)
+            #if DEBUG
+            let appended = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [seq])
+            precondition(appended == viaRecord, "the appended event differs: \(String(describing: appended)) vs \(String(describing: viaRecord))")
+            #endif
+            return JournalEntry(seq: seq, event: logged, at: now)
         }
     }
 

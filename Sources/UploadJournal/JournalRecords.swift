@@ -171,6 +171,15 @@ struct EventRow: Codable, FetchableRecord, MutablePersistableRecord {
 extension EventRow {
     enum CodingKeys: String, CodingKey { case seq, uploadID, kind, event, at }
 
+    /// Appends an entry through a cached statement (the event as the JSON the record's own
+    /// encoding writes) and returns its sequence number: one per event of every upload.
+    static func append(uploadID: Int64?, kind: String, event: UploadEvent, at: Date, _ db: Database) throws -> Int64 {
+        let json = String(decoding: try databaseJSONEncoder(for: CodingKeys.event.stringValue).encode(event), as: UTF8.self)
+        try db.cachedStatement(sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [uploadID, kind, json, at])
+        return db.lastInsertedRowID
+    }
+
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         seq = try c.decodeIfPresent(Int64.self, forKey: .seq)
@@ -244,5 +253,74 @@ public struct PendingUpload: Sendable {
         self.settings = settings
         self.attempts = attempts
         self.record = record
+    }
+}
+
+// In this file: the synthesized CodingKeys (the column names) are private to it.
+extension UploadRow {
+    /// The columns whose values differ from `old`'s, as they are stored (the same forms as the
+    /// record's Codable encoding: JSON text for the nested values, dates as GRDB writes them).
+    /// An event changes a few columns of forty: writing those alone spares encoding the whole
+    /// row (its settings as JSON among them) on every event.
+    func changes(from old: UploadRow) throws -> [(column: String, value: DatabaseValue)] {
+        var out: [(String, DatabaseValue)] = []
+        func put<T: DatabaseValueConvertible & Equatable>(_ column: CodingKeys, _ new: T?, _ previous: T?) {
+            if new != previous { out.append((column.stringValue, new?.databaseValue ?? .null)) }
+        }
+        func json<T: Encodable & Equatable>(_ column: CodingKeys, _ new: T?, _ previous: T?) throws {
+            guard new != previous else { return }
+            guard let new else { return out.append((column.stringValue, .null)) }
+            let data = try Self.databaseJSONEncoder(for: column.stringValue).encode(new)
+            out.append((column.stringValue, String(decoding: data, as: UTF8.self).databaseValue))
+        }
+        put(.path, path, old.path)
+        put(.fileSize, fileSize, old.fileSize)
+        put(.fileMtimeNs, fileMtimeNs, old.fileMtimeNs)
+        put(.fileCtimeNs, fileCtimeNs, old.fileCtimeNs)
+        put(.uploadName, uploadName, old.uploadName)
+        put(.url, url, old.url)
+        put(.field, field, old.field)
+        try json(.formFields, formFields, old.formFields)
+        try json(.headers, headers, old.headers)
+        put(.allowAnyFile, allowAnyFile, old.allowAnyFile)
+        try json(.settings, settings, old.settings)
+        put(.origin, origin, old.origin)
+        put(.state, state.rawValue, old.state.rawValue)
+        put(.attempts, attempts, old.attempts)
+        put(.bytesSent, bytesSent, old.bytesSent)
+        put(.bytesExpected, bytesExpected, old.bytesExpected)
+        put(.status, status, old.status)
+        put(.reason, reason, old.reason)
+        put(.body, body, old.body)
+        put(.bodyBytesTotal, bodyBytesTotal, old.bodyBytesTotal)
+        put(.failureKind, failureKind, old.failureKind)
+        put(.failureMessage, failureMessage, old.failureMessage)
+        put(.failureCode, failureCode, old.failureCode)
+        put(.createdAt, createdAt, old.createdAt)
+        put(.updatedAt, updatedAt, old.updatedAt)
+        put(.startedAt, startedAt, old.startedAt)
+        put(.finishedAt, finishedAt, old.finishedAt)
+        put(.headersCleared, headersCleared, old.headersCleared)
+        put(.shownURL, shownURL, old.shownURL)
+        put(.retryReason, retryReason, old.retryReason)
+        put(.retryAt, retryAt, old.retryAt)
+        try json(.responseHeaders, responseHeaders, old.responseHeaders)
+        try json(.resume, resume, old.resume)
+        put(.bytesSaved, bytesSaved, old.bytesSaved)
+        put(.idempotencyKey, idempotencyKey, old.idempotencyKey)
+        put(.answerCut, answerCut, old.answerCut)
+        put(.verified, verified, old.verified)
+        put(.contentSHA256, contentSHA256, old.contentSHA256)
+        return out
+    }
+
+    /// Writes the columns that differ from `old` (the row as read), through a statement cached
+    /// per set of columns.
+    func updateChanges(from old: UploadRow, _ db: Database) throws {
+        guard let id else { return }
+        let changed = try changes(from: old)
+        guard !changed.isEmpty else { return }
+        let sql = "UPDATE upload SET " + changed.map { "\"\($0.column)\" = ?" }.joined(separator: ", ") + " WHERE id = ?"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(changed.map(\.value) + [id.databaseValue]))
     }
 }
