@@ -17,7 +17,7 @@ import UploadTesting
         }
         let files = paths.map { ContentHashRequest(path: $0, size: 40_000, modified: 1) }
         worker.request(files + [ContentHashRequest(path: folder + "/missing.jpg", size: 1, modified: 1)])
-        try await eventually { got.withLockedValue { $0.count } == 4 }
+        #expect(try await eventually { got.withLockedValue { $0.count } == 4 })
         let results = got.withLockedValue { $0 }
         #expect(results.map(\.0) == paths + [folder + "/missing.jpg"])
         #expect(results.map(\.2) == [3, 2, 1, 0])
@@ -28,7 +28,7 @@ import UploadTesting
         // Asked again (the folder listed again): the same answers, from the cache.
         try FileManager.default.removeItem(atPath: paths[0])
         worker.request([files[0]])
-        try await eventually { got.withLockedValue { $0.count } == 5 }
+        #expect(try await eventually { got.withLockedValue { $0.count } == 5 })
         #expect(got.withLockedValue { $0[4].1 } == results[0].1)
     }
 
@@ -44,9 +44,9 @@ import UploadTesting
             let got = NIOLockedValueBox<[String?]>([])
             let worker = ContentHashWorker(stripLocation: false, journal: journal) { _, digest, _ in got.withLockedValue { $0.append(digest) } }
             worker.request([request])
-            try await eventually { got.withLockedValue { $0.count } == 1 }
+            #expect(try await eventually { got.withLockedValue { $0.count } == 1 })
             // The worker writes what it kept when its list is done.
-            try await eventually { (try? journal.cachedContents([request.path], stripped: false))?[request.path] != nil }
+            #expect(try await eventually { (try? journal.cachedContents([request.path], stripped: false))?[request.path] != nil })
             return got.withLockedValue { $0.first ?? nil }
         }
         #expect(try await hash(request) == original)
@@ -75,7 +75,7 @@ import UploadTesting
         let got = NIOLockedValueBox<[String?]>([])
         let worker = ContentHashWorker(stripLocation: false, journal: journal) { _, digest, _ in got.withLockedValue { $0.append(digest) } }
         worker.request([ContentHashRequest(path: path, size: 30_000, modified: 7, changed: 9)])
-        try await eventually { got.withLockedValue { $0.count } == 1 }
+        #expect(try await eventually { got.withLockedValue { $0.count } == 1 })
         #expect(got.withLockedValue { $0[0] } == (try PythonDigests.sha256Hex(path)))
     }
 }
