@@ -26,8 +26,16 @@ public enum PreviewDecoder {
     /// are refused above this many: 64 megapixels (about 200 MB while decoding).
     public static let maxWholePixels: Int64 = 64_000_000
 
-    public static func decode(path: String, fitting width: Int, _ height: Int, cancel: CancelFlag? = nil) -> Result<Preview, PreviewProblem> {
-        guard width > 0, height > 0 else { return .failure(.cannotPreview("no room to draw", nil)) }
+    /// What a file's first bytes say before any decoding: its head, format, info line and
+    /// EXIF orientation.
+    struct Inspected {
+        var head: [UInt8]
+        var probe: ImageProbe
+        var info: PreviewInfo
+        var orientation: Orientation
+    }
+
+    static func inspect(_ path: String) -> Result<Inspected, PreviewProblem> {
         var st = stat()
         guard PathText.withCString(path, { stat($0, &st) }) == 0 else { return .failure(.cannotPreview(String(cString: strerror(errno)), nil)) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(.cannotPreview("not a regular file", nil)) }
@@ -45,9 +53,31 @@ public enum PreviewDecoder {
         case .webp: ExifSummary.fromWebP(head)
         default: nil
         }
-        if let exif { describe(&info, exif, turning: &orientation) }
+        if let exif {
+            orientation = exif.orientation
+            describe(&info, exif)
+            if orientation.swapsSides { (info.width, info.height) = (info.height, info.width) }
+        }
+        return .success(Inspected(head: head, probe: probe, info: info, orientation: orientation))
+    }
+
+    /// `first`, when given, gets the file's own small copy of itself first (`firstPicture`),
+    /// from the same read of the file.
+    public static func decode(path: String, fitting width: Int, _ height: Int, cancel: CancelFlag? = nil,
+                              first: ((Preview) -> Void)? = nil) -> Result<Preview, PreviewProblem> {
+        guard width > 0, height > 0 else { return .failure(.cannotPreview("no room to draw", nil)) }
+        let inspected: Inspected
+        switch inspect(path) {
+        case .success(let found): inspected = found
+        case .failure(let problem): return .failure(problem)
+        }
+        let (probe, orientation) = (inspected.probe, inspected.orientation)
+        var info = inspected.info
         let decodes: [ImageProbe.Format] = [.jpeg, .png, .webp, .gif, .heic, .avif]
         guard decodes.contains(probe.format) else { return .failure(.noPreview(info)) }
+        if let first, cancel?.isCancelled != true, let picture = firstPicture(inspected, path: path, fitting: width, height) {
+            first(picture)
+        }
         // The box for the stored pixels: turned when the picture is shown a quarter turn around.
         let (boxWidth, boxHeight) = orientation.swapsSides ? (height, width) : (width, height)
         var image = um_image()
@@ -67,11 +97,7 @@ public enum PreviewDecoder {
             // informative only (libheif has applied the file's own turns already).
             if let block = image.exif, image.exif_size >= 4 {
                 let bytes = Array(UnsafeBufferPointer(start: block, count: image.exif_size))
-                if let exif = ExifSummary.fromHEIFBlock(bytes) {
-                    info.dateTaken = exif.dateTaken
-                    info.camera = exif.camera
-                    info.location = exif.location
-                }
+                if let exif = ExifSummary.fromHEIFBlock(bytes) { describe(&info, exif) }
             }
             if info.location == nil, let xmp = image.xmp, image.xmp_size > 0 {
                 info.location = ExifSummary.locationInXMP(Array(UnsafeBufferPointer(start: xmp, count: image.xmp_size))[...])
@@ -96,22 +122,18 @@ public enum PreviewDecoder {
     /// the file has none, or when a HEIF's thumbnail already serves the box (`decode` takes it
     /// then). The photo itself is decoded after it (`decode`), and replaces it.
     public static func firstPicture(path: String, fitting width: Int, _ height: Int) -> Preview? {
-        guard width > 0, height > 0, let head = readHead(path, count: ImageProbe.headLength),
-              let probe = ImageProbe.probe(head) else { return nil }
-        var info = PreviewInfo(fileSize: nil)
-        info.format = probe.format
-        info.width = probe.width
-        info.height = probe.height
-        var st = stat()
-        if PathText.withCString(path, { stat($0, &st) }) == 0 { info.fileSize = Int64(st.st_size) }
-        var orientation = Orientation.up
+        guard width > 0, height > 0, case .success(let inspected) = inspect(path) else { return nil }
+        return firstPicture(inspected, path: path, fitting: width, height)
+    }
+
+    static func firstPicture(_ inspected: Inspected, path: String, fitting width: Int, _ height: Int) -> Preview? {
+        var info = inspected.info
         var image = um_image()
         defer { um_image_free(&image) }
-        switch probe.format {
+        switch inspected.probe.format {
         case .jpeg:
-            guard let thumbnail = ExifSummary.jpegThumbnail(head) else { return nil }
-            if let exif = ExifSummary.fromJPEG(head) { describe(&info, exif, turning: &orientation) }
-            let (boxWidth, boxHeight) = orientation.swapsSides ? (height, width) : (width, height)
+            guard let thumbnail = ExifSummary.jpegThumbnail(inspected.head) else { return nil }
+            let (boxWidth, boxHeight) = inspected.orientation.swapsSides ? (height, width) : (width, height)
             let status = Array(thumbnail).withUnsafeBufferPointer {
                 um_decode_jpeg_bytes($0.baseAddress, $0.count, Int32(boxWidth), Int32(boxHeight), nil, &image)
             }
@@ -131,16 +153,14 @@ public enum PreviewDecoder {
         guard let pixels = image.rgb else { return nil }
         let stored = RGBImage(width: Int(image.width), height: Int(image.height),
                               rgb: Array(UnsafeBufferPointer(start: pixels, count: Int(image.width) * Int(image.height) * 3)))
-        return Preview(image: stored.upright(orientation), info: info, provisional: true)
+        return Preview(image: stored.upright(inspected.orientation), info: info, provisional: true)
     }
 
-    /// Date, camera and place from `exif`; its orientation turns the picture (and its sides).
-    private static func describe(_ info: inout PreviewInfo, _ exif: ExifSummary, turning orientation: inout Orientation) {
-        orientation = exif.orientation
+    /// Date, camera and place from `exif` (its orientation is the caller's to apply, or not).
+    private static func describe(_ info: inout PreviewInfo, _ exif: ExifSummary) {
         info.dateTaken = exif.dateTaken
         info.camera = exif.camera
         info.location = exif.location
-        if orientation.swapsSides { (info.width, info.height) = (info.height, info.width) }
     }
 
     static func readHead(_ path: String, count: Int) -> [UInt8]? {

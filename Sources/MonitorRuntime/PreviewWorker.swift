@@ -50,10 +50,9 @@ public final class PreviewWorker: Sendable {
                 return .success(preview)
             }
             // The file's own thumbnail first, within a frame; then the photo itself.
-            if let first = PreviewDecoder.firstPicture(path: request.path, fitting: box.width, box.height), !flag.isCancelled {
-                deliver(request, withCells(.success(first)))
-            }
-            let result = withCells(PreviewDecoder.decode(path: request.path, fitting: box.width, box.height, cancel: flag))
+            let result = withCells(PreviewDecoder.decode(path: request.path, fitting: box.width, box.height, cancel: flag) { first in
+                if !flag.isCancelled { self.deliver(request, withCells(.success(first))) }
+            })
             if !flag.isCancelled { deliver(request, result) }
         }
     }

@@ -24,27 +24,48 @@ public struct ExifSummary: Sendable, Equatable {
     /// Reads the EXIF of a JPEG whose first bytes are `bytes` (the APP1 segment sits near the
     /// start: 64 KiB is plenty). nil when there is none.
     public static func fromJPEG(_ bytes: [UInt8]) -> ExifSummary? {
-        guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         var summary: ExifSummary?
         var xmpLocation: GeoPoint?
+        for payload in app1Payloads(bytes) {
+            if summary == nil, let tiff = exifTIFF(bytes, payload) {
+                summary = fromTIFF(Array(bytes[tiff]))
+            } else if let location = XMPLocation.find(in: bytes[payload]) {
+                xmpLocation = location
+            }
+        }
+        return merged(summary, xmpLocation)
+    }
+
+    /// The payloads of a JPEG's APP1 segments (EXIF, XMP) before its picture data, as far as
+    /// `bytes` (its first bytes) go.
+    static func app1Payloads(_ bytes: [UInt8]) -> [Range<Int>] {
+        guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return [] }
+        var payloads: [Range<Int>] = []
         var at = 2
-        scan: while at + 4 <= bytes.count {
+        while at + 4 <= bytes.count {
             guard bytes[at] == 0xFF else { break }
             let marker = bytes[at + 1]
             if marker == 0xFF { at += 1; continue } // fill byte
             if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { at += 2; continue }
-            if marker == 0xDA || marker == 0xD9 { break scan } // image data: no metadata comes after it
+            if marker == 0xDA || marker == 0xD9 { break } // image data: no metadata comes after it
             let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
             guard length >= 2 else { break }
             let payload = at + 4
             let end = min(bytes.count, at + 2 + length)
-            if marker == 0xE1, summary == nil, end - payload >= 6, Array(bytes[payload..<payload + 6]) == Array("Exif\0\0".utf8) {
-                summary = fromTIFF(Array(bytes[(payload + 6)..<end]))
-            } else if marker == 0xE1, end > payload, let location = XMPLocation.find(in: bytes[payload..<end]) {
-                xmpLocation = location
-            }
+            if marker == 0xE1, end > payload { payloads.append(payload..<end) }
             at += 2 + length
         }
+        return payloads
+    }
+
+    /// Where the TIFF structure of an `Exif\0\0` APP1 payload lies; nil for another payload.
+    static func exifTIFF(_ bytes: [UInt8], _ payload: Range<Int>) -> Range<Int>? {
+        guard payload.count >= 6, bytes[payload.lowerBound..<payload.lowerBound + 6].elementsEqual("Exif\0\0".utf8) else { return nil }
+        return payload.lowerBound + 6..<payload.upperBound
+    }
+
+    /// The EXIF read, with the place XMP gives when the EXIF gives none; nil when neither.
+    static func merged(_ summary: ExifSummary?, _ xmpLocation: GeoPoint?) -> ExifSummary? {
         guard summary != nil || xmpLocation != nil else { return nil }
         var result = summary ?? ExifSummary()
         if result.location == nil { result.location = xmpLocation }
@@ -56,33 +77,17 @@ public struct ExifSummary: Sendable, Equatable {
     /// picture as it was taken: an editor may have changed the photo and left it, so it is only
     /// ever shown until the photo itself is decoded.
     public static func jpegThumbnail(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
-        guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
-        var at = 2
-        while at + 4 <= bytes.count, bytes[at] == 0xFF {
-            let marker = bytes[at + 1]
-            if marker == 0xFF { at += 1; continue }
-            if marker == 0xDA || marker == 0xD9 { return nil }
-            let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-            guard length >= 2 else { return nil }
-            let payload = at + 4, end = min(bytes.count, at + 2 + length)
-            if marker == 0xE1, end - payload >= 6, bytes[payload..<payload + 6].elementsEqual("Exif\0\0".utf8) {
-                let tiffStart = payload + 6
-                guard let reader = TIFFReader(Array(bytes[tiffStart..<end])), let ifd0 = reader.uint32(at: 4),
-                      case let countAt = Int(ifd0), let count = reader.uint16(at: countAt),
-                      let ifd1 = reader.uint32(at: countAt + 2 + 12 * Int(count)), ifd1 != 0, Int(ifd1) != countAt else { return nil }
-                var offset: Int?, size: Int?
-                for entry in reader.entries(at: Int(ifd1)) {
-                    if entry.tag == 0x0201 { offset = reader.integer(entry) }
-                    if entry.tag == 0x0202 { size = reader.integer(entry) }
-                }
-                guard let offset, let size, size > 4, offset >= 8, offset + size <= end - tiffStart else { return nil }
-                let thumbnail = bytes[(tiffStart + offset)..<(tiffStart + offset + size)]
-                guard thumbnail.starts(with: [0xFF, 0xD8]) else { return nil }
-                return thumbnail
-            }
-            at += 2 + length
+        guard let tiff = app1Payloads(bytes).lazy.compactMap({ exifTIFF(bytes, $0) }).first,
+              let reader = TIFFReader(Array(bytes[tiff])), let ifd0 = reader.uint32(at: 4),
+              let ifd1 = reader.next(after: Int(ifd0)), ifd1 != Int(ifd0) else { return nil }
+        var offset: Int?, size: Int?
+        for entry in reader.entries(at: ifd1) {
+            if entry.tag == 0x0201 { offset = reader.integer(entry) }
+            if entry.tag == 0x0202 { size = reader.integer(entry) }
         }
-        return nil
+        guard let offset, let size, size > 4, offset >= 8, offset + size <= tiff.count else { return nil }
+        let thumbnail = bytes[(tiff.lowerBound + offset)..<(tiff.lowerBound + offset + size)]
+        return thumbnail.starts(with: [0xFF, 0xD8]) ? thumbnail : nil
     }
 
     /// Reads the EXIF of a WebP whose first bytes are `bytes`: its `EXIF` chunk (the TIFF
@@ -107,10 +112,7 @@ public struct ExifSummary: Sendable, Equatable {
             }
             at = payload + size + (size & 1)
         }
-        guard summary != nil || xmpLocation != nil else { return nil }
-        var result = summary ?? ExifSummary()
-        if result.location == nil { result.location = xmpLocation }
-        return result
+        return merged(summary, xmpLocation)
     }
 
     /// Where an XMP packet (without the APP1 namespace header) says the photo was taken.
@@ -314,6 +316,13 @@ public struct TIFFReader: Sendable {
     public func uint32(at offset: Int) -> UInt32? {
         guard let high = uint16(at: bigEndian ? offset : offset + 2), let low = uint16(at: bigEndian ? offset + 2 : offset) else { return nil }
         return UInt32(high) << 16 | UInt32(low)
+    }
+
+    /// The offset of the IFD after the one at `offset` (its next-IFD link); nil at the last one
+    /// or when the link lies past the bytes.
+    public func next(after offset: Int) -> Int? {
+        guard let count = uint16(at: offset), let link = uint32(at: offset + 2 + 12 * Int(count)), link != 0 else { return nil }
+        return Int(link)
     }
 
     /// The entries of the IFD at `offset`; as many as fit when the directory is cut short.

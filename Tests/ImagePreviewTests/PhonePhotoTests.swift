@@ -225,7 +225,10 @@ enum PhoneEncoders {
         #expect(first.image.width == 30 && first.image.height == 40)
         #expect(same(first.image.pixel(15, 20), (20, 200, 20), within: 30))
         #expect(first.info.width == 480 && first.info.height == 640 && first.info.camera == "Apple iPhone 8")
-        let photo = try PreviewDecoder.decode(path: path, fitting: 40, 40).get()
+        // The decode hands the same first picture over before the photo, from its one read.
+        var handed: [Preview] = []
+        let photo = try PreviewDecoder.decode(path: path, fitting: 40, 40) { handed.append($0) }.get()
+        #expect(handed == [first])
         #expect(!photo.provisional && photo.image.width == 30 && photo.image.height == 40)
         // Red (the left half) is on top once turned.
         #expect(same(photo.image.pixel(15, 2), (230, 20, 20), within: 40))
