@@ -409,11 +409,7 @@ int um_decode_png(const char *path, int max_width, int max_height, long long max
             if (s.column[x] < 0) continue; // a column no output pixel samples
             const unsigned char *p = source + (size_t)x * channels;
             if (channels == 4) {
-                // Over dark grey, which reads as "transparent" on light and dark terminals alike.
-                unsigned a = p[3], back = 48 * (255 - a);
-                pixels[x * 3] = (unsigned char)((p[0] * a + back) / 255);
-                pixels[x * 3 + 1] = (unsigned char)((p[1] * a + back) / 255);
-                pixels[x * 3 + 2] = (unsigned char)((p[2] * a + back) / 255);
+                um_over_grey(pixels + x * 3, p);
             } else {
                 pixels[x * 3] = p[0]; pixels[x * 3 + 1] = p[1]; pixels[x * 3 + 2] = p[2];
             }

@@ -8,9 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// The dark grey that stands for "transparent" (as for PNG and WebP alpha).
-#define BACK 48
-
 int um_decode_gif(const char *path, int max_width, int max_height, long long max_whole_pixels,
                   const volatile int *cancel, um_image *out) {
     memset(out, 0, sizeof *out);
@@ -90,7 +87,7 @@ int um_decode_gif(const char *path, int max_width, int max_height, long long max
                 int i = -1;
                 if (row && x >= fx && x < fx + fw) i = row[x - fx];
                 if (i < 0 || i == transparent || i >= colours->ColorCount) {
-                    p[0] = p[1] = p[2] = BACK;
+                    p[0] = p[1] = p[2] = UM_TRANSPARENT_GREY;
                 } else {
                     p[0] = colours->Colors[i].Red; p[1] = colours->Colors[i].Green; p[2] = colours->Colors[i].Blue;
                 }

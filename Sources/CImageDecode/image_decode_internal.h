@@ -28,6 +28,17 @@ void um_fit(int sw, int sh, int max_w, int max_h, int *w, int *h);
 /// Fits a `sw` x `sh` picture into the box, allocates `out`'s pixels at that size and readies
 /// `s` to fill them; -1 when out of memory.
 int um_output(um_image *out, um_scaler *s, int sw, int sh, int max_w, int max_h);
+/// The dark grey transparency lies on: it reads as "transparent" on light and dark terminals.
+#define UM_TRANSPARENT_GREY 48
+
+/// One RGBA pixel composited over `UM_TRANSPARENT_GREY` into RGB.
+static inline void um_over_grey(unsigned char *rgb, const unsigned char *rgba) {
+    unsigned a = rgba[3], back = UM_TRANSPARENT_GREY * (255 - a);
+    rgb[0] = (unsigned char)((rgba[0] * a + back) / 255);
+    rgb[1] = (unsigned char)((rgba[1] * a + back) / 255);
+    rgb[2] = (unsigned char)((rgba[2] * a + back) / 255);
+}
+
 /// Records `message` as the error, frees the pixels, returns -1.
 int um_fail(um_image *out, const char *message);
 

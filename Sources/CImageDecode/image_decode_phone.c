@@ -21,15 +21,9 @@
 #include <webp/decode.h>
 #include <webp/demux.h>
 
-/// Over dark grey, as PNG's alpha: reads as "transparent" on light and dark terminals alike.
+/// A row of RGBA pixels over the transparency grey, as PNG's alpha.
 static void composite(unsigned char *rgb, const unsigned char *rgba, size_t pixels) {
-    for (size_t i = 0; i < pixels; i++) {
-        const unsigned char *p = rgba + i * 4;
-        unsigned a = p[3], back = 48 * (255 - a);
-        rgb[i * 3] = (unsigned char)((p[0] * a + back) / 255);
-        rgb[i * 3 + 1] = (unsigned char)((p[1] * a + back) / 255);
-        rgb[i * 3 + 2] = (unsigned char)((p[2] * a + back) / 255);
-    }
+    for (size_t i = 0; i < pixels; i++) um_over_grey(rgb + i * 3, rgba + i * 4);
 }
 
 // MARK: WebP
@@ -167,7 +161,7 @@ int um_decode_webp(const char *path, int max_width, int max_height, long long ma
 
 /// The libheif functions used here, found once.
 static struct {
-    int tried, loaded;
+    int loaded;
     char why[160];
     struct heif_context *(*context_alloc)(void);
     void (*context_free)(struct heif_context *);
@@ -195,7 +189,6 @@ static struct {
 static pthread_once_t heif_once = PTHREAD_ONCE_INIT;
 
 static void heif_load(void) {
-    heif.tried = 1;
     void *lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         snprintf(heif.why, sizeof heif.why, "HEIF and AVIF need libheif (Debian: apt-get install libheif1)");
