@@ -1,8 +1,16 @@
 import Foundation
 import Glibc
 @testable import Receiver
+import Synchronization
 import Testing
 import UploadTesting
+
+/// Set once by the test, read by a thread it started.
+private final class StopFlag: Sendable {
+    private let flag = Atomic(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
+}
 
 /// Timeouts, the connection cap and the stop, with short limits set the way `serve`'s flags set them.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct ReceiverLimitsTests {
@@ -37,14 +45,21 @@ import UploadTesting
         defer { connection.close() }
         let head = Array("POST /photo HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ".utf8) + [UInt8](repeating: 97, count: 400)
         // One byte every 50 ms would keep an idle timer alive for 20 s; the head's own clock does not move.
-        let trickle = Task.detached {
-            for byte in head {
+        // The first byte goes at once (a connection that sends nothing in time is closed quietly, which
+        // is another test), the rest from a thread of its own so a busy task pool cannot delay it.
+        #expect(connection.send([head[0]]))
+        let stop = StopFlag()
+        let trickled = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            defer { trickled.signal() }
+            for byte in head.dropFirst() where !stop.isSet {
                 guard connection.send([byte]) else { return }
-                try? await Task.sleep(for: .milliseconds(50))
+                usleep(50_000)
             }
         }
         let (text, closed) = try await offPool { connection.readUntilClosed(timeout: 30) }
-        trickle.cancel()
+        stop.set()
+        try await offPool { trickled.wait() }  // before the socket closes and its number is reused
         #expect(text.hasPrefix("HTTP/1.1 408 "), "\(text)")
         #expect(text.contains("the request head did not arrive within 0.6 s"))
         #expect(closed)
