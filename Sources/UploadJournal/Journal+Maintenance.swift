@@ -17,6 +17,7 @@ extension Journal {
     /// that belong to no unfinished upload. Unfinished uploads and their history always stay.
     public func prune(finishedBefore cutoff: Date) throws -> PruneResult {
         try pool.write { db in
+            inFlight.withLock { $0 = InFlightRows() }
             try db.execute(
                 sql: "DELETE FROM upload WHERE state IN ('succeeded', 'failed') AND finishedAt < ?",
                 arguments: [cutoff])

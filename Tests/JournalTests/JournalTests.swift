@@ -232,4 +232,49 @@ import UploadTesting
         #expect(id.rawValue == 4)
         #expect(try journal.record(.queued(id, name: "later.png", totalBytes: 1), at: Date())?.seq == last + 1)
     }
+
+    /// The rows of uploads in flight are kept between their events (so each event need not read
+    /// its row back), but only those: 400 uploads four at a time keep at most four, none once
+    /// they end, and every event still finds the row the journal holds (debug builds check it).
+    @Test func onlyTheRowsOfUploadsInFlightAreKeptBetweenEvents() throws {
+        let journal = try Journal(path: root + "/kept.sqlite")
+        let added = try journal.add((0..<400).map { newUpload("p\($0).png", secret: nil) }, at: Date())
+        var most = 0
+        for batch in stride(from: 0, to: added.count, by: 4) {
+            let ids = added[batch..<min(batch + 4, added.count)].map(\.id)
+            for id in ids { try journal.record(.queued(added[id.rawValue - 1]), at: Date()) }
+            for id in ids { try journal.record(.started(id, attempt: 1, url: "u", totalBytes: 100), at: Date()) }
+            for id in ids { try journal.checkpoint(id, bytesSent: 50, expected: 100, at: Date()) }
+            for id in ids { try journal.record(.content(id, sha256: String(repeating: "a", count: 64)), at: Date()) }
+            most = max(most, journal.inFlight.withLock { $0.count })
+            for id in ids {
+                try journal.record(.response(id, UploadResponse(status: 200, reason: "OK", headers: [("A", "b")], body: Array("{}".utf8), bodyBytesTotal: 2)), at: Date())
+                try journal.record(.finished(id, .answered(status: 200)), at: Date())
+            }
+        }
+        #expect(most == 4)
+        #expect(journal.inFlight.withLock { $0.count } == 0)
+        let last = try #require(try journal.snapshot(added[399].id))
+        #expect(last.state == .succeeded)
+        #expect(last.response?.status == 200)
+        #expect(last.contentSHA256 == String(repeating: "a", count: 64))
+    }
+
+    /// Another writer of the same journal (here a second `Journal`, as a restarted agent would
+    /// be) makes the kept rows stale: the next event reads the row again and folds into it.
+    @Test func aRowChangedByAnotherWriterIsReadAgain() throws {
+        let path = root + "/two.sqlite"
+        let journal = try Journal(path: path)
+        let id = try #require(try journal.add([newUpload("a.png")], at: Date()).first).id
+        try journal.record(.started(id, attempt: 1, url: "u", totalBytes: 10), at: Date())
+        #expect(journal.inFlight.withLock { $0.count } == 1)
+        // The other writer puts it back to wait for a retry.
+        _ = try Journal(path: path).recover(at: Date())
+        try journal.record(.started(id, attempt: 2, url: "u", totalBytes: 10), at: Date())
+        let record = try #require(try journal.snapshot(id))
+        #expect(record.attempts == 2)
+        #expect(record.state == .sending)
+        let logged = try journal.entries(after: 0).map(\.event)
+        #expect(logged.contains { if case .retryScheduled = $0 { true } else { false } })
+    }
 }
