@@ -116,19 +116,19 @@ public final class AgentBackend: MonitorBackend {
             }
             guard !accepted.isEmpty else { return }
             do {
-                let reply = try agent.request(.enqueue(items: accepted), timeout: 120)
-                guard case .enqueued(let results) = reply else {
-                    post(.notice(AgentClient.text(of: reply, doing: "queue the files"), isError: true, now()))
-                    return
-                }
-                for result in results {
-                    switch result {
-                    case .queued(let record):
-                        // The row at once, from the record the agent answers with.
-                        post(.upload(.queued(record), now()))
-                    case .refused(let path, let reason):
-                        post(.enqueueRefused(name: (path as NSString).lastPathComponent, reason: reason, now()))
+                let unexpected = try agent.enqueue(accepted) { results in
+                    for result in results {
+                        switch result {
+                        case .queued(let record):
+                            // The row at once, from the record the agent answers with.
+                            post(.upload(.queued(record), now()))
+                        case .refused(let path, let reason):
+                            post(.enqueueRefused(name: (path as NSString).lastPathComponent, reason: reason, now()))
+                        }
                     }
+                }
+                if let unexpected {
+                    post(.notice(AgentClient.text(of: unexpected, doing: "queue the files"), isError: true, now()))
                 }
             } catch {
                 post(.notice("cannot queue \(accepted.count) file(s): \(error)", isError: true, now()))

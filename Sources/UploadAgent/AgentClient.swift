@@ -93,6 +93,26 @@ public final class AgentClient: Sendable {
         return reply
     }
 
+    /// How many files one enqueue request carries: a folder of 100,000 files goes in requests of
+    /// this many, so neither end holds the whole list, its records and their JSON at once (the
+    /// agent's memory peaked at several times the list's size when it came in one line).
+    public static let enqueueBatch = 500
+
+    /// Queues `items` in requests of `enqueueBatch`, in order, handing each request's results to
+    /// `results` as it is answered. A reply that is not `enqueued` ends it and is returned
+    /// (what earlier requests queued stays queued); nil when every request was answered.
+    public func enqueue(_ items: [EnqueueItem], timeout: Double = 120, results: ([EnqueueResult]) -> Void) throws -> AgentReply? {
+        var start = items.startIndex
+        repeat {
+            let end = min(start + Self.enqueueBatch, items.endIndex)
+            let reply = try request(.enqueue(items: Array(items[start..<end])), timeout: timeout)
+            guard case .enqueued(let answered) = reply else { return reply }
+            results(answered)
+            start = end
+        } while start < items.endIndex
+        return nil
+    }
+
     public var isClosed: Bool { state.withLockedValue { $0.closed } }
 
     public func close() {

@@ -24,16 +24,24 @@ public struct BackgroundSend {
         let connection = try AgentHost.connectOrStart(paths: paths, client: "send --background")
         defer { connection.client.close() }
         let items = requests.map { EnqueueItem(request: $0, settings: settings, origin: "send") }
-        let reply = try connection.client.request(.enqueue(items: items), timeout: 120)
-        guard case .enqueued(let results) = reply else {
-            throw CommandFailure.failed(AgentClient.text(of: reply, doing: "queue the files"))
+        var refused = 0
+        // Each request's files are reported as it is answered, so a long list shows progress.
+        let unexpected = try connection.client.enqueue(items) { results in refused += report(results) }
+        if let unexpected {
+            throw CommandFailure.failed(AgentClient.text(of: unexpected, doing: "queue the files"))
         }
-        let refused = report(results, agentPID: connection.client.agentPID, started: connection.started)
+        sayContinuing(agentPID: connection.client.agentPID, started: connection.started)
         return refused > 0 ? SendExit.usage : SendExit.success
     }
 
+    /// The closing line (none in JSON): where the uploads go on and how to follow them.
+    public func sayContinuing(agentPID: Int32, started: Bool) {
+        guard !json else { return }
+        output.say("The uploads continue in the background (\(AgentWording.which(pid: agentPID, started: started))). Follow them with `uploadmon status` or the monitor.")
+    }
+
     /// Says what the agent did with each file; how many it refused.
-    public func report(_ results: [EnqueueResult], agentPID: Int32, started: Bool) -> Int {
+    public func report(_ results: [EnqueueResult]) -> Int {
         var refused = 0
         for result in results {
             switch result {
@@ -47,9 +55,6 @@ public struct BackgroundSend {
                 refused += 1
                 output.complain("uploadmon: \(path): \(reason)")
             }
-        }
-        if !json {
-            output.say("The uploads continue in the background (\(AgentWording.which(pid: agentPID, started: started))). Follow them with `uploadmon status` or the monitor.")
         }
         return refused
     }

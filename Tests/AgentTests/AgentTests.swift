@@ -304,4 +304,40 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         await running.stop()
         await receiver.stop()
     }
+
+    /// A long list goes to the agent in requests of `enqueueBatch` files, answered one by one in
+    /// order, so neither end holds the whole list's records and their JSON at once.
+    @Test func aLongListIsQueuedInRequestsOfABatchEachInOrder() async throws {
+        let root = TestFiles.makeTemporaryDirectory("agent-batches")
+        let running = try await RunningAgent.start(root: root, concurrency: 1)
+        let client = try await running.connect("send")
+        let count = AgentClient.enqueueBatch * 2 + 1
+        var items: [EnqueueItem] = []
+        for index in 0..<count {
+            let path = try TestFiles.writeImage(at: root + "/p\(index).png", size: 100)
+            items.append(EnqueueItem(request: try UploadRequest.forPath(path, url: "http://127.0.0.1:9/photo"), settings: TransportSettings(), origin: "test"))
+        }
+        // One that the agent refuses, in the second request: its place in the answers is kept.
+        items[AgentClient.enqueueBatch + 3] = EnqueueItem(
+            request: UploadRequest(source: .file(path: "relative.png"), url: "http://127.0.0.1:9/photo", uploadName: "relative.png"), settings: TransportSettings(), origin: "test")
+        let batches = NIOLockedValueBox<[[EnqueueResult]]>([])
+        let sent = items
+        let unexpected = try await offPool { try client.enqueue(sent) { answered in batches.withLockedValue { $0.append(answered) } } }
+        #expect(unexpected == nil)
+        let answered = batches.withLockedValue { $0 }
+        #expect(answered.map(\.count) == [AgentClient.enqueueBatch, AgentClient.enqueueBatch, 1])
+        let all = answered.flatMap { $0 }
+        let queued = all.compactMap { if case .queued(let record) = $0 { record } else { nil } }
+        #expect(queued.count == count - 1)
+        #expect(queued.map(\.name) == items.enumerated().filter { $0.offset != AgentClient.enqueueBatch + 3 }.map { "p\($0.offset).png" })
+        #expect(zip(queued, queued.dropFirst()).allSatisfy { $0.id.rawValue < $1.id.rawValue })
+        if case .refused(let path, let reason) = all[AgentClient.enqueueBatch + 3] {
+            #expect(path == "relative.png")
+            #expect(reason.contains("absolute path"))
+        } else {
+            Issue.record("the relative path was not refused in its place: \(all[AgentClient.enqueueBatch + 3])")
+        }
+        client.close()
+        await running.stop()
+    }
 }
