@@ -104,8 +104,12 @@ public actor Agent {
         let pending = try journal.recover(at: Date())
         let events = queue.events
         Task { [weak self] in
-            for await event in events {
-                await self?.process(event)
+            // As many waiting events as are there (up to a bound) at a time, recorded in one
+            // journal transaction: an agent behind a burst of small uploads catches up instead
+            // of falling further behind one commit per event.
+            while let batch = await events.next(atMost: Self.eventBatch) {
+                guard let self else { return }
+                await self.process(batch)
             }
         }
         await apply(settings)
@@ -175,13 +179,29 @@ public actor Agent {
 
     // MARK: Events
 
-    func process(_ event: UploadEvent) {
+    /// The most events recorded in one transaction.
+    static let eventBatch = 256
+
+    func process(_ batch: [UploadEvent]) {
         // Once stopping, the cancellations that shutting down causes are not outcomes: the
         // uploads stay unfinished in the journal and continue at the next start.
         guard !stopping else { return }
+        let now = Date()
+        let recorded: [Result<JournalEntry?, any Error>]
+        do {
+            recorded = try journal.record(batch, at: now)
+        } catch {
+            recorded = batch.map { _ in .failure(error) }
+        }
+        // Then each in order, as it came: progress and the logged events interleaved.
+        for (event, result) in zip(batch, recorded) {
+            process(event, recorded: result, at: now)
+        }
+    }
+
+    private func process(_ event: UploadEvent, recorded: Result<JournalEntry?, any Error>, at now: Date) {
         let clock = MonotonicClock.now()
         lastActivity = clock
-        let now = Date()
         switch event {
         case .progress(let id, _, let sent, let expected):
             var mark = progressMarks[id] ?? ProgressMark()
@@ -203,7 +223,7 @@ public actor Agent {
         default:
             let entry: JournalEntry?
             do {
-                entry = try journal.record(event, at: now)
+                entry = try recorded.get()
             } catch {
                 log("journal: cannot record \(event.uploadID.map(\.description) ?? "") : \(error)")
                 return

@@ -59,9 +59,19 @@ public final class Journal: Sendable {
     /// is logged when the queue reports it (`record`).
     public func add(_ uploads: [NewUpload], at now: Date) throws -> [UploadRecord] {
         try pool.write { db in
-            try uploads.map { upload in
+            let version = try Self.dataVersion(db)
+            let stored = UploadRow.stored(now)
+            return try uploads.map { upload in
                 var row = UploadRow(new: upload, at: now)
                 try row.insert(db)
+                // Kept for the `queued` event that follows at once, as the journal holds it.
+                var kept = row
+                kept.createdAt = stored
+                kept.updatedAt = stored
+                inFlight.withLock { rows in
+                    rows.check(version)
+                    rows.keep(kept)
+                }
                 return row.record
             }
         }
@@ -72,12 +82,40 @@ public final class Journal: Sendable {
     /// a `finished` of an upload that is already finished: nothing is ever reported finished twice.
     @discardableResult
     public func record(_ event: UploadEvent, at now: Date) throws -> JournalEntry? {
-        guard let id = event.uploadID, let kind = Self.kind(of: event) else { return nil }
-        // A transaction that fails (or whose commit fails) must not leave its row behind as kept.
+        try record([event], at: now)[0].get()
+    }
+
+    /// Records `events` in order in one transaction (one commit for all, which is most of what
+    /// recording costs when many uploads are small), each in a savepoint of its own: an event
+    /// that cannot be recorded fails alone, as it would by itself. Returns each event's result.
+    public func record(_ events: [UploadEvent], at now: Date) throws -> [Result<JournalEntry?, any Error>] {
+        guard events.contains(where: { $0.uploadID != nil && Self.kind(of: $0) != nil }) else {
+            return events.map { _ in .success(nil) }
+        }
         do {
-            return try recordInTransaction(event, id: id, kind: kind, at: now)
+            return try pool.write { db in
+                let version = try Self.dataVersion(db)
+                inFlight.withLock { $0.check(version) }
+                return try events.map { event in
+                    guard let id = event.uploadID, let kind = Self.kind(of: event) else { return .success(nil) }
+                    var entry: JournalEntry?
+                    do {
+                        try db.inSavepoint {
+                            entry = try record(event, id: id, kind: kind, at: now, db)
+                            return .commit
+                        }
+                    } catch let error as DatabaseError where !db.isInsideTransaction {
+                        throw error  // the transaction itself is gone: nothing of the batch stays
+                    } catch {
+                        inFlight.withLock { $0.forget(Int64(id.rawValue)) }
+                        return .failure(error)
+                    }
+                    return .success(entry)
+                }
+            }
         } catch {
-            inFlight.withLock { $0.forget(Int64(id.rawValue)) }
+            // The commit failed: no row kept from this batch may be trusted.
+            inFlight.withLock { $0 = InFlightRows() }
             throw error
         }
     }
@@ -88,14 +126,14 @@ public final class Journal: Sendable {
         try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0
     }
 
-    private func recordInTransaction(_ event: UploadEvent, id: UploadID, kind: String, at now: Date) throws -> JournalEntry? {
-        try pool.write { db -> JournalEntry? in
+    /// One event, inside the batch's transaction.
+    private func record(_ event: UploadEvent, id: UploadID, kind: String, at now: Date, _ db: Database) throws -> JournalEntry? {
+        do {
             // A statement compiled once per connection: compiling it (SQLite's parser and
             // authorizer over every column) cost more than the rest of the read.
             let select = try db.cachedStatement(sql: "SELECT * FROM upload WHERE id = ?")
             let key = Int64(id.rawValue)
-            let version = try Self.dataVersion(db)
-            guard var row = try inFlight.withLock({ $0.row(key, version: version) }) ?? UploadRow.fetchOne(select, arguments: [key]) else { return nil }
+            guard var row = try inFlight.withLock({ $0[key] }) ?? UploadRow.fetchOne(select, arguments: [key]) else { return nil }
             #if DEBUG
             let stored = try UploadRow.fetchOne(select, arguments: [key])
             precondition(row == stored, "the kept row of \(id) is not the journal's: \(row) vs \(String(describing: stored))")
@@ -184,7 +222,8 @@ public final class Journal: Sendable {
             let version = try Self.dataVersion(db)
             inFlight.withLock { rows in
                 let key = Int64(id.rawValue)
-                guard var row = rows.row(key, version: version) else { return }
+                rows.check(version)
+                guard var row = rows[key] else { return }
                 guard row.state == .sending else { return }
                 row.bytesSent = bytesSent
                 row.bytesExpected = expected
@@ -298,40 +337,52 @@ public final class Journal: Sendable {
     }
 }
 
-/// The rows `Journal.record` keeps between the events of uploads in flight: at most `limit`
-/// (the agent's concurrency is far below it), and never a finished one, so it stays small
-/// however many uploads are queued or have ended.
+/// The rows `Journal.record` keeps between events: those of uploads in flight (at most `limit`;
+/// the agent's concurrency is far below it) and those just added, for their `queued` event (at
+/// most `limit` too). Never a finished one, so it stays small however many uploads are queued
+/// or have ended.
 struct InFlightRows {
-    static let limit = 256
-    private var rows: [Int64: UploadRow] = [:]
+    static let limit = 1024
+    private var sending: [Int64: UploadRow] = [:]
+    private var added: [Int64: UploadRow] = [:]
     /// `PRAGMA data_version` when the rows were last checked against it.
     private var version: Int?
 
-    /// The kept row of `id`, unless a writer other than this journal has committed since
-    /// (`version` moved): then nothing is kept any more.
-    mutating func row(_ id: Int64, version now: Int) -> UploadRow? {
-        if version != now {
-            rows.removeAll(keepingCapacity: true)
-            version = now
-        }
-        return rows[id]
+    /// Forgets every row when a writer other than this journal has committed since the last
+    /// check (`version` moved): they may be stale.
+    mutating func check(_ now: Int) {
+        guard version != now else { return }
+        sending.removeAll(keepingCapacity: true)
+        added.removeAll(keepingCapacity: true)
+        version = now
     }
+
+    subscript(id: Int64) -> UploadRow? { sending[id] ?? added[id] }
 
     mutating func keep(_ row: UploadRow) {
         guard let id = row.id else { return }
+        added[id] = nil
+        sending[id] = nil
         switch row.state {
         case .sending, .waitingToRetry:
             // Over the limit (more in flight than any concurrency allows): start again.
-            if rows[id] == nil, rows.count >= Self.limit { rows.removeAll(keepingCapacity: true) }
-            rows[id] = row
-        case .queued, .succeeded, .failed:
-            rows[id] = nil
+            if sending.count >= Self.limit { sending.removeAll(keepingCapacity: true) }
+            sending[id] = row
+        case .queued:
+            // Queued uploads wait their turn; only the newest are worth keeping.
+            if added.count >= Self.limit { added.removeAll(keepingCapacity: true) }
+            added[id] = row
+        case .succeeded, .failed:
+            break
         }
     }
 
-    mutating func forget(_ id: Int64) { rows[id] = nil }
+    mutating func forget(_ id: Int64) {
+        sending[id] = nil
+        added[id] = nil
+    }
 
-    var count: Int { rows.count }
+    var count: Int { sending.count + added.count }
 }
 
 extension UploadRow {

@@ -233,13 +233,14 @@ import UploadTesting
         #expect(try journal.record(.queued(id, name: "later.png", totalBytes: 1), at: Date())?.seq == last + 1)
     }
 
-    /// The rows of uploads in flight are kept between their events (so each event need not read
-    /// its row back), but only those: 400 uploads four at a time keep at most four, none once
-    /// they end, and every event still finds the row the journal holds (debug builds check it).
-    @Test func onlyTheRowsOfUploadsInFlightAreKeptBetweenEvents() throws {
+    /// Rows are kept between events (so each event need not read its row back), but only those
+    /// of uploads just added or in flight, and never more than the limit: 1,100 uploads added
+    /// at once and sent four at a time keep at most the limit, none once they all end, and every
+    /// event still finds the row the journal holds (debug builds check it).
+    @Test func onlyTheRowsOfUploadsJustAddedOrInFlightAreKept() throws {
         let journal = try Journal(path: root + "/kept.sqlite")
-        let added = try journal.add((0..<400).map { newUpload("p\($0).png", secret: nil) }, at: Date())
-        var most = 0
+        let added = try journal.add((0..<1_100).map { newUpload("p\($0).png", secret: nil) }, at: Date())
+        var most = journal.inFlight.withLock { $0.count }
         for batch in stride(from: 0, to: added.count, by: 4) {
             let ids = added[batch..<min(batch + 4, added.count)].map(\.id)
             for id in ids { try journal.record(.queued(added[id.rawValue - 1]), at: Date()) }
@@ -252,9 +253,9 @@ import UploadTesting
                 try journal.record(.finished(id, .answered(status: 200)), at: Date())
             }
         }
-        #expect(most == 4)
+        #expect(most <= InFlightRows.limit)
         #expect(journal.inFlight.withLock { $0.count } == 0)
-        let last = try #require(try journal.snapshot(added[399].id))
+        let last = try #require(try journal.snapshot(added[1_099].id))
         #expect(last.state == .succeeded)
         #expect(last.response?.status == 200)
         #expect(last.contentSHA256 == String(repeating: "a", count: 64))
@@ -276,5 +277,28 @@ import UploadTesting
         #expect(record.state == .sending)
         let logged = try journal.entries(after: 0).map(\.event)
         #expect(logged.contains { if case .retryScheduled = $0 { true } else { false } })
+    }
+
+    /// A batch is recorded in order, each event as it would be alone: what is not logged (progress,
+    /// a second finish, an unknown upload) gives nil in its place.
+    @Test func aBatchIsRecordedInOrderEachEventAsAlone() throws {
+        let journal = try Journal(path: root + "/batch.sqlite")
+        let ids = try journal.add([newUpload("a.png"), newUpload("b.png")], at: Date()).map(\.id)
+        let batch: [UploadEvent] = [
+            .started(ids[0], attempt: 1, url: "u", totalBytes: 10),
+            .progress(ids[0], bytesSent: 5, totalBytesSent: 5, totalBytesExpected: 10),
+            .started(ids[1], attempt: 1, url: "u", totalBytes: 10),
+            .finished(ids[0], .answered(status: 200)),
+            .finished(ids[0], .answered(status: 500)),
+            .started(UploadID(99), attempt: 1, url: "u", totalBytes: 10),
+            .finished(ids[1], .failed(UploadFailure(.cannotConnect, "refused"))),
+        ]
+        let results = try journal.record(batch, at: Date()).map { try $0.get() }
+        #expect(results.map { $0 != nil } == [true, false, true, true, false, false, true])
+        let seqs = results.compactMap { $0?.seq }
+        #expect(seqs == seqs.sorted() && Set(seqs).count == 4)
+        #expect(try journal.entries(after: 0).map(\.seq).suffix(4) == seqs[...])
+        #expect(try journal.snapshot(ids[0])?.state == .succeeded)
+        #expect(try journal.snapshot(ids[1])?.state == .failed)
     }
 }

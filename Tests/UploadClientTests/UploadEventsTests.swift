@@ -1,6 +1,6 @@
 import UploadTesting
 import Testing
-import UploadClient
+@testable import UploadClient
 import UploadCore
 
 /// The queue's event sequence keeps the promises `AsyncStream` kept for it.
@@ -64,5 +64,41 @@ import UploadCore
         events.yield(queued(1))
         var iterator = events.makeAsyncIterator()
         #expect(await iterator.next() == nil)
+    }
+
+    @Test func aReaderTakesWhatIsWaitingInBatchesInOrder() async {
+        let events = UploadEvents()
+        for n in 1...1_000 { events.yield(queued(n)) }
+        events.finish()
+        var batches: [[UploadEvent]] = []
+        while let batch = await events.next(atMost: 256) { batches.append(batch) }
+        #expect(batches.map(\.count) == [256, 256, 256, 232])
+        #expect(batches.flatMap { $0 } == (1...1_000).map(queued))
+    }
+
+    @Test func aWaitingBatchReaderGetsTheFirstEventAndWhatCameWithIt() async {
+        let events = UploadEvents()
+        let reader = Task { await events.next(atMost: 10) }
+        try? await Task.sleep(nanoseconds: 20_000_000)
+        events.yield(queued(1))
+        let batch = await reader.value
+        #expect(batch?.first == queued(1))
+        events.finish()
+        #expect(await events.next(atMost: 10) == nil)
+    }
+
+    /// A reader that stays behind must not keep every event it has already read.
+    @Test func eventsAlreadyReadAreDroppedWhileABacklogRemains() async {
+        let events = UploadEvents()
+        for n in 0..<4_000 { events.yield(queued(n)) }
+        var iterator = events.makeAsyncIterator()
+        for _ in 0..<3_000 { _ = await iterator.next() }
+        #expect(events.retained <= 1_000 + 2 * 1_024, "\(events.retained) kept for 1,000 unread")
+        for n in 4_000..<4_010 { events.yield(queued(n)) }
+        var rest: [UploadEvent] = []
+        events.finish()
+        while let event = await iterator.next() { rest.append(event) }
+        #expect(rest == (3_000..<4_010).map(queued))
+        #expect(events.retained == 0)
     }
 }

@@ -20,16 +20,32 @@ public final class UploadEvents: AsyncSequence, Sendable {
 
         /// `.some(event)`, `.some(nil)` at the end, `nil` when the reader must wait.
         mutating func take() -> UploadEvent?? {
+            take(atMost: 1).map { $0?.first }
+        }
+
+        /// Up to `limit` events, `.some(nil)` at the end, `nil` when the reader must wait.
+        mutating func take(atMost limit: Int) -> [UploadEvent]?? {
             if head < buffer.count {
-                let event = buffer[head]
-                head += 1
-                if head == buffer.count {
-                    buffer.removeAll(keepingCapacity: buffer.count <= 1024)
-                    head = 0
-                }
-                return .some(event)
+                let end = Swift.min(head + limit, buffer.count)
+                let events = Array(buffer[head..<end])
+                head = end
+                dropRead()
+                return .some(events)
             }
             return finished ? .some(nil) : nil
+        }
+
+        /// Frees what the reader has taken: at once when it has all, and once it is half the
+        /// buffer while a backlog remains (a reader that never quite catches up would otherwise
+        /// keep every event ever yielded: 47 MiB for 20,000 uploads into the agent).
+        private mutating func dropRead() {
+            if head == buffer.count {
+                buffer.removeAll(keepingCapacity: buffer.count <= 1024)
+                head = 0
+            } else if head >= 1024, head * 2 >= buffer.count {
+                buffer.removeFirst(head)
+                head = 0
+            }
         }
     }
 
@@ -80,6 +96,24 @@ public final class UploadEvents: AsyncSequence, Sendable {
             self.cancelled()
         }
     }
+
+    /// Up to `limit` events that are waiting (at least one: it waits for one), in order; nil at
+    /// the end. A reader that does something per batch (one journal transaction) keeps up with
+    /// a burst by taking more at a time the further behind it is.
+    public func next(atMost limit: Int) async -> [UploadEvent]? {
+        precondition(limit > 0)
+        if let ready = state.withLockedValue({ $0.take(atMost: limit) }) { return ready }
+        guard let first = await next() else { return nil }
+        // More may have come while this reader waited for the first.
+        let more = state.withLockedValue { state -> [UploadEvent] in
+            guard limit > 1, case .some(.some(let events)) = state.take(atMost: limit - 1) else { return [] }
+            return events
+        }
+        return [first] + more
+    }
+
+    /// Events held, read or not (the read ones until they are dropped).
+    var retained: Int { state.withLockedValue { $0.buffer.count } }
 
     /// The reader's task was cancelled: it gets `nil` now and nothing after.
     private func cancelled() {
