@@ -20,7 +20,13 @@ public final class UploadEvents: AsyncSequence, Sendable {
 
         /// `.some(event)`, `.some(nil)` at the end, `nil` when the reader must wait.
         mutating func take() -> UploadEvent?? {
-            take(atMost: 1).map { $0?.first }
+            if head < buffer.count {
+                let event = buffer[head]
+                head += 1
+                dropRead()
+                return .some(event)
+            }
+            return finished ? .some(nil) : nil
         }
 
         /// Up to `limit` events, `.some(nil)` at the end, `nil` when the reader must wait.
