@@ -8,7 +8,9 @@ import UploadCore
 /// SQLite in WAL mode through GRDB: the agent writes, any number of readers (`uploadmon status`,
 /// tests) read at the same time. Every state change is one transaction that updates the upload's
 /// row and appends to the event log, so after a crash the two always agree; progress is only a
-/// checkpoint of the row (the caller limits it to about once a second).
+/// checkpoint of the row (the caller limits it to about once a second). Once an upload is
+/// finished, its log keeps only what its row does not say (the finish, retries, redirects,
+/// resumes): a client coming back gets the row and those.
 public final class Journal: Sendable {
     /// How much of an answer's body the journal keeps.
     public static let bodyLimit = 64 * 1024
@@ -205,6 +207,14 @@ public final class Journal: Sendable {
             }
             #endif
             let seq = try EventRow.append(uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now, db)
+            if case .finished = event {
+                // What the finished row says, the log need not repeat: its queued record, its
+                // starts, the content's digest and the answer go; the way it went (retries,
+                // redirects, resumes) and the finish stay. Half of what the journal kept per
+                // upload was these repeats.
+                try db.cachedStatement(sql: "DELETE FROM event WHERE uploadID = ? AND seq < ? AND kind IN (\(Self.repeatedByTheRow))")
+                    .execute(arguments: [key, seq])
+            }
             inFlight.withLock { $0.keep(row) }
             #if DEBUG
             let appended = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [seq])
@@ -232,6 +242,9 @@ public final class Journal: Sendable {
             }
         }
     }
+
+    /// The logged kinds whose every word the row of a finished upload keeps, as SQL.
+    static let repeatedByTheRow = "'queued', 'started', 'content', 'response'"
 
     static func kind(of event: UploadEvent) -> String? {
         switch event {

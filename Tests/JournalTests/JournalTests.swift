@@ -117,7 +117,31 @@ import UploadTesting
         // Progress and the drain summary are not logged.
         #expect(try journal.record(.progress(id, bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 300), at: Date()) == nil)
         #expect(try journal.record(.allFinished(UploadSummary(succeeded: 1, failed: 0)), at: Date()) == nil)
-        #expect(try journal.entries(after: 2).map(\.seq) == [3, 4])
+        // Once finished, the log keeps what the row does not say: here the finish alone.
+        #expect(try journal.entries(after: 0).map(\.seq) == [4])
+    }
+
+    /// A finished upload's log keeps the way it went (a retry, a redirect) and its finish; its
+    /// start, content and answer are in its row. An unfinished upload keeps all of its log.
+    @Test func aFinishedUploadsLogKeepsWhatItsRowDoesNotSay() throws {
+        let journal = try Journal(path: root + "/compact.sqlite")
+        let ids = try journal.add([newUpload("a.png"), newUpload("b.png")], at: Date()).map(\.id)
+        let answer = UploadResponse(status: 200, reason: "OK", headers: [], body: [], bodyBytesTotal: 0)
+        for id in ids {
+            try journal.record(.queued(id, name: "x", totalBytes: 10), at: Date())
+            try journal.record(.started(id, attempt: 1, url: "u", totalBytes: 10), at: Date())
+            try journal.record(.retryScheduled(id, attempt: 2, delaySeconds: 1, reason: "503"), at: Date())
+            try journal.record(.started(id, attempt: 2, url: "u", totalBytes: 10), at: Date())
+            try journal.record(.redirected(id, to: "http://127.0.0.1:9/elsewhere"), at: Date())
+            try journal.record(.content(id, sha256: String(repeating: "b", count: 64)), at: Date())
+            try journal.record(.response(id, answer), at: Date())
+        }
+        try journal.record(.finished(ids[0], .answered(status: 200)), at: Date())
+        let kinds = { (id: UploadID) in try journal.entries(after: 0).filter { $0.event.uploadID == id }.compactMap { Journal.kind(of: $0.event) } }
+        #expect(try kinds(ids[0]) == ["retryScheduled", "redirected", "finished"])
+        #expect(try kinds(ids[1]) == ["queued", "started", "retryScheduled", "started", "redirected", "content", "response"])
+        let row = try #require(try journal.snapshot(ids[0]))
+        #expect(row.attempts == 2 && row.contentSHA256 == String(repeating: "b", count: 64) && row.response?.status == 200)
     }
 
     @Test func nothingIsReportedFinishedTwice() throws {
@@ -224,9 +248,10 @@ import UploadTesting
         let last = try journal.lastSequence()
 
         let pruned = try journal.prune(finishedBefore: Date(timeIntervalSinceNow: -7 * 86400))
-        #expect(pruned == PruneResult(uploads: 1, events: 2))
+        // old.png's start went when it finished (its row says it), its finish now with the row.
+        #expect(pruned == PruneResult(uploads: 1, events: 1))
         #expect(try journal.snapshots().map(\.name) == ["new.png", "pending.png"])
-        #expect(try journal.entries(after: 0).count == 3)
+        #expect(try journal.entries(after: 0).map { Journal.kind(of: $0.event) } == ["queued", "finished"])
         #expect(try journal.lastSequence() == last)
         let id = try journal.add([newUpload("later.png")], at: Date())[0].id
         #expect(id.rawValue == 4)
@@ -297,7 +322,8 @@ import UploadTesting
         #expect(results.map { $0 != nil } == [true, false, true, true, false, false, true])
         let seqs = results.compactMap { $0?.seq }
         #expect(seqs == seqs.sorted() && Set(seqs).count == 4)
-        #expect(try journal.entries(after: 0).map(\.seq).suffix(4) == seqs[...])
+        // Finished, both keep their finish alone (their rows say the rest).
+        #expect(try journal.entries(after: 0).map(\.seq) == [results[3]?.seq, results[6]?.seq].compactMap { $0 })
         #expect(try journal.snapshot(ids[0])?.state == .succeeded)
         #expect(try journal.snapshot(ids[1])?.state == .failed)
     }
