@@ -228,7 +228,7 @@ public final class Journal: Sendable {
     public func checkpoint(_ id: UploadID, bytesSent: Int64, expected: Int64?, at now: Date) throws {
         try pool.write { db in
             try db.cachedStatement(sql: "UPDATE upload SET bytesSent = ?, bytesExpected = ?, updatedAt = ? WHERE id = ? AND state = 'sending'")
-                .execute(arguments: [bytesSent, expected, now, id.rawValue])
+                .execute(arguments: [bytesSent, expected, JournalDates.text(now), id.rawValue])
             let version = try Self.dataVersion(db)
             inFlight.withLock { rows in
                 let key = Int64(id.rawValue)
@@ -415,7 +415,7 @@ extension UploadRow {
         retryAt = retryAt.map { stored($0, earlier.retryAt) }
     }
 
-    static func stored(_ date: Date) -> Date { Date.fromDatabaseValue(date.databaseValue) ?? date }
+    static func stored(_ date: Date) -> Date { JournalDates.stored(date) }
 
     init(new upload: NewUpload, at now: Date) {
         let request = upload.request

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import UploadCore
 
 /// The journal stores the phase's word in its `state` column.
@@ -176,7 +177,7 @@ extension EventRow {
     static func append(uploadID: Int64?, kind: String, event: UploadEvent, at: Date, _ db: Database) throws -> Int64 {
         let json = String(decoding: try databaseJSONEncoder(for: CodingKeys.event.stringValue).encode(event), as: UTF8.self)
         try db.cachedStatement(sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [uploadID, kind, json, at])
+            .execute(arguments: [uploadID, kind, json, JournalDates.text(at)])
         return db.lastInsertedRowID
     }
 
@@ -296,14 +297,17 @@ extension UploadRow {
         put(.failureKind, failureKind, old.failureKind)
         put(.failureMessage, failureMessage, old.failureMessage)
         put(.failureCode, failureCode, old.failureCode)
-        put(.createdAt, createdAt, old.createdAt)
-        put(.updatedAt, updatedAt, old.updatedAt)
-        put(.startedAt, startedAt, old.startedAt)
-        put(.finishedAt, finishedAt, old.finishedAt)
+        func date(_ column: CodingKeys, _ new: Date?, _ previous: Date?) {
+            if new != previous { out.append((column.stringValue, new.map(JournalDates.text) ?? .null)) }
+        }
+        date(.createdAt, createdAt, old.createdAt)
+        date(.updatedAt, updatedAt, old.updatedAt)
+        date(.startedAt, startedAt, old.startedAt)
+        date(.finishedAt, finishedAt, old.finishedAt)
         put(.headersCleared, headersCleared, old.headersCleared)
         put(.shownURL, shownURL, old.shownURL)
         put(.retryReason, retryReason, old.retryReason)
-        put(.retryAt, retryAt, old.retryAt)
+        date(.retryAt, retryAt, old.retryAt)
         try json(.responseHeaders, responseHeaders, old.responseHeaders)
         try json(.resume, resume, old.resume)
         put(.bytesSaved, bytesSaved, old.bytesSaved)
@@ -322,5 +326,26 @@ extension UploadRow {
         guard !changed.isEmpty else { return }
         let sql = "UPDATE upload SET " + changed.map { "\"\($0.column)\" = ?" }.joined(separator: ", ") + " WHERE id = ?"
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(changed.map(\.value) + [id.databaseValue]))
+    }
+}
+
+/// Dates as the journal writes them (GRDB's millisecond text, through a date formatter) and as it
+/// reads them back. One event writes the same instant several times (the row's `updatedAt`, a
+/// start or finish time, the log entry's time), and the formatter was a twentieth of the agent's
+/// work: the last conversion is remembered.
+enum JournalDates {
+    private static let last = Mutex<(date: Date, text: DatabaseValue, stored: Date)?>(nil)
+
+    static func text(_ date: Date) -> DatabaseValue { converted(date).text }
+
+    /// `date` as a read of the journal gives it back.
+    static func stored(_ date: Date) -> Date { converted(date).stored }
+
+    private static func converted(_ date: Date) -> (date: Date, text: DatabaseValue, stored: Date) {
+        if let last = last.withLock({ $0 }), last.date == date { return last }
+        let text = date.databaseValue
+        let conversion = (date: date, text: text, stored: Date.fromDatabaseValue(text) ?? date)
+        last.withLock { $0 = conversion }
+        return conversion
     }
 }
