@@ -187,7 +187,7 @@ public actor Agent {
         // uploads stay unfinished in the journal and continue at the next start.
         guard !stopping else { return }
         let now = Date()
-        let recorded: [Result<JournalEntry?, any Error>]
+        let recorded: [Result<RecordedEvent?, any Error>]
         do {
             recorded = try journal.record(batch, at: now)
         } catch {
@@ -199,7 +199,7 @@ public actor Agent {
         }
     }
 
-    private func process(_ event: UploadEvent, recorded: Result<JournalEntry?, any Error>, at now: Date) {
+    private func process(_ event: UploadEvent, recorded: Result<RecordedEvent?, any Error>, at now: Date) {
         let clock = MonotonicClock.now()
         lastActivity = clock
         switch event {
@@ -221,9 +221,9 @@ public actor Agent {
             // memory; an agent that lives for days should give it back while it waits.
             FreedMemory.release()
         default:
-            let entry: JournalEntry?
+            let applied: RecordedEvent?
             do {
-                entry = try recorded.get()
+                applied = try recorded.get()
             } catch {
                 log("journal: cannot record \(event.uploadID.map(\.description) ?? "") : \(error)")
                 return
@@ -233,11 +233,12 @@ public actor Agent {
                 // The journal has it now; the queue need not remember it (a long-running agent
                 // would otherwise grow with every upload). A retry queues it again from the journal.
                 Task { [queue] in await queue.forgetFinished([id]) }
-                guard entry != nil else { return }
+                guard applied != nil else { return }
                 log("\(id) finished: \(Self.describe(outcome))")
             }
-            guard let entry else { return }
-            broadcast(.event(seq: entry.seq, event: entry.event, at: now))
+            guard let applied else { return }
+            // Numbered when the log keeps it (a client's cursor counts those), as progress is not.
+            broadcast(.event(seq: applied.entry?.seq, event: applied.event, at: now))
         }
     }
 

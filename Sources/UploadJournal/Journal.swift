@@ -8,9 +8,10 @@ import UploadCore
 /// SQLite in WAL mode through GRDB: the agent writes, any number of readers (`uploadmon status`,
 /// tests) read at the same time. Every state change is one transaction that updates the upload's
 /// row and appends to the event log, so after a crash the two always agree; progress is only a
-/// checkpoint of the row (the caller limits it to about once a second). Once an upload is
-/// finished, its log keeps only what its row does not say (the finish, retries, redirects,
-/// resumes): a client coming back gets the row and those.
+/// checkpoint of the row (the caller limits it to about once a second). The log keeps what the
+/// row does not say (the finish, retries, redirects, resumes), not what it does (the queued
+/// record, starts, the content's digest, the answer): a client coming back gets the rows and
+/// those.
 public final class Journal: Sendable {
     /// How much of an answer's body the journal keeps.
     public static let bodyLimit = 64 * 1024
@@ -58,7 +59,7 @@ public final class Journal: Sendable {
     // MARK: Adding and recording
 
     /// Adds uploads in one transaction and returns them with their new ids. The `queued` event
-    /// is logged when the queue reports it (`record`).
+    /// is applied when the queue reports it (`record`).
     public func add(_ uploads: [NewUpload], at now: Date) throws -> [UploadRecord] {
         try pool.write { db in
             let version = try Self.dataVersion(db)
@@ -79,18 +80,19 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Applies one event to its upload's row and appends it to the log, atomically. Returns the
-    /// logged entry, or `nil` for events that are not logged (progress, the drain summary) and for
-    /// a `finished` of an upload that is already finished: nothing is ever reported finished twice.
+    /// Applies one event to its upload's row and, when the log keeps its kind, appends it to the
+    /// log, atomically. Returns the logged entry; `nil` for events the log does not keep (those
+    /// the row says all of, progress, the drain summary) and for a `finished` of an upload that
+    /// is already finished: nothing is ever reported finished twice.
     @discardableResult
     public func record(_ event: UploadEvent, at now: Date) throws -> JournalEntry? {
-        try record([event], at: now)[0].get()
+        try record([event], at: now)[0].get()?.entry
     }
 
     /// Records `events` in order in one transaction (one commit for all, which is most of what
     /// recording costs when many uploads are small), each in a savepoint of its own: an event
     /// that cannot be recorded fails alone, as it would by itself. Returns each event's result.
-    public func record(_ events: [UploadEvent], at now: Date) throws -> [Result<JournalEntry?, any Error>] {
+    public func record(_ events: [UploadEvent], at now: Date) throws -> [Result<RecordedEvent?, any Error>] {
         guard events.contains(where: { $0.uploadID != nil && Self.kind(of: $0) != nil }) else {
             return events.map { _ in .success(nil) }
         }
@@ -100,7 +102,7 @@ public final class Journal: Sendable {
                 inFlight.withLock { $0.check(version) }
                 return try events.map { event in
                     guard let id = event.uploadID, let kind = Self.kind(of: event) else { return .success(nil) }
-                    var entry: JournalEntry?
+                    var entry: RecordedEvent?
                     do {
                         try db.inSavepoint {
                             entry = try record(event, id: id, kind: kind, at: now, db)
@@ -129,7 +131,7 @@ public final class Journal: Sendable {
     }
 
     /// One event, inside the batch's transaction.
-    private func record(_ event: UploadEvent, id: UploadID, kind: String, at now: Date, _ db: Database) throws -> JournalEntry? {
+    private func record(_ event: UploadEvent, id: UploadID, kind: String, at now: Date, _ db: Database) throws -> RecordedEvent? {
         do {
             // A statement compiled once per connection: compiling it (SQLite's parser and
             // authorizer over every column) cost more than the rest of the read.
@@ -196,6 +198,10 @@ public final class Journal: Sendable {
             if case .finished(_, let outcome) = event, outcome.isSuccess, let sha256 = record.contentSHA256 {
                 try Self.remember(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.name, sentAt: now), in: db)
             }
+            guard Self.logs(kind) else {
+                inFlight.withLock { $0.keep(row) }
+                return RecordedEvent(event: logged, entry: nil)
+            }
             #if DEBUG
             // The prepared insert must store what the record's own encoding stores.
             var viaRecord: Row?
@@ -208,10 +214,7 @@ public final class Journal: Sendable {
             #endif
             let seq = try EventRow.append(uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now, db)
             if case .finished = event {
-                // What the finished row says, the log need not repeat: its queued record, its
-                // starts, the content's digest and the answer go; the way it went (retries,
-                // redirects, resumes) and the finish stay. Half of what the journal kept per
-                // upload was these repeats.
+                // Such events logged by an earlier version go once the upload is finished.
                 try db.cachedStatement(sql: "DELETE FROM event WHERE uploadID = ? AND seq < ? AND kind IN (\(Self.repeatedByTheRow))")
                     .execute(arguments: [key, seq])
             }
@@ -220,7 +223,7 @@ public final class Journal: Sendable {
             let appended = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [seq])
             precondition(appended == viaRecord, "the appended event differs: \(String(describing: appended)) vs \(String(describing: viaRecord))")
             #endif
-            return JournalEntry(seq: seq, event: logged, at: now)
+            return RecordedEvent(event: logged, entry: JournalEntry(seq: seq, event: logged, at: now))
         }
     }
 
@@ -243,8 +246,15 @@ public final class Journal: Sendable {
         }
     }
 
-    /// The logged kinds whose every word the row of a finished upload keeps, as SQL.
+    /// The kinds whose every word the upload's row keeps (its queued record, its start, the
+    /// content's digest, the answer), as SQL. The log does not repeat them: it holds the way an
+    /// upload went (retries, redirects, resumes) and its finish, which the row does not say.
+    /// Writing and then dropping them was half of what the journal cost per upload.
     static let repeatedByTheRow = "'queued', 'started', 'content', 'response'"
+
+    static func logs(_ kind: String) -> Bool {
+        !["queued", "started", "content", "response"].contains(kind)
+    }
 
     static func kind(of event: UploadEvent) -> String? {
         switch event {

@@ -211,6 +211,13 @@ extension EventRow {
 }
 
 /// A logged event with its place in the log.
+/// An event as the journal applied it to its upload: the event as kept (an answer's body cut to
+/// the journal's limit, credentials redacted), and its log entry when the log keeps its kind.
+public struct RecordedEvent: Sendable, Hashable {
+    public let event: UploadEvent
+    public let entry: JournalEntry?
+}
+
 public struct JournalEntry: Sendable, Hashable, Codable {
     public let seq: Int64
     public let event: UploadEvent

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GRDB
 import Testing
 import UploadCore
 @testable import UploadJournal
@@ -82,7 +83,7 @@ import UploadTesting
         let first = try Journal(path: path)
         #expect(try first.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times", "v12: sent, to be hashed"])
         let added = try first.add([newUpload("a.png")], at: Date())
-        try first.record(.queued(added[0].id, name: "a.png", totalBytes: 100), at: Date())
+        try first.record(.retryScheduled(added[0].id, attempt: 1, delaySeconds: 1, reason: "503"), at: Date())
 
         let again = try Journal(path: path)
         #expect(try again.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times", "v12: sent, to be hashed"])
@@ -100,13 +101,14 @@ import UploadTesting
             .response(id, UploadResponse(status: 201, reason: "Created", headers: [], body: body, bodyBytesTotal: Int64(body.count))),
             .finished(id, .answered(status: 201)),
         ]
-        var seqs: [Int64] = []
+        var seqs: [Int64?] = []
         for (index, event) in events.enumerated() {
             if index == 2 { try journal.checkpoint(id, bytesSent: 150, expected: 300, at: Date()) }
             if index == 2 { #expect(try journal.snapshot(id)?.bytesSent == 150) }
-            seqs.append(try #require(try journal.record(event, at: Date())).seq)
+            seqs.append(try journal.record(event, at: Date())?.seq)
         }
-        #expect(seqs == [1, 2, 3, 4])
+        // Each event went into the row; the log keeps what the row does not say: the finish.
+        #expect(seqs == [nil, nil, nil, 1])
         let row = try #require(try journal.snapshot(id))
         #expect(row.state == .succeeded)
         #expect(row.response?.status == 201 && row.response?.reason == "Created")
@@ -117,14 +119,15 @@ import UploadTesting
         // Progress and the drain summary are not logged.
         #expect(try journal.record(.progress(id, bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 300), at: Date()) == nil)
         #expect(try journal.record(.allFinished(UploadSummary(succeeded: 1, failed: 0)), at: Date()) == nil)
-        // Once finished, the log keeps what the row does not say: here the finish alone.
-        #expect(try journal.entries(after: 0).map(\.seq) == [4])
+        #expect(try journal.entries(after: 0).map(\.seq) == [1])
     }
 
-    /// A finished upload's log keeps the way it went (a retry, a redirect) and its finish; its
-    /// start, content and answer are in its row. An unfinished upload keeps all of its log.
-    @Test func aFinishedUploadsLogKeepsWhatItsRowDoesNotSay() throws {
-        let journal = try Journal(path: root + "/compact.sqlite")
+    /// An upload's log keeps the way it went (a retry, a redirect) and its finish; its queued
+    /// record, starts, content and answer are in its row, and what an earlier version logged of
+    /// those goes once it is finished.
+    @Test func anUploadsLogKeepsWhatItsRowDoesNotSay() throws {
+        let path = root + "/compact.sqlite"
+        let journal = try Journal(path: path)
         let ids = try journal.add([newUpload("a.png"), newUpload("b.png")], at: Date()).map(\.id)
         let answer = UploadResponse(status: 200, reason: "OK", headers: [], body: [], bodyBytesTotal: 0)
         for id in ids {
@@ -136,10 +139,18 @@ import UploadTesting
             try journal.record(.content(id, sha256: String(repeating: "b", count: 64)), at: Date())
             try journal.record(.response(id, answer), at: Date())
         }
-        try journal.record(.finished(ids[0], .answered(status: 200)), at: Date())
         let kinds = { (id: UploadID) in try journal.entries(after: 0).filter { $0.event.uploadID == id }.compactMap { Journal.kind(of: $0.event) } }
+        #expect(try kinds(ids[0]) == ["retryScheduled", "redirected"])
+        // As an earlier version logged: a start, for each.
+        try DatabaseQueue(path: path).write { db in
+            for id in ids {
+                try db.execute(sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, 'started', ?, ?)", arguments: [
+                    id.rawValue, #"{"started":{"_0":\#(id.rawValue),"attempt":1,"url":"u"}}"#, Date()])
+            }
+        }
+        try journal.record(.finished(ids[0], .answered(status: 200)), at: Date())
         #expect(try kinds(ids[0]) == ["retryScheduled", "redirected", "finished"])
-        #expect(try kinds(ids[1]) == ["queued", "started", "retryScheduled", "started", "redirected", "content", "response"])
+        #expect(try kinds(ids[1]) == ["retryScheduled", "redirected", "started"])
         let row = try #require(try journal.snapshot(ids[0]))
         #expect(row.attempts == 2 && row.contentSHA256 == String(repeating: "b", count: 64) && row.response?.status == 200)
     }
@@ -187,9 +198,10 @@ import UploadTesting
         #expect(notes.count == 2)
         #expect(notes.allSatisfy { if case .retryScheduled = $0.event { true } else { false } })
         // Queued again (as the agent does at once), a second recovery finds nothing more to note.
+        // (The queued events are applied to the rows and not logged: the rows say them.)
         for upload in pending { try journal.record(.queued(upload.record), at: Date()) }
         _ = try journal.recover(at: Date())
-        #expect(try journal.lastSequence() == before + 2 + Int64(pending.count))
+        #expect(try journal.lastSequence() == before + 2)
     }
 
     @Test func headersNeverLeaveTheJournal() throws {
@@ -248,14 +260,15 @@ import UploadTesting
         let last = try journal.lastSequence()
 
         let pruned = try journal.prune(finishedBefore: Date(timeIntervalSinceNow: -7 * 86400))
-        // old.png's start went when it finished (its row says it), its finish now with the row.
+        // Only the finishes were logged (the rows say the starts and the queueing); old.png's
+        // goes with its row.
         #expect(pruned == PruneResult(uploads: 1, events: 1))
         #expect(try journal.snapshots().map(\.name) == ["new.png", "pending.png"])
-        #expect(try journal.entries(after: 0).map { Journal.kind(of: $0.event) } == ["queued", "finished"])
+        #expect(try journal.entries(after: 0).map { Journal.kind(of: $0.event) } == ["finished"])
         #expect(try journal.lastSequence() == last)
         let id = try journal.add([newUpload("later.png")], at: Date())[0].id
         #expect(id.rawValue == 4)
-        #expect(try journal.record(.queued(id, name: "later.png", totalBytes: 1), at: Date())?.seq == last + 1)
+        #expect(try journal.record(.finished(id, .answered(status: 200)), at: Date())?.seq == last + 1)
     }
 
     /// Rows are kept between events (so each event need not read its row back), but only those
@@ -304,8 +317,9 @@ import UploadTesting
         #expect(logged.contains { if case .retryScheduled = $0 { true } else { false } })
     }
 
-    /// A batch is recorded in order, each event as it would be alone: what is not logged (progress,
-    /// a second finish, an unknown upload) gives nil in its place.
+    /// A batch is recorded in order, each event as it would be alone: what is not applied
+    /// (progress, a second finish, an unknown upload) gives nil in its place, and only what the
+    /// log keeps (the finishes; the rows say the starts) is numbered.
     @Test func aBatchIsRecordedInOrderEachEventAsAlone() throws {
         let journal = try Journal(path: root + "/batch.sqlite")
         let ids = try journal.add([newUpload("a.png"), newUpload("b.png")], at: Date()).map(\.id)
@@ -320,10 +334,10 @@ import UploadTesting
         ]
         let results = try journal.record(batch, at: Date()).map { try $0.get() }
         #expect(results.map { $0 != nil } == [true, false, true, true, false, false, true])
-        let seqs = results.compactMap { $0?.seq }
-        #expect(seqs == seqs.sorted() && Set(seqs).count == 4)
-        // Finished, both keep their finish alone (their rows say the rest).
-        #expect(try journal.entries(after: 0).map(\.seq) == [results[3]?.seq, results[6]?.seq].compactMap { $0 })
+        #expect(results.map { $0?.entry != nil } == [false, false, false, true, false, false, true])
+        let seqs = results.compactMap { $0?.entry?.seq }
+        #expect(seqs.count == 2 && seqs[0] < seqs[1])
+        #expect(try journal.entries(after: 0).map(\.seq) == seqs)
         #expect(try journal.snapshot(ids[0])?.state == .succeeded)
         #expect(try journal.snapshot(ids[1])?.state == .failed)
     }

@@ -170,11 +170,10 @@ import UploadTesting
             try db.execute(sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, 'queued', ?, ?)", arguments: [
                 id.rawValue, #"{"queued":{"_0":\#(id.rawValue),"name":"a.png","totalBytes":100}}"#, t0])
         }
-        try journal.record(.started(id, attempt: 1, url: "u", totalBytes: 100), at: t0.addingTimeInterval(1))
         let entries = try journal.entries(after: 0)
+        #expect(entries.count == 1)
         guard case .queued(let record) = entries.first?.event else { Issue.record("\(entries)"); return }
         #expect(record.id == id && record.name == "a.png" && record.fileSize == 100 && record.createdAt == t0)
-        guard case .started = entries.last?.event else { Issue.record("\(entries)"); return }
     }
 
     @Test func credentialsTheServerSetAreNeitherKeptNorShown() throws {
