@@ -247,14 +247,13 @@ public final class Journal: Sendable {
     }
 
     /// The kinds whose every word the upload's row keeps (its queued record, its start, the
-    /// content's digest, the answer), as SQL. The log does not repeat them: it holds the way an
-    /// upload went (retries, redirects, resumes) and its finish, which the row does not say.
-    /// Writing and then dropping them was half of what the journal cost per upload.
-    static let repeatedByTheRow = "'queued', 'started', 'content', 'response'"
+    /// content's digest, the answer); `repeatedByTheRow` is the list as SQL. The log does not
+    /// repeat them: it holds the way an upload went (retries, redirects, resumes) and its
+    /// finish, which the row does not say. They were half of what the journal cost per upload.
+    static let repeatedKinds = ["queued", "started", "content", "response"]
+    static let repeatedByTheRow = repeatedKinds.map { "'\($0)'" }.joined(separator: ", ")
 
-    static func logs(_ kind: String) -> Bool {
-        !["queued", "started", "content", "response"].contains(kind)
-    }
+    static func logs(_ kind: String) -> Bool { !repeatedKinds.contains(kind) }
 
     static func kind(of event: UploadEvent) -> String? {
         switch event {
