@@ -66,7 +66,22 @@ public final class Journal: Sendable {
             let stored = UploadRow.stored(now)
             return try uploads.map { upload in
                 var row = UploadRow(new: upload, at: now)
-                try row.insert(db)
+                #if DEBUG
+                // The prepared insert must store what the record's own encoding stores.
+                var viaRecord: UploadRow?
+                try db.inSavepoint {
+                    var copy = row
+                    try copy.insert(db)
+                    viaRecord = try UploadRow.fetchOne(db, key: copy.id)
+                    return .rollback
+                }
+                #endif
+                try row.insertPrepared(db)
+                #if DEBUG
+                var inserted = try UploadRow.fetchOne(db, key: row.id)
+                inserted?.id = viaRecord?.id
+                precondition(inserted == viaRecord, "the prepared insert differs: \(String(describing: inserted)) vs \(String(describing: viaRecord))")
+                #endif
                 // Kept for the `queued` event that follows at once, as the journal holds it.
                 var kept = row
                 kept.createdAt = stored

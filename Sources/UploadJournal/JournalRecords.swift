@@ -270,59 +270,71 @@ extension UploadRow {
     /// record's Codable encoding: JSON text for the nested values, dates as GRDB writes them).
     /// An event changes a few columns of forty: writing those alone spares encoding the whole
     /// row (its settings as JSON among them) on every event.
-    func changes(from old: UploadRow) throws -> [(column: String, value: DatabaseValue)] {
+    func changes(from old: UploadRow?) throws -> [(column: String, value: DatabaseValue)] {
         var out: [(String, DatabaseValue)] = []
+        let all = old == nil
         func put<T: DatabaseValueConvertible & Equatable>(_ column: CodingKeys, _ new: T?, _ previous: T?) {
-            if new != previous { out.append((column.stringValue, new?.databaseValue ?? .null)) }
+            if all || new != previous { out.append((column.stringValue, new?.databaseValue ?? .null)) }
         }
         func json<T: Encodable & Equatable>(_ column: CodingKeys, _ new: T?, _ previous: T?) throws {
-            guard new != previous else { return }
+            guard all || new != previous else { return }
             guard let new else { return out.append((column.stringValue, .null)) }
             let data = try Self.databaseJSONEncoder(for: column.stringValue).encode(new)
             out.append((column.stringValue, String(decoding: data, as: UTF8.self).databaseValue))
         }
-        put(.path, path, old.path)
-        put(.fileSize, fileSize, old.fileSize)
-        put(.fileMtimeNs, fileMtimeNs, old.fileMtimeNs)
-        put(.fileCtimeNs, fileCtimeNs, old.fileCtimeNs)
-        put(.uploadName, uploadName, old.uploadName)
-        put(.url, url, old.url)
-        put(.field, field, old.field)
-        try json(.formFields, formFields, old.formFields)
-        try json(.headers, headers, old.headers)
-        put(.allowAnyFile, allowAnyFile, old.allowAnyFile)
-        try json(.settings, settings, old.settings)
-        put(.origin, origin, old.origin)
-        put(.state, state.rawValue, old.state.rawValue)
-        put(.attempts, attempts, old.attempts)
-        put(.bytesSent, bytesSent, old.bytesSent)
-        put(.bytesExpected, bytesExpected, old.bytesExpected)
-        put(.status, status, old.status)
-        put(.reason, reason, old.reason)
-        put(.body, body, old.body)
-        put(.bodyBytesTotal, bodyBytesTotal, old.bodyBytesTotal)
-        put(.failureKind, failureKind, old.failureKind)
-        put(.failureMessage, failureMessage, old.failureMessage)
-        put(.failureCode, failureCode, old.failureCode)
+        put(.path, path, old?.path)
+        put(.fileSize, fileSize, old?.fileSize)
+        put(.fileMtimeNs, fileMtimeNs, old?.fileMtimeNs)
+        put(.fileCtimeNs, fileCtimeNs, old?.fileCtimeNs)
+        put(.uploadName, uploadName, old?.uploadName)
+        put(.url, url, old?.url)
+        put(.field, field, old?.field)
+        try json(.formFields, formFields, old?.formFields)
+        try json(.headers, headers, old?.headers)
+        put(.allowAnyFile, allowAnyFile, old?.allowAnyFile)
+        try json(.settings, settings, old?.settings)
+        put(.origin, origin, old?.origin)
+        put(.state, state.rawValue, old?.state.rawValue)
+        put(.attempts, attempts, old?.attempts)
+        put(.bytesSent, bytesSent, old?.bytesSent)
+        put(.bytesExpected, bytesExpected, old?.bytesExpected)
+        put(.status, status, old?.status)
+        put(.reason, reason, old?.reason)
+        put(.body, body, old?.body)
+        put(.bodyBytesTotal, bodyBytesTotal, old?.bodyBytesTotal)
+        put(.failureKind, failureKind, old?.failureKind)
+        put(.failureMessage, failureMessage, old?.failureMessage)
+        put(.failureCode, failureCode, old?.failureCode)
         func date(_ column: CodingKeys, _ new: Date?, _ previous: Date?) {
-            if new != previous { out.append((column.stringValue, new.map(JournalDates.text) ?? .null)) }
+            if all || new != previous { out.append((column.stringValue, new.map(JournalDates.text) ?? .null)) }
         }
-        date(.createdAt, createdAt, old.createdAt)
-        date(.updatedAt, updatedAt, old.updatedAt)
-        date(.startedAt, startedAt, old.startedAt)
-        date(.finishedAt, finishedAt, old.finishedAt)
-        put(.headersCleared, headersCleared, old.headersCleared)
-        put(.shownURL, shownURL, old.shownURL)
-        put(.retryReason, retryReason, old.retryReason)
-        date(.retryAt, retryAt, old.retryAt)
-        try json(.responseHeaders, responseHeaders, old.responseHeaders)
-        try json(.resume, resume, old.resume)
-        put(.bytesSaved, bytesSaved, old.bytesSaved)
-        put(.idempotencyKey, idempotencyKey, old.idempotencyKey)
-        put(.answerCut, answerCut, old.answerCut)
-        put(.verified, verified, old.verified)
-        put(.contentSHA256, contentSHA256, old.contentSHA256)
+        date(.createdAt, createdAt, old?.createdAt)
+        date(.updatedAt, updatedAt, old?.updatedAt)
+        date(.startedAt, startedAt, old?.startedAt)
+        date(.finishedAt, finishedAt, old?.finishedAt)
+        put(.headersCleared, headersCleared, old?.headersCleared)
+        put(.shownURL, shownURL, old?.shownURL)
+        put(.retryReason, retryReason, old?.retryReason)
+        date(.retryAt, retryAt, old?.retryAt)
+        try json(.responseHeaders, responseHeaders, old?.responseHeaders)
+        try json(.resume, resume, old?.resume)
+        put(.bytesSaved, bytesSaved, old?.bytesSaved)
+        put(.idempotencyKey, idempotencyKey, old?.idempotencyKey)
+        put(.answerCut, answerCut, old?.answerCut)
+        put(.verified, verified, old?.verified)
+        put(.contentSHA256, contentSHA256, old?.contentSHA256)
         return out
+    }
+
+    /// Inserts the row through one prepared statement (every column but the id, as `changes`
+    /// gives them) and takes its new id: GRDB's Codable insert encoded the forty columns
+    /// generically, a tenth of the agent's work per upload.
+    mutating func insertPrepared(_ db: Database) throws {
+        let values = try changes(from: nil)
+        let sql = "INSERT INTO upload (" + values.map { "\"\($0.column)\"" }.joined(separator: ", ")
+            + ") VALUES (" + values.map { _ in "?" }.joined(separator: ", ") + ")"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values.map(\.value)))
+        id = db.lastInsertedRowID
     }
 
     /// Writes the columns that differ from `old` (the row as read), through a statement cached
