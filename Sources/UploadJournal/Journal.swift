@@ -63,7 +63,7 @@ public final class Journal: Sendable {
     public func add(_ uploads: [NewUpload], at now: Date) throws -> [UploadRecord] {
         try pool.write { db in
             let version = try Self.dataVersion(db)
-            let stored = UploadRow.stored(now)
+            let stored = JournalDates.stored(now)
             return try uploads.map { upload in
                 var row = UploadRow(new: upload, at: now)
                 #if DEBUG
@@ -147,99 +147,96 @@ public final class Journal: Sendable {
 
     /// One event, inside the batch's transaction.
     private func record(_ event: UploadEvent, id: UploadID, kind: String, at now: Date, _ db: Database) throws -> RecordedEvent? {
-        do {
-            // A statement compiled once per connection: compiling it (SQLite's parser and
-            // authorizer over every column) cost more than the rest of the read.
-            let select = try db.cachedStatement(sql: "SELECT * FROM upload WHERE id = ?")
-            let key = Int64(id.rawValue)
-            guard var row = try inFlight.withLock({ $0[key] }) ?? UploadRow.fetchOne(select, arguments: [key]) else { return nil }
-            #if DEBUG
-            let stored = try UploadRow.fetchOne(select, arguments: [key])
-            precondition(row == stored, "the kept row of \(id) is not the journal's: \(row) vs \(String(describing: stored))")
-            #endif
-            let read = row
-            var logged = event
-            var record = row.record
-            switch event {
-            case .response(let id, let response):
-                // The answer's body is kept up to a limit, and its credentials (a cookie the
-                // server set) not at all, in the row and in the log alike.
-                var kept = UploadResponse(
-                    status: response.status, reason: response.reason, headers: response.headers,
-                    body: Array(response.body.prefix(Self.bodyLimit)), bodyBytesTotal: response.bodyBytesTotal, cut: response.cut)
-                kept.verified = response.verified
-                logged = .response(id, kept.redactingSecrets())
-            case .finished:
-                guard !record.isFinished else { return nil }
-                // Header values (tokens, cookies) and the URL's secrets (a password, a signature)
-                // are kept only to send the upload; it is done. The URL stays, as it is shown.
-                if !row.headers.isEmpty {
-                    row.headers = []
-                    row.headersCleared = true
-                }
-                let shown = RedactedURL.display(row.url)
-                if shown != row.url {
-                    row.url = shown
-                    row.headersCleared = true
-                }
-                // A proxy's login likewise.
-                if let proxy = row.settings.proxy, RedactedURL.display(proxy) != proxy {
-                    row.settings.proxy = RedactedURL.display(proxy)
-                    row.headersCleared = true
-                }
-            default:
-                break
+        // A statement compiled once per connection: compiling it (SQLite's parser and
+        // authorizer over every column) cost more than the rest of the read.
+        let select = try db.cachedStatement(sql: "SELECT * FROM upload WHERE id = ?")
+        let key = Int64(id.rawValue)
+        guard var row = try inFlight.withLock({ $0[key] }) ?? UploadRow.fetchOne(select, arguments: [key]) else { return nil }
+        #if DEBUG
+        let stored = try UploadRow.fetchOne(select, arguments: [key])
+        precondition(row == stored, "the kept row of \(id) is not the journal's: \(row) vs \(String(describing: stored))")
+        #endif
+        let read = row
+        var logged = event
+        var record = row.record
+        switch event {
+        case .response(let id, let response):
+            // The answer's body is kept up to a limit, and its credentials (a cookie the
+            // server set) not at all, in the row and in the log alike.
+            var kept = UploadResponse(
+                status: response.status, reason: response.reason, headers: response.headers,
+                body: Array(response.body.prefix(Self.bodyLimit)), bodyBytesTotal: response.bodyBytesTotal, cut: response.cut)
+            kept.verified = response.verified
+            logged = .response(id, kept.redactingSecrets())
+        case .finished:
+            guard !record.isFinished else { return nil }
+            // Header values (tokens, cookies) and the URL's secrets (a password, a signature)
+            // are kept only to send the upload; it is done. The URL stays, as it is shown.
+            if !row.headers.isEmpty {
+                row.headers = []
+                row.headersCleared = true
             }
-            // The endpoint as kept (redacted once finished; the key is the redacted form anyway).
-            let endpoint = row.url
-            record.apply(logged, at: now)
-            row.store(record)
-            row.updatedAt = now
-            row.roundTripDates(since: read, now: now)
-            #if DEBUG
-            // Writing the changed columns alone must leave the row as writing all of them does.
-            var whole: UploadRow?
-            try db.inSavepoint {
-                try row.update(db)
-                whole = try UploadRow.fetchOne(select, arguments: [Int64(id.rawValue)])
-                return .rollback
+            let shown = RedactedURL.display(row.url)
+            if shown != row.url {
+                row.url = shown
+                row.headersCleared = true
             }
-            #endif
-            try row.updateChanges(from: read, db)
-            #if DEBUG
-            let written = try UploadRow.fetchOne(select, arguments: [Int64(id.rawValue)])
-            precondition(written == whole, "the changed columns differ from the whole row: \(String(describing: written)) vs \(String(describing: whole))")
-            #endif
-            if case .finished(_, let outcome) = event, outcome.isSuccess, let sha256 = record.contentSHA256 {
-                try Self.remember(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.name, sentAt: now), in: db)
+            // A proxy's login likewise.
+            if let proxy = row.settings.proxy, RedactedURL.display(proxy) != proxy {
+                row.settings.proxy = RedactedURL.display(proxy)
+                row.headersCleared = true
             }
-            guard Self.logs(kind) else {
-                inFlight.withLock { $0.keep(row) }
-                return RecordedEvent(event: logged, entry: nil)
-            }
-            #if DEBUG
-            // The prepared insert must store what the record's own encoding stores.
-            var viaRecord: Row?
-            try db.inSavepoint {
-                var entry = EventRow(seq: nil, uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now)
-                try entry.insert(db)
-                viaRecord = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [entry.seq])
-                return .rollback
-            }
-            #endif
-            let seq = try EventRow.append(uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now, db)
-            if case .finished = event {
-                // Such events logged by an earlier version go once the upload is finished.
-                try db.cachedStatement(sql: "DELETE FROM event WHERE uploadID = ? AND seq < ? AND kind IN (\(Self.repeatedByTheRow))")
-                    .execute(arguments: [key, seq])
-            }
-            inFlight.withLock { $0.keep(row) }
-            #if DEBUG
-            let appended = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [seq])
-            precondition(appended == viaRecord, "the appended event differs: \(String(describing: appended)) vs \(String(describing: viaRecord))")
-            #endif
-            return RecordedEvent(event: logged, entry: JournalEntry(seq: seq, event: logged, at: now))
+        default:
+            break
         }
+        // The endpoint as kept (redacted once finished; the key is the redacted form anyway).
+        let endpoint = row.url
+        record.apply(logged, at: now)
+        row.store(record)
+        row.updatedAt = now
+        row.roundTripDates(since: read, now: now)
+        #if DEBUG
+        // Writing the changed columns alone must leave the row as writing all of them does.
+        var whole: UploadRow?
+        try db.inSavepoint {
+            try row.update(db)
+            whole = try UploadRow.fetchOne(select, arguments: [Int64(id.rawValue)])
+            return .rollback
+        }
+        #endif
+        try row.updateChanges(from: read, db)
+        #if DEBUG
+        let written = try UploadRow.fetchOne(select, arguments: [Int64(id.rawValue)])
+        precondition(written == whole, "the changed columns differ from the whole row: \(String(describing: written)) vs \(String(describing: whole))")
+        #endif
+        if case .finished(_, let outcome) = event, outcome.isSuccess, let sha256 = record.contentSHA256 {
+            try Self.remember(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.name, sentAt: now), in: db)
+        }
+        // Kept before the log is written: a failure from here on rolls the savepoint back and
+        // the batch forgets the row.
+        inFlight.withLock { $0.keep(row) }
+        guard Self.logs(kind) else { return RecordedEvent(event: logged, entry: nil) }
+        #if DEBUG
+        // The prepared insert must store what the record's own encoding stores.
+        var viaRecord: Row?
+        try db.inSavepoint {
+            var entry = EventRow(seq: nil, uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now)
+            try entry.insert(db)
+            viaRecord = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [entry.seq])
+            return .rollback
+        }
+        #endif
+        let seq = try EventRow.append(uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now, db)
+        if case .finished = event {
+            // Such events logged by an earlier version go once the upload is finished.
+            try db.cachedStatement(sql: "DELETE FROM event WHERE uploadID = ? AND seq < ? AND kind IN (\(Self.repeatedByTheRow))")
+                .execute(arguments: [key, seq])
+        }
+        #if DEBUG
+        let appended = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [seq])
+        precondition(appended == viaRecord, "the appended event differs: \(String(describing: appended)) vs \(String(describing: viaRecord))")
+        #endif
+        return RecordedEvent(event: logged, entry: JournalEntry(seq: seq, event: logged, at: now))
     }
 
     /// Notes how far a running upload got; only rows still sending are touched.
@@ -255,7 +252,7 @@ public final class Journal: Sendable {
                 guard row.state == .sending else { return }
                 row.bytesSent = bytesSent
                 row.bytesExpected = expected
-                row.updatedAt = UploadRow.stored(now)
+                row.updatedAt = JournalDates.stored(now)
                 rows.keep(row)
             }
         }
@@ -374,73 +371,7 @@ public final class Journal: Sendable {
     }
 }
 
-/// The rows `Journal.record` keeps between events: those of uploads in flight (at most `limit`;
-/// the agent's concurrency is far below it) and those just added, for their `queued` event (at
-/// most `limit` too). Never a finished one, so it stays small however many uploads are queued
-/// or have ended.
-struct InFlightRows {
-    static let limit = 1024
-    private var sending: [Int64: UploadRow] = [:]
-    private var added: [Int64: UploadRow] = [:]
-    /// `PRAGMA data_version` when the rows were last checked against it.
-    private var version: Int?
-
-    /// Forgets every row when a writer other than this journal has committed since the last
-    /// check (`version` moved): they may be stale.
-    mutating func check(_ now: Int) {
-        guard version != now else { return }
-        sending.removeAll(keepingCapacity: true)
-        added.removeAll(keepingCapacity: true)
-        version = now
-    }
-
-    subscript(id: Int64) -> UploadRow? { sending[id] ?? added[id] }
-
-    mutating func keep(_ row: UploadRow) {
-        guard let id = row.id else { return }
-        added[id] = nil
-        sending[id] = nil
-        switch row.state {
-        case .sending, .waitingToRetry:
-            // Over the limit (more in flight than any concurrency allows): start again.
-            if sending.count >= Self.limit { sending.removeAll(keepingCapacity: true) }
-            sending[id] = row
-        case .queued:
-            // Queued uploads wait their turn; only the newest are worth keeping.
-            if added.count >= Self.limit { added.removeAll(keepingCapacity: true) }
-            added[id] = row
-        case .succeeded, .failed:
-            break
-        }
-    }
-
-    mutating func forget(_ id: Int64) {
-        sending[id] = nil
-        added[id] = nil
-    }
-
-    var count: Int { sending.count + added.count }
-}
-
 extension UploadRow {
-    /// The dates as the journal reads them back (millisecond text): a kept row must be equal
-    /// to what a read of the journal gives. Dates `earlier` (as read back) already had are
-    /// kept; `now`, which most new dates are, is converted once (the text round trip through
-    /// a date formatter was a twentieth of the agent's work when done for every date).
-    mutating func roundTripDates(since earlier: UploadRow, now: Date) {
-        let storedNow = Self.stored(now)
-        func stored(_ date: Date, _ before: Date?) -> Date {
-            date == before ? date : date == now ? storedNow : Self.stored(date)
-        }
-        createdAt = stored(createdAt, earlier.createdAt)
-        updatedAt = stored(updatedAt, earlier.updatedAt)
-        startedAt = startedAt.map { stored($0, earlier.startedAt) }
-        finishedAt = finishedAt.map { stored($0, earlier.finishedAt) }
-        retryAt = retryAt.map { stored($0, earlier.retryAt) }
-    }
-
-    static func stored(_ date: Date) -> Date { JournalDates.stored(date) }
-
     init(new upload: NewUpload, at now: Date) {
         let request = upload.request
         let path: String
