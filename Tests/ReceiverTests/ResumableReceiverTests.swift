@@ -196,6 +196,75 @@ struct FormBody {
         await receiver.cleanUp()
     }
 
+    /// Interop version 10 (drafts -13 to -15): an offset retrieval answer no longer says
+    /// `Upload-Complete` (PR #3493: it meant something else there than in every other answer)
+    /// and `GET` retrieves the offset as `HEAD` does; a version past ours is refused naming ours.
+    @Test func interopTenAsCurlSpeaksIt() async throws {
+        let receiver = try await ReceiverHarness.start(maxSize: 600_000)
+        let ten = try await exchange(["-X", "OPTIONS", "-H", "Upload-Draft-Interop-Version: 10", receiver.url])
+        #expect(ten.status == 204 && ten["Upload-Draft-Interop-Version"] == "10", "\(ten)")
+        #expect(ten["Upload-Limit"]?.contains("max-size=600000") == true && ten["Accept-Patch"] == nil, "\(ten)")
+
+        let form = FormBody(name: "ten.png", size: 300_000)
+        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "-H", "Upload-Length: \(form.bytes.count)",
+                                          "-H", "Upload-Draft-Interop-Version: 10",
+                                          "--data-binary", "@" + form.write(0..<1000, to: receiver.root + "/head"), receiver.url])
+        #expect(created.status == 201 && created["Upload-Offset"] == "1000", "\(created)")
+        #expect(created.interim.first?.fields["upload-draft-interop-version"] == "10")
+        let location = try #require(created["Location"])
+        for method in [["-I"], ["-X", "GET"]] {
+            let retrieved = try await exchange(method + ["-H", "Upload-Draft-Interop-Version: 10", location])
+            #expect(retrieved.status == 204, "\(method) \(retrieved)")
+            if method == ["-X", "GET"] { #expect(retrieved.body.isEmpty, "no content: \(retrieved.body)") }
+            #expect(retrieved["Upload-Offset"] == "1000" && retrieved["Upload-Length"] == String(form.bytes.count), "\(retrieved)")
+            #expect(retrieved["Upload-Complete"] == nil, "\(retrieved)")
+            #expect(retrieved["Upload-Limit"]?.contains("max-age=") == true && retrieved["Cache-Control"] == "no-store", "\(retrieved)")
+            #expect(retrieved["Upload-Draft-Interop-Version"] == "10")
+        }
+        // Version 9 still says it.
+        #expect(try await exchange(["-I", "-H", "Upload-Draft-Interop-Version: 9", location])["Upload-Complete"] == "?0")
+        // A version newer than ours: refused, naming ours and what is spoken here.
+        let newer = try await exchange(["-I", "-H", "Upload-Draft-Interop-Version: 11", location])
+        #expect(newer.status == 400 && newer["Upload-Draft-Interop-Version"] == "10", "\(newer)")
+        let said = try await exchange(["-X", "GET", "-H", "Upload-Draft-Interop-Version: 11", location])
+        #expect(said.body.contains("10, 9, 8 and 6"), "\(said)")
+
+        // Completing with fewer bytes than its length: refused (offset and length must meet).
+        let short = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 1000", "-H", "Upload-Complete: ?1",
+                                        "-H", "Upload-Draft-Interop-Version: 10",
+                                        "--data-binary", "@" + form.write(1000..<2000, to: receiver.root + "/short"), location])
+        #expect(short.status == 400 && short.body.contains("inconsistent-upload-length"), "\(short)")
+        let after = try await exchange(["-I", "-H", "Upload-Draft-Interop-Version: 10", location])
+        #expect(after.status == 204 && after["Upload-Offset"] == "1000", "the short content is not taken, the upload goes on: \(after)")
+
+        // A whole upload, then its answer had again by the valid append; GET gives the offset.
+        let whole = form.write(0..<form.bytes.count, to: receiver.root + "/whole")
+        let done = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?1", "-H", "Upload-Draft-Interop-Version: 10",
+                                       "--data-binary", "@" + whole, receiver.url])
+        #expect(done.status == 200 && json(done.body) == ["filename": "ten.png"], "\(done)")
+        let resource = try #require(done.interim.first?.fields["location"])
+        let end = try await exchange(["-X", "GET", "-H", "Upload-Draft-Interop-Version: 10", resource])
+        #expect(end.status == 204 && end["Upload-Offset"] == String(form.bytes.count) && end["Upload-Complete"] == nil, "\(end)")
+        let replay = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(form.bytes.count)", "-H", "Upload-Complete: ?1",
+                                         "-H", "Upload-Draft-Interop-Version: 10", "--data-binary", "", resource])
+        #expect(replay.status == 200 && json(replay.body) == ["filename": "ten.png"] && replay["Upload-Complete"] == "?1", "\(replay)")
+        // Version 8 had the answer by GET.
+        let eight = try await exchange(["-X", "GET", "-H", "Upload-Draft-Interop-Version: 8", resource])
+        #expect(eight.status == 200 && json(eight.body) == ["filename": "ten.png"], "\(eight)")
+
+        // Past --max-size in a body of no declared length: 413 with every limit (PR #3466).
+        let open = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "-H", "Upload-Draft-Interop-Version: 10",
+                                       "--data-binary", "", receiver.url])
+        let openLocation = try #require(open["Location"], "\(open)")
+        let big = receiver.root + "/big"
+        _ = FileManager.default.createFile(atPath: big, contents: Data(repeating: 65, count: 700_000))
+        let over = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?0",
+                                       "-H", "Upload-Draft-Interop-Version: 10", "-H", "Transfer-Encoding: chunked", "--data-binary", "@" + big, openLocation])
+        #expect(over.status == 413 && over["Upload-Limit"]?.contains("max-size=600000") == true, "\(over)")
+        #expect(over["Upload-Limit"]?.contains("max-age=") == true, "all the limits, not only the one refused: \(over)")
+        await receiver.cleanUp()
+    }
+
     /// What URLSession (interop 6) does: the whole upload in one POST with `Upload-Complete: ?1`,
     /// told the resource in a `104` before the body, then the endpoint's own answer; cut, it
     /// would continue with HEAD and PATCH, here in version 6 too.

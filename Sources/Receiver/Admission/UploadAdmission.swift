@@ -134,7 +134,7 @@ enum UploadAdmission {
     ) -> Result<Route, Refusal> {
         let fields = head.headerFields
         if let version, spoken == nil {
-            return .failure(Refusal(.badRequest, "this receiver speaks interop versions \(ResumableFields.supportedVersions.map(String.init).joined(separator: " and ")) of resumable uploads, not \(version)")
+            return .failure(Refusal(.badRequest, "this receiver speaks interop versions \(ResumableFields.spokenVersions) of resumable uploads, not \(version)")
                 .adding([ResumableFields.interopVersion: String(ResumableFields.currentVersion)]))
         }
         switch head.method {

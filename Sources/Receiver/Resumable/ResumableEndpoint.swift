@@ -5,7 +5,7 @@ import NIOCore
 import UploadCore
 
 /// The upload endpoint's resumable side (draft-ietf-httpbis-resumable-upload, interop versions
-/// 6, 8 and 9): a `POST` with `Upload-Complete` creates an upload resource; `HEAD` says its offset,
+/// 6, 8, 9 and 10): a `POST` with `Upload-Complete` creates an upload resource; `HEAD` says its offset,
 /// `PATCH` appends, `DELETE` cancels, `OPTIONS` says the endpoint supports it. When the last byte
 /// has arrived, the whole multipart body goes through the same `FormDataReceiver` a one-shot
 /// upload does, and the answer is the endpoint's own (`200 {"filename": …}`).
@@ -79,7 +79,7 @@ extension UploadEndpoint {
         let record = lease.record
         lease.release(offset: lease.offset)
         fields[ResumableFields.offset] = String(lease.offset)
-        fields[ResumableFields.complete] = ResumableFields.boolean(record.complete)
+        if ResumableFields.offsetAnswerSaysComplete(version) { fields[ResumableFields.complete] = ResumableFields.boolean(record.complete) }
         if let length = record.length { fields[ResumableFields.length] = String(length) }
         fields[ResumableFields.limit] = limit(expiresAt: record.expiresAt).fieldValue
         fields["Cache-Control"] = "no-store"
@@ -94,8 +94,11 @@ extension UploadEndpoint {
         return Self.empty(.noContent, fields)
     }
 
-    /// `GET` on a completed upload: its final answer again, for a client that lost it.
-    func answer(_ token: String, version: Int?) throws(Refusal) -> Response {
+    /// `GET` on the upload resource. From version 9 on it retrieves the offset, as `HEAD` does
+    /// (a lost final answer is had again by the valid append); before, on a completed upload it
+    /// gives the final answer again, for a client that lost it.
+    func answer(_ token: String, version: Int?) async throws(Refusal) -> Response {
+        if ResumableFields.replaysByAppend(version) { return try await offset(token, version: version) }
         var fields = echo(version)
         guard let snapshot = resumable.peek(token, now: Date()) else { throw ResumableRules.noSuchUpload(fields) }
         guard let answer = snapshot.record.answer else {
@@ -159,6 +162,8 @@ extension UploadEndpoint {
             length = stated
         }
         let limit = min(length ?? configuration.maxSize, configuration.maxSize)
+        // A refusal for a limit says all of them (draft -12, PR #3466).
+        let limits = [ResumableFields.limit: self.limit(expiresAt: lease.record.expiresAt).fieldValue]
         do {
             let end = try await withTaskExecutorPreference(FileWritingExecutor.shared) { () async throws -> TransferEnd in
                 if let stated, lease.record.length == nil { try lease.setLength(stated) }
@@ -185,7 +190,7 @@ extension UploadEndpoint {
                         guard start + received + Int64(buffer.readableBytes) <= limit else {
                             throw limit == length
                                 ? TransferFailure.beyondLength(length!)
-                                : TransferFailure.refused(Refusal(ReceiveError.tooLarge(configuration.maxSize)))
+                                : TransferFailure.refused(Refusal(ReceiveError.tooLarge(configuration.maxSize)).adding(limits))
                         }
                         // Parsed first: where the file part begins decides which file the bytes go to.
                         try receiver?.consume(buffer)

@@ -194,7 +194,7 @@ extension HTTPUploadTransport {
                 support.noteLimit(UploadLimit(parsing: response.header(ResumableFields.limit)), for: origin)
             }
             let read = ResumeSupport.read(response, asked: version)
-            if read.supported { return .supported(version: version) }
+            if let spoken = read.version { return .supported(version: spoken) }
             guard let next = read.tryVersion else { return .unsupported }
             version = next
         }

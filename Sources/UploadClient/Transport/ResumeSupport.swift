@@ -109,20 +109,20 @@ final class ResumeSupport: Sendable {
     }
 
     /// What an `OPTIONS` answer says: the draft's `Accept-Patch` with `application/partial-upload`,
-    /// an `Upload-Limit`, or the interop version asked for echoed on a success. An answer that
+    /// an `Upload-Limit`, or the interop version asked for echoed on a success; `version` is the
+    /// one to speak (a success naming another version spoken here: that one). An answer that
     /// names another interop version we speak (a server of an older draft refusing ours) gives
     /// that version to ask again with.
-    static func read(_ response: UploadResponse, asked version: Int) -> (supported: Bool, tryVersion: Int?) {
+    static func read(_ response: UploadResponse, asked version: Int) -> (version: Int?, tryVersion: Int?) {
         let echoed = ResumableFields.version(response.header(ResumableFields.interopVersion))
-        guard (200..<300).contains(response.status) else {
-            if let echoed, echoed != version, ResumableFields.supportedVersions.contains(echoed) { return (false, echoed) }
-            return (false, nil)
-        }
+        let otherSpoken = echoed.flatMap { $0 != version && ResumableFields.supportedVersions.contains($0) ? $0 : nil }
+        guard (200..<300).contains(response.status) else { return (nil, otherSpoken) }
+        if let otherSpoken { return (otherSpoken, nil) }
         let acceptsPartial = response.headers.contains { name, value in
             name.lowercased() == "accept-patch"
                 && value.lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix(ResumableFields.partialUploadType) }
         }
         let limits = UploadLimit(parsing: response.header(ResumableFields.limit)) != nil
-        return (acceptsPartial || limits || echoed == version, nil)
+        return (acceptsPartial || limits || echoed == version ? version : nil, nil)
     }
 }

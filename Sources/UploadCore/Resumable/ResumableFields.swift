@@ -15,16 +15,29 @@ public enum ResumableFields {
     public static let partialUploadType = "application/partial-upload"
 
     /// The interop versions spoken here: 6 (URLSession on iOS 18.1 / macOS 15.1, tusd,
-    /// SwiftNIO's `NIOResumableUpload`), 8 (drafts -09 to -11) and 9 (httpwg/http-extensions
-    /// PR #3476 of 2026-07-05, the changes since -11: implemented from the editor's copy of
-    /// 2026-07-01, commit b1b1c72f).
-    public static let supportedVersions = [9, 8, 6]
-    public static let currentVersion = 9
+    /// SwiftNIO's `NIOResumableUpload`), 8 (drafts -09 to -11), 9 (draft -12) and 10 (drafts
+    /// -13 to -15). Offered newest first; an answer is in the version its request named.
+    public static let supportedVersions = [10, 9, 8, 6]
+    public static let currentVersion = 10
+
+    /// The versions spoken here as a sentence says them: "10, 9, 8 and 6".
+    public static var spokenVersions: String {
+        let names = supportedVersions.map(String.init)
+        return names.dropLast().joined(separator: ", ") + " and " + names.last!
+    }
 
     /// From version 9 on, `OPTIONS` answers say the limits and no longer `Accept-Patch`, and the
     /// final answer of a completed upload is had again by a valid append to it (`PATCH` at its
-    /// end with `Upload-Complete: ?1` and no content); what a `GET` on it means is not defined.
+    /// end with `Upload-Complete: ?1` and no content); a `GET` on the upload resource retrieves
+    /// its offset as `HEAD` does.
     public static func replaysByAppend(_ version: Int?) -> Bool { (version ?? 0) >= 9 }
+
+    /// Up to version 9 an offset retrieval answer (`HEAD`/`GET` on the upload resource) must say
+    /// `Upload-Complete` and `Upload-Length`; from 10 on neither is required (PR #3493), and
+    /// `Upload-Complete` is not sent there, since it means something else in every other answer
+    /// (whether the answer is the endpoint's own): whether an upload is whole is its offset
+    /// reaching its length.
+    public static func offsetAnswerSaysComplete(_ version: Int?) -> Bool { (version ?? 0) < 10 }
 
     public enum Problem: String, Sendable {
         case mismatchingOffset = "mismatching-upload-offset"

@@ -92,7 +92,8 @@ public struct ResumableUploadMachine: Sendable {
         case done
     }
 
-    /// `PATCH`es one round may send when the server names another offset (`409`).
+    /// `PATCH`es one round may send when the server names another offset (`409`), and `409`s
+    /// one round takes in all (one that names no offset sends the client to ask for it).
     public static let appendTries = 3
 
     /// The smallest `max-append-size` followed: a server that takes less per request (one
@@ -108,6 +109,9 @@ public struct ResumableUploadMachine: Sendable {
     /// The largest append the server takes (`max-append-size` in an `Upload-Limit` it sent).
     private var appendLimit: Int64?
     private var state = State.idle
+    /// `409`s this attempt got: the retry rule of draft -12 resumes after one (at the offset it
+    /// names, or asked for), and a server that keeps answering so is given up on.
+    private var conflicts = 0
     private var point: ResumePoint?
     private var rounds = ResumableRounds()
 
@@ -219,7 +223,7 @@ public struct ResumableUploadMachine: Sendable {
         guard let announced else { return finish(result) }
         point = announced
         guard let response = result.response else { return bodyEndedWithoutAnswer(result, at: announced) }
-        if Self.serverErrorBeforeCompletion(response) { return finish(result, keeping: announced) }
+        if Self.continuable(response) { return finish(result, keeping: announced) }
         // The endpoint's own answer to the whole upload: final.
         rounds.report(.resumable(nil, startedOver: nil))
         return finish(result)
@@ -237,6 +241,9 @@ public struct ResumableUploadMachine: Sendable {
             }
             guard let offset = ResumableFields.integer(response.header(ResumableFields.offset)), offset <= known.bodyLength else {
                 return gone("the server gave no usable offset for the upload")
+            }
+            if let length = ResumableFields.integer(response.header(ResumableFields.length)), length != known.bodyLength {
+                return gone("the server has the upload as \(length) bytes long, not \(known.bodyLength)")
             }
             known.offset = offset
             point = known
@@ -281,10 +288,16 @@ public struct ResumableUploadMachine: Sendable {
             point = current
             rounds.report(.resumable(current, startedOver: nil))
             return append(current, tries: 1, resumed: false)
-        case 409:
-            // Another offset than ours: continue from the server's, if it says it.
-            guard tries < Self.appendTries, let offset = ResumableFields.integer(response.header(ResumableFields.offset)),
-                  offset <= current.bodyLength, offset != current.offset
+        case 409 where ResumableFields.boolean(response.header(ResumableFields.complete)) != true:
+            // Another offset than ours (draft -12's retry rule): continue from the server's if it
+            // says it, else ask for it. A server that keeps disagreeing is given up on.
+            conflicts += 1
+            guard conflicts < Self.appendTries else { return gone("the server and the client disagree on the offset") }
+            guard let said = response.header(ResumableFields.offset) else {
+                state = .heading(current)
+                return decide(.request(.head(current)))
+            }
+            guard let offset = ResumableFields.integer(said), offset <= current.bodyLength, offset != current.offset
             else { return gone("the server and the client disagree on the offset") }
             current.offset = offset
             point = current
@@ -294,7 +307,7 @@ public struct ResumableUploadMachine: Sendable {
             return append(current, tries: tries + 1, resumed: false)
         case 404, 410:
             return gone("the server no longer has the upload")
-        case _ where Self.serverErrorBeforeCompletion(response):
+        case _ where Self.continuable(response):
             return finish(result, keeping: current)
         default:
             // The endpoint's own answer to the whole upload (success or not): final.
@@ -369,10 +382,13 @@ public struct ResumableUploadMachine: Sendable {
         return finish(result, keeping: current)
     }
 
-    /// A 5xx that is not the endpoint's own answer to the whole upload (which would say the
-    /// upload is complete): the upload can be continued.
-    static func serverErrorBeforeCompletion(_ response: UploadResponse) -> Bool {
-        (500..<600).contains(response.status) && ResumableFields.boolean(response.header(ResumableFields.complete)) != true
+    /// A 5xx or a `429` that is not the endpoint's own answer to the whole upload (which would
+    /// say the upload is complete): the upload is kept to be continued by the next attempt,
+    /// which the retry policy starts after the `Retry-After` a 429 names (draft -12's retry
+    /// rule: a 5xx is retried, a 429 waits, and the next attempt asks for the offset).
+    static func continuable(_ response: UploadResponse) -> Bool {
+        (response.status == 429 || (500..<600).contains(response.status))
+            && ResumableFields.boolean(response.header(ResumableFields.complete)) != true
     }
 
     /// What the server had is given up: start over, in a new round.

@@ -19,7 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
         One line per request is printed. SIGINT or SIGTERM stops accepting at once, lets uploads in \
         progress finish within --shutdown-grace, then abandons the rest (their partial files removed).
 
-        Uploads are resumable (draft-ietf-httpbis-resumable-upload, interop versions 6 and 8): a \
+        Uploads are resumable (draft-ietf-httpbis-resumable-upload, interop versions 6, 8, 9 and 10): a \
         POST with Upload-Complete creates an upload resource under /resumable/ (announced with 104 \
         to clients that name an interop version); HEAD gives its offset, PATCH appends, DELETE \
         cancels, OPTIONS says the limits. Partial uploads are kept in --dir/.uploadmon-resumable \
