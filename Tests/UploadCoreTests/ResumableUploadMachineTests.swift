@@ -231,6 +231,68 @@ import UploadCore
         #expect(n.appended(Self.answer(409, [("Upload-Offset", "0")])).reports.first == .resumable(nil, startedOver: "the server and the client disagree on the offset"))
     }
 
+    /// Draft -12's retry rule: a `409` with `Upload-Complete: ?0` that names no offset sends the
+    /// client to ask for it, and the append goes on from what the answer says; the third
+    /// conflict of an attempt gives the server's copy up.
+    @Test func aConflictThatNamesNoOffsetAsksForIt() {
+        var m = Self.machine(point: Self.point)
+        _ = m.start()
+        _ = m.headed(Self.answer(204, [("Upload-Offset", "0")]))
+        #expect(Self.request(m.appended(Self.answer(409, [("Upload-Complete", "?0")]))) == .head(Self.point))
+        var at = Self.point
+        at.offset = 40
+        let resumed = m.headed(Self.answer(204, [("Upload-Offset", "40"), ("Upload-Length", "\(Self.length)")]))
+        #expect(Self.request(resumed) == .append(at))
+        #expect(Self.request(m.appended(Self.answer(409))) == .head(at), "no Upload-Complete at all is asked about too")
+        _ = m.headed(Self.answer(204, [("Upload-Offset", "40")]))
+        let third = m.appended(Self.answer(409))
+        #expect(third.reports.first == .resumable(nil, startedOver: "the server and the client disagree on the offset"))
+        #expect(Self.request(third) == .ask)
+        // A 409 that is the endpoint's own answer (`Upload-Complete: ?1`) is final.
+        var n = Self.machine(point: Self.point)
+        _ = n.start()
+        _ = n.headed(Self.answer(204, [("Upload-Offset", "0")]))
+        #expect(Self.finished(n.appended(Self.answer(409, [("Upload-Complete", "?1")])))?.response?.status == 409)
+    }
+
+    /// A `429` before the upload is whole keeps it for the next attempt, which the retry policy
+    /// starts after the `Retry-After` it names; one that is the endpoint's own answer is final.
+    @Test func tooManyRequestsKeepsTheUploadForTheNextAttemptAfterItsRetryAfter() {
+        var m = Self.machine(point: Self.point)
+        _ = m.start()
+        _ = m.headed(Self.answer(204, [("Upload-Offset", "0")]))
+        let busy = Self.answer(429, [("Upload-Complete", "?0"), ("Retry-After", "7")])
+        let kept = Self.finished(m.appended(busy))
+        #expect(kept?.resume == Self.point)
+        #expect(RetryPolicy(maxRetries: 3).delay(after: busy.outcome, response: busy.response, attempt: 1, now: Date()) == 7)
+        var o = Machine(url: Self.url, file: Self.file, fileSize: 5_000_000, point: nil, bodyLength: Self.length, threshold: 1 << 20, optimistic: true)
+        _ = o.start()
+        _ = o.answered(support: .unanswered, remembered: false)
+        #expect(Self.finished(o.createdOptimistically(busy, announced: Self.point))?.resume == Self.point, "the optimistic creation's too")
+        var n = Self.machine(point: Self.point)
+        _ = n.start()
+        _ = n.headed(Self.answer(204, [("Upload-Offset", "0")]))
+        #expect(Self.finished(n.appended(Self.answer(429, [("Upload-Complete", "?1")])))?.resume == nil)
+    }
+
+    /// From version 10 an offset answer need not say `Upload-Complete`: an upload whose offset is
+    /// its length is completed by the empty append (which has its answer again); one whose
+    /// server names another length than the body's cannot be continued.
+    @Test func anOffsetAnswerSaysWhereTheUploadIsByItsOffsetAndLength() {
+        var point = Self.point
+        point.version = 10
+        var m = Self.machine(point: point)
+        _ = m.start()
+        var end = point
+        end.offset = Self.length
+        #expect(Self.request(m.headed(Self.answer(204, [("Upload-Offset", "\(Self.length)"), ("Upload-Length", "\(Self.length)")]))) == .append(end))
+        #expect(Self.finished(m.appended(Self.answer(200, [("Upload-Complete", "?1")], body: "{}")))?.response?.status == 200)
+        var n = Self.machine(point: point)
+        _ = n.start()
+        let other = n.headed(Self.answer(204, [("Upload-Offset", "10"), ("Upload-Length", "99")]))
+        #expect(other.reports.first == .resumable(nil, startedOver: "the server has the upload as 99 bytes long, not \(Self.length)"))
+    }
+
     @Test func theEndpointsAnswerToTheBodyIsFinalButAServerErrorBeforeCompletionIsNot() {
         for status in [200, 201, 400, 413, 422] {
             var m = Self.machine(point: Self.point)
