@@ -35,7 +35,7 @@ enum ResumableRules {
     }
 
     /// Whether `append` is the valid append to a completed upload that gets its final answer
-    /// again (interop version 9: how a client that lost that answer learns it): at the upload's
+    /// again (interop versions 9 and 10: how a client that lost that answer learns it): at the upload's
     /// end, completing it, with no content.
     static func replaysAnswer(_ append: UploadAdmission.Append, complete: Bool, offset: Int64) -> Bool {
         complete && ResumableFields.replaysByAppend(append.version) && append.complete && append.offset == offset
