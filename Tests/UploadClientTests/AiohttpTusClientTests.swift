@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 import UploadClient
 import UploadCore
@@ -60,5 +61,50 @@ struct AiohttpTusClientTests {
         // per cut goes twice.
         let ratio = Double(relay.bytesToServer) / Double(Self.size)
         #expect(ratio < 1.0 + 2.0 * Double(1 << 20) / Double(Self.size) + 0.01, "\(ratio)")
+    }
+
+    /// aiohttp-tus stores a `PATCH` only once all of it arrived: a cut loses the whole request.
+    /// The client tells from the offset after the first cut that nothing of it was kept, sends
+    /// the rest in chunks sized from the link (a second cut loses at most one), and remembers it
+    /// for the origin: the next upload there goes in chunks from its first byte.
+    @Test func aServerThatKeepsNothingOfACutRequestGetsChunksAfterOneLostRequest() async throws {
+        let server = try await TusPeer.start(.aiohttpTus(maxRequest: 64 << 20))
+        defer { server.stop() }
+        let size: Int64 = 24_000_000
+        let first = try await file("first.jpg", size: size)
+        let second = try await file("second.jpg", size: size)
+        let cut: Int64 = 8_000_000
+        let relay = try CuttingRelay(to: server.port, cutAfter: [cut, cut, cut, cut])
+        defer { relay.stop() }
+        let url = "http://127.0.0.1:\(relay.port)/files"
+        // One transport (what it learns of the origin lives in the process for loopback), the
+        // second upload queued once the first is done.
+        let transport = try HTTPUploadTransport(timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(10), discovery: .seconds(10)),
+                                                uploadProtocol: .tus)
+        let queue = UploadQueue(transport: transport, concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 8), sleep: { _ in })
+        var run = UploadRun()
+        var firstWire: Int64 = 0
+        await queue.enqueue(try UploadRequest.forPath(first, url: url), totalBytes: size)
+        for await event in queue.events {
+            run.events.append(event)
+            guard case .finished(let id, _) = event else { continue }
+            if id.rawValue == 1 {
+                firstWire = relay.bytesToServer
+                await queue.enqueue(try UploadRequest.forPath(second, url: url), totalBytes: size)
+                await queue.finishWhenDrained()
+            }
+        }
+        try await transport.shutdown()
+        #expect(run.outcome(1)?.isSuccess == true && run.outcome(2)?.isSuccess == true,
+                "\(String(describing: run.outcome(1))) \(String(describing: run.outcome(2))) \(server.requests)")
+        #expect(relay.cutsDone == 4)
+        #expect(TestFiles.sameContents(first, server.directory + "/first.jpg") && TestFiles.sameContents(second, server.directory + "/second.jpg"))
+        let secondWire = relay.bytesToServer - firstWire
+        // The first upload loses its first cut request whole (nothing was known yet), then at
+        // most a chunk: less than the second whole request it lost before.
+        #expect(firstWire >= size + cut && firstWire < size + 2 * cut - LinkEstimate.smallestChunk / 2, "first: \(firstWire) bytes on the wire, resumed at \(run.resumedOffsets(1)), \(server.requests)")
+        // The second loses at most a chunk per cut, never a whole request of 8 MB.
+        #expect(secondWire < size + 2 * LinkEstimate.largestChunk && secondWire < firstWire - cut / 2, "second: \(secondWire), first \(firstWire)")
+        #expect(run.resumedOffsets(2).allSatisfy { $0 > 0 }, "\(run.resumedOffsets(2))")
     }
 }

@@ -97,6 +97,86 @@ import UploadCore
         #expect(Self.request(headed) == .patch(resumed, end: Self.length))
     }
 
+    /// A server that keeps nothing of a cut `PATCH` names, after the cut, the offset the cut
+    /// request began at: the rest goes in chunks sized from the link, and it is said (for the
+    /// shell to remember of the origin). One that kept part of it, or a cut too early to tell,
+    /// changes nothing.
+    @Test func aServerThatKeptNothingOfACutPatchGetsTheRestInChunks() {
+        let cutAfter: Int64 = 4_000_000
+        var m = Self.machine()
+        _ = m.start()
+        _ = m.created(Self.answer(201, [("Location", Self.resource)]))
+        let cut = Self.finished(m.patched(AttemptResult(outcome: .failed(UploadFailure(.connectionLost, "cut")), response: nil, bytesSent: cutAfter)))
+        #expect(cut?.resume?.unconfirmed == cutAfter && cut?.resume?.offset == 0)
+
+        var next = Self.machine(point: cut?.resume)
+        next.link = LinkEstimate(roundTrip: 0.05, throughput: 40_000_000) // 2 MB of round trip: 40 MB by the 5 % rule
+        _ = next.start()
+        let headed = next.headed(Self.answer(200, [("Upload-Offset", "0"), ("Upload-Length", "\(Self.length)")]))
+        let chunk = next.link.chunk
+        #expect(next.link.cutAfter == cutAfter)
+        #expect(chunk == 524_288 * 2, "an eighth of what the cut request carried (500 kB), at least 1 MiB: \(chunk)")
+        #expect(headed.reports.first == .discardsCutRequests(chunk: chunk))
+        #expect(Self.request(headed) == .patch(Self.at(0), end: chunk))
+        #expect(Self.request(next.patched(Self.answer(204, [("Upload-Offset", "\(chunk)")], sent: chunk))) == .patch(Self.at(chunk), end: 2 * chunk))
+
+        // It kept part of the cut request: the rest in one, nothing said.
+        var kept = Self.machine(point: cut?.resume)
+        _ = kept.start()
+        let partly = kept.headed(Self.answer(200, [("Upload-Offset", "3000000")]))
+        #expect(!partly.reports.contains(.discardsCutRequests(chunk: LinkEstimate.defaultChunk)))
+        #expect(Self.request(partly) == .patch(Self.at(3_000_000), end: Self.length))
+        // Cut after too little to tell.
+        var early = Self.point
+        early.unconfirmed = 100_000
+        var little = Self.machine(point: early)
+        _ = little.start()
+        #expect(Self.request(little.headed(Self.answer(200, [("Upload-Offset", "0")]))) == .patch(Self.at(0), end: Self.length))
+        // A size the user asked for stays.
+        var asked = Machine(url: Self.url, file: Self.file, length: Self.length, point: cut?.resume, capabilities: .assumed, chunkSize: 3_000_000)
+        _ = asked.start()
+        let own = asked.headed(Self.answer(200, [("Upload-Offset", "0")]))
+        #expect(own.reports.first == .discardsCutRequests(chunk: 3_000_000) && Self.request(own) == .patch(Self.at(0), end: 3_000_000))
+    }
+
+    /// An origin remembered to keep nothing of a cut request gets chunks from the first `PATCH`.
+    @Test func anOriginKnownToDiscardCutRequestsGetsChunksFromTheStart() {
+        var m = Self.machine(capabilities: TusCapabilities(discardsCutRequests: true))
+        _ = m.start()
+        #expect(Self.request(m.created(Self.answer(201, [("Location", Self.resource)]))) == .patch(Self.point, end: LinkEstimate.defaultChunk))
+        let decoded = try? JSONDecoder().decode(TusCapabilities.self, from: Data(#"{"extensions":["creation"],"checksumAlgorithms":[]}"#.utf8))
+        #expect(decoded == TusCapabilities(), "capabilities remembered before this was learnt still read")
+    }
+
+    /// Chunks whose round trip costs 5 % of their sending time, and no larger: a cut loses one.
+    @Test func aChunkIsTwentyRoundTripsOfTheLink() {
+        #expect(LinkEstimate().chunk == 4 << 20, "nothing known yet")
+        #expect(LinkEstimate(roundTrip: 0.05, throughput: 10_000_000).chunk == 10_027_008)
+        #expect(LinkEstimate(roundTrip: 0.0002, throughput: 1_000_000_000).chunk == 4_063_232, "loopback")
+        #expect(LinkEstimate(roundTrip: 0.00001, throughput: 1_000_000).chunk == 1 << 20, "at least 1 MiB")
+        #expect(LinkEstimate(roundTrip: 2, throughput: 100_000_000).chunk == 64 << 20, "at most 64 MiB")
+        #expect(LinkEstimate(roundTrip: 0.05, throughput: 10_000_000, cutAfter: 40_000_000).chunk == 5_046_272,
+                "a link that cut a 40 MB request: an eighth of that, in whole 64 KiB")
+        #expect(LinkEstimate(roundTrip: 0.001, throughput: 10_000_000, cutAfter: 400_000_000).chunk == 1 << 20,
+                "the 5 % size when it is the smaller")
+        var link = LinkEstimate()
+        link.cut(after: 100_000)
+        #expect(link.cutAfter == nil, "too little to say")
+        link.cut(after: 30_000_000)
+        link.cut(after: 20_000_000)
+        link.cut(after: 25_000_000)
+        #expect(link.cutAfter == 20_000_000, "the least seen")
+        link.answered(after: 0.2)
+        link.answered(after: 0.05)
+        link.answered(after: 0.3)
+        #expect(link.roundTrip == 0.05, "the least seen")
+        link.sent(1000, in: 1)
+        #expect(link.throughput == nil, "too little to say")
+        link.sent(10_000_000, in: 1)
+        link.sent(30_000_000, in: 1)
+        #expect(link.throughput == 20_000_000)
+    }
+
     @Test func anUploadTheServerAlreadyHasWholeEndsAtTheHead() {
         var m = Self.machine(point: Self.point)
         _ = m.start()

@@ -42,6 +42,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let proxy: ProxyTarget?
     /// Which origins resume uploads, found out once per origin.
     let support = ResumeSupport()
+    /// What requests to each origin showed of the link (tus chunks are sized from it).
+    let links = NIOLockedValueBox<[String: LinkEstimate]>([:])
     /// Whether small plain-HTTP bodies go the direct way (`DirectHTTP1.swift`) rather than
     /// through AsyncHTTPClient.
     let direct: Bool

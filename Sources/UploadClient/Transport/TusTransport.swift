@@ -87,6 +87,13 @@ extension HTTPUploadTransport {
         var machine = TusUploadMachine(url: request.url, file: opened, length: length, point: resume ? request.resume : nil,
                                        capabilities: capabilities, chunkSize: tusChunkSize, smallFile: Self.resumeThreshold,
                                        handedOut: request.uploadURL)
+        let origin = Self.origin(of: request.url)
+        if let origin, let known = links.withLockedValue({ $0[origin] }) { machine.link = known }
+        /// What a request showed of the link, kept for the origin's later attempts too.
+        func measured(_ update: (inout LinkEstimate) -> Void) {
+            update(&machine.link)
+            if let origin { links.withLockedValue { $0[origin] = machine.link } }
+        }
         var decision = machine.start()
         // The file's SHA-256 ("already sent" by content), worked out as the chunks stream: one
         // digest across the chunks of the attempt, begun again when a chunk starts elsewhere
@@ -101,8 +108,15 @@ extension HTTPUploadTransport {
         var afterHead = false
         while true {
             relay(decision.reports, url: request.url, observer: observer)
+            if let origin, decision.reports.contains(where: { if case .discardsCutRequests = $0 { true } else { false } }) {
+                // Remembered with what else the origin offers: its next uploads go in chunks.
+                var learnt = capabilities
+                learnt.discardsCutRequests = true
+                support.learned(origin, .tus(learnt))
+            }
             switch decision.next {
             case .finish(var result):
+                if let origin { links.withLockedValue { $0[origin] = machine.link } }
                 if result.outcome.isSuccess, let content = digest?.fileHex { observer.content(content) }
                 result.bytesSent = bytesSent
                 return result
@@ -125,8 +139,11 @@ extension HTTPUploadTransport {
                 decision = machine.created(result)
             case .request(.head(let point)):
                 afterHead = true
-                decision = machine.headed(await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
-                                                     eventLoop: eventLoop, observer: .init()))
+                let asked = ContinuousClock.now
+                let result = await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
+                                        eventLoop: eventLoop, observer: .init())
+                if result.response != nil { measured { $0.answered(after: (ContinuousClock.now - asked).seconds) } }
+                decision = machine.headed(result)
             case .request(.patch(let point, let end)):
                 digest = BodyDigest.continuing(digest, at: point.offset) { fileDigest(length) }
                 var streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset, digest: digest, eventLoop: eventLoop)
@@ -152,9 +169,11 @@ extension HTTPUploadTransport {
                     }
                 }
                 afterHead = false
+                let began = ContinuousClock.now
                 let result = await send(url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
                                         progressBase: point.offset, progressTotal: length, continueWait: timeouts.answer,
                                         eventLoop: eventLoop, observer: observer)
+                measured { $0.sent(result.bytesSent, in: (ContinuousClock.now - began).seconds) }
                 bytesSent += result.bytesSent
                 decision = machine.patched(result)
             case .request(.delete(let point)):

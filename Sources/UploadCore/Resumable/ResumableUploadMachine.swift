@@ -53,6 +53,9 @@ public struct ResumableUploadMachine: Sendable {
         /// The origin was remembered to resume uploads and refused to create one: it does not
         /// (now); the remembered answer is wrong.
         case originRefused
+        /// The tus server kept nothing of a request that was cut: it stores a request only once it
+        /// is whole. Its uploads go in chunks of this size from now on.
+        case discardsCutRequests(chunk: Int64)
     }
 
     public enum Next: Sendable {

@@ -27,6 +27,10 @@ public struct ResumePoint: Sendable, Hashable, Codable {
     public var file: FileFingerprint
     /// Bytes the server has acknowledged (as of the last answer that said so).
     public var offset: Int64
+    /// Bytes sent past `offset` by a request that was cut before its answer (0: none): whether
+    /// the server kept them, the next offset it names says (a server that keeps nothing of a cut
+    /// request is sent chunks from then on).
+    public var unconfirmed: Int64 = 0
     /// When the server forgets an unfinished upload, as it said (tus `Upload-Expires`, an HTTP
     /// date), or nil.
     public var expires: String?
@@ -50,7 +54,7 @@ public struct ResumePoint: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case uploadURL, kind = "protocol", version, boundary, bodyLength, file, offset, expires
+        case uploadURL, kind = "protocol", version, boundary, bodyLength, file, offset, expires, unconfirmed
     }
 
     public init(from decoder: any Decoder) throws {
@@ -63,5 +67,19 @@ public struct ResumePoint: Sendable, Hashable, Codable {
         file = try c.decode(FileFingerprint.self, forKey: .file)
         offset = try c.decode(Int64.self, forKey: .offset)
         expires = try c.decodeIfPresent(String.self, forKey: .expires)
+        unconfirmed = try c.decodeIfPresent(Int64.self, forKey: .unconfirmed) ?? 0
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(uploadURL, forKey: .uploadURL)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(version, forKey: .version)
+        try c.encode(boundary, forKey: .boundary)
+        try c.encode(bodyLength, forKey: .bodyLength)
+        try c.encode(file, forKey: .file)
+        try c.encode(offset, forKey: .offset)
+        try c.encodeIfPresent(expires, forKey: .expires)
+        if unconfirmed > 0 { try c.encode(unconfirmed, forKey: .unconfirmed) }
     }
 }

@@ -65,11 +65,16 @@ public struct TusCapabilities: Sendable, Hashable, Codable {
     public var extensions: [String]
     public var maxSize: Int64?
     public var checksumAlgorithms: [String]
+    /// Learnt, not said: the server keeps nothing of a `PATCH` that was cut (it stores a request
+    /// only once it is whole, as many small tus servers do), so its uploads go in chunks.
+    public var discardsCutRequests: Bool?
 
-    public init(extensions: [String] = ["creation"], maxSize: Int64? = nil, checksumAlgorithms: [String] = []) {
+    public init(extensions: [String] = ["creation"], maxSize: Int64? = nil, checksumAlgorithms: [String] = [],
+                discardsCutRequests: Bool? = nil) {
         self.extensions = extensions
         self.maxSize = maxSize
         self.checksumAlgorithms = checksumAlgorithms
+        self.discardsCutRequests = discardsCutRequests
     }
 
     /// What is assumed of a server that was not asked or did not say (as tus-js-client

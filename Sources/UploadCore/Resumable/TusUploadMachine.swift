@@ -16,6 +16,11 @@ import Foundation
 ///   again; a chunk the server found damaged (460, checksum) is sent again, that chunk only.
 /// - A cancelled upload or a file that changed while it was read is removed from the server
 ///   (`delete`) when the server lists `termination`.
+/// - A server that keeps nothing of a cut `PATCH` (the next offset it names is where that
+///   request began, though it had sent at least `LinkEstimate.measurable` bytes) stores a request
+///   only once it is whole: the rest goes in chunks sized from what the link shows (`link`), so a
+///   cut loses at most one chunk, and the shell remembers it for the origin
+///   (`TusCapabilities.discardsCutRequests`), whose next uploads go in chunks from the start.
 ///
 /// The final answer of a tus upload is a bodiless `204`; the attempt ends with that status and
 /// a body that says where the file now lives and its size.
@@ -67,6 +72,10 @@ public struct TusUploadMachine: Sendable {
     private let handedOut: Bool
     private var state = State.idle
     private var point: ResumePoint?
+    /// The server keeps nothing of a cut request: chunks, when no size was asked for.
+    private var discardsCut: Bool
+    /// What the requests so far showed of the link; the shell keeps it up to date.
+    public var link = LinkEstimate()
     private var tries = 0
     private var rounds = ResumableRounds()
 
@@ -89,6 +98,7 @@ public struct TusUploadMachine: Sendable {
         // bounded size then, not the whole rest.
         self.chunkSize = (chunkSize ?? (TusChecksum.algorithm(for: capabilities) != nil ? Self.checksumChunk : nil)).map { max($0, 1) }
         self.smallFile = smallFile
+        self.discardsCut = capabilities.discardsCutRequests == true
         self.point = point ?? handedOut.map { ResumePoint.tus(uploadURL: $0, bodyLength: length, file: file) }
         if let point, point.kind != .tus || point.file != file || point.bodyLength != length {
             self.point = nil
@@ -145,7 +155,15 @@ public struct TusUploadMachine: Sendable {
             if let serverLength = TusFields.integer(response.header(TusFields.length)), serverLength != length {
                 return gone("the server's upload is \(serverLength) bytes long, the file \(length)")
             }
+            if known.unconfirmed >= LinkEstimate.measurable, offset <= known.offset, !discardsCut {
+                // All the cut request carried is gone: this server stores a request only once it
+                // is whole.
+                discardsCut = true
+                link.cut(after: known.unconfirmed)
+                rounds.report(.discardsCutRequests(chunk: chunkSize ?? link.chunk))
+            }
             known.offset = offset
+            known.unconfirmed = 0
             if let expires = response.header(TusFields.expires) { known.expires = expires }
             point = known
             rounds.report(.resumable(known, startedOver: nil))
@@ -168,7 +186,10 @@ public struct TusUploadMachine: Sendable {
             if case .failed(let failure) = result.outcome, failure.kind == .fileError || failure.kind == .cancelled {
                 return terminate(result, current)
             }
-            // Cut, stalled, no answer: the next attempt asks where the server got to.
+            // Cut, stalled, no answer: the next attempt asks where the server got to, and tells
+            // from its answer whether the server kept what this request carried.
+            current.unconfirmed = max(result.bytesSent, 0)
+            link.cut(after: current.unconfirmed)
             return finish(result, keeping: current)
         }
         switch response.status {
@@ -253,7 +274,8 @@ public struct TusUploadMachine: Sendable {
     }
 
     private mutating func patch(_ current: ResumePoint) -> Decision {
-        let end = chunkSize.map { min(length, current.offset + $0) } ?? length
+        let size = chunkSize ?? (discardsCut ? link.chunk : nil)
+        let end = size.map { min(length, current.offset + $0) } ?? length
         state = .patching(current, end: end)
         return decide(.request(.patch(current, end: end)))
     }
