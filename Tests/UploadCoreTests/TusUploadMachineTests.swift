@@ -144,6 +144,10 @@ import UploadCore
         var m = Self.machine(capabilities: TusCapabilities(discardsCutRequests: true))
         _ = m.start()
         #expect(Self.request(m.created(Self.answer(201, [("Location", Self.resource)]))) == .patch(Self.point, end: LinkEstimate.defaultChunk))
+        // Where requests to it were cut is remembered too: chunks of an eighth of that.
+        var n = Self.machine(capabilities: TusCapabilities(discardsCutRequests: true, cutAfter: 16 << 20))
+        _ = n.start()
+        #expect(Self.request(n.created(Self.answer(201, [("Location", Self.resource)]))) == .patch(Self.point, end: 2 << 20))
         let decoded = try? JSONDecoder().decode(TusCapabilities.self, from: Data(#"{"extensions":["creation"],"checksumAlgorithms":[]}"#.utf8))
         #expect(decoded == TusCapabilities(), "capabilities remembered before this was learnt still read")
     }

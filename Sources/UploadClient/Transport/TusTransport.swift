@@ -112,6 +112,7 @@ extension HTTPUploadTransport {
                 // Remembered with what else the origin offers: its next uploads go in chunks.
                 var learnt = capabilities
                 learnt.discardsCutRequests = true
+                learnt.cutAfter = machine.link.cutAfter
                 support.learned(origin, .tus(learnt))
             }
             switch decision.next {

@@ -68,13 +68,17 @@ public struct TusCapabilities: Sendable, Hashable, Codable {
     /// Learnt, not said: the server keeps nothing of a `PATCH` that was cut (it stores a request
     /// only once it is whole, as many small tus servers do), so its uploads go in chunks.
     public var discardsCutRequests: Bool?
+    /// Learnt with it: the fewest bytes a request to it carried before the link cut it (chunks
+    /// are sized to lose little of the next cut).
+    public var cutAfter: Int64?
 
     public init(extensions: [String] = ["creation"], maxSize: Int64? = nil, checksumAlgorithms: [String] = [],
-                discardsCutRequests: Bool? = nil) {
+                discardsCutRequests: Bool? = nil, cutAfter: Int64? = nil) {
         self.extensions = extensions
         self.maxSize = maxSize
         self.checksumAlgorithms = checksumAlgorithms
         self.discardsCutRequests = discardsCutRequests
+        self.cutAfter = cutAfter
     }
 
     /// What is assumed of a server that was not asked or did not say (as tus-js-client

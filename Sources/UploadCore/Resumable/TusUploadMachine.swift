@@ -99,6 +99,7 @@ public struct TusUploadMachine: Sendable {
         self.chunkSize = (chunkSize ?? (TusChecksum.algorithm(for: capabilities) != nil ? Self.checksumChunk : nil)).map { max($0, 1) }
         self.smallFile = smallFile
         self.discardsCut = capabilities.discardsCutRequests == true
+        if let cutAfter = capabilities.cutAfter { link.cut(after: cutAfter) }
         self.point = point ?? handedOut.map { ResumePoint.tus(uploadURL: $0, bodyLength: length, file: file) }
         if let point, point.kind != .tus || point.file != file || point.bodyLength != length {
             self.point = nil
