@@ -101,10 +101,10 @@ extension HTTPUploadTransport {
         var digest: BodyDigest?
         var bytesSent: Int64 = 0
         // The first PATCH after a HEAD (a resumed upload) asks `100 Continue` first where the
-        // answers are ours to read (waiting up to the answer timeout, not the second a request
-        // asking Expect otherwise waits): a server may still be
-        // finishing the request that was cut (tuspyserver holds it up to 30 s) and refuse this
-        // one; its bytes would be sent for nothing.
+        // answers are ours to read, and waits for it as curl does (a second, then the body goes):
+        // a server may still be finishing the request that was cut (tuspyserver holds it up to
+        // 30 s) and refuse this one at once, before its bytes go; one that ignores `Expect`
+        // costs a second, not the answer timeout.
         var afterHead = false
         while true {
             relay(decision.reports, url: request.url, observer: observer)
@@ -172,8 +172,7 @@ extension HTTPUploadTransport {
                 afterHead = false
                 let began = ContinuousClock.now
                 let result = await send(url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
-                                        progressBase: point.offset, progressTotal: length, continueWait: timeouts.answer,
-                                        eventLoop: eventLoop, observer: observer)
+                                        progressBase: point.offset, progressTotal: length, eventLoop: eventLoop, observer: observer)
                 measured { $0.sent(result.bytesSent, in: (ContinuousClock.now - began).seconds) }
                 bytesSent += result.bytesSent
                 decision = machine.patched(result)
