@@ -10,10 +10,11 @@ in each direction, as one access link is. With --reset-after, each connection is
 once that many bytes went towards the server (with --reset-count, only the first K connections
 that get that far): what is still on its way then is lost, as on a real link. With --count-file,
 two numbers are written there whenever a connection ends: the bytes clients put on the wire
-towards the server, and the bytes that reached it. This kernel has no netem; this is the stand-in.
+towards the server, and the bytes that reached it. SIGUSR1 re-arms the cuts (the next K
+connections are cut again). This kernel has no netem; this is the stand-in.
 Prints "listening PORT" on standard output once it accepts connections.
 """
-import argparse, asyncio, socket, struct, time
+import argparse, asyncio, signal, socket, struct, time
 
 class Link:
     """One direction of the shared link: when it is next free to put a byte on the wire."""
@@ -130,6 +131,8 @@ async def main():
             with open(args.count_file, "w") as f:
                 f.write(f"{toward_server[0]} {toward_server[1]}\n")
 
+    # SIGUSR1 re-arms the cuts: the next --reset-count connections are cut again.
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, lambda: cuts.__setitem__(0, 0))
     server = await asyncio.start_server(handle, args.host, args.listen)
     print("listening", server.sockets[0].getsockname()[1], flush=True)
     async with server:
