@@ -2,7 +2,8 @@ import Foundation
 import Glibc
 
 /// An independent tus 1.0.0 server for tests: `tuspyserver` (PyPI; a FastAPI router, run by
-/// uvicorn), or `aiohttp-tus` (PyPI; aiohttp), on 127.0.0.1 and a free port, keeping its uploads
+/// uvicorn), `aiohttp-tus` (PyPI; aiohttp) or `fastapi-tusd` (PyPI; another FastAPI router), on
+/// 127.0.0.1 and a free port, keeping its uploads
 /// in a folder of its own. Neither is ours, so a client that gets along with them speaks tus and
 /// not only our reading of it. It stops with `stop()`, and by itself when this process ends (it
 /// reads its standard input to the end and then exits).
@@ -12,6 +13,8 @@ public final class TusPeer: @unchecked Sendable {
         case tuspyserver
         /// `bench/tus_aiohttp_server.py`: requests over `maxRequest` bytes are refused with 413.
         case aiohttpTus(maxRequest: Int64)
+        /// `bench/tus_fastapi_server.py`: fastapi-tusd, which keeps what a cut request carried.
+        case fastapiTusd
     }
 
     public let port: Int
@@ -31,11 +34,16 @@ public final class TusPeer: @unchecked Sendable {
         (try? PythonDigests.run(["-c", "import aiohttp_tus, aiohttp"]))?.status == 0
     }()
 
+    /// Whether python3 with fastapi-tusd is on this machine (`.ci/run` installs it).
+    public static let fastapiTusdAvailable: Bool = {
+        (try? PythonDigests.run(["-c", "import fastapi_tusd, uvicorn"]))?.status == 0
+    }()
+
     /// The creation URL.
     public var url: String {
         switch server {
         case .tuspyserver: "http://127.0.0.1:\(port)/files/"
-        case .aiohttpTus: "http://127.0.0.1:\(port)/files"
+        case .aiohttpTus, .fastapiTusd: "http://127.0.0.1:\(port)/files"
         }
     }
 
@@ -73,6 +81,8 @@ public final class TusPeer: @unchecked Sendable {
                 + (checksums ? ["checksum", corrupting.map(String.init).joined(separator: ",")] : [])
         case .aiohttpTus(let maxRequest):
             process.arguments = ["python3", bench + "/tus_aiohttp_server.py", directory, String(maxRequest), logPath]
+        case .fastapiTusd:
+            process.arguments = ["python3", bench + "/tus_fastapi_server.py", directory, String(maxSize ?? 128 << 30), logPath]
         }
         let output = Pipe()
         let input = Pipe()
