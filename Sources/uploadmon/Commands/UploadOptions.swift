@@ -88,7 +88,7 @@ struct UploadOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The upload protocol: auto (what the endpoint's origin speaks, learnt from one OPTIONS and remembered: tus 1.0.0, the resumable-upload draft, or a plain POST), multipart (a multipart/form-data POST, resumed by the draft where offered) or tus (tus 1.0.0: the file's raw bytes, its name and type in Upload-Metadata).", valueName: "auto|multipart|tus"))
     var `protocol`: UploadProtocol = .auto
 
-    @Option(name: .long, help: ArgumentHelp("tus: send at most this many bytes per PATCH (e.g. 5MiB, 6MB); default: the whole rest in one, as the protocol recommends (standard input: 8 MiB, held in memory until the server has it). Chunks are this size but the last, so 5MiB meets Cloudflare Stream's rule (at least 5 MiB, multiples of 256 KiB).", valueName: "size"))
+    @Option(name: .long, help: ArgumentHelp("tus: send at most this many bytes per PATCH (e.g. 5MiB, 6MiB); default: the whole rest in one, as the protocol recommends, or chunks sized from the link for a server that keeps nothing of a cut request (standard input: 8 MiB, held in memory until the server has it). Chunks are this size but the last, so 5MiB meets Cloudflare Stream's rule (at least 5 MiB, multiples of 256 KiB) and 6MiB Supabase's (exactly 6 MiB).", valueName: "size"))
     var chunkSize: String?
 
     func validate() throws {
@@ -103,7 +103,7 @@ struct UploadOptions: ParsableArguments {
         if let limitRate, let refusal = ByteSize.refusal(limitRate, option: "--limit-rate", atLeast: 1024, like: "500k or 20MB", noun: "rate") {
             throw ValidationError(refusal)
         }
-        if let chunkSize, let refusal = ByteSize.refusal(chunkSize, option: "--chunk-size", atLeast: 1, like: "5MiB or 6MB") {
+        if let chunkSize, let refusal = ByteSize.refusal(chunkSize, option: "--chunk-size", atLeast: 1, like: "5MiB or 6MiB") {
             throw ValidationError(refusal)
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
