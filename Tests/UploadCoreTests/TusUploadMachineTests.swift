@@ -152,6 +152,40 @@ import UploadCore
         #expect(decoded == TusCapabilities(), "capabilities remembered before this was learnt still read")
     }
 
+    /// A `413` whose answer names the most one request may carry (aiohttp's words) sends the
+    /// rest in chunks of that; one that names no size, or several, is the upload's answer.
+    @Test func aRefusalNamingTheSizeOneRequestMayCarryIsTakenAsTheServersRule() {
+        func refused(_ body: String) -> AttemptResult {
+            AttemptResult(outcome: .answered(status: 413),
+                          response: UploadResponse(status: 413, reason: "", headers: [], body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count)),
+                          bytesSent: 0)
+        }
+        var m = Self.machine()
+        _ = m.start()
+        _ = m.created(Self.answer(201, [("Location", Self.resource)]))
+        let limited = m.patched(refused("Maximum request body size 2097152 exceeded."))
+        #expect(limited.reports == [.requestLimit(bytes: 2_097_152)])
+        #expect(Self.request(limited) == .patch(Self.point, end: 2_097_152))
+        #expect(Self.request(m.patched(Self.answer(204, [("Upload-Offset", "2097152")], sent: 2_097_152))) == .patch(Self.at(2_097_152), end: 4_194_304))
+        // Nothing to read a size from, or more than one size: the server's answer, as it came.
+        for body in ["Request Entity Too Large", "body of 10000000 bytes over the limit of 2097152 or 3145728", ""] {
+            var n = Self.machine()
+            _ = n.start()
+            _ = n.created(Self.answer(201, [("Location", Self.resource)]))
+            let final = n.patched(refused(body))
+            #expect(Self.finished(final)?.response?.status == 413, "\(body)")
+            #expect(Self.finished(final)?.resume == Self.point, "kept: another attempt may go in chunks")
+        }
+        // The number must be under what was sent, and is taken in whole 64 KiB.
+        #expect(Machine.requestLimit(in: refused("limit 20000000").response!, sent: 10_000_000) == nil)
+        #expect(Machine.requestLimit(in: refused("limit: 1000000 bytes").response!, sent: 10_000_000) == 983_040)
+        #expect(Machine.requestLimit(in: refused("limit 1000").response!, sent: 10_000_000) == nil, "under 64 KiB is no rule to follow")
+        // Remembered of the origin: chunks of it from the first PATCH.
+        var o = Self.machine(capabilities: TusCapabilities(maxRequest: 3_000_000))
+        _ = o.start()
+        #expect(Self.request(o.created(Self.answer(201, [("Location", Self.resource)]))) == .patch(Self.point, end: 3_000_000))
+    }
+
     /// Chunks whose round trip costs 5 % of their sending time, and no larger: a cut loses one.
     @Test func aChunkIsTwentyRoundTripsOfTheLink() {
         #expect(LinkEstimate().chunk == 4 << 20, "nothing known yet")

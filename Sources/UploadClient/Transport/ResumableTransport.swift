@@ -271,7 +271,7 @@ extension HTTPUploadTransport {
             case .sending(let length): observer.started(url, length)
             case .resumed(let offset, let length): observer.resumed(offset, length)
             case .originRefused: Self.origin(of: url).map { support.refused($0) }
-            case .discardsCutRequests: break // the tus shell remembers it with what else the origin offers
+            case .discardsCutRequests, .requestLimit: break // the tus shell remembers them with what else the origin offers
             }
         }
     }

@@ -73,6 +73,7 @@ extension HTTPUploadTransport {
     func sendTus(
         _ request: UploadRequest, _ prepared: Prepared, capabilities: TusCapabilities, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
+        var capabilities = capabilities
         let metadata: String
         do throws(TusFields.MetadataProblem) {
             metadata = try TusFields.metadata(request.formFields.map { ($0.name, $0.value) }
@@ -108,12 +109,25 @@ extension HTTPUploadTransport {
         var afterHead = false
         while true {
             relay(decision.reports, url: request.url, observer: observer)
-            if let origin, decision.reports.contains(where: { if case .discardsCutRequests = $0 { true } else { false } }) {
-                // Remembered with what else the origin offers: its next uploads go in chunks.
+            if let origin, !decision.reports.isEmpty {
+                // What the origin showed of itself is remembered with what else it offers: its
+                // next uploads go in chunks (of at most what one request may carry) at once.
                 var learnt = capabilities
-                learnt.discardsCutRequests = true
-                learnt.cutAfter = machine.link.cutAfter
-                support.learned(origin, .tus(learnt))
+                for report in decision.reports {
+                    switch report {
+                    case .discardsCutRequests:
+                        learnt.discardsCutRequests = true
+                        learnt.cutAfter = machine.link.cutAfter
+                    case .requestLimit(let bytes):
+                        learnt.maxRequest = min(learnt.maxRequest ?? bytes, bytes)
+                    default:
+                        break
+                    }
+                }
+                if learnt != capabilities {
+                    support.learned(origin, .tus(learnt))
+                    capabilities = learnt
+                }
             }
             switch decision.next {
             case .finish(var result):

@@ -56,6 +56,8 @@ public struct ResumableUploadMachine: Sendable {
         /// The tus server kept nothing of a request that was cut: it stores a request only once it
         /// is whole. Its uploads go in chunks of this size from now on.
         case discardsCutRequests(chunk: Int64)
+        /// The tus server takes at most this many bytes in one request (a `413` said so).
+        case requestLimit(bytes: Int64)
     }
 
     public enum Next: Sendable {

@@ -71,14 +71,17 @@ public struct TusCapabilities: Sendable, Hashable, Codable {
     /// Learnt with it: the fewest bytes a request to it carried before the link cut it (chunks
     /// are sized to lose little of the next cut).
     public var cutAfter: Int64?
+    /// Learnt: the most bytes one request may carry (a `413` named it).
+    public var maxRequest: Int64?
 
     public init(extensions: [String] = ["creation"], maxSize: Int64? = nil, checksumAlgorithms: [String] = [],
-                discardsCutRequests: Bool? = nil, cutAfter: Int64? = nil) {
+                discardsCutRequests: Bool? = nil, cutAfter: Int64? = nil, maxRequest: Int64? = nil) {
         self.extensions = extensions
         self.maxSize = maxSize
         self.checksumAlgorithms = checksumAlgorithms
         self.discardsCutRequests = discardsCutRequests
         self.cutAfter = cutAfter
+        self.maxRequest = maxRequest
     }
 
     /// What is assumed of a server that was not asked or did not say (as tus-js-client

@@ -74,6 +74,8 @@ public struct TusUploadMachine: Sendable {
     private var point: ResumePoint?
     /// The server keeps nothing of a cut request: chunks, when no size was asked for.
     private var discardsCut: Bool
+    /// The most bytes one request may carry, as a `413` said (or as remembered of the origin).
+    private var requestLimit: Int64?
     /// What the requests so far showed of the link; the shell keeps it up to date.
     public var link = LinkEstimate()
     private var tries = 0
@@ -99,6 +101,7 @@ public struct TusUploadMachine: Sendable {
         self.chunkSize = (chunkSize ?? (TusChecksum.algorithm(for: capabilities) != nil ? Self.checksumChunk : nil)).map { max($0, 1) }
         self.smallFile = smallFile
         self.discardsCut = capabilities.discardsCutRequests == true
+        self.requestLimit = capabilities.maxRequest
         if let cutAfter = capabilities.cutAfter { link.cut(after: cutAfter) }
         self.point = point ?? handedOut.map { ResumePoint.tus(uploadURL: $0, bodyLength: length, file: file) }
         if let point, point.kind != .tus || point.file != file || point.bodyLength != length {
@@ -216,6 +219,18 @@ public struct TusUploadMachine: Sendable {
             guard tries < Self.chunkTries else { return gone("the server and the client disagree on the offset") }
             state = .heading(current)
             return decide(.request(.head(current)))
+        case 413 where tries + 1 < Self.chunkTries:
+            // More than the server takes in one request. When its answer names how much it
+            // does (aiohttp: "Maximum request body size 2097152 exceeded."), the rest goes in
+            // chunks of that, and the origin is remembered to take no more.
+            guard let limit = Self.requestLimit(in: response, sent: chunkEnd(current) - current.offset) else {
+                return finish(AttemptResult(outcome: .answered(status: 413), response: response, bytesSent: result.bytesSent),
+                              keeping: current)
+            }
+            tries += 1
+            requestLimit = min(requestLimit ?? limit, limit)
+            rounds.report(.requestLimit(bytes: limit))
+            return patch(current)
         case TusFields.checksumMismatch:
             // The chunk arrived damaged and was dropped: that chunk again.
             tries += 1
@@ -275,10 +290,37 @@ public struct TusUploadMachine: Sendable {
     }
 
     private mutating func patch(_ current: ResumePoint) -> Decision {
-        let size = chunkSize ?? (discardsCut ? link.chunk : nil)
-        let end = size.map { min(length, current.offset + $0) } ?? length
+        let end = chunkEnd(current)
         state = .patching(current, end: end)
         return decide(.request(.patch(current, end: end)))
+    }
+
+    /// Where the next `PATCH` from `current` ends: the size asked for, or chunks sized from the
+    /// link for a server that keeps nothing of a cut request, within what one request may carry.
+    private func chunkEnd(_ current: ResumePoint) -> Int64 {
+        var size = chunkSize ?? (discardsCut ? link.chunk : nil)
+        if let requestLimit { size = min(size ?? requestLimit, requestLimit) }
+        return size.map { min(length, current.offset + $0) } ?? length
+    }
+
+    /// The most bytes one request may carry, as a `413` to a request of `sent` bytes says it in
+    /// words: the one number in its answer's first KiB that is at least `smallestAppend` and
+    /// less than what was sent (in whole 64 KiB). nil when it names none, or more than one.
+    public static func requestLimit(in response: UploadResponse, sent: Int64) -> Int64? {
+        let text = String(decoding: response.body.prefix(1024), as: UTF8.self)
+        var numbers = Set<Int64>()
+        var digits = ""
+        for character in text + " " {
+            if character.isASCII, character.isNumber {
+                digits.append(character)
+                continue
+            }
+            if digits.count >= 5, digits.count <= 15, let number = Int64(digits),
+               number >= ResumableUploadMachine.smallestAppend, number < sent { numbers.insert(number) }
+            digits = ""
+        }
+        guard numbers.count == 1, let limit = numbers.first else { return nil }
+        return limit / (64 << 10) * (64 << 10)
     }
 
     /// Nothing will continue the upload: what the server keeps goes now (when it lets us).
