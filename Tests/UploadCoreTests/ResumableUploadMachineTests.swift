@@ -454,6 +454,22 @@ import UploadCore
         #expect(Self.finished(done)?.response?.status == 200)
     }
 
+    /// Draft -12 (PR #3470): limits said mid-upload are followed from the next append on.
+    @Test func aLimitAnAppendsAnswerSaysIsFollowedFromTheNextAppend() {
+        var m = Self.machine()
+        _ = m.start()
+        _ = m.answered(support: .supported(version: 10), remembered: false)
+        var point = Self.point
+        point.version = 10
+        let created = m.created(Self.answer(201, [("Location", "/uploads/7"), ("Upload-Limit", "max-append-size=2000000")]),
+                                boundary: "b", bodyLength: Self.length)
+        #expect(Self.request(created) == .appendPart(point, end: 2_000_000))
+        var at = point
+        at.offset = 2_000_000
+        let smaller = m.appended(Self.answer(204, [("Upload-Offset", "2000000"), ("Upload-Limit", "max-append-size=1000000, max-age=60")]))
+        #expect(Self.request(smaller) == .appendPart(at, end: 3_000_000))
+    }
+
     @Test func aRequestRefusedAsTooLargeWithTheLimitIsSentAgainInParts() {
         var m = Self.machine()
         _ = m.start()
