@@ -150,6 +150,31 @@ enum PhoneEncoders {
         #expect(preview.info.camera == "Apple iPhone 15")
     }
 
+    /// HEIF's own transforms stand the picture as it is meant to be seen: `irot` (a quarter turn
+    /// anticlockwise), `imir` (mirrored left to right) and `clap` (the clean aperture, a crop),
+    /// each written by avifenc into a picture red on its left half and blue on its right.
+    @Test(.enabled(if: PhoneEncoders.avif))
+    func anAVIFsRotationMirrorAndCropAreApplied() throws {
+        let png = try halvesPNG()
+        func decoded(_ options: [String], _ name: String) throws -> RGBImage {
+            let avif = directory + "/\(name).avif"
+            try PhoneEncoders.run("avifenc", ["-s", "10"] + options + [png, avif])
+            return try PreviewDecoder.decode(path: avif, fitting: 64, 64).get().image
+        }
+        let turned = try decoded(["--irot", "1"], "irot")
+        #expect(turned.width == 48 && turned.height == 64, "a quarter turn stands it upright: \(turned.width)x\(turned.height)")
+        let top = turned.pixel(turned.width / 2, 1), bottom = turned.pixel(turned.width / 2, turned.height - 2)
+        #expect(same(top, (20, 20, 230), within: 40) && same(bottom, (230, 20, 20), within: 40),
+                "turned anticlockwise, the right (blue) half is on top: \(top) \(bottom)")
+        let mirrored = try decoded(["--imir", "1"], "imir")
+        let left = mirrored.pixel(1, mirrored.height / 2), right = mirrored.pixel(mirrored.width - 2, mirrored.height / 2)
+        #expect(same(left, (20, 20, 230), within: 40) && same(right, (230, 20, 20), within: 40), "mirrored: \(left) \(right)")
+        let cropped = try decoded(["--crop", "0,0,320,480"], "clap")
+        #expect(cropped.width == 43 && cropped.height == 64, "the clean aperture, 320x480: \(cropped.width)x\(cropped.height)")
+        let inside = cropped.pixel(cropped.width - 2, cropped.height / 2)
+        #expect(same(inside, (230, 20, 20), within: 40), "only the red half is inside it: \(inside)")
+    }
+
     /// Cut short, damaged, or of a kind the decoder will not hold whole: a reason, no picture,
     /// no crash.
     @Test(.enabled(if: PhoneEncoders.webp && PhoneEncoders.heif))
