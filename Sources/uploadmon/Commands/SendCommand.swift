@@ -3,8 +3,13 @@ import UploadCommands
 import UploadCore
 
 struct SendCommand: AsyncParsableCommand {
+    // Named as part of `uploadmon` (ArgumentParser's "super-command"): parsed on its own (the
+    // fast path in `Uploadmon.parse`), it then skips asking two more commands whether the
+    // arguments request a completion script (each built by reflection: a tenth of a small
+    // upload's start). The root, which every other parse goes through, still answers that.
     static let configuration = CommandConfiguration(
         commandName: "send",
+        _superCommandName: "uploadmon",
         abstract: "Upload files without the monitor and print what happens.",
         discussion: """
         Each file is sent as multipart/form-data: the -F text fields first, then the file in --field; \
