@@ -95,10 +95,9 @@ public struct SendSession: Sendable {
         case .success(let checked): requests = checked
         case .failure(let refusals): return refuse(refusals.reasons)
         }
-        let ledger = SentLedger.open(paths: paths)
         if skipSent {
             let before = requests.count
-            requests = await withoutSent(requests, ledger: ledger)
+            requests = await withoutSent(requests, ledger: SentLedger.open(paths: paths))
             if requests.isEmpty {
                 if !json { output.write("nothing to send: all \(before) file(s) were already sent to \(RedactedURL.display(endpoint))\n") }
                 return SendExit.success
@@ -107,6 +106,9 @@ public struct SendSession: Sendable {
         if background {
             return try BackgroundSend(settings: settings, json: json, output: output, paths: paths).run(requests.map(\.0))
         }
+        // The journal is written only once the uploads are done: it is opened (SQLite, its
+        // schema, WAL) on a thread of its own while they go, not before the first byte.
+        let ledger = Opening { SentLedger.open(paths: self.paths) }
         let result: SendResult
         do {
             // The file's own digest ("already sent") is worked out as it is sent only for `--json`,
@@ -120,7 +122,7 @@ public struct SendSession: Sendable {
             return SendExit.usage
         }
         // What went, by content, for a later --skip-sent (the agent remembers its own).
-        ledger?.remember(result.tracker, endpoint: endpoint, at: Date())
+        ledger.value?.remember(result.tracker, endpoint: endpoint, at: Date())
         if let signal = result.interruption { return SendExit.interrupted(by: signal) }
         return Self.exitStatus(for: result.tracker)
     }
@@ -258,5 +260,25 @@ public enum FileList {
             data = read
         }
         return try parse(data, nullSeparated: nullSeparated)
+    }
+}
+
+/// A value worked out on a thread of its own from the moment it is made (not on the event loops
+/// `send` runs its tasks on, which a blocking open would hold up); `value` waits for it.
+final class Opening<Value: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Value?
+
+    init(_ work: @escaping @Sendable () -> Value) {
+        Thread.detachNewThread { [self] in
+            result = work()
+            done.signal()
+        }
+    }
+
+    var value: Value {
+        done.wait()
+        done.signal()
+        return result!
     }
 }
