@@ -146,7 +146,7 @@ func keepAliveServer(
         }
         defer { server.stop() }
         let pool = DirectConnections()
-        let origin = DirectConnections.Origin(host: "127.0.0.1", port: server.port)
+        let origin = DirectConnections.Peer(host: "127.0.0.1", port: server.port)
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let connection = try await pool.connect(origin, on: loop, timeout: .seconds(5)).get()
         pool.park(connection, origin, idleFor: .milliseconds(200))
@@ -164,7 +164,7 @@ func keepAliveServer(
     ])
     func targets(url: String, host: String, port: Int, uri: String, hostHeader: String) throws {
         let target = try #require(DirectTarget(url))
-        #expect(target.origin == DirectConnections.Origin(host: host, port: port))
+        #expect(target.peer == DirectConnections.Peer(host: host, port: port))
         #expect(target.uri == uri)
         #expect(target.hostHeader == hostHeader)
     }

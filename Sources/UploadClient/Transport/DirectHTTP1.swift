@@ -22,7 +22,7 @@ import UploadCore
 /// proxy, or through a SOCKS5 tunnel.
 struct DirectTarget: Sendable, Equatable {
     /// Where the connection goes: the URL's host, or the proxy.
-    let origin: DirectConnections.Origin
+    let peer: DirectConnections.Peer
     /// The request target: the path (at least `/`) and the query, as written in the URL; the
     /// whole URL (absolute form) through a proxy.
     let uri: String
@@ -46,7 +46,7 @@ struct DirectTarget: Sendable, Equatable {
             self.proxy = proxy
             return
         }
-        origin = .init(host: proxy.host, port: proxy.port)
+        peer = .init(host: proxy.host, port: proxy.port)
         uri = "http://" + direct.hostHeader + direct.uri
         hostHeader = direct.hostHeader
         self.proxy = proxy
@@ -62,7 +62,7 @@ struct DirectTarget: Sendable, Equatable {
         let host = HostName.bare(rawHost)
         let port = components.port ?? 80
         guard (1...65535).contains(port) else { return nil }
-        origin = .init(host: host, port: port)
+        peer = .init(host: host, port: port)
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         uri = components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
         // The target goes on the request line as is: visible ASCII only, or not the direct way.
@@ -72,7 +72,7 @@ struct DirectTarget: Sendable, Equatable {
     }
 }
 
-/// The keep-alive connections of direct uploads, idle ones kept per origin until reused, closed
+/// The keep-alive connections of direct uploads, idle ones kept per peer until reused, closed
 /// by the server, or idle for `idleTimeout`.
 final class DirectConnections: Sendable {
     /// The proxy every connection goes through, or nil: an HTTP one is connected to as the
@@ -85,16 +85,19 @@ final class DirectConnections: Sendable {
         self.threadPool = threadPool
     }
 
-    struct Origin: Hashable, Sendable {
+    /// Where a connection goes (host and port): the server, or the HTTP proxy in between. Not
+    /// an origin in RFC 6454's sense (UploadCore's `Origin`): connections through one proxy to
+    /// many servers share one.
+    struct Peer: Hashable, Sendable {
         let host: String
         let port: Int
     }
 
-    /// Idle connections kept per origin; more are closed when their upload ends.
+    /// Idle connections kept per peer; more are closed when their upload ends.
     static let idleLimit = 16
     static let idleTimeout: TimeAmount = .seconds(60)
 
-    private let idle = NIOLockedValueBox<[Origin: [DirectConnection]]>([:])
+    private let idle = NIOLockedValueBox<[Peer: [DirectConnection]]>([:])
     /// URLs already parsed: a batch sends every file to the same one, and Foundation's URL
     /// parser cost more than a small upload's own work.
     private let targets = NIOLockedValueBox<[String: DirectTarget?]>([:])
@@ -110,25 +113,25 @@ final class DirectConnections: Sendable {
         return parsed
     }
 
-    /// An idle connection to `origin`, one on `loop` if there is one.
-    func take(_ origin: Origin, preferring loop: EventLoop) -> DirectConnection? {
+    /// An idle connection to `peer`, one on `loop` if there is one.
+    func take(_ peer: Peer, preferring loop: EventLoop) -> DirectConnection? {
         idle.withLockedValue { pool in
-            guard var list = pool[origin] else { return nil }
+            guard var list = pool[peer] else { return nil }
             list.removeAll { !$0.channel.isActive }
             let index = list.lastIndex { $0.channel.eventLoop === loop } ?? list.indices.last
             let taken = index.map { list.remove(at: $0) }
-            pool[origin] = list.isEmpty ? nil : list
+            pool[peer] = list.isEmpty ? nil : list
             return taken
         }
     }
 
     /// Keeps a connection whose upload ended with the connection reusable, for `idleFor` at most.
-    func park(_ connection: DirectConnection, _ origin: Origin, idleFor timeout: TimeAmount = DirectConnections.idleTimeout) {
+    func park(_ connection: DirectConnection, _ peer: Peer, idleFor timeout: TimeAmount = DirectConnections.idleTimeout) {
         let kept = idle.withLockedValue { pool -> Bool in
-            var list = pool[origin] ?? []
+            var list = pool[peer] ?? []
             guard list.count < Self.idleLimit else { return false }
             list.append(connection)
-            pool[origin] = list
+            pool[peer] = list
             return true
         }
         if kept { connection.parked(expiringIn: timeout) } else { connection.close() }
@@ -137,9 +140,9 @@ final class DirectConnections: Sendable {
     /// Forgets a connection that closed.
     func remove(_ channel: Channel) {
         idle.withLockedValue { pool in
-            for (origin, list) in pool where list.contains(where: { $0.channel === channel }) {
+            for (peer, list) in pool where list.contains(where: { $0.channel === channel }) {
                 let rest = list.filter { $0.channel !== channel }
-                pool[origin] = rest.isEmpty ? nil : rest
+                pool[peer] = rest.isEmpty ? nil : rest
             }
         }
     }
@@ -152,8 +155,8 @@ final class DirectConnections: Sendable {
         for connection in all { connection.close() }
     }
 
-    /// Opens a connection to `origin` on `loop`; the returned future fails as the connect does.
-    func connect(_ origin: Origin, on loop: EventLoop, timeout: TimeAmount) -> EventLoopFuture<DirectConnection> {
+    /// Opens a connection to `peer` on `loop`; the returned future fails as the connect does.
+    func connect(_ peer: Peer, on loop: EventLoop, timeout: TimeAmount) -> EventLoopFuture<DirectConnection> {
         let initializer: @Sendable (Channel) -> EventLoopFuture<Void> = { [weak self] channel in
             channel.eventLoop.makeCompletedFuture {
                 // Interim answers reach the handler: a 104 names the upload resource.
@@ -164,7 +167,7 @@ final class DirectConnections: Sendable {
         }
         let connecting: EventLoopFuture<Channel>
         if let proxy, proxy.kind == .socks5 {
-            connecting = SOCKS5Connector.connect(proxy, to: origin.host, port: origin.port, on: loop, timeout: timeout,
+            connecting = SOCKS5Connector.connect(proxy, to: peer.host, port: peer.port, on: loop, timeout: timeout,
                                                  threadPool: threadPool, initializer: initializer)
         } else {
             let bootstrap = ClientBootstrap(group: loop)
@@ -173,8 +176,8 @@ final class DirectConnections: Sendable {
                 .channelInitializer(initializer)
             // An address given as numbers needs no resolver and no Happy Eyeballs race (their
             // first use was a tenth of a one-file send's CPU).
-            connecting = (try? SocketAddress(ipAddress: origin.host, port: origin.port))
-                .map { bootstrap.connect(to: $0) } ?? bootstrap.connect(host: origin.host, port: origin.port)
+            connecting = (try? SocketAddress(ipAddress: peer.host, port: peer.port))
+                .map { bootstrap.connect(to: $0) } ?? bootstrap.connect(host: peer.host, port: peer.port)
         }
         return connecting
             .flatMapThrowing { channel in
@@ -309,12 +312,12 @@ extension HTTPUploadTransport {
         for _ in 0..<2 {
             let connection: DirectConnection
             let reused: Bool
-            if let idle = connections.take(target.origin, preferring: eventLoop) {
+            if let idle = connections.take(target.peer, preferring: eventLoop) {
                 connection = idle
                 reused = true
             } else {
                 do {
-                    connection = try await connect(target.origin, eventLoop: eventLoop)
+                    connection = try await connect(target.peer, eventLoop: eventLoop)
                 } catch {
                     let failure = target.proxy.flatMap { FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts) }
                         ?? FailureClassifier.classify(error, bodySent: false, timeouts: timeouts)
@@ -327,7 +330,7 @@ extension HTTPUploadTransport {
             } onCancel: {
                 connection.cancel()
             }
-            if result.reusable { connections.park(connection, target.origin) }
+            if result.reusable { connections.park(connection, target.peer) }
             if Task.isCancelled, result.failure != nil {
                 return AttemptResult(outcome: .failed(FailureClassifier.cancelled(bodySent: result.bodySent)), response: nil, bytesSent: result.bytesSent)
             }
@@ -355,8 +358,8 @@ extension HTTPUploadTransport {
 
     /// A new connection; cancelling the task gives up at once (a connect in flight is closed
     /// when it completes).
-    private func connect(_ origin: DirectConnections.Origin, eventLoop: EventLoop) async throws -> DirectConnection {
-        let connecting = connections.connect(origin, on: eventLoop, timeout: timeouts.connect)
+    private func connect(_ peer: DirectConnections.Peer, eventLoop: EventLoop) async throws -> DirectConnection {
+        let connecting = connections.connect(peer, on: eventLoop, timeout: timeouts.connect)
         let ready = eventLoop.makePromise(of: DirectConnection.self)
         connecting.cascade(to: ready)
         return try await withTaskCancellationHandler {
