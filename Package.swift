@@ -24,6 +24,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "UploadCore", dependencies: ["PreviewModel", .product(name: "Crypto", package: "swift-crypto")]),
+        // The resumable protocols as values: the draft's and tus's header grammars and the
+        // client's machines, which decide and leave the sending to the transports.
+        .target(name: "UploadProtocols", dependencies: ["UploadCore", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "TerminalCanvas", dependencies: ["UploadCore"]),
         // What a preview is (pixels, the line under them, EXIF read from bytes), in Swift alone:
         // the monitor's model and views link no C library.
@@ -50,7 +53,7 @@ let package = Package(
         .target(
             name: "UploadClient",
             dependencies: [
-                "UploadCore",
+                "UploadCore", "UploadProtocols",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -65,7 +68,7 @@ let package = Package(
         .target(
             name: "Receiver",
             dependencies: [
-                "UploadCore",
+                "UploadCore", "UploadProtocols",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -158,7 +161,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UploadCoreTests",
-            dependencies: ["UploadCore", "UploadTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+            dependencies: ["UploadCore", "UploadProtocols", "UploadTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .testTarget(name: "TerminalCanvasTests", dependencies: ["TerminalCanvas"]),
         .testTarget(name: "ImagePreviewTests", dependencies: ["ImagePreview", "CImageDecode", "TerminalCanvas", "UploadTesting"]),
@@ -170,7 +173,7 @@ let package = Package(
         .testTarget(
             name: "UploadClientTests",
             dependencies: [
-                "UploadCore", "UploadClient", "Receiver", "UploadTesting",
+                "UploadCore", "UploadProtocols", "UploadClient", "Receiver", "UploadTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -190,7 +193,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReceiverTests",
-            dependencies: ["Receiver", "UploadCore", "UploadTesting", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: ["Receiver", "UploadCore", "UploadProtocols", "UploadTesting", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .testTarget(
             name: "MonitorRuntimeTests",

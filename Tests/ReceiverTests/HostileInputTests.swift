@@ -4,6 +4,7 @@ import Testing
 import UploadCore
 import UploadTesting
 @testable import Receiver
+import UploadProtocols
 
 /// Numbers a hostile client can put in a head, through every header the receiver reads, in every
 /// method: nothing may trap, and the receiver answers the next client as before.

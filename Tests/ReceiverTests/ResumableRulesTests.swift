@@ -1,6 +1,7 @@
 import Testing
 import UploadCore
 @testable import Receiver
+import UploadProtocols
 
 /// The resumable protocol's refusals against an upload's state, input by input: the gate and
 /// the endpoint both decide with these.

@@ -4,6 +4,7 @@ import Testing
 import UploadClient
 import UploadCore
 import UploadTesting
+import UploadProtocols
 
 /// The same client against a second tus server it did not write, `aiohttp-tus` (PyPI), which
 /// reads the specification differently from tuspyserver: it answers an `OPTIONS` without

@@ -3,6 +3,7 @@ import Testing
 @testable import UploadClient
 import UploadCore
 import UploadTesting
+import UploadProtocols
 
 /// Whether an origin resumes uploads, remembered across processes in one file.
 @Suite struct ResumeSupportStoreTests {

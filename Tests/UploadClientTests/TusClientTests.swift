@@ -3,6 +3,7 @@ import Testing
 import UploadClient
 import UploadCore
 import UploadTesting
+import UploadProtocols
 
 /// The client speaks tus 1.0.0 to a tus server it did not write (`tuspyserver` from PyPI, run
 /// by uvicorn): found by its `OPTIONS` answer, the file's raw bytes with its name and type in

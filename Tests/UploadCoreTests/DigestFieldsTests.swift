@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import UploadCore
+import UploadProtocols
 
 /// RFC 9530's fields read as RFC 9651 dictionaries.
 @Suite struct DigestFieldsTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UploadCore
+import UploadProtocols
 
 /// The client's resumable protocol, input by input: what each answer leads to.
 @Suite struct ResumableUploadMachineTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UploadCore
+import UploadProtocols
 
 /// tus for a stream of unknown length (standard input), input by input.
 struct TusStreamMachineTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UploadCore
+import UploadProtocols
 
 /// tus 1.0.0 on the client, input by input: what each answer leads to.
 @Suite struct TusUploadMachineTests {

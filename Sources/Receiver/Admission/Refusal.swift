@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import UploadCore
+import UploadProtocols
 
 /// A request the receiver turns down, with the status and the message for the client.
 struct Refusal: Error, Equatable {

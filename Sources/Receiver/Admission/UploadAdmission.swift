@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import UploadCore
+import UploadProtocols
 
 /// What the receiver decides from a request's head alone, before a byte of its body is read:
 /// refusals that need no body (wrong path or method, not multipart, no boundary, a declared

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import UploadCore
+import UploadProtocols
 
 /// The upload endpoint's resumable side (draft-ietf-httpbis-resumable-upload, interop versions
 /// 6, 8, 9 and 10): a `POST` with `Upload-Complete` creates an upload resource; `HEAD` says its offset,

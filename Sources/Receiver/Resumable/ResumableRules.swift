@@ -1,4 +1,5 @@
 import UploadCore
+import UploadProtocols
 
 /// What the resumable protocol allows against an upload's state, decided in one place: by the
 /// gate from a request's head before its body is read (when no request holds the upload), and

@@ -1,5 +1,6 @@
 import NIOCore
 import UploadCore
+import UploadProtocols
 
 /// How `uploadmon serve` receives uploads.
 public struct ReceiverConfiguration: Sendable, Equatable {

@@ -7,6 +7,7 @@ import NIOPosix
 import NIOSSL
 import AsyncHTTPClient
 import UploadCore
+import UploadProtocols
 
 /// The real transport: one shared AsyncHTTPClient (keep-alive reuse per host), bodies streamed
 /// from disk by `BodyStreamer`, progress from `didSendRequestPart`.

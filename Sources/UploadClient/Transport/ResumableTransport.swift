@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import AsyncHTTPClient
 import UploadCore
+import UploadProtocols
 
 extension HTTPUploadTransport {
     /// Files smaller than this go in one request: resuming them would save less than the

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import UploadCore
+import UploadProtocols
 
 /// Which origins resume uploads (draft-ietf-httpbis-resumable-upload), asked once per origin
 /// with `OPTIONS` and remembered; uploads to the same origin at the same time share one question.

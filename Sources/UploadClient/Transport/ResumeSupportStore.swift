@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import NIOConcurrencyHelpers
 import UploadCore
+import UploadProtocols
 
 /// Which origins resume uploads, and how (the draft's interop version, or tus and what it
 /// offers), remembered across processes (every `send`, the monitor and the

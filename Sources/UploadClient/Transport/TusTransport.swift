@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import UploadCore
+import UploadProtocols
 
 extension HTTPUploadTransport {
     /// Sends the upload by tus 1.0.0 when that is the protocol: asked for (`--protocol tus`), an

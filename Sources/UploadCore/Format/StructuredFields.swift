@@ -13,7 +13,7 @@ public enum StructuredFields {
         public var description: String { "\(field) is not a valid structured-field dictionary (RFC 9651): \(reason)" }
     }
 
-    enum Item: Equatable {
+    public enum Item: Equatable, Sendable {
         case integer(Int)
         case decimal
         case string
@@ -27,7 +27,7 @@ public enum StructuredFields {
     /// optional whitespace; a key given twice keeps its last value, in its first place (the
     /// RFC's "overwrite"). Linear in the field's length: members are found by key in a table,
     /// never by walking the ones before (a 70 kB field of 17,000 keys once cost half a second).
-    static func dictionary(_ text: String, field: String) throws(Malformed) -> [(String, Item)] {
+    public static func dictionary(_ text: String, field: String) throws(Malformed) -> [(String, Item)] {
         var parser = Parser(bytes: Array(text.utf8), field: field)
         return try parser.dictionary()
     }

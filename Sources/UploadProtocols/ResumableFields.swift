@@ -1,4 +1,5 @@
 import Foundation
+import UploadCore
 
 /// The header fields of "Resumable Uploads for HTTP" (draft-ietf-httpbis-resumable-upload) as
 /// both ends read and write them. Every field is a Structured Field (RFC 9651): an Item

@@ -1,3 +1,4 @@
+import UploadCore
 /// What both resumable machines (the draft's and tus's) keep through one attempt beside their
 /// own state: the reports not yet handed to the shell, the rounds begun (a round is a creation
 /// or a `HEAD`, then the body), and why the last one started over.

@@ -1,3 +1,5 @@
+import UploadCore
+
 /// What the requests to one server showed of the link to it: how long a bodiless request takes
 /// to be answered (its round trip, and the server's time to answer) and how fast a body goes
 /// out. Chunked uploads size their chunks from it.

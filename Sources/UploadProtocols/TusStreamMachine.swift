@@ -1,4 +1,5 @@
 import Foundation
+import UploadCore
 
 /// tus 1.0.0 for a stream whose length is known only at its end (standard input), as a value:
 /// the upload is created with `Upload-Defer-Length: 1` (the `creation-defer-length` extension),

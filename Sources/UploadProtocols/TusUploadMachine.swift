@@ -1,4 +1,5 @@
 import Foundation
+import UploadCore
 
 /// The client's side of tus 1.0.0 as a value, beside `ResumableUploadMachine` (the draft's): it
 /// is told what each request came back with and says what to do next; the shell only sends.

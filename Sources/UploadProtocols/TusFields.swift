@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import UploadCore
 
 /// The header fields of tus 1.0.0 (tus.io/protocols/resumable-upload, the protocol Cloudflare
 /// Stream, Vimeo, Supabase Storage, Transloadit and every tusd speak) as the client writes and

@@ -1,4 +1,5 @@
 import Foundation
+import UploadCore
 
 /// The client's side of draft-ietf-httpbis-resumable-upload as a value: it is told what each
 /// request came back with and says what to do next (`ResumableDecision`); the transport only
