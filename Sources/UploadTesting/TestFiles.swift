@@ -13,6 +13,13 @@ public enum TestFiles {
         return path
     }
 
+    /// `writeImage` of `name` in a fresh temporary folder labelled `label`, written off the
+    /// cooperative pool (a large one takes a while in a debug build); its path.
+    public static func image(_ name: String, size: Int64, in label: String) async throws -> String {
+        let root = makeTemporaryDirectory(label)
+        return try await offPool { try writeImage(at: root + "/" + name, size: size) }
+    }
+
     /// A file of exactly `size` bytes that sniffs as a JPEG (when `size >= 3`), with bytes that
     /// vary by offset so a misplaced chunk is caught by a comparison.
     @discardableResult

@@ -15,8 +15,7 @@ struct AiohttpTusClientTests {
     static let size: Int64 = 6_000_000
 
     func file(_ name: String = "big.jpg", size: Int64 = Self.size) async throws -> String {
-        let root = TestFiles.makeTemporaryDirectory("aiohttp-tus")
-        return try await offPool { try TestFiles.writeImage(at: root + "/" + name, size: size) }
+        try await TestFiles.image(name, size: size, in: "aiohttp-tus")
     }
 
     @Test func foundByItsOptionsAnswerAndStoredWholeUnderItsName() async throws {

@@ -12,8 +12,7 @@ struct FastapiTusdClientTests {
     static let size: Int64 = 6_000_000
 
     func file(_ name: String = "big.jpg", size: Int64 = Self.size) async throws -> String {
-        let root = TestFiles.makeTemporaryDirectory("fastapi-tusd")
-        return try await offPool { try TestFiles.writeImage(at: root + "/" + name, size: size) }
+        try await TestFiles.image(name, size: size, in: "fastapi-tusd")
     }
 
     @Test func anUploadCutTwiceContinuesFromWhatTheServerKeptAndGoesAboutOnce() async throws {

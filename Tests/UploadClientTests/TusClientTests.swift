@@ -15,8 +15,8 @@ struct TusClientTests {
     /// A photo of `size` bytes, written off the cooperative pool (tens of megabytes take a while
     /// on a busy machine, and the pool has one thread per core).
     func file(_ name: String = "big.jpg", size: Int64 = Self.size) async throws -> (root: String, path: String) {
-        let root = TestFiles.makeTemporaryDirectory("tus-client")
-        return (root, try await offPool { try TestFiles.writeImage(at: root + "/" + name, size: size) })
+        let path = try await TestFiles.image(name, size: size, in: "tus-client")
+        return ((path as NSString).deletingLastPathComponent, path)
     }
 
     @Test func aTusOriginIsFoundByItsOptionsAnswerAndGetsTheFileRawWithItsNameAndType() async throws {
