@@ -61,8 +61,9 @@ public struct LinkEstimate: Sendable, Equatable {
             if !wanted.isFinite { wanted = Double(Self.largestChunk) }
         }
         if let cutAfter { wanted = min(wanted, Double(cutAfter / Self.cutShare)) }
-        let clamped = min(max(Int64(min(wanted, Double(Self.largestChunk))), Self.smallestChunk), Self.largestChunk)
+        // Both bounds are whole 64 KiB, so rounding up stays within them.
+        let clamped = Int64(min(max(wanted, Double(Self.smallestChunk)), Double(Self.largestChunk)))
         let unit: Int64 = 64 << 10
-        return min((clamped + unit - 1) / unit * unit, Self.largestChunk)
+        return (clamped + unit - 1) / unit * unit
     }
 }

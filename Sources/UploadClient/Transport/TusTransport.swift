@@ -89,13 +89,10 @@ extension HTTPUploadTransport {
         var machine = TusUploadMachine(url: request.url, file: opened, length: length, point: resume ? request.resume : nil,
                                        capabilities: capabilities, chunkSize: tusChunkSize, smallFile: Self.resumeThreshold,
                                        handedOut: request.uploadURL)
+        // What earlier attempts to the origin showed of the link; what this one shows (the
+        // machine's own view included: where a cut fell) is kept for later ones when it ends.
         let origin = Self.origin(of: request.url)
         if let origin, let known = links.withLockedValue({ $0[origin] }) { machine.link = known }
-        /// What a request showed of the link, kept for the origin's later attempts too.
-        func measured(_ update: (inout LinkEstimate) -> Void) {
-            update(&machine.link)
-            if let origin { links.withLockedValue { $0[origin] = machine.link } }
-        }
         var decision = machine.start()
         // The file's SHA-256 ("already sent" by content), worked out as the chunks stream: one
         // digest across the chunks of the attempt, begun again when a chunk starts elsewhere
@@ -158,7 +155,7 @@ extension HTTPUploadTransport {
                 let asked = ContinuousClock.now
                 let result = await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
                                         eventLoop: eventLoop, observer: .init())
-                if result.response != nil { measured { $0.answered(after: (ContinuousClock.now - asked).seconds) } }
+                if result.response != nil { machine.link.answered(after: (ContinuousClock.now - asked).seconds) }
                 decision = machine.headed(result)
             case .request(.patch(let point, let end)):
                 digest = BodyDigest.continuing(digest, at: point.offset) { fileDigest(length) }
@@ -188,7 +185,7 @@ extension HTTPUploadTransport {
                 let began = ContinuousClock.now
                 let result = await send(url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
                                         progressBase: point.offset, progressTotal: length, eventLoop: eventLoop, observer: observer)
-                measured { $0.sent(result.bytesSent, in: (ContinuousClock.now - began).seconds) }
+                machine.link.sent(result.bytesSent, in: (ContinuousClock.now - began).seconds)
                 bytesSent += result.bytesSent
                 decision = machine.patched(result)
             case .request(.delete(let point)):
