@@ -120,6 +120,7 @@ let package = Package(
                 "UploadCore", "UploadClient", "Receiver", "Monitor", "MonitorRuntime", "TerminalCanvas",
                 "UploadJournal", "UploadAgent", "UploadReports",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .executableTarget(

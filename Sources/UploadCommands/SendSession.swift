@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import UploadAgent
 import UploadClient
 import UploadCore
@@ -107,8 +108,9 @@ public struct SendSession: Sendable {
             return try BackgroundSend(settings: settings, json: json, output: output, paths: paths).run(requests.map(\.0))
         }
         // The journal is written only once the uploads are done: it is opened (SQLite, its
-        // schema, WAL) on a thread of its own while they go, not before the first byte.
-        let ledger = Opening { SentLedger.open(paths: self.paths) }
+        // schema, WAL) on NIO's blocking-work threads while they go, not before the first byte.
+        let paths = self.paths
+        async let ledger = try? NIOThreadPool.singleton.runIfActive { SentLedger.open(paths: paths) }
         let result: SendResult
         do {
             // The file's own digest ("already sent") is worked out as it is sent only for `--json`,
@@ -122,7 +124,7 @@ public struct SendSession: Sendable {
             return SendExit.usage
         }
         // What went, by content, for a later --skip-sent (the agent remembers its own).
-        ledger.value?.remember(result.tracker, endpoint: endpoint, at: Date())
+        await ledger?.remember(result.tracker, endpoint: endpoint, at: Date())
         if let signal = result.interruption { return SendExit.interrupted(by: signal) }
         return Self.exitStatus(for: result.tracker)
     }
@@ -260,25 +262,5 @@ public enum FileList {
             data = read
         }
         return try parse(data, nullSeparated: nullSeparated)
-    }
-}
-
-/// A value worked out on a thread of its own from the moment it is made (not on the event loops
-/// `send` runs its tasks on, which a blocking open would hold up); `value` waits for it.
-final class Opening<Value: Sendable>: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var result: Value?
-
-    init(_ work: @escaping @Sendable () -> Value) {
-        Thread.detachNewThread { [self] in
-            result = work()
-            done.signal()
-        }
-    }
-
-    var value: Value {
-        done.wait()
-        done.signal()
-        return result!
     }
 }
