@@ -2,7 +2,7 @@ import Foundation
 import UploadCore
 
 /// The client's side of draft-ietf-httpbis-resumable-upload as a value: it is told what each
-/// request came back with and says what to do next (`ResumableDecision`); the transport only
+/// request came back with and says what to do next (`Decision`); the transport only
 /// sends. One attempt of one upload:
 ///
 /// - With no upload resource yet: ask whether the origin resumes (`ask`: `OPTIONS`, or what an
@@ -31,7 +31,8 @@ public struct ResumableUploadMachine: Sendable {
         case createOptimistically(version: Int)
         /// `HEAD` on the resource: its offset, or that it completed.
         case head(ResumePoint)
-        /// `GET` on a completed resource: the endpoint's answer, lost with the connection.
+        /// The endpoint's answer to a completed upload, lost with the connection: the valid
+        /// append to it (`PATCH` at its end, no content) from interop version 9, `GET` before.
         case fetchAnswer(ResumePoint)
         /// `PATCH` with the body from the point's offset to its end.
         case append(ResumePoint)
@@ -80,7 +81,7 @@ public struct ResumableUploadMachine: Sendable {
     }
 
     /// `PATCH`es one round may send when the server names another offset (`409`), and `409`s
-    /// one round takes in all (one that names no offset sends the client to ask for it).
+    /// one attempt takes in all (one that names no offset sends the client to ask for it).
     public static let appendTries = 3
 
     /// The smallest `max-append-size` followed: a server that takes less per request (one
