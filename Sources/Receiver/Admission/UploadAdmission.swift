@@ -141,7 +141,10 @@ enum UploadAdmission {
         switch head.method {
         case .head: return .success(.offset(token: token, version: spoken))
         case .delete: return .success(.cancel(token: token, version: spoken))
-        case .get: return .success(.answer(token: token, version: spoken))
+        case .get:
+            // From version 9 on `GET` retrieves the offset as `HEAD` does (a lost final answer is
+            // had again by the valid append); before, it repeats a completed upload's answer.
+            return .success(ResumableFields.replaysByAppend(spoken) ? .offset(token: token, version: spoken) : .answer(token: token, version: spoken))
         case .patch:
             guard let offset = ResumableFields.integer(fields[ResumableHeaders.offset]) else {
                 return .failure(Refusal(.badRequest, "an append needs Upload-Offset (a non-negative integer)"))

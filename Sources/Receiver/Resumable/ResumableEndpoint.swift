@@ -73,7 +73,7 @@ extension UploadEndpoint {
         }
     }
 
-    /// `HEAD`: the offset as it stands once any request still appending has been ended.
+    /// `HEAD` (and `GET` from version 9): the offset as it stands once any request still appending has been ended.
     func offset(_ token: String, version: Int?) async throws(Refusal) -> Response {
         var fields = echo(version)
         guard let lease = await resumable.acquire(token, interrupt: nil, now: Date()) else { throw ResumableRules.noSuchUpload(fields) }
@@ -95,11 +95,9 @@ extension UploadEndpoint {
         return Self.empty(.noContent, fields)
     }
 
-    /// `GET` on the upload resource. From version 9 on it retrieves the offset, as `HEAD` does
-    /// (a lost final answer is had again by the valid append); before, on a completed upload it
-    /// gives the final answer again, for a client that lost it.
-    func answer(_ token: String, version: Int?) async throws(Refusal) -> Response {
-        if ResumableFields.replaysByAppend(version) { return try await offset(token, version: version) }
+    /// `GET` on a completed upload before interop version 9: its final answer again, for a
+    /// client that lost it.
+    func answer(_ token: String, version: Int?) throws(Refusal) -> Response {
         var fields = echo(version)
         guard let snapshot = resumable.peek(token, now: Date()) else { throw ResumableRules.noSuchUpload(fields) }
         guard let answer = snapshot.record.answer else {

@@ -96,7 +96,7 @@ struct UploadEndpoint: HTTPResponder {
         case .accept(.cancel(let token, let version), _):
             return try await cancel(token, version: version)
         case .accept(.answer(let token, let version), _):
-            return try await answer(token, version: version)
+            return try answer(token, version: version)
         case .accept(.options(let version), _):
             return options(version: version)
         }
