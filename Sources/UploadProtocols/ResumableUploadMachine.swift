@@ -89,7 +89,7 @@ public struct ResumableUploadMachine: Sendable {
     /// what it keeps of the upload is deleted.
     public static let smallestAppend: Int64 = 64 * 1024
 
-    private let url: String
+    private let endpoint: Endpoint
     private let file: FileFingerprint
     private let fileSize: Int64
     private let threshold: Int64
@@ -103,13 +103,13 @@ public struct ResumableUploadMachine: Sendable {
     private var point: ResumePoint?
     private var rounds = ResumableRounds()
 
-    /// An attempt to `url` of `file` (`fileSize` bytes) continuing `point` (nil: none yet), whose
+    /// An attempt to `endpoint` of `file` (`fileSize` bytes) continuing `point` (nil: none yet), whose
     /// body made again with the point's boundary would be `bodyLength` long. Files under
     /// `threshold` are not worth a resource of their own. `optimistic`: the shell can see interim
     /// answers, so a new upload goes in the creation request itself.
-    public init(url: String, file: FileFingerprint, fileSize: Int64, point: ResumePoint?, bodyLength: Int64?, threshold: Int64,
+    public init(endpoint: Endpoint, file: FileFingerprint, fileSize: Int64, point: ResumePoint?, bodyLength: Int64?, threshold: Int64,
                 optimistic: Bool = false) {
-        self.url = url
+        self.endpoint = endpoint
         self.optimistic = optimistic
         self.file = file
         self.fileSize = fileSize
@@ -162,8 +162,7 @@ public struct ResumableUploadMachine: Sendable {
         guard case .creating(let version, let remembered) = state else { return decide(.finish(Self.misuse)) }
         guard let response = result.response else { return finish(Self.beforeTheBody(result)) }
         guard (200..<300).contains(response.status), let location = response.header("Location"),
-              let resource = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
-              resource.scheme == "http" || resource.scheme == "https" else {
+              let resource = endpoint.resolve(location) else {
             // A server that said it resumes and then would not create: an answer that says why
             // the upload cannot go (413, 401, …) is the upload's; anything else, the ordinary
             // way. When that was remembered from another process, the origin may have changed
@@ -175,7 +174,7 @@ public struct ResumableUploadMachine: Sendable {
             return plain()
         }
         learnLimit(response)
-        let created = ResumePoint(uploadURL: resource.absoluteString, version: version, boundary: boundary, bodyLength: bodyLength,
+        let created = ResumePoint(uploadURL: resource.url, version: version, boundary: boundary, bodyLength: bodyLength,
                                   file: file, offset: ResumableFields.integer(response.header(ResumableFields.offset)) ?? 0)
         point = created
         rounds.report(.resumable(created, startedOver: nil))
@@ -188,13 +187,12 @@ public struct ResumableUploadMachine: Sendable {
     /// reports it at once (a process killed before the answer can still continue) and gives it
     /// to `createdOptimistically`.
     public static func announcement(
-        _ interim: UploadResponse, url: String, version: Int, boundary: String, bodyLength: Int64, file: FileFingerprint
+        _ interim: UploadResponse, endpoint: Endpoint, version: Int, boundary: String, bodyLength: Int64, file: FileFingerprint
     ) -> ResumePoint? {
         guard interim.status == 104, ResumableFields.version(interim.header(ResumableFields.interopVersion)) == version,
               let location = interim.header("Location"),
-              let resource = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
-              resource.scheme == "http" || resource.scheme == "https" else { return nil }
-        return ResumePoint(uploadURL: resource.absoluteString, version: version, boundary: boundary, bodyLength: bodyLength, file: file)
+              let resource = endpoint.resolve(location) else { return nil }
+        return ResumePoint(uploadURL: resource.url, version: version, boundary: boundary, bodyLength: bodyLength, file: file)
     }
 
     /// What the optimistic creation came back with, and the resource a `104` named (nil: none

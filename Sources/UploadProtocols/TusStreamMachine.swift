@@ -38,7 +38,7 @@ public struct TusStreamMachine: Sendable {
     /// Bytes per chunk when none was asked for: the memory a stream upload holds.
     public static let defaultChunk = 8 << 20
 
-    private let url: String
+    private let endpoint: Endpoint
     private let capabilities: TusCapabilities
     private let chunk: Int
     private var state = State.idle
@@ -53,10 +53,10 @@ public struct TusStreamMachine: Sendable {
     private var cuts = 0
     private var tries = 0
 
-    /// An upload of a stream to the creation URL `url` of a server that said `capabilities`,
+    /// An upload of a stream to the creation URL `endpoint` of a server that said `capabilities`,
     /// `chunkSize` bytes per `PATCH` at most (nil: `defaultChunk`).
-    public init(url: String, capabilities: TusCapabilities, chunkSize: Int64? = nil) {
-        self.url = url
+    public init(endpoint: Endpoint, capabilities: TusCapabilities, chunkSize: Int64? = nil) {
+        self.endpoint = endpoint
         self.capabilities = capabilities
         chunk = Int(max(1, min(chunkSize ?? Int64(Self.defaultChunk), 1 << 30)))
     }
@@ -75,11 +75,10 @@ public struct TusStreamMachine: Sendable {
         guard case .creating = state else { return .finish(ResumableUploadMachine.misuse) }
         guard let response = result.response else { return finish(ResumableUploadMachine.beforeTheBody(result)) }
         guard (200..<300).contains(response.status), let location = response.header("Location"),
-              let resource = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
-              resource.scheme == "http" || resource.scheme == "https" else {
+              let resource = endpoint.resolve(location) else {
             return finish(AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: 0))
         }
-        uploadURL = resource.absoluteString
+        uploadURL = resource.url
         return read()
     }
 

@@ -63,7 +63,7 @@ public struct TusUploadMachine: Sendable {
     /// Bytes per chunk when the server checks each chunk's checksum and no size was asked for.
     public static let checksumChunk: Int64 = 64 << 20
 
-    private let url: String
+    private let endpoint: Endpoint
     private let file: FileFingerprint
     private let length: Int64
     private let capabilities: TusCapabilities
@@ -82,7 +82,7 @@ public struct TusUploadMachine: Sendable {
     private var tries = 0
     private var rounds = ResumableRounds()
 
-    /// An attempt to the creation URL `url` of `file` (`length` bytes as sent), continuing
+    /// An attempt to the creation URL `endpoint` of `file` (`length` bytes as sent), continuing
     /// `point` (nil: none yet), to a server that said `capabilities`. `chunkSize`: bytes per
     /// `PATCH` at most (nil: the rest in one). Files up to `smallFile` bytes go in the creation
     /// request itself when the server allows it.
@@ -90,9 +90,9 @@ public struct TusUploadMachine: Sendable {
     /// `handedOut`: an upload URL another service handed out (`send --upload-url`), continued
     /// from the server's offset; with no `point` (the first attempt), the upload begins at it.
     /// When the server no longer has it, the attempt fails: nothing here can create it again.
-    public init(url: String, file: FileFingerprint, length: Int64, point: ResumePoint?, capabilities: TusCapabilities,
+    public init(endpoint: Endpoint, file: FileFingerprint, length: Int64, point: ResumePoint?, capabilities: TusCapabilities,
                 chunkSize: Int64? = nil, smallFile: Int64 = 1 << 20, handedOut: String? = nil) {
-        self.url = url
+        self.endpoint = endpoint
         self.handedOut = handedOut != nil
         self.file = file
         self.length = length
@@ -132,15 +132,14 @@ public struct TusUploadMachine: Sendable {
             return finish(withBody ? result : ResumableUploadMachine.beforeTheBody(result))
         }
         guard (200..<300).contains(response.status), let location = response.header("Location"),
-              let resource = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
-              resource.scheme == "http" || resource.scheme == "https" else {
+              let resource = endpoint.resolve(location) else {
             // The server's refusal (413 too large, 401, 412 another version, 400, …) is the
             // upload's answer, shown as it came.
             return finish(AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: result.bytesSent))
         }
         let offset = TusFields.integer(response.header(TusFields.offset)) ?? 0
         guard offset <= length else { return protocolError("the server says it has \(offset) bytes of a \(length)-byte upload") }
-        let created = ResumePoint.tus(uploadURL: resource.absoluteString, bodyLength: length, file: file, offset: offset,
+        let created = ResumePoint.tus(uploadURL: resource.url, bodyLength: length, file: file, offset: offset,
                                       expires: response.header(TusFields.expires))
         point = created
         rounds.report(.resumable(created, startedOver: nil))

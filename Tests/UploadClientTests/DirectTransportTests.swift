@@ -160,26 +160,27 @@ func keepAliveServer(
         ("http://127.0.0.1:8080/photo", "127.0.0.1", 8080, "/photo", "127.0.0.1:8080"),
         ("http://example.com/up?x=1&y=%20", "example.com", 80, "/up?x=1&y=%20", "example.com"),
         ("http://[::1]:3000", "::1", 3000, "/", "[::1]:3000"),
-        ("HTTP://Host:81/a%2Fb", "Host", 81, "/a%2Fb", "Host:81"),
+        ("HTTP://Host:81/a%2Fb", "host", 81, "/a%2Fb", "host:81"),
     ])
     func targets(url: String, host: String, port: Int, uri: String, hostHeader: String) throws {
-        let target = try #require(DirectTarget(url))
+        let endpoint = try Endpoint(parsing: url)
+        let target = try #require(DirectTarget(endpoint))
         #expect(target.peer == DirectConnections.Peer(host: host, port: port))
         #expect(target.uri == uri)
         #expect(target.hostHeader == hostHeader)
     }
 
     @Test func onlyPlainHTTPGoesDirect() {
-        #expect(DirectTarget("https://127.0.0.1/photo") == nil)
-        #expect(DirectTarget("http:///photo") == nil)
-        #expect(DirectTarget("ftp://host/photo") == nil)
+        #expect(Endpoint("https://127.0.0.1/photo").flatMap { DirectTarget($0) } == nil)
+        #expect(Endpoint("http:///photo") == nil)
+        #expect(Endpoint("ftp://host/photo") == nil)
         // The request line carries the target as is: never a space, control or non-ASCII byte.
         for url in ["http://h/a b", "http://h/写真?q=é", "http://h/p?x=\u{7F}", "http://h/%20ok"] {
-            if let target = DirectTarget(url) {
+            if let target = Endpoint(url).flatMap({ DirectTarget($0) }) {
                 #expect(target.uri.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "\(url) -> \(target.uri)")
             }
         }
-        #expect(DirectTarget("http://h/%20ok")?.uri == "/%20ok")
+        #expect(Endpoint("http://h/%20ok").flatMap { DirectTarget($0) }?.uri == "/%20ok")
     }
 }
 
@@ -203,7 +204,7 @@ func keepAliveServer(
         defer { server.stop() }
         // The body waits a second for `100` (as curl), then goes anyway.
         let transport = try HTTPUploadTransport(timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(1)))
-        let target = try #require(transport.connections.target(server.url))
+        let target = try #require(transport.connections.target(try Endpoint(parsing: server.url)))
         var fields = HTTPHeaders()
         fields.add(name: "Expect", value: "100-continue")
         let bytes = Self.body

@@ -127,7 +127,7 @@ import UploadProtocols
         let receiver = try await ReceiverHarness.start()
         let path = try TestFiles.writeImage(at: receiver.root + "/stale.jpg", size: 3_000_000)
         let transport = try HTTPUploadTransport()
-        let origin = try #require(HTTPUploadTransport.origin(of: receiver.url))
+        let origin = try #require(transport.origin(of: receiver.url))
         transport.support.learned(origin, .tus(.assumed))
         let result = await transport.perform(try UploadRequest.forPath(path, url: receiver.url), observer: AttemptObserver())
         #expect(result.outcome.isSuccess, "\(result.outcome)")

@@ -134,12 +134,12 @@ import Testing
 
     @Test(arguments: ["http://127.0.0.1:3000/photo", "https://example.com/up"])
     func acceptsHTTPURLs(url: String) throws {
-        _ = try EndpointURL.validate(url)
+        _ = try Endpoint(parsing: url)
     }
 
     @Test(arguments: ["ftp://example.com/x", "file:///etc/passwd", "example.com/photo", "http://", "::"])
     func refusesOtherURLs(url: String) {
-        #expect(throws: UploadInputError.self) { try EndpointURL.validate(url) }
+        #expect(throws: UploadInputError.self) { try Endpoint(parsing: url) }
     }
 
     @Test(arguments: [("1GiB", Int64(1) << 30), ("200MB", 200_000_000), ("5000000", 5_000_000), ("1.5k", 1536), ("64 MiB", 64 << 20)])

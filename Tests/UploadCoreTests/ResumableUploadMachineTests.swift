@@ -6,13 +6,13 @@ import UploadProtocols
 /// The client's resumable protocol, input by input: what each answer leads to.
 @Suite struct ResumableUploadMachineTests {
     typealias Machine = ResumableUploadMachine
-    static let url = "http://example.test/photo"
+    static let url = Endpoint("http://example.test/photo")!
     static let file = FileFingerprint(size: 5_000_000, modificationNanoseconds: 1_700_000_000_000_000_000)
     static let length: Int64 = 5_000_300
     static let point = ResumePoint(uploadURL: "http://example.test/uploads/7", version: 8, boundary: "b", bodyLength: length, file: file, offset: 0)
 
     static func machine(point: ResumePoint? = nil, size: Int64 = 5_000_000, bodyLength: Int64? = length) -> Machine {
-        Machine(url: url, file: file, fileSize: size, point: point, bodyLength: bodyLength, threshold: 1 << 20)
+        Machine(endpoint: url, file: file, fileSize: size, point: point, bodyLength: bodyLength, threshold: 1 << 20)
     }
 
     static func answer(_ status: Int, _ headers: [(String, String)] = [], body: String = "") -> AttemptResult {
@@ -266,7 +266,7 @@ import UploadProtocols
         let kept = Self.finished(m.appended(busy))
         #expect(kept?.resume == Self.point)
         #expect(RetryPolicy(maxRetries: 3).delay(after: busy.outcome, response: busy.response, attempt: 1, now: Date()) == 7)
-        var o = Machine(url: Self.url, file: Self.file, fileSize: 5_000_000, point: nil, bodyLength: Self.length, threshold: 1 << 20, optimistic: true)
+        var o = Machine(endpoint: Self.url, file: Self.file, fileSize: 5_000_000, point: nil, bodyLength: Self.length, threshold: 1 << 20, optimistic: true)
         _ = o.start()
         _ = o.answered(support: .unanswered, remembered: false)
         #expect(Self.finished(o.createdOptimistically(busy, announced: Self.point))?.resume == Self.point, "the optimistic creation's too")
@@ -343,7 +343,7 @@ import UploadProtocols
     // MARK: optimistic creation (the body in the creation request)
 
     static func optimistic() -> Machine {
-        Machine(url: url, file: file, fileSize: 5_000_000, point: nil, bodyLength: length, threshold: 1 << 20, optimistic: true)
+        Machine(endpoint: url, file: file, fileSize: 5_000_000, point: nil, bodyLength: length, threshold: 1 << 20, optimistic: true)
     }
 
     static let interim = UploadResponse(status: 104, reason: "Upload Resumption Supported",
@@ -368,7 +368,7 @@ import UploadProtocols
         var m = Self.optimistic()
         _ = m.start()
         #expect(Self.request(m.answered(support: .supported(version: 8), remembered: true)) == .createOptimistically(version: 8))
-        let announced = Machine.announcement(Self.interim, url: Self.url, version: 8, boundary: "b", bodyLength: Self.length, file: Self.file)
+        let announced = Machine.announcement(Self.interim, endpoint: Self.url, version: 8, boundary: "b", bodyLength: Self.length, file: Self.file)
         #expect(announced == Self.point)
         let done = m.createdOptimistically(Self.answer(200, body: "{}"), announced: announced)
         #expect(done.reports == [.resumable(nil, startedOver: nil)])
@@ -382,11 +382,11 @@ import UploadProtocols
         let noLocation = UploadResponse(status: 104, reason: "", headers: [("Upload-Draft-Interop-Version", "8"), ("Upload-Offset", "100")], body: [], bodyBytesTotal: 0)
         let early = UploadResponse(status: 103, reason: "", headers: [("Location", "/u/1"), ("Upload-Draft-Interop-Version", "8")], body: [], bodyBytesTotal: 0)
         for interim in [wrongVersion, noVersion, noLocation, early] {
-            #expect(Machine.announcement(interim, url: Self.url, version: 8, boundary: "b", bodyLength: Self.length, file: Self.file) == nil)
+            #expect(Machine.announcement(interim, endpoint: Self.url, version: 8, boundary: "b", bodyLength: Self.length, file: Self.file) == nil)
         }
         let absolute = UploadResponse(status: 104, reason: "", headers: [("Location", "https://other.test/r/9"), ("Upload-Draft-Interop-Version", "6")],
                                       body: [], bodyBytesTotal: 0)
-        #expect(Machine.announcement(absolute, url: Self.url, version: 6, boundary: "b", bodyLength: Self.length, file: Self.file)?.uploadURL == "https://other.test/r/9")
+        #expect(Machine.announcement(absolute, endpoint: Self.url, version: 6, boundary: "b", bodyLength: Self.length, file: Self.file)?.uploadURL == "https://other.test/r/9")
     }
 
     @Test func aCutAfterTheAnnouncementKeepsThePointAndACutBeforeItCannot() {

@@ -19,7 +19,7 @@ struct TusStreamMachineTests {
     }
 
     func started(chunk: Int64 = 1000) -> TusStreamMachine {
-        var machine = TusStreamMachine(url: "http://h/files/", capabilities: Self.deferring, chunkSize: chunk)
+        var machine = TusStreamMachine(endpoint: Endpoint("http://h/files/")!, capabilities: Self.deferring, chunkSize: chunk)
         #expect(request(machine.start()) == .create)
         #expect(request(machine.created(Self.answer(201, [("Location", "/files/ab")]))) == .read(from: 0, upTo: 1000))
         return machine
@@ -27,7 +27,7 @@ struct TusStreamMachineTests {
 
     @Test func aServerWithoutDeferredLengthsIsRefusedBeforeAnythingIsRead() {
         let plain = TusCapabilities.assumed
-        var machine = TusStreamMachine(url: "http://h/files/", capabilities: plain)
+        var machine = TusStreamMachine(endpoint: Endpoint("http://h/files/")!, capabilities: plain)
         guard case .finish(let result) = machine.start(), case .failed(let failure) = result.outcome else { Issue.record("started"); return }
         #expect(failure.message.contains("creation-defer-length") && failure.message.contains("save it to a file first"))
     }

@@ -6,7 +6,7 @@ import UploadProtocols
 /// tus 1.0.0 on the client, input by input: what each answer leads to.
 @Suite struct TusUploadMachineTests {
     typealias Machine = TusUploadMachine
-    static let url = "http://example.test/files/"
+    static let url = Endpoint("http://example.test/files/")!
     static let file = FileFingerprint(size: 10_000_000, modificationNanoseconds: 1_700_000_000_000_000_000)
     static let length: Int64 = 10_000_000
     static let resource = "http://example.test/files/abc"
@@ -14,7 +14,7 @@ import UploadProtocols
 
     static func machine(point: ResumePoint? = nil, capabilities: TusCapabilities = .assumed, chunk: Int64? = nil,
                         length: Int64 = length) -> Machine {
-        Machine(url: url, file: file, length: length, point: point, capabilities: capabilities, chunkSize: chunk)
+        Machine(endpoint: url, file: file, length: length, point: point, capabilities: capabilities, chunkSize: chunk)
     }
 
     static func answer(_ status: Int, _ headers: [(String, String)] = [], sent: Int64 = 0) -> AttemptResult {
@@ -134,7 +134,7 @@ import UploadProtocols
         _ = little.start()
         #expect(Self.request(little.headed(Self.answer(200, [("Upload-Offset", "0")]))) == .patch(Self.at(0), end: Self.length))
         // A size the user asked for stays.
-        var asked = Machine(url: Self.url, file: Self.file, length: Self.length, point: cut?.resume, capabilities: .assumed, chunkSize: 3_000_000)
+        var asked = Machine(endpoint: Self.url, file: Self.file, length: Self.length, point: cut?.resume, capabilities: .assumed, chunkSize: 3_000_000)
         _ = asked.start()
         let own = asked.headed(Self.answer(200, [("Upload-Offset", "0")]))
         #expect(own.reports.first == .discardsCutRequests(chunk: 3_000_000) && Self.request(own) == .patch(Self.at(0), end: 3_000_000))
@@ -326,10 +326,10 @@ import UploadProtocols
     }
 
     @Test func anUploadURLHandedOutIsContinuedAndNeverCreated() {
-        var m = Machine(url: Self.url, file: Self.file, length: Self.length, point: nil, capabilities: .assumed, handedOut: Self.resource)
+        var m = Machine(endpoint: Self.url, file: Self.file, length: Self.length, point: nil, capabilities: .assumed, handedOut: Self.resource)
         #expect(Self.request(m.start()) == .head(Self.point))
         #expect(Self.request(m.headed(Self.answer(204, [("Upload-Offset", "0")]))) == .patch(Self.point, end: Self.length))
-        var gone = Machine(url: Self.url, file: Self.file, length: Self.length, point: nil, capabilities: .assumed, handedOut: Self.resource)
+        var gone = Machine(endpoint: Self.url, file: Self.file, length: Self.length, point: nil, capabilities: .assumed, handedOut: Self.resource)
         _ = gone.start()
         #expect(Self.finished(gone.headed(Self.answer(404)))?.outcome == .failed(UploadFailure(.other,
             "the upload URL given with --upload-url cannot be continued: the server no longer has the upload")))
@@ -367,7 +367,7 @@ import UploadProtocols
         #expect(TusChecksum.algorithm(for: offered) == "sha1")
         #expect(TusChecksum.algorithm(for: TusCapabilities(extensions: ["creation"], checksumAlgorithms: ["sha1"])) == nil, "not listed as an extension")
         // Chunks of a bounded size then (each is read once more to hash it), unless one was asked.
-        var m = TusUploadMachine(url: "http://h/files/", file: FileFingerprint(size: 100_000_000, modificationNanoseconds: 1), length: 100_000_000,
+        var m = TusUploadMachine(endpoint: Endpoint("http://h/files/")!, file: FileFingerprint(size: 100_000_000, modificationNanoseconds: 1), length: 100_000_000,
                                  point: nil, capabilities: offered)
         _ = m.start()
         let created = m.created(AttemptResult(outcome: .answered(status: 201), response: UploadResponse(

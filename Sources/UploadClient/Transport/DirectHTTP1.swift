@@ -33,8 +33,8 @@ struct DirectTarget: Sendable, Equatable {
     /// The proxy the request goes through, for naming it when it fails.
     var proxy: ProxyTarget?
 
-    init?(_ url: String, proxy: ProxyTarget? = nil) {
-        guard let direct = DirectTarget(url) else { return nil }
+    init?(_ endpoint: Endpoint, proxy: ProxyTarget? = nil) {
+        guard let direct = DirectTarget(endpoint) else { return nil }
         guard let proxy else {
             self = direct
             return
@@ -55,20 +55,13 @@ struct DirectTarget: Sendable, Equatable {
         }
     }
 
-    private init?(_ url: String) {
-        guard let components = URLComponents(string: url), components.scheme?.lowercased() == "http",
-              let rawHost = components.host, !rawHost.isEmpty
-        else { return nil }
-        let host = HostName.bare(rawHost)
-        let port = components.port ?? 80
-        guard (1...65535).contains(port) else { return nil }
-        peer = .init(host: host, port: port)
-        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        uri = components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
+    private init?(_ endpoint: Endpoint) {
+        guard !endpoint.isSecure else { return nil }
         // The target goes on the request line as is: visible ASCII only, or not the direct way.
-        guard uri.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
-        let bracketed = host.contains(":") ? "[\(host)]" : host
-        hostHeader = port == 80 ? bracketed : "\(bracketed):\(port)"
+        guard endpoint.target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        peer = .init(host: endpoint.host, port: endpoint.port)
+        uri = endpoint.target
+        hostHeader = endpoint.hostField
     }
 }
 
@@ -98,19 +91,9 @@ final class DirectConnections: Sendable {
     static let idleTimeout: TimeAmount = .seconds(60)
 
     private let idle = NIOLockedValueBox<[Peer: [DirectConnection]]>([:])
-    /// URLs already parsed: a batch sends every file to the same one, and Foundation's URL
-    /// parser cost more than a small upload's own work.
-    private let targets = NIOLockedValueBox<[String: DirectTarget?]>([:])
-
-    /// Where `url` goes the direct way, or nil if it cannot (not plain http, no host).
-    func target(_ url: String) -> DirectTarget? {
-        if let known = targets.withLockedValue({ $0[url] }) { return known }
-        let parsed = DirectTarget(url, proxy: proxy)
-        targets.withLockedValue { cache in
-            if cache.count >= 64 { cache.removeAll() }
-            cache[url] = .some(parsed)
-        }
-        return parsed
+    /// Where a request to `endpoint` goes the direct way, or nil if it cannot (not plain http).
+    func target(_ endpoint: Endpoint) -> DirectTarget? {
+        DirectTarget(endpoint, proxy: proxy)
     }
 
     /// An idle connection to `peer`, one on `loop` if there is one.
@@ -267,9 +250,9 @@ struct DirectResult: Sendable, Equatable {
 extension HTTPUploadTransport {
     /// Whether this attempt's body goes the direct way: an `http` URL, the whole body in memory,
     /// no rate limit to pace it.
-    func directTarget(_ url: String, _ prepared: Prepared) -> DirectTarget? {
+    func directTarget(_ endpoint: Endpoint, _ prepared: Prepared) -> DirectTarget? {
         guard direct, prepared.preloaded != nil, rateLimit == nil, sharedLimit == nil else { return nil }
-        return connections.target(url)
+        return connections.target(endpoint)
     }
 
     /// One request on a direct connection, and its answer.

@@ -25,9 +25,9 @@ enum FailureClassifier {
             : "the proxy \(proxy.display) refused the login given in its URL (407 Proxy Authentication Required)")
     }
 
-    /// `bridge` and `url`: what the SOCKS bridge found when AsyncHTTPClient only has its reply.
+    /// `bridge` and `endpoint`: what the SOCKS bridge found when AsyncHTTPClient only has its reply.
     static func throughProxy(_ error: Error, proxy: ProxyTarget, timeouts: UploadTimeouts,
-                             bridge: SOCKSBridge? = nil, url: String? = nil) -> UploadFailure? {
+                             bridge: SOCKSBridge? = nil, endpoint: Endpoint? = nil) -> UploadFailure? {
         let name = proxy.display
         if let refused = error as? SOCKS5Connector.Refused { return refused.failure }
         // Already said in full (a SOCKS5 handshake's clock, a name not resolved here).
@@ -45,8 +45,7 @@ enum FailureClassifier {
             }
         }
         if String(reflecting: type(of: error)).contains("SOCKSError") {
-            if let bridge, let url, let components = URLComponents(string: url), let host = components.host,
-               let known = bridge.refusal(host: host, port: components.port ?? (components.scheme == "https" ? 443 : 80)) {
+            if let bridge, let endpoint, let known = bridge.refusal(host: endpoint.host, port: endpoint.port) {
                 return known
             }
             return UploadFailure(.other, "the SOCKS5 proxy \(name) refused: \(error)")

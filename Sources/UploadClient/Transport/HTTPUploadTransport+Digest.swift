@@ -19,7 +19,7 @@ extension HTTPUploadTransport {
     /// Whether an upload to `url` works out its body's digest as it goes: its origin showed it
     /// verifies (this process learnt it), and digests are on.
     func bodyDigestWanted(_ url: String) -> Bool {
-        guard digests, let origin = Self.origin(of: url) else { return false }
+        guard digests, let origin = origin(of: url) else { return false }
         return support.verifies(origin)
     }
 
@@ -57,7 +57,7 @@ extension HTTPUploadTransport {
         guard digests, let response = result.response, response.header(DigestFields.representation) != nil else {
             return Self.judged(result, sent: sent)
         }
-        if let origin = Self.origin(of: url) { support.noteVerifies(origin) }
+        if let origin = origin(of: url) { support.noteVerifies(origin) }
         var sent = sent
         if sent == nil, response.isSuccess, let layout, !prepared.source.isPipe, let length = layout.contentLength, let size = layout.fileSize {
             let digest = BodyDigest(length: length, fileLength: size, fileToo: false)

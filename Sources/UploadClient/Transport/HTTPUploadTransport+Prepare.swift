@@ -7,6 +7,8 @@ import UploadCore
 extension HTTPUploadTransport {
     /// An opened file, checked, ready to become a body (with whichever boundary).
     struct Prepared {
+        /// Where the upload goes, parsed once.
+        let endpoint: Endpoint
         let source: FileSource
         let media: MediaType
         let pipePrefix: ByteBuffer?
@@ -21,6 +23,9 @@ extension HTTPUploadTransport {
     }
 
     func prepare(_ request: UploadRequest, eventLoop: EventLoop) async throws(UploadFailure) -> Prepared {
+        guard let endpoint = endpoints(request.url) else {
+            throw UploadFailure(.other, UploadInputError.badURL(RedactedURL.display(request.url)).description)
+        }
         let source: FileSource
         let prefix: [UInt8]
         var pipePrefix: ByteBuffer?
@@ -71,6 +76,6 @@ extension HTTPUploadTransport {
         } catch {
             throw UploadFailure(.fileError, error.description)
         }
-        return Prepared(source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded)
+        return Prepared(endpoint: endpoint, source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded)
     }
 }

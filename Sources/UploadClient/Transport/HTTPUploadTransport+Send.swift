@@ -13,7 +13,7 @@ extension HTTPUploadTransport {
         url: String, method: HTTPMethod, headers: HTTPHeaders, streamer: BodyStreamer? = nil,
         progressBase: Int64 = 0, progressTotal: Int64? = nil, continueWait: TimeAmount? = nil, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
-        if direct, let target = connections.target(url), streamer == nil || streamer?.length != nil {
+        if direct, let endpoint = endpoints(url), let target = connections.target(endpoint), streamer == nil || streamer?.length != nil {
             let body: DirectBody = streamer?.directBody ?? .buffers([])
             return await directExchange(target, method: method, headers: headers, body: body, length: streamer?.length,
                                         progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer,
@@ -30,7 +30,7 @@ extension HTTPUploadTransport {
         eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
         let length = Int64(bytes.readableBytes)
-        if direct, let target = connections.target(url) {
+        if direct, let endpoint = endpoints(url), let target = connections.target(endpoint) {
             return await directExchange(target, method: method, headers: headers, body: .buffers([bytes]), length: length,
                                         progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer)
         }

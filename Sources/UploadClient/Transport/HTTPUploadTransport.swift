@@ -41,6 +41,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let tusChunkSize: Int64?
     /// The proxy every request goes through, or nil.
     let proxy: ProxyTarget?
+    /// The URLs requests go to, parsed.
+    let endpoints = ParsedEndpoints()
     /// Which origins resume uploads, found out once per origin.
     let support = ResumeSupport()
     /// What requests to each origin showed of the link (tus chunks are sized from it).
@@ -187,17 +189,18 @@ public final class HTTPUploadTransport: UploadTransport {
         let upFront = inMemory?.value
         let source = prepared.source
         var pipePrefix = prepared.pipePrefix
-        var url = request.url
+        var endpoint = prepared.endpoint
         var headers = request.headers
         var totalSent: Int64 = 0
         for redirects in 0...Self.maxRedirects {
+            let url = endpoint.url
             observer.started(url, layout.contentLength)
             var fields = uploadHeaders(headers, layout, idempotencyKey: request.idempotencyKey)
             Self.addDigestFields(&fields, content: upFront, want: digests)
             var result: AttemptResult
             var sent = upFront
             var content = inMemory?.fileHex
-            if let target = directTarget(url, prepared), let preloaded = prepared.preloaded {
+            if let target = directTarget(endpoint, prepared), let preloaded = prepared.preloaded {
                 result = await directExchange(target, headers: fields, layout: layout, preloaded: preloaded, eventLoop: eventLoop, observer: observer)
                 content = content ?? inMemoryContent(prepared)
             } else {
@@ -217,22 +220,21 @@ public final class HTTPUploadTransport: UploadTransport {
             guard let response = result.response,
                   response.status == 307 || response.status == 308,
                   let location = response.header("Location"),
-                  let next = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
-                  next.scheme == "http" || next.scheme == "https",
+                  let next = endpoint.resolve(location),
                   !source.isPipe
             else {
                 return AttemptResult(outcome: result.outcome, response: result.response, bytesSent: totalSent)
             }
             if redirects == Self.maxRedirects {
                 return AttemptResult(
-                    outcome: .failed(UploadFailure(.tooManyRedirects, "more than \(Self.maxRedirects) redirects; the last pointed to \(next.absoluteString)")),
+                    outcome: .failed(UploadFailure(.tooManyRedirects, "more than \(Self.maxRedirects) redirects; the last pointed to \(next.shown)")),
                     response: response, bytesSent: totalSent)
             }
             // Like curl without --location-trusted, by origin: the user's headers go only where they were given for.
-            headers = CredentialScope.headers(request.headers, to: next.absoluteString, givenFor: request.url)
-            url = next.absoluteString
+            headers = prepared.endpoint.headers(request.headers, to: next)
+            endpoint = next
             pipePrefix = nil
-            observer.redirected(url)
+            observer.redirected(next.url)
         }
         preconditionFailure("the redirect loop always returns")
     }
@@ -357,7 +359,7 @@ public final class HTTPUploadTransport: UploadTransport {
             }
             var failure = deadlineHit ? FailureClassifier.noAnswer(timeouts)
                 : stalledOut ? FailureClassifier.stalled(timeouts)
-                : proxy.flatMap { delegate.bodySent ? nil : FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts, bridge: socksBridge, url: url) }
+                : proxy.flatMap { delegate.bodySent ? nil : FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts, bridge: socksBridge, endpoint: endpoints(url)) }
                     ?? FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
             if failure.kind == .certificateRejected {
                 failure = await explainCertificate(failure, url: url, eventLoop: eventLoop)
@@ -378,11 +380,9 @@ public final class HTTPUploadTransport: UploadTransport {
     /// one more connection that takes the certificates and sends nothing. When that cannot
     /// tell (the server is gone, or every check passes), the original message stays.
     private func explainCertificate(_ failure: UploadFailure, url: String, eventLoop: EventLoop) async -> UploadFailure {
-        guard let roots = certificateRoots, let target = URL(string: url), let host = target.host, !host.isEmpty else { return failure }
-        let bareHost = HostName.bare(host)
-        let port = target.port ?? (target.scheme == "https" ? 443 : 80)
+        guard let roots = certificateRoots, let endpoint = endpoints(url) else { return failure }
         guard let problems = await CertificateInspection.problems(
-            host: bareHost, port: port, roots: roots, eventLoop: eventLoop, timeout: timeouts.connect, now: Date())
+            host: endpoint.host, port: endpoint.port, roots: roots, eventLoop: eventLoop, timeout: timeouts.connect, now: Date())
         else { return failure }
         return UploadFailure(.certificateRejected, CertificateProblem.describe(problems))
     }

@@ -29,10 +29,10 @@ extension HTTPUploadTransport {
         // Not through an HTTP proxy (a SOCKS5 tunnel carries it): tinyproxy, for one, takes the
         // 104 for the answer and closes the connection under the body; the careful creation is
         // plain requests any proxy carries.
-        let directTarget = direct ? connections.target(request.url) : nil
-        var machine = ResumableUploadMachine(url: request.url, file: opened, fileSize: opened.size, point: point,
+        let directTarget = direct ? connections.target(prepared.endpoint) : nil
+        var machine = ResumableUploadMachine(endpoint: prepared.endpoint, file: opened, fileSize: opened.size, point: point,
                                              bodyLength: knownLength, threshold: Self.resumeThreshold,
-                                             optimistic: seesInterimAnswers(request.url))
+                                             optimistic: seesInterimAnswers(prepared.endpoint.url))
         var decision = machine.start()
         // The whole upload's SHA-256, computed as the request that completes it streams (the
         // bytes an earlier request sent read once more for it): the final answer is judged by it.
@@ -51,7 +51,7 @@ extension HTTPUploadTransport {
                 if let content { observer.content(content) }
                 return await judged(result, sent: sentDigest, url: request.url, layout: lastLayout, prepared)
             case .request(.ask):
-                guard let origin = Self.origin(of: request.url) else {
+                guard let origin = origin(of: request.url) else {
                     decision = machine.answered(support: .unsupported, remembered: false)
                     continue
                 }
@@ -101,13 +101,13 @@ extension HTTPUploadTransport {
                 let streamer = makeStreamer(layout, prepared, pipePrefix: nil, digest: streamDigest(layout, prepared, url: request.url),
                                             eventLoop: eventLoop)
                 let announced = NIOLockedValueBox<ResumePoint?>(nil)
-                let url = request.url
+                let endpoint = prepared.endpoint
                 let result = await directExchange(
                     target, headers: fields, body: streamer.directBody, length: length,
                     eventLoop: eventLoop, observer: observer,
                     interim: { answer in
                         guard announced.withLockedValue({ $0 }) == nil,
-                              let point = ResumableUploadMachine.announcement(answer, url: url, version: version, boundary: layout.boundary.value,
+                              let point = ResumableUploadMachine.announcement(answer, endpoint: endpoint, version: version, boundary: layout.boundary.value,
                                                                               bodyLength: length, file: opened)
                         else { return }
                         announced.withLockedValue { $0 = point }
@@ -169,7 +169,7 @@ extension HTTPUploadTransport {
     /// is `.silent`: the upload goes as an optimistic creation where that can be seen).
     func askSupport(_ request: UploadRequest, eventLoop: EventLoop) async -> ResumeSupport.Answer {
         var version = ResumableFields.currentVersion
-        let origin = Self.origin(of: request.url)
+        let origin = origin(of: request.url)
         let deadline = ContinuousClock.now + .nanoseconds(min(timeouts.discovery, timeouts.answer).nanoseconds)
         for _ in 0..<2 {
             var fields = baseHeaders(request.headers)
@@ -261,7 +261,8 @@ extension HTTPUploadTransport {
 
     /// The user's headers for a request to `uploadURL`: only on the endpoint's origin.
     func resourceHeaders(_ uploadURL: String, _ request: UploadRequest) -> HTTPHeaders {
-        baseHeaders(CredentialScope.headers(request.headers, to: uploadURL, givenFor: request.url))
+        guard let own = endpoints(request.url), let resource = endpoints(uploadURL) else { return baseHeaders([]) }
+        return baseHeaders(own.headers(request.headers, to: resource))
     }
 
     /// What the machines report, told to the attempt's observer.
@@ -271,7 +272,7 @@ extension HTTPUploadTransport {
             case .resumable(let point, let startedOver): observer.resumable(point, startedOver)
             case .sending(let length): observer.started(url, length)
             case .resumed(let offset, let length): observer.resumed(offset, length)
-            case .originRefused: Self.origin(of: url).map { support.refused($0) }
+            case .originRefused: origin(of: url).map { support.refused($0) }
             case .discardsCutRequests, .requestLimit: break // the tus shell remembers them with what else the origin offers
             }
         }
@@ -281,11 +282,12 @@ extension HTTPUploadTransport {
     /// interim ones (`100`, `104`): plain HTTP the direct way, not through an HTTP proxy (a
     /// SOCKS5 tunnel carries them; tinyproxy, for one, takes a `104` for the answer).
     func seesInterimAnswers(_ url: String) -> Bool {
-        guard direct, let target = connections.target(url) else { return false }
+        guard direct, let endpoint = endpoints(url), let target = connections.target(endpoint) else { return false }
         return target.proxy?.kind != .http
     }
 
-    static func origin(of url: String) -> String? {
-        Origin(url)?.description
+    /// The origin of `url` as the stores of what origins speak name it.
+    func origin(of url: String) -> String? {
+        endpoints(url)?.origin.description
     }
 }

@@ -20,7 +20,7 @@ extension HTTPUploadTransport {
         // only a refusal the ordinary upload would meet too (401, 403, 407, 413) is final.
         if uploadProtocol == .auto, request.resume == nil, request.uploadURL == nil, let response = result.response,
            (400..<500).contains(response.status), ![401, 403, 407, 413].contains(response.status),
-           !TusCapabilities.speaksTus(response), let origin = Self.origin(of: request.url) {
+           !TusCapabilities.speaksTus(response), let origin = origin(of: request.url) {
             support.refused(origin)
             return nil
         }
@@ -29,7 +29,7 @@ extension HTTPUploadTransport {
 
     /// What the endpoint offers as a tus server, when the upload goes by tus; nil when it does not.
     private func tusCapabilities(_ request: UploadRequest, _ prepared: Prepared, eventLoop: EventLoop) async -> TusCapabilities? {
-        let origin = Self.origin(of: request.url)
+        let origin = origin(of: request.url)
         if request.uploadURL != nil {
             // Handed out by another service: tus whatever was asked; what the origin offers, if known.
             if let origin, case .tus(let capabilities)? = await support.known(origin) { return capabilities }
@@ -63,7 +63,7 @@ extension HTTPUploadTransport {
     /// the origin is remembered as tus and what it offers is asked.
     func learnedTus(from result: AttemptResult, _ request: UploadRequest, eventLoop: EventLoop) async -> TusCapabilities? {
         guard uploadProtocol == .auto, let response = result.response, (400..<500).contains(response.status),
-              TusCapabilities.speaksTus(response), let origin = Self.origin(of: request.url) else { return nil }
+              TusCapabilities.speaksTus(response), let origin = origin(of: request.url) else { return nil }
         let asked = await askSupport(request, eventLoop: eventLoop)
         let capabilities: TusCapabilities = if case .tus(let offered) = asked { offered } else { .assumed }
         support.learned(origin, .tus(capabilities))
@@ -86,12 +86,12 @@ extension HTTPUploadTransport {
             return await sendTusStream(request, prepared, metadata: metadata, capabilities: capabilities, eventLoop: eventLoop, observer: observer)
         }
         let layout = MultipartLayout.bare(contentType: prepared.media, fileSize: length)
-        var machine = TusUploadMachine(url: request.url, file: opened, length: length, point: resume ? request.resume : nil,
+        var machine = TusUploadMachine(endpoint: prepared.endpoint, file: opened, length: length, point: resume ? request.resume : nil,
                                        capabilities: capabilities, chunkSize: tusChunkSize, smallFile: Self.resumeThreshold,
                                        handedOut: request.uploadURL)
         // What earlier attempts to the origin showed of the link; what this one shows (the
         // machine's own view included: where a cut fell) is kept for later ones when it ends.
-        let origin = Self.origin(of: request.url)
+        let origin = origin(of: request.url)
         if let origin, let known = links.withLockedValue({ $0[origin] }) { machine.link = known }
         var decision = machine.start()
         // The file's SHA-256 ("already sent" by content), worked out as the chunks stream: one
@@ -202,7 +202,7 @@ extension HTTPUploadTransport {
         _ request: UploadRequest, _ prepared: Prepared, metadata: String, capabilities: TusCapabilities, eventLoop: EventLoop,
         observer: AttemptObserver
     ) async -> AttemptResult {
-        var machine = TusStreamMachine(url: request.url, capabilities: capabilities, chunkSize: tusChunkSize)
+        var machine = TusStreamMachine(endpoint: prepared.endpoint, capabilities: capabilities, chunkSize: tusChunkSize)
         var next = machine.start()
         // What was read of the pipe to tell its type is the stream's beginning.
         var stream = StreamWindow(readAlready: prepared.pipePrefix.map { Array($0.readableBytesView) } ?? [])

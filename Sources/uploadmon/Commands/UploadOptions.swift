@@ -93,7 +93,7 @@ struct UploadOptions: ParsableArguments {
 
     func validate() throws {
         do throws(UploadInputError) {
-            _ = try EndpointURL.validate(to)
+            _ = try Endpoint(parsing: to)
             _ = try parsedFormFields()
             // Not `@-`: standard input may be a file to send (the command says which it is).
             _ = try parsedHeaders(readingStandardInput: false)
