@@ -148,19 +148,19 @@ import UploadProtocols
     @Test func theVersionToSpeakIsTheOneTheServerNames() {
         let current = ResumableFields.currentVersion
         #expect(current == 10 && ResumableFields.supportedVersions == [10, 9, 8, 6])
-        let echoed = ResumeSupport.read(Self.answer(204, [("Upload-Draft-Interop-Version", "10")]), asked: current)
+        let echoed = DiscoveryMachine.read(Self.answer(204, [("Upload-Draft-Interop-Version", "10")]), asked: current)
         #expect(echoed.version == 10 && echoed.tryVersion == nil)
         // A server of draft -12 that answers in its own version: spoken in that one.
-        let nine = ResumeSupport.read(Self.answer(204, [("Upload-Draft-Interop-Version", "9"), ("Upload-Limit", "max-size=100")]), asked: current)
+        let nine = DiscoveryMachine.read(Self.answer(204, [("Upload-Draft-Interop-Version", "9"), ("Upload-Limit", "max-size=100")]), asked: current)
         #expect(nine.version == 9 && nine.tryVersion == nil)
         // One refusing ours, naming an older one spoken here: asked again with it.
-        let refused = ResumeSupport.read(Self.answer(400, [("Upload-Draft-Interop-Version", "8")]), asked: current)
+        let refused = DiscoveryMachine.read(Self.answer(400, [("Upload-Draft-Interop-Version", "8")]), asked: current)
         #expect(refused.version == nil && refused.tryVersion == 8)
         // A version not spoken here, named on a success or a refusal, is neither.
-        #expect(ResumeSupport.read(Self.answer(400, [("Upload-Draft-Interop-Version", "7")]), asked: current) == (nil, nil))
-        let unknown = ResumeSupport.read(Self.answer(204, [("Upload-Draft-Interop-Version", "11")]), asked: current)
+        #expect(DiscoveryMachine.read(Self.answer(400, [("Upload-Draft-Interop-Version", "7")]), asked: current) == (nil, nil))
+        let unknown = DiscoveryMachine.read(Self.answer(204, [("Upload-Draft-Interop-Version", "11")]), asked: current)
         #expect(unknown.version == nil && unknown.tryVersion == nil)
         // Limits without any version: ours.
-        #expect(ResumeSupport.read(Self.answer(204, [("Upload-Limit", "max-size=100")]), asked: current).version == 10)
+        #expect(DiscoveryMachine.read(Self.answer(204, [("Upload-Limit", "max-size=100")]), asked: current).version == 10)
     }
 }

@@ -248,13 +248,6 @@ struct DirectResult: Sendable, Equatable {
 }
 
 extension HTTPUploadTransport {
-    /// Whether this attempt's body goes the direct way: an `http` URL, the whole body in memory,
-    /// no rate limit to pace it.
-    func directTarget(_ endpoint: Endpoint, _ prepared: Prepared) -> DirectTarget? {
-        guard direct, prepared.preloaded != nil, rateLimit == nil, sharedLimit == nil else { return nil }
-        return connections.target(endpoint)
-    }
-
     /// One request on a direct connection, and its answer.
     func directExchange(
         _ target: DirectTarget, headers: HTTPHeaders, layout: MultipartLayout, preloaded: ByteBuffer,

@@ -13,7 +13,7 @@ import UploadProtocols
 /// from disk by `BodyStreamer`, progress from `didSendRequestPart`.
 public final class HTTPUploadTransport: UploadTransport {
     public static let defaultChunkSize = 256 * 1024
-    public static let maxRedirects = 5
+    public static let maxRedirects = PlainUploadMachine.maxRedirects
 
     let client: HTTPClient
     let threadPool: NIOThreadPool
@@ -178,65 +178,38 @@ public final class HTTPUploadTransport: UploadTransport {
         } catch {
             return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
         }
-        if let tus = await performTus(request, prepared, eventLoop: eventLoop, observer: observer) {
-            return tus
+        let origin = prepared.endpoint.origin.description
+        let target = direct ? connections.target(prepared.endpoint) : nil
+        var plan = AttemptPlan(
+            asked: uploadProtocol, resume: resume, point: request.resume?.kind, handedOut: request.uploadURL != nil,
+            size: prepared.source.isPipe ? nil : prepared.source.size,
+            directPossible: target != nil, throughHTTPProxy: target?.proxy?.kind == .http,
+            bodyInMemory: prepared.preloaded != nil && rateLimit == nil && sharedLimit == nil,
+            known: await support.known(origin))
+        while true {
+            switch plan.route {
+            case .ask where plan.askAfresh:
+                // A tus server refused the multipart body (it takes no other): what it offers.
+                let capabilities = await askSupport(request, eventLoop: eventLoop).tusCapabilities ?? .assumed
+                support.learned(origin, .tus(capabilities))
+                plan.learnt(.tus(capabilities))
+            case .ask:
+                plan.learnt(await support.answer(for: origin) { [self] in await askSupport(request, eventLoop: eventLoop) }.0)
+            case .tus(let capabilities):
+                let result = await sendTus(request, prepared, capabilities: capabilities, eventLoop: eventLoop, observer: observer)
+                guard plan.tusAttemptRefused(result) else { return result }
+                support.refused(origin)
+            case .draft(let optimistic):
+                if let result = await performResumable(request, prepared, optimistic: optimistic, eventLoop: eventLoop, observer: observer) {
+                    return result
+                }
+                plan.draftWentPlain()
+            case .multipart(let inOneWrite):
+                if let result = await sendMultipart(request, prepared, inOneWrite: inOneWrite, plan: &plan, eventLoop: eventLoop, observer: observer) {
+                    return result
+                }
+            }
         }
-        if let resumed = await performResumable(request, prepared, eventLoop: eventLoop, observer: observer) {
-            return resumed
-        }
-        let layout = prepared.layout(.random(), for: request)
-        let inMemory = inMemoryDigests(layout, prepared, url: request.url)
-        let upFront = inMemory?.value
-        let source = prepared.source
-        var pipePrefix = prepared.pipePrefix
-        var endpoint = prepared.endpoint
-        var headers = request.headers
-        var totalSent: Int64 = 0
-        for redirects in 0...Self.maxRedirects {
-            let url = endpoint.url
-            observer.started(url, layout.contentLength)
-            var fields = uploadHeaders(headers, layout, idempotencyKey: request.idempotencyKey)
-            Self.addDigestFields(&fields, content: upFront, want: digests)
-            var result: AttemptResult
-            var sent = upFront
-            var content = inMemory?.fileHex
-            if let target = directTarget(endpoint, prepared), let preloaded = prepared.preloaded {
-                result = await directExchange(target, headers: fields, layout: layout, preloaded: preloaded, eventLoop: eventLoop, observer: observer)
-                content = content ?? inMemoryContent(prepared)
-            } else {
-                let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix,
-                                            digest: upFront == nil ? streamDigest(layout, prepared, url: url) : nil, eventLoop: eventLoop)
-                result = await send(url: url, method: .POST, headers: fields, streamer: streamer, eventLoop: eventLoop, observer: observer)
-                sent = sent ?? streamer.digest?.value
-                content = content ?? streamer.digest?.fileHex
-            }
-            if redirects == 0, let capabilities = await learnedTus(from: result, request, eventLoop: eventLoop) {
-                // A tus server refused the multipart body (it takes no other): the same file by tus.
-                return await sendTus(request, prepared, capabilities: capabilities, eventLoop: eventLoop, observer: observer)
-            }
-            if let content { observer.content(content) }
-            result = await judged(result, sent: sent, url: url, layout: layout, prepared)
-            totalSent += result.bytesSent
-            guard let response = result.response,
-                  response.status == 307 || response.status == 308,
-                  let location = response.header("Location"),
-                  let next = endpoint.resolve(location),
-                  !source.isPipe
-            else {
-                return AttemptResult(outcome: result.outcome, response: result.response, bytesSent: totalSent)
-            }
-            if redirects == Self.maxRedirects {
-                return AttemptResult(
-                    outcome: .failed(UploadFailure(.tooManyRedirects, "more than \(Self.maxRedirects) redirects; the last pointed to \(next.shown)")),
-                    response: response, bytesSent: totalSent)
-            }
-            // Like curl without --location-trusted, by origin: the user's headers go only where they were given for.
-            headers = prepared.endpoint.headers(request.headers, to: next)
-            endpoint = next
-            pipePrefix = nil
-            observer.redirected(next.url)
-        }
-        preconditionFailure("the redirect loop always returns")
     }
 
     func makeStreamer(

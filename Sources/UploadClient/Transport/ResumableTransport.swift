@@ -9,30 +9,26 @@ import UploadProtocols
 extension HTTPUploadTransport {
     /// Files smaller than this go in one request: resuming them would save less than the
     /// request that makes them resumable costs.
-    public static let resumeThreshold: Int64 = 1 << 20
+    public static let resumeThreshold = AttemptPlan.resumeThreshold
 
     /// Sends the upload through an upload resource when the server resumes uploads, as
-    /// `ResumableUploadMachine` decides: created empty first ("careful creation": AsyncHTTPClient
-    /// does not show the `104` of an optimistic one), then the body appended with `PATCH`; an
-    /// interrupted attempt leaves a `ResumePoint`, and the next one asks the offset with `HEAD`
-    /// and sends only the rest, the same bytes made again from the same boundary. nil: send the
-    /// ordinary way (no support, a pipe, a small file, `--no-resume`). This function only sends.
+    /// `ResumableUploadMachine` decides: the body in the creation request where interim answers
+    /// are seen (`optimistic`: the resource is learnt from its `104`), created empty first
+    /// otherwise ("careful creation"), then the body appended with `PATCH`; an interrupted
+    /// attempt leaves a `ResumePoint`, and the next one asks the offset with `HEAD` and sends
+    /// only the rest, the same bytes made again from the same boundary. nil: send the ordinary
+    /// way (no support, a small file). This function only sends.
     func performResumable(
-        _ request: UploadRequest, _ prepared: Prepared, eventLoop: EventLoop, observer: AttemptObserver
+        _ request: UploadRequest, _ prepared: Prepared, optimistic: Bool, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult? {
-        guard resume, !prepared.source.isPipe, let opened = prepared.source.openedAs else { return nil }
+        guard let opened = prepared.source.openedAs else { return nil }
         // A tus upload URL is not the draft's: the body would be made again with no boundary.
         let point = request.resume?.kind == .draft ? request.resume : nil
         let knownLength = point.flatMap { prepared.layout(Boundary($0.boundary), for: request).contentLength }
-        // Where this client parses the answers itself (plain HTTP), it sees the 104 of an
-        // optimistic creation: the body goes in the creation request, no round trip before it.
-        // Not through an HTTP proxy (a SOCKS5 tunnel carries it): tinyproxy, for one, takes the
-        // 104 for the answer and closes the connection under the body; the careful creation is
-        // plain requests any proxy carries.
         let directTarget = direct ? connections.target(prepared.endpoint) : nil
         var machine = ResumableUploadMachine(endpoint: prepared.endpoint, file: opened, fileSize: opened.size, point: point,
                                              bodyLength: knownLength, threshold: Self.resumeThreshold,
-                                             optimistic: seesInterimAnswers(prepared.endpoint.url))
+                                             optimistic: optimistic)
         var decision = machine.start()
         // The whole upload's SHA-256, computed as the request that completes it streams (the
         // bytes an earlier request sent read once more for it): the final answer is judged by it.
@@ -167,11 +163,16 @@ extension HTTPUploadTransport {
     /// Whether the endpoint's origin resumes uploads: `OPTIONS` with our interop version, and
     /// again with the one an older server names; within `timeouts.discovery` in all (a silence
     /// is `.silent`: the upload goes as an optimistic creation where that can be seen).
-    func askSupport(_ request: UploadRequest, eventLoop: EventLoop) async -> ResumeSupport.Answer {
-        var version = ResumableFields.currentVersion
+    func askSupport(_ request: UploadRequest, eventLoop: EventLoop) async -> OriginSupport {
         let origin = origin(of: request.url)
         let deadline = ContinuousClock.now + .nanoseconds(min(timeouts.discovery, timeouts.answer).nanoseconds)
-        for _ in 0..<2 {
+        var machine = DiscoveryMachine()
+        var next = machine.start()
+        while true {
+            guard case .ask(let version) = next else {
+                if case .done(let answer) = next { return answer }
+                return .unsupported
+            }
             var fields = baseHeaders(request.headers)
             fields.add(name: ResumableFields.interopVersion, value: String(version))
             // tus exempts OPTIONS from `Tus-Resumable`, but some tus servers (aiohttp-tus)
@@ -180,26 +181,16 @@ extension HTTPUploadTransport {
             let (result, late) = await Self.within(deadline) { [self, fields] in
                 await send(url: request.url, method: .OPTIONS, headers: fields, eventLoop: eventLoop, observer: .init())
             }
-            if late, result.response == nil { return .silent }
-            guard let response = result.response else {
-                // No connection: ask again next time. A server that took the question and gave
-                // no answer (it closed) does not resume uploads.
-                if case .failed(let failure) = result.outcome, [.cannotConnect, .connectTimeout, .cancelled].contains(failure.kind) {
-                    return .unknown
+            let decision = machine.answered(result, late: late)
+            for report in decision.reports {
+                guard let origin else { break }
+                switch report {
+                case .verifies: support.noteVerifies(origin)
+                case .limit(let limit): support.noteLimit(limit, for: origin)
                 }
-                return .unsupported
             }
-            if let origin, DigestFields.asksForDigests(response) { support.noteVerifies(origin) }
-            if let tus = TusCapabilities(options: response) { return .tus(tus) }
-            if let origin {
-                support.noteLimit(UploadLimit(parsing: response.header(ResumableFields.limit)), for: origin)
-            }
-            let read = ResumeSupport.read(response, asked: version)
-            if let spoken = read.version { return .supported(version: spoken) }
-            guard let next = read.tryVersion else { return .unsupported }
-            version = next
+            next = decision.next
         }
-        return .unsupported
     }
 
     /// Runs `work` until `deadline`, cancelling it then; whether the deadline cut it. A cancel

@@ -7,18 +7,7 @@ import UploadProtocols
 /// with `OPTIONS` and remembered; uploads to the same origin at the same time share one question.
 /// An origin that could not be asked (no answer) is asked again next time.
 final class ResumeSupport: Sendable {
-    enum Answer: Sendable, Equatable {
-        /// The resumable-upload draft in this interop version.
-        case supported(version: Int)
-        /// tus 1.0.0, offering this.
-        case tus(TusCapabilities)
-        case unsupported
-        /// The question got no answer: no connection (asked again next time).
-        case unknown
-        /// The origin took the question and said nothing in time: kept for this process (not
-        /// asked again), never written down.
-        case silent
-    }
+    typealias Answer = OriginSupport
 
     private let state = NIOLockedValueBox<[String: Task<Answer, Never>]>([:])
     /// The `Upload-Limit` each origin's `OPTIONS` answer said (this process only).
@@ -107,23 +96,5 @@ final class ResumeSupport: Sendable {
         state.withLockedValue { $0[origin] = Task { answer } }
         rememberedOrigins.withLockedValue { _ = $0.remove(origin) }
         store?.remember(origin, answer, now: now)
-    }
-
-    /// What an `OPTIONS` answer says: the draft's `Accept-Patch` with `application/partial-upload`,
-    /// an `Upload-Limit`, or the interop version asked for echoed on a success; `version` is the
-    /// one to speak (a success naming another version spoken here: that one). An answer that
-    /// names another interop version we speak (a server of an older draft refusing ours) gives
-    /// that version to ask again with.
-    static func read(_ response: UploadResponse, asked version: Int) -> (version: Int?, tryVersion: Int?) {
-        let echoed = ResumableFields.version(response.header(ResumableFields.interopVersion))
-        let otherSpoken = echoed.flatMap { $0 != version && ResumableFields.supportedVersions.contains($0) ? $0 : nil }
-        guard (200..<300).contains(response.status) else { return (nil, otherSpoken) }
-        if let otherSpoken { return (otherSpoken, nil) }
-        let acceptsPartial = response.headers.contains { name, value in
-            name.lowercased() == "accept-patch"
-                && value.lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix(ResumableFields.partialUploadType) }
-        }
-        let limits = UploadLimit(parsing: response.header(ResumableFields.limit)) != nil
-        return (acceptsPartial || limits || echoed == version ? version : nil, nil)
     }
 }

@@ -1,0 +1,57 @@
+import UploadCore
+
+/// The ordinary upload: one multipart `POST`, sent again where a `307`/`308` points (as curl
+/// `--location` does for them: same method, same body), at most `maxRedirects` times. The
+/// user's headers (`-H`, `--netrc`) go only to the endpoint's origin (`Endpoint.headers`). A
+/// body read from a pipe cannot be read twice: its redirect is the answer.
+public struct PlainUploadMachine: Sendable {
+    public enum Next: Sendable {
+        /// The request, to this endpoint with these of the user's headers.
+        case send(Endpoint, headers: [RequestHeader])
+        /// The attempt ends with this (its `bytesSent` counts every request's).
+        case finish(AttemptResult)
+    }
+
+    public static let maxRedirects = 5
+
+    private let endpoint: Endpoint
+    private let headers: [RequestHeader]
+    private let canSendAgain: Bool
+    private var current: Endpoint
+    private var redirects = 0
+    private var bytesSent: Int64 = 0
+
+    /// An upload to `endpoint` with the user's `headers`; `canSendAgain`: the body can be made
+    /// again (a file, not a pipe).
+    public init(endpoint: Endpoint, headers: [RequestHeader], canSendAgain: Bool) {
+        self.endpoint = endpoint
+        self.headers = headers
+        self.canSendAgain = canSendAgain
+        current = endpoint
+    }
+
+    /// Whether no request has been answered yet (the first answer may show a tus server).
+    public var isFirstRequest: Bool { redirects == 0 }
+
+    public func start() -> Next {
+        .send(endpoint, headers: headers)
+    }
+
+    /// What the request came back with: its answer is the attempt's, or a redirect to follow.
+    public mutating func answered(_ result: AttemptResult) -> Next {
+        bytesSent += result.bytesSent
+        guard let response = result.response, response.status == 307 || response.status == 308,
+              let location = response.header("Location"), let next = current.resolve(location), canSendAgain
+        else {
+            return .finish(AttemptResult(outcome: result.outcome, response: result.response, bytesSent: bytesSent))
+        }
+        guard redirects < Self.maxRedirects else {
+            return .finish(AttemptResult(
+                outcome: .failed(UploadFailure(.tooManyRedirects, "more than \(Self.maxRedirects) redirects; the last pointed to \(next.shown)")),
+                response: response, bytesSent: bytesSent))
+        }
+        redirects += 1
+        current = next
+        return .send(next, headers: endpoint.headers(headers, to: next))
+    }
+}
