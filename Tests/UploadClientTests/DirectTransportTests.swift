@@ -208,7 +208,7 @@ func keepAliveServer(
         var fields = HTTPHeaders()
         fields.add(name: "Expect", value: "100-continue")
         let bytes = Self.body
-        let result = await transport.directExchange(
+        let result = await DirectExchanger(connections: transport.connections, timeouts: transport.timeouts).send(
             target, method: .PATCH, headers: fields,
             body: .stream(length: Int64(bytes.count), idleCounts: true, produce: { writer in writer.write(.byteBuffer(ByteBuffer(bytes: bytes))) }),
             length: Int64(bytes.count), eventLoop: MultiThreadedEventLoopGroup.singleton.any(), observer: AttemptObserver())

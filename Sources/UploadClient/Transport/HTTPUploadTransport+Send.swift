@@ -1,40 +1,39 @@
-import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import UploadCore
 
-// Which path carries a request: this client's own HTTP/1 connections where they can, else
-// AsyncHTTPClient (`exchange`).
+// Requests to URLs kept as text (an upload resource in a `ResumePoint`), handed to the
+// exchanger: this client's own HTTP/1 connections where they can carry them, AsyncHTTPClient
+// otherwise (`Carriers`).
 extension HTTPUploadTransport {
-    /// One request by whichever path carries it: this client's own HTTP/1 connections for plain
-    /// `http` with a body of known length (or none), AsyncHTTPClient otherwise (TLS, a pipe's
-    /// body of unknown length).
+    /// One request, its body streamed (or none), by whichever carrier takes it.
     func send(
         url: String, method: HTTPMethod, headers: HTTPHeaders, streamer: BodyStreamer? = nil,
         progressBase: Int64 = 0, progressTotal: Int64? = nil, continueWait: TimeAmount? = nil, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
-        if direct, let endpoint = endpoints(url), let target = connections.target(endpoint), streamer == nil || streamer?.length != nil {
-            let body: DirectBody = streamer?.directBody ?? .buffers([])
-            return await directExchange(target, method: method, headers: headers, body: body, length: streamer?.length,
-                                        progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer,
-                                        continueWait: continueWait)
-        }
-        return await exchange(url: url, method: method, headers: headers, body: streamer?.makeBody(), length: streamer?.length,
-                              watch: streamer?.watch ?? WriteWatch(), progressBase: progressBase, progressTotal: progressTotal,
-                              eventLoop: eventLoop, observer: observer)
+        await send(url: url, method: method, headers: headers, body: streamer.map { .streamed($0) } ?? .none,
+                   progressBase: progressBase, progressTotal: progressTotal, continueWait: continueWait, eventLoop: eventLoop, observer: observer)
     }
 
-    /// One request with a body in memory (a chunk of a stream), by whichever path carries it.
+    /// One request with a body in memory (a chunk of a stream), by whichever carrier takes it.
     func send(
         url: String, method: HTTPMethod, headers: HTTPHeaders, bytes: ByteBuffer, progressBase: Int64 = 0, progressTotal: Int64? = nil,
         eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
-        let length = Int64(bytes.readableBytes)
-        if direct, let endpoint = endpoints(url), let target = connections.target(endpoint) {
-            return await directExchange(target, method: method, headers: headers, body: .buffers([bytes]), length: length,
-                                        progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer)
+        await send(url: url, method: method, headers: headers, body: .buffers([bytes]),
+                   progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer)
+    }
+
+    private func send(
+        url: String, method: HTTPMethod, headers: HTTPHeaders, body: ExchangeBody,
+        progressBase: Int64, progressTotal: Int64?, continueWait: TimeAmount? = nil, eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> AttemptResult {
+        guard let endpoint = endpoints(url) else {
+            return AttemptResult(outcome: .failed(UploadFailure(.other, UploadInputError.badURL(RedactedURL.display(url)).description)),
+                                 response: nil, bytesSent: 0)
         }
-        return await exchange(url: url, method: method, headers: headers, body: .byteBuffer(bytes), length: length,
-                              progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer)
+        let exchange = Exchange(method: method, endpoint: endpoint, headers: headers, body: body,
+                                progressBase: progressBase, progressTotal: progressTotal, continueWait: continueWait)
+        return await exchanger.exchange(exchange, eventLoop: eventLoop, observer: observer)
     }
 }

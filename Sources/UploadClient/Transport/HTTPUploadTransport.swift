@@ -16,14 +16,14 @@ public final class HTTPUploadTransport: UploadTransport {
     public static let maxRedirects = PlainUploadMachine.maxRedirects
 
     let client: HTTPClient
+    /// What carries each request: the direct way or AsyncHTTPClient (`Carriers`), or what a test gives.
+    let exchanger: any Exchanger
     let threadPool: NIOThreadPool
     let chunkSize: Int
     let timeouts: UploadTimeouts
     let rateLimit: Int64?
     /// A limit shared with other transports (the agent's total rate), or nil.
     let sharedLimit: SharedRateLimit?
-    /// What a refused certificate is checked against to say why (nil under `--insecure`).
-    let certificateRoots: CertificateInspection.Roots?
     /// Whether uploads continue where a server that resumes has them (`--no-resume`: false).
     let resume: Bool
     /// Whether photos are sent without where they were taken (`--strip-location`).
@@ -47,9 +47,6 @@ public final class HTTPUploadTransport: UploadTransport {
     let support = ResumeSupport()
     /// What requests to each origin showed of the link (tus chunks are sized from it).
     let links = NIOLockedValueBox<[String: LinkEstimate]>([:])
-    /// Whether small plain-HTTP bodies go the direct way (`DirectHTTP1.swift`) rather than
-    /// through AsyncHTTPClient.
-    let direct: Bool
     /// The direct way's keep-alive connections (to the proxy, when there is an HTTP one).
     let connections: DirectConnections
     /// AsyncHTTPClient's way through a SOCKS5 proxy, or nil.
@@ -57,7 +54,7 @@ public final class HTTPUploadTransport: UploadTransport {
     /// The event loops as task executors, handed out in turn.
     let loopExecutors: EventLoopTaskExecutors
 
-    public init(
+    public convenience init(
         tls: TLSOptions = TLSOptions(),
         timeouts: UploadTimeouts = UploadTimeouts(),
         chunkSize: Int = HTTPUploadTransport.defaultChunkSize,
@@ -74,6 +71,31 @@ public final class HTTPUploadTransport: UploadTransport {
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton
     ) throws {
+        try self.init(tls: tls, timeouts: timeouts, chunkSize: chunkSize, rateLimit: rateLimit, sharedLimit: sharedLimit, resume: resume,
+                      stripLocation: stripLocation, proxy: proxy, digests: digests, contentIdentity: contentIdentity,
+                      uploadProtocol: uploadProtocol, tusChunkSize: tusChunkSize, direct: direct, eventLoopGroup: eventLoopGroup,
+                      threadPool: threadPool, exchanger: nil)
+    }
+
+    /// `exchanger`: what carries the requests (nil: the direct way where it can, AsyncHTTPClient otherwise).
+    init(
+        tls: TLSOptions = TLSOptions(),
+        timeouts: UploadTimeouts = UploadTimeouts(),
+        chunkSize: Int = HTTPUploadTransport.defaultChunkSize,
+        rateLimit: Int64? = nil,
+        sharedLimit: SharedRateLimit? = nil,
+        resume: Bool = true,
+        stripLocation: Bool = false,
+        proxy: ProxyTarget? = nil,
+        digests: Bool = true,
+        contentIdentity: Bool = true,
+        uploadProtocol: UploadProtocol = .auto,
+        tusChunkSize: Int64? = nil,
+        direct: Bool = true,
+        eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        threadPool: NIOThreadPool = .singleton,
+        exchanger: (any Exchanger)?
+    ) throws {
         self.resume = resume
         self.stripLocation = stripLocation
         self.digests = digests
@@ -84,7 +106,6 @@ public final class HTTPUploadTransport: UploadTransport {
         // to the proxy (as curl sends them: many proxies allow CONNECT to port 443 only), and
         // through SOCKS5 in a tunnel of the direct way's own; TLS goes AsyncHTTPClient's way
         // (CONNECT, or SOCKS5 by the loopback bridge, which logs in and resolves as asked).
-        self.direct = direct
         self.proxy = proxy
         connections = DirectConnections(proxy: proxy, threadPool: threadPool)
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
@@ -124,14 +145,17 @@ public final class HTTPUploadTransport: UploadTransport {
             socksBridge = nil
             configuration.proxy = proxy.map(HTTPClient.Configuration.Proxy.init(httpProxy:))
         }
-        self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        self.client = client
+        self.exchanger = exchanger ?? Carriers(
+            direct: direct ? DirectExchanger(connections: connections, timeouts: timeouts) : nil,
+            client: ClientExchanger(client: client, timeouts: timeouts, proxy: proxy, socksBridge: socksBridge, certificateRoots: certificateRoots))
         self.loopExecutors = EventLoopTaskExecutors(eventLoopGroup)
         self.threadPool = threadPool
         self.chunkSize = chunkSize
         self.rateLimit = rateLimit
         self.sharedLimit = sharedLimit
         self.timeouts = timeouts
-        self.certificateRoots = certificateRoots
     }
 
     /// A transport that sends as `settings` say, within `sharedLimit` if given.
@@ -179,11 +203,11 @@ public final class HTTPUploadTransport: UploadTransport {
             return AttemptResult(outcome: .failed(error), response: nil, bytesSent: 0)
         }
         let origin = prepared.endpoint.origin.description
-        let target = direct ? connections.target(prepared.endpoint) : nil
+        let path = exchanger.path(to: prepared.endpoint)
         var plan = AttemptPlan(
             asked: uploadProtocol, resume: resume, point: request.resume?.kind, handedOut: request.uploadURL != nil,
             size: prepared.source.isPipe ? nil : prepared.source.size,
-            directPossible: target != nil, throughHTTPProxy: target?.proxy?.kind == .http,
+            directPossible: path.direct, throughHTTPProxy: path.throughHTTPProxy,
             bodyInMemory: prepared.preloaded != nil && rateLimit == nil && sharedLimit == nil,
             known: await support.known(origin))
         while true {
@@ -255,108 +279,5 @@ public final class HTTPUploadTransport: UploadTransport {
             httpHeaders.add(name: "User-Agent", value: "uploadmon/\(UploadmonVersion.current)")
         }
         return httpHeaders
-    }
-
-    /// One request and its answer, with the stall watchdog and the answer clock. `length` is the
-    /// body's; progress is reported from `progressBase` (a resumed body's offset) of `progressTotal`.
-    func exchange(
-        url: String, method: HTTPMethod, headers httpHeaders: HTTPHeaders, body: HTTPClient.Body?, length: Int64?,
-        watch: WriteWatch = WriteWatch(), progressBase: Int64 = 0, progressTotal: Int64? = nil,
-        eventLoop: EventLoop, observer: AttemptObserver
-    ) async -> AttemptResult {
-        // The answer clock covers the whole answer: AsyncHTTPClient's read timeout restarts at
-        // every byte, so a server trickling its answer a byte a second would hold us forever.
-        let answerDeadline = NIOLockedValueBox<(scheduled: Scheduled<Void>?, hit: Bool, task: HTTPClient.Task<UploadResponse>?)>((nil, false, nil))
-        let answerLimit = timeouts.answer
-        let report = observer.progress
-        var progress = report
-        if progressBase != 0 || progressTotal != nil {
-            progress = { @Sendable bytes, total, expected in
-                let whole: Int64? = progressTotal ?? expected.map { progressBase + $0 }
-                report(bytes, progressBase + total, whole)
-            }
-        }
-        let delegate = UploadDelegate(expected: length, onProgress: progress, onBodySent: {
-            watch.bodyEnded()
-            let scheduled = eventLoop.scheduleTask(in: answerLimit) {
-                let task = answerDeadline.withLockedValue { state -> HTTPClient.Task<UploadResponse>? in
-                    state.hit = true
-                    return state.task
-                }
-                task?.cancel()
-            }
-            answerDeadline.withLockedValue { $0.scheduled = scheduled }
-        })
-        let request: HTTPClient.Request
-        do {
-            request = try HTTPClient.Request(url: url, method: method, headers: httpHeaders, body: body)
-        } catch {
-            return AttemptResult(outcome: .failed(UploadFailure(.other, "cannot build a request for \(url): \(error)")), response: nil, bytesSent: 0)
-        }
-        // `.delegate(on:)`, not `.delegateAndChannel(on:)`: AsyncHTTPClient closes a connection
-        // pinned to an event loop as soon as no request for that loop waits, so pinning the
-        // channel would cost every upload a fresh TCP (and TLS) handshake. The body streamer and
-        // the delegate stay on `eventLoop`; the pool lends any idle keep-alive connection.
-        let task = client.execute(request: request, delegate: delegate, eventLoop: .delegate(on: eventLoop))
-        answerDeadline.withLockedValue { $0.task = task }
-        defer { answerDeadline.withLockedValue { $0.scheduled?.cancel() } }
-        let stalled = NIOLockedValueBox(false)
-        let watchdog = StallWatchdog(watch: watch, limit: timeouts.stall, eventLoop: eventLoop) {
-            stalled.withLockedValue { $0 = true }
-            task.cancel()
-        }
-        defer { watchdog.cancel() }
-        do {
-            let response = try await withTaskCancellationHandler {
-                try await task.futureResult.get()
-            } onCancel: {
-                task.cancel()
-            }
-            return AttemptResult(outcome: Self.outcome(response, bytesSent: delegate.bytesSent, expected: length),
-                                 response: response, bytesSent: delegate.bytesSent)
-        } catch {
-            let stalledOut = stalled.withLockedValue { $0 }
-            let deadlineHit = answerDeadline.withLockedValue { $0.hit }
-            let cancelled = error is CancellationError || (error as? HTTPClientError) == .cancelled
-            // What arrived of the answer is what happened (its status at least); that its end
-            // did not arrive is said with it.
-            let captured = delegate.answer
-            let arrived: Result<UploadResponse, UploadFailure>? = stalledOut ? nil
-                : error is AnswerCapture.KeptEnough ? captured.whenEnoughWasKept.map { .success($0) }
-                : deadlineHit ? captured.whenTheAnswerClockRanOut(timeouts)
-                : cancelled ? nil
-                : captured.whenTheConnectionEnded.map { .success($0) }
-            if case .success(let answer) = arrived {
-                return AttemptResult(outcome: Self.outcome(answer, bytesSent: delegate.bytesSent, expected: length),
-                                     response: answer, bytesSent: delegate.bytesSent)
-            }
-            var failure = deadlineHit ? FailureClassifier.noAnswer(timeouts)
-                : stalledOut ? FailureClassifier.stalled(timeouts)
-                : proxy.flatMap { delegate.bodySent ? nil : FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts, bridge: socksBridge, endpoint: endpoints(url)) }
-                    ?? FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
-            if failure.kind == .certificateRejected {
-                failure = await explainCertificate(failure, url: url, eventLoop: eventLoop)
-            }
-            return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: delegate.bytesSent)
-        }
-    }
-
-    /// What an answer means for the upload. A success before the whole body was sent is not
-    /// one, unless the server says it repeats the answer to an upload it already has
-    /// (`Idempotent-Replayed`: the same Idempotency-Key completed before).
-    static func outcome(_ response: UploadResponse, bytesSent: Int64, expected: Int64?) -> UploadOutcome {
-        if response.header("Idempotent-Replayed")?.lowercased() == "true" { return .answered(status: response.status) }
-        return .answer(response.status, bytesSent: bytesSent, expected: expected)
-    }
-
-    /// Replaces BoringSSL's one-size message with what is wrong with the certificate, found by
-    /// one more connection that takes the certificates and sends nothing. When that cannot
-    /// tell (the server is gone, or every check passes), the original message stays.
-    private func explainCertificate(_ failure: UploadFailure, url: String, eventLoop: EventLoop) async -> UploadFailure {
-        guard let roots = certificateRoots, let endpoint = endpoints(url) else { return failure }
-        guard let problems = await CertificateInspection.problems(
-            host: endpoint.host, port: endpoint.port, roots: roots, eventLoop: eventLoop, timeout: timeouts.connect, now: Date())
-        else { return failure }
-        return UploadFailure(.certificateRejected, CertificateProblem.describe(problems))
     }
 }

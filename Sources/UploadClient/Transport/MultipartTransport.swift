@@ -32,8 +32,12 @@ extension HTTPUploadTransport {
             var result: AttemptResult
             var sent = upFront
             var content = inMemory?.fileHex
-            if inOneWrite, let target = connections.target(endpoint), let preloaded = prepared.preloaded {
-                result = await directExchange(target, headers: fields, layout: layout, preloaded: preloaded, eventLoop: eventLoop, observer: observer)
+            if inOneWrite, exchanger.path(to: endpoint).direct, let preloaded = prepared.preloaded {
+                // Head, file and tail in one write: no copy of the file into a buffer of its own.
+                let allocator = ByteBufferAllocator()
+                let pieces = [allocator.buffer(bytes: layout.head), preloaded, allocator.buffer(bytes: layout.tail)]
+                result = await exchanger.exchange(Exchange(method: .POST, endpoint: endpoint, headers: fields, body: .buffers(pieces)),
+                                                  eventLoop: eventLoop, observer: observer)
                 content = content ?? inMemoryContent(prepared)
             } else {
                 let streamer = makeStreamer(layout, prepared, pipePrefix: machine.isFirstRequest ? prepared.pipePrefix : nil,

@@ -25,7 +25,6 @@ extension HTTPUploadTransport {
         // A tus upload URL is not the draft's: the body would be made again with no boundary.
         let point = request.resume?.kind == .draft ? request.resume : nil
         let knownLength = point.flatMap { prepared.layout(Boundary($0.boundary), for: request).contentLength }
-        let directTarget = direct ? connections.target(prepared.endpoint) : nil
         var machine = ResumableUploadMachine(endpoint: prepared.endpoint, file: opened, fileSize: opened.size, point: point,
                                              bodyLength: knownLength, threshold: Self.resumeThreshold,
                                              optimistic: optimistic)
@@ -73,17 +72,13 @@ extension HTTPUploadTransport {
                 fields.add(name: ResumableFields.complete, value: ResumableFields.boolean(false))
                 fields.add(name: ResumableFields.length, value: String(length))
                 fields.add(name: ResumableFields.interopVersion, value: String(version))
-                let result = if let target = directTarget {
-                    await directExchange(target, headers: fields, body: .buffers([]), length: 0, eventLoop: eventLoop, observer: .init())
-                } else {
-                    await exchange(url: request.url, method: .POST, headers: fields, body: .bytes([]), length: 0,
-                                   progressTotal: length, eventLoop: eventLoop, observer: .init())
-                }
+                let result = await exchanger.exchange(
+                    Exchange(method: .POST, endpoint: prepared.endpoint, headers: fields, body: .buffers([])), eventLoop: eventLoop, observer: .init())
                 lastLayout = layout
                 decision = machine.created(result, boundary: layout.boundary.value, bodyLength: length)
             case .request(.createOptimistically(let version)):
                 let layout = prepared.layout(.random(), for: request)
-                guard let length = layout.contentLength, let target = directTarget else {
+                guard let length = layout.contentLength, optimistic else {
                     decision = machine.cannotCreate()
                     continue
                 }
@@ -98,9 +93,8 @@ extension HTTPUploadTransport {
                                             eventLoop: eventLoop)
                 let announced = NIOLockedValueBox<ResumePoint?>(nil)
                 let endpoint = prepared.endpoint
-                let result = await directExchange(
-                    target, headers: fields, body: streamer.directBody, length: length,
-                    eventLoop: eventLoop, observer: observer,
+                let result = await exchanger.exchange(Exchange(
+                    method: .POST, endpoint: endpoint, headers: fields, body: .streamed(streamer),
                     interim: { answer in
                         guard announced.withLockedValue({ $0 }) == nil,
                               let point = ResumableUploadMachine.announcement(answer, endpoint: endpoint, version: version, boundary: layout.boundary.value,
@@ -108,7 +102,7 @@ extension HTTPUploadTransport {
                         else { return }
                         announced.withLockedValue { $0 = point }
                         observer.resumable(point, nil)
-                    })
+                    }), eventLoop: eventLoop, observer: observer)
                 sentDigest = streamer.digest?.value
                 content = streamer.digest?.fileHex
                 decision = machine.createdOptimistically(result, announced: announced.withLockedValue { $0 })
@@ -273,8 +267,9 @@ extension HTTPUploadTransport {
     /// interim ones (`100`, `104`): plain HTTP the direct way, not through an HTTP proxy (a
     /// SOCKS5 tunnel carries them; tinyproxy, for one, takes a `104` for the answer).
     func seesInterimAnswers(_ url: String) -> Bool {
-        guard direct, let endpoint = endpoints(url), let target = connections.target(endpoint) else { return false }
-        return target.proxy?.kind != .http
+        guard let endpoint = endpoints(url) else { return false }
+        let path = exchanger.path(to: endpoint)
+        return path.direct && !path.throughHTTPProxy
     }
 
     /// The origin of `url` as the stores of what origins speak name it.
