@@ -4,6 +4,14 @@ import UploadCore
 /// What the draft's machine and tus's (`TusUploadMachine`, `TusStreamMachine`) share: the reports
 /// an attempt makes to its observer, and the two results every step may end with.
 extension ResumableUploadMachine {
+    /// What a `DELETE` of an upload resource (the draft's or tus's) came to, in words: gone
+    /// (removed, or already unknown to the server), or why not.
+    public static func removal(_ result: AttemptResult) -> String {
+        guard let response = result.response else { return "not removed: " + result.outcome.words(reason: nil) }
+        return (200..<300).contains(response.status) || response.status == 404 || response.status == 410
+            ? "removed from the server" : "the server answered \(response.status) to its removal"
+    }
+
     /// What happened, for the attempt's observer, in order.
     public enum Report: Sendable, Equatable {
         /// The server keeps the upload at this point (nil: no longer; with the reason when what

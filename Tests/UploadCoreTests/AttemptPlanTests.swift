@@ -258,3 +258,15 @@ import UploadProtocols
         #expect(end.bytesSent == 60)
     }
 }
+
+/// What a removal of an upload resource came to, in words.
+@Suite struct RemovalWordsTests {
+    @Test func goneOrWhyNot() {
+        for status in [200, 204, 404, 410] {
+            #expect(ResumableUploadMachine.removal(AttemptPlanTests.answer(status)) == "removed from the server", "\(status)")
+        }
+        #expect(ResumableUploadMachine.removal(AttemptPlanTests.answer(403)) == "the server answered 403 to its removal")
+        let cut = AttemptResult(outcome: .failed(UploadFailure(.cannotConnect, "connection refused")), response: nil, bytesSent: 0)
+        #expect(ResumableUploadMachine.removal(cut).hasPrefix("not removed: "))
+    }
+}

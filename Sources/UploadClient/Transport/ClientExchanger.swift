@@ -2,6 +2,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOPosix
+import NIOSSL
 import AsyncHTTPClient
 import UploadCore
 
@@ -17,12 +19,54 @@ final class ClientExchanger: Exchanger {
     /// What a refused certificate is checked against to say why (nil under `--insecure`).
     let certificateRoots: CertificateInspection.Roots?
 
-    init(client: HTTPClient, timeouts: UploadTimeouts, proxy: ProxyTarget?, socksBridge: SOCKSBridge?, certificateRoots: CertificateInspection.Roots?) {
-        self.client = client
+    /// A client that verifies certificates as `tls` says, within `timeouts`, through `proxy`.
+    init(tls: TLSOptions, timeouts: UploadTimeouts, proxy: ProxyTarget?, eventLoopGroup: EventLoopGroup, threadPool: NIOThreadPool) throws {
         self.timeouts = timeouts
         self.proxy = proxy
-        self.socksBridge = socksBridge
+        var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+        var certificateRoots: CertificateInspection.Roots? = tls.insecure ? nil : .system
+        if let path = tls.caCertificatePath {
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw UploadInputError.cannotRead(path: path, reason: "the CA certificate file is missing or unreadable")
+            }
+            // Read now, so a file that holds no certificate is refused up front with its name
+            // rather than surfacing later as a baffling handshake failure.
+            let roots = (try? NIOSSLCertificate.fromPEMFile(path)) ?? []
+            guard !roots.isEmpty else {
+                throw UploadInputError.cannotRead(path: path, reason: "it holds no PEM certificate (the CA file must be PEM: -----BEGIN CERTIFICATE-----)")
+            }
+            tlsConfiguration.trustRoots = .certificates(roots)
+            if !tls.insecure { certificateRoots = .file(path, certificates: roots) }
+        }
+        if tls.insecure {
+            tlsConfiguration.certificateVerification = .none
+        }
+        var pool = HTTPClient.Configuration.ConnectionPool()
+        // A refused connection must surface at once as "cannot connect", not be retried silently
+        // until the connect timeout: the queue's own retry policy decides about trying again.
+        pool.retryConnectionEstablishment = false
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tlsConfiguration,
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: timeouts.connect, read: timeouts.answer),
+            connectionPool: pool
+        )
+        configuration.httpVersion = .http1Only
+        if let proxy, proxy.kind == .socks5 {
+            let bridge = try SOCKSBridge(proxy: proxy, group: eventLoopGroup, timeout: timeouts.connect, threadPool: threadPool)
+            socksBridge = bridge
+            configuration.proxy = .socksServer(host: "127.0.0.1", port: bridge.port)
+        } else {
+            socksBridge = nil
+            configuration.proxy = proxy.map(HTTPClient.Configuration.Proxy.init(httpProxy:))
+        }
+        client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         self.certificateRoots = certificateRoots
+    }
+
+    func shutdown() async throws {
+        try await client.shutdown()
+        socksBridge?.close()
     }
 
     func path(to endpoint: Endpoint) -> ExchangePath {

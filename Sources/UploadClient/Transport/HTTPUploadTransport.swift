@@ -1,21 +1,22 @@
 import Foundation
-import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
-import AsyncHTTPClient
 import UploadCore
 import UploadProtocols
 
-/// The real transport: one shared AsyncHTTPClient (keep-alive reuse per host), bodies streamed
-/// from disk by `BodyStreamer`, progress from `didSendRequestPart`.
+/// The real transport: each attempt prepares the file, follows its `AttemptPlan` (ask, tus, the
+/// draft, multipart) through the protocols' machines, and hands every request to the exchanger
+/// (this client's own HTTP/1 connections where they can, AsyncHTTPClient otherwise); bodies are
+/// streamed from disk by `BodyStreamer`.
 public final class HTTPUploadTransport: UploadTransport {
     public static let defaultChunkSize = 256 * 1024
     public static let maxRedirects = PlainUploadMachine.maxRedirects
 
-    let client: HTTPClient
+    /// AsyncHTTPClient's carrier (closed with the transport).
+    let carrier: ClientExchanger
+    let eventLoopGroup: EventLoopGroup
     /// What carries each request: the direct way or AsyncHTTPClient (`Carriers`), or what a test gives.
     let exchanger: any Exchanger
     let threadPool: NIOThreadPool
@@ -49,8 +50,6 @@ public final class HTTPUploadTransport: UploadTransport {
     let links = NIOLockedValueBox<[String: LinkEstimate]>([:])
     /// The direct way's keep-alive connections (to the proxy, when there is an HTTP one).
     let connections: DirectConnections
-    /// AsyncHTTPClient's way through a SOCKS5 proxy, or nil.
-    let socksBridge: SOCKSBridge?
     /// The event loops as task executors, handed out in turn.
     let loopExecutors: EventLoopTaskExecutors
 
@@ -108,48 +107,12 @@ public final class HTTPUploadTransport: UploadTransport {
         // (CONNECT, or SOCKS5 by the loopback bridge, which logs in and resolves as asked).
         self.proxy = proxy
         connections = DirectConnections(proxy: proxy, threadPool: threadPool)
-        var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
-        var certificateRoots: CertificateInspection.Roots? = tls.insecure ? nil : .system
-        if let path = tls.caCertificatePath {
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw UploadInputError.cannotRead(path: path, reason: "the CA certificate file is missing or unreadable")
-            }
-            // Read now, so a file that holds no certificate is refused up front with its name
-            // rather than surfacing later as a baffling handshake failure.
-            let roots = (try? NIOSSLCertificate.fromPEMFile(path)) ?? []
-            guard !roots.isEmpty else {
-                throw UploadInputError.cannotRead(path: path, reason: "it holds no PEM certificate (the CA file must be PEM: -----BEGIN CERTIFICATE-----)")
-            }
-            tlsConfiguration.trustRoots = .certificates(roots)
-            if !tls.insecure { certificateRoots = .file(path, certificates: roots) }
-        }
-        if tls.insecure {
-            tlsConfiguration.certificateVerification = .none
-        }
-        var pool = HTTPClient.Configuration.ConnectionPool()
-        // A refused connection must surface at once as "cannot connect", not be retried silently
-        // until the connect timeout: the queue's own retry policy decides about trying again.
-        pool.retryConnectionEstablishment = false
-        var configuration = HTTPClient.Configuration(
-            tlsConfiguration: tlsConfiguration,
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: timeouts.connect, read: timeouts.answer),
-            connectionPool: pool
-        )
-        configuration.httpVersion = .http1Only
-        if let proxy, proxy.kind == .socks5 {
-            let bridge = try SOCKSBridge(proxy: proxy, group: eventLoopGroup, timeout: timeouts.connect, threadPool: threadPool)
-            socksBridge = bridge
-            configuration.proxy = .socksServer(host: "127.0.0.1", port: bridge.port)
-        } else {
-            socksBridge = nil
-            configuration.proxy = proxy.map(HTTPClient.Configuration.Proxy.init(httpProxy:))
-        }
-        let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
-        self.client = client
+        let carrier = try ClientExchanger(tls: tls, timeouts: timeouts, proxy: proxy, eventLoopGroup: eventLoopGroup, threadPool: threadPool)
+        self.carrier = carrier
+        self.eventLoopGroup = eventLoopGroup
         self.exchanger = exchanger ?? Carriers(
             direct: direct ? DirectExchanger(connections: connections, timeouts: timeouts) : nil,
-            client: ClientExchanger(client: client, timeouts: timeouts, proxy: proxy, socksBridge: socksBridge, certificateRoots: certificateRoots))
+            client: carrier)
         self.loopExecutors = EventLoopTaskExecutors(eventLoopGroup)
         self.threadPool = threadPool
         self.chunkSize = chunkSize
@@ -181,8 +144,7 @@ public final class HTTPUploadTransport: UploadTransport {
 
     public func shutdown() async throws {
         connections.closeAll()
-        try await client.shutdown()
-        socksBridge?.close()
+        try await carrier.shutdown()
     }
 
     public func beginAttempt() -> (any TaskExecutor)? {
@@ -195,7 +157,7 @@ public final class HTTPUploadTransport: UploadTransport {
 
     public func perform(_ request: UploadRequest, observer: AttemptObserver) async -> AttemptResult {
         // The loop the attempt runs on when the queue gave it one (`beginAttempt`).
-        let eventLoop = client.eventLoopGroup.any()
+        let eventLoop = eventLoopGroup.any()
         let prepared: Prepared
         do throws(UploadFailure) {
             prepared = try await prepare(request, eventLoop: eventLoop)

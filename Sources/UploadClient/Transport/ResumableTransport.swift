@@ -210,12 +210,7 @@ extension HTTPUploadTransport {
     func cancelOnServer(_ point: ResumePoint, _ request: UploadRequest, eventLoop: EventLoop) async -> String {
         let fields = resourceHeaders(point, request)
         let deleting = Task { () -> String in
-            let result = await send(url: point.uploadURL, method: .DELETE, headers: fields, eventLoop: eventLoop, observer: .init())
-            if let response = result.response {
-                return (200..<300).contains(response.status) || response.status == 404 || response.status == 410
-                    ? "removed from the server" : "the server answered \(response.status) to its removal"
-            }
-            return "not removed: " + result.outcome.words(reason: nil)
+            ResumableUploadMachine.removal(await send(url: point.uploadURL, method: .DELETE, headers: fields, eventLoop: eventLoop, observer: .init()))
         }
         let deadline = Task {
             // As long as the question whether the origin resumes may take: a few round trips
@@ -230,7 +225,7 @@ extension HTTPUploadTransport {
 
     /// What the server keeps of an upload that failed for good goes (best effort, at most the discovery timeout).
     public func discard(_ point: ResumePoint, of request: UploadRequest) async -> String {
-        await cancelOnServer(point, request, eventLoop: client.eventLoopGroup.any())
+        await cancelOnServer(point, request, eventLoop: eventLoopGroup.any())
     }
 
     /// Headers for requests to the upload resource: the user's (`-H`) only on the endpoint's origin,

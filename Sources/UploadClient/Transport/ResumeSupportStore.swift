@@ -106,8 +106,7 @@ public final class ResumeSupportStore: Sendable {
     /// address in any form the resolver takes (`127.1`, `2130706433`, `0x7f000001`, `0177.0.0.1`,
     /// `::1`, `::ffff:127.0.0.1`, `0.0.0.0`) or `localhost`.
     static func isLoopback(_ origin: String) -> Bool {
-        guard var host = URLComponents(string: origin)?.host?.lowercased() else { return true }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard let host = Endpoint(origin)?.host else { return true }
         if host == "localhost" || host.hasSuffix(".localhost") { return true }
         var v4 = in_addr()
         if inet_aton(host, &v4) != 0 {
