@@ -17,6 +17,8 @@ public struct AttemptPlan: Sendable, Equatable {
         /// One multipart `POST` (`PlainUploadMachine`); `inOneWrite`: the whole body is in
         /// memory and goes with its head in one write on this client's own connection.
         case multipart(inOneWrite: Bool)
+        /// The file's raw bytes in one `PUT` (`PutUploadMachine`); `inOneWrite` as for multipart.
+        case put(inOneWrite: Bool)
     }
 
     /// Which carries a request: this client's own HTTP/1 connections, or AsyncHTTPClient.
@@ -70,6 +72,8 @@ public struct AttemptPlan: Sendable, Equatable {
 
     /// The way to go now.
     public var route: Route {
+        // Asked for by name: never a question, never another protocol.
+        if asked == .put { return .put(inOneWrite: bodyInMemory && directPossible) }
         // Handed out by another service: tus whatever was asked; what the origin offers, if known.
         if handedOut { return .tus(known?.tusCapabilities ?? .assumed) }
         if tusShown { return askedOrigin ? .tus(known?.tusCapabilities ?? .assumed) : .ask }
@@ -85,7 +89,7 @@ public struct AttemptPlan: Sendable, Equatable {
             // The one discovery question, for files worth resuming: tus and the draft take the
             // same answer.
             if resume, known == nil, !askedOrigin, let size, size >= Self.resumeThreshold { return .ask }
-        case .multipart:
+        case .multipart, .put:
             break
         }
         // A tus upload point is not the draft's: its body would be made again with no boundary.

@@ -18,6 +18,7 @@ public struct PlainUploadMachine: Sendable {
     private let headers: [RequestHeader]
     private let canSendAgain: Bool
     private var current: Endpoint
+    private var currentHeaders: [RequestHeader]
     private var redirects = 0
     private var bytesSent: Int64 = 0
 
@@ -28,7 +29,11 @@ public struct PlainUploadMachine: Sendable {
         self.headers = headers
         self.canSendAgain = canSendAgain
         current = endpoint
+        currentHeaders = headers
     }
+
+    /// Where the request goes now (after the redirects followed).
+    public var target: Endpoint { current }
 
     /// Whether no request has been answered yet (the first answer may show a tus server).
     public var isFirstRequest: Bool { redirects == 0 }
@@ -52,6 +57,15 @@ public struct PlainUploadMachine: Sendable {
         }
         redirects += 1
         current = next
-        return .send(next, headers: endpoint.headers(headers, to: next))
+        currentHeaders = endpoint.headers(headers, to: next)
+        return .send(next, headers: currentHeaders)
+    }
+
+    /// The same request once more, where it went last, after `result` (counted) was put right
+    /// (a missing folder made). A pipe's body cannot be read again: `result` is the answer.
+    public mutating func again(after result: AttemptResult) -> Next {
+        bytesSent += result.bytesSent
+        guard canSendAgain else { return .finish(AttemptResult(outcome: result.outcome, response: result.response, bytesSent: bytesSent)) }
+        return .send(current, headers: currentHeaders)
     }
 }

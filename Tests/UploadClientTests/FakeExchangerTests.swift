@@ -205,4 +205,24 @@ final class FakeExchanger: Exchanger {
         #expect(fake.requests == ["POST http://turn.test/files/", "OPTIONS http://turn.test/files/", "POST http://turn.test/files/"])
         #expect(fake.seen.withLockedValue { $0 }.last?.body == Array(try Data(contentsOf: URL(fileURLWithPath: path))))
     }
+
+    /// `--put`: the raw bytes, to the folder URL and the file's name, typed from the file unless
+    /// the user says otherwise.
+    @Test func aPutSendsTheRawFileToTheFolderURLAndItsName() async throws {
+        for (size, userType) in [(50_000, nil), (3_000_000, "application/octet-stream")] as [(Int, String?)] {
+            let path = try await TestFiles.image("holiday photo.jpg", size: Int64(size), in: "fake-put")
+            let fake = FakeExchanger(direct: true) { _ in ([], Self.response(201)) }
+            let transport = try Self.transport(fake, protocol: .put)
+            var request = try UploadRequest.forPath(path, url: "http://bucket.test/photos/?X-Amz-Signature=abc")
+            if let userType { request.headers = [RequestHeader(name: "Content-Type", value: userType)] }
+            let result = await transport.perform(request, observer: AttemptObserver())
+            try await transport.shutdown()
+            #expect(result.outcome.isSuccess, "\(result.outcome)")
+            #expect(fake.requests == ["PUT http://bucket.test/photos/holiday%20photo.jpg?X-Amz-Signature=abc"])
+            let seen = try #require(fake.seen.withLockedValue { $0.first })
+            #expect(seen.body == Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            #expect(Self.header(seen, "Content-Type") == userType ?? "image/jpeg")
+            #expect(seen.headers["Content-Type"].count == 1)
+        }
+    }
 }

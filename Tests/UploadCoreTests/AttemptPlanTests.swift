@@ -135,6 +135,13 @@ import UploadProtocols
         #expect(!underMultipart)
     }
 
+    @Test func putAskedForIsAPutWhateverIsKnown() {
+        #expect(Self.plan(.put, known: .tus(Self.offered)).route == .put(inOneWrite: false))
+        #expect(Self.plan(.put, point: .draft).route == .put(inOneWrite: false))
+        #expect(Self.plan(.put, size: Self.small, inMemory: true).route == .put(inOneWrite: true))
+        #expect(Self.plan(.put, size: Self.small, direct: false, inMemory: true).route == .put(inOneWrite: false))
+    }
+
     @Test func aRequestGoesOnOurOwnConnectionWhereItCan() {
         #expect(AttemptPlan.carrier(directPossible: true, bodyLength: 10, hasBody: true) == .direct)
         #expect(AttemptPlan.carrier(directPossible: true, bodyLength: nil, hasBody: false) == .direct)

@@ -70,3 +70,25 @@ import UploadCore
         #expect("\(endpoint)" == endpoint.shown)
     }
 }
+
+/// curl `-T`'s rule for a URL that names a folder, and the folders on the way to a file.
+@Suite struct EndpointPathTests {
+    @Test(arguments: [
+        ("http://h/dav/", "photo 1.jpg", "http://h/dav/photo%201.jpg"),
+        ("http://h/dav/", "写真.jpg", "http://h/dav/%E5%86%99%E7%9C%9F.jpg"),
+        ("http://h/dav/x.jpg", "other.jpg", "http://h/dav/x.jpg"),
+        ("https://b.s3.test/up/?X-Amz-Signature=abc", "a&b.jpg", "https://b.s3.test/up/a%26b.jpg?X-Amz-Signature=abc"),
+        ("http://h", "a.jpg", "http://h/a.jpg"),
+        ("http://h:8080/", "../a.jpg", "http://h:8080/..%2Fa.jpg"),
+    ])
+    func aFolderURLGetsTheFilesName(url: String, name: String, expected: String) throws {
+        #expect(try Endpoint(parsing: url).appendingName(name).url == expected)
+    }
+
+    @Test func theFoldersOnTheWayDeepestFirst() throws {
+        let endpoint = try Endpoint(parsing: "http://u:p@h:81/dav/a/b/x.jpg?q=1")
+        #expect(endpoint.collections.map(\.url) == ["http://u:p@h:81/dav/a/b/", "http://u:p@h:81/dav/a/", "http://u:p@h:81/dav/"])
+        #expect(try Endpoint(parsing: "http://h/x.jpg").collections.isEmpty)
+        #expect(try Endpoint(parsing: "http://h/a/").collections.map(\.url) == ["http://h/a/"])
+    }
+}

@@ -40,6 +40,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let uploadProtocol: UploadProtocol
     /// Bytes per tus `PATCH` at most (`--chunk-size`), or nil for the rest in one.
     let tusChunkSize: Int64?
+    /// `PUT`: missing WebDAV folders are made (`--create-dirs`).
+    let createDirs: Bool
     /// The proxy every request goes through, or nil.
     let proxy: ProxyTarget?
     /// The URLs requests go to, parsed.
@@ -66,13 +68,14 @@ public final class HTTPUploadTransport: UploadTransport {
         contentIdentity: Bool = true,
         uploadProtocol: UploadProtocol = .auto,
         tusChunkSize: Int64? = nil,
+        createDirs: Bool = false,
         direct: Bool = true,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton
     ) throws {
         try self.init(tls: tls, timeouts: timeouts, chunkSize: chunkSize, rateLimit: rateLimit, sharedLimit: sharedLimit, resume: resume,
                       stripLocation: stripLocation, proxy: proxy, digests: digests, contentIdentity: contentIdentity,
-                      uploadProtocol: uploadProtocol, tusChunkSize: tusChunkSize, direct: direct, eventLoopGroup: eventLoopGroup,
+                      uploadProtocol: uploadProtocol, tusChunkSize: tusChunkSize, createDirs: createDirs, direct: direct, eventLoopGroup: eventLoopGroup,
                       threadPool: threadPool, exchanger: nil)
     }
 
@@ -90,6 +93,7 @@ public final class HTTPUploadTransport: UploadTransport {
         contentIdentity: Bool = true,
         uploadProtocol: UploadProtocol = .auto,
         tusChunkSize: Int64? = nil,
+        createDirs: Bool = false,
         direct: Bool = true,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton,
@@ -101,6 +105,7 @@ public final class HTTPUploadTransport: UploadTransport {
         self.contentIdentity = contentIdentity
         self.uploadProtocol = uploadProtocol
         self.tusChunkSize = tusChunkSize
+        self.createDirs = createDirs
         // Through an HTTP proxy, plain-HTTP requests go the direct way as absolute-form requests
         // to the proxy (as curl sends them: many proxies allow CONNECT to port 443 only), and
         // through SOCKS5 in a tunnel of the direct way's own; TLS goes AsyncHTTPClient's way
@@ -138,7 +143,8 @@ public final class HTTPUploadTransport: UploadTransport {
             digests: settings.digests,
             contentIdentity: contentIdentity,
             uploadProtocol: settings.uploadProtocol,
-            tusChunkSize: settings.chunkSize
+            tusChunkSize: settings.chunkSize,
+            createDirs: settings.createDirs
         )
     }
 
@@ -190,6 +196,8 @@ public final class HTTPUploadTransport: UploadTransport {
                     return result
                 }
                 plan.draftWentPlain()
+            case .put(let inOneWrite):
+                return await sendPut(request, prepared, inOneWrite: inOneWrite, eventLoop: eventLoop, observer: observer)
             case .multipart(let inOneWrite):
                 if let result = await sendMultipart(request, prepared, inOneWrite: inOneWrite, plan: &plan, eventLoop: eventLoop, observer: observer) {
                     return result
@@ -218,28 +226,5 @@ public final class HTTPUploadTransport: UploadTransport {
     var streamChunkSize: Int {
         let limits = [rateLimit, sharedLimit?.bytesPerSecond].compactMap { $0 }
         return limits.min().map { Int(min(Int64(chunkSize), max($0 / 20, 4096))) } ?? chunkSize
-    }
-
-    /// The headers of a request that carries the whole upload: the user's, the body's type and
-    /// the upload's `Idempotency-Key` (unless the user gave one).
-    func uploadHeaders(_ headers: [RequestHeader], _ layout: MultipartLayout, idempotencyKey: String?) -> HTTPHeaders {
-        var fields = baseHeaders(headers)
-        fields.replaceOrAdd(name: "Content-Type", value: layout.contentTypeHeader)
-        if let key = idempotencyKey, fields["Idempotency-Key"].isEmpty {
-            fields.add(name: "Idempotency-Key", value: "\"\(key)\"")
-        }
-        return fields
-    }
-
-    /// The user's headers (`-H`) and our User-Agent; the body's own headers are set per request.
-    func baseHeaders(_ headers: [RequestHeader]) -> HTTPHeaders {
-        var httpHeaders = HTTPHeaders()
-        for header in headers where header.name.lowercased() != "content-type" && header.name.lowercased() != "content-length" {
-            httpHeaders.add(name: header.name, value: header.value)
-        }
-        if httpHeaders["User-Agent"].isEmpty {
-            httpHeaders.add(name: "User-Agent", value: "uploadmon/\(UploadmonVersion.current)")
-        }
-        return httpHeaders
     }
 }

@@ -79,4 +79,65 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     public func headers(_ headers: [RequestHeader], to other: Endpoint) -> [RequestHeader] {
         sharesCredentials(with: other) ? headers : []
     }
+
+    /// This endpoint with `name` appended, percent-encoded, when its path ends in `/` (curl's
+    /// `-T` rule: the URL names a folder); itself otherwise.
+    public func appendingName(_ name: String) -> Endpoint {
+        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
+        guard path.hasSuffix("/"), !name.isEmpty, let start = pathStart, let end = pathEnd else { return self }
+        var text = url
+        // `http://host` and `http://host?q` name the root without writing its `/`.
+        text.insert(contentsOf: (start == end ? "/" : "") + Self.percentEncoded(name), at: end)
+        return Endpoint(text) ?? self
+    }
+
+    /// The folders (WebDAV collections) the target's path goes through, deepest first, without
+    /// the root: `/a/b/c.jpg` → `/a/b/`, `/a/`. Without the query.
+    public var collections: [Endpoint] {
+        guard let start = pathStart else { return [] }
+        let prefix = String(url[..<start])
+        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        guard !segments.isEmpty else { return [] }
+        segments.removeLast()   // the file's own name (or the empty one after a last `/`)
+        var folders: [Endpoint] = []
+        while !segments.isEmpty {
+            if let folder = Endpoint(prefix + "/" + segments.joined(separator: "/") + "/") { folders.append(folder) }
+            segments.removeLast()
+        }
+        return folders
+    }
+
+    /// Where the path begins in `url`: the first `/` after the authority (or where it would).
+    private var pathStart: String.Index? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        return url[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
+    }
+
+    /// Where the path ends in `url`: at the query, the fragment or the end.
+    private var pathEnd: String.Index? {
+        guard let start = pathStart else { return nil }
+        return url[start...].firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex
+    }
+
+    /// `text` with every byte but RFC 3986's unreserved characters percent-encoded.
+    public static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
 }

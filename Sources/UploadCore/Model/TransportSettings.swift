@@ -27,13 +27,17 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     public var uploadProtocol: UploadProtocol
     /// Bytes per tus `PATCH` at most (`--chunk-size`), or nil for the whole rest in one.
     public var chunkSize: Int64?
+    /// With `put`: a missing WebDAV collection on the way to the file is made (`MKCOL`) and the
+    /// file sent again (`--create-dirs`).
+    public var createDirs: Bool
 
     public init(
         caCertificatePath: String? = nil, insecure: Bool = false, rateLimit: Int64? = nil,
         connectTimeout: Double = 10, stallTimeout: Double = 30, answerTimeout: Double = 60, retries: Int = 0,
         resume: Bool = true, stripLocation: Bool = false, proxy: String? = nil, digests: Bool = true,
-        uploadProtocol: UploadProtocol = .auto, chunkSize: Int64? = nil
+        uploadProtocol: UploadProtocol = .auto, chunkSize: Int64? = nil, createDirs: Bool = false
     ) {
+        self.createDirs = createDirs
         self.uploadProtocol = uploadProtocol
         self.chunkSize = chunkSize
         self.digests = digests
@@ -53,7 +57,7 @@ public struct TransportSettings: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume, stripLocation, proxy, digests
-        case uploadProtocol = "protocol", chunkSize
+        case uploadProtocol = "protocol", chunkSize, createDirs
     }
 
     /// Settings stored before uploads could resume read as resuming.
@@ -72,7 +76,8 @@ public struct TransportSettings: Sendable, Hashable, Codable {
             proxy: try c.decodeIfPresent(String.self, forKey: .proxy),
             digests: try c.decodeIfPresent(Bool.self, forKey: .digests) ?? true,
             uploadProtocol: try c.decodeIfPresent(UploadProtocol.self, forKey: .uploadProtocol) ?? .auto,
-            chunkSize: try c.decodeIfPresent(Int64.self, forKey: .chunkSize))
+            chunkSize: try c.decodeIfPresent(Int64.self, forKey: .chunkSize),
+            createDirs: try c.decodeIfPresent(Bool.self, forKey: .createDirs) ?? false)
     }
 
     /// Refuses settings no upload can run with, naming the option: the command line checks them
@@ -104,4 +109,7 @@ public enum UploadProtocol: String, Sendable, Hashable, Codable, CaseIterable {
     case multipart
     /// tus 1.0.0: the file's raw bytes, its name and type in `Upload-Metadata`.
     case tus
+    /// The file's raw bytes in a `PUT` to the URL (curl's `-T`): presigned object-store URLs,
+    /// WebDAV; a URL ending in `/` gets the file's name.
+    case put
 }

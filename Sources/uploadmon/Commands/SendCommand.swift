@@ -88,7 +88,9 @@ struct SendCommand: AsyncParsableCommand {
         if let uploadURL {
             guard files.count == 1, filesFrom == nil else { throw ValidationError("--upload-url takes one file; \(files.count) were given") }
             guard files != ["-"] else { throw ValidationError("--upload-url needs a file: tus sends the length before the bytes, and standard input has none") }
-            guard upload.protocol != .multipart else { throw ValidationError("--upload-url is a tus upload URL; --protocol multipart cannot send to it") }
+            guard upload.uploadProtocol != .multipart, upload.uploadProtocol != .put else {
+                throw ValidationError("--upload-url is a tus upload URL; --\(upload.uploadProtocol == .put ? "put" : "protocol multipart") cannot send to it")
+            }
             do throws(UploadInputError) { _ = try Endpoint(parsing: uploadURL) } catch {
                 throw ValidationError("--upload-url: \(error.description)")
             }

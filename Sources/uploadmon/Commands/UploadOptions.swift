@@ -85,8 +85,14 @@ struct UploadOptions: ParsableArguments {
     @Flag(name: .long, help: "Send photos without where they were taken: GPS in EXIF and location in XMP removed from JPEG, PNG, WebP, HEIC and AVIF, nothing else changed (no re-encoding); other formats are refused.")
     var stripLocation = false
 
-    @Option(name: .long, help: ArgumentHelp("The upload protocol: auto (what the endpoint's origin speaks, learnt from one OPTIONS and remembered: tus 1.0.0, the resumable-upload draft, or a plain POST), multipart (a multipart/form-data POST, resumed by the draft where offered) or tus (tus 1.0.0: the file's raw bytes, its name and type in Upload-Metadata).", valueName: "auto|multipart|tus"))
+    @Option(name: .long, help: ArgumentHelp("The upload protocol: auto (what the endpoint's origin speaks, learnt from one OPTIONS and remembered: tus 1.0.0, the resumable-upload draft, or a plain POST), multipart (a multipart/form-data POST, resumed by the draft where offered) or tus (tus 1.0.0: the file's raw bytes, its name and type in Upload-Metadata).", valueName: "auto|multipart|tus|put"))
     var `protocol`: UploadProtocol = .auto
+
+    @Flag(name: .long, help: "Send each file's raw bytes in a PUT, as curl -T does (presigned S3/R2/GCS URLs, WebDAV): to the URL, or to the URL and the file's name when it ends in /. Content-Type is the file's type unless -H gives one (a presigned URL may have signed it). The same as --protocol put.")
+    var put = false
+
+    @Flag(name: .long, help: "With --put: make the folders missing on the way to the file (WebDAV MKCOL, as curl's --ftp-create-dirs), then send it again.")
+    var createDirs = false
 
     @Option(name: .long, help: ArgumentHelp("tus: send at most this many bytes per PATCH (e.g. 5MiB, 6MiB); default: the whole rest in one, as the protocol recommends, or chunks sized from the link for a server that keeps nothing of a cut request (standard input: 8 MiB, held in memory until the server has it). Chunks are this size but the last, so 5MiB meets Cloudflare Stream's rule (at least 5 MiB, multiples of 256 KiB) and 6MiB Supabase's (exactly 6 MiB).", valueName: "size"))
     var chunkSize: String?
@@ -105,6 +111,13 @@ struct UploadOptions: ParsableArguments {
         }
         if let chunkSize, let refusal = ByteSize.refusal(chunkSize, option: "--chunk-size", atLeast: 1, like: "5MiB or 6MiB") {
             throw ValidationError(refusal)
+        }
+        if put, `protocol` != .auto, `protocol` != .put {
+            throw ValidationError("--put sends a PUT; it cannot go with --protocol \(`protocol`.rawValue)")
+        }
+        if createDirs, uploadProtocol != .put { throw ValidationError("--create-dirs makes WebDAV folders for --put; add --put") }
+        if uploadProtocol == .put, !formFields.isEmpty {
+            throw ValidationError("--put sends the file's bytes alone; form fields (-F) go only in a multipart upload")
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard retries >= 0 else { throw ValidationError("--retries cannot be negative") }
@@ -144,9 +157,12 @@ struct UploadOptions: ParsableArguments {
             answerTimeout: DurationText.parse(answerTimeout) ?? .nan, retries: retries,
             resume: !noResume, stripLocation: stripLocation,
             proxy: ProxyRules(proxy: proxy, noProxy: noproxy).proxy(for: endpoint), digests: !noDigest,
-            uploadProtocol: `protocol`, chunkSize: chunkSize.flatMap(ByteSize.parse)
+            uploadProtocol: uploadProtocol, chunkSize: chunkSize.flatMap(ByteSize.parse), createDirs: createDirs
         )
     }
+
+    /// `--protocol`, or `put` for `--put`.
+    var uploadProtocol: UploadProtocol { put ? .put : `protocol` }
 
     func makeTransport() throws -> HTTPUploadTransport {
         try HTTPUploadTransport(settings: transportSettings)

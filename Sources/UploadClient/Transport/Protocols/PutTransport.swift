@@ -1,0 +1,57 @@
+import NIOCore
+import NIOHTTP1
+import UploadCore
+import UploadProtocols
+
+extension HTTPUploadTransport {
+    /// The file's raw bytes in a `PUT` (curl's `-T`), as `PutUploadMachine` decides: to the URL
+    /// or, when it ends in `/`, to the URL and the file's name; redirects followed as for the
+    /// ordinary upload; missing WebDAV folders made first with `--create-dirs`. `Content-Type`
+    /// is the file's type unless the user gave one (a presigned URL may have signed it).
+    func sendPut(
+        _ request: UploadRequest, _ prepared: Prepared, inOneWrite: Bool, eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> AttemptResult {
+        let layout = MultipartLayout.bare(contentType: prepared.media, fileSize: prepared.source.size)
+        let inMemory = inMemoryDigests(layout, prepared, url: prepared.endpoint.url)
+        let upFront = inMemory?.value
+        let contentType = request.headers.last { $0.name.lowercased() == "content-type" }?.value ?? prepared.media.mime
+        var machine = PutUploadMachine(endpoint: prepared.endpoint, fileName: request.uploadName, headers: request.headers,
+                                       canSendAgain: !prepared.source.isPipe, createDirs: createDirs)
+        var next = machine.start()
+        var last: Endpoint?
+        while true {
+            switch next {
+            case .finish(let result):
+                return PutUploadMachine.explained(result, contentType: contentType)
+            case .request(.makeCollection(let collection, let headers)):
+                let made = await exchanger.exchange(Exchange(method: .MKCOL, endpoint: collection, headers: baseHeaders(headers)),
+                                                    eventLoop: eventLoop, observer: .init())
+                next = machine.collectionAnswered(made)
+            case .request(.put(let endpoint, let headers)):
+                if let last, last != endpoint { observer.redirected(endpoint.url) }
+                last = endpoint
+                observer.started(endpoint.url, layout.contentLength)
+                var fields = baseHeaders(headers)
+                fields.replaceOrAdd(name: "Content-Type", value: contentType)
+                Self.addDigestFields(&fields, content: upFront, want: digests)
+                var result: AttemptResult
+                var sent = upFront
+                var content = inMemory?.fileHex
+                if inOneWrite, exchanger.path(to: endpoint).direct, let preloaded = prepared.preloaded {
+                    result = await exchanger.exchange(Exchange(method: .PUT, endpoint: endpoint, headers: fields, body: .buffers([preloaded])),
+                                                      eventLoop: eventLoop, observer: observer)
+                    content = content ?? inMemoryContent(prepared)
+                } else {
+                    let streamer = makeStreamer(layout, prepared, pipePrefix: prepared.pipePrefix,
+                                                digest: upFront == nil ? streamDigest(layout, prepared, url: endpoint.url) : nil, eventLoop: eventLoop)
+                    result = await exchanger.exchange(Exchange(method: .PUT, endpoint: endpoint, headers: fields, body: .streamed(streamer)),
+                                                      eventLoop: eventLoop, observer: observer)
+                    sent = sent ?? streamer.digest?.value
+                    content = content ?? streamer.digest?.fileHex
+                }
+                if let content { observer.content(content) }
+                next = machine.answered(await judged(result, sent: sent, url: endpoint.url, layout: layout, prepared))
+            }
+        }
+    }
+}
