@@ -123,6 +123,20 @@ public struct PutUploadMachine: Sendable {
         return AttemptResult(outcome: .failed(UploadFailure(.other, reason)), response: response, bytesSent: result.bytesSent)
     }
 
+    /// The most one S3 `PutObject` takes.
+    public static let s3SingleLimit: Int64 = 5 << 30
+
+    /// Why a body of `size` bytes (nil: a pipe's, unknown) cannot go to S3 in one `PUT`, or nil.
+    public static func s3Refusal(size: Int64?) -> String? {
+        guard let size else {
+            return "S3 needs an object's length before its bytes, and standard input has none: save it to a file first"
+        }
+        guard size <= s3SingleLimit else {
+            return "S3 takes at most 5 GiB in one PUT and this file is \(ByteFormat.bytes(size)); uploads in parts (S3 multipart) are not done yet"
+        }
+        return nil
+    }
+
     private func makeCollection(_ collection: Endpoint) -> Next {
         .request(.makeCollection(collection, headers: endpoint.headers(headers, to: collection)))
     }

@@ -341,7 +341,7 @@ struct CLIRun {
         #expect(missing.status == 64 && missing.stderr.contains("missing.png") && missing.stderr.contains("No such file"))
 
         let scheme = try await CLIRun.run(["send", text, "--to", "ftp://example.com/x"])
-        #expect(scheme.status == 64 && scheme.stderr.contains("is not an http or https URL"))
+        #expect(scheme.status == 64 && scheme.stderr.contains("is not an http, https or s3 URL"))
 
         let header = try await CLIRun.run(["send", text, "--to", "http://h/p", "-H", "Bad Header: s3cret"])
         #expect(header.status == 64 && header.stderr.contains("Bad Header") && !header.stderr.contains("s3cret"))

@@ -157,7 +157,7 @@ extension Agent {
         let listing: [WatchScanner.Entry]
         do {
             listing = try WatchScanner.list(directory)
-            _ = try Endpoint(parsing: template.request.url)
+            try Destination.validate(template.request.url)
             _ = try transport(for: template.settings)
         } catch {
             return .error(message: "\(error)")

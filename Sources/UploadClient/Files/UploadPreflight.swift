@@ -13,7 +13,7 @@ public enum UploadPreflight {
     /// Like `check`, and returns the size and modification time the file had when it was
     /// checked (`nil` for standard input), from the same `fstat`.
     public static func inspect(_ request: UploadRequest) throws(UploadInputError) -> FileFingerprint? {
-        _ = try Endpoint(parsing: request.url)
+        try Destination.validate(request.url)
         guard case .file(let path) = request.source else { return nil }
         let source: FileSource
         do throws(FileSource.OpenError) {

@@ -1,14 +1,17 @@
 import NIOCore
 import NIOPosix
 import UploadCore
+import UploadProtocols
 
 // An attempt's file made ready before anything is sent: opened, checked against what was
 // queued, stripped of its location when asked, sniffed, and held in memory when small.
 extension HTTPUploadTransport {
     /// An opened file, checked, ready to become a body (with whichever boundary).
     struct Prepared {
-        /// Where the upload goes, parsed once.
+        /// Where the upload goes, parsed once (for `s3://`, the bucket's URL for the key).
         let endpoint: Endpoint
+        /// How requests to S3 are signed, for an `s3://` destination.
+        let s3: S3Access?
         let source: FileSource
         let media: MediaType
         let pipePrefix: ByteBuffer?
@@ -23,9 +26,7 @@ extension HTTPUploadTransport {
     }
 
     func prepare(_ request: UploadRequest, eventLoop: EventLoop) async throws(UploadFailure) -> Prepared {
-        guard let endpoint = endpoints(request.url) else {
-            throw UploadFailure(.other, UploadInputError.badURL(RedactedURL.display(request.url)).description)
-        }
+        let (endpoint, s3) = try destination(request.url)
         let source: FileSource
         let prefix: [UInt8]
         var pipePrefix: ByteBuffer?
@@ -76,6 +77,23 @@ extension HTTPUploadTransport {
         } catch {
             throw UploadFailure(.fileError, error.description)
         }
-        return Prepared(endpoint: endpoint, source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded)
+        return Prepared(endpoint: endpoint, s3: s3, source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded)
+    }
+
+    /// Where requests for `url` go: its endpoint, or for `s3://bucket/key` the bucket's URL for
+    /// the key and how to sign (credentials and region read as the AWS tools read them).
+    func destination(_ url: String) throws(UploadFailure) -> (Endpoint, S3Access?) {
+        guard S3Location.isS3(url) else {
+            guard let endpoint = endpoints(url) else { throw UploadFailure(.other, UploadInputError.badURL(RedactedURL.display(url)).description) }
+            return (endpoint, nil)
+        }
+        do throws(UploadInputError) {
+            let location = try S3Location(parsing: url)
+            let access = try s3Access.access()
+            guard let endpoint = endpoints(access.url(for: location)) else { throw UploadInputError.badURL(access.url(for: location)) }
+            return (endpoint, access)
+        } catch {
+            throw UploadFailure(.other, error.description)
+        }
     }
 }

@@ -46,6 +46,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let proxy: ProxyTarget?
     /// The URLs requests go to, parsed.
     let endpoints = ParsedEndpoints()
+    /// How `s3://` uploads are signed, read from the environment and the AWS files when first needed.
+    let s3Access: S3AccessSource
     /// Which origins resume uploads, found out once per origin.
     let support = ResumeSupport()
     /// What requests to each origin showed of the link (tus chunks are sized from it).
@@ -97,8 +99,10 @@ public final class HTTPUploadTransport: UploadTransport {
         direct: Bool = true,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton,
-        exchanger: (any Exchanger)?
+        exchanger: (any Exchanger)?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
+        s3Access = S3AccessSource(environment: environment)
         self.resume = resume
         self.stripLocation = stripLocation
         self.digests = digests
@@ -173,7 +177,7 @@ public final class HTTPUploadTransport: UploadTransport {
         let origin = prepared.endpoint.origin.description
         let path = exchanger.path(to: prepared.endpoint)
         var plan = AttemptPlan(
-            asked: uploadProtocol, resume: resume, point: request.resume?.kind, handedOut: request.uploadURL != nil,
+            asked: prepared.s3 == nil ? uploadProtocol : .put, resume: resume, point: request.resume?.kind, handedOut: request.uploadURL != nil,
             size: prepared.source.isPipe ? nil : prepared.source.size,
             directPossible: path.direct, throughHTTPProxy: path.throughHTTPProxy,
             bodyInMemory: prepared.preloaded != nil && rateLimit == nil && sharedLimit == nil,

@@ -11,6 +11,12 @@ public enum UploadInputError: Error, Equatable, Sendable, CustomStringConvertibl
     /// A proxy URL that cannot be used (shown without its login).
     case badProxy(String, String)
     case badURL(String)
+    /// A destination that is neither http(s) nor s3.
+    case unsupportedDestination(url: String)
+    /// An `s3://` URL whose bucket name S3 does not allow.
+    case badS3Bucket(String)
+    /// No AWS credentials in the environment or the profile's files.
+    case noAWSCredentials(profile: String, files: [String])
     case notAnImage(path: String, looksLike: String)
     case notARegularFile(path: String)
     case cannotRead(path: String, reason: String)
@@ -31,6 +37,13 @@ public enum UploadInputError: Error, Equatable, Sendable, CustomStringConvertibl
             return "the proxy \(url) cannot be used: \(reason)"
         case .unsupportedScheme(let url):
             return "'\(url)' is not an http or https URL"
+        case .unsupportedDestination(let url):
+            return "'\(url)' is not an http, https or s3 URL"
+        case .badS3Bucket(let url):
+            return "'\(url)': an S3 bucket name is 3 to 63 lower-case letters, digits, dots and hyphens, beginning and ending with a letter or digit"
+        case .noAWSCredentials(let profile, let files):
+            return "no AWS credentials for s3://: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give the profile '\(profile)' "
+                + "aws_access_key_id and aws_secret_access_key in \(files.joined(separator: " or ")) (AWS_PROFILE names another)"
         case .badURL(let url):
             return "'\(url)' is not a valid URL"
         case .notAnImage(let path, let looksLike):

@@ -99,7 +99,7 @@ struct UploadOptions: ParsableArguments {
 
     func validate() throws {
         do throws(UploadInputError) {
-            _ = try Endpoint(parsing: to)
+            try Destination.validate(to)
             _ = try parsedFormFields()
             // Not `@-`: standard input may be a file to send (the command says which it is).
             _ = try parsedHeaders(readingStandardInput: false)
@@ -114,6 +114,12 @@ struct UploadOptions: ParsableArguments {
         }
         if put, `protocol` != .auto, `protocol` != .put {
             throw ValidationError("--put sends a PUT; it cannot go with --protocol \(`protocol`.rawValue)")
+        }
+        if S3Location.isS3(to) {
+            guard `protocol` == .auto || `protocol` == .put else {
+                throw ValidationError("an s3:// destination takes S3's own PUT; it cannot go with --protocol \(`protocol`.rawValue)")
+            }
+            if createDirs { throw ValidationError("--create-dirs makes WebDAV folders; S3 has none to make (a key's / is part of its name)") }
         }
         if createDirs, uploadProtocol != .put { throw ValidationError("--create-dirs makes WebDAV folders for --put; add --put") }
         if uploadProtocol == .put, !formFields.isEmpty {

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 import UploadCore
@@ -11,6 +12,9 @@ extension HTTPUploadTransport {
     func sendPut(
         _ request: UploadRequest, _ prepared: Prepared, inOneWrite: Bool, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
+        if prepared.s3 != nil, let refusal = PutUploadMachine.s3Refusal(size: prepared.source.isPipe ? nil : prepared.source.size) {
+            return AttemptResult(outcome: .failed(UploadFailure(.other, refusal)), response: nil, bytesSent: 0)
+        }
         let layout = MultipartLayout.bare(contentType: prepared.media, fileSize: prepared.source.size)
         let inMemory = inMemoryDigests(layout, prepared, url: prepared.endpoint.url)
         let upFront = inMemory?.value
@@ -22,6 +26,9 @@ extension HTTPUploadTransport {
         while true {
             switch next {
             case .finish(let result):
+                if prepared.s3 != nil, let response = result.response, let words = S3Access.explained(response) {
+                    return AttemptResult(outcome: .failed(UploadFailure(.other, words)), response: response, bytesSent: result.bytesSent)
+                }
                 return PutUploadMachine.explained(result, contentType: contentType)
             case .request(.makeCollection(let collection, let headers)):
                 let made = await exchanger.exchange(Exchange(method: .MKCOL, endpoint: collection, headers: baseHeaders(headers)),
@@ -34,6 +41,11 @@ extension HTTPUploadTransport {
                 var fields = baseHeaders(headers)
                 fields.replaceOrAdd(name: "Content-Type", value: contentType)
                 Self.addDigestFields(&fields, content: upFront, want: digests)
+                if let s3 = prepared.s3 {
+                    for (name, value) in s3.signingFields(method: "PUT", endpoint: endpoint, headers: fields.map { ($0.name, $0.value) }, date: Date()) {
+                        fields.replaceOrAdd(name: name, value: value)
+                    }
+                }
                 var result: AttemptResult
                 var sent = upFront
                 var content = inMemory?.fileHex

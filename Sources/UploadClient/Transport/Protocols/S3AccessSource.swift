@@ -1,0 +1,25 @@
+import Foundation
+import NIOConcurrencyHelpers
+import UploadCore
+import UploadProtocols
+
+/// The S3 credentials, region and endpoint a transport signs with: read from its environment
+/// and the AWS files the first time an `s3://` upload needs them, and kept once read (a failure
+/// is not kept: the files may be put right while the agent runs).
+final class S3AccessSource: Sendable {
+    private let environment: [String: String]
+    private let known = NIOLockedValueBox<S3Access?>(nil)
+
+    init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    func access() throws(UploadInputError) -> S3Access {
+        if let access = known.withLockedValue({ $0 }) { return access }
+        let access = try S3Access.resolve(environment: environment) { path in
+            FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+        }
+        known.withLockedValue { $0 = access }
+        return access
+    }
+}

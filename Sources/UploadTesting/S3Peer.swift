@@ -1,0 +1,95 @@
+import Foundation
+import Glibc
+
+/// An independent S3 for tests: moto's server (PyPI) on 127.0.0.1 and a free port
+/// (`bench/s3_server.py`), which checks every request's SigV4 signature against an IAM user of
+/// its own; the buckets named exist. Not ours, so an upload it takes is signed as AWS signs.
+public final class S3Peer: @unchecked Sendable {
+    public let port: Int
+    public let accessKeyID: String
+    public let secretAccessKey: String
+    private let process: Process
+    private let input: Pipe
+    private let output: FileHandle
+    private let lock = NSLock()
+    public let logPath: String
+
+    /// Whether python3 with moto's server and boto3 is on this machine (`.ci/run` installs them).
+    public static let available: Bool = {
+        (try? PythonDigests.run(["-c", "import moto.server, boto3, flask"]))?.status == 0
+    }()
+
+    /// `AWS_ENDPOINT_URL` for it.
+    public var endpointURL: String { "http://127.0.0.1:\(port)" }
+
+    /// The environment an uploadmon process needs to reach it (credentials, region, endpoint).
+    public var environment: [String: String] {
+        ["AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey, "AWS_REGION": "us-east-1",
+         "AWS_ENDPOINT_URL": endpointURL]
+    }
+
+    public static func start(buckets: [String]) async throws -> S3Peer {
+        try await offPool { try S3Peer(buckets: buckets) }
+    }
+
+    public init(buckets: [String]) throws {
+        let base = TestFiles.makeTemporaryDirectory("s3-peer")
+        let bench = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../bench").standardized.path
+        logPath = base + "/server.log"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", bench + "/s3_server.py", logPath] + buckets
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        try process.run()
+        self.output = output.fileHandleForReading
+        let words = Self.readLine(self.output).split(separator: " ").map(String.init)
+        guard words.count == 3, let port = Int(words[0]) else {
+            process.terminate()
+            throw TusPeer.PeerError(message: "the S3 server did not start: \(words) \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+        }
+        self.port = port
+        accessKeyID = words[1]
+        secretAccessKey = words[2]
+        self.process = process
+        self.input = input
+    }
+
+    /// Size and SHA-256 (hex) of the object stored at `key`, or nil.
+    public func object(_ bucket: String, _ key: String) -> (size: Int, sha256: String)? {
+        let words = ask("get \(bucket) \(key)").split(separator: " ")
+        guard words.count == 2, let size = Int(words[0]) else { return nil }
+        return (size, String(words[1]))
+    }
+
+    /// The keys in `bucket`.
+    public func keys(_ bucket: String) -> [String] {
+        (try? JSONSerialization.jsonObject(with: Data(ask("keys \(bucket)").utf8)) as? [String]) ?? []
+    }
+
+    private func ask(_ line: String) -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        return Self.readLine(output)
+    }
+
+    private static func readLine(_ handle: FileHandle) -> String {
+        var bytes: [UInt8] = []
+        while true {
+            let byte = handle.readData(ofLength: 1)
+            guard let first = byte.first, first != UInt8(ascii: "\n") else { break }
+            bytes.append(first)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public func stop() {
+        try? input.fileHandleForWriting.close()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}

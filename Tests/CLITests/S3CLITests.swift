@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+import UploadCore
+import UploadJournal
+import UploadTesting
+
+/// `send --to s3://…` as a user runs it, against moto's S3 (PyPI), which checks the signatures:
+/// credentials from the environment or a profile in ~/.aws, nothing secret printed.
+@Suite(.serialized, .timeLimit(.minutes(5)), .enabled(if: S3Peer.available, "needs python3 with moto[server] and boto3 (.ci/run installs them)"))
+struct S3CLITests {
+    @Test func sendPutsEachFileUnderThePrefixWithTheEnvironmentsKeys() async throws {
+        let server = try await S3Peer.start(buckets: ["holiday"])
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("s3-cli")
+        let one = try await offPool { try TestFiles.writeImage(at: root + "/one.jpg", size: 2_000_000) }
+        let two = try await offPool { try TestFiles.writeImage(at: root + "/two.jpg", size: 40_000) }
+        let run = try await CLIRun.run(["send", one, two, "--to", "s3://holiday/2026/", "--json"],
+                                       environment: AgentCLITests.environment(root).merging(server.environment) { $1 })
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(server.object("holiday", "2026/one.jpg")?.size == 2_000_000)
+        #expect(server.object("holiday", "2026/two.jpg")?.size == 40_000)
+        #expect(!run.stdout.contains(server.secretAccessKey) && !run.stderr.contains(server.secretAccessKey))
+    }
+
+    @Test func aProfileInTheAWSFilesIsReadAsTheAWSToolsReadIt() async throws {
+        let server = try await S3Peer.start(buckets: ["albums"])
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("s3-profile")
+        try FileManager.default.createDirectory(atPath: root + "/home/.aws", withIntermediateDirectories: true)
+        try "[uploads]\naws_access_key_id = \(server.accessKeyID)\naws_secret_access_key = \(server.secretAccessKey)\n"
+            .write(toFile: root + "/home/.aws/credentials", atomically: true, encoding: .utf8)
+        try "[profile uploads]\nregion = us-east-1\nendpoint_url = \(server.endpointURL)\n"
+            .write(toFile: root + "/home/.aws/config", atomically: true, encoding: .utf8)
+        let photo = try await offPool { try TestFiles.writeImage(at: root + "/cover.jpg", size: 10_000) }
+        var environment = AgentCLITests.environment(root)
+        environment["HOME"] = root + "/home"
+        environment["AWS_PROFILE"] = "uploads"
+        let run = try await CLIRun.run(["send", photo, "--to", "s3://albums/"], environment: environment)
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(server.object("albums", "cover.jpg")?.size == 10_000)
+        let refused = try await CLIRun.run(["send", photo, "--to", "s3://albums/", "--create-dirs"], environment: environment)
+        #expect(refused.status != 0 && refused.stderr.contains("S3 has none to make"))
+    }
+
+    @Test func theAgentPutsToS3WithTheCredentialsItWasStartedWith() async throws {
+        let server = try await S3Peer.start(buckets: ["later"])
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("s3-agent")
+        let environment = AgentCLITests.environment(root).merging(server.environment) { $1 }
+        defer { if let pid = AgentCLITests.agentPID(root) { kill(pid, SIGKILL) } }
+        let photo = try await offPool { try TestFiles.writeImage(at: root + "/bg.jpg", size: 1_200_000) }
+        let queued = try await CLIRun.run(["send", photo, "--to", "s3://later/in/", "--background"], environment: environment)
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
+        try await AgentCLITests.waitFor("the upload to finish") { try journal.snapshot(UploadID(1))?.state == .succeeded }
+        #expect(server.object("later", "in/bg.jpg")?.size == 1_200_000)
+    }
+}

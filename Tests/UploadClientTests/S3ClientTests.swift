@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import UploadClient
+import UploadCore
+import UploadTesting
+
+/// `s3://` uploads against moto's S3 (PyPI), which checks every signature against an IAM user
+/// of its own: the objects arrive whole under their keys, and a refusal is said in S3's words.
+@Suite(.enabled(if: S3Peer.available, "needs python3 with moto[server] and boto3 (.ci/run installs them)"))
+struct S3ClientTests {
+    static func send(_ path: String, to url: String, environment: [String: String]) async throws -> AttemptResult {
+        let transport = try HTTPUploadTransport(exchanger: nil, environment: environment)
+        let result = await transport.perform(try UploadRequest.forPath(path, url: url), observer: AttemptObserver())
+        try await transport.shutdown()
+        return result
+    }
+
+    @Test func filesArriveWholeUnderThePrefixAndTheirNames() async throws {
+        let server = try await S3Peer.start(buckets: ["photos"])
+        defer { server.stop() }
+        for (name, size) in [("small one.jpg", 30_000), ("big.jpg", 3_000_000)] {
+            let path = try await TestFiles.image(name, size: Int64(size), in: "s3")
+            let result = try await Self.send(path, to: "s3://photos/2026/trip/", environment: server.environment)
+            #expect(result.outcome.isSuccess, "\(result.outcome) \(result.response.map { String(decoding: $0.body, as: UTF8.self) } ?? "")")
+            let stored = try #require(server.object("photos", "2026/trip/\(name)"))
+            #expect(stored.size == size)
+            #expect(stored.sha256 == (try await offPool { try PythonDigests.sha256Hex(path) }))
+        }
+        // A key of its own: the file goes there, whatever its name.
+        let path = try await TestFiles.image("x.jpg", size: 1000, in: "s3-key")
+        let result = try await Self.send(path, to: "s3://photos/cover.jpg", environment: server.environment)
+        #expect(result.outcome.isSuccess, "\(result.outcome)")
+        #expect(server.keys("photos").contains("cover.jpg"))
+    }
+
+    @Test func aWrongSecretOrAMissingBucketIsSaidInS3sWords() async throws {
+        let server = try await S3Peer.start(buckets: ["photos"])
+        defer { server.stop() }
+        let path = try await TestFiles.image("a.jpg", size: 5_000, in: "s3-refused")
+        var wrong = server.environment
+        wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
+        let refused = try await Self.send(path, to: "s3://photos/", environment: wrong)
+        guard case .failed(let failure) = refused.outcome else { Issue.record("\(refused.outcome)"); return }
+        #expect(failure.message.hasPrefix("S3 403 SignatureDoesNotMatch"), "\(failure.message)")
+        #expect(!failure.message.contains("not-the-secret"))
+        let missing = try await Self.send(path, to: "s3://no-such-bucket/", environment: server.environment)
+        guard case .failed(let gone) = missing.outcome else { Issue.record("\(missing.outcome)"); return }
+        #expect(gone.message.hasPrefix("S3 404 NoSuchBucket"), "\(gone.message)")
+        #expect(server.keys("photos").isEmpty)
+    }
+
+    @Test func noCredentialsIsRefusedBeforeAnythingIsSent() async throws {
+        let path = try await TestFiles.image("a.jpg", size: 5_000, in: "s3-nothing")
+        let result = try await Self.send(path, to: "s3://photos/", environment: ["HOME": "/nonexistent"])
+        guard case .failed(let failure) = result.outcome else { Issue.record("\(result.outcome)"); return }
+        #expect(failure.message.contains("no AWS credentials") && result.bytesSent == 0)
+    }
+}
