@@ -6,7 +6,7 @@ against an IAM user of its own. Used by the tests (UploadTesting.S3Peer).
 
 Prints `PORT ACCESS_KEY_ID SECRET_ACCESS_KEY` once the buckets exist; then answers lines on
 standard input: `get BUCKET KEY` → `SIZE SHA256` (or `none`), `keys BUCKET` → the keys as a
-JSON list. It exits when its standard input ends or its parent is gone.
+JSON list, `uploads BUCKET` → the keys of multipart uploads not completed nor aborted. It exits when its standard input ends or its parent is gone.
 """
 import hashlib, json, os, socket, sys
 # Requests are signed and checked from the fourth on (the first three make the user and its key).
@@ -54,6 +54,9 @@ for line in sys.stdin:
         if words[0] == "get":
             body = s3.get_object(Bucket=words[1], Key=words[2].rstrip("\n"))["Body"].read()
             out.write(f"{len(body)} {hashlib.sha256(body).hexdigest()}\n")
+        elif words[0] == "uploads":
+            listed = s3.list_multipart_uploads(Bucket=words[1].strip()).get("Uploads", [])
+            out.write(json.dumps([u["Key"] for u in listed]) + "\n")
         elif words[0] == "keys":
             listed = s3.list_objects_v2(Bucket=words[1].strip()).get("Contents", [])
             out.write(json.dumps([o["Key"] for o in listed]) + "\n")

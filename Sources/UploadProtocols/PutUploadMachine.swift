@@ -123,16 +123,16 @@ public struct PutUploadMachine: Sendable {
         return AttemptResult(outcome: .failed(UploadFailure(.other, reason)), response: response, bytesSent: result.bytesSent)
     }
 
-    /// The most one S3 `PutObject` takes.
-    public static let s3SingleLimit: Int64 = 5 << 30
+    /// The most one S3 object holds (a multipart upload's 10,000 parts of at most 5 GiB).
+    public static let s3MultipartLimit: Int64 = 5 << 40
 
-    /// Why a body of `size` bytes (nil: a pipe's, unknown) cannot go to S3 in one `PUT`, or nil.
+    /// Why a body of `size` bytes (nil: a pipe's, unknown) cannot go to S3, or nil.
     public static func s3Refusal(size: Int64?) -> String? {
         guard let size else {
             return "S3 needs an object's length before its bytes, and standard input has none: save it to a file first"
         }
-        guard size <= s3SingleLimit else {
-            return "S3 takes at most 5 GiB in one PUT and this file is \(ByteFormat.bytes(size)); uploads in parts (S3 multipart) are not done yet"
+        guard size <= s3MultipartLimit else {
+            return "S3 takes at most 5 TiB in one object and this file is \(ByteFormat.bytes(size))"
         }
         return nil
     }

@@ -22,6 +22,8 @@ public final class CuttingRelay: @unchecked Sendable {
 
     private struct State {
         var cuts: [Int64]
+        /// Connections reaching the next cut's size that are let through first.
+        var sparing = 0
         var bytesToServer: Int64 = 0
         var connections = 0
         var cutsDone = 0
@@ -34,9 +36,12 @@ public final class CuttingRelay: @unchecked Sendable {
     public var connections: Int { state.withLockedValue { $0.connections } }
     public var cutsDone: Int { state.withLockedValue { $0.cutsDone } }
 
-    public init(to targetPort: Int, cutAfter cuts: [Int64]) throws {
+    /// `sparing`: the first so many connections that reach the first cut's size go through
+    /// whole (a server that closes every connection after its answer gets one request each:
+    /// this cuts the second large request, not the first).
+    public init(to targetPort: Int, cutAfter cuts: [Int64], sparing: Int = 0) throws {
         target = targetPort
-        state = NIOLockedValueBox(State(cuts: cuts))
+        state = NIOLockedValueBox(State(cuts: cuts, sparing: sparing))
         let (fd, port) = try LoopbackSocket.listen(backlog: 64)
         self.port = port
         listener = fd
@@ -92,11 +97,17 @@ public final class CuttingRelay: @unchecked Sendable {
         }
         // Client to server: counted, and cut when this connection's budget is spent.
         var sent: Int64 = 0
+        var spared = false
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
             if n <= 0 { break }
-            let limit = state.withLockedValue { $0.cuts.first }
+            let limit = spared ? nil : state.withLockedValue { state -> Int64? in
+                guard let first = state.cuts.first, sent + Int64(n) >= first, state.sparing > 0 else { return state.cuts.first }
+                state.sparing -= 1
+                spared = true
+                return nil
+            }
             var count = n
             if let limit, sent + Int64(n) >= limit { count = Int(limit - sent) }
             if count > 0, !Self.writeAll(server, buffer, count) { break }

@@ -71,6 +71,11 @@ public final class S3Peer: @unchecked Sendable {
         (try? JSONSerialization.jsonObject(with: Data(ask("keys \(bucket)").utf8)) as? [String]) ?? []
     }
 
+    /// The keys of multipart uploads in `bucket` that were neither completed nor aborted.
+    public func unfinishedUploads(_ bucket: String) -> [String] {
+        (try? JSONSerialization.jsonObject(with: Data(ask("uploads \(bucket)").utf8)) as? [String]) ?? []
+    }
+
     private func ask(_ line: String) -> String {
         lock.lock()
         defer { lock.unlock() }

@@ -55,4 +55,40 @@ struct S3CLITests {
         try await AgentCLITests.waitFor("the upload to finish") { try journal.snapshot(UploadID(1))?.state == .succeeded }
         #expect(server.object("later", "in/bg.jpg")?.size == 1_200_000)
     }
+
+    /// The parts S3 has outlive the agent: killed with SIGKILL mid-upload, the next agent
+    /// continues from them (ListParts) and the object is whole, put together once.
+    @Test func anAgentKilledMidUploadContinuesFromThePartsS3Has() async throws {
+        let server = try await S3Peer.start(buckets: ["vault"])
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("s3-kill")
+        let environment = AgentCLITests.environment(root).merging(server.environment) { $1 }
+        defer { if let pid = AgentCLITests.agentPID(root) { kill(pid, SIGKILL) } }
+        // Paced: 6 s for the file, so the kill lands after the first part and before the end.
+        let big = try await offPool { try TestFiles.writeImage(at: root + "/big.jpg", size: 24_000_000) }
+        let queued = try await CLIRun.run(["send", big, "--to", "s3://vault/", "--background", "--limit-rate", "4MB"], environment: environment)
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
+        try await AgentCLITests.waitFor("the first part to be in") {
+            (try journal.snapshot(UploadID(1))?.resume?.parts.count ?? 0) >= 1
+        }
+        let firstAgent = try #require(AgentCLITests.agentPID(root))
+        #expect(kill(firstAgent, SIGKILL) == 0)
+        try await AgentCLITests.waitFor("the agent to die") { kill(firstAgent, 0) != 0 }
+        let kept = try #require(try journal.snapshot(UploadID(1))?.resume)
+        #expect(kept.kind == .s3 && kept.uploadID != nil)
+
+        let small = try TestFiles.writeImage(at: root + "/small.jpg", size: 2000)
+        let again = try await CLIRun.run(["send", small, "--to", "s3://vault/", "--background"], environment: environment)
+        #expect(again.status == 0, "\(again.stderr)")
+        try await AgentCLITests.waitFor("both uploads to finish", seconds: 90) {
+            try [1, 2].allSatisfy { try journal.snapshot(UploadID($0))?.state == .succeeded }
+        }
+        let resumed = try journal.entries(after: 0).compactMap {
+            if case .resumed(let id, let offset, _) = $0.event, id == UploadID(1) { offset } else { nil }
+        }
+        #expect(resumed.count == 1 && (resumed.first ?? 0) >= Int64(kept.parts.count) * (8 << 20), "\(resumed) vs \(kept.parts.count) parts")
+        #expect(server.object("vault", "big.jpg")?.sha256 == (try await offPool { try PythonDigests.sha256Hex(big) }))
+        #expect(server.unfinishedUploads("vault").isEmpty)
+    }
 }

@@ -56,3 +56,65 @@ struct S3ClientTests {
         #expect(failure.message.contains("no AWS credentials") && result.bytesSent == 0)
     }
 }
+
+/// Files over the threshold go in parts; a cut costs at most the part in flight, and a
+/// cancelled upload leaves nothing on S3 to pay for.
+@Suite(.enabled(if: S3Peer.available, "needs python3 with moto[server] and boto3 (.ci/run installs them)"))
+struct S3MultipartClientTests {
+    @Test func aLargeFileGoesInPartsAndArrivesWhole() async throws {
+        let server = try await S3Peer.start(buckets: ["big"])
+        defer { server.stop() }
+        let path = try await TestFiles.image("video.jpg", size: 20_000_000, in: "s3-parts")
+        let result = try await S3ClientTests.send(path, to: "s3://big/", environment: server.environment)
+        #expect(result.outcome.isSuccess, "\(result.outcome)")
+        let stored = try #require(server.object("big", "video.jpg"))
+        #expect(stored.size == 20_000_000)
+        #expect(stored.sha256 == (try await offPool { try PythonDigests.sha256Hex(path) }))
+        #expect(server.unfinishedUploads("big").isEmpty)
+    }
+
+    @Test func aCutUploadContinuesFromThePartsS3Has() async throws {
+        let server = try await S3Peer.start(buckets: ["big"])
+        defer { server.stop() }
+        let path = try await TestFiles.image("cut.jpg", size: 20_000_000, in: "s3-cut")
+        // moto closes each connection after its answer: every part has one of its own. The
+        // first part goes whole, the second is cut 4 MB in.
+        let relay = try CuttingRelay(to: server.port, cutAfter: [4_000_000], sparing: 1)
+        defer { relay.stop() }
+        var environment = server.environment
+        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(relay.port)"
+        let transport = try HTTPUploadTransport(exchanger: nil, environment: environment)
+        var request = try UploadRequest.forPath(path, url: "s3://big/")
+        let first = await transport.perform(request, observer: AttemptObserver())
+        #expect(!first.outcome.isSuccess)
+        let point = try #require(first.resume)
+        #expect(point.kind == .s3 && point.parts.map(\.number) == [1], "\(point.parts)")
+        request.resume = point
+        let before = relay.bytesToServer
+        let second = await transport.perform(request, observer: AttemptObserver())
+        try await transport.shutdown()
+        #expect(second.outcome.isSuccess, "\(second.outcome)")
+        // Only the parts after the first went again (12 MB of the file, and the requests' heads).
+        #expect(relay.bytesToServer - before < 12_100_000, "\(relay.bytesToServer - before)")
+        #expect(server.object("big", "cut.jpg")?.sha256 == (try await offPool { try PythonDigests.sha256Hex(path) }))
+    }
+
+    @Test func aDiscardedUploadIsAbortedOnS3() async throws {
+        let server = try await S3Peer.start(buckets: ["big"])
+        defer { server.stop() }
+        let path = try await TestFiles.image("gone.jpg", size: 20_000_000, in: "s3-abort")
+        let relay = try CuttingRelay(to: server.port, cutAfter: [4_000_000], sparing: 1)
+        defer { relay.stop() }
+        var environment = server.environment
+        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(relay.port)"
+        let transport = try HTTPUploadTransport(exchanger: nil, environment: environment)
+        let request = try UploadRequest.forPath(path, url: "s3://big/")
+        let first = await transport.perform(request, observer: AttemptObserver())
+        let point = try #require(first.resume)
+        #expect(server.unfinishedUploads("big") == ["gone.jpg"])
+        let said = await transport.discard(point, of: request)
+        try await transport.shutdown()
+        #expect(said == "removed from the server")
+        #expect(server.unfinishedUploads("big").isEmpty)
+    }
+}

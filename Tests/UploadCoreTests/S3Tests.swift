@@ -111,8 +111,8 @@ import UploadProtocols
 @Suite struct S3SingleRequestTests {
     @Test func whatOnePutCannotCarryIsRefusedWithTheReason() {
         #expect(PutUploadMachine.s3Refusal(size: 1) == nil)
-        #expect(PutUploadMachine.s3Refusal(size: 5 << 30) == nil)
-        #expect(PutUploadMachine.s3Refusal(size: (5 << 30) + 1)?.hasPrefix("S3 takes at most 5 GiB in one PUT") == true)
+        #expect(PutUploadMachine.s3Refusal(size: 5 << 40) == nil)
+        #expect(PutUploadMachine.s3Refusal(size: (5 << 40) + 1)?.hasPrefix("S3 takes at most 5 TiB in one object") == true)
         #expect(PutUploadMachine.s3Refusal(size: nil)?.contains("save it to a file first") == true)
     }
 }

@@ -4,6 +4,21 @@ public enum ResumableProtocol: String, Sendable, Hashable, Codable {
     case draft
     /// tus 1.0.0: the file's raw bytes appended to an upload URL.
     case tus
+    /// An S3 multipart upload: the file's parts, each a `PUT` of its own, put together at the end.
+    case s3
+}
+
+/// One part S3 has of a multipart upload: its number (from 1), its `ETag` and its size.
+public struct S3Part: Sendable, Hashable, Codable {
+    public let number: Int
+    public let etag: String
+    public let size: Int64
+
+    public init(number: Int, etag: String, size: Int64) {
+        self.number = number
+        self.etag = etag
+        self.size = size
+    }
 }
 
 /// Where an interrupted upload can continue instead of starting over: the upload resource the
@@ -34,6 +49,11 @@ public struct ResumePoint: Sendable, Hashable, Codable {
     /// When the server forgets an unfinished upload, as it said (tus `Upload-Expires`, an HTTP
     /// date), or nil.
     public var expires: String?
+    /// S3: the multipart upload's id (in `boundary`'s stead) and the parts it has, as each
+    /// arrived; every part but the last is `partSize` bytes.
+    public var uploadID: String?
+    public var parts: [S3Part] = []
+    public var partSize: Int64 = 0
 
     public init(uploadURL: String, version: Int, boundary: String, bodyLength: Int64, file: FileFingerprint, offset: Int64 = 0) {
         self.uploadURL = uploadURL
@@ -53,8 +73,20 @@ public struct ResumePoint: Sendable, Hashable, Codable {
         return point
     }
 
+    /// An S3 multipart upload `uploadID` of `bodyLength` bytes of `file` to the object at
+    /// `objectURL`, in parts of `partSize` bytes.
+    public static func s3(objectURL: String, uploadID: String, partSize: Int64, bodyLength: Int64, file: FileFingerprint, parts: [S3Part] = []) -> ResumePoint {
+        var point = ResumePoint(uploadURL: objectURL, version: 0, boundary: "", bodyLength: bodyLength, file: file,
+                                offset: parts.reduce(0) { $0 + $1.size })
+        point.kind = .s3
+        point.uploadID = uploadID
+        point.partSize = partSize
+        point.parts = parts
+        return point
+    }
+
     enum CodingKeys: String, CodingKey {
-        case uploadURL, kind = "protocol", version, boundary, bodyLength, file, offset, expires, unconfirmed
+        case uploadURL, kind = "protocol", version, boundary, bodyLength, file, offset, expires, unconfirmed, uploadID, parts, partSize
     }
 
     public init(from decoder: any Decoder) throws {
@@ -68,6 +100,9 @@ public struct ResumePoint: Sendable, Hashable, Codable {
         offset = try c.decode(Int64.self, forKey: .offset)
         expires = try c.decodeIfPresent(String.self, forKey: .expires)
         unconfirmed = try c.decodeIfPresent(Int64.self, forKey: .unconfirmed) ?? 0
+        uploadID = try c.decodeIfPresent(String.self, forKey: .uploadID)
+        parts = try c.decodeIfPresent([S3Part].self, forKey: .parts) ?? []
+        partSize = try c.decodeIfPresent(Int64.self, forKey: .partSize) ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -81,5 +116,8 @@ public struct ResumePoint: Sendable, Hashable, Codable {
         try c.encode(offset, forKey: .offset)
         try c.encodeIfPresent(expires, forKey: .expires)
         if unconfirmed > 0 { try c.encode(unconfirmed, forKey: .unconfirmed) }
+        try c.encodeIfPresent(uploadID, forKey: .uploadID)
+        if !parts.isEmpty { try c.encode(parts, forKey: .parts) }
+        if partSize > 0 { try c.encode(partSize, forKey: .partSize) }
     }
 }

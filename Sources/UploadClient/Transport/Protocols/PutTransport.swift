@@ -12,8 +12,13 @@ extension HTTPUploadTransport {
     func sendPut(
         _ request: UploadRequest, _ prepared: Prepared, inOneWrite: Bool, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
-        if prepared.s3 != nil, let refusal = PutUploadMachine.s3Refusal(size: prepared.source.isPipe ? nil : prepared.source.size) {
-            return AttemptResult(outcome: .failed(UploadFailure(.other, refusal)), response: nil, bytesSent: 0)
+        if let s3 = prepared.s3 {
+            if let refusal = PutUploadMachine.s3Refusal(size: prepared.source.isPipe ? nil : prepared.source.size) {
+                return AttemptResult(outcome: .failed(UploadFailure(.other, refusal)), response: nil, bytesSent: 0)
+            }
+            if let size = prepared.source.size, size > S3MultipartMachine.threshold || request.resume?.kind == .s3 {
+                return await sendS3Multipart(request, prepared, s3: s3, size: size, eventLoop: eventLoop, observer: observer)
+            }
         }
         let layout = MultipartLayout.bare(contentType: prepared.media, fileSize: prepared.source.size)
         let inMemory = inMemoryDigests(layout, prepared, url: prepared.endpoint.url)

@@ -210,7 +210,8 @@ extension HTTPUploadTransport {
     func cancelOnServer(_ point: ResumePoint, _ request: UploadRequest, eventLoop: EventLoop) async -> String {
         let fields = resourceHeaders(point, request)
         let deleting = Task { () -> String in
-            ResumableUploadMachine.removal(await send(url: point.uploadURL, method: .DELETE, headers: fields, eventLoop: eventLoop, observer: .init()))
+            if point.kind == .s3 { return await abortS3(point, eventLoop: eventLoop) }
+            return ResumableUploadMachine.removal(await send(url: point.uploadURL, method: .DELETE, headers: fields, eventLoop: eventLoop, observer: .init()))
         }
         let deadline = Task {
             // As long as the question whether the origin resumes may take: a few round trips
@@ -235,6 +236,7 @@ extension HTTPUploadTransport {
         switch point.kind {
         case .draft: fields.add(name: ResumableFields.interopVersion, value: String(point.version))
         case .tus: fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
+        case .s3: break // signed by its own shell (`S3Transport.swift`)
         }
         return fields
     }

@@ -1,0 +1,227 @@
+import Foundation
+import UploadCore
+
+/// An S3 multipart upload, answer by answer: create it (`POST ?uploads`), send the parts in
+/// order (`PUT ?partNumber=N&uploadId=…`, each part's `ETag` reported as it arrives, so the
+/// journal keeps it), put them together (`POST ?uploadId=…` with the list; its `200` may still
+/// carry an `<Error>`). What S3 keeps of an upload that cannot go on is removed by the shell
+/// (`DELETE ?uploadId=…`, as for the other resumable protocols). A later attempt continues from the parts S3 says it has (`GET ?uploadId=…`,
+/// ListParts), or from the ones reported when it cannot say.
+public struct S3MultipartMachine: Sendable {
+    public enum Request: Sendable, Equatable {
+        case create
+        case listParts(uploadID: String)
+        /// Part `number`: the file's bytes `from ..< to`.
+        case uploadPart(uploadID: String, number: Int, from: Int64, to: Int64)
+        /// The parts put together; `body` is the `CompleteMultipartUpload` XML.
+        case complete(uploadID: String, body: String)
+    }
+
+    public enum Next: Sendable {
+        case request(Request)
+        case finish(AttemptResult)
+    }
+
+    public struct Decision: Sendable {
+        public var reports: [ResumableUploadMachine.Report]
+        public var next: Next
+    }
+
+    /// S3's smallest part (all but the last), its most parts, and the part size used.
+    public static let smallestPart: Int64 = 5 << 20
+    public static let mostParts = 10_000
+    public static let defaultPart: Int64 = 8 << 20
+
+    /// Files up to this size go in one `PUT` (the AWS CLI's `multipart_threshold`).
+    public static let threshold: Int64 = 8 << 20
+
+    /// The part size for a file of `size` bytes: `preferred` (at least 5 MiB), larger when the
+    /// file would need more than 10,000 parts.
+    public static func partSize(for size: Int64, preferred: Int64 = defaultPart) -> Int64 {
+        let least = (size + Int64(mostParts) - 1) / Int64(mostParts)
+        let mebibyte: Int64 = 1 << 20
+        return max(max(preferred, smallestPart), (least + mebibyte - 1) / mebibyte * mebibyte)
+    }
+
+    private let objectURL: String
+    private let file: FileFingerprint
+    private let size: Int64
+    private let partSize: Int64
+    private var point: ResumePoint?
+    private var state = State.idle
+    private var reports: [ResumableUploadMachine.Report] = []
+    private var startedOver = false
+    private var bytesSent: Int64 = 0
+
+    private enum State: Sendable {
+        case idle, creating, listing, uploading(number: Int), completing
+        case done
+    }
+
+    /// An upload of `size` bytes of `file` to `objectURL`, continuing `point` when it is an S3
+    /// upload of the same file.
+    public init(objectURL: String, file: FileFingerprint, size: Int64, point: ResumePoint?, preferredPart: Int64 = defaultPart) {
+        self.objectURL = objectURL
+        self.file = file
+        self.size = size
+        if let point, point.kind == .s3, point.uploadID != nil, point.file == file, point.bodyLength == size, point.uploadURL == objectURL,
+           point.partSize >= Self.smallestPart {
+            self.point = point
+            partSize = point.partSize
+        } else {
+            partSize = Self.partSize(for: size, preferred: preferredPart)
+            if point?.kind == .s3 { reports.append(.resumable(nil, startedOver: "the file or its destination changed since the upload began")) }
+        }
+    }
+
+    public mutating func start() -> Decision {
+        guard case .idle = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        if let uploadID = point?.uploadID {
+            state = .listing
+            return decide(.request(.listParts(uploadID: uploadID)))
+        }
+        state = .creating
+        return decide(.request(.create))
+    }
+
+    /// The parts there are: `(number, from, to)` for each.
+    public var plannedParts: [(number: Int, from: Int64, to: Int64)] {
+        stride(from: Int64(0), to: max(size, 1), by: Int(partSize)).enumerated().map { index, from in
+            (index + 1, from, min(from + partSize, size))
+        }
+    }
+
+    public mutating func created(_ result: AttemptResult) -> Decision {
+        guard case .creating = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        bytesSent += result.bytesSent
+        guard let response = result.response, (200..<300).contains(response.status),
+              let uploadID = Self.element("UploadId", in: response.body) else {
+            return finish(result)
+        }
+        let created = ResumePoint.s3(objectURL: objectURL, uploadID: uploadID, partSize: partSize, bodyLength: size, file: file)
+        point = created
+        reports.append(.resumable(created, startedOver: nil))
+        return nextPart()
+    }
+
+    /// ListParts' answer: the parts S3 has that are the size this upload sends are kept (their
+    /// `ETag`s from S3); a `404` (`NoSuchUpload`: completed, aborted or expired) starts over.
+    public mutating func listed(_ result: AttemptResult) -> Decision {
+        guard case .listing = state, var current = point else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        bytesSent += result.bytesSent
+        guard let response = result.response else { return finish(result, keeping: current) }
+        if response.status == 404 { return startOver("S3 no longer has the upload (NoSuchUpload)") }
+        if (200..<300).contains(response.status) {
+            let planned = Dictionary(uniqueKeysWithValues: plannedParts.map { ($0.number, $0.to - $0.from) })
+            current.parts = Self.parts(in: response.body).filter { planned[$0.number] == $0.size }
+            // (Parts beyond the first page are sent again: 1,000 parts of 8 MiB is 8 GB.)
+        }
+        // Another answer: the parts reported before stand.
+        current.offset = current.parts.reduce(0) { $0 + $1.size }
+        point = current
+        if current.offset > 0 { reports.append(.resumed(offset: current.offset, bodyLength: size)) }
+        return nextPart()
+    }
+
+    public mutating func partUploaded(_ result: AttemptResult) -> Decision {
+        guard case .uploading(let number) = state, var current = point else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        bytesSent += result.bytesSent
+        guard let response = result.response else { return finish(result, keeping: current) }
+        guard (200..<300).contains(response.status), let etag = response.header("ETag"), !etag.isEmpty,
+              let planned = plannedParts.first(where: { $0.number == number }) else {
+            if response.status == 404 { return startOver("S3 no longer has the upload (NoSuchUpload)") }
+            return finish(result, keeping: current)
+        }
+        current.parts.removeAll { $0.number == number }
+        current.parts.append(S3Part(number: number, etag: etag, size: planned.to - planned.from))
+        current.parts.sort { $0.number < $1.number }
+        current.offset = current.parts.reduce(0) { $0 + $1.size }
+        point = current
+        reports.append(.resumable(current, startedOver: nil))
+        return nextPart()
+    }
+
+    /// `CompleteMultipartUpload`'s answer: a `200` whose body is an `<Error>` failed (S3 says
+    /// so only after it began answering); `InvalidPart`/`InvalidPartOrder`/`NoSuchUpload` start over.
+    public mutating func completed(_ result: AttemptResult) -> Decision {
+        guard case .completing = state, let current = point else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        bytesSent += result.bytesSent
+        guard let response = result.response else { return finish(result, keeping: current) }
+        let code = Self.element("Code", in: response.body)
+        if (200..<300).contains(response.status), code == nil {
+            reports.append(.resumable(nil, startedOver: nil))
+            state = .done
+            return decide(.finish(AttemptResult(outcome: result.outcome, response: response, bytesSent: bytesSent)))
+        }
+        if let code, ["InvalidPart", "InvalidPartOrder", "NoSuchUpload"].contains(code) {
+            return startOver("S3 would not put the parts together (\(code))")
+        }
+        let failure = UploadFailure(.other, "S3 answered \(response.status) to putting the parts together\(code.map { " (\($0))" } ?? "")")
+        return finish(AttemptResult(outcome: .failed(failure), response: response, bytesSent: bytesSent), keeping: current)
+    }
+
+    private mutating func nextPart() -> Decision {
+        guard let current = point, let uploadID = current.uploadID else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        let have = Set(current.parts.map(\.number))
+        if let missing = plannedParts.first(where: { !have.contains($0.number) }) {
+            state = .uploading(number: missing.number)
+            return decide(.request(.uploadPart(uploadID: uploadID, number: missing.number, from: missing.from, to: missing.to)))
+        }
+        state = .completing
+        let list = current.parts.map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.escaped($0.etag))</ETag></Part>" }.joined()
+        return decide(.request(.complete(uploadID: uploadID, body: "<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>")))
+    }
+
+    private mutating func startOver(_ why: String) -> Decision {
+        guard !startedOver else {
+            return finish(AttemptResult(outcome: .failed(UploadFailure(.other, why)), response: nil, bytesSent: bytesSent))
+        }
+        startedOver = true
+        point = nil
+        reports.append(.resumable(nil, startedOver: why))
+        state = .creating
+        return decide(.request(.create))
+    }
+
+    private mutating func finish(_ result: AttemptResult, keeping kept: ResumePoint? = nil) -> Decision {
+        state = .done
+        var ended = result.keeping(kept)
+        ended.bytesSent = bytesSent
+        return decide(.finish(ended))
+    }
+
+    private mutating func decide(_ next: Next) -> Decision {
+        defer { reports = [] }
+        return Decision(reports: reports, next: next)
+    }
+
+    /// The parts a ListParts answer names.
+    static func parts(in body: [UInt8]) -> [S3Part] {
+        let xml = String(decoding: body, as: UTF8.self)
+        return xml.components(separatedBy: "<Part>").dropFirst().compactMap { chunk in
+            guard let number = element("PartNumber", in: chunk).flatMap(Int.init),
+                  let etag = element("ETag", in: chunk), let size = element("Size", in: chunk).flatMap(Int64.init) else { return nil }
+            return S3Part(number: number, etag: unescaped(etag), size: size)
+        }
+    }
+
+    static func element(_ name: String, in body: [UInt8]) -> String? {
+        element(name, in: String(decoding: body, as: UTF8.self))
+    }
+
+    static func element(_ name: String, in xml: String) -> String? {
+        guard let start = xml.range(of: "<\(name)>"), let end = xml.range(of: "</\(name)>", range: start.upperBound..<xml.endIndex) else { return nil }
+        let text = xml[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    static func unescaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+    }
+}
