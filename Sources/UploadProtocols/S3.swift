@@ -72,6 +72,32 @@ public struct S3Access: Sendable, Equatable {
         return [("Host", endpoint.hostField)] + SigV4.sign(request, credentials: credentials, region: region, service: "s3", date: date)
     }
 
+    /// The longest a presigned URL may live (SigV4's limit: seven days).
+    public static let longestPresign: Int64 = 7 * 24 * 3600
+
+    /// A URL anyone can `PUT` `location`'s object to for `expires` seconds from `date`.
+    public func presignedPut(_ location: S3Location, expires: Int64, date: Date) -> String {
+        let url = url(for: location)
+        guard let endpoint = Endpoint(url) else { return url }
+        return presigned(method: "PUT", endpoint, expires: expires, date: date)
+    }
+
+    /// `endpoint` with query-string SigV4 for `method` (the signature covers the method, the
+    /// path, the query and `Host`; a body goes unsigned), valid `expires` seconds from `date`.
+    public func presigned(method: String, _ endpoint: Endpoint, expires: Int64, date: Date) -> String {
+        let stamp = SigV4.timestamp(date)
+        let scope = "\(stamp.prefix(8))/\(region)/s3/aws4_request"
+        var query = [("X-Amz-Algorithm", "AWS4-HMAC-SHA256"), ("X-Amz-Credential", "\(credentials.accessKeyID)/\(scope)"),
+                     ("X-Amz-Date", stamp), ("X-Amz-Expires", String(expires)), ("X-Amz-SignedHeaders", "host")]
+        if let token = credentials.sessionToken { query.append(("X-Amz-Security-Token", token)) }
+        let text = query.map { "\(Endpoint.percentEncoded($0.0))=\(Endpoint.percentEncoded($0.1))" }.joined(separator: "&")
+        let request = SigV4.Request(method: method, path: endpoint.target, query: text, headers: [("Host", endpoint.hostField)],
+                                    payloadHash: SigV4.unsignedPayload)
+        let authorization = SigV4.authorization(request, credentials: credentials, region: region, service: "s3", timestamp: stamp)
+        let signature = authorization.split(separator: "=").last.map(String.init) ?? ""
+        return endpoint.url + "?" + text + "&X-Amz-Signature=" + signature
+    }
+
     /// S3's error answer (`<Error><Code>…</Code><Message>…</Message>`) in words, with what to do
     /// where it is known; nil for any other answer.
     public static func explained(_ response: UploadResponse) -> String? {

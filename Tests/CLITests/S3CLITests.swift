@@ -91,4 +91,33 @@ struct S3CLITests {
         #expect(server.object("vault", "big.jpg")?.sha256 == (try await offPool { try PythonDigests.sha256Hex(big) }))
         #expect(server.unfinishedUploads("vault").isEmpty)
     }
+
+    /// `presign` hands out a URL that curl (no credentials) and `send --put` can upload to;
+    /// its signature is botocore's for the same request and time (moto cannot check a query
+    /// signature, so here it takes the uploads unchecked).
+    @Test func aPresignedURLTakesAnUploadWithoutTheCredentials() async throws {
+        let server = try await S3Peer.start(buckets: ["shared"], checked: false)
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("s3-presign")
+        let environment = AgentCLITests.environment(root).merging(server.environment) { $1 }
+        let photo = try await offPool { try TestFiles.writeImage(at: root + "/p.jpg", size: 300_000) }
+        let presigned = try await CLIRun.run(["presign", "s3://shared/by-curl.jpg", "--expires", "10m"], environment: environment)
+        #expect(presigned.status == 0, "\(presigned.stderr)")
+        let url = presigned.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(url.contains("X-Amz-Expires=600") && !url.contains(server.secretAccessKey))
+        let curl = try await offPool { try ToolRun.output("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-T", photo, url]) }
+        #expect(curl == "200", "\(curl)")
+        #expect(server.object("shared", "by-curl.jpg")?.size == 300_000)
+
+        let second = try await CLIRun.run(["presign", "s3://shared/by-send.jpg"], environment: environment)
+        let put = try await CLIRun.run(["send", photo, "--put", "--to", second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)],
+                                       environment: AgentCLITests.environment(root))
+        #expect(put.status == 0, "\(put.stdout) \(put.stderr)")
+        #expect(server.object("shared", "by-send.jpg")?.size == 300_000)
+
+        let prefix = try await CLIRun.run(["presign", "s3://shared/folder/"], environment: environment)
+        #expect(prefix.status != 0 && prefix.stderr.contains("presign needs an object's key"))
+        let tooLong = try await CLIRun.run(["presign", "s3://shared/x.jpg", "--expires", "8d"], environment: environment)
+        #expect(tooLong.status != 0 && tooLong.stderr.contains("--expires"))
+    }
 }

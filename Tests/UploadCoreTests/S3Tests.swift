@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import UploadCore
 import UploadProtocols
@@ -114,5 +115,19 @@ import UploadProtocols
         #expect(PutUploadMachine.s3Refusal(size: 5 << 40) == nil)
         #expect(PutUploadMachine.s3Refusal(size: (5 << 40) + 1)?.hasPrefix("S3 takes at most 5 TiB in one object") == true)
         #expect(PutUploadMachine.s3Refusal(size: nil)?.contains("save it to a file first") == true)
+    }
+}
+
+/// Presigned URLs: AWS's own example (S3's documentation, "Authenticating Requests: Using
+/// Query Parameters"), signature for signature.
+@Suite struct PresignTests {
+    @Test func awsDocumentedExample() throws {
+        let access = S3Access(credentials: AWSCredentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+                              region: "us-east-1")
+        let date = try #require(ISO8601DateFormatter().date(from: "2013-05-24T00:00:00Z"))
+        let url = access.presigned(method: "GET", try Endpoint(parsing: "https://examplebucket.s3.amazonaws.com/test.txt"), expires: 86400, date: date)
+        #expect(url == "https://examplebucket.s3.amazonaws.com/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+            + "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z"
+            + "&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404")
     }
 }
