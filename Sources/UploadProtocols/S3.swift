@@ -126,7 +126,7 @@ public struct S3Access: Sendable, Equatable {
     private static func element(_ name: String, in xml: String) -> String? {
         guard let start = xml.range(of: "<\(name)>"), let end = xml.range(of: "</\(name)>", range: start.upperBound..<xml.endIndex) else { return nil }
         let text = xml[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? nil : InvisibleCharacters.escaped(String(text.prefix(300)))
+        return text.isEmpty ? nil : InvisibleCharacters.escaped(S3MultipartMachine.unescaped(String(text.prefix(300))))
     }
 }
 

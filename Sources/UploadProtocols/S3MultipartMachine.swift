@@ -220,8 +220,31 @@ public struct S3MultipartMachine: Sendable {
             .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
+    /// XML text with its references resolved: the five named ones and numeric ones (`&#34;`,
+    /// `&#x22;`: rclone writes an ETag's quotes so).
     static func unescaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
-            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+        guard text.contains("&") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            guard let semi = rest[amp...].firstIndex(of: ";"), rest.distance(from: amp, to: semi) <= 10 else {
+                out += rest[amp...]
+                return out
+            }
+            let name = rest[rest.index(after: amp)..<semi]
+            let named: [Substring: String] = ["quot": "\"", "amp": "&", "lt": "<", "gt": ">", "apos": "'"]
+            if let value = named[name] {
+                out += value
+            } else if name.hasPrefix("#x") || name.hasPrefix("#X"), let code = UInt32(name.dropFirst(2), radix: 16), let scalar = Unicode.Scalar(code) {
+                out.unicodeScalars.append(scalar)
+            } else if name.hasPrefix("#"), let code = UInt32(name.dropFirst()), let scalar = Unicode.Scalar(code) {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += rest[amp...semi]
+            }
+            rest = rest[rest.index(after: semi)...]
+        }
+        return out + rest
     }
 }

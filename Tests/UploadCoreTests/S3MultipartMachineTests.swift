@@ -101,4 +101,18 @@ import UploadProtocols
         #expect(ended.resume?.parts.map(\.number) == [1])
         #expect(ended.bytesSent == 11 << 20)
     }
+
+    /// rclone writes an ETag's quotes as numeric references; S3 as named ones or bare.
+    @Test func listedETagsAreReadWhateverTheirEscaping() {
+        let point = ResumePoint.s3(objectURL: Self.url, uploadID: "U", partSize: 8 << 20, bodyLength: Self.size, file: Self.file)
+        var m = Machine(objectURL: Self.url, file: Self.file, size: Self.size, point: point)
+        _ = m.start()
+        let listed = m.listed(Self.answer(200, body: "<Part><PartNumber>1</PartNumber><ETag>&#34;a1&#34;</ETag><Size>8388608</Size></Part>"
+            + "<Part><PartNumber>2</PartNumber><ETag>&#x22;b2&quot;</ETag><Size>8388608</Size></Part>"))
+        #expect(Self.request(listed) == .uploadPart(uploadID: "U", number: 3, from: 16 << 20, to: 20 << 20))
+        let complete = m.partUploaded(Self.answer(200, [("ETag", "\"c3\"")], sent: 4 << 20))
+        #expect(Self.request(complete) == .complete(uploadID: "U", body: "<CompleteMultipartUpload>"
+            + "<Part><PartNumber>1</PartNumber><ETag>&quot;a1&quot;</ETag></Part><Part><PartNumber>2</PartNumber><ETag>&quot;b2&quot;</ETag></Part>"
+            + "<Part><PartNumber>3</PartNumber><ETag>&quot;c3&quot;</ETag></Part></CompleteMultipartUpload>"))
+    }
 }
