@@ -8,9 +8,7 @@ public final class S3Peer: @unchecked Sendable {
     public let port: Int
     public let accessKeyID: String
     public let secretAccessKey: String
-    private let process: Process
-    private let input: Pipe
-    private let output: FileHandle
+    private let peer: PeerProcess
     private let lock = NSLock()
     public let logPath: String
 
@@ -36,29 +34,17 @@ public final class S3Peer: @unchecked Sendable {
 
     public init(buckets: [String], checked: Bool = true) throws {
         let base = TestFiles.makeTemporaryDirectory("s3-peer")
-        let bench = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../bench").standardized.path
         logPath = base + "/server.log"
         FileManager.default.createFile(atPath: logPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", bench + "/s3_server.py", logPath] + (checked ? [] : ["--unchecked"]) + buckets
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        try process.run()
-        self.output = output.fileHandleForReading
-        let words = Self.readLine(self.output).split(separator: " ").map(String.init)
+        peer = try PeerProcess.launch("s3_server.py", [logPath] + (checked ? [] : ["--unchecked"]) + buckets, logPath: logPath, what: "the S3 server")
+        let words = peer.firstLine.split(separator: " ").map(String.init)
         guard words.count == 3, let port = Int(words[0]) else {
-            process.terminate()
-            throw TusPeer.PeerError(message: "the S3 server did not start: \(words) \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+            peer.stop()
+            throw TusPeer.PeerError(message: "the S3 server did not start: \(peer.firstLine)")
         }
         self.port = port
         accessKeyID = words[1]
         secretAccessKey = words[2]
-        self.process = process
-        self.input = input
     }
 
     /// Size and SHA-256 (hex) of the object stored at `key`, or nil.
@@ -81,22 +67,9 @@ public final class S3Peer: @unchecked Sendable {
     private func ask(_ line: String) -> String {
         lock.lock()
         defer { lock.unlock() }
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
-        return Self.readLine(output)
+        peer.input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        return PeerProcess.readLine(peer.output)
     }
 
-    private static func readLine(_ handle: FileHandle) -> String {
-        var bytes: [UInt8] = []
-        while true {
-            let byte = handle.readData(ofLength: 1)
-            guard let first = byte.first, first != UInt8(ascii: "\n") else { break }
-            bytes.append(first)
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    public func stop() {
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    public func stop() { peer.stop() }
 }

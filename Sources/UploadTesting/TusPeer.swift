@@ -20,8 +20,7 @@ public final class TusPeer: @unchecked Sendable {
     public let port: Int
     public let directory: String
     public let server: Server
-    private let process: Process
-    private let input: Pipe
+    private let peer: PeerProcess
     private let logPath: String
 
     /// Whether python3 with tuspyserver and uvicorn is on this machine (`.ci/run` installs them).
@@ -68,36 +67,24 @@ public final class TusPeer: @unchecked Sendable {
         let root = TestFiles.makeTemporaryDirectory("tus-peer")
         directory = root + "/files"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // One server script for the tests and bench/resume, found from this file's place in
-        // the package.
-        let bench = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../bench").standardized.path
         logPath = root + "/access.log"
         FileManager.default.createFile(atPath: logPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        switch server {
+        let arguments: (String, [String]) = switch server {
         case .tuspyserver:
-            process.arguments = ["python3", bench + "/tus_server.py", directory, String(maxSize ?? 128 << 30), logPath]
-                + (checksums ? ["checksum", corrupting.map(String.init).joined(separator: ",")] : [])
+            ("tus_server.py", [directory, String(maxSize ?? 128 << 30), logPath]
+                + (checksums ? ["checksum", corrupting.map(String.init).joined(separator: ",")] : []))
         case .aiohttpTus(let maxRequest):
-            process.arguments = ["python3", bench + "/tus_aiohttp_server.py", directory, String(maxRequest), logPath]
+            ("tus_aiohttp_server.py", [directory, String(maxRequest), logPath])
         case .fastapiTusd:
-            process.arguments = ["python3", bench + "/tus_fastapi_server.py", directory, String(maxSize ?? 128 << 30), logPath]
+            ("tus_fastapi_server.py", [directory, String(maxSize ?? 128 << 30), logPath])
         }
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            throw PeerError(message: "the tus server did not start: \(line) \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+        let peer = try PeerProcess.launch(arguments.0, arguments.1, logPath: logPath, what: "the tus server")
+        guard let port = Int(peer.firstLine.trimmingCharacters(in: .whitespaces)) else {
+            peer.stop()
+            throw PeerError(message: "the tus server did not start: \(peer.firstLine)")
         }
         self.port = port
-        self.process = process
-        self.input = input
+        self.peer = peer
     }
 
     public struct PeerError: Error, CustomStringConvertible {
@@ -186,9 +173,6 @@ public final class TusPeer: @unchecked Sendable {
     /// Stops the server at once (SIGKILL: uvicorn's graceful stop waits for its connections,
     /// and the end of its standard input may never come while another child process of this
     /// one holds the pipe).
-    public func stop() {
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    public func stop() { peer.stop() }
 
 }

@@ -10,8 +10,7 @@ public final class WebDAVPeer: @unchecked Sendable {
     public let port: Int
     /// The folder the server shares.
     public let root: String
-    private let process: Process
-    private let input: Pipe
+    private let peer: PeerProcess
     private let logPath: String
 
     /// Whether python3 with WsgiDAV and cheroot is on this machine (`.ci/run` installs them).
@@ -31,26 +30,14 @@ public final class WebDAVPeer: @unchecked Sendable {
         let base = TestFiles.makeTemporaryDirectory("webdav-peer")
         root = base + "/shared"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        let bench = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../bench").standardized.path
         logPath = base + "/server.log"
         FileManager.default.createFile(atPath: logPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", bench + "/webdav_server.py", root, logPath] + (login.map { [$0] } ?? [])
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            throw TusPeer.PeerError(message: "the WebDAV server did not start: \(line) \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+        peer = try PeerProcess.launch("webdav_server.py", [root, logPath] + (login.map { [$0] } ?? []), logPath: logPath, what: "the WebDAV server")
+        guard let port = Int(peer.firstLine.trimmingCharacters(in: .whitespaces)) else {
+            peer.stop()
+            throw TusPeer.PeerError(message: "the WebDAV server did not start: \(peer.firstLine)")
         }
         self.port = port
-        self.process = process
-        self.input = input
     }
 
     /// The contents of a file the server stored, by its path under the shared folder.
@@ -61,8 +48,5 @@ public final class WebDAVPeer: @unchecked Sendable {
     /// What the server logged (requests and their answers).
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    public func stop() {
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    public func stop() { peer.stop() }
 }
