@@ -7,6 +7,14 @@ public enum PythonDigests {
         (try? run(["-c", "import contentdigest, http_sf"]))?.status == 0
     }()
 
+    /// Whether python3 has these modules installed, found without importing them: a test's
+    /// `.enabled(if:)` runs on the cooperative pool (and others wait on the same check), and a
+    /// first import of a large package (moto, FastAPI) can take many seconds on a fresh machine.
+    public static func hasModules(_ names: [String]) -> Bool {
+        let list = names.map { "'\($0)'" }.joined(separator: ", ")
+        return (try? run(["-c", "import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in [\(list)]) else 1)"]))?.status == 0
+    }
+
     public static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let (status, output) = try ToolRun.run("/usr/bin/env", ["python3"] + arguments)
         return (status, output.trimmingCharacters(in: .whitespacesAndNewlines))

@@ -14,7 +14,7 @@ public final class S3Peer: @unchecked Sendable {
 
     /// Whether python3 with moto's server and boto3 is on this machine (`.ci/run` installs them).
     public static let available: Bool = {
-        (try? PythonDigests.run(["-c", "import moto.server, boto3, flask"]))?.status == 0
+        PythonDigests.hasModules(["moto", "boto3", "flask"])
     }()
 
     /// `AWS_ENDPOINT_URL` for it.

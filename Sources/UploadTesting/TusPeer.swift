@@ -25,17 +25,17 @@ public final class TusPeer: @unchecked Sendable {
 
     /// Whether python3 with tuspyserver and uvicorn is on this machine (`.ci/run` installs them).
     public static let available: Bool = {
-        (try? PythonDigests.run(["-c", "import tuspyserver, uvicorn, fastapi"]))?.status == 0
+        PythonDigests.hasModules(["tuspyserver", "uvicorn", "fastapi"])
     }()
 
     /// Whether python3 with aiohttp-tus is on this machine (`.ci/run` installs it).
     public static let aiohttpTusAvailable: Bool = {
-        (try? PythonDigests.run(["-c", "import aiohttp_tus, aiohttp"]))?.status == 0
+        PythonDigests.hasModules(["aiohttp_tus", "aiohttp"])
     }()
 
     /// Whether python3 with fastapi-tusd is on this machine (`.ci/run` installs it).
     public static let fastapiTusdAvailable: Bool = {
-        (try? PythonDigests.run(["-c", "import fastapi_tusd, uvicorn"]))?.status == 0
+        PythonDigests.hasModules(["fastapi_tusd", "uvicorn"])
     }()
 
     /// The creation URL.

@@ -15,7 +15,7 @@ public final class WebDAVPeer: @unchecked Sendable {
 
     /// Whether python3 with WsgiDAV and cheroot is on this machine (`.ci/run` installs them).
     public static let available: Bool = {
-        (try? PythonDigests.run(["-c", "import wsgidav, cheroot"]))?.status == 0
+        PythonDigests.hasModules(["wsgidav", "cheroot"])
     }()
 
     /// The shared folder's URL (ends in `/`).
