@@ -123,10 +123,9 @@ public struct S3Access: Sendable, Equatable {
         return "S3 \(response.status) \(code)\(message)\(advice)"
     }
 
+    /// An element's text, references resolved, shown safely (at most 300 characters).
     private static func element(_ name: String, in xml: String) -> String? {
-        guard let start = xml.range(of: "<\(name)>"), let end = xml.range(of: "</\(name)>", range: start.upperBound..<xml.endIndex) else { return nil }
-        let text = xml[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? nil : InvisibleCharacters.escaped(S3MultipartMachine.unescaped(String(text.prefix(300))))
+        S3MultipartMachine.element(name, in: xml).map { InvisibleCharacters.escaped(S3MultipartMachine.unescaped(String($0.prefix(300)))) }
     }
 }
 

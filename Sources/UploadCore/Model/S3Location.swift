@@ -42,4 +42,21 @@ public enum Destination {
             throw .unsupportedDestination(url: url)
         }
     }
+
+    /// Why these protocol options cannot go to `url`, or nil: `--put` with another protocol, an
+    /// `s3://` destination with another protocol or `--create-dirs` (S3 has no folders), and
+    /// `--create-dirs` or form fields where no `PUT` goes.
+    public static func refusal(_ url: String, protocol asked: UploadProtocol, put: Bool, createDirs: Bool, formFields: Bool) -> String? {
+        if put, asked != .auto, asked != .put { return "--put sends a PUT; it cannot go with --protocol \(asked.rawValue)" }
+        let sent: UploadProtocol = put ? .put : asked
+        if S3Location.isS3(url) {
+            guard asked == .auto || asked == .put else {
+                return "an s3:// destination takes S3's own PUT; it cannot go with --protocol \(asked.rawValue)"
+            }
+            if createDirs { return "--create-dirs makes WebDAV folders; S3 has none to make (a key's / is part of its name)" }
+        }
+        if createDirs, sent != .put { return "--create-dirs makes WebDAV folders for --put; add --put" }
+        if sent == .put, formFields { return "--put sends the file's bytes alone; form fields (-F) go only in a multipart upload" }
+        return nil
+    }
 }

@@ -15,6 +15,8 @@ public enum UploadInputError: Error, Equatable, Sendable, CustomStringConvertibl
     case unsupportedDestination(url: String)
     /// An `s3://` URL whose bucket name S3 does not allow.
     case badS3Bucket(String)
+    /// `presign` was given a bucket or a prefix, not an object.
+    case notAnS3Object(bucket: String)
     /// No AWS credentials in the environment or the profile's files.
     case noAWSCredentials(profile: String, files: [String])
     case notAnImage(path: String, looksLike: String)
@@ -41,6 +43,8 @@ public enum UploadInputError: Error, Equatable, Sendable, CustomStringConvertibl
             return "'\(url)' is not an http, https or s3 URL"
         case .badS3Bucket(let url):
             return "'\(url)': an S3 bucket name is 3 to 63 lower-case letters, digits, dots and hyphens, beginning and ending with a letter or digit"
+        case .notAnS3Object(let bucket):
+            return "presign needs an object's key, not a prefix: s3://\(bucket)/name.jpg"
         case .noAWSCredentials(let profile, let files):
             return "no AWS credentials for s3://: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give the profile '\(profile)' "
                 + "aws_access_key_id and aws_secret_access_key in \(files.joined(separator: " or ")) (AWS_PROFILE names another)"

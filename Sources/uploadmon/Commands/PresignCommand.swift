@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import UploadCore
-import UploadProtocols
+import UploadCommands
 
 /// `uploadmon presign s3://bucket/key`: a URL anyone can PUT that object to, for a while.
 struct PresignCommand: ParsableCommand {
@@ -27,30 +27,17 @@ struct PresignCommand: ParsableCommand {
     var expires = "1h"
 
     func validate() throws {
-        let location: S3Location
-        do throws(UploadInputError) { location = try S3Location(parsing: object) } catch { throw ValidationError(error.description) }
-        guard !location.key.isEmpty, !location.key.hasSuffix("/") else {
-            throw ValidationError("presign needs an object's key, not a prefix: s3://\(location.bucket)/name.jpg")
-        }
-        do throws(RangeError) {
-            _ = try DurationText.parse(expires, option: "--expires", allowed: 1...Double(S3Access.longestPresign))
-        } catch {
-            throw ValidationError(error.message)
-        }
+        do throws(UploadInputError) { _ = try Presign.object(object) } catch { throw ValidationError(error.description) }
+        do throws(RangeError) { _ = try Presign.lifetime(expires) } catch { throw ValidationError(error.message) }
     }
 
     func run() throws {
-        let location = try S3Location(parsing: object)
-        let seconds = Int64(try DurationText.parse(expires, option: "--expires", allowed: 1...Double(S3Access.longestPresign)))
-        let access: S3Access
+        let lifetime = try Presign.lifetime(expires)   // checked in validate()
         do throws(UploadInputError) {
-            access = try S3Access.resolve(environment: ProcessInfo.processInfo.environment) { path in
-                FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
-            }
+            print(try Presign.url(try Presign.object(object), expires: lifetime, environment: ProcessInfo.processInfo.environment, now: Date()))
         } catch {
             FileHandle.standardError.write(Data("uploadmon presign: \(error.description)\n".utf8))
             throw ExitCode(78)
         }
-        print(access.presignedPut(location, expires: seconds, date: Date()))
     }
 }

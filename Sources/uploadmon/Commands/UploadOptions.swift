@@ -112,18 +112,8 @@ struct UploadOptions: ParsableArguments {
         if let chunkSize, let refusal = ByteSize.refusal(chunkSize, option: "--chunk-size", atLeast: 1, like: "5MiB or 6MiB") {
             throw ValidationError(refusal)
         }
-        if put, `protocol` != .auto, `protocol` != .put {
-            throw ValidationError("--put sends a PUT; it cannot go with --protocol \(`protocol`.rawValue)")
-        }
-        if S3Location.isS3(to) {
-            guard `protocol` == .auto || `protocol` == .put else {
-                throw ValidationError("an s3:// destination takes S3's own PUT; it cannot go with --protocol \(`protocol`.rawValue)")
-            }
-            if createDirs { throw ValidationError("--create-dirs makes WebDAV folders; S3 has none to make (a key's / is part of its name)") }
-        }
-        if createDirs, uploadProtocol != .put { throw ValidationError("--create-dirs makes WebDAV folders for --put; add --put") }
-        if uploadProtocol == .put, !formFields.isEmpty {
-            throw ValidationError("--put sends the file's bytes alone; form fields (-F) go only in a multipart upload")
+        if let refusal = Destination.refusal(to, protocol: `protocol`, put: put, createDirs: createDirs, formFields: !formFields.isEmpty) {
+            throw ValidationError(refusal)
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard retries >= 0 else { throw ValidationError("--retries cannot be negative") }

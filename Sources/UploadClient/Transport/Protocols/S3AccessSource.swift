@@ -6,7 +6,7 @@ import UploadProtocols
 /// The S3 credentials, region and endpoint a transport signs with: read from its environment
 /// and the AWS files the first time an `s3://` upload needs them, and kept once read (a failure
 /// is not kept: the files may be put right while the agent runs).
-final class S3AccessSource: Sendable {
+public final class S3AccessSource: Sendable {
     private let environment: [String: String]
     private let known = NIOLockedValueBox<S3Access?>(nil)
 
@@ -16,10 +16,16 @@ final class S3AccessSource: Sendable {
 
     func access() throws(UploadInputError) -> S3Access {
         if let access = known.withLockedValue({ $0 }) { return access }
-        let access = try S3Access.resolve(environment: environment) { path in
-            FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
-        }
+        let access = try Self.read(environment: environment)
         known.withLockedValue { $0 = access }
         return access
+    }
+
+    /// The access `environment` and the AWS files it names give (`S3Access.resolve` with this
+    /// machine's files): for uploads, and for `uploadmon presign`.
+    public static func read(environment: [String: String]) throws(UploadInputError) -> S3Access {
+        try S3Access.resolve(environment: environment) { path in
+            FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+        }
     }
 }
