@@ -1,24 +1,46 @@
 import Foundation
 import UploadCore
 
-/// An S3 multipart upload, answer by answer: create it (`POST ?uploads`), send the parts in
-/// order (`PUT ?partNumber=N&uploadId=…`, each part's `ETag` reported as it arrives, so the
-/// journal keeps it), put them together (`POST ?uploadId=…` with the list; its `200` may still
-/// carry an `<Error>`). What S3 keeps of an upload that cannot go on is removed by the shell
-/// (`DELETE ?uploadId=…`, as for the other resumable protocols). A later attempt continues from the parts S3 says it has (`GET ?uploadId=…`,
-/// ListParts), or from the ones reported when it cannot say.
+/// An S3 multipart upload, answer by answer: create it (`POST ?uploads`), send the parts
+/// (`PUT ?partNumber=N&uploadId=…`; up to `width` side by side, each part's `ETag` reported as it
+/// arrives, so the journal keeps it), put them together (`POST ?uploadId=…` with the list; its
+/// `200` may still carry an `<Error>`). What S3 keeps of an upload that cannot go on is removed
+/// by the shell (`DELETE ?uploadId=…`, as for the other resumable protocols). A later attempt
+/// continues from the parts S3 says it has (`GET ?uploadId=…`, ListParts), or from the ones
+/// reported when it cannot say.
+///
+/// `width` is given with every answer (the upload's share of the queue's concurrency, which
+/// changes as other uploads start and end): no new part starts while that many are in flight.
+/// When a part fails, no other starts; the attempt ends once the parts in flight have answered,
+/// so every part S3 took is kept.
 public struct S3MultipartMachine: Sendable {
     public enum Request: Sendable, Equatable {
         case create
         case listParts(uploadID: String)
-        /// Part `number`: the file's bytes `from ..< to`.
-        case uploadPart(uploadID: String, number: Int, from: Int64, to: Int64)
         /// The parts put together; `body` is the `CompleteMultipartUpload` XML.
         case complete(uploadID: String, body: String)
     }
 
+    /// Part `number`: the file's bytes `from ..< to`.
+    public struct Part: Sendable, Equatable {
+        public var number: Int
+        public var from: Int64
+        public var to: Int64
+        public var size: Int64 { to - from }
+
+        public init(number: Int, from: Int64, to: Int64) {
+            self.number = number
+            self.from = from
+            self.to = to
+        }
+    }
+
     public enum Next: Sendable {
+        /// One request on its own: nothing else is in flight.
         case request(Request)
+        /// Start these parts beside the ones in flight (none: wait for one of those to answer,
+        /// and say so with `partUploaded`).
+        case parts(uploadID: String, [Part])
         case finish(AttemptResult)
     }
 
@@ -52,10 +74,21 @@ public struct S3MultipartMachine: Sendable {
     private var reports: [ResumableUploadMachine.Report] = []
     private var startedOver = false
     private var bytesSent: Int64 = 0
+    /// The parts still to send, in order, and how many of them have been started.
+    private var pending: [Int] = []
+    private var started = 0
+    private var inFlight: Set<Int> = []
+    /// A part failed: how the attempt ends once the parts in flight have answered.
+    private var ending: Ending?
 
     private enum State: Sendable {
-        case idle, creating, listing, uploading(number: Int), completing
+        case idle, creating, listing, uploading, completing
         case done
+    }
+
+    private enum Ending: Sendable {
+        case failed(AttemptResult)
+        case startOver(String)
     }
 
     /// An upload of `size` bytes of `file` to `objectURL`, continuing `point` when it is an S3
@@ -84,14 +117,19 @@ public struct S3MultipartMachine: Sendable {
         return decide(.request(.create))
     }
 
-    /// The parts there are: `(number, from, to)` for each.
-    public var plannedParts: [(number: Int, from: Int64, to: Int64)] {
-        stride(from: Int64(0), to: max(size, 1), by: Int(partSize)).enumerated().map { index, from in
-            (index + 1, from, min(from + partSize, size))
-        }
+    /// How many parts the file has.
+    public var partCount: Int { size == 0 ? 1 : Int((size + partSize - 1) / partSize) }
+
+    /// Part `number`'s bytes.
+    public func part(_ number: Int) -> Part {
+        let from = Int64(number - 1) * partSize
+        return Part(number: number, from: from, to: min(from + partSize, size))
     }
 
-    public mutating func created(_ result: AttemptResult) -> Decision {
+    /// The parts there are, in order.
+    public var plannedParts: [Part] { (1...partCount).map(part) }
+
+    public mutating func created(_ result: AttemptResult, width: Int = 1) -> Decision {
         guard case .creating = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
         bytesSent += result.bytesSent
         guard let response = result.response, (200..<300).contains(response.status),
@@ -101,44 +139,48 @@ public struct S3MultipartMachine: Sendable {
         let created = ResumePoint.s3(objectURL: objectURL, uploadID: uploadID, partSize: partSize, bodyLength: size, file: file)
         point = created
         reports.append(.resumable(created, startedOver: nil))
-        return nextPart()
+        return beginParts(width: width)
     }
 
     /// ListParts' answer: the parts S3 has that are the size this upload sends are kept (their
     /// `ETag`s from S3); a `404` (`NoSuchUpload`: completed, aborted or expired) starts over.
-    public mutating func listed(_ result: AttemptResult) -> Decision {
+    public mutating func listed(_ result: AttemptResult, width: Int = 1) -> Decision {
         guard case .listing = state, var current = point else { return decide(.finish(ResumableUploadMachine.misuse)) }
         bytesSent += result.bytesSent
         guard let response = result.response else { return finish(result, keeping: current) }
         if response.status == 404 { return startOver("S3 no longer has the upload (NoSuchUpload)") }
         if (200..<300).contains(response.status) {
-            let planned = Dictionary(uniqueKeysWithValues: plannedParts.map { ($0.number, $0.to - $0.from) })
-            current.parts = Self.parts(in: response.body).filter { planned[$0.number] == $0.size }
+            current.parts = Self.parts(in: response.body).filter { $0.number >= 1 && $0.number <= partCount && part($0.number).size == $0.size }
             // (Parts beyond the first page are sent again: 1,000 parts of 8 MiB is 8 GB.)
         }
         // Another answer: the parts reported before stand.
         current.offset = current.parts.reduce(0) { $0 + $1.size }
         point = current
         if current.offset > 0 { reports.append(.resumed(offset: current.offset, bodyLength: size)) }
-        return nextPart()
+        return beginParts(width: width)
     }
 
-    public mutating func partUploaded(_ result: AttemptResult) -> Decision {
-        guard case .uploading(let number) = state, var current = point else { return decide(.finish(ResumableUploadMachine.misuse)) }
-        bytesSent += result.bytesSent
-        guard let response = result.response else { return finish(result, keeping: current) }
-        guard (200..<300).contains(response.status), let etag = response.header("ETag"), !etag.isEmpty,
-              let planned = plannedParts.first(where: { $0.number == number }) else {
-            if response.status == 404 { return startOver("S3 no longer has the upload (NoSuchUpload)") }
-            return finish(result, keeping: current)
+    /// Part `number`'s answer.
+    public mutating func partUploaded(_ number: Int, _ result: AttemptResult, width: Int = 1) -> Decision {
+        guard case .uploading = state, inFlight.remove(number) != nil, var current = point else {
+            return decide(.finish(ResumableUploadMachine.misuse))
         }
-        current.parts.removeAll { $0.number == number }
-        current.parts.append(S3Part(number: number, etag: etag, size: planned.to - planned.from))
-        current.parts.sort { $0.number < $1.number }
-        current.offset = current.parts.reduce(0) { $0 + $1.size }
-        point = current
-        reports.append(.resumable(current, startedOver: nil))
-        return nextPart()
+        bytesSent += result.bytesSent
+        if let response = result.response, (200..<300).contains(response.status), let etag = response.header("ETag"), !etag.isEmpty {
+            let size = part(number).size
+            let at = current.parts.firstIndex { $0.number >= number } ?? current.parts.endIndex
+            if at < current.parts.endIndex, current.parts[at].number == number {
+                current.offset -= current.parts[at].size
+                current.parts.remove(at: at)
+            }
+            current.parts.insert(S3Part(number: number, etag: etag, size: size), at: at)
+            current.offset += size
+            point = current
+            reports.append(.resumable(current, startedOver: nil))
+        } else if ending == nil {
+            ending = result.response?.status == 404 ? .startOver("S3 no longer has the upload (NoSuchUpload)") : .failed(result)
+        }
+        return nextParts(width: width)
     }
 
     /// `CompleteMultipartUpload`'s answer: a `200` whose body is an `<Error>` failed (S3 says
@@ -160,13 +202,35 @@ public struct S3MultipartMachine: Sendable {
         return finish(AttemptResult(outcome: .failed(failure), response: response, bytesSent: bytesSent), keeping: current)
     }
 
-    private mutating func nextPart() -> Decision {
+    /// The parts S3 does not have yet are the ones to send.
+    private mutating func beginParts(width: Int) -> Decision {
+        let have = Set(point?.parts.map(\.number) ?? [])
+        pending = (1...partCount).filter { !have.contains($0) }
+        started = 0
+        inFlight = []
+        ending = nil
+        state = .uploading
+        return nextParts(width: width)
+    }
+
+    private mutating func nextParts(width: Int) -> Decision {
         guard let current = point, let uploadID = current.uploadID else { return decide(.finish(ResumableUploadMachine.misuse)) }
-        let have = Set(current.parts.map(\.number))
-        if let missing = plannedParts.first(where: { !have.contains($0.number) }) {
-            state = .uploading(number: missing.number)
-            return decide(.request(.uploadPart(uploadID: uploadID, number: missing.number, from: missing.from, to: missing.to)))
+        if let ending {
+            guard inFlight.isEmpty else { return decide(.parts(uploadID: uploadID, [])) }
+            self.ending = nil
+            switch ending {
+            case .failed(let result): return finish(result, keeping: current)
+            case .startOver(let why): return startOver(why)
+            }
         }
+        let room = max(1, width) - inFlight.count
+        if room > 0, started < pending.count {
+            let now = pending[started..<min(pending.count, started + room)].map(part)
+            started += now.count
+            inFlight.formUnion(now.map(\.number))
+            return decide(.parts(uploadID: uploadID, now))
+        }
+        if !inFlight.isEmpty { return decide(.parts(uploadID: uploadID, [])) }
         state = .completing
         let list = current.parts.map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.escaped($0.etag))</ETag></Part>" }.joined()
         return decide(.request(.complete(uploadID: uploadID, body: "<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>")))

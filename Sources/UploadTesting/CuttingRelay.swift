@@ -26,6 +26,8 @@ public final class CuttingRelay: @unchecked Sendable {
         var sparing = 0
         var bytesToServer: Int64 = 0
         var connections = 0
+        var open = 0
+        var mostOpen = 0
         var cutsDone = 0
         var stopped = false
     }
@@ -35,6 +37,8 @@ public final class CuttingRelay: @unchecked Sendable {
     public var bytesToServer: Int64 { state.withLockedValue { $0.bytesToServer } }
     public var connections: Int { state.withLockedValue { $0.connections } }
     public var cutsDone: Int { state.withLockedValue { $0.cutsDone } }
+    /// The most connections that were open at once.
+    public var mostOpenAtOnce: Int { state.withLockedValue { $0.mostOpen } }
 
     /// `sparing`: the first so many connections that reach the first cut's size go through
     /// whole (a server that closes every connection after its answer gets one request each:
@@ -78,7 +82,12 @@ public final class CuttingRelay: @unchecked Sendable {
             Self.reset(client)
             return
         }
-        state.withLockedValue { $0.connections += 1 }
+        state.withLockedValue { state in
+            state.connections += 1
+            state.open += 1
+            state.mostOpen = max(state.mostOpen, state.open)
+        }
+        defer { state.withLockedValue { $0.open -= 1 } }
         let backDone = DispatchSemaphore(value: 0)
         let back = NIOLockedValueBox<Int64>(0)
         let cut = NIOLockedValueBox(false)

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 @testable import UploadClient
 import UploadCore
@@ -97,6 +98,32 @@ struct S3MultipartClientTests {
         // Only the parts after the first went again (12 MB of the file, and the requests' heads).
         #expect(relay.bytesToServer - before < 12_100_000, "\(relay.bytesToServer - before)")
         #expect(server.object("big", "cut.jpg")?.sha256 == (try await offPool { try PythonDigests.sha256Hex(path) }))
+    }
+
+    /// Within the share the queue gives it, an upload's parts go side by side: a 40 MB file at
+    /// a share of three has three parts in flight (moto gives each its own connection).
+    @Test func partsGoSideBySideWithinTheUploadsShare() async throws {
+        let server = try await S3Peer.start(buckets: ["big"])
+        defer { server.stop() }
+        let path = try await TestFiles.image("wide.jpg", size: 40_000_000, in: "s3-wide")
+        let relay = try CuttingRelay(to: server.port, cutAfter: [])
+        defer { relay.stop() }
+        var environment = server.environment
+        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(relay.port)"
+        let transport = try HTTPUploadTransport(exchanger: nil, environment: environment)
+        let progress = NIOLockedValueBox<[Int64]>([])
+        let observer = AttemptObserver(progress: { _, total, _ in progress.withLockedValue { $0.append(total) } }, share: { 3 })
+        let result = await transport.perform(try UploadRequest.forPath(path, url: "s3://big/"), observer: observer)
+        try await transport.shutdown()
+        #expect(result.outcome.isSuccess, "\(result.outcome)")
+        #expect(server.object("big", "wide.jpg")?.sha256 == (try await offPool { try PythonDigests.sha256Hex(path) }))
+        // (That no more than the share start is the machine's test: the relay may still hold a
+        // finished part's connection for a moment after its answer.)
+        #expect(relay.mostOpenAtOnce >= 3, "\(relay.mostOpenAtOnce) connections at once")
+        // One progress for the whole file, whatever order the parts' bytes went in.
+        let totals = progress.withLockedValue { $0 }
+        #expect(totals.last == 40_000_000 && totals.allSatisfy { $0 <= 40_000_000 })
+        #expect(result.bytesSent >= 40_000_000)
     }
 
     @Test func aDiscardedUploadIsAbortedOnS3() async throws {

@@ -55,6 +55,26 @@ private func point(_ offset: Int64) -> ResumePoint {
         #expect(starts(machine.attemptEnded(id3, attempt: 1, result: ok, reported: nil, at: t0)) == [id4])
     }
 
+    /// What each upload sending may have in flight (an S3 upload's parts): the concurrency
+    /// shared out, the remainder to the oldest, one each while others wait for a slot.
+    @Test func theConcurrencyIsSharedOutAmongTheUploadsSending() {
+        var machine = Machine(concurrency: 5, retryPolicy: RetryPolicy())
+        #expect(machine.shares.isEmpty)
+        _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
+        #expect(machine.shares == [id1: 5])
+        _ = machine.enqueue(request("b"), totalBytes: 1, id: id2)
+        #expect(machine.shares == [id1: 3, id2: 2])
+        _ = machine.setConcurrency(2)
+        _ = machine.enqueue(request("c"), totalBytes: 1, id: id3)
+        #expect(machine.shares == [id1: 1, id2: 1], "c waits: nobody takes more than one")
+        _ = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 200)), reported: nil, at: t0)
+        _ = machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 200)), reported: nil, at: t0)
+        #expect(machine.shares == [id3: 2])
+        _ = machine.setConcurrency(1)
+        _ = machine.enqueue(request("d"), totalBytes: 1, id: UploadID(4))
+        #expect(machine.shares == [id3: 1])
+    }
+
     /// The race from the queue: cancel reaches the attempt after the transport already has a
     /// transient failure. The attempt still comes back with that failure; no retry follows.
     @Test func aCancelledAttemptThatFailsTransientlyIsNotRetried() {

@@ -20,6 +20,14 @@ import UploadProtocols
         return nil
     }
 
+    /// The parts a decision starts (nil: it starts none and waits for none).
+    static func parts(_ decision: Machine.Decision) -> [Machine.Part]? {
+        if case .parts(_, let parts) = decision.next { return parts }
+        return nil
+    }
+
+    static func part(_ number: Int, _ from: Int64, _ to: Int64) -> [Machine.Part] { [Machine.Part(number: number, from: from, to: to)] }
+
     static func finished(_ decision: Machine.Decision) -> AttemptResult? {
         if case .finish(let result) = decision.next { return result }
         return nil
@@ -31,6 +39,7 @@ import UploadProtocols
         // 100 GiB in at most 10,000 parts: 11 MiB each (rounded up to whole MiB).
         #expect(Machine.partSize(for: 100 << 30) == 11 << 20)
         #expect(Machine(objectURL: Self.url, file: Self.file, size: Self.size, point: nil).plannedParts.map(\.number) == [1, 2, 3])
+        #expect(Machine(objectURL: Self.url, file: Self.file, size: 0, point: nil).plannedParts == Self.part(1, 0, 0))
     }
 
     @Test func aNewUploadIsCreatedSentInPartsAndPutTogether() throws {
@@ -39,12 +48,12 @@ import UploadProtocols
         let created = m.created(Self.answer(200, body: "<InitiateMultipartUploadResult><UploadId>U1</UploadId></InitiateMultipartUploadResult>"))
         guard case .resumable(let point?, nil)? = created.reports.first else { Issue.record("\(created.reports)"); return }
         #expect(point.uploadID == "U1" && point.kind == .s3 && point.parts.isEmpty)
-        #expect(Self.request(created) == .uploadPart(uploadID: "U1", number: 1, from: 0, to: 8 << 20))
-        #expect(Self.request(m.partUploaded(Self.answer(200, [("ETag", "\"e1\"")], sent: 8 << 20))) == .uploadPart(uploadID: "U1", number: 2, from: 8 << 20, to: 16 << 20))
-        let second = m.partUploaded(Self.answer(200, [("ETag", "\"e2\"")], sent: 8 << 20))
+        #expect(Self.parts(created) == Self.part(1, 0, 8 << 20))
+        #expect(Self.parts(m.partUploaded(1, Self.answer(200, [("ETag", "\"e1\"")], sent: 8 << 20))) == Self.part(2, 8 << 20, 16 << 20))
+        let second = m.partUploaded(2, Self.answer(200, [("ETag", "\"e2\"")], sent: 8 << 20))
         guard case .resumable(let kept?, nil)? = second.reports.first else { Issue.record("\(second.reports)"); return }
         #expect(kept.parts.map(\.etag) == ["\"e1\"", "\"e2\""] && kept.offset == 16 << 20)
-        let last = m.partUploaded(Self.answer(200, [("ETag", "\"e3\"")], sent: 4 << 20))
+        let last = m.partUploaded(3, Self.answer(200, [("ETag", "\"e3\"")], sent: 4 << 20))
         #expect(Self.request(last) == .complete(uploadID: "U1", body: "<CompleteMultipartUpload>"
             + "<Part><PartNumber>1</PartNumber><ETag>&quot;e1&quot;</ETag></Part><Part><PartNumber>2</PartNumber><ETag>&quot;e2&quot;</ETag></Part>"
             + "<Part><PartNumber>3</PartNumber><ETag>&quot;e3&quot;</ETag></Part></CompleteMultipartUpload>"))
@@ -56,7 +65,7 @@ import UploadProtocols
         var m = Machine(objectURL: Self.url, file: Self.file, size: 1, point: nil)
         _ = m.start()
         _ = m.created(Self.answer(200, body: "<UploadId>U</UploadId>"))
-        _ = m.partUploaded(Self.answer(200, [("ETag", "e")], sent: 1))
+        _ = m.partUploaded(1, Self.answer(200, [("ETag", "e")], sent: 1))
         let failed = try #require(Self.finished(m.completed(Self.answer(200, body: "<Error><Code>InternalError</Code></Error>"))))
         #expect(!failed.outcome.isSuccess && failed.resume?.parts.count == 1)
     }
@@ -69,7 +78,7 @@ import UploadProtocols
         // S3 has parts 1 and 2 (the second's answer was lost) and a stray of another size.
         let listed = m.listed(Self.answer(200, body: "<ListPartsResult><Part><PartNumber>1</PartNumber><ETag>&quot;a&quot;</ETag><Size>8388608</Size></Part>"
             + "<Part><PartNumber>2</PartNumber><ETag>\"b\"</ETag><Size>8388608</Size></Part><Part><PartNumber>3</PartNumber><ETag>c</ETag><Size>5</Size></Part></ListPartsResult>"))
-        #expect(Self.request(listed) == .uploadPart(uploadID: "U1", number: 3, from: 16 << 20, to: 20 << 20))
+        #expect(Self.parts(listed) == Self.part(3, 16 << 20, 20 << 20))
         if case .resumed(let offset, _)? = listed.reports.first { #expect(offset == 16 << 20) } else { Issue.record("\(listed.reports)") }
     }
 
@@ -95,9 +104,9 @@ import UploadProtocols
         var m = Machine(objectURL: Self.url, file: Self.file, size: Self.size, point: nil)
         _ = m.start()
         _ = m.created(Self.answer(200, body: "<UploadId>U</UploadId>"))
-        _ = m.partUploaded(Self.answer(200, [("ETag", "e1")], sent: 8 << 20))
+        _ = m.partUploaded(1, Self.answer(200, [("ETag", "e1")], sent: 8 << 20))
         let cut = AttemptResult(outcome: .failed(UploadFailure(.connectionLost, "reset")), response: nil, bytesSent: 3 << 20)
-        let ended = try #require(Self.finished(m.partUploaded(cut)))
+        let ended = try #require(Self.finished(m.partUploaded(2, cut)))
         #expect(ended.resume?.parts.map(\.number) == [1])
         #expect(ended.bytesSent == 11 << 20)
     }
@@ -109,10 +118,66 @@ import UploadProtocols
         _ = m.start()
         let listed = m.listed(Self.answer(200, body: "<Part><PartNumber>1</PartNumber><ETag>&#34;a1&#34;</ETag><Size>8388608</Size></Part>"
             + "<Part><PartNumber>2</PartNumber><ETag>&#x22;b2&quot;</ETag><Size>8388608</Size></Part>"))
-        #expect(Self.request(listed) == .uploadPart(uploadID: "U", number: 3, from: 16 << 20, to: 20 << 20))
-        let complete = m.partUploaded(Self.answer(200, [("ETag", "\"c3\"")], sent: 4 << 20))
+        #expect(Self.parts(listed) == Self.part(3, 16 << 20, 20 << 20))
+        let complete = m.partUploaded(3, Self.answer(200, [("ETag", "\"c3\"")], sent: 4 << 20))
         #expect(Self.request(complete) == .complete(uploadID: "U", body: "<CompleteMultipartUpload>"
             + "<Part><PartNumber>1</PartNumber><ETag>&quot;a1&quot;</ETag></Part><Part><PartNumber>2</PartNumber><ETag>&quot;b2&quot;</ETag></Part>"
             + "<Part><PartNumber>3</PartNumber><ETag>&quot;c3&quot;</ETag></Part></CompleteMultipartUpload>"))
+    }
+
+    // MARK: Parts side by side
+
+    static let big: Int64 = 40 << 20
+    static let bigFile = FileFingerprint(size: 40 << 20, modificationNanoseconds: 1)
+
+    static func created(width: Int) -> (Machine, Machine.Decision) {
+        var m = Machine(objectURL: Self.url, file: Self.bigFile, size: Self.big, point: nil)
+        _ = m.start()
+        let first = m.created(Self.answer(200, body: "<UploadId>U</UploadId>"), width: width)
+        return (m, first)
+    }
+
+    @Test func partsGoSideBySideWithinTheWidthAndThePartsArePutTogetherInOrder() throws {
+        var (m, first) = Self.created(width: 3)
+        #expect(Self.parts(first)?.map(\.number) == [1, 2, 3])
+        // Part 2 answers first: one more starts in its place.
+        #expect(Self.parts(m.partUploaded(2, Self.answer(200, [("ETag", "e2")]), width: 3))?.map(\.number) == [4])
+        // The share shrank to one (other uploads started): nothing new while two are in flight.
+        #expect(Self.parts(m.partUploaded(1, Self.answer(200, [("ETag", "e1")]), width: 1)) == [])
+        #expect(Self.parts(m.partUploaded(4, Self.answer(200, [("ETag", "e4")]), width: 1)) == [])
+        // It grew again: the last part, alone.
+        let fifth = m.partUploaded(3, Self.answer(200, [("ETag", "e3")]), width: 4)
+        #expect(Self.parts(fifth)?.map(\.number) == [5])
+        guard case .resumable(let kept?, nil)? = fifth.reports.first else { Issue.record("\(fifth.reports)"); return }
+        #expect(kept.parts.map(\.number) == [1, 2, 3, 4] && kept.offset == 32 << 20)
+        guard case .complete(_, let body)? = Self.request(m.partUploaded(5, Self.answer(200, [("ETag", "e5")]), width: 4)) else {
+            Issue.record("not completed"); return
+        }
+        #expect(body.components(separatedBy: "<PartNumber>").dropFirst().map { $0.prefix(1) } == ["1", "2", "3", "4", "5"])
+    }
+
+    @Test func aFailedPartStartsNoOtherAndTheAttemptEndsWhenThePartsInFlightHaveAnswered() throws {
+        var (m, first) = Self.created(width: 3)
+        #expect(Self.parts(first)?.count == 3)
+        let cut = AttemptResult(outcome: .failed(UploadFailure(.connectionLost, "reset")), response: nil, bytesSent: 1 << 20)
+        #expect(Self.parts(m.partUploaded(1, cut, width: 3)) == [])
+        // A part in flight still lands and is kept.
+        #expect(Self.parts(m.partUploaded(3, Self.answer(200, [("ETag", "e3")], sent: 8 << 20), width: 3)) == [])
+        let ended = try #require(Self.finished(m.partUploaded(2, cut, width: 3)))
+        guard case .failed(let failure) = ended.outcome else { Issue.record("\(ended.outcome)"); return }
+        #expect(failure.kind == .connectionLost)
+        #expect(ended.resume?.parts.map(\.number) == [3] && ended.bytesSent == 10 << 20)
+    }
+
+    @Test func aPartS3NoLongerKnowsStartsOverOnceThePartsInFlightAnswered() {
+        var (m, _) = Self.created(width: 2)
+        #expect(Self.parts(m.partUploaded(1, Self.answer(404, body: "<Error><Code>NoSuchUpload</Code></Error>"), width: 2)) == [])
+        #expect(Self.request(m.partUploaded(2, Self.answer(404), width: 2)) == .create)
+    }
+
+    @Test func anAnswerForAPartNotInFlightIsAMisuse() throws {
+        var (m, _) = Self.created(width: 1)
+        let wrong = try #require(Self.finished(m.partUploaded(2, Self.answer(200, [("ETag", "e")]))))
+        #expect(!wrong.outcome.isSuccess)
     }
 }

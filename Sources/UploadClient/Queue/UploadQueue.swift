@@ -24,6 +24,8 @@ public actor UploadQueue {
     private var discards: [Int: Task<Void, Never>] = [:]
     private var discardCount = 0
     private let log: @Sendable (String) -> Void
+    /// The machine's `shares`, as attempts running off the actor read them.
+    private let shares = NIOLockedValueBox<[UploadID: Int]>([:])
 
     /// - Parameter sleep: how the queue waits before a retry (tests pass a fast one).
     /// - Parameter log: where it says what became of a failed upload's part on the server.
@@ -127,6 +129,8 @@ public actor UploadQueue {
     // MARK: The shell
 
     private func run(_ actions: [UploadQueueMachine.Action]) {
+        let now = machine.shares
+        shares.withLockedValue { $0 = now }
         for action in actions {
             switch action {
             case .emit(let event):
@@ -186,7 +190,8 @@ public actor UploadQueue {
                 events.yield(.resumable(id, point, startedOver: why))
             },
             resumed: { offset, length in events.yield(.resumed(id, offset: offset, of: length)) },
-            content: { sha256 in events.yield(.content(id, sha256: sha256)) }
+            content: { sha256 in events.yield(.content(id, sha256: sha256)) },
+            share: { [shares] in shares.withLockedValue { $0[id] } ?? 1 }
         )
         let executor = transport.beginAttempt()
         attemptTasks[id] = Task(executorPreference: executor) {

@@ -57,6 +57,8 @@ struct UploadQueueMachine {
     /// Counts kept as the phases change, so that queueing thousands of uploads costs the same
     /// per upload as queueing one.
     private var sending = 0
+    /// The uploads sending, for their shares of the concurrency.
+    private var sendingIDs = Set<UploadID>()
     private var active = 0
     private var nextID = 1
     private var drainReported = true
@@ -75,6 +77,17 @@ struct UploadQueueMachine {
     func phase(of id: UploadID) -> UploadPhase? { entries[id]?.phase }
     func cancelRequested(_ id: UploadID) -> Bool { entries[id]?.cancelRequested ?? false }
     var isIdle: Bool { waiting.isEmpty && active == 0 }
+
+    /// How many requests each sending upload may have in flight (an S3 upload's parts go side by
+    /// side): the concurrency shared out among the uploads sending, the remainder to the oldest;
+    /// one each while others wait for a slot. Every upload sending has a share of at least one.
+    var shares: [UploadID: Int] {
+        guard !sendingIDs.isEmpty else { return [:] }
+        let ids = sendingIDs.sorted()
+        guard waiting.isEmpty, concurrency > ids.count else { return Dictionary(uniqueKeysWithValues: ids.map { ($0, 1) }) }
+        let each = concurrency / ids.count, rest = concurrency % ids.count
+        return Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, each + ($0 < rest ? 1 : 0)) })
+    }
 
     /// The id the next upload without one of its own gets.
     var unusedID: UploadID { UploadID(nextID) }
@@ -303,10 +316,10 @@ struct UploadQueueMachine {
 
     /// Every change of phase goes through here, so the counts stay right.
     private mutating func setPhase(_ id: UploadID, _ entry: inout Entry, _ phase: UploadPhase) {
-        if case .sending = entry.phase { sending -= 1 }
+        if case .sending = entry.phase { sending -= 1; sendingIDs.remove(id) }
         if entry.phase.isActive { active -= 1 }
         entry.phase = phase
-        if case .sending = phase { sending += 1 }
+        if case .sending = phase { sending += 1; sendingIDs.insert(id) }
         if phase.isActive { active += 1 }
         entries[id] = entry
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import UploadCore
@@ -6,9 +7,11 @@ import UploadProtocols
 
 extension HTTPUploadTransport {
     /// A file over `S3MultipartMachine.threshold` to S3: a multipart upload, as the machine
-    /// decides; every request signed as it goes. The parts S3 has survive the attempt (the
-    /// point rides on the request), so a cut, an exit or a killed agent costs at most the part
-    /// in flight.
+    /// decides; every request signed as it goes, parts side by side within the attempt's share
+    /// of the concurrency (one at a time under a per-upload rate limit, which each part's
+    /// stream would otherwise apply on its own). The parts S3 has survive the attempt (the
+    /// point rides on the request), so a cut, an exit or a killed agent costs at most the
+    /// parts in flight.
     func sendS3Multipart(
         _ request: UploadRequest, _ prepared: Prepared, s3: S3Access, size: Int64, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
@@ -16,13 +19,27 @@ extension HTTPUploadTransport {
             return AttemptResult(outcome: .failed(UploadFailure(.other, "S3 needs an object's length before its bytes")), response: nil, bytesSent: 0)
         }
         let object = prepared.endpoint.appendingName(request.uploadName)
-        let layout = MultipartLayout.bare(contentType: prepared.media, fileSize: size)
         let contentType = request.headers.last { $0.name.lowercased() == "content-type" }?.value ?? prepared.media.mime
         var machine = S3MultipartMachine(objectURL: object.url, file: opened, size: size, point: resume ? request.resume : nil)
-        var decision = machine.start()
+        let share = observer.share, alone = rateLimit != nil
+        let width: @Sendable () -> Int = { alone ? 1 : share() }
+        let tally = PartTally(observer: observer, size: size)
         observer.started(object.url, size)
+        return await withTaskGroup(of: (Int, AttemptResult).self, returning: AttemptResult.self) { parts -> AttemptResult in
+            await runS3Multipart(&machine, parts: &parts, request, prepared, object: object, contentType: contentType, s3: s3, size: size,
+                                 width: width, tally: tally, eventLoop: eventLoop, observer: observer)
+        }
+    }
+
+    private func runS3Multipart(
+        _ machine: inout S3MultipartMachine, parts: inout TaskGroup<(Int, AttemptResult)>, _ request: UploadRequest, _ prepared: Prepared,
+        object: Endpoint, contentType: String, s3: S3Access, size: Int64, width: @Sendable () -> Int, tally: PartTally,
+        eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> AttemptResult {
+        var decision = machine.start()
         while true {
             relay(decision.reports, url: object.url, observer: observer)
+            tally.follow(decision.reports)
             switch decision.next {
             case .finish(let result):
                 if let response = result.response, let words = S3Access.explained(response) {
@@ -33,19 +50,23 @@ extension HTTPUploadTransport {
                 var fields = baseHeaders(request.headers)
                 fields.replaceOrAdd(name: "Content-Type", value: contentType)
                 decision = machine.created(await signedExchange(.POST, object, query: "uploads", fields: fields, body: .buffers([]),
-                                                                s3: s3, eventLoop: eventLoop, observer: .init()))
+                                                                s3: s3, eventLoop: eventLoop, observer: .init()), width: width())
             case .request(.listParts(let uploadID)):
                 decision = machine.listed(await signedExchange(.GET, object, query: "uploadId=" + Endpoint.percentEncoded(uploadID),
-                                                               fields: baseHeaders([]), body: .none, s3: s3, eventLoop: eventLoop, observer: .init()))
-            case .request(.uploadPart(let uploadID, let number, let from, let to)):
-                var streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: from, eventLoop: eventLoop)
-                streamer.endOffset = to
-                var fields = baseHeaders([])
-                fields.replaceOrAdd(name: "Content-Type", value: "application/octet-stream")
-                let result = await signedExchange(.PUT, object, query: "partNumber=\(number)&uploadId=" + Endpoint.percentEncoded(uploadID),
-                                                  fields: fields, body: .streamed(streamer), progressBase: from, progressTotal: size,
-                                                  s3: s3, eventLoop: eventLoop, observer: observer)
-                decision = machine.partUploaded(result)
+                                                               fields: baseHeaders([]), body: .none, s3: s3, eventLoop: eventLoop, observer: .init()),
+                                          width: width())
+            case .parts(let uploadID, let starting):
+                for part in starting {
+                    parts.addTask {
+                        (part.number, await self.sendS3Part(part, of: object, uploadID: uploadID, prepared, s3: s3, size: size,
+                                                            eventLoop: eventLoop, observer: tally.observer(for: part)))
+                    }
+                }
+                guard let (number, result) = await parts.next() else {
+                    return AttemptResult(outcome: .failed(UploadFailure(.other, "internal error: no S3 part in flight")), response: nil, bytesSent: 0)
+                }
+                tally.ended(number, kept: result.response.map { (200..<300).contains($0.status) } ?? false)
+                decision = machine.partUploaded(number, result, width: width())
             case .request(.complete(let uploadID, let body)):
                 var fields = baseHeaders([])
                 fields.replaceOrAdd(name: "Content-Type", value: "application/xml")
@@ -54,6 +75,20 @@ extension HTTPUploadTransport {
                                                                   s3: s3, eventLoop: eventLoop, observer: .init()))
             }
         }
+    }
+
+    /// One part: the file's bytes `part.from ..< part.to`, streamed.
+    func sendS3Part(
+        _ part: S3MultipartMachine.Part, of object: Endpoint, uploadID: String, _ prepared: Prepared, s3: S3Access, size: Int64,
+        eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> AttemptResult {
+        var streamer = makeStreamer(.bare(contentType: prepared.media, fileSize: size), prepared, pipePrefix: nil, startOffset: part.from, eventLoop: eventLoop)
+        streamer.endOffset = part.to
+        var fields = baseHeaders([])
+        fields.replaceOrAdd(name: "Content-Type", value: "application/octet-stream")
+        return await signedExchange(.PUT, object, query: "partNumber=\(part.number)&uploadId=" + Endpoint.percentEncoded(uploadID),
+                                    fields: fields, body: .streamed(streamer), progressBase: part.from, progressTotal: size,
+                                    s3: s3, eventLoop: eventLoop, observer: observer)
     }
 
     /// One request to `object` with `query`, signed for S3 as it leaves.
@@ -81,5 +116,49 @@ extension HTTPUploadTransport {
         let result = await signedExchange(.DELETE, object, query: "uploadId=" + Endpoint.percentEncoded(uploadID), fields: baseHeaders([]),
                                           body: .none, s3: s3, eventLoop: eventLoop, observer: .init())
         return ResumableUploadMachine.removal(result)
+    }
+}
+
+/// The bytes of an S3 upload's parts, as one progress: the parts S3 has, plus what each part in
+/// flight has sent so far (a part that fails takes its bytes back).
+final class PartTally: Sendable {
+    private let observer: AttemptObserver
+    private let size: Int64
+    private let counts = NIOLockedValueBox<(kept: Int64, inFlight: [Int: Int64])>((0, [:]))
+
+    init(observer: AttemptObserver, size: Int64) {
+        self.observer = observer
+        self.size = size
+    }
+
+    /// What S3 has before this attempt's parts: what it listed, or nothing when it starts over.
+    func follow(_ reports: [ResumableUploadMachine.Report]) {
+        for report in reports {
+            switch report {
+            case .resumed(let offset, _): counts.withLockedValue { $0.kept = offset }
+            case .resumable(nil, _?): counts.withLockedValue { $0.kept = 0 }
+            default: break
+            }
+        }
+    }
+
+    /// The observer part `part` reports its progress to (from its own start).
+    func observer(for part: S3MultipartMachine.Part) -> AttemptObserver {
+        var each = observer
+        each.progress = { [self] delta, sent, _ in
+            let total = counts.withLockedValue { counts -> Int64 in
+                counts.inFlight[part.number] = sent - part.from
+                return counts.kept + counts.inFlight.values.reduce(0, +)
+            }
+            observer.progress(delta, total, size)
+        }
+        return each
+    }
+
+    func ended(_ number: Int, kept: Bool) {
+        counts.withLockedValue { counts in
+            let sent = counts.inFlight.removeValue(forKey: number) ?? 0
+            if kept { counts.kept += sent }
+        }
     }
 }
