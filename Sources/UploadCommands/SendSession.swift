@@ -25,6 +25,8 @@ public struct SendSession: Sendable {
     public var json: Bool
     public var skipSent: Bool
     public var background: Bool
+    /// `--to @LIST`: each file's own URL (`endpoint` is then the list's first).
+    public var list: DestinationList?
     public var output: CommandOutput
     /// Where the journal (what was sent, by content) and the agent's socket are.
     public var paths: StatePaths
@@ -62,14 +64,15 @@ public struct SendSession: Sendable {
         return nil
     }
 
-    /// Each file a request with its size; or every reason a file is refused.
-    public func requests(for paths: [String]) -> Result<[(UploadRequest, Int64?)], Refusals> {
+    /// Each file a request with its size; or every reason a file is refused. `urls`: each
+    /// file's own (a destination list's), else every one goes to `endpoint`.
+    public func requests(for paths: [String], urls: [String]? = nil) -> Result<[(UploadRequest, Int64?)], Refusals> {
         var requests: [(UploadRequest, Int64?)] = []
         var refusals: [String] = []
-        for path in paths {
+        for (index, path) in paths.enumerated() {
             do throws(UploadInputError) {
                 var request = try UploadRequest.forPath(
-                    background ? Self.absolute(path) : path, url: endpoint, field: field, requestedName: name,
+                    background ? Self.absolute(path) : path, url: urls?[index] ?? endpoint, field: field, requestedName: name,
                     formFields: formFields, headers: headers, allowAnyFile: allowAnyFile)
                 request.uploadURL = uploadURL
                 let size = try UploadPreflight.check(request)
@@ -91,8 +94,18 @@ public struct SendSession: Sendable {
 
     /// Sends `files` (or hands them to the agent) and returns the exit status.
     public func run(_ files: [String]) async throws -> Int32 {
+        var files = files, urls: [String]?
+        if let list {
+            do throws(CommandFailure) {
+                let pairs = try list.destinations(for: files)
+                (files, urls) = (pairs.map(\.file), pairs.map(\.url))
+            } catch {
+                return refuse([error.message])
+            }
+            if let refusal = Self.refusal(files: files, name: name, background: background) { return refuse([refusal]) }
+        }
         var requests: [(UploadRequest, Int64?)]
-        switch self.requests(for: files) {
+        switch self.requests(for: files, urls: urls) {
         case .success(let checked): requests = checked
         case .failure(let refusals): return refuse(refusals.reasons)
         }
@@ -123,8 +136,9 @@ public struct SendSession: Sendable {
             output.complain("uploadmon: \(error.description); nothing was sent")
             return SendExit.usage
         }
-        // What went, by content, for a later --skip-sent (the agent remembers its own).
-        await ledger?.remember(result.tracker, endpoint: endpoint, at: Date())
+        // What went, by content, for a later --skip-sent (the agent remembers its own); not
+        // for a list's URLs, each a destination of its own.
+        if list == nil { await ledger?.remember(result.tracker, endpoint: endpoint, at: Date()) }
         if let signal = result.interruption { return SendExit.interrupted(by: signal) }
         return Self.exitStatus(for: result.tracker)
     }
@@ -244,8 +258,6 @@ public enum FileList {
             throw CommandFailure.usage("line \(bad + 1) of the --files-from list holds a NUL byte, which no path can; a list from find -print0 needs --null")
         }
         return entries.map { PathText.decode($0) }
-            .map { !nullSeparated && $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
-            .filter { !$0.isEmpty }
             .map { !nullSeparated && $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
             .filter { !$0.isEmpty }
     }

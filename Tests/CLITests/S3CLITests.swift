@@ -120,4 +120,47 @@ struct S3CLITests {
         let tooLong = try await CLIRun.run(["presign", "s3://shared/x.jpg", "--expires", "8d"], environment: environment)
         #expect(tooLong.status != 0 && tooLong.stderr.contains("--expires"))
     }
+
+    /// A list of presigned URLs, one per object, as a service hands them out: each file goes to
+    /// its own (`FILE URL` lines, or URLs paired in order with the files given), in the
+    /// background too.
+    @Test func aListOfPresignedURLsSendsEachFileToItsOwn() async throws {
+        let server = try await S3Peer.start(buckets: ["shared"], checked: false)
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("s3-presign-list")
+        let environment = AgentCLITests.environment(root).merging(server.environment) { $1 }
+        defer { if let pid = AgentCLITests.agentPID(root) { kill(pid, SIGKILL) } }
+        var urls: [String] = []
+        for key in ["one.jpg", "two.jpg", "three.jpg", "four.jpg"] {
+            let presigned = try await CLIRun.run(["presign", "s3://shared/list/" + key], environment: environment)
+            #expect(presigned.status == 0, "\(presigned.stderr)")
+            urls.append(presigned.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let a = try await offPool { try TestFiles.writeImage(at: root + "/a photo.jpg", size: 100_000) }
+        let b = try await offPool { try TestFiles.writeImage(at: root + "/b.jpg", size: 200_000) }
+        // The files named in the list; the credentials not in the environment: the URLs carry them.
+        let list = root + "/urls.txt"
+        try "# handed out by the demo\n\(a) \(urls[0])\n\n\(b)\t\(urls[1])\r\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let sent = try await CLIRun.run(["send", "--put", "--to", "@" + list], environment: AgentCLITests.environment(root))
+        #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
+        #expect(server.object("shared", "list/one.jpg")?.size == 100_000)
+        #expect(server.object("shared", "list/two.jpg")?.size == 200_000)
+        // URLs alone, paired in order with the files given, from standard input, in the background.
+        let paired = try await CLIRun.run(["send", a, b, "--put", "--to", "@-", "--background"], stdin: Data((urls[2] + "\n" + urls[3] + "\n").utf8),
+                                          environment: AgentCLITests.environment(root))
+        #expect(paired.status == 0, "\(paired.stdout) \(paired.stderr)")
+        let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
+        try await AgentCLITests.waitFor("both uploads to finish") {
+            try journal.snapshot(UploadID(1))?.state == .succeeded && journal.snapshot(UploadID(2))?.state == .succeeded
+        }
+        #expect(server.object("shared", "list/three.jpg")?.size == 100_000)
+        #expect(server.object("shared", "list/four.jpg")?.size == 200_000)
+
+        // One URL short: refused before anything is sent, saying so.
+        try urls[0].write(toFile: list, atomically: true, encoding: .utf8)
+        let short = try await CLIRun.run(["send", a, b, "--put", "--to", "@" + list], environment: AgentCLITests.environment(root))
+        #expect(short.status == 64 && short.stderr.contains("has 1 URL(s) for 2 file(s)"), "\(short.stderr)")
+        let monitor = try await CLIRun.run(["monitor", "--to", "@" + list], environment: AgentCLITests.environment(root))
+        #expect(monitor.status == 64 && monitor.stderr.contains("the monitor needs one --to URL"), "\(monitor.stderr)")
+    }
 }

@@ -45,6 +45,7 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var upload: UploadOptions
 
     func validate() throws {
+        try upload.refuseList("watch")
         do throws(RangeError) {
             _ = try DurationRule.watchInterval.parse(every, option: "--every")
         } catch {

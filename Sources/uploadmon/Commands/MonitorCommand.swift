@@ -45,6 +45,7 @@ struct MonitorCommand: AsyncParsableCommand {
     var noAgent = false
 
     func validate() throws {
+        try upload.refuseList("the monitor")
         if let directory {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {

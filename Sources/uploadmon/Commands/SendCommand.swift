@@ -76,7 +76,13 @@ struct SendCommand: AsyncParsableCommand {
     var background = false
 
     func validate() throws {
-        guard !files.isEmpty || filesFrom != nil else { throw ValidationError("name at least one file to send") }
+        guard !files.isEmpty || filesFrom != nil || upload.destinationList != nil else { throw ValidationError("name at least one file to send") }
+        if upload.destinationList != nil, skipSent || uploadURL != nil {
+            throw ValidationError("--to @LIST sends each file to its own URL; \(skipSent ? "--skip-sent knows what was sent by one destination" : "--upload-url names one")")
+        }
+        if upload.destinationList == "-", filesFrom == "-" || files.contains("-") || upload.headersFromStandardInput {
+            throw ValidationError("standard input cannot be both the destination list and \(filesFrom == "-" ? "the --files-from list" : files.contains("-") ? "a file to send" : "the -H @- headers")")
+        }
         if nullSeparated && filesFrom == nil { throw ValidationError("--null describes the --files-from list; there is none") }
         if filesFrom == "-" && files.contains("-") {
             throw ValidationError("standard input cannot be both the --files-from list and a file to send")
@@ -108,10 +114,13 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let list = try upload.destinationList.map { path throws(CommandFailure) in try DestinationList.read(path) }
         // Parsed once, not per file: a bad -F or -H is one refusal, not one per file.
         var session = SendSession(
-            endpoint: upload.endpoint, field: upload.field, allowAnyFile: upload.anyFile, settings: upload.transportSettings,
+            endpoint: list?.firstURL ?? upload.endpoint, field: upload.field, allowAnyFile: upload.anyFile,
+            settings: list.map { upload.transportSettings(for: $0.firstURL) } ?? upload.transportSettings,
             concurrency: upload.concurrency, name: name, uploadURL: uploadURL, json: json, skipSent: skipSent, background: background)
+        session.list = list
         do throws(UploadInputError) {
             session.formFields = try upload.parsedFormFields()
             session.headers = try upload.parsedHeaders()

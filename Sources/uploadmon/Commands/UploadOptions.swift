@@ -14,8 +14,16 @@ enum HeaderInput {
 
 /// The upload options shared by every command that sends.
 struct UploadOptions: ParsableArguments {
-    @Option(name: .long, help: "The endpoint URL (http or https), e.g. http://127.0.0.1:3000/photo.")
+    @Option(name: .long, help: "The endpoint URL (http or https), e.g. http://127.0.0.1:3000/photo; s3://bucket/prefix/ for S3; @LIST (send only): each file to its own URL, from a list of `FILE URL` lines, or of URLs paired in order with the files given.")
     var to: String
+
+    /// `--to @LIST`: the list's path.
+    var destinationList: String? { to.hasPrefix("@") ? String(to.dropFirst()) : nil }
+
+    /// Said by the commands that need one `--to` URL.
+    func refuseList(_ command: String) throws {
+        if destinationList != nil { throw ValidationError("--to @LIST gives each file of a send its own URL; \(command) needs one --to URL") }
+    }
 
     @Option(name: .long, help: "The form field that carries the file.")
     var field: String = "photo"
@@ -99,7 +107,7 @@ struct UploadOptions: ParsableArguments {
 
     func validate() throws {
         do throws(UploadInputError) {
-            try Destination.validate(to)
+            if destinationList == nil { try Destination.validate(to) }
             _ = try parsedFormFields()
             // Not `@-`: standard input may be a file to send (the command says which it is).
             _ = try parsedHeaders(readingStandardInput: false)
@@ -112,7 +120,10 @@ struct UploadOptions: ParsableArguments {
         if let chunkSize, let refusal = ByteSize.refusal(chunkSize, option: "--chunk-size", atLeast: 1, like: "5MiB or 6MiB") {
             throw ValidationError(refusal)
         }
-        if let refusal = Destination.refusal(to, protocol: `protocol`, put: put, createDirs: createDirs, formFields: !formFields.isEmpty) {
+        if destinationList != nil, netrcChoice != nil {
+            throw ValidationError("--netrc finds the login for one --to URL; a destination list's URLs carry their own (a presigned URL's signature), or give -H")
+        }
+        if let refusal = Destination.refusal(destinationList == nil ? to : "", protocol: `protocol`, put: put, createDirs: createDirs, formFields: !formFields.isEmpty) {
             throw ValidationError(refusal)
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
@@ -146,13 +157,16 @@ struct UploadOptions: ParsableArguments {
     /// The endpoint as sent: without the URL's own login and password when a netrc entry replaces them.
     var endpoint: String { netrcChoice?.endpoint(to) ?? to }
 
-    var transportSettings: TransportSettings {
+    var transportSettings: TransportSettings { transportSettings(for: endpoint) }
+
+    /// The settings for uploads to `url`'s origin (its proxy).
+    func transportSettings(for url: String) -> TransportSettings {
         TransportSettings(
             caCertificatePath: cacert, insecure: insecure, rateLimit: limitRate.flatMap(ByteSize.parse),
             connectTimeout: DurationText.parse(connectTimeout) ?? .nan, stallTimeout: DurationText.parse(stallTimeout) ?? .nan,
             answerTimeout: DurationText.parse(answerTimeout) ?? .nan, retries: retries,
             resume: !noResume, stripLocation: stripLocation,
-            proxy: ProxyRules(proxy: proxy, noProxy: noproxy).proxy(for: endpoint), digests: !noDigest,
+            proxy: ProxyRules(proxy: proxy, noProxy: noproxy).proxy(for: url), digests: !noDigest,
             uploadProtocol: uploadProtocol, chunkSize: chunkSize.flatMap(ByteSize.parse), createDirs: createDirs
         )
     }
