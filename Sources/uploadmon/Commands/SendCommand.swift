@@ -76,32 +76,11 @@ struct SendCommand: AsyncParsableCommand {
     var background = false
 
     func validate() throws {
-        guard !files.isEmpty || filesFrom != nil || upload.destinationList != nil else { throw ValidationError("name at least one file to send") }
-        if upload.destinationList != nil, skipSent || uploadURL != nil {
-            throw ValidationError("--to @LIST sends each file to its own URL; \(skipSent ? "--skip-sent knows what was sent by one destination" : "--upload-url names one")")
-        }
-        if upload.destinationList == "-", filesFrom == "-" || files.contains("-") || upload.headersFromStandardInput {
-            throw ValidationError("standard input cannot be both the destination list and \(filesFrom == "-" ? "the --files-from list" : files.contains("-") ? "a file to send" : "the -H @- headers")")
-        }
-        if nullSeparated && filesFrom == nil { throw ValidationError("--null describes the --files-from list; there is none") }
-        if filesFrom == "-" && files.contains("-") {
-            throw ValidationError("standard input cannot be both the --files-from list and a file to send")
-        }
-        if upload.headersFromStandardInput && (filesFrom == "-" || files.contains("-")) {
-            throw ValidationError("standard input cannot be both the -H @- headers and \(filesFrom == "-" ? "the --files-from list" : "a file to send")")
-        }
-        if background && upload.concurrency != UploadOptions.defaultConcurrency { throw ValidationError(UploadOptions.agentConcurrencyNote) }
-        if let uploadURL {
-            guard files.count == 1, filesFrom == nil else { throw ValidationError("--upload-url takes one file; \(files.count) were given") }
-            guard files != ["-"] else { throw ValidationError("--upload-url needs a file: tus sends the length before the bytes, and standard input has none") }
-            guard upload.uploadProtocol != .multipart, upload.uploadProtocol != .put else {
-                throw ValidationError("--upload-url is a tus upload URL; --\(upload.uploadProtocol == .put ? "put" : "protocol multipart") cannot send to it")
-            }
-            do throws(UploadInputError) { _ = try Endpoint(parsing: uploadURL) } catch {
-                throw ValidationError("--upload-url: \(error.description)")
-            }
-        }
-        if let refusal = SendSession.refusal(files: files, name: name, background: background) { throw ValidationError(refusal) }
+        var arguments = SendArguments(files: files, filesFrom: filesFrom)
+        (arguments.nullSeparated, arguments.destinationList, arguments.headersFromStandardInput) = (nullSeparated, upload.destinationList, upload.headersFromStandardInput)
+        (arguments.skipSent, arguments.uploadURL, arguments.uploadProtocol, arguments.background, arguments.name) = (skipSent, uploadURL, upload.uploadProtocol, background, name)
+        arguments.concurrencyGiven = upload.concurrency != UploadOptions.defaultConcurrency
+        if let refusal = arguments.refusal() { throw ValidationError(refusal) }
     }
 
     /// The arguments' files, then the list's.

@@ -51,7 +51,7 @@ struct UploadOptions: ParsableArguments {
 
     static let defaultConcurrency = 2
     /// Said when --concurrency is given to a command whose uploads the agent runs.
-    static let agentConcurrencyNote = "--concurrency does not apply here: the background agent runs the uploads, as many at once as its settings say (`uploadmon agent config --concurrency N`)"
+    static let agentConcurrencyNote = SendArguments.agentConcurrencyNote
 
     @Option(name: .long, help: "Retry connect failures, lost connections and 408/429/502/503/504 up to N times, with backoff.")
     var retries: Int = 0
