@@ -36,7 +36,7 @@ def counted(count):
 def delivered(count):
     toward_server[1] += count
 
-async def pump(reader, writer, link, delay, limit=None, on_limit=None, count=None, on_delivered=None):
+async def pump(reader, writer, link, delay, limit=None, on_limit=None, count=None, on_delivered=None, armed=lambda: True):
     queue = asyncio.Queue()
     async def deliver():
         while True:
@@ -61,7 +61,7 @@ async def pump(reader, writer, link, delay, limit=None, on_limit=None, count=Non
             data = await reader.read(16384)
             if not data:
                 break
-            if limit is not None and sent + len(data) >= limit:
+            if limit is not None and sent + len(data) >= limit and armed():
                 data = data[:limit - sent]
                 if count:
                     count(len(data))
@@ -115,11 +115,14 @@ async def main():
         def cut():
             cuts[0] += 1
             reset(client_writer); reset(server_writer)
-        limit = args.reset_after if args.reset_count is None or cuts[0] < args.reset_count else None
+        # Whether a cut is still due is asked when this connection reaches the size, not when it
+        # opens: connections side by side must not all be cut once the count was reached.
+        limit = args.reset_after
+        armed = lambda: args.reset_count is None or cuts[0] < args.reset_count
         # The connection itself costs a round trip, as a real handshake over the link does.
         await asyncio.sleep(2 * delay)
         await asyncio.gather(
-            pump(client_reader, server_writer, up, delay, limit, cut, counted, delivered),
+            pump(client_reader, server_writer, up, delay, limit, cut, counted, delivered, armed),
             pump(server_reader, client_writer, down, delay),
             return_exceptions=True)
         for w in (client_writer, server_writer):
