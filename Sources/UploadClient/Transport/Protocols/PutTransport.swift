@@ -5,6 +5,9 @@ import UploadCore
 import UploadProtocols
 
 extension HTTPUploadTransport {
+    /// `PUT` bodies larger than this ask `Expect: 100-continue` first (curl's threshold).
+    static let expectContinueAbove: Int64 = 1 << 20
+
     /// The file's raw bytes in a `PUT` (curl's `-T`), as `PutUploadMachine` decides: to the URL
     /// or, when it ends in `/`, to the URL and the file's name; redirects followed as for the
     /// ordinary upload; missing WebDAV folders made first with `--create-dirs`. `Content-Type`
@@ -50,6 +53,12 @@ extension HTTPUploadTransport {
                     for (name, value) in s3.signingFields(method: "PUT", endpoint: endpoint, headers: fields.map { ($0.name, $0.value) }, date: Date()) {
                         fields.replaceOrAdd(name: name, value: value)
                     }
+                }
+                // As curl does for a body over 1 MiB: the head first, the body once the server says
+                // go on (or after a second's silence), so that a missing folder, a refused login or
+                // an expired URL is answered before the file crosses the link.
+                if let length = layout.contentLength, length > Self.expectContinueAbove, seesInterimAnswers(endpoint.url) {
+                    fields.add(name: "Expect", value: "100-continue")
                 }
                 var result: AttemptResult
                 var sent = upFront
