@@ -62,7 +62,11 @@ struct S3CLITests {
         let server = try await S3Peer.start(buckets: ["vault"])
         defer { server.stop() }
         let root = TestFiles.makeTemporaryDirectory("s3-kill")
-        let environment = AgentCLITests.environment(root).merging(server.environment) { $1 }
+        // Through a relay that cuts nothing and counts what crossed.
+        let relay = try CuttingRelay(to: server.port, cutAfter: [])
+        defer { relay.stop() }
+        var environment = AgentCLITests.environment(root).merging(server.environment) { $1 }
+        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(relay.port)"
         defer { if let pid = AgentCLITests.agentPID(root) { kill(pid, SIGKILL) } }
         // Paced: 6 s for the file, so the kill lands after the first part and before the end.
         let big = try await offPool { try TestFiles.writeImage(at: root + "/big.jpg", size: 24_000_000) }
@@ -90,6 +94,9 @@ struct S3CLITests {
         #expect(resumed.count == 1 && (resumed.first ?? 0) >= Int64(kept.parts.count) * (8 << 20), "\(resumed) vs \(kept.parts.count) parts")
         #expect(server.object("vault", "big.jpg")?.sha256 == (try await offPool { try PythonDigests.sha256Hex(big) }))
         #expect(server.unfinishedUploads("vault").isEmpty)
+        // Each part crossed about once: the file, the small one, at most the part in flight at
+        // the kill again (one at a time under --limit-rate), and the requests' heads.
+        #expect(relay.bytesToServer < 24_000_000 + 2000 + (8 << 20) + 200_000, "\(relay.bytesToServer) bytes crossed")
     }
 
     /// `presign` hands out a URL that curl (no credentials) and `send --put` can upload to;
