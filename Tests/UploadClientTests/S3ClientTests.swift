@@ -145,3 +145,26 @@ struct S3MultipartClientTests {
         #expect(server.unfinishedUploads("big").isEmpty)
     }
 }
+
+/// A proxy for `s3://` is chosen by the host the requests go to, not by the bucket's name.
+@Suite struct S3ProxyChoiceTests {
+    static let keys = ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret", "HOME": "/nonexistent"]
+
+    @Test func theRequestsHostNamesTheProxy() {
+        let aws = Self.keys.merging(["AWS_REGION": "eu-west-1"]) { $1 }
+        let url = S3AccessSource.requestURL(for: "s3://photos/2026/", environment: aws)
+        #expect(url.hasPrefix("https://photos.s3.eu-west-1.amazonaws.com/"), "\(url)")
+        let proxy = "http://proxy.example:3128"
+        #expect(ProxyRules(proxy: proxy, noProxy: "amazonaws.com", environment: [:]).proxy(for: url) == nil)
+        #expect(ProxyRules(proxy: proxy, noProxy: "photos", environment: [:]).proxy(for: url) == proxy, "a bucket's name is no host")
+        // An S3-compatible service at its own address: http_proxy for an http:// one.
+        let local = Self.keys.merging(["AWS_ENDPOINT_URL": "http://10.1.2.3:9000"]) { $1 }
+        let minio = S3AccessSource.requestURL(for: "s3://photos/", environment: local)
+        #expect(minio.hasPrefix("http://10.1.2.3:9000/photos/"), "\(minio)")
+        #expect(ProxyRules(environment: ["http_proxy": proxy, "https_proxy": "http://other:1"]).proxy(for: minio) == proxy)
+        #expect(ProxyRules(environment: ["http_proxy": proxy, "no_proxy": "10.0.0.0/8"]).proxy(for: minio) == nil)
+        // No credentials: left as it is (the upload then says what is missing).
+        #expect(S3AccessSource.requestURL(for: "s3://photos/", environment: ["HOME": "/nonexistent"]) == "s3://photos/")
+        #expect(S3AccessSource.requestURL(for: "https://h/p", environment: local) == "https://h/p")
+    }
+}

@@ -166,7 +166,8 @@ struct UploadOptions: ParsableArguments {
             connectTimeout: DurationText.parse(connectTimeout) ?? .nan, stallTimeout: DurationText.parse(stallTimeout) ?? .nan,
             answerTimeout: DurationText.parse(answerTimeout) ?? .nan, retries: retries,
             resume: !noResume, stripLocation: stripLocation,
-            proxy: ProxyRules(proxy: proxy, noProxy: noproxy).proxy(for: url), digests: !noDigest,
+            proxy: ProxyRules(proxy: proxy, noProxy: noproxy)
+                .proxy(for: S3AccessSource.requestURL(for: url, environment: ProcessInfo.processInfo.environment)), digests: !noDigest,
             uploadProtocol: uploadProtocol, chunkSize: chunkSize.flatMap(ByteSize.parse), createDirs: createDirs
         )
     }

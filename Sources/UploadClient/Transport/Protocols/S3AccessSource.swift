@@ -28,4 +28,12 @@ public final class S3AccessSource: Sendable {
             FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
         }
     }
+
+    /// The URL an `s3://` destination's requests go to, as `environment` and the AWS files say:
+    /// a proxy and `no_proxy` are chosen by that host, not by the bucket's name. Any other URL,
+    /// or one whose access cannot be read (the upload then says why), as it is.
+    public static func requestURL(for url: String, environment: [String: String]) -> String {
+        guard S3Location.isS3(url), let location = try? S3Location(parsing: url), let access = try? read(environment: environment) else { return url }
+        return access.url(for: location)
+    }
 }
