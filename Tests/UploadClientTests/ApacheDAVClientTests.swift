@@ -7,7 +7,7 @@ import UploadTesting
 /// `--put` against Apache's WebDAV (Debian's mod_dav_fs), the server most Linux hosts have:
 /// missing folders made with `--create-dirs` (409, MKCOL up and down), files stored byte for
 /// byte, a login only where it belongs, and nothing asked twice.
-@Suite(.enabled(if: ApacheDAVPeer.available, "needs Debian's apache2 (.ci/run installs it)"))
+@Suite(.serialized, .enabled(if: ApacheDAVPeer.available, "needs Debian's apache2 (.ci/run installs it)"))
 struct ApacheDAVClientTests {
     @Test func missingFoldersAreMadeAndTheFilesStoredWhole() async throws {
         let server = try await ApacheDAVPeer.start()

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Glibc
 import NIOCore
 import NIOHTTP1
@@ -193,8 +194,10 @@ func keepAliveServer(
     /// the body bytes that arrived.
     static func exchange(_ respond: @escaping @Sendable (RawConnection) -> Void) async throws -> (AttemptResult, bodyBytes: Int) {
         let received = Captures()
+        let seen = NIOLockedValueBox<[String]>([])
         let server = try RawServer { connection in
             let head = connection.read(until: "\r\n\r\n", timeout: 30)
+            seen.withLockedValue { $0.append(String(head.prefix(40))) }
             // Only this test's request: a connection another test left aimed at a port this
             // server now has (ports come back to the pool) is closed unanswered. Once, a full
             // run saw a first head here that was not the PATCH.
@@ -222,7 +225,7 @@ func keepAliveServer(
         try await transport.shutdown()
         // The server's thread notes what arrived once the connection is done: wait for it.
         _ = try await eventually { received.all.count >= 2 }
-        #expect(received.all.first?.head.contains("Expect: 100-continue") == true)
+        #expect(received.all.first?.head.contains("Expect: 100-continue") == true, "\(result.outcome), \(seen.withLockedValue { $0 }) connection(s) seen")
         return (result, received.all.dropFirst().first?.body.count ?? -1)
     }
 
