@@ -37,12 +37,17 @@ struct WebDAVClientTests {
     @Test func aLoginGoesWithEveryRequestToTheServer() async throws {
         let server = try await WebDAVPeer.start(login: "alice:s3cret")
         defer { server.stop() }
-        let path = try await TestFiles.image("a.jpg", size: 10_000, in: "webdav-login")
-        let anonymous = try await Self.send(path, to: server.url + "in/", createDirs: true)
+        try await Self.aLoginGoesWithEveryRequest(to: server.url, in: "webdav-login", stored: server.stored)
+    }
+
+    /// Without the login a `401`; with it (alice:s3cret) the folder made and the file stored whole.
+    static func aLoginGoesWithEveryRequest(to url: String, in folder: String, stored: (String) -> Data?) async throws {
+        let path = try await TestFiles.image("a.jpg", size: 10_000, in: folder)
+        let anonymous = try await Self.send(path, to: url + "in/", createDirs: true)
         #expect(anonymous.response?.status == 401, "\(anonymous.outcome)")
         let login = RequestHeader(name: "Authorization", value: "Basic " + Data("alice:s3cret".utf8).base64EncodedString())
-        let sent = try await Self.send(path, to: server.url + "in/", createDirs: true, headers: [login])
+        let sent = try await Self.send(path, to: url + "in/", createDirs: true, headers: [login])
         #expect(sent.outcome.isSuccess, "\(sent.outcome)")
-        #expect(server.stored("in/a.jpg") == (try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(stored("in/a.jpg") == (try Data(contentsOf: URL(fileURLWithPath: path))))
     }
 }
