@@ -36,4 +36,28 @@ extension HTTPUploadTransport {
                                 progressBase: progressBase, progressTotal: progressTotal, continueWait: continueWait)
         return await exchanger.exchange(exchange, eventLoop: eventLoop, observer: observer)
     }
+
+    /// One request carrying the upload's body: head, file and tail in one write where the file
+    /// is held in memory and the path is direct (`inOneWrite`: no copy of the file into a buffer
+    /// of its own), else streamed from the file (or the pipe, after `pipePrefix`) with its
+    /// digests worked out on the way. Gives the result, the body's digest as sent (the one
+    /// worked out up front in `inMemory`, or the streamed one), and the file's content digest.
+    func sendBody(
+        _ method: HTTPMethod, to endpoint: Endpoint, fields: HTTPHeaders, layout: MultipartLayout, _ prepared: Prepared,
+        inOneWrite: Bool, inMemory: BodyDigest?, pipePrefix: ByteBuffer?, eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> (result: AttemptResult, sent: [UInt8]?, content: String?) {
+        let upFront = inMemory?.value
+        if inOneWrite, exchanger.path(to: endpoint).direct, let preloaded = prepared.preloaded {
+            let allocator = ByteBufferAllocator()
+            let pieces = [allocator.buffer(bytes: layout.head), preloaded, allocator.buffer(bytes: layout.tail)].filter { $0.readableBytes > 0 }
+            let result = await exchanger.exchange(Exchange(method: method, endpoint: endpoint, headers: fields, body: .buffers(pieces)),
+                                                  eventLoop: eventLoop, observer: observer)
+            return (result, upFront, inMemory?.fileHex ?? inMemoryContent(prepared))
+        }
+        let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix,
+                                    digest: upFront == nil ? streamDigest(layout, prepared, url: endpoint.url) : nil, eventLoop: eventLoop)
+        let result = await exchanger.exchange(Exchange(method: method, endpoint: endpoint, headers: fields, body: .streamed(streamer)),
+                                              eventLoop: eventLoop, observer: observer)
+        return (result, upFront ?? streamer.digest?.value, inMemory?.fileHex ?? streamer.digest?.fileHex)
+    }
 }

@@ -29,23 +29,9 @@ extension HTTPUploadTransport {
             observer.started(endpoint.url, layout.contentLength)
             var fields = uploadHeaders(headers, layout, idempotencyKey: request.idempotencyKey)
             Self.addDigestFields(&fields, content: upFront, want: digests)
-            var result: AttemptResult
-            var sent = upFront
-            var content = inMemory?.fileHex
-            if inOneWrite, exchanger.path(to: endpoint).direct, let preloaded = prepared.preloaded {
-                // Head, file and tail in one write: no copy of the file into a buffer of its own.
-                let allocator = ByteBufferAllocator()
-                let pieces = [allocator.buffer(bytes: layout.head), preloaded, allocator.buffer(bytes: layout.tail)]
-                result = await exchanger.exchange(Exchange(method: .POST, endpoint: endpoint, headers: fields, body: .buffers(pieces)),
-                                                  eventLoop: eventLoop, observer: observer)
-                content = content ?? inMemoryContent(prepared)
-            } else {
-                let streamer = makeStreamer(layout, prepared, pipePrefix: machine.isFirstRequest ? prepared.pipePrefix : nil,
-                                            digest: upFront == nil ? streamDigest(layout, prepared, url: endpoint.url) : nil, eventLoop: eventLoop)
-                result = await send(url: endpoint.url, method: .POST, headers: fields, streamer: streamer, eventLoop: eventLoop, observer: observer)
-                sent = sent ?? streamer.digest?.value
-                content = content ?? streamer.digest?.fileHex
-            }
+            let (result, sent, content) = await sendBody(.POST, to: endpoint, fields: fields, layout: layout, prepared, inOneWrite: inOneWrite,
+                                                         inMemory: inMemory, pipePrefix: machine.isFirstRequest ? prepared.pipePrefix : nil,
+                                                         eventLoop: eventLoop, observer: observer)
             if machine.isFirstRequest, plan.plainAnsweredAsTus(result) { return nil }
             if let content { observer.content(content) }
             next = machine.answered(await judged(result, sent: sent, url: endpoint.url, layout: layout, prepared))

@@ -60,21 +60,8 @@ extension HTTPUploadTransport {
                 if let length = layout.contentLength, length > Self.expectContinueAbove, seesInterimAnswers(endpoint.url) {
                     fields.add(name: "Expect", value: "100-continue")
                 }
-                var result: AttemptResult
-                var sent = upFront
-                var content = inMemory?.fileHex
-                if inOneWrite, exchanger.path(to: endpoint).direct, let preloaded = prepared.preloaded {
-                    result = await exchanger.exchange(Exchange(method: .PUT, endpoint: endpoint, headers: fields, body: .buffers([preloaded])),
-                                                      eventLoop: eventLoop, observer: observer)
-                    content = content ?? inMemoryContent(prepared)
-                } else {
-                    let streamer = makeStreamer(layout, prepared, pipePrefix: prepared.pipePrefix,
-                                                digest: upFront == nil ? streamDigest(layout, prepared, url: endpoint.url) : nil, eventLoop: eventLoop)
-                    result = await exchanger.exchange(Exchange(method: .PUT, endpoint: endpoint, headers: fields, body: .streamed(streamer)),
-                                                      eventLoop: eventLoop, observer: observer)
-                    sent = sent ?? streamer.digest?.value
-                    content = content ?? streamer.digest?.fileHex
-                }
+                let (result, sent, content) = await sendBody(.PUT, to: endpoint, fields: fields, layout: layout, prepared, inOneWrite: inOneWrite,
+                                                             inMemory: inMemory, pipePrefix: prepared.pipePrefix, eventLoop: eventLoop, observer: observer)
                 if let content { observer.content(content) }
                 next = machine.answered(await judged(result, sent: sent, url: endpoint.url, layout: layout, prepared))
             }
