@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import SwiftASN1
 import UploadCore
 import X509
@@ -7,11 +8,24 @@ import X509
 /// Files for upload tests: real image headers followed by deterministic bytes, written in
 /// chunks so even large files cost little memory.
 public enum TestFiles {
+    /// A fresh folder for one test, removed when the test process exits (a full run writes
+    /// hundreds of megabytes: kept, they filled a developer's disk within a day).
+    /// `UPLOADMON_KEEP_TEST_FILES=1` keeps them to look at.
     public static func makeTemporaryDirectory(_ label: String) -> String {
         let path = NSTemporaryDirectory() + "uploadmon-test-\(label)-\(UUID().uuidString.prefix(8))"
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        _ = removedAtExit
+        created.withLockedValue { $0.append(path) }
         return path
     }
+
+    private static let created = NIOLockedValueBox<[String]>([])
+    private static let removedAtExit: Void = {
+        guard ProcessInfo.processInfo.environment["UPLOADMON_KEEP_TEST_FILES"] != "1" else { return }
+        atexit {
+            for path in TestFiles.created.withLockedValue({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }()
 
     /// `writeImage` of `name` in a fresh temporary folder labelled `label`, written off the
     /// cooperative pool (a large one takes a while in a debug build); its path.
