@@ -16,7 +16,9 @@ import UploadCore
 public struct S3MultipartMachine: Sendable {
     public enum Request: Sendable, Equatable {
         case create
-        case listParts(uploadID: String)
+        /// One page of the parts S3 has: from the first, or after part `after` (a truncated
+        /// answer's `NextPartNumberMarker`).
+        case listParts(uploadID: String, after: Int? = nil)
         /// The parts put together; `body` is the `CompleteMultipartUpload` XML.
         case complete(uploadID: String, body: String)
     }
@@ -80,6 +82,9 @@ public struct S3MultipartMachine: Sendable {
     private var inFlight: Set<Int> = []
     /// A part failed: how the attempt ends once the parts in flight have answered.
     private var ending: Ending?
+    /// The pages of ListParts read so far, and the marker of the last one.
+    private var listedParts: [S3Part] = []
+    private var listedAfter: Int?
 
     private enum State: Sendable {
         case idle, creating, listing, uploading, completing
@@ -143,15 +148,23 @@ public struct S3MultipartMachine: Sendable {
     }
 
     /// ListParts' answer: the parts S3 has that are the size this upload sends are kept (their
-    /// `ETag`s from S3); a `404` (`NoSuchUpload`: completed, aborted or expired) starts over.
+    /// `ETag`s from S3), page after page (S3 answers at most 1,000 parts a page); a `404`
+    /// (`NoSuchUpload`: completed, aborted or expired) starts over.
     public mutating func listed(_ result: AttemptResult, width: Int = 1) -> Decision {
-        guard case .listing = state, var current = point else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        guard case .listing = state, var current = point, let uploadID = current.uploadID else { return decide(.finish(ResumableUploadMachine.misuse)) }
         bytesSent += result.bytesSent
         guard let response = result.response else { return finish(result, keeping: current) }
         if response.status == 404 { return startOver("S3 no longer has the upload (NoSuchUpload)") }
         if (200..<300).contains(response.status) {
-            current.parts = Self.parts(in: response.body).filter { $0.number >= 1 && $0.number <= partCount && part($0.number).size == $0.size }
-            // (Parts beyond the first page are sent again: 1,000 parts of 8 MiB is 8 GB.)
+            let page = Self.parts(in: response.body).filter { $0.number >= 1 && $0.number <= partCount && part($0.number).size == $0.size }
+            listedParts += page
+            if Self.element("IsTruncated", in: response.body) == "true",
+               let next = Self.element("NextPartNumberMarker", in: response.body).flatMap(Int.init), next > (listedAfter ?? 0), next < partCount {
+                listedAfter = next
+                return decide(.request(.listParts(uploadID: uploadID, after: next)))
+            }
+            var seen = Set<Int>()
+            current.parts = listedParts.filter { seen.insert($0.number).inserted }.sorted { $0.number < $1.number }
         }
         // Another answer: the parts reported before stand.
         current.offset = current.parts.reduce(0) { $0 + $1.size }

@@ -180,4 +180,19 @@ import UploadProtocols
         let wrong = try #require(Self.finished(m.partUploaded(2, Self.answer(200, [("ETag", "e")]))))
         #expect(!wrong.outcome.isSuccess)
     }
+
+    /// S3 lists at most 1,000 parts a page: a truncated answer is followed by the next page,
+    /// and only then are the missing parts sent.
+    @Test func everyPageOfTheListIsReadBeforeThePartsGo() {
+        let point = ResumePoint.s3(objectURL: Self.url, uploadID: "U", partSize: 8 << 20, bodyLength: Self.big, file: Self.bigFile)
+        var m = Machine(objectURL: Self.url, file: Self.bigFile, size: Self.big, point: point)
+        _ = m.start()
+        let part = { (n: Int) in "<Part><PartNumber>\(n)</PartNumber><ETag>e\(n)</ETag><Size>8388608</Size></Part>" }
+        let first = m.listed(Self.answer(200, body: "<ListPartsResult><IsTruncated>true</IsTruncated><NextPartNumberMarker>2</NextPartNumberMarker>"
+            + part(1) + part(2) + "</ListPartsResult>"), width: 4)
+        #expect(Self.request(first) == .listParts(uploadID: "U", after: 2))
+        let second = m.listed(Self.answer(200, body: "<ListPartsResult><IsTruncated>false</IsTruncated>" + part(4) + "</ListPartsResult>"), width: 4)
+        #expect(Self.parts(second)?.map(\.number) == [3, 5])
+        if case .resumed(let offset, _)? = second.reports.first { #expect(offset == 24 << 20) } else { Issue.record("\(second.reports)") }
+    }
 }

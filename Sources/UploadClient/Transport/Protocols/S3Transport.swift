@@ -51,8 +51,9 @@ extension HTTPUploadTransport {
                 fields.replaceOrAdd(name: "Content-Type", value: contentType)
                 decision = machine.created(await signedExchange(.POST, object, query: "uploads", fields: fields, body: .buffers([]),
                                                                 s3: s3, eventLoop: eventLoop, observer: .init()), width: width())
-            case .request(.listParts(let uploadID)):
-                decision = machine.listed(await signedExchange(.GET, object, query: "uploadId=" + Endpoint.percentEncoded(uploadID),
+            case .request(.listParts(let uploadID, let after)):
+                let page = after.map { "part-number-marker=\($0)&" } ?? ""
+                decision = machine.listed(await signedExchange(.GET, object, query: page + "uploadId=" + Endpoint.percentEncoded(uploadID),
                                                                fields: baseHeaders([]), body: .none, s3: s3, eventLoop: eventLoop, observer: .init()),
                                           width: width())
             case .parts(let uploadID, let starting):
