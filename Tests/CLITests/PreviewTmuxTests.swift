@@ -85,8 +85,13 @@ import UploadTesting
         expectRedLeftOfBlue(try await tmux.coloredScreen(), "JPEG")
         // In 24-bit colour; a busy machine may make a frame look like a slow link, and the
         // picture then goes out in the palette until the link has been quiet a while.
-        let colored = try await tmux.waitFor(colored: true) { $0.contains("38;2;") }
-        #expect(colored.contains("38;2;"), "\(colored.split(separator: "\n").prefix(12).joined(separator: "\n").debugDescription)")
+        // The pacer forgets a slow judgement after 5 s without answers and draws the picture
+        // in full colour again: under a loaded full run that can take a few rounds.
+        let colored = try await tmux.waitFor(timeout: 60, colored: true) { $0.contains("38;2;") }
+        #expect(colored.contains("38;2;"), """
+            \(colored.components(separatedBy: "38;5;").count - 1) palette colours and no 24-bit one on screen; \
+            picture rows: \(colored.split(separator: "\n").filter { $0.contains("▀") }.count)
+            """)
         try await tmux.send("j")
         try await tmux.waitFor { $0.contains("300×200 ·") }
         expectRedLeftOfBlue(try await tmux.coloredScreen(), "PNG")
