@@ -111,17 +111,3 @@ public final class LineConnection: @unchecked Sendable {
         return true
     }
 }
-
-/// JSON as the protocol writes it: compact (one line), dates as seconds since 1970.
-public enum AgentCoding {
-    public static func encode<T: Encodable>(_ value: T) -> Data {
-        // Every message type is plain data; encoding cannot fail.
-        (try? JSONWriter.data(value, .compact, dates: .secondsSince1970)) ?? Data("{}".utf8)
-    }
-
-    public static func decode<T: Decodable>(_ type: T.Type, from line: [UInt8]) throws -> T {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return try decoder.decode(type, from: Data(line))
-    }
-}
