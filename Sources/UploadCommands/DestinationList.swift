@@ -79,6 +79,15 @@ public struct DestinationList: Sendable, Equatable {
         return zip(files, lines).map { ($0, $1.url) }
     }
 
+    /// Said by a command that needs one `--to` URL (the monitor, watch).
+    public static func oneURLNeeded(by command: String) -> String {
+        "--to @LIST gives each file of a send its own URL; \(command) needs one --to URL"
+    }
+
+    /// `--netrc` finds a login for one host; a list's URLs carry their own authorization.
+    public static let netrcRefusal =
+        "--netrc finds the login for one --to URL; a destination list's URLs carry their own (a presigned URL's signature), or give -H"
+
     /// The first URL: the origin the proxy and headers are chosen for.
     public var firstURL: String { lines[0].url }
 }

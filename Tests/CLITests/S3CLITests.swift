@@ -169,5 +169,7 @@ struct S3CLITests {
         #expect(short.status == 64 && short.stderr.contains("has 1 URL(s) for 2 file(s)"), "\(short.stderr)")
         let monitor = try await CLIRun.run(["monitor", "--to", "@" + list], environment: AgentCLITests.environment(root))
         #expect(monitor.status == 64 && monitor.stderr.contains("the monitor needs one --to URL"), "\(monitor.stderr)")
+        let netrc = try await CLIRun.run(["send", a, "--put", "--netrc", "--to", "@" + list], environment: AgentCLITests.environment(root))
+        #expect(netrc.status == 64 && netrc.stderr.contains("--netrc finds the login for one --to URL"), "\(netrc.stderr)")
     }
 }

@@ -43,13 +43,14 @@ public enum Destination {
         }
     }
 
-    /// Why these protocol options cannot go to `url`, or nil: `--put` with another protocol, an
-    /// `s3://` destination with another protocol or `--create-dirs` (S3 has no folders), and
-    /// `--create-dirs` or form fields where no `PUT` goes.
-    public static func refusal(_ url: String, protocol asked: UploadProtocol, put: Bool, createDirs: Bool, formFields: Bool) -> String? {
+    /// Why these protocol options cannot go to `url` (nil: each file's own URL, none of them
+    /// `s3://`), or nil: `--put` with another protocol, an `s3://` destination with another
+    /// protocol or `--create-dirs` (S3 has no folders), and `--create-dirs` or form fields where
+    /// no `PUT` goes.
+    public static func refusal(_ url: String?, protocol asked: UploadProtocol, put: Bool, createDirs: Bool, formFields: Bool) -> String? {
         if put, asked != .auto, asked != .put { return "--put sends a PUT; it cannot go with --protocol \(asked.rawValue)" }
         let sent: UploadProtocol = put ? .put : asked
-        if S3Location.isS3(url) {
+        if let url, S3Location.isS3(url) {
             guard asked == .auto || asked == .put else {
                 return "an s3:// destination takes S3's own PUT; it cannot go with --protocol \(asked.rawValue)"
             }

@@ -22,7 +22,7 @@ struct UploadOptions: ParsableArguments {
 
     /// Said by the commands that need one `--to` URL.
     func refuseList(_ command: String) throws {
-        if destinationList != nil { throw ValidationError("--to @LIST gives each file of a send its own URL; \(command) needs one --to URL") }
+        if destinationList != nil { throw ValidationError(DestinationList.oneURLNeeded(by: command)) }
     }
 
     @Option(name: .long, help: "The form field that carries the file.")
@@ -120,10 +120,8 @@ struct UploadOptions: ParsableArguments {
         if let chunkSize, let refusal = ByteSize.refusal(chunkSize, option: "--chunk-size", atLeast: 1, like: "5MiB or 6MiB") {
             throw ValidationError(refusal)
         }
-        if destinationList != nil, netrcChoice != nil {
-            throw ValidationError("--netrc finds the login for one --to URL; a destination list's URLs carry their own (a presigned URL's signature), or give -H")
-        }
-        if let refusal = Destination.refusal(destinationList == nil ? to : "", protocol: `protocol`, put: put, createDirs: createDirs, formFields: !formFields.isEmpty) {
+        if destinationList != nil, netrcChoice != nil { throw ValidationError(DestinationList.netrcRefusal) }
+        if let refusal = Destination.refusal(destinationList == nil ? to : nil, protocol: `protocol`, put: put, createDirs: createDirs, formFields: !formFields.isEmpty) {
             throw ValidationError(refusal)
         }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
