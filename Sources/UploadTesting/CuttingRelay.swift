@@ -50,9 +50,15 @@ public final class CuttingRelay: @unchecked Sendable {
         self.port = port
         listener = fd
         let thread = Thread { [self] in
+            // Only this thread closes the listener (see `RawServer`): a descriptor closed under
+            // a running accept loop can be reused by another test's listener.
+            defer { Glibc.close(fd) }
             while true {
                 let client = accept(fd, nil, nil)
-                if client < 0 { return }
+                if client < 0 {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    return
+                }
                 if state.withLockedValue({ $0.stopped }) {
                     Glibc.close(client)
                     return
@@ -65,10 +71,13 @@ public final class CuttingRelay: @unchecked Sendable {
 
     public func url(_ path: String = "/photo") -> String { "http://127.0.0.1:\(port)\(path)" }
 
+    /// Stops accepting (once); the accept thread closes the listener as it leaves.
     public func stop() {
-        state.withLockedValue { $0.stopped = true }
-        shutdown(listener, Int32(SHUT_RDWR))
-        Glibc.close(listener)
+        let first = state.withLockedValue { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        if first { shutdown(listener, Int32(SHUT_RDWR)) }
     }
 
     private func relay(_ client: Int32) {

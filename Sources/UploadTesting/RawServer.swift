@@ -15,9 +15,16 @@ public final class RawServer: @unchecked Sendable {
         self.port = port
         self.listener = fd
         let thread = Thread { [self] in
+            // The listener is closed here, by the only thread that uses it: were `stop` to
+            // close it, an `accept` between two turns of this loop could take a connection
+            // meant for another test's listener that got the same descriptor number.
+            defer { Glibc.close(fd) }
             while true {
                 let client = accept(fd, nil, nil)
-                if client < 0 { return }
+                if client < 0 {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    return
+                }
                 lock.lock()
                 if stopped { lock.unlock(); Glibc.close(client); return }
                 lock.unlock()
@@ -29,23 +36,38 @@ public final class RawServer: @unchecked Sendable {
 
     public var url: String { "http://127.0.0.1:\(port)/photo" }
 
-    /// Closes the listener. Accepted connections belong to their behaviour, which closes them:
-    /// touching their descriptors here could hit a number the process has since reused.
+    /// Stops accepting (once; a second call does nothing). Accepted connections belong to
+    /// their behaviour, which closes them: touching their descriptors here could hit a number
+    /// the process has since reused.
     public func stop() {
         lock.lock()
+        defer { lock.unlock() }
+        guard !stopped else { return }
         stopped = true
-        lock.unlock()
+        // Wakes the accept thread, which closes the listener as it leaves.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 }
 
 /// One accepted connection of a `RawServer`, or a raw client connection (`connect(to:)`).
-public struct RawConnection: Sendable {
+public final class RawConnection: @unchecked Sendable {
+    /// The descriptor, for reads and writes of a test's own; close it with `close()`, never
+    /// directly, so it is closed once (a second close could hit a number since reused).
     public let fd: Int32
+    private let closing = NSLock()
+    private var closed = false
 
     public init(fd: Int32) {
         self.fd = fd
+    }
+
+    /// Closes the descriptor the first time only.
+    private func closeOnce() {
+        closing.lock()
+        defer { closing.unlock() }
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
     }
 
     /// Connects to 127.0.0.1:`port`, for tests that speak HTTP byte by byte.
@@ -160,16 +182,16 @@ public struct RawConnection: Sendable {
     public func reset() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-        Glibc.close(fd)
+        closeOnce()
     }
 
     public func close() {
-        Glibc.close(fd)
+        closeOnce()
     }
 
     /// Keeps the connection open without reading, so the client's writes stall.
     public func hold(seconds: Double) {
         Thread.sleep(forTimeInterval: seconds)
-        Glibc.close(fd)
+        closeOnce()
     }
 }

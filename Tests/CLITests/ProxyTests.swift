@@ -168,11 +168,11 @@ struct ProxyTests {
         let scripted = try RawServer { connection in
             // Each message read by its own length, not by a pause: a loaded machine pauses anywhere.
             let greeting = connection.read(exactly: 2)
-            guard greeting.count == 2 else { Glibc.close(connection.fd); return }
+            guard greeting.count == 2 else { connection.close(); return }
             _ = connection.read(exactly: Int(greeting[1]))
             connection.send([5, 0])
             var request = connection.read(exactly: 4)
-            guard request.count == 4 else { Glibc.close(connection.fd); return }
+            guard request.count == 4 else { connection.close(); return }
             switch request[3] {
             case 1: request += connection.read(exactly: 4 + 2)
             case 4: request += connection.read(exactly: 16 + 2)
@@ -183,7 +183,7 @@ struct ProxyTests {
             asked.append(request)
             connection.send([5, 2, 0, 1, 0, 0, 0, 0, 0, 0])
             _ = connection.readAll(idle: 0.3)
-            Glibc.close(connection.fd)
+            connection.close()
         }
         defer { scripted.stop() }
         let file = try TestFiles.writeImage(at: TestFiles.makeTemporaryDirectory("socks") + "/a.jpg", size: 2000)
