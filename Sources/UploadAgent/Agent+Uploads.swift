@@ -31,13 +31,32 @@ extension Agent {
         return .success(NewUpload(request: request, fingerprint: fingerprint, settings: item.settings, origin: item.origin))
     }
 
-    /// Starts uploads the journal just added.
-    func launch(_ added: [UploadRecord], _ uploads: [NewUpload]) async {
-        for (snapshot, new) in zip(added, uploads) {
-            var request = new.request
-            request.expectedFile = new.fingerprint
-            await startUpload(PendingUpload(request: request, settings: new.settings, attempts: 0, record: snapshot))
+    /// Uploads the journal just added: clients watching are told they are queued, and they
+    /// wait in the backlog for room in the queue.
+    func launch(_ added: [UploadRecord]) async {
+        let now = Date()
+        for record in added { broadcast(.event(seq: nil, event: .queued(record), at: now)) }
+        backlog.add(added.map(\.id))
+        await feed()
+    }
+
+    /// Gives the queue the uploads its window has room for, as the journal has them.
+    func feed() async {
+        let ids = backlog.take()
+        guard !ids.isEmpty else { return }
+        let pending: [PendingUpload]
+        do {
+            pending = try journal.pending(ids)
+        } catch {
+            backlog.putBack(ids)
+            log("journal: cannot read the uploads to start next: \(error)")
+            return
         }
+        if pending.count < ids.count {
+            let read = Set(pending.map(\.id))
+            backlog.dropped(ids.filter { !read.contains($0) })
+        }
+        await queue.enqueue(pending.map(queueItem))
     }
 
     func enqueue(_ items: [EnqueueItem]) async -> [EnqueueResult] {
@@ -61,7 +80,7 @@ extension Agent {
         for (snapshot, (_, index)) in zip(added, accepted) {
             results[index] = .queued(snapshot)
         }
-        await launch(added, accepted.map(\.0))
+        await launch(added)
         return results.map { $0 ?? .refused(path: "", reason: "not handled") }
     }
 
@@ -75,12 +94,33 @@ extension Agent {
             return .error(message: "cannot read the journal: \(error)")
         }
         guard let pending else { return .error(message: "\(id) has not failed, so there is nothing to retry") }
+        backlog.queuedDirectly(id)
         if await !queue.retry(id) {
             // Not in this agent's memory (it failed before a restart): queue it anew, same id.
             await queue.forgetFinished([id])
             await startUpload(pending)
         }
         return .ok
+    }
+}
+
+extension Agent {
+    /// Cancels a queued or running upload, also one still waiting in the backlog (it ends
+    /// "cancelled before it started", as in the queue).
+    func cancel(_ id: UploadID) async -> AgentReply {
+        if await queue.cancel(id) { return .ok }
+        guard backlog.cancel(id) else { return .error(message: "\(id) is not queued or running") }
+        do {
+            guard let pending = try journal.pending([id]).first else {
+                backlog.dropped([id])
+                return .error(message: "\(id) is not queued or running")
+            }
+            await queue.enqueueCancelled(queueItem(pending))
+            return .ok
+        } catch {
+            backlog.putBack([id])
+            return .error(message: "cannot read the journal: \(error)")
+        }
     }
 }
 

@@ -55,6 +55,8 @@ public actor Agent {
     private var clients: [Int: LineConnection] = [:]
     private var subscribers: Set<Int> = []
     private var progressMarks: [UploadID: ProgressMark] = [:]
+    /// The uploads handed over that wait for room in the queue, and those it holds.
+    var backlog = UploadBacklog(window: UploadBacklog.window(concurrency: 1))
     private var lastActivity = MonotonicClock.now()
     private let startedAt = Date()
     private var stopWaiters: [CheckedContinuation<StopReason, Never>] = []
@@ -101,7 +103,8 @@ public actor Agent {
     /// events. Returns how many uploads were picked up again.
     @discardableResult
     public func start() async throws -> Int {
-        let pending = try journal.recover(at: Date())
+        let pending = try journal.recoverQueue(at: Date())
+        backlog.add(pending)
         let events = queue.events
         Task { [weak self] in
             // As many waiting events as are there (up to a bound) at a time, recorded in one
@@ -113,15 +116,20 @@ public actor Agent {
             }
         }
         await apply(settings)
-        for upload in pending {
-            await startUpload(upload)
-        }
+        await feed()
         if !pending.isEmpty { log("picked up \(pending.count) unfinished upload(s) from the journal") }
         try startScheduler()
         return pending.count
     }
 
+    /// Gives the queue one upload at once, past the backlog (a retry by hand).
     func startUpload(_ upload: PendingUpload) async {
+        backlog.queuedDirectly(upload.id)
+        await queue.enqueue([queueItem(upload)])
+    }
+
+    /// The upload as the queue takes it, with the transport for its settings.
+    func queueItem(_ upload: PendingUpload) -> UploadQueue.Item {
         let transport: any UploadTransport
         do {
             transport = try self.transport(for: upload.settings)
@@ -129,8 +137,8 @@ public actor Agent {
             // The settings were valid when queued (a CA file since removed, say): fail visibly.
             transport = FailingTransport(failure: UploadFailure(.fileError, "\(error)"))
         }
-        await queue.enqueue(
-            upload.request, record: upload.record, attemptsSoFar: upload.attempts, transport: transport, retryPolicy: upload.settings.retryPolicy)
+        return UploadQueue.Item(upload.request, record: upload.record, attemptsSoFar: upload.attempts,
+                                transport: transport, retryPolicy: upload.settings.retryPolicy)
     }
 
     func transport(for settings: TransportSettings) throws -> HTTPUploadTransport {
@@ -149,7 +157,9 @@ public actor Agent {
     /// and the total rate, which a task keeps following through the day's window.
     func apply(_ new: AgentSettings) async {
         settings = new
+        backlog.window = UploadBacklog.window(concurrency: new.concurrency)
         await queue.setConcurrency(new.concurrency)
+        await feed()
         rateSchedule?.cancel()
         sharedLimit.set(bytesPerSecond: new.rate(at: Date()))
         guard new.limitWindow != nil else { return }
@@ -182,10 +192,16 @@ public actor Agent {
     /// The most events recorded in one transaction.
     static let eventBatch = 256
 
-    func process(_ batch: [UploadEvent]) {
+    func process(_ events: [UploadEvent]) async {
         // Once stopping, the cancellations that shutting down causes are not outcomes: the
         // uploads stay unfinished in the journal and continue at the next start.
         guard !stopping else { return }
+        // A `queued` for an upload fed from the backlog says what the journal and the clients
+        // have had since it was handed over.
+        let batch = events.filter { event in
+            if case .queued(let record) = event, backlog.isRepeatedQueued(record.id) { return false }
+            return true
+        }
         let now = Date()
         let recorded: [Result<RecordedEvent?, any Error>]
         do {
@@ -197,6 +213,8 @@ public actor Agent {
         for (event, result) in zip(batch, recorded) {
             process(event, recorded: result, at: now)
         }
+        // Room that finished uploads left in the queue goes to the backlog.
+        await feed()
     }
 
     private func process(_ event: UploadEvent, recorded: Result<RecordedEvent?, any Error>, at now: Date) {
@@ -216,11 +234,15 @@ public actor Agent {
             }
             progressMarks[id] = mark
         case .allFinished:
+            // Not while the backlog holds more: the queue ran dry before it was fed.
+            guard backlog.isEmpty else { return }
             broadcast(.event(seq: nil, event: event, at: now))
             // A burst of thousands of uploads leaves the allocator's arenas full of freed
             // memory; an agent that lives for days should give it back while it waits.
             FreedMemory.release()
         default:
+            // Its slot in the queue's window is free, whether or not the journal took the end.
+            if case .finished(let id, _) = event { backlog.finished(id) }
             let applied: RecordedEvent?
             do {
                 applied = try recorded.get()
@@ -293,7 +315,7 @@ public actor Agent {
         case .enqueue(let items):
             reply = .enqueued(results: await enqueue(items))
         case .cancel(let id):
-            reply = await queue.cancel(id) ? .ok : .error(message: "\(id) is not queued or running")
+            reply = await cancel(id)
         case .retry(let id):
             reply = await retry(id)
         case .status:
@@ -339,7 +361,7 @@ public actor Agent {
 
     /// True when nothing is queued or running and no client is connected.
     public func idleSeconds() async -> Double? {
-        guard clients.isEmpty, !watching, await !queue.isBusy else { return nil }
+        guard clients.isEmpty, !watching, backlog.isEmpty, await !queue.isBusy else { return nil }
         return MonotonicClock.now() - lastActivity
     }
 

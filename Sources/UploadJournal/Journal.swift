@@ -58,13 +58,11 @@ public final class Journal: Sendable {
 
     // MARK: Adding and recording
 
-    /// Adds uploads in one transaction and returns them with their new ids. The `queued` event
-    /// is applied when the queue reports it (`record`).
+    /// Adds uploads in one transaction, queued, and returns them with their new ids (the row is
+    /// what their `queued` says: the queue's own `queued` for them need not be recorded).
     public func add(_ uploads: [NewUpload], at now: Date) throws -> [UploadRecord] {
         try pool.write { db in
-            let version = try Self.dataVersion(db)
-            let stored = JournalDates.stored(now)
-            return try uploads.map { upload in
+            try uploads.map { upload in
                 var row = UploadRow(new: upload, at: now)
                 #if DEBUG
                 // The prepared insert must store what the record's own encoding stores.
@@ -82,14 +80,6 @@ public final class Journal: Sendable {
                 inserted?.id = viaRecord?.id
                 precondition(inserted == viaRecord, "the prepared insert differs: \(String(describing: inserted)) vs \(String(describing: viaRecord))")
                 #endif
-                // Kept for the `queued` event that follows at once, as the journal holds it.
-                var kept = row
-                kept.createdAt = stored
-                kept.updatedAt = stored
-                inFlight.withLock { rows in
-                    rows.check(version)
-                    rows.keep(kept)
-                }
                 return row.record
             }
         }
@@ -288,6 +278,12 @@ public final class Journal: Sendable {
     /// waiting to retry go back to queued, with a logged note, and every unfinished upload is
     /// returned in the order it was queued, to be started again. Finished ones stay finished.
     public func recover(at now: Date) throws -> [PendingUpload] {
+        try pending(recoverQueue(at: now))
+    }
+
+    /// As `recover`, returning the ids alone: an agent with thousands of uploads waiting reads
+    /// them a window at a time (`pending`), not all at once.
+    public func recoverQueue(at now: Date) throws -> [UploadID] {
         try pool.write { db in
             inFlight.withLock { $0 = InFlightRows() }
             let interrupted = try UploadRow.filter([UploadState.sending, .waitingToRetry].contains(UploadRow.Columns.state)).fetchAll(db)
@@ -307,8 +303,31 @@ public final class Journal: Sendable {
                 var entry = EventRow(seq: nil, uploadID: row.id, kind: "retryScheduled", event: note, at: now)
                 try entry.insert(db)
             }
-            return try UploadRow.filter([UploadState.queued, .waitingToRetry].contains(UploadRow.Columns.state))
-                .order(UploadRow.Columns.id).fetchAll(db).map(\.pending)
+            return try UploadRow.select(UploadRow.Columns.id, as: Int64.self)
+                .filter([UploadState.queued, .waitingToRetry].contains(UploadRow.Columns.state))
+                .order(UploadRow.Columns.id).fetchAll(db)
+                .map { UploadID(Int($0)) }
+        }
+    }
+
+    /// The uploads among `ids` that wait to be sent (queued, or waiting to retry after a
+    /// restart), in the order given. Their rows are kept for the events that follow (their
+    /// start comes soon), as those of uploads just added are.
+    public func pending(_ ids: [UploadID]) throws -> [PendingUpload] {
+        guard !ids.isEmpty else { return [] }
+        // On the writing connection: rows kept for `record` are checked against its data version.
+        return try pool.write { db in
+            let version = try Self.dataVersion(db)
+            let rows = try UploadRow
+                .filter(ids.map { Int64($0.rawValue) }.contains(UploadRow.Columns.id))
+                .filter([UploadState.queued, .waitingToRetry].contains(UploadRow.Columns.state))
+                .fetchAll(db)
+            inFlight.withLock { kept in
+                kept.check(version)
+                for row in rows { kept.keep(row) }
+            }
+            let byID = Dictionary(rows.map { ($0.uploadID, $0) }, uniquingKeysWith: { first, _ in first })
+            return ids.compactMap { byID[$0]?.pending }
         }
     }
 

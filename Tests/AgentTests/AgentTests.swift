@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import NIOConcurrencyHelpers
 import Testing
-import UploadAgent
+@testable import UploadAgent
 import UploadClient
 import UploadCore
 import UploadJournal
@@ -345,5 +345,42 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         }
         client.close()
         await running.stop()
+    }
+
+    /// More uploads handed over than the queue's window: the queue holds the window, the rest
+    /// wait as ids; one cancelled while it waits ends "cancelled before it started" at once, and
+    /// a restart reads the waiting ones back in order.
+    @Test func uploadsBeyondTheWindowWaitAsIdsAndCanBeCancelledThere() async throws {
+        let root = TestFiles.makeTemporaryDirectory("agent-backlog")
+        // A server that takes the connection and never answers: the first upload holds the one slot.
+        let silent = try RawServer { $0.hold(seconds: 20) }
+        defer { silent.stop() }
+        let running = try await RunningAgent.start(root: root, concurrency: 1)
+        let client = try await running.connect("send")
+        let window = await running.agent.backlog.window
+        var items: [EnqueueItem] = []
+        for index in 0..<window + 40 {
+            let path = try TestFiles.writeImage(at: root + "/p\(index).png", size: 100)
+            items.append(EnqueueItem(request: try UploadRequest.forPath(path, url: silent.url), settings: TransportSettings(), origin: "test"))
+        }
+        let sent = items
+        let unexpected = try await offPool { try client.enqueue(sent) { _ in } }
+        #expect(unexpected == nil)
+        #expect(await running.agent.queue.held == window)
+        #expect(await running.agent.backlog.waitingCount == 40)
+        let last = UploadID(window + 40)
+        let reply = await running.agent.cancel(last)
+        guard case .ok = reply else { Issue.record("the cancel was refused: \(reply)"); return }
+        try await running.waitFinished([last])
+        let cancelled = try #require(try running.journal.snapshot(last))
+        #expect(cancelled.failure == UploadFailure(.cancelled, "cancelled before it started"))
+        #expect(await running.agent.backlog.waitingCount == 39)
+        let unknown = await running.agent.cancel(UploadID(100_000))
+        if case .error(let message) = unknown { #expect(message == "#100000 is not queued or running") } else { Issue.record("\(unknown)") }
+        client.close()
+        await running.stop()
+        // The next start has them all again, in the order they were handed over.
+        let waiting = try running.journal.recoverQueue(at: Date())
+        #expect(waiting == (1..<window + 40).map { UploadID($0) })
     }
 }

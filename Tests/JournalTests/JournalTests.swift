@@ -275,13 +275,29 @@ import UploadTesting
     /// of uploads just added or in flight, and never more than the limit: 1,100 uploads added
     /// at once and sent four at a time keep at most the limit, none once they all end, and every
     /// event still finds the row the journal holds (debug builds check it).
-    @Test func onlyTheRowsOfUploadsJustAddedOrInFlightAreKept() throws {
+    /// The agent reads the uploads it starts next a window at a time: those still waiting, in
+    /// the order asked for.
+    @Test func pendingGivesTheWaitingUploadsInTheOrderAsked() throws {
+        let journal = try Journal(path: root + "/pending.sqlite")
+        let added = try journal.add((0..<5).map { newUpload("p\($0).png", secret: nil) }, at: Date())
+        let ids = added.map(\.id)
+        try journal.record(.started(ids[1], attempt: 1, url: "u", totalBytes: 100), at: Date())
+        try journal.record(.finished(ids[1], .answered(status: 200)), at: Date())
+        let asked = [ids[4], ids[1], ids[0], UploadID(99), ids[2]]
+        let pending = try journal.pending(asked)
+        #expect(pending.map(\.id) == [ids[4], ids[0], ids[2]])
+        #expect(pending.map(\.record.name) == ["p4.png", "p0.png", "p2.png"])
+        #expect(try journal.recoverQueue(at: Date()) == [ids[0], ids[2], ids[3], ids[4]])
+    }
+
+    @Test func onlyTheRowsOfUploadsAboutToStartOrInFlightAreKept() throws {
         let journal = try Journal(path: root + "/kept.sqlite")
         let added = try journal.add((0..<1_100).map { newUpload("p\($0).png", secret: nil) }, at: Date())
         var most = journal.inFlight.withLock { $0.count }
         for batch in stride(from: 0, to: added.count, by: 4) {
             let ids = added[batch..<min(batch + 4, added.count)].map(\.id)
-            for id in ids { try journal.record(.queued(added[id.rawValue - 1]), at: Date()) }
+            // Read as the agent reads the next uploads to start, a few at a time.
+            #expect(try journal.pending(ids).count == ids.count)
             for id in ids { try journal.record(.started(id, attempt: 1, url: "u", totalBytes: 100), at: Date()) }
             for id in ids { try journal.checkpoint(id, bytesSent: 50, expected: 100, at: Date()) }
             for id in ids { try journal.record(.content(id, sha256: String(repeating: "a", count: 64)), at: Date()) }

@@ -413,6 +413,26 @@ private func point(_ offset: Int64) -> ResumePoint {
     }
 }
 
+extension UploadQueueMachineTests {
+    /// An upload the caller held back and the user cancelled: queued and ended at once, without
+    /// taking a slot, and retried by id like any other.
+    @Test func anUploadCancelledBeforeItWasQueuedEndsAtOnceAndCanBeRetried() {
+        var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy())
+        #expect(starts(machine.enqueue(request("a"), totalBytes: 1, id: id1)) == [id1])
+        let record = UploadRecord.queued(id2, request: request("b"), fileSize: 1, origin: "test", at: t0)
+        let cancelled = machine.enqueueCancelled(request("b"), record: record, reason: "by hand")
+        #expect(starts(cancelled) == [])
+        #expect(events(cancelled) == [.queued(record), .finished(id2, .failed(UploadFailure(.cancelled, "cancelled before it started (by hand)")))])
+        let again = machine.enqueueCancelled(request("b"), record: record, reason: nil)
+        #expect(again == [], "an id already known is ignored")
+        // The slot still belongs to the first; the retry waits for it.
+        let retried = machine.retry(id2) ?? []
+        #expect(starts(retried) == [])
+        let ended = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 200)), reported: nil, at: t0)
+        #expect(starts(ended) == [id2])
+    }
+}
+
 /// A small seeded generator: the same seed gives the same sequence of inputs.
 struct SplitMix: RandomNumberGenerator {
     var state: UInt64

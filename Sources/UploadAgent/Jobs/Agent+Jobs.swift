@@ -124,7 +124,7 @@ extension Agent {
         } catch {
             return JobOutcome(summary: "cannot write the journal: \(error)", failed: true)
         }
-        await launch(added, plan.changes.queue.map(\.upload))
+        await launch(added)
         return Self.describeScan(plan, queued: added.count, listed: listing.count)
     }
 

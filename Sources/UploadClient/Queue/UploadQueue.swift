@@ -74,6 +74,41 @@ public actor UploadQueue {
         run(machine.enqueue(request, record: record, attemptsSoFar: attemptsSoFar, retryPolicy: retryPolicy))
     }
 
+    /// One upload for `enqueue(_:)`: as the single-upload `enqueue` takes it.
+    public struct Item: Sendable {
+        public var request: UploadRequest
+        public var record: UploadRecord
+        public var attemptsSoFar: Int
+        public var transport: (any UploadTransport)?
+        public var retryPolicy: RetryPolicy?
+
+        public init(_ request: UploadRequest, record: UploadRecord, attemptsSoFar: Int = 0,
+                    transport: (any UploadTransport)? = nil, retryPolicy: RetryPolicy? = nil) {
+            self.request = request
+            self.record = record
+            self.attemptsSoFar = attemptsSoFar
+            self.transport = transport
+            self.retryPolicy = retryPolicy
+        }
+    }
+
+    /// Adds uploads in order, in one call: a caller that feeds the queue many at a time pays
+    /// one hop to the queue for all of them.
+    public func enqueue(_ items: [Item]) {
+        for item in items {
+            enqueue(item.request, record: item.record, attemptsSoFar: item.attemptsSoFar, transport: item.transport, retryPolicy: item.retryPolicy)
+        }
+    }
+
+    /// Adds an upload that was cancelled before the caller handed it over (it held the upload
+    /// back for want of room): it ends at once, "cancelled before it started", and may be
+    /// retried by id like any other.
+    public func enqueueCancelled(_ item: Item, reason: String? = nil) {
+        guard machine.phase(of: item.record.id) == nil else { return }
+        if let transport = item.transport { transports[item.record.id] = transport }
+        run(machine.enqueueCancelled(item.request, record: item.record, attemptsSoFar: item.attemptsSoFar, reason: reason))
+    }
+
     /// Cancels a queued, waiting or running upload. Returns false for unknown or finished ids.
     /// A `reason` ("interrupted") becomes part of the failure: "cancelled (interrupted)".
     /// A running upload is never retried after this, whatever its attempt ends with.
@@ -125,6 +160,9 @@ public actor UploadQueue {
     }
 
     public func attempts(of id: UploadID) -> Int { machine.attempts(of: id) }
+
+    /// How many uploads the queue keeps in memory (finished ones until they are forgotten).
+    public var held: Int { machine.entries.count }
 
     // MARK: The shell
 

@@ -99,8 +99,30 @@ struct UploadQueueMachine {
     mutating func enqueue(
         _ request: UploadRequest, record: UploadRecord, attemptsSoFar: Int = 0, retryPolicy: RetryPolicy? = nil
     ) -> [Action] {
+        guard let entry = admit(request, record: record, attemptsSoFar: attemptsSoFar, retryPolicy: retryPolicy) else { return [] }
+        waiting.append(entry.record.id)
+        var actions: [Action] = [.emit(.queued(entry.record))]
+        pump(into: &actions)
+        return actions
+    }
+
+    /// Adds an upload the user cancelled before it was queued here (a caller that holds uploads
+    /// back until there is room): it is queued and ends at once, as a cancel of a queued upload
+    /// does, and may be retried by id like any other.
+    mutating func enqueueCancelled(_ request: UploadRequest, record: UploadRecord, attemptsSoFar: Int = 0, reason: String?) -> [Action] {
+        guard var entry = admit(request, record: record, attemptsSoFar: attemptsSoFar, retryPolicy: nil) else { return [] }
+        let id = entry.record.id
+        entry.cancelReason = reason
+        var actions: [Action] = [.emit(.queued(entry.record))]
+        finish(id, &entry, .failed(Self.cancelled(entry, "cancelled before it started")), into: &actions)
+        reportDrainIfIdle(into: &actions)
+        return actions
+    }
+
+    /// The entry of a new upload, kept (not yet waiting); nil for an id already known.
+    private mutating func admit(_ request: UploadRequest, record: UploadRecord, attemptsSoFar: Int, retryPolicy: RetryPolicy?) -> Entry? {
         let id = record.id
-        guard entries[id] == nil else { return [] }
+        guard entries[id] == nil else { return nil }
         nextID = max(nextID, id.rawValue + 1)
         var record = record
         // The record starts where the request does: the point a journal kept is the one the first
@@ -111,11 +133,8 @@ struct UploadQueueMachine {
         entry.attempts = min(max(0, attemptsSoFar), 1_000_000)
         entry.retryPolicy = retryPolicy
         entries[id] = entry
-        waiting.append(id)
         drainReported = false
-        var actions: [Action] = [.emit(.queued(record))]
-        pump(into: &actions)
-        return actions
+        return entry
     }
 
     /// Runs at most `count` uploads at once from now on: more start at once if slots opened;
@@ -330,16 +349,20 @@ struct UploadQueueMachine {
 }
 
 /// Ids waiting to start, first in first out, with O(1) taking from the front.
-struct IDQueue {
+public struct IDQueue: Sendable {
     private var items: [UploadID] = []
     private var head = 0
 
-    var isEmpty: Bool { head == items.count }
+    public init() {}
 
-    mutating func append(_ id: UploadID) { items.append(id) }
+    public var isEmpty: Bool { head == items.count }
+
+    public var count: Int { items.count - head }
+
+    public mutating func append(_ id: UploadID) { items.append(id) }
 
     /// Puts an id in front (a retry that came due goes before new uploads).
-    mutating func prepend(_ id: UploadID) {
+    public mutating func prepend(_ id: UploadID) {
         if head > 0 {
             head -= 1
             items[head] = id
@@ -348,7 +371,7 @@ struct IDQueue {
         }
     }
 
-    mutating func popFirst() -> UploadID? {
+    public mutating func popFirst() -> UploadID? {
         guard head < items.count else { return nil }
         let id = items[head]
         head += 1
@@ -359,9 +382,12 @@ struct IDQueue {
         return id
     }
 
-    mutating func remove(_ id: UploadID) {
-        guard let index = items[head...].firstIndex(of: id) else { return }
+    /// Removes `id` if it waits; says whether it did.
+    @discardableResult
+    public mutating func remove(_ id: UploadID) -> Bool {
+        guard let index = items[head...].firstIndex(of: id) else { return false }
         items.remove(at: index)
+        return true
     }
 }
 
