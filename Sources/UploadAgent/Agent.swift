@@ -205,7 +205,7 @@ public actor Agent {
         let now = Date()
         let recorded: [Result<RecordedEvent?, any Error>]
         do {
-            recorded = try journal.record(batch, at: now)
+            recorded = try await journal.recordInBackground(batch, at: now)
         } catch {
             recorded = batch.map { _ in .failure(error) }
         }

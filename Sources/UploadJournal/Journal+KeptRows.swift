@@ -66,3 +66,49 @@ extension UploadRow {
         retryAt = retryAt.map { stored($0, earlier.retryAt) }
     }
 }
+
+/// The rows a batch of events changed, each written once when the batch ends: the changed
+/// columns between the row as the batch first had it and as its last event left it.
+struct ChangedRows {
+    private var entries: [Int64: (read: UploadRow, row: UploadRow)] = [:]
+    private var order: [Int64] = []
+
+    /// The row as the batch's events so far left it.
+    subscript(id: Int64) -> UploadRow? { entries[id]?.row }
+
+    /// The rows as they are written, in the order they were first changed.
+    var rows: [UploadRow] { order.compactMap { entries[$0]?.row } }
+
+    /// `row` after an event; `read` is the row as it was before that event.
+    mutating func note(_ row: UploadRow, readAs read: UploadRow) {
+        guard let id = row.id else { return }
+        if let first = entries[id] {
+            entries[id] = (first.read, row)
+        } else {
+            entries[id] = (read, row)
+            order.append(id)
+        }
+    }
+
+    func write(_ db: Database) throws {
+        for id in order {
+            guard let (read, row) = entries[id] else { continue }
+            #if DEBUG
+            // Writing the changed columns alone must leave the row as writing all of them does.
+            let select = try db.cachedStatement(sql: "SELECT * FROM upload WHERE id = ?")
+            var whole: UploadRow?
+            try db.inSavepoint {
+                try row.update(db)
+                whole = try UploadRow.fetchOne(select, arguments: [id])
+                return .rollback
+            }
+            #endif
+            try row.updateChanges(from: read, db)
+            #if DEBUG
+            let written = try UploadRow.fetchOne(select, arguments: [id])
+            precondition(written == whole, "the changed columns differ from the whole row: \(String(describing: written)) vs \(String(describing: whole))")
+            precondition(written == row, "the row written is not the row kept: \(String(describing: written)) vs \(row)")
+            #endif
+        }
+    }
+}

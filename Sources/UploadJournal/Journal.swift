@@ -102,31 +102,56 @@ public final class Journal: Sendable {
             return events.map { _ in .success(nil) }
         }
         do {
-            return try pool.write { db in
-                let version = try Self.dataVersion(db)
-                inFlight.withLock { $0.check(version) }
-                return try events.map { event in
-                    guard let id = event.uploadID, let kind = Self.kind(of: event) else { return .success(nil) }
-                    var entry: RecordedEvent?
-                    do {
-                        try db.inSavepoint {
-                            entry = try record(event, id: id, kind: kind, at: now, db)
-                            return .commit
-                        }
-                    } catch let error as DatabaseError where !db.isInsideTransaction {
-                        throw error  // the transaction itself is gone: nothing of the batch stays
-                    } catch {
-                        inFlight.withLock { $0.forget(Int64(id.rawValue)) }
-                        return .failure(error)
-                    }
-                    return .success(entry)
-                }
-            }
+            return try pool.write { db in try record(events, at: now, db) }
         } catch {
             // The commit failed: no row kept from this batch may be trusted.
             inFlight.withLock { $0 = InFlightRows() }
             throw error
         }
+    }
+
+    /// As `record`, suspending the caller while the journal's writer works instead of blocking
+    /// its thread: an agent's batches of events are written while its queue goes on.
+    public func recordInBackground(_ events: [UploadEvent], at now: Date) async throws -> [Result<RecordedEvent?, any Error>] {
+        guard events.contains(where: { $0.uploadID != nil && Self.kind(of: $0) != nil }) else {
+            return events.map { _ in .success(nil) }
+        }
+        do {
+            return try await pool.write { db in try self.record(events, at: now, db) }
+        } catch {
+            inFlight.withLock { $0 = InFlightRows() }
+            throw error
+        }
+    }
+
+    /// The batch inside its transaction.
+    private func record(_ events: [UploadEvent], at now: Date, _ db: Database) throws -> [Result<RecordedEvent?, any Error>] {
+        let version = try Self.dataVersion(db)
+        inFlight.withLock { $0.check(version) }
+        // Each upload's row is written once for the batch, after its last event (a small
+        // upload's start, digest, answer and end often come in one batch).
+        var changed = ChangedRows()
+        let results = try events.map { event -> Result<RecordedEvent?, any Error> in
+            guard let id = event.uploadID, let kind = Self.kind(of: event) else { return .success(nil) }
+            var entry: RecordedEvent?
+            do {
+                try db.inSavepoint {
+                    entry = try record(event, id: id, kind: kind, at: now, into: &changed, db)
+                    return .commit
+                }
+            } catch let error as DatabaseError where !db.isInsideTransaction {
+                throw error  // the transaction itself is gone: nothing of the batch stays
+            } catch {
+                inFlight.withLock { $0.forget(Int64(id.rawValue)) }
+                return .failure(error)
+            }
+            return .success(entry)
+        }
+        try changed.write(db)
+        inFlight.withLock { kept in
+            for row in changed.rows { kept.keep(row) }
+        }
+        return results
     }
 
     /// SQLite's count of commits by other connections (another process, another `Journal` on
@@ -136,15 +161,18 @@ public final class Journal: Sendable {
     }
 
     /// One event, inside the batch's transaction.
-    private func record(_ event: UploadEvent, id: UploadID, kind: String, at now: Date, _ db: Database) throws -> RecordedEvent? {
+    private func record(_ event: UploadEvent, id: UploadID, kind: String, at now: Date, into changed: inout ChangedRows, _ db: Database) throws -> RecordedEvent? {
         // A statement compiled once per connection: compiling it (SQLite's parser and
         // authorizer over every column) cost more than the rest of the read.
         let select = try db.cachedStatement(sql: "SELECT * FROM upload WHERE id = ?")
         let key = Int64(id.rawValue)
-        guard var row = try inFlight.withLock({ $0[key] }) ?? UploadRow.fetchOne(select, arguments: [key]) else { return nil }
+        let before = changed[key]
+        guard var row = try before ?? inFlight.withLock({ $0[key] }) ?? UploadRow.fetchOne(select, arguments: [key]) else { return nil }
         #if DEBUG
-        let stored = try UploadRow.fetchOne(select, arguments: [key])
-        precondition(row == stored, "the kept row of \(id) is not the journal's: \(row) vs \(String(describing: stored))")
+        if before == nil {
+            let stored = try UploadRow.fetchOne(select, arguments: [key])
+            precondition(row == stored, "the kept row of \(id) is not the journal's: \(row) vs \(String(describing: stored))")
+        }
         #endif
         let read = row
         var logged = event
@@ -185,27 +213,15 @@ public final class Journal: Sendable {
         row.store(record)
         row.updatedAt = now
         row.roundTripDates(since: read, now: now)
-        #if DEBUG
-        // Writing the changed columns alone must leave the row as writing all of them does.
-        var whole: UploadRow?
-        try db.inSavepoint {
-            try row.update(db)
-            whole = try UploadRow.fetchOne(select, arguments: [Int64(id.rawValue)])
-            return .rollback
-        }
-        #endif
-        try row.updateChanges(from: read, db)
-        #if DEBUG
-        let written = try UploadRow.fetchOne(select, arguments: [Int64(id.rawValue)])
-        precondition(written == whole, "the changed columns differ from the whole row: \(String(describing: written)) vs \(String(describing: whole))")
-        #endif
         if case .finished(_, let outcome) = event, outcome.isSuccess, let sha256 = record.contentSHA256 {
             try Self.remember(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.name, sentAt: now), in: db)
         }
-        // Kept before the log is written: a failure from here on rolls the savepoint back and
-        // the batch forgets the row.
-        inFlight.withLock { $0.keep(row) }
-        guard Self.logs(kind) else { return RecordedEvent(event: logged, entry: nil) }
+        // Noted once nothing of the event can fail: a failure rolls its savepoint back, and the
+        // row stays as the batch's earlier events left it.
+        guard Self.logs(kind) else {
+            changed.note(row, readAs: read)
+            return RecordedEvent(event: logged, entry: nil)
+        }
         #if DEBUG
         // The prepared insert must store what the record's own encoding stores.
         var viaRecord: Row?
@@ -226,6 +242,7 @@ public final class Journal: Sendable {
         let appended = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [seq])
         precondition(appended == viaRecord, "the appended event differs: \(String(describing: appended)) vs \(String(describing: viaRecord))")
         #endif
+        changed.note(row, readAs: read)
         return RecordedEvent(event: logged, entry: JournalEntry(seq: seq, event: logged, at: now))
     }
 

@@ -276,11 +276,14 @@ extension UploadRow {
         func put<T: DatabaseValueConvertible & Equatable>(_ column: CodingKeys, _ new: T?, _ previous: T?) {
             if all || new != previous { out.append((column.stringValue, new?.databaseValue ?? .null)) }
         }
-        func json<T: Encodable & Equatable>(_ column: CodingKeys, _ new: T?, _ previous: T?) throws {
+        func json<T: Encodable & Equatable & Sendable>(_ column: CodingKeys, _ new: T?, _ previous: T?) throws {
             guard all || new != previous else { return }
             guard let new else { return out.append((column.stringValue, .null)) }
-            let data = try Self.databaseJSONEncoder(for: column.stringValue).encode(new)
-            out.append((column.stringValue, String(decoding: data, as: UTF8.self).databaseValue))
+            out.append((column.stringValue, try JSONColumns.text(new, column: column.stringValue) { value in
+                // An answer's headers, on every upload: written directly, not through an encoder.
+                if let pairs = value as? [[String]] { return JSONColumns.text(pairs) }
+                return String(decoding: try Self.databaseJSONEncoder(for: column.stringValue).encode(value), as: UTF8.self)
+            }))
         }
         put(.path, path, old?.path)
         put(.fileSize, fileSize, old?.fileSize)
@@ -333,7 +336,7 @@ extension UploadRow {
         let values = try changes(from: nil)
         let sql = "INSERT INTO upload (" + values.map { "\"\($0.column)\"" }.joined(separator: ", ")
             + ") VALUES (" + values.map { _ in "?" }.joined(separator: ", ") + ")"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values.map(\.value)))
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values.map { $0.value }))
         id = db.lastInsertedRowID
     }
 
@@ -344,7 +347,56 @@ extension UploadRow {
         let changed = try changes(from: old)
         guard !changed.isEmpty else { return }
         let sql = "UPDATE upload SET " + changed.map { "\"\($0.column)\" = ?" }.joined(separator: ", ") + " WHERE id = ?"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(changed.map(\.value) + [id.databaseValue]))
+        var values = changed.map { $0.value }
+        values.append(id.databaseValue)
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+    }
+}
+
+/// The JSON columns' text. Each column remembers the last value it encoded: uploads added
+/// together share their settings, form fields and headers, and were encoding them (a JSON
+/// encoder each time) once per upload.
+enum JSONColumns {
+    private static let last = Mutex<[String: (value: any Sendable, text: DatabaseValue)]>([:])
+
+    static func text<T: Equatable & Sendable>(_ value: T, column: String, encode: (T) throws -> String) rethrows -> DatabaseValue {
+        if let hit = last.withLock({ $0[column] }), let previous = hit.value as? T, previous == value { return hit.text }
+        let text = try encode(value).databaseValue
+        last.withLock { $0[column] = (value, text) }
+        return text
+    }
+
+    /// `[["a", "b"], …]` as JSON.
+    static func text(_ arrays: [[String]]) -> String {
+        var out = "["
+        for (index, inner) in arrays.enumerated() {
+            out += index == 0 ? "[" : ",["
+            for (position, string) in inner.enumerated() {
+                if position > 0 { out += "," }
+                appendQuoted(string, to: &out)
+            }
+            out += "]"
+        }
+        return out + "]"
+    }
+
+    /// `string` as a JSON string: quotes, backslashes and control characters escaped.
+    static func appendQuoted(_ string: String, to out: inout String) {
+        out += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
     }
 }
 

@@ -357,4 +357,44 @@ import UploadTesting
         #expect(try journal.snapshot(ids[0])?.state == .succeeded)
         #expect(try journal.snapshot(ids[1])?.state == .failed)
     }
+
+    /// A batch writes each upload's row once, after its last event: the rows and the log are
+    /// those that recording the events one at a time gives.
+    @Test func aBatchLeavesTheRowsThatEventsOneAtATimeLeave() throws {
+        let at = Date(timeIntervalSince1970: 1_800_000_000.123)
+        let answer = UploadResponse(status: 201, reason: "Created", headers: [("Content-Type", "application/json"), ("Set-Cookie", "s=1")],
+                                    body: Array(#"{"filename":"a.png"}"#.utf8), bodyBytesTotal: 20)
+        func events(_ ids: [UploadID]) -> [UploadEvent] {
+            [
+                .started(ids[0], attempt: 1, url: "http://h/p", totalBytes: 300),
+                .started(ids[1], attempt: 1, url: "http://h/p", totalBytes: 300),
+                .content(ids[0], sha256: String(repeating: "b", count: 64)),
+                .response(ids[0], answer),
+                .retryScheduled(ids[1], attempt: 2, delaySeconds: 1, reason: "reset"),
+                .finished(ids[0], .answered(status: 201)),
+                .started(ids[1], attempt: 2, url: "http://h/p", totalBytes: 300),
+                .redirected(ids[1], to: "http://h/q"),
+                .finished(ids[1], .failed(UploadFailure(.cannotConnect, "refused"))),
+            ]
+        }
+        let batched = try Journal(path: root + "/batched.sqlite")
+        let alone = try Journal(path: root + "/alone.sqlite")
+        let ids = try batched.add([newUpload("a.png"), newUpload("b.png")], at: at).map(\.id)
+        #expect(try alone.add([newUpload("a.png"), newUpload("b.png")], at: at).map(\.id) == ids)
+        _ = try batched.record(events(ids), at: at)
+        for event in events(ids) { try alone.record(event, at: at) }
+        #expect(try batched.snapshots() == alone.snapshots())
+        #expect(try batched.entries(after: 0) == alone.entries(after: 0))
+        #expect(try batched.snapshot(ids[0])?.response?.headers.map(\.1) == ["application/json", "***"])
+    }
+
+    /// Answer headers are written as JSON by hand: what any JSON reader reads back is what was
+    /// written, whatever a server put in them.
+    @Test func answerHeadersWrittenByHandReadBackAsTheyWere() throws {
+        let tricky = [["Content-Type", "image/png"], ["X-Odd", "quote \" back \\ slash / nl \n tab \t bell \u{7} nul \u{0} del \u{7F}"],
+                      ["X-Intl", "写真 é 🙂"], [], ["", ""]]
+        let text = JSONColumns.text(tricky)
+        #expect(try JSONDecoder().decode([[String]].self, from: Data(text.utf8)) == tricky)
+        #expect(JSONColumns.text([]) == "[]")
+    }
 }
