@@ -329,6 +329,69 @@ extension UploadRow {
         return out
     }
 
+    /// The row read column by column (the Codable decoding it replaces was most of what
+    /// reading an upload back cost); JSON columns through the journal's JSON decoder, the
+    /// settings decoded once for a run of rows that share them. Columns a journal from before
+    /// they existed left empty read as their defaults.
+    init(row: Row) throws {
+        func json<T: Decodable & Sendable>(_ column: CodingKeys, _ type: T.Type) throws -> T? {
+            guard let text = row[column.stringValue] as String? else { return nil }
+            return try JSONColumns.value(T.self, from: text, column: column.stringValue) {
+                try Self.databaseJSONDecoder(for: column.stringValue).decode(T.self, from: Data($0.utf8))
+            }
+        }
+        func required<T: DatabaseValueConvertible>(_ column: CodingKeys) throws -> T {
+            guard let value = row[column.stringValue] as T? else {
+                throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "the journal's upload row has no \(column.stringValue)")
+            }
+            return value
+        }
+        id = row[CodingKeys.id.stringValue]
+        path = try required(.path)
+        fileSize = row[CodingKeys.fileSize.stringValue]
+        fileMtimeNs = row[CodingKeys.fileMtimeNs.stringValue]
+        fileCtimeNs = row[CodingKeys.fileCtimeNs.stringValue]
+        uploadName = try required(.uploadName)
+        url = try required(.url)
+        field = try required(.field)
+        formFields = try json(.formFields, [FormField].self) ?? []
+        headers = try json(.headers, [RequestHeader].self) ?? []
+        allowAnyFile = row[CodingKeys.allowAnyFile.stringValue] ?? false
+        settings = try json(.settings, TransportSettings.self) ?? TransportSettings()
+        origin = row[CodingKeys.origin.stringValue] ?? ""
+        state = try required(.state)
+        attempts = row[CodingKeys.attempts.stringValue] ?? 0
+        bytesSent = row[CodingKeys.bytesSent.stringValue] ?? 0
+        bytesExpected = row[CodingKeys.bytesExpected.stringValue]
+        status = row[CodingKeys.status.stringValue]
+        reason = row[CodingKeys.reason.stringValue]
+        body = row[CodingKeys.body.stringValue]
+        bodyBytesTotal = row[CodingKeys.bodyBytesTotal.stringValue]
+        failureKind = row[CodingKeys.failureKind.stringValue]
+        failureMessage = row[CodingKeys.failureMessage.stringValue]
+        failureCode = row[CodingKeys.failureCode.stringValue]
+        createdAt = try required(.createdAt)
+        updatedAt = try required(.updatedAt)
+        startedAt = row[CodingKeys.startedAt.stringValue]
+        finishedAt = row[CodingKeys.finishedAt.stringValue]
+        headersCleared = row[CodingKeys.headersCleared.stringValue] ?? false
+        shownURL = row[CodingKeys.shownURL.stringValue]
+        retryReason = row[CodingKeys.retryReason.stringValue]
+        retryAt = row[CodingKeys.retryAt.stringValue]
+        responseHeaders = try json(.responseHeaders, [[String]].self)
+        resume = try json(.resume, ResumePoint.self)
+        bytesSaved = row[CodingKeys.bytesSaved.stringValue] ?? 0
+        idempotencyKey = row[CodingKeys.idempotencyKey.stringValue]
+        answerCut = row[CodingKeys.answerCut.stringValue]
+        verified = row[CodingKeys.verified.stringValue]
+        contentSHA256 = row[CodingKeys.contentSHA256.stringValue]
+        #if DEBUG
+        // Read column by column, the row must be what the record's own decoding reads.
+        let decoded = try FetchableRecordDecoder().decode(UploadRow.self, from: row)
+        precondition(decoded == self, "the row read by hand differs from its Codable reading: \(self) vs \(decoded)")
+        #endif
+    }
+
     /// Inserts the row through one prepared statement (every column but the id, as `changes`
     /// gives them) and takes its new id: GRDB's Codable insert encoded the forty columns
     /// generically, a tenth of the agent's work per upload.
@@ -364,6 +427,16 @@ enum JSONColumns {
         let text = try encode(value).databaseValue
         last.withLock { $0[column] = (value, text) }
         return text
+    }
+
+    private static let lastRead = Mutex<[String: (text: String, value: any Sendable)]>([:])
+
+    /// `text` decoded, or the value the same text of `column` gave last time.
+    static func value<T: Sendable>(_ type: T.Type, from text: String, column: String, decode: (String) throws -> T) throws -> T {
+        if let hit = lastRead.withLock({ $0[column] }), hit.text == text, let value = hit.value as? T { return value }
+        let value = try decode(text)
+        lastRead.withLock { $0[column] = (text, value) }
+        return value
     }
 
     /// `[["a", "b"], …]` as JSON.
