@@ -40,9 +40,12 @@ import UploadTesting
             try await tmux.send("u")
         }
 
-        func tearDown() async {
+        /// Closes the monitors first (one still open starts a stopped agent again, as it does
+        /// after a crash, and that agent would outlive the test), then stops the agent.
+        func tearDown(closing monitors: [TmuxSession]) async {
+            for monitor in monitors { await monitor.close() }
             _ = try? await CLIRun.run(["agent", "stop"], environment: AgentCLITests.environment(root))
-            if let pid = agentPID { kill(pid, SIGKILL) }
+            if let pid = agentPID, kill(pid, 0) == 0 { kill(pid, SIGKILL) }
             await receiver.cleanUp()
         }
     }
@@ -83,7 +86,7 @@ import UploadTesting
         let quiet = try await third.waitFor { $0.contains("big.png") && $0.contains("small.png") && $0.contains("OK 200") }
         #expect(!quiet.contains("While you were away"))
         try await third.send("q")
-        await setup.tearDown()
+        await setup.tearDown(closing: [first, second, third])
     }
 
     @Test func killNineOfTheAgentUnderAnOpenMonitorResumesAndReportsOnce() async throws {
@@ -108,7 +111,7 @@ import UploadTesting
         #expect(TestFiles.sameContents(setup.big, setup.receiver.directory + "/big.png"))
         try await tmux.send("q")
         try await tmux.waitFor { $0.contains("EXITED 0") }
-        await setup.tearDown()
+        await setup.tearDown(closing: [tmux])
     }
 
     @Test func filesAWatchQueuesShowUpInTheMonitorAndItsJobsAreListed() async throws {
@@ -132,7 +135,7 @@ import UploadTesting
         try await tmux.send("Escape")
         try await tmux.send("q")
         try await tmux.waitFor { $0.contains("EXITED 0") }
-        await setup.tearDown()
+        await setup.tearDown(closing: [tmux])
     }
 
     /// A folder of 1,500 non-images, `a`, `*`, `u`, again and again while the pane is resized:
@@ -174,7 +177,7 @@ import UploadTesting
         try await tmux.send("q")
         let after = try await tmux.waitFor { $0.contains("EXITED") }
         #expect(after.contains("EXITED 0"), "screen:\n\(after)")
-        await setup.tearDown()
+        await setup.tearDown(closing: [tmux])
     }
 
     /// The monitor dies of a fatal signal: the terminal is given back (main screen, cooked
@@ -202,7 +205,7 @@ import UploadTesting
         let backtrace = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
         #expect(backtrace.contains("Program crashed"), "report:\n\(backtrace.prefix(2000))")
         #expect(backtrace.contains("MonitorProgram"), "the loop's thread is in it")
-        await setup.tearDown()
+        await setup.tearDown(closing: [tmux])
     }
 
     /// The process whose parent is `parent` (the pane's shell runs the monitor as its child).

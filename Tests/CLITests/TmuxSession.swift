@@ -108,6 +108,17 @@ final class TmuxSession: Sendable {
         return last
     }
 
+    /// Ends the session and waits (up to 10 s) until the program in its pane has exited.
+    func close() async {
+        let pid = (try? tmux(["display-message", "-p", "-t", name, "#{pane_pid}"]))
+            .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        kill()
+        guard let pid else { return }
+        for _ in 0..<200 where Glibc.kill(pid, 0) == 0 {
+            try? await Task.sleep(nanoseconds: 50_000_000)
+        }
+    }
+
     func kill() {
         // kill-server alone has been seen to leave the server running; ending the only session ends it.
         _ = try? Self.spawnAndWait(["tmux", "-L", socket, "kill-session", "-t", name])
