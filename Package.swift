@@ -135,6 +135,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "journal-bench",
+            dependencies: ["UploadCore", "UploadJournal"]
+        ),
+        .executableTarget(
             name: "monitor-bench",
             dependencies: [
                 "Monitor", "MonitorRuntime", "TerminalCanvas", "UploadCore", "ImagePreview", "UploadTesting",

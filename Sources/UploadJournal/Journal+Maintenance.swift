@@ -49,6 +49,17 @@ extension Journal {
         return true
     }
 
+    /// How many rows each of the journal's tables holds (for `journal-bench` and diagnostics).
+    public func tableCounts() throws -> [String: Int] {
+        try pool.read { db in
+            var counts: [String: Int] = [:]
+            for table in ["upload", "event", "job", "watch_file", "sentContent", "contentCache", "sentPending"] {
+                counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(table)\"") ?? 0
+            }
+            return counts
+        }
+    }
+
     /// The journal's size on disk, the write-ahead log included.
     public func sizeOnDisk() -> Int64 {
         [path, path + "-wal", path + "-shm"].reduce(Int64(0)) { sum, file in

@@ -430,4 +430,15 @@ import UploadTesting
             }
         }
     }
+
+    @Test func tableCountsSayWhatEachTableHolds() throws {
+        let journal = try Journal(path: root + "/counts.sqlite")
+        let ids = try journal.add([newUpload("a.png"), newUpload("b.png")], at: Date()).map(\.id)
+        try journal.record(.started(ids[0], attempt: 1, url: "u", totalBytes: 10), at: Date())
+        try journal.record(.finished(ids[0], .answered(status: 200)), at: Date())
+        let counts = try journal.tableCounts()
+        #expect(counts["upload"] == 2)
+        #expect(counts["event"] == 1, "the finish alone is logged")
+        #expect(counts["sentContent"] == 0, "no digest was recorded")
+    }
 }
