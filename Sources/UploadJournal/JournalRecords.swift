@@ -446,30 +446,11 @@ enum JSONColumns {
             out += index == 0 ? "[" : ",["
             for (position, string) in inner.enumerated() {
                 if position > 0 { out += "," }
-                appendQuoted(string, to: &out)
+                JSONLine.appendString(string, to: &out)
             }
             out += "]"
         }
         return out + "]"
-    }
-
-    /// `string` as a JSON string: quotes, backslashes and control characters escaped.
-    static func appendQuoted(_ string: String, to out: inout String) {
-        out += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }
 

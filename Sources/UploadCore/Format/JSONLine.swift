@@ -44,7 +44,9 @@ public struct JSONLine: Sendable {
         return out + "}"
     }
 
-    static func appendString(_ string: String, to out: inout String) {
+    /// `string` as a JSON string literal: quotes, backslashes, control and invisible characters
+    /// escaped.
+    public static func appendString(_ string: String, to out: inout String) {
         if string.utf8.allSatisfy({ $0 < 0x80 }) {
             appendASCII(string, to: &out)
             return
