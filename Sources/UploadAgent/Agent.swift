@@ -349,11 +349,11 @@ public actor Agent {
     }
 
     func status() async -> AgentStatus {
-        let unfinished = (try? journal.unfinished()) ?? []
+        let unfinished = (try? journal.unfinishedCounts()) ?? [:]
         return AgentStatus(
             pid: getpid(), version: UploadmonVersion.current, startedAt: startedAt, journal: journal.path,
             socket: configuration.paths.socket, clients: clients.count,
-            running: unfinished.count { $0.state == .sending }, queued: unfinished.count { $0.state != .sending },
+            running: unfinished[.sending] ?? 0, queued: unfinished.filter { $0.key != .sending }.values.reduce(0, +),
             idleExitSeconds: configuration.idleExitSeconds, settings: settings)
     }
 

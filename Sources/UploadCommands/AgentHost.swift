@@ -83,7 +83,7 @@ public enum AgentHost {
         signals.forEach { $0.cancel() }
         server.close()
         await agent.shutdown()
-        let unfinished = (try? journal.unfinished().count) ?? 0
+        let unfinished = (try? journal.unfinishedCounts().values.reduce(0, +)) ?? 0
         log("agent \(getpid()) stopped (\(reason))" + (unfinished > 0 ? "; \(unfinished) unfinished upload(s) continue at the next start" : ""))
     }
 

@@ -381,11 +381,17 @@ public final class Journal: Sendable {
         }
     }
 
-    /// The uploads that are not finished, in queue order.
-    public func unfinished() throws -> [UploadRecord] {
+    /// How many uploads are in each unfinished state, counted by SQLite: an agent asked for its
+    /// status with 100,000 uploads waiting reads no row.
+    public func unfinishedCounts() throws -> [UploadState: Int] {
         try pool.read { db in
-            try UploadRow.filter(![UploadState.succeeded, .failed].contains(UploadRow.Columns.state))
-                .order(UploadRow.Columns.id).fetchAll(db).map(\.record)
+            var counts: [UploadState: Int] = [:]
+            let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) FROM upload WHERE state NOT IN (?, ?) GROUP BY state",
+                                        arguments: [UploadState.succeeded, UploadState.failed])
+            for row in rows {
+                if let state = UploadState(rawValue: row[0]) { counts[state] = row[1] }
+            }
+            return counts
         }
     }
 

@@ -440,5 +440,8 @@ import UploadTesting
         #expect(counts["upload"] == 2)
         #expect(counts["event"] == 1, "the finish alone is logged")
         #expect(counts["sentContent"] == 0, "no digest was recorded")
+        #expect(try journal.unfinishedCounts() == [.queued: 1])
+        try journal.record(.started(ids[1], attempt: 1, url: "u", totalBytes: 10), at: Date())
+        #expect(try journal.unfinishedCounts() == [.sending: 1])
     }
 }
