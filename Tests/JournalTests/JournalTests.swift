@@ -444,4 +444,27 @@ import UploadTesting
         try journal.record(.started(ids[1], attempt: 1, url: "u", totalBytes: 10), at: Date())
         #expect(try journal.unfinishedCounts() == [.sending: 1])
     }
+
+    /// An event the journal cannot take fails alone: the rest of its batch is recorded as if
+    /// it came by itself (the batch is tried whole, then event by event).
+    @Test func anEventThatCannotBeRecordedFailsAloneInItsBatch() throws {
+        let journal = try Journal(path: root + "/refusing.sqlite")
+        let ids = try journal.add([newUpload("a.png"), newUpload("b.png")], at: Date()).map(\.id)
+        try journal.pool.write { db in
+            try db.execute(sql: """
+                CREATE TEMP TRIGGER refuse_b AFTER INSERT ON event WHEN NEW.uploadID = \(ids[1].rawValue)
+                BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
+                """)
+        }
+        let results = try journal.record([
+            .started(ids[0], attempt: 1, url: "u", totalBytes: 10),
+            .started(ids[1], attempt: 1, url: "u", totalBytes: 10),
+            .finished(ids[1], .answered(status: 200)),
+            .finished(ids[0], .answered(status: 200)),
+        ], at: Date())
+        #expect(results.map { (try? $0.get()) != nil } == [true, true, false, true])
+        #expect(try journal.snapshot(ids[0])?.state == .succeeded)
+        #expect(try journal.snapshot(ids[1])?.state == .sending, "its start stays; its end was refused")
+        #expect(try journal.entries(after: 0).map(\.event) == [.finished(ids[0], .answered(status: 200))])
+    }
 }
