@@ -55,6 +55,8 @@ public actor Agent {
     private var clients: [Int: LineConnection] = [:]
     private var subscribers: Set<Int> = []
     private var progressMarks: [UploadID: ProgressMark] = [:]
+    /// Uploads whose end the batch being processed recorded: the queue forgets them together.
+    private var finishedInBatch: [UploadID] = []
     /// The uploads handed over that wait for room in the queue, and those it holds.
     var backlog = UploadBacklog(window: UploadBacklog.window(concurrency: 1))
     private var lastActivity = MonotonicClock.now()
@@ -213,6 +215,11 @@ public actor Agent {
         for (event, result) in zip(batch, recorded) {
             process(event, recorded: result, at: now)
         }
+        if !finishedInBatch.isEmpty {
+            let finished = finishedInBatch
+            finishedInBatch.removeAll(keepingCapacity: true)
+            await queue.forgetFinished(finished)
+        }
         // Room that finished uploads left in the queue goes to the backlog.
         await feed()
     }
@@ -254,7 +261,7 @@ public actor Agent {
                 progressMarks[id] = nil
                 // The journal has it now; the queue need not remember it (a long-running agent
                 // would otherwise grow with every upload). A retry queues it again from the journal.
-                Task { [queue] in await queue.forgetFinished([id]) }
+                finishedInBatch.append(id)
                 guard applied != nil else { return }
                 log("\(id) finished: \(Self.describe(outcome))")
             }
