@@ -64,12 +64,30 @@ struct Uploadmon: AsyncParsableCommand {
     /// protocol-conformance lookups at every start, a third of a small upload's whole process.
     /// Anything that does not parse that way (help, a mistake) goes through the root, which
     /// says it as before.
+    /// With many files (a shell glob), their operands are set aside first (`ManyOperands`).
     static func parse(_ arguments: [String]) throws -> any ParsableCommand {
-        if arguments.first == "send", !arguments.contains(where: { ["-h", "--help", "help", "--version", "--experimental-dump-help"].contains($0) }),
-           let send = try? SendCommand.parseAsRoot(Array(arguments.dropFirst())) {
-            return send
+        if arguments.first == "send", !arguments.contains(where: { ["-h", "--help", "help", "--version", "--experimental-dump-help"].contains($0) }) {
+            if arguments.count > ManyOperands.threshold, let send = try parseMany(Array(arguments.dropFirst())) { return send }
+            if let send = try? SendCommand.parseAsRoot(Array(arguments.dropFirst())) { return send }
         }
         return try parseAsRoot(arguments)
+    }
+
+    /// `send`'s arguments with the operands after the first set aside, parsed, and the operands
+    /// added back in order. A mistake in the options is said as the usual parse of the options
+    /// alone says it (the operands play no part in it, and would take it seconds); nil when the
+    /// arguments cannot be split with certainty.
+    static func parseMany(_ arguments: [String]) throws -> SendCommand? {
+        guard let (parsed, operands) = ManyOperands.split(arguments, valueOptions: ManyOperands.valueOptions(fromHelpDump: SendCommand._dumpHelp())) else {
+            return nil
+        }
+        guard var send = (try? SendCommand.parseAsRoot(parsed)) as? SendCommand else {
+            _ = try parseAsRoot(["send"] + parsed)
+            return nil
+        }
+        send.files += operands
+        try send.validate()
+        return send
     }
 
     /// The arguments as bytes made text by `PathText`: `CommandLine.arguments` replaces what

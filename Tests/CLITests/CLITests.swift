@@ -80,6 +80,25 @@ struct CLIRun {
         await receiver.cleanUp()
     }
 
+    /// Hundreds of files named as arguments (a shell glob), options among them: each file goes
+    /// once, in order, with the options as given; a mistake in the options is said as always.
+    @Test func hundredsOfFilesAsArgumentsWithOptionsAmongThem() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let paths = try (0..<300).map { try TestFiles.writeImage(at: receiver.root + String(format: "/p%03d.jpg", $0), size: 100) }
+        let arguments = ["send"] + paths[..<100] + ["--to", receiver.url] + paths[100..<200] + ["-F", "album=trip", "--concurrency", "4"] + paths[200...]
+        let run = try await CLIRun.run(Array(arguments))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("all 300 uploads finished: 300 ok, 0 failed"), "\(run.stdout.suffix(300))")
+        #expect(run.stdout.contains("#1 p000.jpg") && run.stdout.contains("#300 p299.jpg"))
+        #expect(Set(receiver.storedNames()) == Set(paths.map { ($0 as NSString).lastPathComponent }))
+        // Neither "album=trip" nor "4" was taken for a file: there would be 302 uploads.
+
+        let wrong = try await CLIRun.run(["send"] + paths + ["--to", "ftp://h/", "--concurrency", "4"])
+        #expect(wrong.status == 64)
+        #expect(wrong.stderr.contains("'ftp://h/' is not an http, https or s3 URL"), "\(wrong.stderr)")
+        await receiver.cleanUp()
+    }
+
     @Test func filesFromAListAfterTheArguments() async throws {
         let receiver = try await ReceiverHarness.start()
         let names = ["a.jpg", "b c.jpg", "c.jpg"]
