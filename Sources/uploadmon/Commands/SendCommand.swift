@@ -52,7 +52,7 @@ struct SendCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Files to upload; '-' reads standard input.", valueName: "file"))
     var files: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Also send the files named in this list, one per line ('-': standard input). Faster than thousands of arguments: `find … | uploadmon send --files-from - …`.", valueName: "list"))
+    @Option(name: .long, help: ArgumentHelp("Also send the files named in this list, one per line ('-': standard input): as many as there are, where a command line stops at the system's size limit (`find … | uploadmon send --files-from - …`).", valueName: "list"))
     var filesFrom: String?
 
     @Flag(name: .customLong("null"), help: "The --files-from list is separated by NUL bytes (find -print0) instead of lines.")
