@@ -196,7 +196,9 @@ func keepAliveServer(
         let received = Captures()
         let seen = NIOLockedValueBox<[String]>([])
         let server = try RawServer { connection in
-            let head = connection.read(until: "\r\n\r\n", timeout: 30)
+            // Long: a full run starts hundreds of tests at once, and on two cores the client's
+            // task was seen to wait more than 30 s between its connect and its request head.
+            let head = connection.read(until: "\r\n\r\n", timeout: 300)
             seen.withLockedValue { $0.append(String(head.prefix(40))) }
             // Only this test's request: a connection another test left aimed at a port this
             // server now has (ports come back to the pool) is closed unanswered. Once, a full
