@@ -229,7 +229,9 @@ public actor Agent {
         lastActivity = clock
         switch event {
         case .progress(let id, _, let sent, let expected):
-            var mark = progressMarks[id] ?? ProgressMark()
+            // The first checkpoint a checkpoint interval into the upload: one that ends sooner
+            // (most small files) never needs one, its end is recorded anyway.
+            var mark = progressMarks[id] ?? ProgressMark(pushed: 0, checkpointed: clock)
             if clock - mark.checkpointed >= configuration.checkpointInterval {
                 mark.checkpointed = clock
                 do { try journal.checkpoint(id, bytesSent: sent, expected: expected, at: now) } catch { log("journal: \(error)") }
