@@ -175,11 +175,15 @@ extension EventRow {
     /// Appends an entry through a cached statement (the event as the JSON the record's own
     /// encoding writes) and returns its sequence number: one per event of every upload.
     static func append(uploadID: Int64?, kind: String, event: UploadEvent, at: Date, _ db: Database) throws -> Int64 {
-        let json = String(decoding: try databaseJSONEncoder(for: CodingKeys.event.stringValue).encode(event), as: UTF8.self)
+        let json = String(decoding: try eventEncoder.encode(event), as: UTF8.self)
         try db.cachedStatement(sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, ?, ?, ?)")
             .execute(arguments: [uploadID, kind, json, JournalDates.text(at)])
         return db.lastInsertedRowID
     }
+
+    /// The encoder the record's own encoding uses for the `event` column, made once (one event
+    /// per upload is logged).
+    private static let eventEncoder = databaseJSONEncoder(for: CodingKeys.event.stringValue)
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -399,7 +403,7 @@ extension UploadRow {
         let values = try changes(from: nil)
         let sql = "INSERT INTO upload (" + values.map { "\"\($0.column)\"" }.joined(separator: ", ")
             + ") VALUES (" + values.map { _ in "?" }.joined(separator: ", ") + ")"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values.map { $0.value }))
+        try db.cachedStatement(sql: sql).execute(arguments: Self.arguments(values.map { $0.value }))
         id = db.lastInsertedRowID
     }
 
@@ -412,7 +416,13 @@ extension UploadRow {
         let sql = "UPDATE upload SET " + changed.map { "\"\($0.column)\" = ?" }.joined(separator: ", ") + " WHERE id = ?"
         var values = changed.map { $0.value }
         values.append(id.databaseValue)
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+        try db.cachedStatement(sql: sql).execute(arguments: Self.arguments(values))
+    }
+
+    /// Values already in their stored form as statement arguments (GRDB's initializer for a
+    /// sequence of values builds a key path per call).
+    static func arguments(_ values: [DatabaseValue]) -> StatementArguments {
+        StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
     }
 }
 
