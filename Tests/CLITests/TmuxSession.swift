@@ -105,7 +105,9 @@ final class TmuxSession: Sendable {
             if condition(last) { return last }
             try await Task.sleep(nanoseconds: 100_000_000)
         }
-        return last
+        // Once more after the deadline: a full run can hold this task for half a minute between
+        // two looks, and the screen may have come right meanwhile.
+        return try await colored ? coloredScreen() : screen()
     }
 
     /// Ends the session and waits (up to 10 s) until the program in its pane has exited.
