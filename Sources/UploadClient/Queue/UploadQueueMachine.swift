@@ -353,12 +353,16 @@ public struct IDQueue: Sendable {
     private var items: [UploadID] = []
     private var head = 0
 
+    /// An empty queue.
     public init() {}
 
+    /// True when no id waits.
     public var isEmpty: Bool { head == items.count }
 
+    /// How many ids wait.
     public var count: Int { items.count - head }
 
+    /// Puts an id last.
     public mutating func append(_ id: UploadID) { items.append(id) }
 
     /// Puts an id in front (a retry that came due goes before new uploads).
@@ -371,6 +375,7 @@ public struct IDQueue: Sendable {
         }
     }
 
+    /// Takes the first id, if any.
     public mutating func popFirst() -> UploadID? {
         guard head < items.count else { return nil }
         let id = items[head]
