@@ -149,6 +149,8 @@ import UploadTesting
         #expect(none.stdout.contains("\(copy): skipped, already sent to \(receiver.url) on ") && none.stdout.contains(" as b.jpg (same content)"), "\(none.stdout)")
         #expect(none.stdout.contains("nothing to send: all 1 file(s) were already sent to \(receiver.url)"))
         #expect(!receiver.storedNames().contains("b-copy.jpg"))
+        // Stopped before the folder goes: the deferred kill finds the agent by its lock file there.
+        _ = try await CLIRun.run(["agent", "stop"], environment: env)
         await receiver.cleanUp()
     }
 
