@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 
 /// The rows `Journal.record` keeps between events: those of uploads in flight (at most `limit`;
-/// the agent's concurrency is far below it) and those just added, for their `queued` event (at
-/// most `limit` too). Never a finished one, so it stays small however many uploads are queued
-/// or have ended.
+/// the agent's concurrency is far below it) and those `Journal.pending` just read for the queue,
+/// whose start comes soon (at most `limit` too). Never a finished one, so it stays small however
+/// many uploads are queued or have ended.
 struct InFlightRows {
     static let limit = 1024
     private var sending: [Int64: UploadRow] = [:]
@@ -33,7 +33,7 @@ struct InFlightRows {
             if sending.count >= Self.limit { sending.removeAll(keepingCapacity: true) }
             sending[id] = row
         case .queued:
-            // Queued uploads wait their turn; only the newest are worth keeping.
+            // Read for the queue's window; only the latest reads are worth keeping.
             if added.count >= Self.limit { added.removeAll(keepingCapacity: true) }
             added[id] = row
         case .succeeded, .failed:
