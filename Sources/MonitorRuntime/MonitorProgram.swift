@@ -156,6 +156,10 @@ public final class MonitorProgram: @unchecked Sendable {
         while !state.hasQuit {
             let t = elapsed()
             pacer.observe(at: t)
+            // Before deciding to draw: a slow judgement just forgotten (`observe`) or just made
+            // (an answer) changes how the picture on screen should look, and the loop may
+            // otherwise sleep in `poll` with nothing left to wake it.
+            if terminal.drawLightly(pacer.slowLink) { pacer.changed() }
             if pacer.drawNow(at: t) {
                 terminal.draw(MonitorView.render(state, theme: theme))
                 pacer.sent(at: t, asked: pacer.asks && terminal.askWhenShown())
@@ -176,7 +180,6 @@ public final class MonitorProgram: @unchecked Sendable {
             }
             for key in terminal.pendingKeys() { apply(.key(key, now())) }
             pacer.answered(terminal.takeShownAnswers(), at: elapsed())
-            if terminal.drawLightly(pacer.slowLink) { pacer.changed() }
             for input in inbox.take() {
                 switch input {
                 case .event(let event):

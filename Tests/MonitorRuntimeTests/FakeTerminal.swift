@@ -26,6 +26,12 @@ final class FakeTerminal: MonitorTerminal, @unchecked Sendable {
     private var questions = 0
     private var answersGiven = 0
     private var keysRead = 0
+    /// Whether a picture is on screen (so going back from light drawing redraws it), and
+    /// whether pictures are drawn lightly now; each frame's lightness, in order.
+    private let picture: Bool
+    private var light = false
+    private var frameLightness: [Bool] = []
+    private var lightEnded: Int?
     private var inputReads = 0
     private(set) var width: Int
     private(set) var height: Int
@@ -33,8 +39,9 @@ final class FakeTerminal: MonitorTerminal, @unchecked Sendable {
     let inputDescriptor: Int32
     private var writeFD: Int32
 
-    init(width: Int = 100, height: Int = 30, colors: Bool = false, answers: Bool = false) {
+    init(width: Int = 100, height: Int = 30, colors: Bool = false, answers: Bool = false, picture: Bool = false) {
         self.answers = answers
+        self.picture = picture
         self.width = width
         self.height = height
         self.colors = colors
@@ -89,6 +96,11 @@ final class FakeTerminal: MonitorTerminal, @unchecked Sendable {
     }
 
     var questionsOwed: Int { condition.withLock { questions } }
+    var drawingLightly: Bool { condition.withLock { light } }
+    /// How many frames had been drawn when light drawing last ended.
+    var framesBeforeFullAgain: Int? { condition.withLock { lightEnded } }
+    /// Whether the frame at `index` was drawn lightly.
+    func lightly(frame index: Int) -> Bool { condition.withLock { frameLightness[index] } }
 
     /// The size the next SIGWINCH finds.
     func willMeasure(width: Int, height: Int) { condition.withLock { nextSize = (width, height) } }
@@ -149,6 +161,7 @@ final class FakeTerminal: MonitorTerminal, @unchecked Sendable {
     func draw(_ canvas: Canvas) {
         condition.withLock {
             frames.append(canvas)
+            frameLightness.append(light)
             let (met, waiting) = waiters.reduce(into: ([Waiter](), [Waiter]())) { split, waiter in
                 if waiter.matches(canvas) { split.0.append(waiter) } else { split.1.append(waiter) }
             }
@@ -167,6 +180,14 @@ final class FakeTerminal: MonitorTerminal, @unchecked Sendable {
         condition.withLock {
             defer { answersGiven = 0 }
             return answersGiven
+        }
+    }
+
+    func drawLightly(_ lightly: Bool) -> Bool {
+        condition.withLock {
+            defer { light = lightly }
+            if light && !lightly { lightEnded = frames.count }
+            return picture && light && !lightly
         }
     }
 

@@ -200,6 +200,43 @@ final class FakeBackend: MonitorBackend {
         #expect(terminal.frameCount <= drawn + 3)
     }
 
+    /// A link judged slow (one frame's answer far later than the others') gets pictures drawn
+    /// lightly; once it has been quiet for `linkMemory`, the picture on screen is drawn again
+    /// in full by the loop itself, with no key pressed to wake it.
+    @Test func aLinkJudgedSlowIsForgottenAndThePictureDrawnInFullWithoutAKey() async throws {
+        let terminal = FakeTerminal(width: 100, height: 30, answers: true, picture: true)
+        let program = program(FakeBackend(), terminal)
+        program.pacing.patience = 3600
+        program.pacing.linkMemory = 0.5
+        let run = Task { await program.run(initial(), handlingSignals: false) }
+        _ = await terminal.frame { FakeTerminal.text($0).contains("a.png") }
+        // Answers at once and answers late, until the loop judges the link slow (a busy
+        // machine may make the quick ones slow too: then another round).
+        let keys: [Character] = ["j", "k"]
+        for round in 0..<20 where !terminal.drawingLightly {
+            terminal.answerShown()
+            let drawn = terminal.frameCount
+            terminal.type(.character(keys[round % 2]))
+            _ = await terminal.frame(after: drawn) { _ in true }
+            try await Task.sleep(for: .milliseconds(300))
+            terminal.answerShown()
+            _ = try await eventually { terminal.drawingLightly }
+        }
+        #expect(terminal.drawingLightly, "the link was never judged slow")
+        // From here the test only answers what the loop asks; it never wakes it otherwise.
+        for _ in 0..<400 where terminal.drawingLightly {
+            if terminal.questionsOwed > 0 { terminal.answerShown() }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(!terminal.drawingLightly, "the slow judgement was never forgotten")
+        let before = try #require(terminal.framesBeforeFullAgain)
+        #expect(try await eventually { terminal.frameCount > before }, "the picture was not drawn again")
+        if terminal.frameCount > before { #expect(!terminal.lightly(frame: before)) }
+        terminal.answerShown()
+        terminal.type(.control("c"))
+        _ = await Self.ended(run)
+    }
+
     @Test func aTerminalThatHangsUpEndsTheMonitorAndIsGivenBack() async throws {
         let terminal = FakeTerminal()
         let program = program(FakeBackend(), terminal)

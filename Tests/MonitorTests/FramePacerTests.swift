@@ -168,14 +168,14 @@ private func draws(_ pacer: inout FramePacer, at t: Double) -> Bool { pacer.draw
         // One frame held up on a busy machine: slow, and nothing is drawn after it.
         Self.answer(&pacer, at: 1, after: 0.2)
         #expect(pacer.slowLink)
-        pacer.observe(at: 1.2 + FramePacer.linkMemory - 0.1)
+        pacer.observe(at: 1.2 + pacer.linkMemory - 0.1)
         #expect(pacer.slowLink)
         // The idle loop wakes when the judgement runs out, not never.
         let wake = pacer.sleep(at: 2, uploadsActive: false)
-        #expect(wake.map { abs($0 - (1.2 + FramePacer.linkMemory - 2)) < 1e-9 } == true, "\(String(describing: wake))")
-        pacer.observe(at: 1.2 + FramePacer.linkMemory)
+        #expect(wake.map { abs($0 - (1.2 + pacer.linkMemory - 2)) < 1e-9 } == true, "\(String(describing: wake))")
+        pacer.observe(at: 1.2 + pacer.linkMemory)
         #expect(!pacer.slowLink)
-        #expect(pacer.sleep(at: 1.2 + FramePacer.linkMemory, uploadsActive: false) == nil)
+        #expect(pacer.sleep(at: 1.2 + pacer.linkMemory, uploadsActive: false) == nil)
         // Measured afresh: a slow link shows itself again at once.
         Self.answer(&pacer, at: 10, after: 0.001)
         Self.answer(&pacer, at: 11, after: 0.2)

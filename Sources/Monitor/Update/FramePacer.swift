@@ -52,7 +52,7 @@ public struct FramePacer: Sendable, Equatable {
     /// A judgement of the link older than this is dropped: one slow moment (a busy machine, a
     /// hiccup on the way) must not cost pictures their colour for the rest of the run. The
     /// next frames measure the link afresh.
-    public static let linkMemory = 5.0
+    public var linkMemory = 5.0
     /// When the last answer came.
     private var lastAnswer: Double?
 
@@ -109,7 +109,7 @@ public struct FramePacer: Sendable, Equatable {
     /// Time passes at `now`: a terminal silent since the first question is not asked again; a
     /// slow link not heard from for `linkMemory` is judged afresh.
     public mutating func observe(at now: Double) {
-        if slowLink, let last = lastAnswer, now - last >= Self.linkMemory {
+        if slowLink, let last = lastAnswer, now - last >= linkMemory {
             slowLink = false
             recentDelays.removeAll()
         }
@@ -134,7 +134,7 @@ public struct FramePacer: Sendable, Equatable {
             timeout = min(timeout ?? decide, decide)
         }
         if slowLink, let last = lastAnswer {
-            let forget = max(0, last + Self.linkMemory - now)
+            let forget = max(0, last + linkMemory - now)
             timeout = min(timeout ?? forget, forget)
         }
         if uploadsActive {
