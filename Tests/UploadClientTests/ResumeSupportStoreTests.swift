@@ -64,6 +64,29 @@ import UploadProtocols
         #expect(!store.verifies("http://127.0.0.1:3000", now: 5004), "loopback is never remembered")
     }
 
+    /// A process reads what the file says of an origin once, not before every upload: what it
+    /// read stays its answer though the file goes (a thousand uploads read it once).
+    @Test func theFileIsReadOncePerOriginAndProcess() async throws {
+        defer { unlink(path) }
+        let now = Date().timeIntervalSince1970
+        let store = ResumeSupportStore(path: path)
+        store.remember(origin, .supported(version: 8), now: now)
+        store.rememberVerifies(origin, now: now)
+        let plain = "https://plain.example.com:443"
+        let support = ResumeSupport(store: store)
+        #expect(support.verifies(origin, now: now))
+        #expect(await support.known(origin, now: now) == .supported(version: 8))
+        #expect(!support.verifies(plain, now: now))
+        #expect(await support.known(plain, now: now) == nil)
+        // Another process learns of the plain origin, and the file goes away.
+        ResumeSupportStore(path: path).rememberVerifies(plain, now: now)
+        #expect(ResumeSupport(store: store).verifies(plain, now: now), "a new process reads it")
+        unlink(path)
+        #expect(support.verifies(origin, now: now) && !support.verifies(plain, now: now))
+        #expect(await support.known(origin, now: now) == .supported(version: 8))
+        #expect(await support.known(plain, now: now) == nil)
+    }
+
     @Test func loopbackAndDamagedFilesAreNotTrusted() throws {
         defer { unlink(path) }
         let store = ResumeSupportStore(path: path)

@@ -22,13 +22,26 @@ final class ResumeSupport: Sendable {
     private let verifying = NIOLockedValueBox<[String: Bool]>([:])
     /// Where answers outlive the process (nil: they do not).
     let store: ResumeSupportStore?
+    /// What the store said of each origin asked about in this process (nil: nothing fresh):
+    /// the file is read once per origin, not once per upload.
+    private let stored = NIOLockedValueBox<[String: Answer?]>([:])
+
+    private func remembered(_ origin: String, now: Double) -> Answer? {
+        if let said = stored.withLockedValue({ $0[origin] }) { return said }
+        let said = store?.lookup(origin, now: now)
+        stored.withLockedValue { $0[origin] = .some(said) }
+        return said
+    }
 
     func verifies(_ origin: String, now: Double = Date().timeIntervalSince1970) -> Bool {
         if let known = verifying.withLockedValue({ $0[origin] }) { return known }
         let remembered = store?.verifies(origin, now: now) ?? false
-        // What this process learnt meanwhile wins over the file.
+        // What this process learnt meanwhile wins over the file; what the file said is kept,
+        // so the file is read once per origin, not once per upload.
         return verifying.withLockedValue { known in
-            known[origin, default: remembered]
+            if let learnt = known[origin] { return learnt }
+            known[origin] = remembered
+            return remembered
         }
     }
 
@@ -50,7 +63,7 @@ final class ResumeSupport: Sendable {
         if rememberedOrigins.withLockedValue({ $0.contains(origin) }), let known = state.withLockedValue({ $0[origin] }) {
             return (await known.value, true)
         }
-        if state.withLockedValue({ $0[origin] }) == nil, let remembered = store?.lookup(origin, now: now) {
+        if state.withLockedValue({ $0[origin] }) == nil, let remembered = remembered(origin, now: now) {
             // Read from the file once per process, not once per upload.
             state.withLockedValue { $0[origin] = Task { remembered } }
             rememberedOrigins.withLockedValue { _ = $0.insert(origin) }
@@ -87,7 +100,7 @@ final class ResumeSupport: Sendable {
     /// What is known of `origin` without asking it: from this process, or remembered.
     func known(_ origin: String, now: Double = Date().timeIntervalSince1970) async -> Answer? {
         if let task = state.withLockedValue({ $0[origin] }) { return await task.value }
-        return store?.lookup(origin, now: now)
+        return remembered(origin, now: now)
     }
 
     /// What the origin showed itself to be by another request than the question (a tus server
