@@ -5,13 +5,13 @@ import UploadCore
 /// credentials may follow it.
 @Suite struct EndpointTests {
     @Test(arguments: [
-        ("http://127.0.0.1:3000/photo", "http", "127.0.0.1", 3000, "/photo", "127.0.0.1:3000"),
-        ("https://Photos.Example.com/up?x=1&y=%20", "https", "photos.example.com", 443, "/up?x=1&y=%20", "photos.example.com"),
-        ("http://[::1]:8080", "http", "::1", 8080, "/", "[::1]:8080"),
-        ("HTTPS://h:443/a%2Fb", "https", "h", 443, "/a%2Fb", "h"),
-        ("http://h:443/", "http", "h", 443, "/", "h:443"),
+        ("http://127.0.0.1:3000/photo", "http", "127.0.0.1", 3000, "/photo", "127.0.0.1:3000", "http://127.0.0.1:3000"),
+        ("https://Photos.Example.com/up?x=1&y=%20", "https", "photos.example.com", 443, "/up?x=1&y=%20", "photos.example.com", "https://photos.example.com:443"),
+        ("http://[::1]:8080", "http", "::1", 8080, "/", "[::1]:8080", "http://[::1]:8080"),
+        ("HTTPS://h:443/a%2Fb", "https", "h", 443, "/a%2Fb", "h", "https://h:443"),
+        ("http://h:443/", "http", "h", 443, "/", "h:443", "http://h:443"),
     ])
-    func partsOfAnEndpoint(url: String, scheme: String, host: String, port: Int, target: String, hostField: String) throws {
+    func partsOfAnEndpoint(url: String, scheme: String, host: String, port: Int, target: String, hostField: String, origin: String) throws {
         let endpoint = try Endpoint(parsing: url)
         #expect(endpoint.url == url)
         #expect(endpoint.scheme == scheme)
@@ -20,6 +20,7 @@ import UploadCore
         #expect(endpoint.target == target)
         #expect(endpoint.hostField == hostField)
         #expect(endpoint.origin == Origin(scheme: scheme, host: host, port: port))
+        #expect(endpoint.origin.description == origin)
     }
 
     @Test func eachRefusalSaysWhy() {

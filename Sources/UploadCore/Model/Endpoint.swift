@@ -50,7 +50,7 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
 
     /// The host as a `Host` field names it: IPv6 in brackets, the port only when not the default.
     public var hostField: String {
-        let bracketed = host.contains(":") ? "[\(host)]" : host
+        let bracketed = HostName.isIPv6(host) ? "[" + host + "]" : host
         return port == (isSecure ? 443 : 80) ? bracketed : "\(bracketed):\(port)"
     }
 

@@ -5,4 +5,10 @@ public enum HostName {
     public static func bare<S: StringProtocol>(_ host: S) -> String {
         host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : String(host)
     }
+
+    /// Whether a bare host is an IPv6 address (the only hosts with a colon), which a URL and a
+    /// `Host` field put in brackets.
+    public static func isIPv6(_ host: String) -> Bool {
+        host.utf8.contains(UInt8(ascii: ":"))
+    }
 }
