@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import Synchronization
 import UploadAgent
 import UploadCore
 import UploadJournal
@@ -138,9 +139,20 @@ public enum AgentHost {
 /// (the agent log file when it runs detached). Header values never reach it.
 public enum AgentLog {
     public static let line: @Sendable (String) -> Void = { text in
-        let stamp = Date().formatted(.iso8601)
-        Console.complain(InvisibleCharacters.escaped("\(stamp) \(text)"))
+        Console.complain(InvisibleCharacters.escaped(stamp(Date()) + " " + text))
     }
+
+    /// The second's ISO 8601 stamp, formatted once a second: a busy agent logs an upload's end
+    /// thousands of times a second, and formatting each was a hundredth of its work.
+    public static func stamp(_ now: Date) -> String {
+        let second = Int(now.timeIntervalSince1970.rounded(.down))
+        if let last = lastStamp.withLock({ $0 }), last.second == second { return last.text }
+        let text = Date(timeIntervalSince1970: Double(second)).formatted(.iso8601)
+        lastStamp.withLock { $0 = (second, text) }
+        return text
+    }
+
+    private static let lastStamp = Mutex<(second: Int, text: String)?>(nil)
 }
 
 /// The exclusive lock one agent per user holds (flock on a file in the state directory, which

@@ -46,6 +46,16 @@ struct AgentHostTests {
     }
 }
 
+
+/// The log's time stamps, formatted once a second, read as formatting each line would.
+@Test func theLogsStampIsTheSecondsISO8601Form() {
+    let base = 1_795_000_000.0
+    for offset in [0.0, 0.25, 0.999_999, 1.0, 1.5, 59.999, 60.0, 3_600.0, 0.5, -0.5, 86_400.75] {
+        let date = Date(timeIntervalSince1970: base + offset)
+        #expect(AgentLog.stamp(date) == date.formatted(.iso8601), "\(offset)")
+    }
+}
+
 extension AgentLock: Equatable {
     public static func == (a: AgentLock, b: AgentLock) -> Bool { a.fd == b.fd }
 }
