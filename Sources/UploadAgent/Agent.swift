@@ -17,6 +17,9 @@ public struct AgentConfiguration: Sendable {
     public var checkpointInterval: Double
     /// How often progress is pushed to clients per upload, at most (the final one always goes).
     public var progressInterval: Double
+    /// How long events that came alone wait for others before they are recorded together (one
+    /// journal transaction for a moment's events rather than for each few).
+    public var eventGathering: Double
     /// The maintenance job's interval and how much history it keeps, when the journal has no
     /// maintenance job yet (afterwards, `uploadmon jobs maintenance` changes them).
     public var maintenance: (every: Double, keep: MaintenanceSpec)
@@ -24,7 +27,7 @@ public struct AgentConfiguration: Sendable {
     public init(
         paths: StatePaths, idleExitSeconds: Double = 600, settings: AgentSettings = AgentSettings(),
         snapshotLimit: Int = 1000, checkpointInterval: Double = 1, progressInterval: Double = 0.1,
-        maintenance: (every: Double, keep: MaintenanceSpec) = (86400, MaintenanceSpec())
+        eventGathering: Double = 0.01, maintenance: (every: Double, keep: MaintenanceSpec) = (86400, MaintenanceSpec())
     ) {
         self.paths = paths
         self.idleExitSeconds = idleExitSeconds
@@ -32,6 +35,7 @@ public struct AgentConfiguration: Sendable {
         self.snapshotLimit = snapshotLimit
         self.checkpointInterval = checkpointInterval
         self.progressInterval = progressInterval
+        self.eventGathering = eventGathering
         self.maintenance = maintenance
     }
 }
@@ -108,11 +112,19 @@ public actor Agent {
         let pending = try journal.recoverQueue(at: Date())
         backlog.add(pending)
         let events = queue.events
+        let gathering = configuration.eventGathering
         Task { [weak self] in
             // As many waiting events as are there (up to a bound) at a time, recorded in one
             // journal transaction: an agent behind a burst of small uploads catches up instead
-            // of falling further behind one commit per event.
-            while let batch = await events.next(atMost: Self.eventBatch) {
+            // of falling further behind one commit per event. Events that came with few others
+            // wait a moment for more: each commit writes whole pages to the journal's log, and
+            // 10,000 small uploads took a quarter less of the agent's CPU gathered for 10 ms
+            // than committed as they came (`bench/agent`).
+            while var batch = await events.next(atMost: Self.eventBatch) {
+                if batch.count < Self.eventBatch, gathering > 0 {
+                    try? await Task.sleep(for: .seconds(gathering))
+                    batch += events.waiting(atMost: Self.eventBatch - batch.count)
+                }
                 guard let self else { return }
                 await self.process(batch)
             }

@@ -76,6 +76,23 @@ import UploadCore
         #expect(batches.flatMap { $0 } == (1...1_000).map(queued))
     }
 
+    /// What a reader gathering a batch adds without waiting: what is there, up to the bound,
+    /// in order; nothing when nothing waits, nor at the end.
+    @Test func theEventsWaitingAreTakenWithoutWaiting() async {
+        let events = UploadEvents()
+        #expect(events.waiting(atMost: 10).isEmpty)
+        for n in 1...5 { events.yield(queued(n)) }
+        #expect(events.waiting(atMost: 3) == (1...3).map(queued))
+        #expect(events.waiting(atMost: 0).isEmpty)
+        #expect(events.waiting(atMost: 10) == (4...5).map(queued))
+        #expect(events.waiting(atMost: 10).isEmpty)
+        events.yield(queued(6))
+        events.finish()
+        #expect(events.waiting(atMost: 10) == [queued(6)])
+        #expect(events.waiting(atMost: 10).isEmpty)
+        #expect(await events.next(atMost: 10) == nil)
+    }
+
     @Test func aWaitingBatchReaderGetsTheFirstEventAndWhatCameWithIt() async {
         let events = UploadEvents()
         let reader = Task { await events.next(atMost: 10) }
