@@ -105,7 +105,7 @@ extension Journal {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for one in pending {
-                try insert.execute(arguments: [one.endpoint, one.path, one.size, one.mtimeNs, one.ctimeNs, one.stripped, one.name, one.sentAt])
+                try insert.execute(arguments: [one.endpoint, one.path, one.size, one.mtimeNs, one.ctimeNs, one.stripped, one.name, JournalDates.text(one.sentAt)])
             }
             let count = try PendingSent.fetchCount(db)
             if count > Self.maxPendingSent {
@@ -169,7 +169,7 @@ extension Journal {
     static func remember(_ sent: SentContent, in db: Database) throws {
         // A prepared statement, not a record encoded per row (a thousand at a time at the end of a `send`).
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO sentContent (endpoint, sha256, size, name, sentAt) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [SentContent.key(sent.endpoint), sent.sha256.lowercased(), sent.size, sent.name, sent.sentAt])
+            .execute(arguments: [SentContent.key(sent.endpoint), sent.sha256.lowercased(), sent.size, sent.name, JournalDates.text(sent.sentAt)])
     }
 
     /// Every content (SHA-256, hex) sent to `endpoint`.
