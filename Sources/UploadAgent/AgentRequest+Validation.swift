@@ -15,7 +15,7 @@ extension AgentRequest {
                 if let every { _ = try DurationRule.maintenanceInterval.check(every, option: "everySeconds") }
                 if let keep { _ = try DurationRule.history.check(keep, option: "keepSeconds") }
             case .enqueue(let items):
-                for item in items { try item.settings.validate() }
+                for settings in items.distinctSettings { try settings.validate() }
             case .configure(let settings):
                 if let refusal = settings.refusal { throw RangeError(message: refusal) }
             case .hello, .subscribe, .cancel, .retry, .status, .stop, .jobs, .runJob, .removeJob:

@@ -70,7 +70,7 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
     let items = try paths.map { path in
         EnqueueItem(request: try UploadRequest.forPath(path, url: url), settings: TransportSettings(), origin: "test")
     }
-    let reply = try await offPool { try client.request(.enqueue(items: items)) }
+    let reply = try await offPool { try client.request(.enqueue(items: EnqueueBatch(items))) }
     guard case .enqueued(let results) = reply else { throw AgentError("not enqueued: \(reply)") }
     return results.compactMap { if case .queued(let upload) = $0 { upload.id } else { nil } }
 }
@@ -154,7 +154,7 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
             EnqueueItem(request: try UploadRequest.forPath(text, url: receiver.url), settings: TransportSettings(), origin: "test"),
             EnqueueItem(request: try UploadRequest.forPath("relative.png", url: receiver.url), settings: TransportSettings(), origin: "test"),
         ]
-        let reply = try await offPool { try client.request(.enqueue(items: items)) }
+        let reply = try await offPool { try client.request(.enqueue(items: EnqueueBatch(items))) }
         guard case .enqueued(let results) = reply, results.count == 3 else {
             Issue.record("unexpected reply \(reply)")
             return

@@ -8,6 +8,29 @@ import UploadTesting
 /// One request type goes from the command line over the agent's socket into the journal and
 /// comes back out to be sent, unchanged: nothing is re-shaped on the way.
 @Suite struct RequestTravelTests {
+    /// Files queued together carry their shared settings and origin once: the agent reads back
+    /// each file with its own, in order, and refuses a file that names one the request lacks.
+    @Test func sharedSettingsTravelOnceAndEachFileGetsItsOwn() throws {
+        let plain = TransportSettings()
+        let limited = TransportSettings(rateLimit: 1 << 20, retries: 2)
+        let items = (0..<6).map { n in
+            EnqueueItem(request: UploadRequest(source: .file(path: "/p/\(n).png"), url: "http://127.0.0.1:9/photo", field: "photo", uploadName: "\(n).png"),
+                        settings: n == 3 || n == 5 ? limited : plain, origin: n < 4 ? "send" : "watch")
+        }
+        let line = AgentCoding.encode(AgentRequest.enqueue(items: EnqueueBatch(items)))
+        guard case .enqueue(let decoded) = try AgentCoding.decode(AgentRequest.self, from: Array(line)) else {
+            Issue.record("not an enqueue request"); return
+        }
+        #expect(decoded.items == items)
+        #expect(decoded.distinctSettings == [plain, limited])
+        let text = String(decoding: line, as: UTF8.self)
+        #expect(text.components(separatedBy: "\"rateLimit\"").count - 1 == 1, "\(text)")
+        // A file naming settings the request does not carry is refused whole.
+        let broken = text.replacingOccurrences(of: "\"settings\":1", with: "\"settings\":7")
+        #expect(broken != text)
+        #expect(throws: (any Error).self) { try AgentCoding.decode(AgentRequest.self, from: Array(broken.utf8)) }
+    }
+
     @Test func aRequestComesBackFromTheJournalAsItWasMade() throws {
         let root = TestFiles.makeTemporaryDirectory("travel")
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -105,7 +105,7 @@ public final class AgentClient: Sendable {
         var start = items.startIndex
         repeat {
             let end = min(start + Self.enqueueBatch, items.endIndex)
-            let reply = try request(.enqueue(items: Array(items[start..<end])), timeout: timeout)
+            let reply = try request(.enqueue(items: EnqueueBatch(Array(items[start..<end]))), timeout: timeout)
             guard case .enqueued(let answered) = reply else { return reply }
             results(answered)
             start = end

@@ -8,7 +8,7 @@ import UploadJournal
 public enum AgentProtocol {
     /// Bumped whenever a message changes shape; a client and an agent of different versions
     /// refuse each other with a message that says what to do.
-    public static let version = 5
+    public static let version = 6
     /// The longest line either side accepts (an enqueue of many files is the largest).
     public static let maxLineBytes = 64 << 20
 }
@@ -29,7 +29,7 @@ public enum AgentRequest: Codable, Sendable {
     /// Start receiving events. With `after`, the reply also carries every logged event after
     /// that sequence number (what the client missed while away).
     case subscribe(after: Int64?)
-    case enqueue(items: [EnqueueItem])
+    case enqueue(items: EnqueueBatch)
     case cancel(id: UploadID)
     case retry(id: UploadID)
     case status
@@ -67,6 +67,79 @@ public struct EnqueueItem: Codable, Sendable, Hashable {
     public var path: String {
         if case .file(let path) = request.source { return path }
         return "-"
+    }
+}
+
+/// The files of one enqueue request. Files queued together share their transport settings and
+/// where they came from: those travel once per distinct value, each file naming its own by
+/// position (10,000 files carried 10,000 copies of the same settings, the larger part of the
+/// request and of the agent's decoding of it).
+public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral {
+    public var items: [EnqueueItem]
+
+    public init(_ items: [EnqueueItem]) { self.items = items }
+    public init(arrayLiteral items: EnqueueItem...) { self.items = items }
+
+    public var startIndex: Int { items.startIndex }
+    public var endIndex: Int { items.endIndex }
+    public subscript(position: Int) -> EnqueueItem { items[position] }
+
+    /// The distinct settings, in the order the files first use them.
+    public var distinctSettings: [TransportSettings] { Shared(items.map(\.settings)).values }
+
+    private enum CodingKeys: String, CodingKey { case settings, origins, files }
+
+    private struct File: Codable {
+        var request: UploadRequest
+        var settings: Int
+        var origin: Int
+    }
+
+    /// Values with their positions in a table of the distinct ones.
+    private struct Shared<Value: Hashable> {
+        var values: [Value] = []
+        var positions: [Int] = []
+
+        init(_ all: [Value]) {
+            var known: [Value: Int] = [:]
+            positions.reserveCapacity(all.count)
+            for (index, value) in all.enumerated() {
+                // Most files share the one before's: no hashing for those.
+                if index > 0, all[index - 1] == value {
+                    positions.append(positions[index - 1])
+                    continue
+                }
+                if let position = known[value] {
+                    positions.append(position)
+                } else {
+                    known[value] = values.count
+                    positions.append(values.count)
+                    values.append(value)
+                }
+            }
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        let settings = Shared(items.map(\.settings))
+        let origins = Shared(items.map(\.origin))
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(settings.values, forKey: .settings)
+        try container.encode(origins.values, forKey: .origins)
+        try container.encode(items.indices.map { File(request: items[$0].request, settings: settings.positions[$0], origin: origins.positions[$0]) }, forKey: .files)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let settings = try container.decode([TransportSettings].self, forKey: .settings)
+        let origins = try container.decode([String].self, forKey: .origins)
+        let files = try container.decode([File].self, forKey: .files)
+        items = try files.map { file in
+            guard settings.indices.contains(file.settings), origins.indices.contains(file.origin) else {
+                throw DecodingError.dataCorruptedError(forKey: .files, in: container, debugDescription: "a file names settings or an origin the request does not carry")
+            }
+            return EnqueueItem(request: file.request, settings: settings[file.settings], origin: origins[file.origin])
+        }
     }
 }
 
