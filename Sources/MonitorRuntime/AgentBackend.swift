@@ -122,6 +122,9 @@ public final class AgentBackend: MonitorBackend {
                         case .queued(let record):
                             // The row at once, from the record the agent answers with.
                             post(.upload(.queued(record), now()))
+                        case .accepted:
+                            // Not asked for here; the agent's queued event brings the row.
+                            break
                         case .refused(let path, let reason):
                             post(.enqueueRefused(name: (path as NSString).lastPathComponent, reason: reason, now()))
                         }

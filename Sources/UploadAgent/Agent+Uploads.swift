@@ -59,7 +59,7 @@ extension Agent {
         await queue.enqueue(pending.map(queueItem))
     }
 
-    func enqueue(_ items: [EnqueueItem]) async -> [EnqueueResult] {
+    func enqueue(_ items: [EnqueueItem], brief: Bool = false) async -> [EnqueueResult] {
         var accepted: [(NewUpload, Int)] = []
         var results: [EnqueueResult?] = Array(repeating: nil, count: items.count)
         for (index, item) in items.enumerated() {
@@ -78,7 +78,7 @@ extension Agent {
             added = []
         }
         for (snapshot, (_, index)) in zip(added, accepted) {
-            results[index] = .queued(snapshot)
+            results[index] = brief ? .accepted(QueuedUpload(snapshot)) : .queued(snapshot)
         }
         await launch(added)
         return results.map { $0 ?? .refused(path: "", reason: "not handled") }

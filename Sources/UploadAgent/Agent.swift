@@ -334,7 +334,7 @@ public actor Agent {
                 reply = .error(message: "cannot read the journal: \(error)")
             }
         case .enqueue(let items):
-            reply = .enqueued(results: await enqueue(items.items))
+            reply = .enqueued(results: await enqueue(items.items, brief: items.brief))
         case .cancel(let id):
             reply = await cancel(id)
         case .retry(let id):

@@ -26,7 +26,7 @@ public struct BackgroundSend {
         let items = requests.map { EnqueueItem(request: $0, settings: settings, origin: "send") }
         var refused = 0
         // Each request's files are reported as it is answered, so a long list shows progress.
-        let unexpected = try connection.client.enqueue(items) { results in refused += report(results) }
+        let unexpected = try connection.client.enqueue(items, brief: true) { results in refused += report(results) }
         if let unexpected {
             throw CommandFailure.failed(AgentClient.text(of: unexpected, doing: "queue the files"))
         }
@@ -45,7 +45,8 @@ public struct BackgroundSend {
         var refused = 0
         for result in results {
             switch result {
-            case .queued(let upload):
+            case .queued, .accepted:
+                guard let upload = result.queuedUpload else { continue }
                 if json {
                     output.sayJSON(String(decoding: AgentCoding.encode(Queued(id: upload.id.rawValue, file: upload.path ?? "-", name: upload.name, url: upload.url)), as: UTF8.self))
                 } else {

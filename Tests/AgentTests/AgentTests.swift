@@ -347,6 +347,37 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         await running.stop()
     }
 
+    /// A client that prints a line per file asks for brief answers: each queued file's id, name,
+    /// path and shown URL, in order, the refusals as before; the uploads are the same.
+    @Test func briefAnswersNameEachQueuedUploadAndKeepRefusalsInPlace() async throws {
+        let root = TestFiles.makeTemporaryDirectory("agent-brief")
+        let running = try await RunningAgent.start(root: root, concurrency: 1)
+        let client = try await running.connect("send")
+        var items: [EnqueueItem] = []
+        for index in 0..<3 {
+            let path = try TestFiles.writeImage(at: root + "/b\(index).png", size: 100)
+            items.append(EnqueueItem(request: try UploadRequest.forPath(path, url: "http://user:secret@127.0.0.1:9/photo"), settings: TransportSettings(), origin: "test"))
+        }
+        items.insert(EnqueueItem(request: UploadRequest(source: .file(path: "relative.png"), url: "http://127.0.0.1:9/photo", uploadName: "relative.png"),
+                                 settings: TransportSettings(), origin: "test"), at: 1)
+        let answers = NIOLockedValueBox<[EnqueueResult]>([])
+        let sent = items
+        let unexpected = try await offPool { try client.enqueue(sent, brief: true) { answered in answers.withLockedValue { $0 += answered } } }
+        #expect(unexpected == nil)
+        let all = answers.withLockedValue { $0 }
+        let accepted = all.compactMap { if case .accepted(let upload) = $0 { upload } else { nil } }
+        #expect(accepted.map(\.name) == ["b0.png", "b1.png", "b2.png"])
+        #expect(accepted.map(\.path) == (0..<3).map { root + "/b\($0).png" })
+        #expect(accepted.allSatisfy { !$0.url.contains("secret") }, "\(accepted.map(\.url))")
+        #expect(zip(accepted, accepted.dropFirst()).allSatisfy { $0.id.rawValue < $1.id.rawValue })
+        if all.count == 4, case .refused(let path, _) = all[1] { #expect(path == "relative.png") } else { Issue.record("\(all)") }
+        // The same uploads the full answer would have named.
+        let records = try accepted.map { try running.journal.snapshot($0.id) }
+        #expect(records.map { $0.map(QueuedUpload.init) } == accepted.map { Optional($0) })
+        client.close()
+        await running.stop()
+    }
+
     /// More uploads handed over than the queue's window: the queue holds the window, the rest
     /// wait as ids; one cancelled while it waits ends "cancelled before it started" at once, and
     /// a restart reads the waiting ones back in order.

@@ -76,8 +76,16 @@ public struct EnqueueItem: Codable, Sendable, Hashable {
 /// request and of the agent's decoding of it).
 public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral {
     public var items: [EnqueueItem]
+    /// Whether the client wants each queued upload's id and name only (`EnqueueResult.accepted`)
+    /// rather than its whole record: `send --background` prints a line per file, while the
+    /// monitor shows the record.
+    public var brief = false
 
-    public init(_ items: [EnqueueItem]) { self.items = items }
+    public init(_ items: [EnqueueItem], brief: Bool = false) {
+        self.items = items
+        self.brief = brief
+    }
+
     public init(arrayLiteral items: EnqueueItem...) { self.items = items }
 
     public var startIndex: Int { items.startIndex }
@@ -87,7 +95,7 @@ public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection,
     /// The distinct settings, in the order the files first use them.
     public var distinctSettings: [TransportSettings] { Shared(items.map(\.settings)).values }
 
-    private enum CodingKeys: String, CodingKey { case settings, origins, files }
+    private enum CodingKeys: String, CodingKey { case settings, origins, files, brief }
 
     private struct File: Codable {
         var request: UploadRequest
@@ -127,6 +135,7 @@ public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection,
         try container.encode(settings.values, forKey: .settings)
         try container.encode(origins.values, forKey: .origins)
         try container.encode(items.indices.map { File(request: items[$0].request, settings: settings.positions[$0], origin: origins.positions[$0]) }, forKey: .files)
+        if brief { try container.encode(brief, forKey: .brief) }
     }
 
     public init(from decoder: any Decoder) throws {
@@ -134,6 +143,7 @@ public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection,
         let settings = try container.decode([TransportSettings].self, forKey: .settings)
         let origins = try container.decode([String].self, forKey: .origins)
         let files = try container.decode([File].self, forKey: .files)
+        brief = try container.decodeIfPresent(Bool.self, forKey: .brief) ?? false
         items = try files.map { file in
             guard settings.indices.contains(file.settings), origins.indices.contains(file.origin) else {
                 throw DecodingError.dataCorruptedError(forKey: .files, in: container, debugDescription: "a file names settings or an origin the request does not carry")
@@ -184,7 +194,36 @@ public struct AgentSnapshot: Codable, Sendable, Hashable {
 
 public enum EnqueueResult: Codable, Sendable, Hashable {
     case queued(UploadRecord)
+    /// Queued, said briefly (a request that asked for it, `EnqueueBatch.brief`).
+    case accepted(QueuedUpload)
     case refused(path: String, reason: String)
+
+    /// What a line about a queued upload says, from either answer; nil for a refusal.
+    public var queuedUpload: QueuedUpload? {
+        switch self {
+        case .queued(let record): QueuedUpload(record)
+        case .accepted(let upload): upload
+        case .refused: nil
+        }
+    }
+}
+
+/// A queued upload as a line names it: about a tenth of its record's JSON, for clients that
+/// hand over thousands of files and print one line each.
+public struct QueuedUpload: Codable, Sendable, Hashable {
+    public var id: UploadID
+    /// The file's path (nil for standard input).
+    public var path: String?
+    public var name: String
+    /// The endpoint as it may be shown.
+    public var url: String
+
+    public init(_ record: UploadRecord) {
+        id = record.id
+        path = record.path
+        name = record.name
+        url = record.url
+    }
 }
 
 public struct AgentStatus: Codable, Sendable {
