@@ -1,0 +1,50 @@
+import Foundation
+import GRDB
+import UploadCore
+
+/// What the journal holds, read: uploads' records, counts by state, the event log.
+extension Journal {
+    public func snapshot(_ id: UploadID) throws -> UploadRecord? {
+        try pool.read { db in try UploadRow.fetchOne(db, key: Int64(id.rawValue))?.record }
+    }
+
+    /// Uploads, oldest first; with `limit`, the most recent `limit` of them.
+    public func snapshots(limit: Int? = nil) throws -> [UploadRecord] {
+        try pool.read { db in
+            var request = UploadRow.order(UploadRow.Columns.id.desc)
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db).reversed().map(\.record)
+        }
+    }
+
+    /// How many uploads are in each unfinished state, counted by SQLite: an agent asked for its
+    /// status with 100,000 uploads waiting reads no row.
+    public func unfinishedCounts() throws -> [UploadState: Int] {
+        try pool.read { db in
+            var counts: [UploadState: Int] = [:]
+            let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) FROM upload WHERE state NOT IN (?, ?) GROUP BY state",
+                                        arguments: [UploadState.succeeded, UploadState.failed])
+            for row in rows {
+                if let state = UploadState(rawValue: row[0]) { counts[state] = row[1] }
+            }
+            return counts
+        }
+    }
+
+    /// Logged events after `seq`, oldest first, at most `limit`.
+    public func entries(after seq: Int64, limit: Int = 100_000) throws -> [JournalEntry] {
+        try pool.read { db in
+            try EventRow.filter(Column("seq") > seq).order(Column("seq")).limit(limit).fetchAll(db)
+                .map { JournalEntry(seq: $0.seq ?? 0, event: $0.event, at: $0.at) }
+        }
+    }
+
+    /// The newest sequence number ever logged (0 for a new journal), pruned events included.
+    public func lastSequence() throws -> Int64 {
+        try pool.read { db in
+            let logged = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM event") ?? 0
+            let ever = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'") ?? 0
+            return max(logged, ever)
+        }
+    }
+}
