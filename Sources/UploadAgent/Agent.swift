@@ -258,6 +258,8 @@ public actor Agent {
             // Not while the backlog holds more: the queue ran dry before it was fed.
             guard backlog.isEmpty else { return }
             broadcast(.event(seq: nil, event: event, at: now))
+            // What succeeded one by one goes into the sent-content ledger in one go.
+            do { try journal.settleSent() } catch { log("journal: cannot settle the sent-content ledger: \(error)") }
             // A burst of thousands of uploads leaves the allocator's arenas full of freed
             // memory; an agent that lives for days should give it back while it waits.
             FreedMemory.release()

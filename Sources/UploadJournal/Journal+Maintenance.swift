@@ -51,7 +51,8 @@ extension Journal {
 
     /// How many rows each of the journal's tables holds (for `journal-bench` and diagnostics).
     public func tableCounts() throws -> [String: Int] {
-        try pool.read { db in
+        try settleSent()
+        return try pool.read { db in
             var counts: [String: Int] = [:]
             for table in ["upload", "event", "job", "watch_file", "sentContent", "contentCache", "sentPending"] {
                 counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(table)\"") ?? 0

@@ -237,7 +237,7 @@ public final class Journal: Sendable {
         row.updatedAt = now
         row.roundTripDates(since: read, now: now)
         if case .finished(_, let outcome) = event, outcome.isSuccess, let sha256 = record.contentSHA256 {
-            try Self.remember(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.name, sentAt: now), in: db)
+            try Self.rememberRecent(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.name, sentAt: now), in: db)
         }
         // Noted once nothing of the event can fail: a failure rolls its savepoint back, and the
         // row stays as the batch's earlier events left it.

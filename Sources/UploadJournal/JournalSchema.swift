@@ -204,6 +204,19 @@ enum JournalSchema {
             // to the log for every upload, a tenth of what an agent's journal wrote.
             try db.execute(sql: "DROP INDEX IF EXISTS upload_content")
         }
+        migrator.registerMigration("v14: sent content, recent") { db in
+            // The agent's successes one by one, in the order they came (sequential pages),
+            // moved into `sentContent` in bulk: its key is a digest, and a row at a time wrote
+            // a page of the write-ahead log per upload.
+            try db.create(table: "sentRecent") { t in
+                t.primaryKey("id", .integer)
+                t.column("endpoint", .text).notNull()
+                t.column("sha256", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.column("name", .text).notNull()
+                t.column("sentAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

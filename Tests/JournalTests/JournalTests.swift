@@ -81,12 +81,12 @@ import UploadTesting
     @Test func migrationsRunOnceAndDataSurvivesReopening() throws {
         let path = root + "/j.sqlite"
         let first = try Journal(path: path)
-        #expect(try first.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times", "v12: sent, to be hashed", "v13: no index by content on uploads"])
+        #expect(try first.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times", "v12: sent, to be hashed", "v13: no index by content on uploads", "v14: sent content, recent"])
         let added = try first.add([newUpload("a.png")], at: Date())
         try first.record(.retryScheduled(added[0].id, attempt: 1, delaySeconds: 1, reason: "503"), at: Date())
 
         let again = try Journal(path: path)
-        #expect(try again.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times", "v12: sent, to be hashed", "v13: no index by content on uploads"])
+        #expect(try again.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times", "v12: sent, to be hashed", "v13: no index by content on uploads", "v14: sent content, recent"])
         #expect(try again.snapshots().map(\.name) == ["a.png"])
         #expect(try again.lastSequence() == 1)
         // The uploads' table keeps the index by state and none by content (nothing reads it).
@@ -158,6 +158,40 @@ import UploadTesting
         #expect(try kinds(ids[1]) == ["retryScheduled", "redirected", "started"])
         let row = try #require(try journal.snapshot(ids[0]))
         #expect(row.attempts == 2 && row.contentSHA256 == String(repeating: "b", count: 64) && row.response?.status == 200)
+    }
+
+    /// Successes recorded one by one wait in `sentRecent` and reach the ledger in one go: every
+    /// read of the ledger sees them at once, a content sent twice is one entry, and the waiting
+    /// rows move on their own once `recentLimit` of them are there.
+    @Test func successesOneByOneReachTheLedgerInOneGo() throws {
+        let path = root + "/sent.sqlite"
+        let journal = try Journal(path: path)
+        let waiting = { try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sentRecent") ?? -1 } }
+        let ids = try journal.add([newUpload("a.png"), newUpload("b.png"), newUpload("c.png")], at: Date()).map(\.id)
+        let digests = ["a", "b", "a"].map { String(repeating: $0, count: 64) }
+        for (id, digest) in zip(ids, digests) {
+            try journal.record(.content(id, sha256: digest), at: Date())
+            try journal.record(.finished(id, .answered(status: 200)), at: Date())
+        }
+        #expect(try waiting() == 3)
+        let endpoint = try #require(try journal.snapshot(ids[0])).url
+        #expect(try journal.sentBefore(sha256: digests[1], to: endpoint)?.name == "b.png")
+        #expect(try waiting() == 0)
+        #expect(try journal.sentContents(to: endpoint) == Set(digests))
+        #expect(try journal.tableCounts()["sentContent"] == 2)
+
+        // A burst: the rows move by themselves at the limit, the rest wait for the next read.
+        let count = Int(Journal.recentLimit) + 4
+        let burst = try journal.add((0..<count).map { newUpload("p\($0).png") }, at: Date()).map(\.id)
+        let events = burst.enumerated().flatMap { index, id -> [UploadEvent] in
+            let hex = String(index, radix: 16)
+            let digest = String(repeating: "0", count: 64 - hex.count) + hex
+            return [.content(id, sha256: digest), .finished(id, .answered(status: 200))]
+        }
+        _ = try journal.record(events, at: Date())
+        #expect(try waiting() == 4)
+        #expect(try journal.sentContents(to: endpoint).count == 2 + count)
+        #expect(try waiting() == 0)
     }
 
     @Test func nothingIsReportedFinishedTwice() throws {
