@@ -166,10 +166,15 @@ extension Journal {
         }
     }
 
+    /// A sent content's columns as `sentContent` and `sentRecent` both store them.
+    private static func columns(_ sent: SentContent) -> StatementArguments {
+        [SentContent.key(sent.endpoint), sent.sha256.lowercased(), sent.size, sent.name, JournalDates.text(sent.sentAt)]
+    }
+
     static func remember(_ sent: SentContent, in db: Database) throws {
         // A prepared statement, not a record encoded per row (a thousand at a time at the end of a `send`).
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO sentContent (endpoint, sha256, size, name, sentAt) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [SentContent.key(sent.endpoint), sent.sha256.lowercased(), sent.size, sent.name, JournalDates.text(sent.sentAt)])
+            .execute(arguments: columns(sent))
     }
 
     /// The most successes kept in `sentRecent` before they move into the ledger in one go.
@@ -181,7 +186,7 @@ extension Journal {
     /// the agent wrote less than half as much to the write-ahead log.
     static func rememberRecent(_ sent: SentContent, in db: Database) throws {
         try db.cachedStatement(sql: "INSERT INTO sentRecent (endpoint, sha256, size, name, sentAt) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [SentContent.key(sent.endpoint), sent.sha256.lowercased(), sent.size, sent.name, JournalDates.text(sent.sentAt)])
+            .execute(arguments: columns(sent))
         if db.lastInsertedRowID >= recentLimit { try settleSent(db) }
     }
 

@@ -103,9 +103,6 @@ public final class UploadEvents: AsyncSequence, Sendable {
         }
     }
 
-    /// Up to `limit` events that are waiting (at least one: it waits for one), in order; nil at
-    /// the end. A reader that does something per batch (one journal transaction) keeps up with
-    /// a burst by taking more at a time the further behind it is.
     /// Up to `limit` of the events waiting now, without waiting for any: empty when none are
     /// (or at the end).
     public func waiting(atMost limit: Int) -> [UploadEvent] {
@@ -113,6 +110,9 @@ public final class UploadEvents: AsyncSequence, Sendable {
         return events
     }
 
+    /// Up to `limit` events that are waiting (at least one: it waits for one), in order; nil at
+    /// the end. A reader that does something per batch (one journal transaction) keeps up with
+    /// a burst by taking more at a time the further behind it is.
     public func next(atMost limit: Int) async -> [UploadEvent]? {
         precondition(limit > 0)
         if let ready = state.withLockedValue({ $0.take(atMost: limit) }) { return ready }
