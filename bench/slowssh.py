@@ -144,6 +144,10 @@ class TmuxScreen:
     def text(self, sample):
         return re.sub(rb"\x1b\[[0-9;:]*m", b"", sample).decode("utf-8", "replace")
 
+    def save(self, path):
+        with open(path + ".txt", "wb") as f:
+            f.write(self.sample())
+
     def close(self):
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], stderr=subprocess.DEVNULL)
 
@@ -162,7 +166,10 @@ class XtermScreen:
             if subprocess.run(["xdpyinfo"], env=self.env, capture_output=True).returncode == 0:
                 break
             time.sleep(0.05)
-        self.xterm = subprocess.Popen(["xterm", "-u8", "-geometry", f"{width}x{height}+0+0", "-xrm", "XTerm*allowSendEvents: true",
+        # A VT340 with 256 colour registers: xterm's sixel terminal (the monitor asks; with
+        # --graphics cells it never sends pixels).
+        self.xterm = subprocess.Popen(["xterm", "-u8", "-ti", "vt340", "-geometry", f"{width}x{height}+0+0",
+                                       "-xrm", "XTerm*allowSendEvents: true", "-xrm", "XTerm*numColorRegisters: 256",
                                        "-e", "sh", "-c", command], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.window = None
         for _ in range(100):
@@ -180,9 +187,16 @@ class XtermScreen:
         subprocess.run(["xdotool", "key", "--window", self.window, *[names.get(k, k) for k in keys]], env=self.env,
                        stderr=subprocess.DEVNULL, check=True)
 
+    def shot(self):
+        return subprocess.run(["xwd", "-silent", "-id", self.window], env=self.env, capture_output=True).stdout
+
     def sample(self):
-        shot = subprocess.run(["xwd", "-silent", "-id", self.window], env=self.env, capture_output=True).stdout
-        return hashlib.sha1(shot).digest()
+        return hashlib.sha1(self.shot()).digest()
+
+    def save(self, path):
+        """The window's dump as it is (`convert x.xwd x.png` shows it)."""
+        with open(path + ".xwd", "wb") as f:
+            f.write(self.shot())
 
     def text(self, sample):
         return ""
@@ -216,10 +230,10 @@ def wchar(pid):
         return int(re.search(r"wchar: (\d+)", f.read()).group(1))
 
 
-def find_monitor(binary):
+def find_monitor(binary, other_than=None):
     real = os.path.realpath(binary)
     for pid in os.listdir("/proc"):
-        if not pid.isdigit():
+        if not pid.isdigit() or int(pid) == other_than:
             continue
         try:
             if os.path.realpath(f"/proc/{pid}/exe") == real and b"monitor" in open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0"):
@@ -227,6 +241,15 @@ def find_monitor(binary):
         except OSError:
             pass
     return None
+
+
+def wait_for_monitor(binary, other_than=None):
+    for _ in range(300):
+        found = find_monitor(binary, other_than)
+        if found:
+            return found
+        time.sleep(0.1)
+    raise SystemExit("the monitor did not start")
 
 
 def settle(screen, quiet=2.0, limit=30.0):
@@ -315,7 +338,10 @@ def main():
     parser.add_argument("--mbit", type=float, default=1)
     parser.add_argument("--delay-ms", type=float, default=50, help="one way; the round trip is twice it")
     parser.add_argument("--xterm", action="store_true", help="the local terminal is xterm under Xvfb, not tmux")
+    parser.add_argument("--graphics", default="cells", choices=["cells", "auto"],
+                        help="cells: half blocks only; auto: real pixels where the terminal shows them (xterm here speaks sixel)")
     parser.add_argument("--size", default="160x45")
+    parser.add_argument("--keep", help="a folder where screens that differ are kept")
     parser.add_argument("--upload-seconds", type=float, default=10)
     args = parser.parse_args()
     width, height = map(int, args.size.split("x"))
@@ -336,20 +362,14 @@ def main():
         processes.append(serve)
         env = (f"LANG=C.UTF-8 COLORTERM=truecolor XDG_STATE_HOME={work}/state XDG_RUNTIME_DIR={work}/run HOME={work}")
         os.makedirs(f"{work}/run", mode=0o700)
-        remote = f"cd {cache} && exec env {env} {args.bin} monitor --to http://127.0.0.1:{port}/photo --limit-rate 64k --graphics cells"
-        command = (f"ssh -p {relay.port} -i {work}/user -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
-                   f"-o LogLevel=ERROR -t root@127.0.0.1 '{remote}'")
+        remote = f"cd {cache} && exec env {env} {args.bin} monitor --to http://127.0.0.1:{port}/photo --limit-rate 64k --graphics {args.graphics}"
+        # The monitor is started again whenever it quits (the check that nothing is left over).
+        command = (f"while :; do ssh -p {relay.port} -i {work}/user -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
+                   f"-o LogLevel=ERROR -t root@127.0.0.1 '{remote}'; sleep 0.2; done")
         screen = (XtermScreen if args.xterm else TmuxScreen)(work, command, width, height)
-        monitor = None
-        for _ in range(300):
-            monitor = find_monitor(args.bin)
-            if monitor:
-                break
-            time.sleep(0.1)
-        if not monitor:
-            raise SystemExit("the monitor did not start")
+        monitor = wait_for_monitor(args.bin)
         print(f"{screen.name} {width}x{height} over ssh through a relay of {args.mbit:g} Mbit/s, "
-              f"{2 * args.delay_ms:g} ms round trip; {PHOTOS} photos of 3000x2000; {args.bin}")
+              f"{2 * args.delay_ms:g} ms round trip; {PHOTOS} photos of 3000x2000; --graphics {args.graphics}; {args.bin}")
         last_name = f"photo-{PHOTOS - 1:02d}.jpg"
         results = []
         for round_number in range(1, args.rounds + 1):
@@ -397,8 +417,21 @@ def main():
             screen.key("j")
             again = settle(screen, quiet=1.0)
             fresh = again == final
-            ok = ok and fresh
+            # Nothing left over: the monitor quit and started again at the same photo draws the
+            # same screen (a picture's leftovers survive "up one and back", not a restart).
+            if args.keep:
+                screen.save(os.path.join(args.keep, f"round{round_number}-before"))
+            screen.key("q")
+            monitor = wait_for_monitor(args.bin, other_than=monitor)
+            settle(screen)
+            screen.key("End")
+            restarted = settle(screen, quiet=3.0)
+            same = restarted == again
+            if args.keep and not same:
+                screen.save(os.path.join(args.keep, f"round{round_number}-restarted"))
+            ok = ok and fresh and same
             shows += "; same as drawn afresh" if fresh else "; DIFFERS from the same place drawn afresh"
+            shows += "; same after a restart" if same else "; DIFFERS after a restart (something was left over)"
             results.append((lag, written / (PHOTOS - 1), ok))
             print(f"round {round_number}: screen settled {lag:.3f} s after the last key; {during} screen changes while the key was held; "
                   f"{written / (PHOTOS - 1):,.0f} B written per step ({written:,} B); shows the last photo: {'yes' if ok else 'NO'} {shows}")
@@ -424,6 +457,7 @@ def main():
             screen.key("y")
         except subprocess.CalledProcessError:
             pass  # the monitor quit at once (the agent keeps the uploads)
+        # It is started again by the loop; the terminal closes with the rest.
     finally:
         if screen:
             screen.close()
