@@ -136,4 +136,43 @@ import UploadTesting
         #expect(!text.contains("\u{1B}_Ga=T") && !text.contains("\u{1B}P0;0;0q"), "\(mode): no pixels")
         if mode == "tmux" { #expect(!text.contains("\u{1B}_Gi=31"), "inside tmux nothing is asked") }
     }
+
+    /// The monitor walked through a folder longer than its list (the list scrolls), with a key
+    /// held, into the help and out, to the queue pane and back, resized to the narrow layout
+    /// (the list beside the picture) and back, to the end and the start, in a terminal whose
+    /// screen is modelled cell by cell (`Resources/screen_model.py`): after every step, nothing
+    /// of an earlier picture may show and the last one must be whole (sixel: pixels are replaced
+    /// by whatever is written into their cells; kitty: images stay over the cells until deleted,
+    /// hiding text). `kitty-late` answers the frame question late, as a slow link does, so
+    /// frames are skipped. Without the removal of a sixel picture's rows, or of kitty's images,
+    /// this fails on the first step.
+    @Test(arguments: ["sixel", "kitty-late"])
+    func nothingAPictureDrewIsLeftBehind(mode: String) async throws {
+        let root = TestFiles.makeTemporaryDirectory("pixel-walk")
+        for i in 0..<45 {
+            var rgb: [UInt8] = []
+            let colour: [UInt8] = [UInt8(i * 37 % 256), UInt8(255 - i * 5), UInt8(i * 91 % 256)]
+            for _ in 0..<150 { for x in 0..<200 { rgb += x < 50 ? [250, 250, 250] : colour } }
+            try PictureWriter.jpeg(RGBImage(width: 200, height: 150, rgb: rgb), to: root + String(format: "/photo-%02d.jpg", i))
+        }
+        let out = root + "/walk.out"
+        let script = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("walk_terminal.py").path
+        let steps = "j*3,j~12,j*12,?,Escape,Tab,Tab,k,PageUp,resize:96x40,j*4,k~6,resize:120x40,G,g,j"
+        let status = try await offPool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script, mode, out, steps, "--", CLIRun.binary, root,
+                                 "--to", "http://127.0.0.1:9/photo", "--notify", "none", "--no-agent"]
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(status == 0)
+        let pictures = lines.first.flatMap { Int($0.replacing("pictures ", with: "")) } ?? 0
+        #expect(pictures >= 20, "\(mode): pictures drawn in pixels: \(pictures)")
+        let problems = lines.dropFirst().prefix(12).joined(separator: "\n")
+        #expect(lines.count == 1, "\(mode):\n\(problems)")
+    }
 }

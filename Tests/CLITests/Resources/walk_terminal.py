@@ -1,0 +1,150 @@
+"""A terminal that answers the monitor's graphics questions as a sixel terminal (xterm -ti 340)
+or kitty would and keeps a model of its screen (`screen_model.py`), for the tests that nothing a
+picture drew is left behind.
+
+    walk_terminal.py MODE OUT KEYS -- COMMAND...
+
+MODE is sixel or kitty, answering the monitor's "shown yet?" question (`CSI 5 n`) at once, or
+sixel-late / kitty-late, answering it 0.4 s late as over a slow link (frames are then skipped
+and pictures drawn lightly). The command runs on a pseudo-terminal of 120x40 cells of 10x20 pixels.
+KEYS is a comma-separated list of steps: a key (`j`, `k`, `G`, `g`, `?`, `Escape`, `PageDown`,
+`PageUp`), a key repeated (`j*30`, each a step), a key held (`j~10`: ten presses 30 ms apart,
+one step), or `resize:COLUMNSxROWS`. After each step the terminal waits until the screen has been
+quiet for 0.6 s and asks the model what is wrong with it. At the end it
+types `q`. OUT gets one line `pictures N` (pictures drawn in pixels), then one line per problem
+found: `after STEP: PROBLEM`. Exits with the command's status, or 124 if it outlived 120 s.
+"""
+import fcntl
+import os
+import pty
+import select
+import struct
+import sys
+import termios
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from screen_model import Screen  # noqa: E402
+
+mode, out_path, script = sys.argv[1], sys.argv[2], sys.argv[3]
+mode, _, late = mode.partition("-")
+ANSWER_DELAY = 0.4 if late else 0.0
+command = sys.argv[sys.argv.index("--") + 1:]
+ANSWERS = {
+    "kitty": b"\x1b_Gi=31;OK\x1b\\\x1b[6;20;10t\x1b[?62;22c",
+    "sixel": b"\x1b[?1;0;1024S\x1b[6;20;10t\x1b[?62;4;22c",
+}
+KEYS = {"Escape": b"\x1b", "Tab": b"\t", "PageDown": b"\x1b[6~", "PageUp": b"\x1b[5~", "Home": b"\x1b[H", "End": b"\x1b[F"}
+CELL_W, CELL_H = 10, 20
+
+steps = []
+for step in script.split(","):
+    key, _, times = step.partition("*")
+    steps += [key] * (int(times) if times else 1)
+
+
+def press(step):
+    key, _, held = step.partition("~")
+    for i in range(int(held) if held else 1):
+        if i:
+            time.sleep(0.03)
+            read(0)
+        os.write(fd, KEYS.get(key, key.encode()))
+
+pid, fd = pty.fork()
+if pid == 0:
+    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+    for name in ("TMUX", "STY", "NO_COLOR"):
+        env.pop(name, None)
+    os.execvpe(command[0], command, env)
+
+
+def set_size(columns, rows):
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, columns * CELL_W, rows * CELL_H))
+
+
+set_size(120, 40)
+screen = Screen(120, 40, CELL_W, CELL_H)
+record = open(out_path + ".raw", "wb")  # everything the command wrote, for a failure's reader
+answered = False
+owed = []  # when each "shown yet?" answer is due
+status = None
+report = []
+deadline = time.monotonic() + 120
+
+
+def read(timeout):
+    """Feeds what arrives within `timeout` to the model and answers what is due. Returns None once
+    the command's side has closed, else whether anything arrived."""
+    global answered
+    now = time.monotonic()
+    while owed and owed[0] <= now:
+        owed.pop(0)
+        os.write(fd, b"\x1b[0n")
+    ready, _, _ = select.select([fd], [], [], timeout)
+    if not ready:
+        return False
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        chunk = b""
+    if not chunk:
+        return None
+    screen.feed(chunk)
+    record.write(chunk)
+    owed.extend([time.monotonic() + ANSWER_DELAY] * chunk.count(b"\x1b[5n"))
+    if not answered and b"\x1b_Gi=31" in chunk:
+        answered = True
+        os.write(fd, ANSWERS[mode])
+    return True
+
+
+def settle(quiet=0.6, limit=10.0):
+    """Waits until nothing has arrived for `quiet` seconds (at most `limit`); False if the command's
+    side closed meanwhile."""
+    start = last = time.monotonic()
+    while time.monotonic() - start < limit and time.monotonic() < deadline:
+        got = read(0.05)
+        if got is None:
+            return False
+        if got:
+            last = time.monotonic()
+        elif time.monotonic() - last >= quiet and not owed:
+            return True
+    return True
+
+
+alive = settle(quiet=1.0, limit=20.0)
+for number, step in enumerate(steps):
+    if not alive:
+        report.append(f"the command ended before step {number + 1} ({step})")
+        break
+    if step.startswith("resize:"):
+        columns, rows = map(int, step[len("resize:"):].split("x"))
+        set_size(columns, rows)
+        screen.resize(columns, rows)
+    else:
+        press(step)
+    alive = settle()
+    for problem in screen.problems():
+        report.append(f"after step {number + 1} ({step}): {problem}")
+    screen.clear_hidden()
+
+if alive:
+    os.write(fd, b"q")
+while time.monotonic() < deadline:
+    done, raw = os.waitpid(pid, os.WNOHANG)
+    if done:
+        status = os.waitstatus_to_exitcode(raw)
+        break
+    if read(0.1) is None:
+        time.sleep(0.05)
+
+with open(out_path, "w") as f:
+    f.write(f"pictures {screen.pictures}\n")
+    for line in report:
+        f.write(line + "\n")
+if status is None:
+    os.kill(pid, 9)
+    sys.exit(124)
+sys.exit(status)
