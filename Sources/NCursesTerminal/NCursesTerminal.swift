@@ -41,6 +41,9 @@ public final class NCursesTerminal {
         let probe = wantColors ? TerminalProbe.graphics(graphics, environment: environment) : (graphics: nil, answersPending: false)
         lateReplies = LateReplyFilter(active: probe.answersPending)
         initscr()
+        // An update is always finished: curses may otherwise stop halfway when a key is waiting,
+        // and the pictures drawn after it would land on rows it completes later.
+        typeahead(-1)
         raw()
         noecho()
         nonl()
