@@ -20,6 +20,8 @@ public final class NCursesTerminal {
     /// The picture on screen now, drawn over cells curses believes blank.
     private var shownPicture: CellPicture?
     private var shownPixels: PixelPicture?
+    /// Whether the picture in pixels went out halved on a slow link (drawn whole once it recovers).
+    private var shownPixelsLight = false
     /// Drops answers to the start-up questions that arrive after the wait for them.
     private var lateReplies: LateReplyFilter
     private var pairs: [Int: Int16] = [:]
@@ -144,7 +146,10 @@ public final class NCursesTerminal {
             _ = um_redraw_lines(Int32(old.y), Int32(old.rows))
         }
         let pixelsDamaged = pixels.map { full || cellsChanged(in: $0.bounds, from: previous, to: canvas) } ?? false
-        if let old = shownPixels, old != pixels || pixelsDamaged {
+        // Halved on a slow link and the link has recovered: drawn whole (a sixel picture covers
+        // the halved one's cells; a kitty image is replaced).
+        let wholeAgain = pixels != nil && pixels == shownPixels && shownPixelsLight && !lightly
+        if let old = shownPixels, old != pixels || pixelsDamaged || (wholeAgain && pixelGraphics?.kind == .kitty) {
             removePixels(old)
             shownPixels = nil
         }
@@ -166,7 +171,7 @@ public final class NCursesTerminal {
         wnoutrefresh(um_stdscr())
         doupdate()
         drawPicture(picture, rewritten: rewritten)
-        if let pixels, pixels != shownPixels { drawPixels(pixels) }
+        if let pixels, pixels != shownPixels || wholeAgain { drawPixels(pixels) }
     }
 
     private func fits(_ area: Rect) -> Bool {
@@ -193,12 +198,23 @@ public final class NCursesTerminal {
     }
 
     /// Sends the picture in real pixels, then puts the cursor back where curses believes it is.
+    /// On a slow link it goes halved (a quarter of the bytes): kitty stretches it over the
+    /// picture's cells, sixel shows it 1:1 in the middle of them.
     private func drawPixels(_ pixels: PixelPicture) {
         guard let graphics = pixelGraphics else { return }
-        var bytes = graphics.kind == .kitty ? KittyEncoder.show(pixels) : SixelEncoder.bytes(pixels)
+        let light = lightly ? pixels.halved(cellWidth: graphics.cellWidth, cellHeight: graphics.cellHeight) : nil
+        var bytes: [UInt8]
+        switch (graphics.kind, light) {
+        case (.kitty, var light?):
+            (light.x, light.y) = (pixels.x, pixels.y)
+            bytes = KittyEncoder.show(light, over: (pixels.columns, pixels.rows))
+        case (.kitty, nil): bytes = KittyEncoder.show(pixels)
+        case (.sixel, let light): bytes = SixelEncoder.bytes(light ?? pixels)
+        }
         bytes += Array("\u{1B}[0m\u{1B}[\(um_cursor_y() + 1);\(um_cursor_x() + 1)H".utf8)
         emit(bytes)
         shownPixels = pixels
+        shownPixelsLight = light != nil
     }
 
     /// Draws the picture's rows that curses may have written over (all of them when it is new),
@@ -228,10 +244,13 @@ public final class NCursesTerminal {
 
     public func takeShownAnswers() -> Int { lateReplies.takeStatusAnswers() }
 
-    /// Pictures in the 256-colour palette while the link is slow: about half the bytes.
+    /// While the link is slow, pictures in cells go in the 256-colour palette (about half the
+    /// bytes) and pictures in pixels halved (a quarter). True when the one on screen should be
+    /// drawn again now that the link has recovered.
     public func drawLightly(_ lightly: Bool) -> Bool {
         defer { self.lightly = lightly }
-        return !lightly && self.lightly && shownPicture != nil && colorDepth == .trueColor
+        guard !lightly && self.lightly else { return false }
+        return (shownPicture != nil && colorDepth == .trueColor) || (shownPixels != nil && shownPixelsLight)
     }
 
     /// Writes bytes straight to the terminal (bell, notification escapes) between frames.

@@ -49,6 +49,33 @@ public struct PixelPicture: Sendable, Equatable {
     }
 
     public var bounds: Rect { Rect(x: x, y: y, width: columns, height: rows) }
+
+    /// The picture for a slow link: half as wide and half as high (each pixel the mean of a 2x2
+    /// block), a quarter of the bytes, centred in the cells it had (`cellWidth` x `cellHeight`
+    /// pixels a cell), so it lies within them. Nil when it is too small to halve.
+    public func halved(cellWidth: Int, cellHeight: Int) -> PixelPicture? {
+        let w = width / 2, h = height / 2
+        guard w >= 8, h >= 8, cellWidth > 0, cellHeight > 0 else { return nil }
+        var out = [UInt8](repeating: 0, count: w * h * 3)
+        rgb.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { target in
+                for y in 0..<h {
+                    let top = 2 * y * width * 3, bottom = top + width * 3
+                    for x in 0..<w {
+                        let left = 6 * x
+                        for c in 0..<3 {
+                            let sum = Int(source[top + left + c]) + Int(source[top + left + 3 + c])
+                                + Int(source[bottom + left + c]) + Int(source[bottom + left + 3 + c])
+                            target[(y * w + x) * 3 + c] = UInt8((sum + 2) / 4)
+                        }
+                    }
+                }
+            }
+        }
+        let newColumns = (w + cellWidth - 1) / cellWidth, newRows = (h + cellHeight - 1) / cellHeight
+        return PixelPicture(x: x + max(0, (columns - newColumns) / 2), y: y + max(0, (rows - newRows) / 2),
+                            columns: min(columns, newColumns), rows: min(rows, newRows), width: w, height: h, rgb: out)
+    }
 }
 
 /// The kitty graphics protocol's escapes: the picture sent as RGB in base64 chunks of at most
@@ -57,7 +84,8 @@ public struct PixelPicture: Sendable, Equatable {
 public enum KittyEncoder {
     public static let chunkSize = 4096
 
-    public static func show(_ picture: PixelPicture) -> [UInt8] {
+    /// `over`: the cells the picture is stretched over (kitty scales it), else 1:1.
+    public static func show(_ picture: PixelPicture, over cells: (columns: Int, rows: Int)? = nil) -> [UInt8] {
         var out = Array("\u{1B}[\(picture.y + 1);\(picture.x + 1)H".utf8)
         let payload = Base64.encode(picture.rgb)
         var offset = 0
@@ -68,6 +96,7 @@ public enum KittyEncoder {
             out += Array("\u{1B}_G".utf8)
             if first {
                 out += Array("a=T,f=24,s=\(picture.width),v=\(picture.height),C=1,q=2,".utf8)
+                if let cells { out += Array("c=\(cells.columns),r=\(cells.rows),".utf8) }
                 first = false
             }
             out += Array("m=\(more);".utf8)

@@ -143,10 +143,11 @@ import UploadTesting
     /// screen is modelled cell by cell (`Resources/screen_model.py`): after every step, nothing
     /// of an earlier picture may show and the last one must be whole (sixel: pixels are replaced
     /// by whatever is written into their cells; kitty: images stay over the cells until deleted,
-    /// hiding text). `kitty-late` answers the frame question late, as a slow link does, so
-    /// frames are skipped. Without the removal of a sixel picture's rows, or of kitty's images,
-    /// this fails on the first step.
-    @Test(arguments: ["sixel", "kitty-late"])
+    /// hiding text). `kitty-slow` answers the frame question as a link of 1 Mbit/s would, so
+    /// frames are skipped and pictures go halved until the link has been quiet a while, then
+    /// whole. Without the removal of a sixel picture's rows, or of kitty's images, this fails on
+    /// the first step.
+    @Test(arguments: ["sixel", "kitty-slow"])
     func nothingAPictureDrewIsLeftBehind(mode: String) async throws {
         let root = TestFiles.makeTemporaryDirectory("pixel-walk")
         for i in 0..<45 {
@@ -157,7 +158,8 @@ import UploadTesting
         }
         let out = root + "/walk.out"
         let script = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("walk_terminal.py").path
-        let steps = "j*3,j~12,j*12,?,Escape,Tab,Tab,k,PageUp,resize:96x40,j*4,k~6,resize:120x40,G,g,j"
+        let slow = mode.hasSuffix("-slow")
+        let steps = "j*3,j~12,j*12,?,Escape,Tab,Tab,k,PageUp,resize:96x40,j*4,k~6,resize:120x40,G,g,j" + (slow ? ",wait:7" : "")
         let status = try await offPool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -172,7 +174,13 @@ import UploadTesting
         #expect(status == 0)
         let pictures = lines.first.flatMap { Int($0.replacing("pictures ", with: "")) } ?? 0
         #expect(pictures >= 20, "\(mode): pictures drawn in pixels: \(pictures)")
-        let problems = lines.dropFirst().prefix(12).joined(separator: "\n")
-        #expect(lines.count == 1, "\(mode):\n\(problems)")
+        let widths = lines.dropFirst().first.map { $0.split(separator: " ").dropFirst().compactMap { Int($0.split(separator: "x")[0]) } } ?? []
+        let problems = lines.dropFirst(2).prefix(12).joined(separator: "\n")
+        #expect(lines.count == 2, "\(mode):\n\(problems)")
+        #expect(widths.count == pictures, "a size for every picture: \(lines.prefix(2))")
+        if slow, let widest = widths.max(), let narrowest = widths.min() {
+            #expect(narrowest * 2 <= widest + 1, "on a slow link pictures go halved: \(widths)")
+            #expect(widths.last == widest, "and whole once the link has been quiet: \(widths)")
+        }
     }
 }

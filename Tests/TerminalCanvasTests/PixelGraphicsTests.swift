@@ -109,6 +109,33 @@ import Testing
         #expect(String(decoding: KittyEncoder.removeAll, as: UTF8.self) == "\u{1B}_Ga=d,d=A,q=2\u{1B}\\")
     }
 
+    @Test func aHalvedPictureAveragesEachTwoByTwoBlockAndSitsInTheMiddleOfItsCells() throws {
+        // 3 cells of 10x20 pixels across, 2 down; 25x34 pixels (odd: the last column and row go).
+        var rgb: [UInt8] = []
+        for y in 0..<34 { for x in 0..<25 { rgb += [UInt8(x * 10), UInt8(y * 7), x % 2 == 0 ? 255 : 0] } }
+        let picture = PixelPicture(x: 4, y: 2, columns: 3, rows: 2, width: 25, height: 34, rgb: rgb)
+        let half = try #require(picture.halved(cellWidth: 10, cellHeight: 20))
+        #expect((half.width, half.height) == (12, 17))
+        #expect((half.columns, half.rows) == (2, 1))
+        #expect((half.x, half.y) == (4, 2), "(3 - 2) / 2 and (2 - 1) / 2 cells in: none")
+        // Pixel (x, y) is the mean of source (2x...2x+1, 2y...2y+1), rounded.
+        for (x, y) in [(0, 0), (5, 7), (11, 16)] {
+            let i = (y * 12 + x) * 3
+            #expect(half.rgb[i] == UInt8((2 * x * 10 + (2 * x + 1) * 10) / 2 + 0), "red at \(x),\(y)")
+            #expect(half.rgb[i + 1] == UInt8((2 * y * 7 + (2 * y + 1) * 7 + 1) / 2), "green at \(x),\(y)")
+            #expect(half.rgb[i + 2] == 128, "blue: one column of 255 and one of 0")
+        }
+        let wide = PixelPicture(x: 0, y: 0, columns: 8, rows: 4, width: 80, height: 80, rgb: [UInt8](repeating: 9, count: 80 * 80 * 3))
+        let centred = try #require(wide.halved(cellWidth: 10, cellHeight: 20))
+        #expect((centred.x, centred.y, centred.columns, centred.rows) == (2, 1, 4, 2))
+        #expect(Self.halves(14, 14).halved(cellWidth: 10, cellHeight: 20) == nil, "too small to halve")
+    }
+
+    @Test func kittyStretchesAPictureOverTheCellsItIsGiven() {
+        let text = String(decoding: KittyEncoder.show(Self.halves(20, 10), over: (columns: 6, rows: 3)), as: UTF8.self)
+        #expect(text.hasPrefix("\u{1B}[3;5H\u{1B}_Ga=T,f=24,s=20,v=10,C=1,q=2,c=6,r=3,m=0;"))
+    }
+
     @Test func sixelOfASmallPictureReadsAsExpected() {
         // Two red columns and a blue one, six rows: one band, one row of sixels per colour.
         var rgb: [UInt8] = []

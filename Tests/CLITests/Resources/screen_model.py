@@ -27,6 +27,7 @@ class Screen:
         self.wrap_pending = False
         self.pictures = 0           # pictures drawn so far; the last one's number
         self.last = None            # (number, y, x, rows, columns) of the last picture drawn
+        self.sizes = []             # each picture's (width, height) in pixels
         self.images = []            # kitty: [number, y, x, rows, columns]
         self.hidden = []            # kitty: (number, y, x, character) text written under an image
         self.pending = b""
@@ -243,6 +244,7 @@ class Screen:
         if not m:
             return
         rows, columns = self.covered(int(m.group(3)), int(m.group(4)))
+        self.sizes.append((int(m.group(3)), int(m.group(4))))
         self.pictures += 1
         number = self.pictures
         for y in range(self.y, min(self.rows, self.y + rows)):
@@ -259,7 +261,10 @@ class Screen:
             if control.get(b"d", b"a") in (b"a", b"A"):
                 self.images = []
         elif action == b"T" and b"s" in control and b"v" in control:
+            # Stretched over c x r cells when it says so, else 1:1.
             rows, columns = self.covered(int(control[b"s"]), int(control[b"v"]))
+            rows, columns = int(control.get(b"r", rows)), int(control.get(b"c", columns))
+            self.sizes.append((int(control[b"s"]), int(control[b"v"])))
             self.pictures += 1
             self.images.append([self.pictures, self.y, self.x, rows, columns])
             self.last = (self.pictures, self.y, self.x, rows, columns)

@@ -5,14 +5,15 @@ picture drew is left behind.
     walk_terminal.py MODE OUT KEYS -- COMMAND...
 
 MODE is sixel or kitty, answering the monitor's "shown yet?" question (`CSI 5 n`) at once, or
-sixel-late / kitty-late, answering it 0.4 s late as over a slow link (frames are then skipped
-and pictures drawn lightly). The command runs on a pseudo-terminal of 120x40 cells of 10x20 pixels.
+sixel-slow / kitty-slow, answering it as a link of 1 Mbit/s and 100 ms round trip would (once
+what came before it has crossed at that rate): frames are then skipped and pictures drawn
+lightly. The command runs on a pseudo-terminal of 120x40 cells of 10x20 pixels.
 KEYS is a comma-separated list of steps: a key (`j`, `k`, `G`, `g`, `?`, `Escape`, `PageDown`,
 `PageUp`), a key repeated (`j*30`, each a step), a key held (`j~10`: ten presses 30 ms apart,
-one step), or `resize:COLUMNSxROWS`. After each step the terminal waits until the screen has been
+one step), `resize:COLUMNSxROWS`, or `wait:SECONDS` (until the screen has been quiet that long). After each step the terminal waits until the screen has been
 quiet for 0.6 s and asks the model what is wrong with it. At the end it
-types `q`. OUT gets one line `pictures N` (pictures drawn in pixels), then one line per problem
-found: `after STEP: PROBLEM`. Exits with the command's status, or 124 if it outlived 120 s.
+types `q`. OUT gets a line `pictures N` (pictures drawn in pixels), a line `sizes WxH ...` (each
+picture's pixels, in order), then one line per problem found: `after STEP: PROBLEM`. Exits with the command's status, or 124 if it outlived 120 s.
 """
 import fcntl
 import os
@@ -27,8 +28,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from screen_model import Screen  # noqa: E402
 
 mode, out_path, script = sys.argv[1], sys.argv[2], sys.argv[3]
-mode, _, late = mode.partition("-")
-ANSWER_DELAY = 0.4 if late else 0.0
+mode, _, link = mode.partition("-")
+RATE, ROUND_TRIP = (125_000, 0.1) if link == "slow" else (None, 0.0)
+link_free = 0.0  # when what was written so far has crossed the link
 command = sys.argv[sys.argv.index("--") + 1:]
 ANSWERS = {
     "kitty": b"\x1b_Gi=31;OK\x1b\\\x1b[6;20;10t\x1b[?62;22c",
@@ -76,7 +78,7 @@ deadline = time.monotonic() + 120
 def read(timeout):
     """Feeds what arrives within `timeout` to the model and answers what is due. Returns None once
     the command's side has closed, else whether anything arrived."""
-    global answered
+    global answered, link_free
     now = time.monotonic()
     while owed and owed[0] <= now:
         owed.pop(0)
@@ -92,7 +94,10 @@ def read(timeout):
         return None
     screen.feed(chunk)
     record.write(chunk)
-    owed.extend([time.monotonic() + ANSWER_DELAY] * chunk.count(b"\x1b[5n"))
+    now = time.monotonic()
+    if RATE:
+        link_free = max(now, link_free) + len(chunk) / RATE
+    owed.extend([max(now, link_free) + ROUND_TRIP] * chunk.count(b"\x1b[5n"))
     if not answered and b"\x1b_Gi=31" in chunk:
         answered = True
         os.write(fd, ANSWERS[mode])
@@ -119,13 +124,17 @@ for number, step in enumerate(steps):
     if not alive:
         report.append(f"the command ended before step {number + 1} ({step})")
         break
-    if step.startswith("resize:"):
-        columns, rows = map(int, step[len("resize:"):].split("x"))
-        set_size(columns, rows)
-        screen.resize(columns, rows)
+    if step.startswith("wait:"):
+        quiet = float(step[len("wait:"):])
+        alive = settle(quiet=quiet, limit=quiet + 10)
     else:
-        press(step)
-    alive = settle()
+        if step.startswith("resize:"):
+            columns, rows = map(int, step[len("resize:"):].split("x"))
+            set_size(columns, rows)
+            screen.resize(columns, rows)
+        else:
+            press(step)
+        alive = settle()
     for problem in screen.problems():
         report.append(f"after step {number + 1} ({step}): {problem}")
     screen.clear_hidden()
@@ -142,6 +151,7 @@ while time.monotonic() < deadline:
 
 with open(out_path, "w") as f:
     f.write(f"pictures {screen.pictures}\n")
+    f.write("sizes " + " ".join(f"{w}x{h}" for w, h in screen.sizes) + "\n")
     for line in report:
         f.write(line + "\n")
 if status is None:
