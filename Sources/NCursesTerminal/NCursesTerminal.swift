@@ -141,11 +141,16 @@ public final class NCursesTerminal {
         let full = previous.map { $0.width != canvas.width || $0.height != canvas.height } ?? true
         let picture = canvas.picture.flatMap { fits($0.bounds) ? $0 : nil }
         let pixels = pixelGraphics == nil ? nil : canvas.pixels.flatMap { fits($0.bounds) ? $0 : nil }
-        if let old = shownPicture, old != picture {
+        // Curses may move lines with a scroll this frame (a list or a log moved): terminals
+        // move pictures with the lines, and xterm moves every sixel picture on the screen with
+        // any scroll. Pictures are taken off before and drawn again after.
+        let linesMayMove = !full && previous.map { self.linesMayMove(from: $0, to: canvas) } ?? false
+        if let old = shownPicture, old != picture || linesMayMove {
             // The old picture's rows are repainted from what curses holds for them.
             _ = um_redraw_lines(Int32(old.y), Int32(old.rows))
+            if linesMayMove { shownPicture = nil }
         }
-        let pixelsDamaged = pixels.map { full || cellsChanged(in: $0.bounds, from: previous, to: canvas) } ?? false
+        let pixelsDamaged = pixels.map { full || linesMayMove || cellsChanged(in: $0.bounds, from: previous, to: canvas) } ?? false
         // Halved on a slow link and the link has recovered: drawn whole (a sixel picture covers
         // the halved one's cells; a kitty image is replaced).
         let wholeAgain = pixels != nil && pixels == shownPixels && shownPixelsLight && !lightly
@@ -189,12 +194,43 @@ public final class NCursesTerminal {
         return false
     }
 
-    /// Kitty pictures are deleted; sixel pixels live in the cells, which curses repaints.
+    /// Kitty pictures are deleted. Sixel pixels are written over with spaces, every cell of
+    /// them: xterm keeps a picture under cells that were only erased (EL, ECH — what curses
+    /// sends for blanks) and shows it again when it repaints, or after moving it with a scroll.
+    /// Curses then repaints the rows from what it holds.
     private func removePixels(_ old: PixelPicture) {
         switch pixelGraphics?.kind {
         case .kitty: emit(KittyEncoder.removeAll)
-        case .sixel, nil: _ = um_redraw_lines(Int32(old.y), Int32(old.rows))
+        case .sixel, nil:
+            let blanks = [UInt8](repeating: 0x20, count: old.columns)
+            var bytes = Array("\u{1B}[0m".utf8)
+            for row in old.y..<old.y + old.rows { bytes += Array("\u{1B}[\(row + 1);\(old.x + 1)H".utf8) + blanks }
+            emit(bytes + cursorAsCursesHasIt())
+            _ = um_redraw_lines(Int32(old.y), Int32(old.rows))
         }
+    }
+
+    /// Puts the cursor back where curses believes it is, attributes reset (as curses leaves
+    /// them after an update).
+    private func cursorAsCursesHasIt() -> [UInt8] {
+        Array("\u{1B}[0m\u{1B}[\(um_cursor_y() + 1);\(um_cursor_x() + 1)H".utf8)
+    }
+
+    /// Whether curses could move lines with a scroll from `old` to `new`: a row that changed
+    /// held what the new frame shows on another row.
+    private func linesMayMove(from old: Canvas, to new: Canvas) -> Bool {
+        guard old.width == new.width, old.height == new.height else { return false }
+        func key(_ canvas: Canvas, _ y: Int) -> Int {
+            var hasher = Hasher()
+            for i in (y * canvas.width)..<((y + 1) * canvas.width) { hasher.combine(canvas.cells[i]) }
+            return hasher.finalize()
+        }
+        var rows: [Int: [Int]] = [:]
+        for y in 0..<new.height { rows[key(new, y), default: []].append(y) }
+        for y in 0..<old.height where !rowEqual(old, new, y) {
+            if rows[key(old, y)]?.contains(where: { $0 != y }) == true { return true }
+        }
+        return false
     }
 
     /// Sends the picture in real pixels, then puts the cursor back where curses believes it is.
@@ -211,8 +247,7 @@ public final class NCursesTerminal {
         case (.kitty, nil): bytes = KittyEncoder.show(pixels)
         case (.sixel, let light): bytes = SixelEncoder.bytes(light ?? pixels)
         }
-        bytes += Array("\u{1B}[0m\u{1B}[\(um_cursor_y() + 1);\(um_cursor_x() + 1)H".utf8)
-        emit(bytes)
+        emit(bytes + cursorAsCursesHasIt())
         shownPixels = pixels
         shownPixelsLight = light != nil
     }
@@ -230,8 +265,7 @@ public final class NCursesTerminal {
         shownDepth = depth
         var bytes: [UInt8] = []
         for row in rows { bytes += PictureEncoder.bytes(picture, depth: depth, rows: row..<row + 1) }
-        bytes += Array("\u{1B}[0m\u{1B}[\(um_cursor_y() + 1);\(um_cursor_x() + 1)H".utf8)
-        emit(bytes)
+        emit(bytes + cursorAsCursesHasIt())
     }
 
     /// Asks the terminal to answer once it has read this far; the answer is taken out of the

@@ -2,9 +2,12 @@
 the bytes a program writes, it keeps each cell's character and whether a picture's pixels cover
 it, as xterm (sixel) and kitty (kitty graphics) treat them:
 
-- sixel pixels live in the cells: a character written into a cell (a space too), an erase (EL,
-  ED, ECH) or a line moved out of the screen removes them; scrolling, line insertion and
-  deletion move them with their lines;
+- sixel pixels live in the cells as xterm keeps them (what its window shows after it repaints
+  itself, checked under Xvfb): a character written into a cell (a space too), an erase of the
+  display (ED) or a line moved out of the screen removes them, but erasing a line or characters
+  (EL, ECH) only hides them until the next repaint; line insertion and deletion move them with
+  their lines; and a scroll up (a line feed at the bottom of the scroll region, IND, SU) moves
+  every picture on the screen up, inside the region or not;
 - a kitty image lies over the cells until it is deleted: text written under it is hidden, and
   scrolling moves it with its lines.
 
@@ -42,11 +45,17 @@ class Screen:
         self.top, self.bottom = 0, rows - 1
         self.y, self.x = min(self.y, rows - 1), min(self.x, columns - 1)
 
-    def move_lines(self, top, bottom, n):
+    def scroll_up(self, n):
+        """A scroll up of the region by n: its text moves; sixel pixels move everywhere (xterm)."""
+        self.move_lines(self.top, self.bottom, n, pixels=False)
+        self.move_lines(0, self.rows - 1, n, text=False)
+
+    def move_lines(self, top, bottom, n, text=True, pixels=True):
         """Lines top...bottom move up by n (down when n < 0); lines coming in are blank."""
         if n == 0 or top > bottom:
             return
-        for grid, blank in ((self.text, " "), (self.pixels, None)):
+        grids = ([(self.text, " ")] if text else []) + ([(self.pixels, None)] if pixels else [])
+        for grid, blank in grids:
             block = grid[top:bottom + 1]
             size = len(block)
             if n > 0:
@@ -55,6 +64,8 @@ class Screen:
                 m = min(-n, size)
                 block = [[blank] * self.columns for _ in range(m)] + block[:size - m]
             grid[top:bottom + 1] = [list(line) for line in block]
+        if not text:
+            return
         kept = []
         for image in self.images:
             if top <= image[1] <= bottom:
@@ -64,10 +75,11 @@ class Screen:
             kept.append(image)
         self.images = kept
 
-    def erase(self, y, x0, x1):
+    def erase(self, y, x0, x1, pixels=True):
         for x in range(max(0, x0), min(self.columns, x1)):
             self.text[y][x] = " "
-            self.pixels[y][x] = None
+            if pixels:
+                self.pixels[y][x] = None
 
     # Bytes
 
@@ -107,7 +119,7 @@ class Screen:
     def line_feed(self):
         self.wrap_pending = False
         if self.y == self.bottom:
-            self.move_lines(self.top, self.bottom, 1)
+            self.scroll_up(1)
         elif self.y < self.rows - 1:
             self.y += 1
 
@@ -205,7 +217,7 @@ class Screen:
             self.x = max(0, self.x - p(0))
         elif final == "K":
             mode = p(0, 0)
-            self.erase(self.y, self.x if mode == 0 else 0, self.x + 1 if mode == 1 else self.columns)
+            self.erase(self.y, self.x if mode == 0 else 0, self.x + 1 if mode == 1 else self.columns, pixels=False)
         elif final == "J":
             mode = p(0, 0)
             rows = range(self.y + 1, self.rows) if mode == 0 else range(0, self.y) if mode == 1 else range(self.rows)
@@ -214,12 +226,14 @@ class Screen:
             for y in rows:
                 self.erase(y, 0, self.columns)
         elif final == "X":
-            self.erase(self.y, self.x, self.x + p(0))
+            self.erase(self.y, self.x, self.x + p(0), pixels=False)
         elif final in ("M", "L"):
             if self.top <= self.y <= self.bottom:
                 self.move_lines(self.y, self.bottom, p(0) if final == "M" else -p(0))
-        elif final in ("S", "T"):
-            self.move_lines(self.top, self.bottom, p(0) if final == "S" else -p(0))
+        elif final == "S":
+            self.scroll_up(p(0))
+        elif final == "T":
+            self.move_lines(self.top, self.bottom, -p(0))
         elif final == "r":
             self.top, self.bottom = p(0) - 1, min(self.rows, p(1, self.rows)) - 1
             self.y = self.x = 0
