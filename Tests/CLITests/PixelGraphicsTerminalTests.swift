@@ -144,7 +144,7 @@ import UploadTesting
     /// of an earlier picture may show and the last one must be whole (sixel: pixels are replaced
     /// by whatever is written into their cells; kitty: images stay over the cells until deleted,
     /// hiding text). `kitty-slow` answers the frame question as a link of 1 Mbit/s would, so
-    /// frames are skipped and pictures go halved until the link has been quiet a while, then
+    /// frames are skipped and pictures go lighter (kitty: halved twice) until the link has been quiet a while, then
     /// whole. Without the removal of a sixel picture's rows, or of kitty's images, this fails on
     /// the first step.
     @Test(arguments: ["sixel", "kitty-slow"])
@@ -179,7 +179,7 @@ import UploadTesting
         #expect(lines.count == 2, "\(mode):\n\(problems)")
         #expect(widths.count == pictures, "a size for every picture: \(lines.prefix(2))")
         if slow, let widest = widths.max(), let narrowest = widths.min() {
-            #expect(narrowest * 2 <= widest + 1, "on a slow link pictures go halved: \(widths)")
+            #expect(narrowest * 2 <= widest + 1, "on a slow link pictures go lighter: \(widths)")
             #expect(widths.last == widest, "and whole once the link has been quiet: \(widths)")
         }
     }
