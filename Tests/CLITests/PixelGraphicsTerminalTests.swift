@@ -139,7 +139,8 @@ import UploadTesting
 
     /// The monitor walked through a folder longer than its list (the list scrolls), with a key
     /// held, into the help and out, to the queue pane and back, resized to the narrow layout
-    /// (the list beside the picture) and back, to the end and the start, in a terminal whose
+    /// (the list beside the picture) and back, to the end and the start, then every photo queued
+    /// and failing (the log scrolls beside the picture), in a terminal whose
     /// screen is modelled cell by cell (`Resources/screen_model.py`): after every step, nothing
     /// of an earlier picture may show and the last one must be whole (sixel: pixels are replaced
     /// by whatever is written into their cells; kitty: images stay over the cells until deleted,
@@ -159,7 +160,10 @@ import UploadTesting
         let out = root + "/walk.out"
         let script = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("walk_terminal.py").path
         let slow = mode.hasSuffix("-slow")
-        let steps = "j*3,j~12,j*12,?,Escape,Tab,Tab,k,PageUp,resize:96x40,j*4,k~6,resize:120x40,G,g,j" + (slow ? ",wait:7" : "")
+        // Last, every photo queued to a port where nothing listens: failures fill the log (it
+        // scrolls beside the picture) while the cursor rests.
+        let steps = "j*3,j~12,j*12,?,Escape,Tab,Tab,k,PageUp,resize:96x40,j*4,k~6,resize:120x40,G,g,j,Star,u,wait:3"
+            + (slow ? ",wait:7" : "")
         let status = try await offPool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -9,7 +9,7 @@ sixel-slow / kitty-slow, answering it as a link of 1 Mbit/s and 100 ms round tri
 what came before it has crossed at that rate): frames are then skipped and pictures drawn
 lightly. The command runs on a pseudo-terminal of 120x40 cells of 10x20 pixels.
 KEYS is a comma-separated list of steps: a key (`j`, `k`, `G`, `g`, `?`, `Escape`, `PageDown`,
-`PageUp`), a key repeated (`j*30`, each a step), a key held (`j~10`: ten presses 30 ms apart,
+`PageUp`, `Star` for `*`, `Space`), a key repeated (`j*30`, each a step), a key held (`j~10`: ten presses 30 ms apart,
 one step), `resize:COLUMNSxROWS`, or `wait:SECONDS` (until the screen has been quiet that long). After each step the terminal waits until the screen has been
 quiet for 0.6 s and asks the model what is wrong with it. At the end it
 types `q`. OUT gets a line `pictures N` (pictures drawn in pixels), a line `sizes WxH ...` (each
@@ -36,7 +36,7 @@ ANSWERS = {
     "kitty": b"\x1b_Gi=31;OK\x1b\\\x1b[6;20;10t\x1b[?62;22c",
     "sixel": b"\x1b[?1;0;1024S\x1b[6;20;10t\x1b[?62;4;22c",
 }
-KEYS = {"Escape": b"\x1b", "Tab": b"\t", "PageDown": b"\x1b[6~", "PageUp": b"\x1b[5~", "Home": b"\x1b[H", "End": b"\x1b[F"}
+KEYS = {"Escape": b"\x1b", "Tab": b"\t", "Star": b"*", "Space": b" ", "PageDown": b"\x1b[6~", "PageUp": b"\x1b[5~", "Home": b"\x1b[H", "End": b"\x1b[F"}
 CELL_W, CELL_H = 10, 20
 
 steps = []
