@@ -33,7 +33,7 @@ public protocol MonitorTerminal: AnyObject {
     /// How many such answers came with the keys read since the last call.
     func takeShownAnswers() -> Int
     /// On a slow link (`FramePacer.slowLink`) pictures go out in fewer bytes (the 256-colour
-    /// palette instead of 24-bit colour; pictures in pixels halved). True when a picture on
+    /// palette instead of 24-bit colour; pictures in pixels smaller). True when a picture on
     /// screen should be drawn again now that the link has recovered.
     func drawLightly(_ lightly: Bool) -> Bool
     /// Bytes straight to the terminal between frames (bell, notification escapes).

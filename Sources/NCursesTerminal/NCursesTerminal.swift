@@ -20,7 +20,7 @@ public final class NCursesTerminal {
     /// The picture on screen now, drawn over cells curses believes blank.
     private var shownPicture: CellPicture?
     private var shownPixels: PixelPicture?
-    /// Whether the picture in pixels went out halved on a slow link (drawn whole once it recovers).
+    /// Whether the picture in pixels went out smaller on a slow link (drawn whole once it recovers).
     private var shownPixelsLight = false
     /// Drops answers to the start-up questions that arrive after the wait for them.
     private var lateReplies: LateReplyFilter
@@ -154,8 +154,8 @@ public final class NCursesTerminal {
             if cellsInTheWay { shownPicture = nil }
         }
         let pixelsDamaged = pixels.map { full || pixelsInTheWay || cellsChanged(in: $0.bounds, from: previous, to: canvas) } ?? false
-        // Halved on a slow link and the link has recovered: drawn whole (a sixel picture covers
-        // the halved one's cells; a kitty image is replaced).
+        // Smaller on a slow link and the link has recovered: drawn whole (a sixel picture covers
+        // the smaller one's cells; a kitty image is replaced).
         let wholeAgain = pixels != nil && pixels == shownPixels && shownPixelsLight && !lightly
         if let old = shownPixels, old != pixels || pixelsDamaged || (wholeAgain && pixelGraphics?.kind == .kitty) {
             removePixels(old)
@@ -291,8 +291,8 @@ public final class NCursesTerminal {
     public func takeShownAnswers() -> Int { lateReplies.takeStatusAnswers() }
 
     /// While the link is slow, pictures in cells go in the 256-colour palette (about half the
-    /// bytes) and pictures in pixels halved (a quarter). True when the one on screen should be
-    /// drawn again now that the link has recovered.
+    /// bytes) and pictures in pixels smaller (`drawPixels`). True when the one on screen should
+    /// be drawn again now that the link has recovered.
     public func drawLightly(_ lightly: Bool) -> Bool {
         defer { self.lightly = lightly }
         guard !lightly && self.lightly else { return false }
