@@ -141,19 +141,20 @@ public final class NCursesTerminal {
         let full = previous.map { $0.width != canvas.width || $0.height != canvas.height } ?? true
         let picture = canvas.picture.flatMap { fits($0.bounds) ? $0 : nil }
         let pixels = pixelGraphics == nil ? nil : canvas.pixels.flatMap { fits($0.bounds) ? $0 : nil }
-        // Curses may move lines with a scroll this frame (a list or a log moved): terminals move
-        // what is on those lines with them, pictures too, and xterm moves every sixel picture on
-        // the screen with any scroll. Pictures in the way are taken off before and drawn again after.
-        let moving = full ? nil : previous.flatMap { self.rowsThatMayMove(from: $0, to: canvas) }
-        func movesWith(_ area: Rect) -> Bool { moving?.overlaps(area.y..<area.maxY) ?? false }
-        let cellsInTheWay = shownPicture.map { movesWith($0.bounds) } ?? false
-        let pixelsInTheWay = moving != nil && (pixelGraphics?.kind == .sixel || pixels.map { movesWith($0.bounds) } ?? false)
-        if let old = shownPicture, old != picture || cellsInTheWay {
+        // Curses could move lines with a scroll this frame (a list or a log moved). Terminals move
+        // pictures with the lines, and xterm moves every sixel picture on the screen with any
+        // scroll, which curses cannot know: while a picture is on screen, those lines are
+        // repainted in place instead (a sixel picture under them is drawn again after).
+        let repaint = full || (shownPicture == nil && shownPixels == nil) ? [] : previous.map { scrollSources(from: $0, to: canvas) } ?? []
+        for y in repaint { _ = um_redraw_lines(Int32(y), 1) }
+        if let old = shownPicture, old != picture {
             // The old picture's rows are repainted from what curses holds for them.
             _ = um_redraw_lines(Int32(old.y), Int32(old.rows))
-            if cellsInTheWay { shownPicture = nil }
         }
-        let pixelsDamaged = pixels.map { full || pixelsInTheWay || cellsChanged(in: $0.bounds, from: previous, to: canvas) } ?? false
+        let pixelsDamaged = pixels.map { pixels in
+            full || cellsChanged(in: pixels.bounds, from: previous, to: canvas)
+                || (pixelGraphics?.kind == .sixel && repaint.contains { $0 >= pixels.y && $0 < pixels.y + pixels.rows })
+        } ?? false
         // Smaller on a slow link and the link has recovered: drawn whole (a sixel picture covers
         // the smaller one's cells; a kitty image is replaced).
         let wholeAgain = pixels != nil && pixels == shownPixels && shownPixelsLight && !lightly
@@ -219,11 +220,11 @@ public final class NCursesTerminal {
         Array("\u{1B}[0m\u{1B}[\(um_cursor_y() + 1);\(um_cursor_x() + 1)H".utf8)
     }
 
-    /// The rows curses could move with a scroll from `old` to `new` (nil: none): from the first
-    /// to the last row that changed while holding what the new frame shows on another row, and
-    /// those other rows.
-    private func rowsThatMayMove(from old: Canvas, to new: Canvas) -> Range<Int>? {
-        guard old.width == new.width, old.height == new.height else { return nil }
+    /// The rows curses could move with a scroll from `old` to `new`: those that changed while
+    /// holding what the new frame shows on another row. Repainted, they match nothing, and
+    /// curses moves no line.
+    private func scrollSources(from old: Canvas, to new: Canvas) -> [Int] {
+        guard old.width == new.width, old.height == new.height else { return [] }
         func key(_ canvas: Canvas, _ y: Int) -> Int {
             var hasher = Hasher()
             for i in (y * canvas.width)..<((y + 1) * canvas.width) { hasher.combine(canvas.cells[i]) }
@@ -231,14 +232,9 @@ public final class NCursesTerminal {
         }
         var rows: [Int: [Int]] = [:]
         for y in 0..<new.height { rows[key(new, y), default: []].append(y) }
-        var low = Int.max, high = Int.min
-        for y in 0..<old.height where !rowEqual(old, new, y) {
-            for other in rows[key(old, y)] ?? [] where other != y {
-                low = min(low, y, other)
-                high = max(high, y, other)
-            }
+        return (0..<old.height).filter { y in
+            !rowEqual(old, new, y) && rows[key(old, y)]?.contains(where: { $0 != y }) == true
         }
-        return low <= high ? low..<high + 1 : nil
     }
 
     /// Sends the picture in real pixels, then puts the cursor back where curses believes it is.
