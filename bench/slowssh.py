@@ -16,6 +16,8 @@ import argparse, hashlib, os, re, shutil, signal, socket, statistics, subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PHOTOS = 60
+# Longer than the monitor's memory of a slow link (FramePacer.linkMemory, 5 s).
+QUIET_WHOLE = 6.5
 
 
 def free_port():
@@ -152,39 +154,50 @@ class TmuxScreen:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], stderr=subprocess.DEVNULL)
 
 
-class XtermScreen:
-    """The local terminal is xterm under Xvfb: keys by xdotool, the screen by xwd of the root
-    window (its hash: xterm keeps no text to read back)."""
-    name = "xterm"
+class X11Screen:
+    """The local terminal is xterm or kitty under Xvfb: keys by xdotool, the screen by xwd of the
+    terminal's window (its hash: neither keeps text to read back)."""
 
-    def __init__(self, work, command, width, height):
+    def __init__(self, work, command, width, height, terminal="xterm"):
+        self.name = terminal
         self.display = f":{90 + os.getpid() % 100}"
-        self.xvfb = subprocess.Popen(["Xvfb", self.display, "-screen", "0", "1400x1000x24", "-nolisten", "tcp"],
+        self.xvfb = subprocess.Popen(["Xvfb", self.display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.env = dict(os.environ, DISPLAY=self.display)
         for _ in range(100):
             if subprocess.run(["xdpyinfo"], env=self.env, capture_output=True).returncode == 0:
                 break
             time.sleep(0.05)
-        # A VT340 with 256 colour registers: xterm's sixel terminal (the monitor asks; with
-        # --graphics cells it never sends pixels).
-        self.xterm = subprocess.Popen(["xterm", "-u8", "-ti", "vt340", "-geometry", f"{width}x{height}+0+0",
-                                       "-xrm", "XTerm*allowSendEvents: true", "-xrm", "XTerm*numColorRegisters: 256",
-                                       "-e", "sh", "-c", command], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if terminal == "kitty":
+            # Kitty draws with OpenGL: Mesa's software renderer under Xvfb. It takes no synthetic
+            # key events, so keys go through XTEST to the focused window.
+            self.env["LIBGL_ALWAYS_SOFTWARE"] = "1"
+            argv = ["kitty", "--config", "NONE", "--class", "uploadmon-bench", "-o", "font_size=9",
+                    "-o", f"initial_window_width={width}c", "-o", f"initial_window_height={height}c",
+                    "-o", "remember_window_size=no", "-o", "cursor_blink_interval=0", "sh", "-c", command]
+        else:
+            # A VT340 with 256 colour registers: xterm's sixel terminal (the monitor asks; with
+            # --graphics cells it never sends pixels).
+            argv = ["xterm", "-u8", "-ti", "vt340", "-geometry", f"{width}x{height}+0+0", "-class", "uploadmon-bench",
+                    "-xrm", "*allowSendEvents: true", "-xrm", "*numColorRegisters: 256", "-e", "sh", "-c", command]
+        self.terminal = subprocess.Popen(argv, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.window = None
-        for _ in range(100):
-            found = subprocess.run(["xdotool", "search", "--class", "xterm"], env=self.env, capture_output=True, text=True).stdout.split()
+        for attempt in range(200):
+            by = "--class" if attempt % 2 else "--classname"
+            found = subprocess.run(["xdotool", "search", by, "uploadmon-bench"], env=self.env, capture_output=True, text=True).stdout.split()
             if found:
                 self.window = found[-1]
                 break
             time.sleep(0.1)
         if not self.window:
-            raise SystemExit("xterm did not open a window")
-        self.texts = {}
+            raise SystemExit(f"{terminal} did not open a window")
+        if terminal == "kitty":
+            subprocess.run(["xdotool", "windowfocus", "--sync", self.window], env=self.env, stderr=subprocess.DEVNULL)
 
     def key(self, *keys):
         names = {"*": "asterisk"}
-        subprocess.run(["xdotool", "key", "--window", self.window, *[names.get(k, k) for k in keys]], env=self.env,
+        target = [] if self.name == "kitty" else ["--window", self.window]
+        subprocess.run(["xdotool", "key", *target, *[names.get(k, k) for k in keys]], env=self.env,
                        stderr=subprocess.DEVNULL, check=True)
 
     def shot(self):
@@ -201,8 +214,14 @@ class XtermScreen:
     def text(self, sample):
         return ""
 
+    def repainted(self):
+        """The screen after the X server has asked every window to paint itself again: what the
+        terminal holds, not what it left in the window's pixels."""
+        subprocess.run(["xrefresh", "-display", self.display], env=self.env, stderr=subprocess.DEVNULL)
+        return settle(self, quiet=0.5)
+
     def close(self):
-        for p in (self.xterm, self.xvfb):
+        for p in (self.terminal, self.xvfb):
             p.terminate()
 
 
@@ -254,13 +273,18 @@ def wait_for_monitor(binary, other_than=None):
 
 def settle(screen, quiet=2.0, limit=30.0):
     """Waits until the screen has not changed for `quiet` seconds; returns the last sample."""
+    return settle_since(screen, quiet, limit)[0]
+
+
+def settle_since(screen, quiet, limit=30.0):
+    """settle, and when the screen last changed."""
     last, since, start = None, time.monotonic(), time.monotonic()
     while time.monotonic() - start < limit:
         s = screen.sample()
         if s != last:
             last, since = s, time.monotonic()
         elif time.monotonic() - since >= quiet:
-            return s
+            return s, since
         time.sleep(0.02)
     raise SystemExit("the screen never settled")
 
@@ -338,10 +362,12 @@ def main():
     parser.add_argument("--mbit", type=float, default=1)
     parser.add_argument("--delay-ms", type=float, default=50, help="one way; the round trip is twice it")
     parser.add_argument("--xterm", action="store_true", help="the local terminal is xterm under Xvfb, not tmux")
+    parser.add_argument("--kitty", action="store_true", help="the local terminal is kitty under Xvfb, not tmux")
     parser.add_argument("--graphics", default="cells", choices=["cells", "auto"],
                         help="cells: half blocks only; auto: real pixels where the terminal shows them (xterm here speaks sixel)")
     parser.add_argument("--size", default="160x45")
     parser.add_argument("--keep", help="a folder where screens that differ are kept")
+    parser.add_argument("--record", help="a file that gets everything the terminal was sent (script -a)")
     parser.add_argument("--upload-seconds", type=float, default=10)
     args = parser.parse_args()
     width, height = map(int, args.size.split("x"))
@@ -364,9 +390,13 @@ def main():
         os.makedirs(f"{work}/run", mode=0o700)
         remote = f"cd {cache} && exec env {env} {args.bin} monitor --to http://127.0.0.1:{port}/photo --limit-rate 64k --graphics {args.graphics}"
         # The monitor is started again whenever it quits (the check that nothing is left over).
-        command = (f"while :; do ssh -p {relay.port} -i {work}/user -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
-                   f"-o LogLevel=ERROR -t root@127.0.0.1 '{remote}'; sleep 0.2; done")
-        screen = (XtermScreen if args.xterm else TmuxScreen)(work, command, width, height)
+        record = f'script -q -f -a {os.path.abspath(args.record)} -c "' if args.record else ""
+        command = (f"while :; do {record}ssh -p {relay.port} -i {work}/user -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
+                   f"-o LogLevel=ERROR -t root@127.0.0.1 '{remote}'" + ('"' if record else "") + "; sleep 0.2; done")
+        if args.xterm or args.kitty:
+            screen = X11Screen(work, command, width, height, "kitty" if args.kitty else "xterm")
+        else:
+            screen = TmuxScreen(work, command, width, height)
         monitor = wait_for_monitor(args.bin)
         print(f"{screen.name} {width}x{height} over ssh through a relay of {args.mbit:g} Mbit/s, "
               f"{2 * args.delay_ms:g} ms round trip; {PHOTOS} photos of 3000x2000; --graphics {args.graphics}; {args.bin}")
@@ -395,6 +425,11 @@ def main():
             lag = (changes[-1] - last_key) if changes else 0.0
             during = sum(1 for t, s in sampler.changes if start <= t <= last_key)
             shows = ""
+            if args.graphics == "auto":
+                # On a slow link the picture went halved; it is drawn whole once the link has
+                # been quiet for a while (5 s). Everything below compares whole pictures.
+                final, since = settle_since(screen, quiet=QUIET_WHOLE)
+                shows += f"(whole picture {since - last_key:.1f} s after the last key) "
             ok = True
             if screen.name == "tmux":
                 text = screen.text(final)
@@ -412,11 +447,21 @@ def main():
                     shows = (f"({'palette' if mode == '5' else '24-bit'} {len(grid[0])}x{len(grid)} picture; {far[last_name]:.0f} per pixel from "
                              f"{last_name}, next nearest {other} at {far[other]:.0f})")
             # The same place drawn afresh (up one photo and back) must look the same.
+            quiet = QUIET_WHOLE if args.graphics == "auto" else 1.0
             screen.key("k")
-            settle(screen, quiet=1.0)
+            settle(screen, quiet=quiet)
             screen.key("j")
-            again = settle(screen, quiet=1.0)
+            again = settle(screen, quiet=quiet)
             fresh = again == final
+            # What the terminal holds, not only what its window last showed: xterm keeps pictures
+            # under erased cells and moves them with scrolls without showing it until it repaints.
+            repainted_same = True
+            if hasattr(screen, "repainted") and screen.repainted() != again:
+                repainted_same = False
+                shows += "; DIFFERS once the terminal repainted itself (it held a picture its window did not show)"
+                if args.keep:
+                    screen.save(os.path.join(args.keep, f"round{round_number}-repainted"))
+                again = settle(screen, quiet=0.5)
             # Nothing left over: the monitor quit and started again at the same photo draws the
             # same screen (a picture's leftovers survive "up one and back", not a restart).
             if args.keep:
@@ -425,11 +470,11 @@ def main():
             monitor = wait_for_monitor(args.bin, other_than=monitor)
             settle(screen)
             screen.key("End")
-            restarted = settle(screen, quiet=3.0)
+            restarted = settle(screen, quiet=max(3.0, quiet))
             same = restarted == again
             if args.keep and not same:
                 screen.save(os.path.join(args.keep, f"round{round_number}-restarted"))
-            ok = ok and fresh and same
+            ok = ok and fresh and same and repainted_same
             shows += "; same as drawn afresh" if fresh else "; DIFFERS from the same place drawn afresh"
             shows += "; same after a restart" if same else "; DIFFERS after a restart (something was left over)"
             results.append((lag, written / (PHOTOS - 1), ok))

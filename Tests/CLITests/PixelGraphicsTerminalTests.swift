@@ -8,7 +8,7 @@ import UploadTesting
 /// when the cursor moves on and at exit; a sixel terminal gets sixel that libsixel's own decoder
 /// (`sixel2png`) reads back as the photo; a terminal that answers nothing, or says nothing of
 /// graphics, or runs inside tmux, gets half blocks.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct PixelGraphicsTerminalTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct PixelGraphicsTerminalTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources/fake_terminal.py").path
 
     /// Runs the monitor on a JPEG and a PNG (red left, blue right) in a terminal of `mode`;
