@@ -142,10 +142,17 @@ public final class NCursesTerminal {
         let picture = canvas.picture.flatMap { fits($0.bounds) ? $0 : nil }
         let pixels = pixelGraphics == nil ? nil : canvas.pixels.flatMap { fits($0.bounds) ? $0 : nil }
         // Curses could move lines with a scroll this frame (a list or a log moved). Terminals move
-        // pictures with the lines, and xterm moves every sixel picture on the screen with any
-        // scroll, which curses cannot know: while a picture is on screen, those lines are
-        // repainted in place instead (a sixel picture under them is drawn again after).
-        let repaint = full || (shownPicture == nil && shownPixels == nil) ? [] : previous.map { scrollSources(from: $0, to: canvas) } ?? []
+        // pictures with the lines of a scroll region, and xterm moves every sixel picture on the
+        // screen with any scroll, which curses cannot know: then those lines are repainted in
+        // place instead (a sixel picture under them is drawn again after).
+        var repaint: [Int] = []
+        if !full, shownPicture != nil || shownPixels != nil, let previous {
+            let (sources, span) = scrollSources(from: previous, to: canvas)
+            func crosses(_ area: Rect?) -> Bool { area.map { span.overlaps($0.y..<$0.maxY) } ?? false }
+            if !sources.isEmpty, pixelGraphics?.kind == .sixel && shownPixels != nil || crosses(shownPicture?.bounds) || crosses(shownPixels?.bounds) {
+                repaint = sources
+            }
+        }
         for y in repaint { _ = um_redraw_lines(Int32(y), 1) }
         if let old = shownPicture, old != picture {
             // The old picture's rows are repainted from what curses holds for them.
@@ -220,11 +227,11 @@ public final class NCursesTerminal {
         Array("\u{1B}[0m\u{1B}[\(um_cursor_y() + 1);\(um_cursor_x() + 1)H".utf8)
     }
 
-    /// The rows curses could move with a scroll from `old` to `new`: those that changed while
-    /// holding what the new frame shows on another row. Repainted, they match nothing, and
-    /// curses moves no line.
-    private func scrollSources(from old: Canvas, to new: Canvas) -> [Int] {
-        guard old.width == new.width, old.height == new.height else { return [] }
+    /// The rows curses could move with a scroll from `old` to `new` — those that changed while
+    /// holding what the new frame shows on another row; repainted, they match nothing and curses
+    /// moves no line — and the rows such a scroll could span (they and where they reappear).
+    private func scrollSources(from old: Canvas, to new: Canvas) -> (sources: [Int], span: Range<Int>) {
+        guard old.width == new.width, old.height == new.height else { return ([], 0..<0) }
         func key(_ canvas: Canvas, _ y: Int) -> Int {
             var hasher = Hasher()
             for i in (y * canvas.width)..<((y + 1) * canvas.width) { hasher.combine(canvas.cells[i]) }
@@ -232,9 +239,16 @@ public final class NCursesTerminal {
         }
         var rows: [Int: [Int]] = [:]
         for y in 0..<new.height { rows[key(new, y), default: []].append(y) }
-        return (0..<old.height).filter { y in
-            !rowEqual(old, new, y) && rows[key(old, y)]?.contains(where: { $0 != y }) == true
+        var sources: [Int] = []
+        var low = Int.max, high = Int.min
+        for y in 0..<old.height where !rowEqual(old, new, y) {
+            let elsewhere = (rows[key(old, y)] ?? []).filter { $0 != y }
+            guard !elsewhere.isEmpty else { continue }
+            sources.append(y)
+            low = min(low, y, elsewhere.min()!)
+            high = max(high, y, elsewhere.max()!)
         }
+        return (sources, sources.isEmpty ? 0..<0 : low..<high + 1)
     }
 
     /// Sends the picture in real pixels, then puts the cursor back where curses believes it is.
