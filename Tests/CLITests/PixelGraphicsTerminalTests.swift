@@ -177,7 +177,9 @@ import UploadTesting
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(status == 0)
         let pictures = lines.first.flatMap { Int($0.replacing("pictures ", with: "")) } ?? 0
-        #expect(pictures >= 20, "\(mode): pictures drawn in pixels: \(pictures)")
+        // At least some steps ended with a picture in pixels (how many depends on how soon the
+        // machine decodes: a step moves on after 0.6 s of quiet).
+        #expect(pictures >= 8, "\(mode): pictures drawn in pixels: \(pictures)")
         let widths = lines.dropFirst().first.map { $0.split(separator: " ").dropFirst().compactMap { Int($0.split(separator: "x")[0]) } } ?? []
         let problems = lines.dropFirst(2).prefix(12).joined(separator: "\n")
         #expect(lines.count == 2, "\(mode):\n\(problems)")

@@ -11,7 +11,8 @@ lightly. The command runs on a pseudo-terminal of 120x40 cells of 10x20 pixels.
 KEYS is a comma-separated list of steps: a key (`j`, `k`, `G`, `g`, `?`, `Escape`, `PageDown`,
 `PageUp`, `Star` for `*`, `Space`), a key repeated (`j*30`, each a step), a key held (`j~10`: ten presses 30 ms apart,
 one step), `resize:COLUMNSxROWS`, or `wait:SECONDS` (until the screen has been quiet that long). After each step the terminal waits until the screen has been
-quiet for 0.6 s and asks the model what is wrong with it. At the end it
+quiet for 0.6 s and asks what the model found wrong at the end of the last frame (the monitor
+ends each with `CSI 5 n`). At the end it
 types `q`. OUT gets a line `pictures N` (pictures drawn in pixels), a line `sizes WxH ...` (each
 picture's pixels, in order), then one line per problem found: `after STEP: PROBLEM`. Exits with the command's status, or 124 if it outlived 120 s.
 """
@@ -69,6 +70,7 @@ set_size(120, 40)
 screen = Screen(120, 40, CELL_W, CELL_H)
 record = open(out_path + ".raw", "wb")  # everything the command wrote, for a failure's reader
 answered = False
+frame_problems = []  # what was wrong at the end of the last frame
 owed = []  # when each "shown yet?" answer is due
 status = None
 report = []
@@ -92,7 +94,14 @@ def read(timeout):
         chunk = b""
     if not chunk:
         return None
-    screen.feed(chunk)
+    # The screen is judged as it stands at the end of a frame (the monitor asks CSI 5 n after
+    # each), never halfway through one.
+    global frame_problems
+    pieces = chunk.split(b"\x1b[5n")
+    for i, piece in enumerate(pieces):
+        screen.feed(piece + (b"\x1b[5n" if i < len(pieces) - 1 else b""))
+        if i < len(pieces) - 1:
+            frame_problems = screen.problems()
     record.write(chunk)
     now = time.monotonic()
     if RATE:
@@ -135,7 +144,7 @@ for number, step in enumerate(steps):
         else:
             press(step)
         alive = settle()
-    for problem in screen.problems():
+    for problem in frame_problems:
         report.append(f"after step {number + 1} ({step}): {problem}")
     screen.clear_hidden()
 
