@@ -22,6 +22,8 @@ public final class NCursesTerminal {
     private var shownPixels: PixelPicture?
     /// Whether the picture in pixels went out smaller on a slow link (drawn whole once it recovers).
     private var shownPixelsLight = false
+    /// The id of kitty pictures inside tmux (`KittyPlaceholders`).
+    private let kittyID = KittyPlaceholders.id(process: getpid())
     /// Drops answers to the start-up questions that arrive after the wait for them.
     private var lateReplies: LateReplyFilter
     private var pairs: [Int: Int16] = [:]
@@ -74,7 +76,7 @@ public final class NCursesTerminal {
     public func close() {
         guard !closed else { return }
         closed = true
-        if shownPixels != nil && pixelGraphics?.kind == .kitty { emit(KittyEncoder.removeAll) }
+        if shownPixels != nil && pixelGraphics?.kind == .kitty { emit(deleteKittyPictures()) }
         curs_set(1)
         endwin()
         TerminalRestore.deactivate()
@@ -87,11 +89,11 @@ public final class NCursesTerminal {
         self.height = Int(um_lines())
         previous = nil
         shownPicture = nil
-        if shownPixels != nil && pixelGraphics?.kind == .kitty { emit(KittyEncoder.removeAll) }
+        if shownPixels != nil && pixelGraphics?.kind == .kitty { emit(deleteKittyPictures()) }
         shownPixels = nil
         // A new font size changes the cell's pixels, and the size of pictures with it.
         if let graphics = pixelGraphics, let cell = TerminalProbe.windowCell() {
-            pixelGraphics = PixelGraphics(kind: graphics.kind, cellWidth: cell.width, cellHeight: cell.height)
+            pixelGraphics = PixelGraphics(kind: graphics.kind, cellWidth: cell.width, cellHeight: cell.height, throughTmux: graphics.throughTmux)
         }
         clearok(um_stdscr(), true)
     }
@@ -211,7 +213,10 @@ public final class NCursesTerminal {
     /// Curses then repaints the rows from what it holds.
     private func removePixels(_ old: PixelPicture) {
         switch pixelGraphics?.kind {
-        case .kitty: emit(KittyEncoder.removeAll)
+        case .kitty:
+            emit(deleteKittyPictures())
+            // Inside tmux the placeholders are text curses does not know of: it rewrites the rows.
+            if pixelGraphics?.throughTmux == true { _ = um_redraw_lines(Int32(old.y), Int32(old.rows)) }
         case .sixel, nil:
             let blanks = [UInt8](repeating: 0x20, count: old.columns)
             var bytes = Array("\u{1B}[0m".utf8)
@@ -219,6 +224,12 @@ public final class NCursesTerminal {
             emit(bytes + cursorAsCursesHasIt())
             _ = um_redraw_lines(Int32(old.y), Int32(old.rows))
         }
+    }
+
+    /// Kitty pictures are deleted all at once (the monitor shows one at a time); inside tmux,
+    /// whose terminal other panes' programs share, only this one's, by its id.
+    private func deleteKittyPictures() -> [UInt8] {
+        pixelGraphics?.throughTmux == true ? KittyPlaceholders.remove(id: kittyID) : KittyEncoder.removeAll
     }
 
     /// Puts the cursor back where curses believes it is, attributes reset (as curses leaves
@@ -263,6 +274,9 @@ public final class NCursesTerminal {
         }
         var bytes: [UInt8]
         switch (graphics.kind, light) {
+        case (.kitty, let light) where graphics.throughTmux:
+            bytes = KittyPlaceholders.place(light ?? pixels, id: kittyID, over: (pixels.columns, pixels.rows))
+                + KittyPlaceholders.cells(id: kittyID, x: pixels.x, y: pixels.y, columns: pixels.columns, rows: pixels.rows)
         case (.kitty, var light?):
             (light.x, light.y) = (pixels.x, pixels.y)
             bytes = KittyEncoder.show(light, over: (pixels.columns, pixels.rows))

@@ -4,7 +4,8 @@ import TerminalCanvas
 
 /// How pictures reach the screen: `auto` asks the terminal; the others are the user's word.
 public enum GraphicsChoice: String, Sendable, CaseIterable {
-    /// Ask the terminal (not inside tmux or screen): kitty graphics, else sixel, else cells.
+    /// Ask the terminal (through tmux where it passes questions on; not inside screen): kitty
+    /// graphics, else sixel, else cells.
     case auto
     case kitty
     case sixel
@@ -26,8 +27,17 @@ public enum TerminalProbe {
         case .cells:
             return (nil, false)
         case .auto:
-            guard TerminalReplies.worthAsking(environment: environment), let replies = ask() else { return (nil, false) }
-            return (replies.graphics(windowCell: windowCell()), !replies.complete)
+            switch TerminalReplies.asking(environment: environment) {
+            case .no:
+                return (nil, false)
+            case .direct:
+                guard let replies = ask() else { return (nil, false) }
+                return (replies.graphics(windowCell: windowCell()), !replies.complete)
+            case .throughTmux:
+                // Tmux drops what it may not pass on: asked then, nothing would ever answer.
+                guard tmuxPassesThrough(environment: environment), let replies = ask(TerminalReplies.tmuxQuery) else { return (nil, false) }
+                return (replies.graphics(windowCell: windowCell(), throughTmux: true), !replies.complete)
+            }
         case .kitty, .sixel:
             // The user's word: the protocol is not asked about, the cell size still is.
             var pending = false
@@ -51,7 +61,7 @@ public enum TerminalProbe {
 
     /// Sends the questions and reads answers until Device Attributes arrive or the wait ends;
     /// nil when standard input or output is not a terminal.
-    public static func ask(timeoutMilliseconds: Int = timeoutMilliseconds) -> TerminalReplies? {
+    public static func ask(_ query: [UInt8] = TerminalReplies.query, timeoutMilliseconds: Int = timeoutMilliseconds) -> TerminalReplies? {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return nil }
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
@@ -60,7 +70,6 @@ public enum TerminalProbe {
         quiet.c_lflag &= ~tcflag_t(ICANON | ECHO)
         guard tcsetattr(STDIN_FILENO, TCSANOW, &quiet) == 0 else { return nil }
         defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
-        let query = TerminalReplies.query
         var offset = 0
         while offset < query.count {
             let n = query[offset...].withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
@@ -87,4 +96,14 @@ public enum TerminalProbe {
     }
 
     private static func milliseconds() -> Int { Int(MonotonicClock.now() * 1000) }
+
+    /// Whether the tmux this runs in passes escapes on to its terminal (`allow-passthrough` on,
+    /// or `all`, for this pane), asked of tmux itself; false when it cannot be asked.
+    static func tmuxPassesThrough(environment: [String: String]) -> Bool {
+        var arguments = ["tmux", "show-options", "-A", "-p", "-v"]
+        if let pane = environment["TMUX_PANE"] { arguments += ["-t", pane] }
+        guard let answer = TmuxQuestion.output(arguments + ["allow-passthrough"]) else { return false }
+        let value = answer.split(whereSeparator: { $0 == "\n" || $0 == " " }).first ?? ""
+        return value == "on" || value == "all"
+    }
 }

@@ -13,11 +13,15 @@ public struct PixelGraphics: Sendable, Equatable {
     public var kind: PixelProtocol
     public var cellWidth: Int
     public var cellHeight: Int
+    /// Inside tmux, the terminal around it: kitty pictures go through tmux's passthrough and
+    /// show where Unicode placeholders are written (`KittyPlaceholders`).
+    public var throughTmux: Bool
 
-    public init(kind: PixelProtocol, cellWidth: Int, cellHeight: Int) {
+    public init(kind: PixelProtocol, cellWidth: Int, cellHeight: Int, throughTmux: Bool = false) {
         self.kind = kind
         self.cellWidth = cellWidth
         self.cellHeight = cellHeight
+        self.throughTmux = throughTmux
     }
 
     /// Pictures are sent 1:1 (a picture pixel is a screen pixel), at most this many pixels: a

@@ -5,8 +5,15 @@ public struct TerminalReplies: Sendable, Equatable {
     /// The questions, in this order: a kitty graphics query (a 1x1 RGB picture, `a=q`: checked,
     /// not stored), the number of sixel colour registers (XTSMGRAPHICS), the cell size in pixels
     /// (`CSI 16 t`), and Primary Device Attributes.
-    public static let query = Array(
-        ("\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\" + "\u{1B}[?1;1;0S" + "\u{1B}[16t" + "\u{1B}[c").utf8)
+    public static let query = Array(questions.joined().utf8)
+
+    static let questions = ["\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\", "\u{1B}[?1;1;0S", "\u{1B}[16t", "\u{1B}[c"]
+
+    /// The questions for the terminal around tmux, each wrapped to pass through it (tmux hands
+    /// the terminal's answers back to the pane), with the terminal's name and version
+    /// (XTVERSION, `CSI > q`) asked before Device Attributes: what it can do inside tmux depends
+    /// on it. Tmux's own Device Attributes are not asked.
+    public static let tmuxQuery = Array((questions.dropLast() + ["\u{1B}[>q", "\u{1B}[c"]).map(TmuxPassthrough.wrap).joined().utf8)
 
     /// The kitty query was answered OK.
     public private(set) var kittyGraphics = false
@@ -16,6 +23,8 @@ public struct TerminalReplies: Sendable, Equatable {
     public private(set) var sixelRegisters: Int?
     /// One cell in pixels (width, height), if the terminal said.
     public private(set) var cellSize: (width: Int, height: Int)?
+    /// The terminal's name and version (XTVERSION), if asked and it said: `kitty(0.35.2)`.
+    public private(set) var version: String?
     private var pending: [UInt8] = []
 
     public init() {}
@@ -31,11 +40,15 @@ public struct TerminalReplies: Sendable, Equatable {
         while let escape = pending[start...].firstIndex(of: 0x1B) {
             guard escape + 1 < pending.count else { start = escape; break }
             let introducer = pending[escape + 1]
-            if introducer == UInt8(ascii: "_") {
-                // APC … ST: a kitty graphics answer.
+            if introducer == UInt8(ascii: "_") || introducer == UInt8(ascii: "P") {
+                // APC … ST: a kitty graphics answer; DCS … ST: the name and version.
                 guard let end = stringTerminator(after: escape + 2) else { start = escape; break }
                 let body = String(decoding: pending[(escape + 2)..<end], as: UTF8.self)
-                if body.hasPrefix("Gi=31;") && body.dropFirst(6).hasPrefix("OK") { kittyGraphics = true }
+                if introducer == UInt8(ascii: "_") {
+                    if body.hasPrefix("Gi=31;") && body.dropFirst(6).hasPrefix("OK") { kittyGraphics = true }
+                } else if body.hasPrefix(">|") {
+                    version = String(body.dropFirst(2).prefix(64))
+                }
                 start = end + 2
             } else if introducer == UInt8(ascii: "[") {
                 // CSI: parameters and intermediates up to a final byte (0x40…0x7E).
@@ -85,8 +98,16 @@ public struct TerminalReplies: Sendable, Equatable {
     /// What pictures can use: kitty where it answered, else sixel where Device Attributes list
     /// it and there are at least 256 colour registers (or the terminal did not say); nil without
     /// a cell size (from the answers or `windowCell`, the kernel's pixel size over its cells).
-    public func graphics(windowCell: (width: Int, height: Int)? = nil) -> PixelGraphics? {
+    ///
+    /// Through tmux (`throughTmux`), tmux keeps only text: kitty pictures go as Unicode
+    /// placeholders, text that tmux redraws and scrolls like any other, which only terminals
+    /// that say so by name and version draw (`drawsPlaceholders`); nil otherwise.
+    public func graphics(windowCell: (width: Int, height: Int)? = nil, throughTmux: Bool = false) -> PixelGraphics? {
         guard let cell = cellSize ?? windowCell, cell.width > 0, cell.height > 0 else { return nil }
+        if throughTmux {
+            guard kittyGraphics, drawsPlaceholders else { return nil }
+            return PixelGraphics(kind: .kitty, cellWidth: cell.width, cellHeight: cell.height, throughTmux: true)
+        }
         if kittyGraphics { return PixelGraphics(kind: .kitty, cellWidth: cell.width, cellHeight: cell.height) }
         if deviceAttributes?.contains(4) == true, (sixelRegisters ?? 256) >= 256 {
             return PixelGraphics(kind: .sixel, cellWidth: cell.width, cellHeight: cell.height)
@@ -94,26 +115,45 @@ public struct TerminalReplies: Sendable, Equatable {
         return nil
     }
 
+    /// Whether the terminal draws kitty's Unicode placeholders, by its own word (XTVERSION):
+    /// kitty from 0.28 and Ghostty. kitty 0.26 (Debian bookworm's) shows pictures, but not
+    /// placeholders.
+    public var drawsPlaceholders: Bool {
+        guard let version = version?.lowercased() else { return false }
+        if version.hasPrefix("ghostty") { return true }
+        guard version.hasPrefix("kitty("), version.hasSuffix(")") else { return false }
+        let numbers = version.dropFirst(6).dropLast().split(separator: ".").map { Int($0) }
+        guard numbers.count >= 2, let major = numbers[0], let minor = numbers[1] else { return false }
+        return major > 0 || minor >= 28
+    }
+
     public static func == (a: TerminalReplies, b: TerminalReplies) -> Bool {
         a.kittyGraphics == b.kittyGraphics && a.deviceAttributes == b.deviceAttributes && a.sixelRegisters == b.sixelRegisters
+            && a.version == b.version
             && a.cellSize?.width == b.cellSize?.width && a.cellSize?.height == b.cellSize?.height
     }
 
-    /// Whether asking is wise: not inside tmux or screen (they swallow or garble the answers and
-    /// would pass pictures to a terminal they do not track), nor on the Linux console or a
-    /// dumb terminal.
-    public static func worthAsking(environment: [String: String]) -> Bool {
-        if environment["TMUX"] != nil || environment["STY"] != nil { return false }
+    /// How to ask, if at all. Inside tmux (`TMUX` set) the questions must pass through it, which
+    /// it allows only with `allow-passthrough` on (the caller asks tmux that first). Not inside
+    /// screen, nor a multiplexer seen only by its `TERM` (one on the other side of an SSH link,
+    /// whose options cannot be asked), nor on the Linux console or a dumb terminal.
+    public static func asking(environment: [String: String]) -> Asking {
+        if environment["STY"] != nil { return .no }
+        if environment["TMUX"] != nil { return .throughTmux }
         let term = environment["TERM"] ?? ""
-        if term.isEmpty || term == "dumb" || term == "linux" { return false }
-        if term.hasPrefix("screen") || term.hasPrefix("tmux") { return false }
-        return true
+        if term.isEmpty || term == "dumb" || term == "linux" { return .no }
+        if term.hasPrefix("screen") || term.hasPrefix("tmux") { return .no }
+        return .direct
+    }
+
+    public enum Asking: Sendable, Equatable {
+        case no, direct, throughTmux
     }
 }
 
 /// Answers to the start-up questions that come after the wait for them ended (a slow link)
 /// reach the keyboard's input as keys: Escape, `[`, `?`, `6`, … `c`. While active, this drops
-/// such answers from the keys read (`ESC [ … c|t|S`, `ESC _ … ESC \`), and ends once Device
+/// such answers from the keys read (`ESC [ … c|t|S`, `ESC _ … ESC \`, `ESC P … ESC \`), and ends once Device
 /// Attributes, the last answer, has been dropped. As a terminal's own parser does, it holds an
 /// answer that a read cut in two (`ESC _ G i = 3 1 ; O` then `K ESC \`) until the rest comes,
 /// within bounds: at most `holdSeconds` without a further byte and a bounded length, after
@@ -229,7 +269,7 @@ public struct LateReplyFilter: Sendable, Equatable {
             guard startup, "ctS".contains(final) else { return .notAReply }
             return .reply(end: j, last: final == "c" && start + 2 < j && keys[start + 2] == .character("?"))
         }
-        if startup, keys[start + 1] == .character("_") {
+        if startup, keys[start + 1] == .character("_") || keys[start + 1] == .character("P") {
             var j = start + 2
             while j < keys.count, j - start <= apcLimit {
                 if keys[j] == .escape {
@@ -241,5 +281,23 @@ public struct LateReplyFilter: Sendable, Equatable {
             return j - start > apcLimit ? .notAReply : .unfinished
         }
         return .notAReply
+    }
+}
+
+/// Tmux hands an escape to the terminal around it only wrapped in its passthrough DCS, every
+/// ESC inside doubled (tmux 3.3 and later pass it on only with `allow-passthrough` on).
+public enum TmuxPassthrough {
+    public static func wrap(_ sequence: String) -> String {
+        "\u{1B}Ptmux;" + sequence.replacing("\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
+    }
+
+    public static func wrap(_ bytes: [UInt8]) -> [UInt8] {
+        var out = Array("\u{1B}Ptmux;".utf8)
+        out.reserveCapacity(bytes.count + 16)
+        for byte in bytes {
+            if byte == 0x1B { out.append(0x1B) }
+            out.append(byte)
+        }
+        return out + Array("\u{1B}\\".utf8)
     }
 }

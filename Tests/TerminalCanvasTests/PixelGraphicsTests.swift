@@ -62,16 +62,47 @@ import Testing
         }
     }
 
-    @Test func multiplexersAndConsolesAreNotAsked() {
-        #expect(TerminalReplies.worthAsking(environment: ["TERM": "xterm-kitty"]))
-        #expect(TerminalReplies.worthAsking(environment: ["TERM": "xterm-256color", "COLORTERM": "truecolor"]))
-        #expect(!TerminalReplies.worthAsking(environment: ["TERM": "xterm-256color", "TMUX": "/tmp/tmux-0/default,1,0"]))
-        #expect(!TerminalReplies.worthAsking(environment: ["TERM": "xterm-256color", "STY": "1.pts-0.host"]))
-        #expect(!TerminalReplies.worthAsking(environment: ["TERM": "screen-256color"]))
-        #expect(!TerminalReplies.worthAsking(environment: ["TERM": "tmux-256color"]))
-        #expect(!TerminalReplies.worthAsking(environment: ["TERM": "linux"]))
-        #expect(!TerminalReplies.worthAsking(environment: [:]))
+    @Test func tmuxIsAskedThroughAndScreenAndConsolesAreNotAsked() {
+        #expect(TerminalReplies.asking(environment: ["TERM": "xterm-kitty"]) == .direct)
+        #expect(TerminalReplies.asking(environment: ["TERM": "xterm-256color", "COLORTERM": "truecolor"]) == .direct)
+        #expect(TerminalReplies.asking(environment: ["TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0"]) == .throughTmux)
+        #expect(TerminalReplies.asking(environment: ["TERM": "xterm-256color", "STY": "1.pts-0.host"]) == .no)
+        #expect(TerminalReplies.asking(environment: ["TERM": "screen-256color", "TMUX": "/tmp/tmux-0/default,1,0", "STY": "1.pts-0.host"]) == .no)
+        // A multiplexer known only by TERM is on the far side of an SSH link: its options
+        // cannot be asked, so nothing is.
+        #expect(TerminalReplies.asking(environment: ["TERM": "screen-256color"]) == .no)
+        #expect(TerminalReplies.asking(environment: ["TERM": "tmux-256color"]) == .no)
+        #expect(TerminalReplies.asking(environment: ["TERM": "linux"]) == .no)
+        #expect(TerminalReplies.asking(environment: [:]) == .no)
     }
+
+    @Test func throughTmuxEveryQuestionIsWrappedAndTheTerminalNamesItself() {
+        let query = String(decoding: TerminalReplies.tmuxQuery, as: UTF8.self)
+        let wrapped = query.components(separatedBy: "\u{1B}Ptmux;").dropFirst()
+        #expect(wrapped.count == 5 && query.hasPrefix("\u{1B}Ptmux;"), "\(query.debugDescription)")
+        // Inside, every ESC doubled; the last question is Device Attributes, after XTVERSION.
+        #expect(wrapped.allSatisfy { $0.hasPrefix("\u{1B}\u{1B}") && $0.hasSuffix("\u{1B}\\") })
+        #expect(wrapped.last == "\u{1B}\u{1B}[c\u{1B}\\" && wrapped.dropLast().last == "\u{1B}\u{1B}[>q\u{1B}\\")
+
+        var kitty = TerminalReplies()
+        kitty.feed(Array("\u{1B}_Gi=31;OK\u{1B}\\\u{1B}P>|kitty(0.35.2)\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;c".utf8))
+        #expect(kitty.version == "kitty(0.35.2)" && kitty.drawsPlaceholders)
+        #expect(kitty.graphics(throughTmux: true) == PixelGraphics(kind: .kitty, cellWidth: 10, cellHeight: 20, throughTmux: true))
+        #expect(kitty.graphics() == PixelGraphics(kind: .kitty, cellWidth: 10, cellHeight: 20))
+
+        for (name, draws) in [("kitty(0.26.5)", false), ("kitty(0.28.0)", true), ("kitty(1.0)", true), ("ghostty 1.1.3", true),
+                              ("WezTerm 20240203-110809-5046fc22", false), ("kitty(x)", false), ("XTerm(379)", false)] {
+            var replies = TerminalReplies()
+            replies.feed(Array("\u{1B}_Gi=31;OK\u{1B}\\\u{1B}P>|\(name)\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;c".utf8))
+            #expect(replies.drawsPlaceholders == draws, "\(name)")
+            #expect((replies.graphics(throughTmux: true) != nil) == draws, "\(name)")
+        }
+        // A sixel terminal around tmux gets no pixels: tmux keeps no sixel (before 3.4).
+        var sixel = TerminalReplies()
+        sixel.feed(Array("\u{1B}P>|XTerm(379)\u{1B}\\\u{1B}[6;20;10t\u{1B}[?63;4c".utf8))
+        #expect(sixel.graphics() != nil && sixel.graphics(throughTmux: true) == nil)
+    }
+
 }
 
 @Suite struct PixelEncoderTests {
@@ -172,6 +203,9 @@ import Testing
     }
 
     @Test func answersThatCameLateAreNotKeysAndTheFilterEndsWithTheLast() {
+        var named = LateReplyFilter(active: true)
+        #expect(named.filter(Self.keys("\u{1B}P>|kitty(0.35.2)\u{1B}\\j\u{1B}[?62;cq")) == Self.keys("jq"), "XTVERSION, asked through tmux")
+        #expect(!named.active)
         var filter = LateReplyFilter(active: true)
         #expect(filter.filter(Self.keys("j\u{1B}_Gi=31;OK\u{1B}\\k")) == Self.keys("jk"))
         #expect(filter.active)

@@ -1,4 +1,5 @@
 import UploadCore
+import TerminalCanvas
 
 /// How finished uploads are told to the terminal, beyond the notification log.
 public enum NotifyMode: String, Sendable, CaseIterable {
@@ -34,8 +35,7 @@ public enum TerminalNotification {
     /// Inside tmux an escape only reaches the outer terminal wrapped in a DCS passthrough with
     /// every ESC doubled (tmux 3.3+ also needs `set -g allow-passthrough on`).
     static func wrapForTmux(_ sequence: String, environment: [String: String]) -> String {
-        guard environment["TMUX"] != nil else { return sequence }
-        return "\u{1B}Ptmux;" + sequence.replacing("\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
+        environment["TMUX"] == nil ? sequence : TmuxPassthrough.wrap(sequence)
     }
 
     /// Control characters would end the escape early or inject others, and format characters

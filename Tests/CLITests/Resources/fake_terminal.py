@@ -41,7 +41,8 @@ if pid == 0:
     for name in ("TMUX", "STY", "NO_COLOR"):
         env.pop(name, None)
     if mode == "tmux":
-        env["TMUX"] = "/tmp/tmux-0/default,1,0"
+        # A socket no tmux server listens on: asked, tmux cannot say passthrough is on.
+        env["TMUX"] = "/tmp/uploadmon-test-no-tmux/default,1,0"
     os.execvpe(command[0], command, env)
 
 fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 1200, 800))

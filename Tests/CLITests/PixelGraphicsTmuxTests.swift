@@ -1,0 +1,150 @@
+import Foundation
+import TerminalCanvas
+import Testing
+import UploadTesting
+
+/// The monitor inside a real tmux, inside a terminal that answers as kitty would
+/// (`Resources/outer_terminal.py`): through tmux's passthrough it asks the terminal around tmux,
+/// and where that terminal draws Unicode placeholders (kitty 0.28 and later) the photo goes as a
+/// virtual placement, shown by placeholder cells tmux keeps as text; an older kitty, or a tmux
+/// that passes nothing on, gets half blocks.
+@Suite(.serialized, .timeLimit(.minutes(5)), .enabled(if: TmuxSession.isAvailable))
+struct PixelGraphicsTmuxTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources/outer_terminal.py").path
+
+    struct Run {
+        var output: [UInt8]
+        var panes: [String]
+        var status: Int32
+        var text: String { String(decoding: output, as: UTF8.self) }
+    }
+
+    /// Runs the monitor on a JPEG and a PNG (red left, blue right) in tmux (`passthrough` its
+    /// `allow-passthrough`) in a terminal that calls itself `version`; once the photo is
+    /// `shown` (`pixels` or `cells`) moves to the second
+    /// photo and quits. Returns what tmux wrote to the terminal and the pane as tmux held it
+    /// at each photo.
+    func run(version: String, passthrough: String, shown: String) async throws -> Run {
+        let root = try PreviewTmuxTests().folder()
+        let out = root + "/terminal.out"
+        let conf = root + "/tmux.conf"
+        try "set -g allow-passthrough \(passthrough)\nset -g status off\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let socket = "uploadmon-pixels-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // The shell outlives the monitor a moment: tmux passes on everything the pane wrote.
+        let inner = "\(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent; sleep 1"
+        // Not through Foundation's Process: the tmux server started below would inherit its
+        // exit-watch pipe (`TmuxSession.spawnAndWait`).
+        let status = try await offPool {
+            try TmuxSession.spawnAndWait(["python3", Self.script, version, shown, out, "tmux -L \(socket) capture-pane -t pixels", "--",
+                                          "tmux", "-L", socket, "-f", conf, "new-session", "-s", "pixels", "-x", "120", "-y", "40", inner])
+        }
+        let panes = ["pane1", "pane2"].map { (try? String(contentsOfFile: out + "." + $0, encoding: .utf8)) ?? "" }
+        return Run(output: Array(try Data(contentsOf: URL(fileURLWithPath: out))), panes: panes, status: status)
+    }
+
+    struct Placeholder: Equatable {
+        var row: Int
+        var column: Int
+        var high: Int
+        var colour: Int
+        var line: Int
+    }
+
+    /// The placeholder cells in a pane captured with its colours (`capture-pane -e`), each with
+    /// the row, column and high byte its diacritics say and its 256-colour foreground.
+    static func placeholders(_ pane: String) -> [Placeholder] {
+        let index = Dictionary(uniqueKeysWithValues: KittyPlaceholders.diacritics.enumerated().map { ($1, $0) })
+        var cells: [Placeholder] = []
+        for (number, line) in pane.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var colour = -1
+            let scalars = Array(line.unicodeScalars)
+            var i = 0
+            while i < scalars.count {
+                if scalars[i] == "\u{1B}", i + 1 < scalars.count, scalars[i + 1] == "[" {
+                    var j = i + 2
+                    while j < scalars.count, !("@"..."~").contains(scalars[j]) { j += 1 }
+                    if j < scalars.count, scalars[j] == "m" {
+                        let fields = String(String.UnicodeScalarView(scalars[(i + 2)..<j])).split(separator: ";").map { Int($0) ?? -1 }
+                        var k = 0
+                        while k < fields.count {
+                            if fields[k] == 38, k + 2 < fields.count, fields[k + 1] == 5 { colour = fields[k + 2]; k += 3; continue }
+                            if fields[k] == 0 || fields[k] == 39 || fields.isEmpty { colour = -1 }
+                            k += 1
+                        }
+                        if fields.isEmpty { colour = -1 }
+                    }
+                    i = j + 1
+                    continue
+                }
+                if scalars[i].value == 0x10EEEE {
+                    var marks: [Int] = []
+                    var j = i + 1
+                    while j < scalars.count, let n = index[scalars[j].value] { marks.append(n); j += 1 }
+                    cells.append(Placeholder(row: marks.count > 0 ? marks[0] : -1, column: marks.count > 1 ? marks[1] : -1,
+                                             high: marks.count > 2 ? marks[2] : 0, colour: colour, line: number))
+                    i = j
+                    continue
+                }
+                i += 1
+            }
+        }
+        return cells
+    }
+
+    /// The control keys of every kitty command tmux passed on, in order.
+    static func kittyKeys(_ text: String) -> [[String: String]] {
+        text.components(separatedBy: "\u{1B}_G").dropFirst().map { piece in
+            let control = piece.prefix { $0 != ";" && $0 != "\u{1B}" }
+            return Dictionary(control.split(separator: ",").map { kv in
+                let pair = kv.split(separator: "=", maxSplits: 1)
+                return (String(pair[0]), pair.count > 1 ? String(pair[1]) : "")
+            }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    @Test func kittyWithPlaceholdersGetsThePhotoAsPlaceholderCellsTmuxKeeps() async throws {
+        let run = try await run(version: "kitty(0.35.2)", passthrough: "on", shown: "pixels")
+        #expect(run.status == 0, "exit status \(run.status)")
+        let commands = Self.kittyKeys(run.text)
+        #expect(commands.first?["a"] == "q", "the question passed through tmux")
+        // Every picture is a virtual placement, never placed at tmux's cursor; nothing answers.
+        let placements = commands.filter { $0["a"] == "T" }
+        #expect(placements.count == 2, "a picture for the JPEG and one for the PNG")
+        #expect(placements.allSatisfy { $0["U"] == "1" && $0["q"] == "2" && $0["i"] != nil }, "\(placements)")
+        #expect(commands.dropFirst().allSatisfy { $0["q"] == "2" }, "no command asks for an answer")
+        let images = PixelGraphicsTerminalTests.kittyCommands(run.output).images
+        for (image, what) in zip(images, ["JPEG", "PNG"]) {
+            PixelGraphicsTerminalTests.expectRedLeftOfBlue(width: image.width, height: image.height, rgb: image.rgb, what)
+        }
+        // The picture on screen is deleted, by its id only, when the cursor moves on and at exit.
+        let order = commands.compactMap { c -> String? in c["a"] == "T" ? "show" : c["a"] == "d" ? "delete \(c["d"] ?? "")" : nil }
+        #expect(order == ["show", "delete I", "show", "delete I"], "\(order)")
+
+        for (pane, placement) in zip(run.panes, placements) {
+            let id = Int(placement["i"] ?? "") ?? -1
+            let columns = Int(placement["c"] ?? "") ?? -1, rows = Int(placement["r"] ?? "") ?? -1
+            let cells = Self.placeholders(pane)
+            #expect(cells.count == columns * rows && columns > 10 && rows > 5, "\(cells.count) placeholder cells for \(columns)x\(rows)")
+            #expect(cells.allSatisfy { $0.colour == id & 0xFF && $0.high == id >> 24 }, "every cell carries the id \(id)")
+            // Row by row, left to right, each pane line one row of the picture.
+            let expected = (0..<rows).flatMap { row in (0..<columns).map { (row, $0) } }
+            #expect(cells.map { [$0.row, $0.column] } == expected.map { [$0.0, $0.1] })
+            #expect(Set(cells.map(\.line)).count == rows)
+        }
+    }
+
+    @Test func kittyWithoutPlaceholdersGetsHalfBlocksInsideTmux() async throws {
+        let run = try await run(version: "kitty(0.26.5)", passthrough: "on", shown: "cells")
+        #expect(run.status == 0, "exit status \(run.status)")
+        #expect(run.text.contains("\u{1B}_Gi=31"), "the terminal around tmux was asked")
+        #expect(!run.text.contains("\u{1B}_Ga=T"), "no pictures tmux cannot keep")
+        #expect(run.panes.allSatisfy { $0.filter { $0 == "▀" }.count > 100 }, "half blocks in the pane")
+    }
+
+    @Test func aTmuxThatPassesNothingOnIsNotAsked() async throws {
+        let run = try await run(version: "kitty(0.35.2)", passthrough: "off", shown: "cells")
+        #expect(run.status == 0, "exit status \(run.status)")
+        #expect(!run.text.contains("\u{1B}_G"), "nothing asked, nothing sent")
+        #expect(run.panes.allSatisfy { $0.filter { $0 == "▀" }.count > 100 }, "half blocks in the pane")
+    }
+}
