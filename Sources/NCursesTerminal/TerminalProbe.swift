@@ -34,9 +34,13 @@ public enum TerminalProbe {
                 guard let replies = ask() else { return (nil, false) }
                 return (replies.graphics(windowCell: windowCell()), !replies.complete)
             case .throughTmux:
-                // Tmux drops what it may not pass on: asked then, nothing would ever answer.
-                guard tmuxPassesThrough(environment: environment), let replies = ask(TerminalReplies.tmuxQuery) else { return (nil, false) }
-                return (replies.graphics(windowCell: windowCell(), throughTmux: true), !replies.complete)
+                // Tmux drops what it may not pass on: the terminal around it is asked only when
+                // tmux says it passes escapes on, else nothing would ever answer.
+                let passes = tmuxPassesThrough(environment: environment)
+                guard let replies = ask(TerminalReplies.tmuxQuery(passthrough: passes), into: TerminalReplies(insideTmux: passes)) else {
+                    return (nil, false)
+                }
+                return (replies.graphics(windowCell: windowCell()), !replies.complete)
             }
         case .kitty, .sixel:
             // The user's word: the protocol is not asked about, the cell size still is.
@@ -61,7 +65,8 @@ public enum TerminalProbe {
 
     /// Sends the questions and reads answers until Device Attributes arrive or the wait ends;
     /// nil when standard input or output is not a terminal.
-    public static func ask(_ query: [UInt8] = TerminalReplies.query, timeoutMilliseconds: Int = timeoutMilliseconds) -> TerminalReplies? {
+    public static func ask(_ query: [UInt8] = TerminalReplies.query, into start: TerminalReplies = TerminalReplies(),
+                           timeoutMilliseconds: Int = timeoutMilliseconds) -> TerminalReplies? {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return nil }
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
@@ -77,7 +82,7 @@ public enum TerminalProbe {
             guard n > 0 else { return nil }
             offset += n
         }
-        var replies = TerminalReplies()
+        var replies = start
         let deadline = Self.milliseconds() + timeoutMilliseconds
         var buffer = [UInt8](repeating: 0, count: 1024)
         while !replies.complete {

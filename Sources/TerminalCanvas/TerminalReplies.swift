@@ -9,11 +9,16 @@ public struct TerminalReplies: Sendable, Equatable {
 
     static let questions = ["\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\", "\u{1B}[?1;1;0S", "\u{1B}[16t", "\u{1B}[c"]
 
-    /// The questions for the terminal around tmux, each wrapped to pass through it (tmux hands
-    /// the terminal's answers back to the pane), with the terminal's name and version
-    /// (XTVERSION, `CSI > q`) asked before Device Attributes: what it can do inside tmux depends
-    /// on it. Tmux's own Device Attributes are not asked.
-    public static let tmuxQuery = Array((questions.dropLast() + ["\u{1B}[>q", "\u{1B}[c"]).map(TmuxPassthrough.wrap).joined().utf8)
+    /// The questions inside tmux: first tmux's own Device Attributes (tmux answers at once; `4`
+    /// where tmux itself keeps sixel pictures, 3.4 and later built with it), then — where tmux
+    /// passes escapes on — the questions for the terminal around tmux, each wrapped to pass
+    /// through (tmux hands the terminal's answers back to the pane), with its name and version
+    /// (XTVERSION, `CSI > q`) asked before its Device Attributes: what it can do inside tmux
+    /// depends on it.
+    public static func tmuxQuery(passthrough: Bool) -> [UInt8] {
+        let around = passthrough ? (questions.dropLast() + ["\u{1B}[>q", "\u{1B}[c"]).map(TmuxPassthrough.wrap) : []
+        return Array((["\u{1B}[c"] + around).joined().utf8)
+    }
 
     /// The kitty query was answered OK.
     public private(set) var kittyGraphics = false
@@ -27,10 +32,22 @@ public struct TerminalReplies: Sendable, Equatable {
     public private(set) var version: String?
     private var pending: [UInt8] = []
 
+    /// Tmux's own Device Attributes, inside tmux (the first to arrive).
+    public private(set) var tmuxAttributes: [Int]?
+    /// Inside tmux: the first Device Attributes are tmux's; `passthrough`: the terminal's follow.
+    private var insideTmux = false
+    private var passthrough = false
+
     public init() {}
 
-    /// The last answer (Device Attributes) is in.
-    public var complete: Bool { deviceAttributes != nil }
+    /// Answers to `tmuxQuery(passthrough:)`.
+    public init(insideTmux passthrough: Bool) {
+        insideTmux = true
+        self.passthrough = passthrough
+    }
+
+    /// The last answer (Device Attributes; inside tmux without passthrough, tmux's) is in.
+    public var complete: Bool { insideTmux && !passthrough ? tmuxAttributes != nil : deviceAttributes != nil }
 
     /// Takes bytes as they arrive; answers split over reads are joined. Anything else (a key
     /// pressed meanwhile) is passed over.
@@ -81,7 +98,8 @@ public struct TerminalReplies: Sendable, Equatable {
     private mutating func csi(_ parameters: String, final: UInt8) {
         switch final {
         case UInt8(ascii: "c") where parameters.hasPrefix("?"):
-            deviceAttributes = parameters.dropFirst().split(separator: ";").compactMap { Int($0) }
+            let attributes = parameters.dropFirst().split(separator: ";").compactMap { Int($0) }
+            if insideTmux && tmuxAttributes == nil { tmuxAttributes = attributes } else { deviceAttributes = attributes }
         case UInt8(ascii: "S") where parameters.hasPrefix("?"):
             // XTSMGRAPHICS: ?1;status;value — status 0 is success.
             let fields = parameters.dropFirst().split(separator: ";").compactMap { Int($0) }
@@ -99,14 +117,20 @@ public struct TerminalReplies: Sendable, Equatable {
     /// it and there are at least 256 colour registers (or the terminal did not say); nil without
     /// a cell size (from the answers or `windowCell`, the kernel's pixel size over its cells).
     ///
-    /// Through tmux (`throughTmux`), tmux keeps only text: kitty pictures go as Unicode
-    /// placeholders, text that tmux redraws and scrolls like any other, which only terminals
-    /// that say so by name and version draw (`drawsPlaceholders`); nil otherwise.
-    public func graphics(windowCell: (width: Int, height: Int)? = nil, throughTmux: Bool = false) -> PixelGraphics? {
+    /// Inside tmux, pictures must be something tmux keeps and redraws: kitty pictures go as
+    /// Unicode placeholders (text that tmux redraws and scrolls like any other), where the
+    /// terminal around says by name and version that it draws them (`drawsPlaceholders`);
+    /// sixel goes to tmux itself where tmux says it keeps sixel (its own Device Attributes list
+    /// `4`). A sixel picture passed through to the terminal (tmux 3.3) would be neither redrawn
+    /// nor removed by tmux, and xterm moves it with every scroll of any pane: nil then.
+    public func graphics(windowCell: (width: Int, height: Int)? = nil) -> PixelGraphics? {
         guard let cell = cellSize ?? windowCell, cell.width > 0, cell.height > 0 else { return nil }
-        if throughTmux {
-            guard kittyGraphics, drawsPlaceholders else { return nil }
-            return PixelGraphics(kind: .kitty, cellWidth: cell.width, cellHeight: cell.height, throughTmux: true)
+        if insideTmux {
+            if kittyGraphics && drawsPlaceholders {
+                return PixelGraphics(kind: .kitty, cellWidth: cell.width, cellHeight: cell.height, throughTmux: true)
+            }
+            if tmuxAttributes?.contains(4) == true { return PixelGraphics(kind: .sixel, cellWidth: cell.width, cellHeight: cell.height) }
+            return nil
         }
         if kittyGraphics { return PixelGraphics(kind: .kitty, cellWidth: cell.width, cellHeight: cell.height) }
         if deviceAttributes?.contains(4) == true, (sixelRegisters ?? 256) >= 256 {
@@ -129,7 +153,7 @@ public struct TerminalReplies: Sendable, Equatable {
 
     public static func == (a: TerminalReplies, b: TerminalReplies) -> Bool {
         a.kittyGraphics == b.kittyGraphics && a.deviceAttributes == b.deviceAttributes && a.sixelRegisters == b.sixelRegisters
-            && a.version == b.version
+            && a.version == b.version && a.tmuxAttributes == b.tmuxAttributes
             && a.cellSize?.width == b.cellSize?.width && a.cellSize?.height == b.cellSize?.height
     }
 

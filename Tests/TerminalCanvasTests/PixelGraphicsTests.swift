@@ -77,30 +77,46 @@ import Testing
     }
 
     @Test func throughTmuxEveryQuestionIsWrappedAndTheTerminalNamesItself() {
-        let query = String(decoding: TerminalReplies.tmuxQuery, as: UTF8.self)
+        let query = String(decoding: TerminalReplies.tmuxQuery(passthrough: true), as: UTF8.self)
+        // First tmux's own Device Attributes, then five questions wrapped for the terminal around.
+        #expect(query.hasPrefix("\u{1B}[c\u{1B}Ptmux;"), "\(query.debugDescription)")
         let wrapped = query.components(separatedBy: "\u{1B}Ptmux;").dropFirst()
-        #expect(wrapped.count == 5 && query.hasPrefix("\u{1B}Ptmux;"), "\(query.debugDescription)")
+        #expect(wrapped.count == 5)
         // Inside, every ESC doubled; the last question is Device Attributes, after XTVERSION.
         #expect(wrapped.allSatisfy { $0.hasPrefix("\u{1B}\u{1B}") && $0.hasSuffix("\u{1B}\\") })
         #expect(wrapped.last == "\u{1B}\u{1B}[c\u{1B}\\" && wrapped.dropLast().last == "\u{1B}\u{1B}[>q\u{1B}\\")
+        #expect(TerminalReplies.tmuxQuery(passthrough: false) == Array("\u{1B}[c".utf8), "tmux alone is asked")
 
-        var kitty = TerminalReplies()
-        kitty.feed(Array("\u{1B}_Gi=31;OK\u{1B}\\\u{1B}P>|kitty(0.35.2)\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;c".utf8))
+        let tmux33 = "\u{1B}[?1;2c"
+        var kitty = TerminalReplies(insideTmux: true)
+        kitty.feed(Array((tmux33 + "\u{1B}_Gi=31;OK\u{1B}\\\u{1B}P>|kitty(0.35.2)\u{1B}\\\u{1B}[6;20;10t").utf8))
+        #expect(!kitty.complete, "the terminal's own Device Attributes are still to come")
+        kitty.feed(Array("\u{1B}[?62;c".utf8))
+        #expect(kitty.complete && kitty.tmuxAttributes == [1, 2] && kitty.deviceAttributes == [62])
         #expect(kitty.version == "kitty(0.35.2)" && kitty.drawsPlaceholders)
-        #expect(kitty.graphics(throughTmux: true) == PixelGraphics(kind: .kitty, cellWidth: 10, cellHeight: 20, throughTmux: true))
-        #expect(kitty.graphics() == PixelGraphics(kind: .kitty, cellWidth: 10, cellHeight: 20))
+        #expect(kitty.graphics() == PixelGraphics(kind: .kitty, cellWidth: 10, cellHeight: 20, throughTmux: true))
 
         for (name, draws) in [("kitty(0.26.5)", false), ("kitty(0.28.0)", true), ("kitty(1.0)", true), ("ghostty 1.1.3", true),
                               ("WezTerm 20240203-110809-5046fc22", false), ("kitty(x)", false), ("XTerm(379)", false)] {
-            var replies = TerminalReplies()
-            replies.feed(Array("\u{1B}_Gi=31;OK\u{1B}\\\u{1B}P>|\(name)\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;c".utf8))
+            var replies = TerminalReplies(insideTmux: true)
+            replies.feed(Array((tmux33 + "\u{1B}_Gi=31;OK\u{1B}\\\u{1B}P>|\(name)\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;c").utf8))
             #expect(replies.drawsPlaceholders == draws, "\(name)")
-            #expect((replies.graphics(throughTmux: true) != nil) == draws, "\(name)")
+            #expect((replies.graphics() != nil) == draws, "\(name)")
+            var direct = TerminalReplies()
+            direct.feed(Array("\u{1B}_Gi=31;OK\u{1B}\\\u{1B}P>|\(name)\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;c".utf8))
+            #expect(direct.graphics() == PixelGraphics(kind: .kitty, cellWidth: 10, cellHeight: 20), "outside tmux: \(name)")
         }
-        // A sixel terminal around tmux gets no pixels: tmux keeps no sixel (before 3.4).
-        var sixel = TerminalReplies()
-        sixel.feed(Array("\u{1B}P>|XTerm(379)\u{1B}\\\u{1B}[6;20;10t\u{1B}[?63;4c".utf8))
-        #expect(sixel.graphics() != nil && sixel.graphics(throughTmux: true) == nil)
+        // A sixel terminal around a tmux that keeps no sixel (3.3) gets no pixels; a tmux that
+        // says it keeps sixel gets sixel, whether it passes escapes on or not.
+        var sixel = TerminalReplies(insideTmux: true)
+        sixel.feed(Array((tmux33 + "\u{1B}P>|XTerm(379)\u{1B}\\\u{1B}[6;20;10t\u{1B}[?63;4c").utf8))
+        #expect(sixel.complete && sixel.graphics() == nil)
+        var tmux34 = TerminalReplies(insideTmux: false)
+        tmux34.feed(Array("\u{1B}[?1;2;4c".utf8))
+        #expect(tmux34.complete && tmux34.graphics(windowCell: (9, 18)) == PixelGraphics(kind: .sixel, cellWidth: 9, cellHeight: 18))
+        var tmuxAlone = TerminalReplies(insideTmux: false)
+        tmuxAlone.feed(Array(tmux33.utf8))
+        #expect(tmuxAlone.complete && tmuxAlone.graphics(windowCell: (9, 18)) == nil)
     }
 
 }
