@@ -51,7 +51,9 @@ public enum TerminalProbe {
                 pending = !replies.complete
             }
             let size = cell ?? (10, 20)
-            return (PixelGraphics(kind: choice == .kitty ? .kitty : .sixel, cellWidth: size.width, cellHeight: size.height), pending)
+            // Kitty inside tmux: through its passthrough, as placeholders (the user vouches for both).
+            let throughTmux = choice == .kitty && environment["TMUX"] != nil
+            return (PixelGraphics(kind: choice == .kitty ? .kitty : .sixel, cellWidth: size.width, cellHeight: size.height, throughTmux: throughTmux), pending)
         }
     }
 

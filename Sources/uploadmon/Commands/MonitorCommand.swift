@@ -38,7 +38,7 @@ struct MonitorCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
         "How previews reach the screen: auto, kitty, sixel or cells.",
-        discussion: "auto asks the terminal (not inside tmux or screen) and uses the kitty graphics protocol or sixel where it answers that it has them, else half-block text cells."))
+        discussion: "auto asks the terminal (inside tmux: tmux, and the terminal around it where allow-passthrough is on; never inside screen) and uses the kitty graphics protocol or sixel where it answers that it has them, else half-block text cells. Inside tmux, kitty pictures go as Unicode placeholders (kitty 0.28+, Ghostty)."))
     var graphics: GraphicsChoice = .auto
 
     @Flag(name: .long, help: "Run uploads inside the monitor instead of the background agent; they stop when it quits.")
