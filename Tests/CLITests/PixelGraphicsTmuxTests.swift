@@ -1,4 +1,5 @@
 import Foundation
+import ImagePreview
 import TerminalCanvas
 import Testing
 import UploadTesting
@@ -24,8 +25,8 @@ struct PixelGraphicsTmuxTests {
     /// `shown` (`pixels` or `cells`) moves to the second
     /// photo and quits. Returns what tmux wrote to the terminal and the pane as tmux held it
     /// at each photo.
-    func run(version: String, passthrough: String, shown: String) async throws -> Run {
-        let root = try PreviewTmuxTests().folder()
+    func run(version: String, passthrough: String, shown: String, folder: String? = nil, steps: String = "") async throws -> Run {
+        let root = try folder ?? PreviewTmuxTests().folder()
         let out = root + "/terminal.out"
         let conf = root + "/tmux.conf"
         try "set -g allow-passthrough \(passthrough)\nset -g status off\n".write(toFile: conf, atomically: true, encoding: .utf8)
@@ -35,10 +36,10 @@ struct PixelGraphicsTmuxTests {
         // Not through Foundation's Process: the tmux server started below would inherit its
         // exit-watch pipe (`TmuxSession.spawnAndWait`).
         let status = try await offPool {
-            try TmuxSession.spawnAndWait(["python3", Self.script, version, shown, out, "tmux -L \(socket) capture-pane -t pixels", "--",
+            try TmuxSession.spawnAndWait(["python3", Self.script, version, shown, out, "tmux -L \(socket) capture-pane -t pixels", steps, "--",
                                           "tmux", "-L", socket, "-f", conf, "new-session", "-s", "pixels", "-x", "120", "-y", "40", inner])
         }
-        let panes = ["pane1", "pane2"].map { (try? String(contentsOfFile: out + "." + $0, encoding: .utf8)) ?? "" }
+        let panes = Array((1...).lazy.map { (try? String(contentsOfFile: out + ".pane\($0)", encoding: .utf8)) }.prefix { $0 != nil }.map { $0! })
         return Run(output: Array(try Data(contentsOf: URL(fileURLWithPath: out))), panes: panes, status: status)
     }
 
@@ -48,6 +49,8 @@ struct PixelGraphicsTmuxTests {
         var high: Int
         var colour: Int
         var line: Int
+        /// The pane column it is in.
+        var x: Int
     }
 
     /// The placeholder cells in a pane captured with its colours (`capture-pane -e`), each with
@@ -58,6 +61,7 @@ struct PixelGraphicsTmuxTests {
         for (number, line) in pane.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var colour = -1
             let scalars = Array(line.unicodeScalars)
+            var x = 0
             var i = 0
             while i < scalars.count {
                 if scalars[i] == "\u{1B}", i + 1 < scalars.count, scalars[i + 1] == "[" {
@@ -81,10 +85,12 @@ struct PixelGraphicsTmuxTests {
                     var j = i + 1
                     while j < scalars.count, let n = index[scalars[j].value] { marks.append(n); j += 1 }
                     cells.append(Placeholder(row: marks.count > 0 ? marks[0] : -1, column: marks.count > 1 ? marks[1] : -1,
-                                             high: marks.count > 2 ? marks[2] : 0, colour: colour, line: number))
+                                             high: marks.count > 2 ? marks[2] : 0, colour: colour, line: number, x: x))
+                    x += 1
                     i = j
                     continue
                 }
+                if scalars[i].properties.generalCategory != .nonspacingMark { x += 1 }
                 i += 1
             }
         }
@@ -131,6 +137,45 @@ struct PixelGraphicsTmuxTests {
             #expect(cells.map { [$0.row, $0.column] } == expected.map { [$0.0, $0.1] })
             #expect(Set(cells.map(\.line)).count == rows)
         }
+    }
+
+    /// Whether the placeholder cells are one whole picture (every row and column once, rows on
+    /// consecutive lines, each starting at the same column, one id) or none.
+    static func wholeOrNone(_ cells: [Placeholder]) -> Bool {
+        guard let first = cells.first else { return true }
+        let rows = (cells.map(\.row).max() ?? 0) + 1, columns = (cells.map(\.column).max() ?? 0) + 1
+        guard cells.count == rows * columns else { return false }
+        for (n, cell) in cells.enumerated() {
+            let row = n / columns, column = n % columns
+            guard cell.row == row, cell.column == column, cell.line == first.line + row, cell.x == first.x + column,
+                  cell.colour == first.colour, cell.high == first.high else { return false }
+        }
+        return true
+    }
+
+    /// A walk through a folder longer than the list (it scrolls), with a key held, into the
+    /// help and out, to the queue pane and back, to the end and the start, resized and back:
+    /// after every step the pane holds one whole picture of placeholders or none, never a piece.
+    @Test func aWalkLeavesNoPieceOfAPictureInThePane() async throws {
+        let root = TestFiles.makeTemporaryDirectory("pixels-tmux-walk")
+        for i in 0..<45 {
+            var rgb: [UInt8] = []
+            let colour: [UInt8] = [UInt8(i * 37 % 256), UInt8(255 - i * 5), UInt8(i * 91 % 256)]
+            for _ in 0..<150 { for x in 0..<200 { rgb += x < 50 ? [250, 250, 250] : colour } }
+            try PictureWriter.jpeg(RGBImage(width: 200, height: 150, rgb: rgb), to: root + String(format: "/photo-%02d.jpg", i))
+        }
+        let steps = "j~12,j,j,?,Escape,Tab,Tab,G,g,resize:96x40,j,resize:120x40,k"
+        let run = try await run(version: "kitty(0.35.2)", passthrough: "on", shown: "pixels", folder: root, steps: steps)
+        #expect(run.status == 0, "exit status \(run.status)")
+        let names = ["first", "j"] + steps.split(separator: ",").map(String.init)
+        #expect(run.panes.count == names.count, "a capture after every step")
+        for (pane, name) in zip(run.panes, names) {
+            let cells = Self.placeholders(pane)
+            let rows = Set(cells.map(\.row)).sorted(), lines = Set(cells.map(\.line)).sorted()
+            #expect(Self.wholeOrNone(cells), "after \(name): \(cells.count) placeholder cells, not one whole picture (picture rows \(rows) on lines \(lines))")
+        }
+        // Resting on a photo at the end: its picture is there.
+        #expect(run.panes.last.map { Self.placeholders($0).count > 20 } ?? false)
     }
 
     @Test func kittyWithoutPlaceholdersGetsHalfBlocksInsideTmux() async throws {

@@ -3,14 +3,17 @@ VERSION would (kitty's graphics answer, its cell size, Device Attributes, XTVERS
 own questions and those passed through it from a pane are answered in order, as a real terminal
 answers them.
 
-    outer_terminal.py VERSION SHOWN OUT CAPTURE -- COMMAND...
+    outer_terminal.py VERSION SHOWN OUT CAPTURE STEPS -- COMMAND...
 
 COMMAND (tmux running the monitor) runs on a pseudo-terminal of 120x40 cells of 10x20 pixels;
 everything it writes is saved to OUT. Once a picture has been shown (SHOWN `pixels`: placed with
 `a=T`; `cells`: half blocks written), the script saves
-the pane as tmux holds it (`CAPTURE` is the capture command, split on spaces, run by the shell
-with `-p -e` appended) to OUT.pane1, types `j`, waits for the next picture, saves OUT.pane2,
-types `q` and waits for the command to end; exits with its status, or 124 after 40 seconds.
+the pane as tmux holds it (`CAPTURE` is the capture command, split on spaces, run with `-p -e`
+appended) to OUT.pane1, types `j`, waits for the next picture, saves OUT.pane2, then takes each
+of STEPS (comma-separated; empty for none): a key (`j`, `?`, `Escape`, `Tab`), a key held
+(`j~8`: eight presses 30 ms apart) or `resize:COLUMNSxROWS`, waits until the screen has been
+quiet for 0.7 s and saves OUT.pane3, OUT.pane4, …; then types `q` and waits for the command to
+end. Exits with its status, or 124 after 60 seconds.
 """
 import fcntl
 import os
@@ -24,6 +27,8 @@ import termios
 import time
 
 version, shown, out_path, capture = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(" ")
+walk = [step for step in sys.argv[5].split(",") if step]
+KEYS = {"Escape": b"\x1b", "Tab": b"\t"}
 command = sys.argv[sys.argv.index("--") + 1:]
 
 QUESTIONS = [
@@ -45,9 +50,40 @@ if pid == 0:
 fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 1200, 800))
 output = bytearray()
 scanned = 0
-steps = ["first", "second", "quit"]
-mark = 0
-status = None
+quiet_since = time.monotonic()
+ended = False
+
+
+def pump(timeout):
+    """Reads what the command wrote (for up to `timeout` seconds) and answers every whole
+    question in it; a question cut by a read waits for its end. False once the command's side
+    is closed."""
+    global scanned, quiet_since
+    if not select.select([fd], [], [], timeout)[0]:
+        return True
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        chunk = b""
+    if not chunk:
+        return False
+    output.extend(chunk)
+    quiet_since = time.monotonic()
+    window = bytes(output[scanned:])
+    last = 0
+    found = []
+    for pattern, answer in QUESTIONS:
+        for m in pattern.finditer(window):
+            found.append((m.start(), m.end(), answer(m)))
+    for start, end, answer in sorted(found):
+        if start < last:
+            continue
+        if answer:
+            os.write(fd, answer)
+        last = end
+    tail = window.rfind(b"\x1b")
+    scanned += max(last, tail if tail >= 0 and len(window) - tail < 64 else len(window))
+    return True
 
 
 def save_pane(name):
@@ -56,61 +92,53 @@ def save_pane(name):
         f.write(pane)
 
 
-deadline = time.monotonic() + 40
+def settle():
+    """Until the screen has been quiet for 0.7 s."""
+    global ended
+    while not ended and time.monotonic() - quiet_since < 0.7:
+        ended = not pump(0.1)
+
+
+def wait_for_picture(since):
+    global ended
+    while not ended and time.monotonic() < deadline and PICTURE not in output[since:]:
+        ended = not pump(0.1)
+
+
+deadline = time.monotonic() + 60
+wait_for_picture(0)
+settle()
+save_pane("pane1")
+mark = len(output)
+os.write(fd, b"j")
+wait_for_picture(mark)
+settle()
+save_pane("pane2")
+for number, step in enumerate(walk, start=3):
+    if step.startswith("resize:"):
+        columns, rows = (int(n) for n in step[7:].split("x"))
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, columns * 10, rows * 20))
+    else:
+        key, _, held = step.partition("~")
+        for i in range(int(held) if held else 1):
+            if i:
+                pump(0.03)
+            os.write(fd, KEYS.get(key, key.encode()))
+    quiet_since = time.monotonic()
+    settle()
+    save_pane(f"pane{number}")
+os.write(fd, b"q")
+status = None
 while time.monotonic() < deadline:
-    ready, _, _ = select.select([fd], [], [], 0.1)
-    if ready:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            while status is None and time.monotonic() < deadline:
-                done, raw = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    status = os.waitstatus_to_exitcode(raw)
-                else:
-                    time.sleep(0.05)
-            break
-        output += chunk
-        # Answer every whole question in what is new (a question cut by a read waits for its end).
-        window = bytes(output[scanned:])
-        last = 0
-        found = []
-        for pattern, answer in QUESTIONS:
-            for m in pattern.finditer(window):
-                found.append((m.start(), m.end(), answer(m)))
-        for start, end, answer in sorted(found):
-            if start < last:
-                continue
-            if answer:
-                os.write(fd, answer)
-            last = end
-        # Keep an unfinished escape at the end for the next read.
-        tail = window.rfind(b"\x1b")
-        scanned += max(last, tail if tail >= 0 and len(window) - tail < 64 else len(window))
-    if steps and steps[0] == "first" and PICTURE in output:
-        time.sleep(0.5)
-        save_pane("pane1")
-        steps.pop(0)
-        mark = len(output)
-        os.write(fd, b"j")
-    elif steps and steps[0] == "second" and PICTURE in output[mark:]:
-        time.sleep(0.5)
-        save_pane("pane2")
-        steps.pop(0)
-        os.write(fd, b"q")
+    if not ended:
+        ended = not pump(0.1)
+    else:
+        time.sleep(0.05)
     done, raw = os.waitpid(pid, os.WNOHANG)
     if done:
         status = os.waitstatus_to_exitcode(raw)
-        while select.select([fd], [], [], 0.2)[0]:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            output += chunk
+        while pump(0.2) and select.select([fd], [], [], 0.2)[0]:
+            pass
         break
 
 with open(out_path, "wb") as f:
