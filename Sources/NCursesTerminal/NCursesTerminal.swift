@@ -43,7 +43,8 @@ public final class NCursesTerminal {
         TerminalRestore.saveModes()
         // Asked before curses reads the keyboard, so the answers never arrive as keys.
         let probe = wantColors ? TerminalProbe.graphics(graphics, environment: environment) : (graphics: nil, answersPending: false)
-        lateReplies = LateReplyFilter(active: probe.answersPending)
+        // Answers later than this are not answers: a lone Escape is not held for them forever.
+        lateReplies = LateReplyFilter(active: probe.answersPending, until: Self.steadySeconds() + 10)
         initscr()
         // An update is always finished: curses may otherwise stop halfway when a key is waiting,
         // and the pictures drawn after it would land on rows it completes later.

@@ -41,6 +41,14 @@ public enum TerminalProbe {
                     return (nil, false)
                 }
                 return (replies.graphics(windowCell: windowCell()), !replies.complete)
+            case .tmuxByName:
+                // Its options cannot be asked from here: the terminal around it is asked through
+                // it, and answers only if it passes them on. Tmux's own answer comes at once, the
+                // terminal's moments after (they are side by side): a short wait after tmux's.
+                guard let named = ask(TerminalReplies.nameQuery), named.version?.hasPrefix("tmux ") == true,
+                      let replies = ask(TerminalReplies.tmuxQuery(passthrough: true), into: TerminalReplies(insideTmux: true),
+                                        afterTmuxMilliseconds: tmuxNeighbourMilliseconds) else { return (nil, false) }
+                return (replies.graphics(windowCell: windowCell()), !replies.complete)
             }
         case .kitty, .sixel:
             // The user's word: the protocol is not asked about, the cell size still is.
@@ -65,10 +73,14 @@ public enum TerminalProbe {
         return (Int(size.ws_xpixel) / Int(size.ws_col), Int(size.ws_ypixel) / Int(size.ws_row))
     }
 
-    /// Sends the questions and reads answers until Device Attributes arrive or the wait ends;
-    /// nil when standard input or output is not a terminal.
+    /// How long the terminal around a tmux known only by name may take after tmux answered.
+    static let tmuxNeighbourMilliseconds = 150
+
+    /// Sends `query` and reads answers into `start` until they are complete or the wait ends
+    /// (`afterTmuxMilliseconds` after tmux's own answer, if given); nil when standard input or
+    /// output is not a terminal.
     public static func ask(_ query: [UInt8] = TerminalReplies.query, into start: TerminalReplies = TerminalReplies(),
-                           timeoutMilliseconds: Int = timeoutMilliseconds) -> TerminalReplies? {
+                           timeoutMilliseconds: Int = timeoutMilliseconds, afterTmuxMilliseconds: Int? = nil) -> TerminalReplies? {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return nil }
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
@@ -85,7 +97,7 @@ public enum TerminalProbe {
             offset += n
         }
         var replies = start
-        let deadline = Self.milliseconds() + timeoutMilliseconds
+        var deadline = Self.milliseconds() + timeoutMilliseconds
         var buffer = [UInt8](repeating: 0, count: 1024)
         while !replies.complete {
             let left = deadline - Self.milliseconds()
@@ -97,7 +109,11 @@ public enum TerminalProbe {
             let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
+            let tmuxHadAnswered = replies.tmuxAttributes != nil
             replies.feed(buffer[0..<n])
+            if let after = afterTmuxMilliseconds, !tmuxHadAnswered, replies.tmuxAttributes != nil {
+                deadline = min(deadline, Self.milliseconds() + after)
+            }
         }
         return replies
     }

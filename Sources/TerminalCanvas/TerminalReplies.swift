@@ -20,6 +20,10 @@ public struct TerminalReplies: Sendable, Equatable {
         return Array((["\u{1B}[c"] + around).joined().utf8)
     }
 
+    /// The name and version (XTVERSION), then Device Attributes: what a multiplexer known only
+    /// by `TERM` is (tmux names itself; screen does not answer XTVERSION).
+    public static let nameQuery = Array("\u{1B}[>q\u{1B}[c".utf8)
+
     /// The kitty query was answered OK.
     public private(set) var kittyGraphics = false
     /// Primary Device Attributes' parameters (`4` means sixel); nil until they arrive.
@@ -158,20 +162,24 @@ public struct TerminalReplies: Sendable, Equatable {
     }
 
     /// How to ask, if at all. Inside tmux (`TMUX` set) the questions must pass through it, which
-    /// it allows only with `allow-passthrough` on (the caller asks tmux that first). Not inside
-    /// screen, nor a multiplexer seen only by its `TERM` (one on the other side of an SSH link,
-    /// whose options cannot be asked), nor on the Linux console or a dumb terminal.
+    /// it allows only with `allow-passthrough` on (the caller asks tmux that first). A
+    /// multiplexer seen only by its `TERM` is asked what it is. Not inside screen, nor on the
+    /// Linux console or a dumb terminal.
     public static func asking(environment: [String: String]) -> Asking {
         if environment["STY"] != nil { return .no }
         if environment["TMUX"] != nil { return .throughTmux }
         let term = environment["TERM"] ?? ""
         if term.isEmpty || term == "dumb" || term == "linux" { return .no }
-        if term.hasPrefix("screen") || term.hasPrefix("tmux") { return .no }
+        if term.hasPrefix("screen") || term.hasPrefix("tmux") { return .tmuxByName }
         return .direct
     }
 
     public enum Asking: Sendable, Equatable {
         case no, direct, throughTmux
+        /// `TERM` names tmux or screen, but neither says it runs here: one on the other side
+        /// of an SSH link. Asked its name first (tmux answers XTVERSION, screen does not: a
+        /// tmux passthrough would reach screen's terminal as text).
+        case tmuxByName
     }
 }
 
@@ -206,8 +214,14 @@ public struct LateReplyFilter: Sendable, Equatable {
     static let csiLimit = 64
     static let apcLimit = 8192
 
-    public init(active: Bool) {
+    /// After this (seconds on the caller's steady clock), start-up answers are no longer
+    /// expected: a terminal, or a tmux passing nothing on, that never answers does not leave a
+    /// lone Escape held for the whole session.
+    private var startupUntil: Double
+
+    public init(active: Bool, until: Double = .infinity) {
         self.active = active
+        startupUntil = until
     }
 
     /// The status question was sent: one more answer is owed.
@@ -224,6 +238,7 @@ public struct LateReplyFilter: Sendable, Equatable {
 
     /// The keys read at `now` (seconds on any steady clock), without the answers among them.
     public mutating func filter(_ keys: [Key], now: Double = 0) -> [Key] {
+        if active && now > startupUntil { active = false }
         guard listening || !held.isEmpty else { return keys }
         if keys.isEmpty {
             guard !held.isEmpty, now - heldAt >= holdFor else { return [] }

@@ -127,14 +127,18 @@ import UploadTesting
 
     /// `slow` answers after the wait: its answer reaches the monitor's keyboard input and must
     /// not act as keys (`?` would open the help, and the `j` and `q` that follow would go to it).
-    @Test(arguments: ["plain", "mute", "slow", "tmux"])
+    @Test(arguments: ["plain", "mute", "slow", "tmux", "screen"])
     func withoutPixelsThePhotoIsDrawnInHalfBlocks(mode: String) async throws {
         let (output, status) = try await run(mode)
         #expect(status == 0)
         let text = String(decoding: output, as: UTF8.self)
         #expect(Self.halfBlocks(output) > 100, "\(mode): half blocks")
         #expect(!text.contains("\u{1B}_Ga=T") && !text.contains("\u{1B}P0;0;0q"), "\(mode): no pixels")
-        if mode == "tmux" { #expect(!text.contains("\u{1B}_Gi=31"), "inside tmux nothing is asked") }
+        if mode == "tmux" { #expect(!text.contains("\u{1B}_Gi=31"), "a tmux that passes nothing on: the terminal is not asked") }
+        if mode == "screen" {
+            #expect(text.contains("\u{1B}[>q"), "a multiplexer known by TERM is asked its name")
+            #expect(!text.contains("\u{1B}Ptmux;") && !text.contains("\u{1B}_Gi=31"), "screen gets no tmux passthrough, nothing else asked")
+        }
     }
 
     /// The monitor walked through a folder longer than its list (the list scrolls), with a key

@@ -25,14 +25,17 @@ struct PixelGraphicsTmuxTests {
     /// `shown` (`pixels` or `cells`) moves to the second
     /// photo and quits. Returns what tmux wrote to the terminal and the pane as tmux held it
     /// at each photo.
-    func run(version: String, passthrough: String, shown: String, folder: String? = nil, steps: String = "") async throws -> Run {
+    func run(version: String, passthrough: String, shown: String, folder: String? = nil, steps: String = "",
+             byNameOnly: Bool = false) async throws -> Run {
         let root = try folder ?? PreviewTmuxTests().folder()
         let out = root + "/terminal.out"
         let conf = root + "/tmux.conf"
         try "set -g allow-passthrough \(passthrough)\nset -g status off\n".write(toFile: conf, atomically: true, encoding: .utf8)
         let socket = "uploadmon-pixels-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         // The shell outlives the monitor a moment: tmux passes on everything the pane wrote.
-        let inner = "\(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent; sleep 1"
+        // `byNameOnly`: as on the far side of an SSH link, only TERM says tmux.
+        let prefix = byNameOnly ? "env -u TMUX -u TMUX_PANE TERM=tmux-256color " : ""
+        let inner = "\(prefix)\(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent; sleep 1"
         // Not through Foundation's Process: the tmux server started below would inherit its
         // exit-watch pipe (`TmuxSession.spawnAndWait`).
         let status = try await offPool {
@@ -176,6 +179,20 @@ struct PixelGraphicsTmuxTests {
         }
         // Resting on a photo at the end: its picture is there.
         #expect(run.panes.last.map { Self.placeholders($0).count > 20 } ?? false)
+    }
+
+    /// The monitor on a remote host, tmux on this side: TMUX is not set where the monitor runs,
+    /// TERM says tmux. Tmux is asked its name, then the terminal through it.
+    @Test(arguments: ["on", "off"])
+    func aTmuxKnownOnlyByNameIsAskedWhatItIs(passthrough: String) async throws {
+        let run = try await run(version: "kitty(0.35.2)", passthrough: passthrough, shown: passthrough == "on" ? "pixels" : "cells", byNameOnly: true)
+        #expect(run.status == 0, "exit status \(run.status)")
+        if passthrough == "on" {
+            #expect(run.panes.allSatisfy { Self.placeholders($0).count > 20 && Self.wholeOrNone(Self.placeholders($0)) }, "placeholders")
+        } else {
+            #expect(!run.text.contains("\u{1B}_G"), "tmux passed nothing on")
+            #expect(run.panes.allSatisfy { $0.filter { $0 == "▀" }.count > 100 }, "half blocks in the pane")
+        }
     }
 
     @Test func kittyWithoutPlaceholdersGetsHalfBlocksInsideTmux() async throws {

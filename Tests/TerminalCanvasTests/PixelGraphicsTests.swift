@@ -68,10 +68,10 @@ import Testing
         #expect(TerminalReplies.asking(environment: ["TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0"]) == .throughTmux)
         #expect(TerminalReplies.asking(environment: ["TERM": "xterm-256color", "STY": "1.pts-0.host"]) == .no)
         #expect(TerminalReplies.asking(environment: ["TERM": "screen-256color", "TMUX": "/tmp/tmux-0/default,1,0", "STY": "1.pts-0.host"]) == .no)
-        // A multiplexer known only by TERM is on the far side of an SSH link: its options
-        // cannot be asked, so nothing is.
-        #expect(TerminalReplies.asking(environment: ["TERM": "screen-256color"]) == .no)
-        #expect(TerminalReplies.asking(environment: ["TERM": "tmux-256color"]) == .no)
+        // A multiplexer known only by TERM is on the far side of an SSH link: asked what it is.
+        #expect(TerminalReplies.asking(environment: ["TERM": "screen-256color"]) == .tmuxByName)
+        #expect(TerminalReplies.asking(environment: ["TERM": "tmux-256color"]) == .tmuxByName)
+        #expect(TerminalReplies.nameQuery == Array("\u{1B}[>q\u{1B}[c".utf8))
         #expect(TerminalReplies.asking(environment: ["TERM": "linux"]) == .no)
         #expect(TerminalReplies.asking(environment: [:]) == .no)
     }
@@ -219,6 +219,10 @@ import Testing
     }
 
     @Test func answersThatCameLateAreNotKeysAndTheFilterEndsWithTheLast() {
+        var expiring = LateReplyFilter(active: true, until: 10)
+        #expect(expiring.filter(Self.keys("\u{1B}[6;20;10t"), now: 5).isEmpty && expiring.active)
+        #expect(expiring.filter(Self.keys("\u{1B}[6;20;10t"), now: 11) == Self.keys("\u{1B}[6;20;10t") && !expiring.active,
+                "answers that never came are not waited for forever")
         var named = LateReplyFilter(active: true)
         #expect(named.filter(Self.keys("\u{1B}P>|kitty(0.35.2)\u{1B}\\j\u{1B}[?62;cq")) == Self.keys("jq"), "XTVERSION, asked through tmux")
         #expect(!named.active)

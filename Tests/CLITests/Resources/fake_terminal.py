@@ -4,8 +4,8 @@ for the end-to-end tests of pictures in real pixels.
     fake_terminal.py MODE OUT [TEXT=KEYS] -- COMMAND...
 
 MODE is kitty, sixel, plain (answers Device Attributes only), mute (answers nothing), slow
-(answers as kitty, but 1.5 seconds late) or tmux (answers as kitty, but the command is told it
-runs inside tmux). The
+(answers as kitty, but 1.5 seconds late), tmux (answers as kitty, but the command is told it
+runs inside tmux) or screen (TERM says screen; answers Device Attributes, not XTVERSION). The
 command runs on a pseudo-terminal of 120x40 cells of 10x20 pixels. Everything it writes is saved
 to OUT. Once a picture has been sent (or, for plain and mute, half blocks are on screen) the
 terminal types KEYS once TEXT is on screen (if given), `j` once a picture is on screen, waits for the next picture, types `q` and waits for the command to end. It
@@ -32,6 +32,8 @@ ANSWERS = {
     "mute": b"",
 }
 ANSWERS["tmux"] = ANSWERS["slow"] = ANSWERS["kitty"]
+# GNU screen: Device Attributes to any question, no name (XTVERSION goes unanswered).
+ANSWERS["screen"] = ANSWERS["plain"]
 DELAY = 1.5 if mode == "slow" else 0
 PICTURE = {"kitty": b"\x1b_Ga=T", "sixel": b"\x1bP0;0;0q"}.get(mode, "▀".encode())
 
@@ -40,6 +42,8 @@ if pid == 0:
     env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8")
     for name in ("TMUX", "STY", "NO_COLOR"):
         env.pop(name, None)
+    if mode == "screen":
+        env["TERM"] = "screen-256color"
     if mode == "tmux":
         # A socket no tmux server listens on: asked, tmux cannot say passthrough is on.
         env["TMUX"] = "/tmp/uploadmon-test-no-tmux/default,1,0"
@@ -69,7 +73,7 @@ while time.monotonic() < deadline:
                     time.sleep(0.05)
             break
         output += chunk
-    if asked_at is None and b"\x1b_Gi=31" in output:
+    if asked_at is None and (b"\x1b_Gi=31" in output or (mode == "screen" and b"\x1b[c" in output)):
         asked_at = time.monotonic()
     if not answered and asked_at is not None and time.monotonic() >= asked_at + DELAY:
         answered = True
