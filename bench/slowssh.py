@@ -12,7 +12,7 @@ title and, in tmux, a picture whose mean colour is that photo's), and the bytes 
 wrote (/proc/PID/io wchar) per cursor step. Then all photos are queued with a rate limit and
 the bytes written per second while uploads run are reported.
 """
-import argparse, hashlib, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import argparse, hashlib, os, re, shlex, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PHOTOS = 60
@@ -363,6 +363,9 @@ def main():
     parser.add_argument("--delay-ms", type=float, default=50, help="one way; the round trip is twice it")
     parser.add_argument("--xterm", action="store_true", help="the local terminal is xterm under Xvfb, not tmux")
     parser.add_argument("--kitty", action="store_true", help="the local terminal is kitty under Xvfb, not tmux")
+    parser.add_argument("--inner-tmux", default="none", choices=["none", "local", "remote"],
+                        help="with --xterm/--kitty: tmux (allow-passthrough on) in the X terminal around ssh (local), "
+                             "or on the far side of ssh around the monitor (remote)")
     parser.add_argument("--graphics", default="cells", choices=["cells", "auto"],
                         help="cells: half blocks only; auto: real pixels where the terminal shows them (xterm here speaks sixel)")
     parser.add_argument("--size", default="160x45")
@@ -389,16 +392,25 @@ def main():
         env = (f"LANG=C.UTF-8 COLORTERM=truecolor XDG_STATE_HOME={work}/state XDG_RUNTIME_DIR={work}/run HOME={work}")
         os.makedirs(f"{work}/run", mode=0o700)
         remote = f"cd {cache} && exec env {env} {args.bin} monitor --to http://127.0.0.1:{port}/photo --limit-rate 64k --graphics {args.graphics}"
+        tmux_conf = f"{work}/inner-tmux.conf"
+        with open(tmux_conf, "w") as f:
+            f.write('set -g status off\nset -g allow-passthrough on\nset -g default-terminal "tmux-256color"\n')
+        if args.inner_tmux == "remote":
+            # The monitor inside tmux on the far side: TMUX is set where it runs.
+            remote = f"exec tmux -L uploadmon-slowssh-remote-{os.getpid()} -f {tmux_conf} new-session \"{remote}\""
         # The monitor is started again whenever it quits (the check that nothing is left over).
         record = f'script -q -f -a {os.path.abspath(args.record)} -c "' if args.record else ""
         command = (f"while :; do {record}ssh -p {relay.port} -i {work}/user -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
                    f"-o LogLevel=ERROR -t root@127.0.0.1 '{remote}'" + ('"' if record else "") + "; sleep 0.2; done")
+        if args.inner_tmux == "local":
+            # Tmux on this side, around ssh: on the far side only TERM says tmux.
+            command = f"exec tmux -L uploadmon-slowssh-local-{os.getpid()} -f {tmux_conf} new-session {shlex.quote(command)}"
         if args.xterm or args.kitty:
             screen = X11Screen(work, command, width, height, "kitty" if args.kitty else "xterm")
         else:
             screen = TmuxScreen(work, command, width, height)
         monitor = wait_for_monitor(args.bin)
-        print(f"{screen.name} {width}x{height} over ssh through a relay of {args.mbit:g} Mbit/s, "
+        print(f"{screen.name}" + ("" if args.inner_tmux == "none" else f" with tmux ({args.inner_tmux})") + f" {width}x{height} over ssh through a relay of {args.mbit:g} Mbit/s, "
               f"{2 * args.delay_ms:g} ms round trip; {PHOTOS} photos of 3000x2000; --graphics {args.graphics}; {args.bin}")
         last_name = f"photo-{PHOTOS - 1:02d}.jpg"
         results = []

@@ -125,8 +125,11 @@ public enum TerminalProbe {
     static func tmuxPassesThrough(environment: [String: String]) -> Bool {
         var arguments = ["tmux", "show-options", "-A", "-p", "-v"]
         if let pane = environment["TMUX_PANE"] { arguments += ["-t", pane] }
-        guard let answer = TmuxQuestion.output(arguments + ["allow-passthrough"]) else { return false }
-        let value = answer.split(whereSeparator: { $0 == "\n" || $0 == " " }).first ?? ""
-        return value == "on" || value == "all"
+        if let answer = TmuxQuestion.output(arguments + ["allow-passthrough"]) {
+            let value = answer.split(whereSeparator: { $0 == "\n" || $0 == " " }).first ?? ""
+            return value == "on" || value == "all"
+        }
+        // Tmux before 3.3 has no such option (Ubuntu 22.04's 3.2a): it passes everything on.
+        return TmuxQuestion.output(["tmux", "-V"]).map(TerminalReplies.tmuxPassesEverything) ?? false
     }
 }

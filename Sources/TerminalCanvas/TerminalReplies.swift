@@ -174,6 +174,15 @@ public struct TerminalReplies: Sendable, Equatable {
         return .direct
     }
 
+    /// Whether `tmux -V`'s answer ("tmux 3.2a", "tmux next-3.4") names a tmux before 3.3,
+    /// which passes every passthrough on (3.3 added `allow-passthrough`, off by default).
+    public static func tmuxPassesEverything(version: String) -> Bool {
+        let number = version.split(whereSeparator: \.isWhitespace).last.map { $0.split(separator: "-").last ?? $0 } ?? ""
+        let parts = number.split(separator: ".").map { Int($0.prefix { $0.isNumber }) }
+        guard parts.count >= 2, let major = parts[0], let minor = parts[1] else { return false }
+        return major < 3 || (major == 3 && minor < 3)
+    }
+
     public enum Asking: Sendable, Equatable {
         case no, direct, throughTmux
         /// `TERM` names tmux or screen, but neither says it runs here: one on the other side

@@ -72,6 +72,11 @@ import Testing
         #expect(TerminalReplies.asking(environment: ["TERM": "screen-256color"]) == .tmuxByName)
         #expect(TerminalReplies.asking(environment: ["TERM": "tmux-256color"]) == .tmuxByName)
         #expect(TerminalReplies.nameQuery == Array("\u{1B}[>q\u{1B}[c".utf8))
+        // Tmux without the allow-passthrough option (before 3.3) passes everything on.
+        for (version, passes) in [("tmux 3.2a\n", true), ("tmux 2.9", true), ("tmux 3.3a", false), ("tmux 3.4", false),
+                                  ("tmux next-3.5", false), ("tmux master", false), ("", false)] {
+            #expect(TerminalReplies.tmuxPassesEverything(version: version) == passes, "\(version)")
+        }
         #expect(TerminalReplies.asking(environment: ["TERM": "linux"]) == .no)
         #expect(TerminalReplies.asking(environment: [:]) == .no)
     }
