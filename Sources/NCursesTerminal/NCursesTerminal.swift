@@ -22,6 +22,9 @@ public final class NCursesTerminal {
     private var shownPixels: PixelPicture?
     /// Whether the picture in pixels went out smaller on a slow link (drawn whole once it recovers).
     private var shownPixelsLight = false
+    /// "Answer once you have read this far", to the terminal itself: inside tmux wrapped for the
+    /// terminal around it where it answers through tmux (tmux itself answers at once).
+    private let statusQuestion: [UInt8]
     /// The id of kitty pictures inside tmux (`KittyPlaceholders`).
     private let kittyID = KittyPlaceholders.id(process: getpid())
     /// Drops answers to the start-up questions that arrive after the wait for them.
@@ -42,7 +45,8 @@ public final class NCursesTerminal {
         setlocale(LC_ALL, "")
         TerminalRestore.saveModes()
         // Asked before curses reads the keyboard, so the answers never arrive as keys.
-        let probe = wantColors ? TerminalProbe.graphics(graphics, environment: environment) : (graphics: nil, answersPending: false)
+        let probe = wantColors ? TerminalProbe.graphics(graphics, environment: environment) : TerminalProbe.Outcome(nil)
+        statusQuestion = probe.answersThroughTmux ? TmuxPassthrough.wrap(LateReplyFilter.statusQuestion) : LateReplyFilter.statusQuestion
         // Answers later than this are not answers: a lone Escape is not held for them forever.
         lateReplies = LateReplyFilter(active: probe.answersPending, until: Self.steadySeconds() + 10)
         initscr()
@@ -308,7 +312,7 @@ public final class NCursesTerminal {
     /// Asks the terminal to answer once it has read this far; the answer is taken out of the
     /// keys and counted (`takeShownAnswers`).
     public func askWhenShown() -> Bool {
-        emit(LateReplyFilter.statusQuestion)
+        emit(statusQuestion)
         lateReplies.expectStatus()
         return true
     }

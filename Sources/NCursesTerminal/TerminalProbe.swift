@@ -22,33 +22,50 @@ public enum TerminalProbe {
 
     /// What pictures can use for `choice` in `environment` (nil: half-block cells), and whether
     /// answers may still arrive (asked, but the wait ended first).
-    public static func graphics(_ choice: GraphicsChoice, environment: [String: String]) -> (graphics: PixelGraphics?, answersPending: Bool) {
+    /// What the probe learnt: how pictures are drawn, whether answers may still arrive (asked,
+    /// but the wait ended first), and whether the terminal around tmux answers through it (then
+    /// the "shown yet?" question goes to it, not to tmux, which would answer at once however
+    /// slow the link behind it).
+    public struct Outcome: Sendable {
+        public var graphics: PixelGraphics?
+        public var answersPending = false
+        public var answersThroughTmux = false
+
+        init(_ graphics: PixelGraphics?, pending: Bool = false, throughTmux: Bool = false) {
+            self.graphics = graphics
+            answersPending = pending
+            answersThroughTmux = throughTmux
+        }
+    }
+
+    public static func graphics(_ choice: GraphicsChoice, environment: [String: String]) -> Outcome {
         switch choice {
         case .cells:
-            return (nil, false)
+            return Outcome(nil)
         case .auto:
             switch TerminalReplies.asking(environment: environment) {
             case .no:
-                return (nil, false)
+                return Outcome(nil)
             case .direct:
-                guard let replies = ask() else { return (nil, false) }
-                return (replies.graphics(windowCell: windowCell()), !replies.complete)
+                guard let replies = ask() else { return Outcome(nil) }
+                return Outcome(replies.graphics(windowCell: windowCell()), pending: !replies.complete)
             case .throughTmux:
                 // Tmux drops what it may not pass on: the terminal around it is asked only when
                 // tmux says it passes escapes on, else nothing would ever answer.
                 let passes = tmuxPassesThrough(environment: environment)
                 guard let replies = ask(TerminalReplies.tmuxQuery(passthrough: passes), into: TerminalReplies(insideTmux: passes)) else {
-                    return (nil, false)
+                    return Outcome(nil)
                 }
-                return (replies.graphics(windowCell: windowCell()), !replies.complete)
+                return Outcome(replies.graphics(windowCell: windowCell()), pending: !replies.complete,
+                               throughTmux: passes && replies.deviceAttributes != nil)
             case .tmuxByName:
                 // Its options cannot be asked from here: the terminal around it is asked through
                 // it, and answers only if it passes them on. Tmux's own answer comes at once, the
                 // terminal's moments after (they are side by side): a short wait after tmux's.
                 guard let named = ask(TerminalReplies.nameQuery), named.version?.hasPrefix("tmux ") == true,
                       let replies = ask(TerminalReplies.tmuxQuery(passthrough: true), into: TerminalReplies(insideTmux: true),
-                                        afterTmuxMilliseconds: tmuxNeighbourMilliseconds) else { return (nil, false) }
-                return (replies.graphics(windowCell: windowCell()), !replies.complete)
+                                        afterTmuxMilliseconds: tmuxNeighbourMilliseconds) else { return Outcome(nil) }
+                return Outcome(replies.graphics(windowCell: windowCell()), pending: !replies.complete, throughTmux: replies.complete)
             }
         case .kitty, .sixel:
             // The user's word: the protocol is not asked about, the cell size still is.
@@ -61,7 +78,8 @@ public enum TerminalProbe {
             let size = cell ?? (10, 20)
             // Kitty inside tmux: through its passthrough, as placeholders (the user vouches for both).
             let throughTmux = choice == .kitty && environment["TMUX"] != nil
-            return (PixelGraphics(kind: choice == .kitty ? .kitty : .sixel, cellWidth: size.width, cellHeight: size.height, throughTmux: throughTmux), pending)
+            return Outcome(PixelGraphics(kind: choice == .kitty ? .kitty : .sixel, cellWidth: size.width, cellHeight: size.height, throughTmux: throughTmux),
+                           pending: pending)
         }
     }
 
