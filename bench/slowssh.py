@@ -366,6 +366,7 @@ def main():
     parser.add_argument("--inner-tmux", default="none", choices=["none", "local", "remote"],
                         help="with --xterm/--kitty: tmux (allow-passthrough on) in the X terminal around ssh (local), "
                              "or on the far side of ssh around the monitor (remote)")
+    parser.add_argument("--passthrough", default="on", choices=["on", "off"], help="the inner tmux's allow-passthrough")
     parser.add_argument("--graphics", default="cells", choices=["cells", "auto"],
                         help="cells: half blocks only; auto: real pixels where the terminal shows them (xterm here speaks sixel)")
     parser.add_argument("--size", default="160x45")
@@ -394,7 +395,7 @@ def main():
         remote = f"cd {cache} && exec env {env} {args.bin} monitor --to http://127.0.0.1:{port}/photo --limit-rate 64k --graphics {args.graphics}"
         tmux_conf = f"{work}/inner-tmux.conf"
         with open(tmux_conf, "w") as f:
-            f.write('set -g status off\nset -g allow-passthrough on\nset -g default-terminal "tmux-256color"\n')
+            f.write(f'set -g status off\nset -g allow-passthrough {args.passthrough}\nset -g default-terminal "tmux-256color"\n')
         if args.inner_tmux == "remote":
             # The monitor inside tmux on the far side: TMUX is set where it runs.
             remote = f"exec tmux -L uploadmon-slowssh-remote-{os.getpid()} -f {tmux_conf} new-session \"{remote}\""
@@ -410,7 +411,7 @@ def main():
         else:
             screen = TmuxScreen(work, command, width, height)
         monitor = wait_for_monitor(args.bin)
-        print(f"{screen.name}" + ("" if args.inner_tmux == "none" else f" with tmux ({args.inner_tmux})") + f" {width}x{height} over ssh through a relay of {args.mbit:g} Mbit/s, "
+        print(f"{screen.name}" + ("" if args.inner_tmux == "none" else f" with tmux ({args.inner_tmux}, passthrough {args.passthrough})") + f" {width}x{height} over ssh through a relay of {args.mbit:g} Mbit/s, "
               f"{2 * args.delay_ms:g} ms round trip; {PHOTOS} photos of 3000x2000; --graphics {args.graphics}; {args.bin}")
         last_name = f"photo-{PHOTOS - 1:02d}.jpg"
         results = []
