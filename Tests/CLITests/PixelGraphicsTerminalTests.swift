@@ -152,15 +152,22 @@ import UploadTesting
     /// frames are skipped and pictures go lighter (kitty: halved twice) until the link has been quiet a while, then
     /// whole. Without the removal of a sixel picture's rows, or of kitty's images, this fails on
     /// the first step.
-    @Test(arguments: ["sixel", "kitty-slow"])
-    func nothingAPictureDrewIsLeftBehind(mode: String) async throws {
-        let root = TestFiles.makeTemporaryDirectory("pixel-walk")
+    /// A folder of 45 small photos, each its own colour beside a white strip: longer than the
+    /// list, so walking it scrolls.
+    static func walkFolder(_ name: String) throws -> String {
+        let root = TestFiles.makeTemporaryDirectory(name)
         for i in 0..<45 {
             var rgb: [UInt8] = []
             let colour: [UInt8] = [UInt8(i * 37 % 256), UInt8(255 - i * 5), UInt8(i * 91 % 256)]
             for _ in 0..<150 { for x in 0..<200 { rgb += x < 50 ? [250, 250, 250] : colour } }
             try PictureWriter.jpeg(RGBImage(width: 200, height: 150, rgb: rgb), to: root + String(format: "/photo-%02d.jpg", i))
         }
+        return root
+    }
+
+    @Test(arguments: ["sixel", "kitty-slow"])
+    func nothingAPictureDrewIsLeftBehind(mode: String) async throws {
+        let root = try Self.walkFolder("pixel-walk")
         let out = root + "/walk.out"
         let script = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("walk_terminal.py").path
         let slow = mode.hasSuffix("-slow")

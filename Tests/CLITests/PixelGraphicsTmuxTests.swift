@@ -160,13 +160,7 @@ struct PixelGraphicsTmuxTests {
     /// help and out, to the queue pane and back, to the end and the start, resized and back:
     /// after every step the pane holds one whole picture of placeholders or none, never a piece.
     @Test func aWalkLeavesNoPieceOfAPictureInThePane() async throws {
-        let root = TestFiles.makeTemporaryDirectory("pixels-tmux-walk")
-        for i in 0..<45 {
-            var rgb: [UInt8] = []
-            let colour: [UInt8] = [UInt8(i * 37 % 256), UInt8(255 - i * 5), UInt8(i * 91 % 256)]
-            for _ in 0..<150 { for x in 0..<200 { rgb += x < 50 ? [250, 250, 250] : colour } }
-            try PictureWriter.jpeg(RGBImage(width: 200, height: 150, rgb: rgb), to: root + String(format: "/photo-%02d.jpg", i))
-        }
+        let root = try PixelGraphicsTerminalTests.walkFolder("pixels-tmux-walk")
         let steps = "j~12,j,j,?,Escape,Tab,Tab,G,g,resize:96x40,j,resize:120x40,k"
         let run = try await run(version: "kitty(0.35.2)", passthrough: "on", shown: "pixels", folder: root, steps: steps)
         #expect(run.status == 0, "exit status \(run.status)")

@@ -11,14 +11,12 @@ to OUT. Once a picture has been sent (or, for plain and mute, half blocks are on
 terminal types KEYS once TEXT is on screen (if given), `j` once a picture is on screen, waits for the next picture, types `q` and waits for the command to end. It
 exits with the command's status, or 124 when the command outlived 40 seconds.
 """
-import fcntl
 import os
-import pty
-import select
-import struct
 import sys
-import termios
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import terminal_pty  # noqa: E402
 
 mode, out_path = sys.argv[1], sys.argv[2]
 separator = sys.argv.index("--")
@@ -37,19 +35,9 @@ ANSWERS["screen"] = ANSWERS["plain"]
 DELAY = 1.5 if mode == "slow" else 0
 PICTURE = {"kitty": b"\x1b_Ga=T", "sixel": b"\x1bP0;0;0q"}.get(mode, "▀".encode())
 
-pid, fd = pty.fork()
-if pid == 0:
-    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8")
-    for name in ("TMUX", "STY", "NO_COLOR"):
-        env.pop(name, None)
-    if mode == "screen":
-        env["TERM"] = "screen-256color"
-    if mode == "tmux":
-        # A socket no tmux server listens on: asked, tmux cannot say passthrough is on.
-        env["TMUX"] = "/tmp/uploadmon-test-no-tmux/default,1,0"
-    os.execvpe(command[0], command, env)
-
-fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 1200, 800))
+# tmux: a socket no tmux server listens on: asked, tmux cannot say passthrough is on.
+pid, fd = terminal_pty.start(command, term="screen-256color" if mode == "screen" else "xterm-256color",
+                             extra={"TMUX": "/tmp/uploadmon-test-no-tmux/default,1,0"} if mode == "tmux" else None)
 output = bytearray()
 answered = False
 asked_at = None
@@ -57,22 +45,17 @@ steps = (["start"] if start_keys else []) + ["first", "second", "quit"]
 status = None
 deadline = time.monotonic() + 40
 while time.monotonic() < deadline:
-    ready, _, _ = select.select([fd], [], [], 0.1)
-    if ready:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            # The terminal's other side is closed: the command has ended or is ending.
-            while status is None and time.monotonic() < deadline:
-                done, raw = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    status = os.waitstatus_to_exitcode(raw)
-                else:
-                    time.sleep(0.05)
-            break
-        output += chunk
+    chunk = terminal_pty.read(fd, 0.1)
+    if chunk is None:
+        # The terminal's other side is closed: the command has ended or is ending.
+        while status is None and time.monotonic() < deadline:
+            done, raw = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = os.waitstatus_to_exitcode(raw)
+            else:
+                time.sleep(0.05)
+        break
+    output += chunk
     if asked_at is None and (b"\x1b_Gi=31" in output or (mode == "screen" and b"\x1b[c" in output)):
         asked_at = time.monotonic()
     if not answered and asked_at is not None and time.monotonic() >= asked_at + DELAY:
@@ -94,20 +77,7 @@ while time.monotonic() < deadline:
     done, raw = os.waitpid(pid, os.WNOHANG)
     if done:
         status = os.waitstatus_to_exitcode(raw)
-        # What is still in the pty's buffer.
-        while select.select([fd], [], [], 0.2)[0]:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            output += chunk
+        output += terminal_pty.drain(fd)
         break
 
-with open(out_path, "wb") as f:
-    f.write(output)
-if status is None:
-    os.kill(pid, 9)
-    sys.exit(124)
-sys.exit(status)
+terminal_pty.finish(pid, status, out_path, output)

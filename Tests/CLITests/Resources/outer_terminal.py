@@ -15,16 +15,14 @@ of STEPS (comma-separated; empty for none): a key (`j`, `?`, `Escape`, `Tab`), a
 quiet for 0.7 s and saves OUT.pane3, OUT.pane4, …; then types `q` and waits for the command to
 end. Exits with its status, or 124 after 60 seconds.
 """
-import fcntl
 import os
-import pty
 import re
-import select
-import struct
 import subprocess
 import sys
-import termios
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import terminal_pty  # noqa: E402
 
 version, shown, out_path, capture = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(" ")
 walk = [step for step in sys.argv[5].split(",") if step]
@@ -40,14 +38,7 @@ QUESTIONS = [
 ]
 PICTURE = b"a=T," if shown == "pixels" else "▀".encode()
 
-pid, fd = pty.fork()
-if pid == 0:
-    env = dict(os.environ, TERM="xterm-kitty", COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8")
-    for name in ("TMUX", "TMUX_PANE", "STY", "NO_COLOR"):
-        env.pop(name, None)
-    os.execvpe(command[0], command, env)
-
-fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 1200, 800))
+pid, fd = terminal_pty.start(command, term="xterm-kitty")
 output = bytearray()
 scanned = 0
 quiet_since = time.monotonic()
@@ -59,14 +50,11 @@ def pump(timeout):
     question in it; a question cut by a read waits for its end. False once the command's side
     is closed."""
     global scanned, quiet_since
-    if not select.select([fd], [], [], timeout)[0]:
-        return True
-    try:
-        chunk = os.read(fd, 65536)
-    except OSError:
-        chunk = b""
-    if not chunk:
+    chunk = terminal_pty.read(fd, timeout)
+    if chunk is None:
         return False
+    if not chunk:
+        return True
     output.extend(chunk)
     quiet_since = time.monotonic()
     window = bytes(output[scanned:])
@@ -116,8 +104,7 @@ settle()
 save_pane("pane2")
 for number, step in enumerate(walk, start=3):
     if step.startswith("resize:"):
-        columns, rows = (int(n) for n in step[7:].split("x"))
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, columns * 10, rows * 20))
+        terminal_pty.set_size(fd, *(int(n) for n in step[7:].split("x")))
     else:
         key, _, held = step.partition("~")
         for i in range(int(held) if held else 1):
@@ -137,13 +124,7 @@ while time.monotonic() < deadline:
     done, raw = os.waitpid(pid, os.WNOHANG)
     if done:
         status = os.waitstatus_to_exitcode(raw)
-        while pump(0.2) and select.select([fd], [], [], 0.2)[0]:
-            pass
+        output += terminal_pty.drain(fd)
         break
 
-with open(out_path, "wb") as f:
-    f.write(output)
-if status is None:
-    os.kill(pid, 9)
-    sys.exit(124)
-sys.exit(status)
+terminal_pty.finish(pid, status, out_path, output)

@@ -16,16 +16,12 @@ ends each with `CSI 5 n`). At the end it
 types `q`. OUT gets a line `pictures N` (pictures drawn in pixels), a line `sizes WxH ...` (each
 picture's pixels, in order), then one line per problem found: `after STEP: PROBLEM`. Exits with the command's status, or 124 if it outlived 120 s.
 """
-import fcntl
 import os
-import pty
-import select
-import struct
 import sys
-import termios
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import terminal_pty  # noqa: E402
 from screen_model import Screen  # noqa: E402
 
 mode, out_path, script = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -38,7 +34,7 @@ ANSWERS = {
     "sixel": b"\x1b[?1;0;1024S\x1b[6;20;10t\x1b[?62;4;22c",
 }
 KEYS = {"Escape": b"\x1b", "Tab": b"\t", "Star": b"*", "Space": b" ", "PageDown": b"\x1b[6~", "PageUp": b"\x1b[5~", "Home": b"\x1b[H", "End": b"\x1b[F"}
-CELL_W, CELL_H = 10, 20
+CELL_W, CELL_H = terminal_pty.CELL_W, terminal_pty.CELL_H
 
 steps = []
 for step in script.split(","):
@@ -54,19 +50,13 @@ def press(step):
             read(0)
         os.write(fd, KEYS.get(key, key.encode()))
 
-pid, fd = pty.fork()
-if pid == 0:
-    env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8")
-    for name in ("TMUX", "STY", "NO_COLOR"):
-        env.pop(name, None)
-    os.execvpe(command[0], command, env)
+pid, fd = terminal_pty.start(command)
 
 
 def set_size(columns, rows):
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, columns * CELL_W, rows * CELL_H))
+    terminal_pty.set_size(fd, columns, rows)
 
 
-set_size(120, 40)
 screen = Screen(120, 40, CELL_W, CELL_H)
 record = open(out_path + ".raw", "wb")  # everything the command wrote, for a failure's reader
 answered = False
@@ -85,15 +75,11 @@ def read(timeout):
     while owed and owed[0] <= now:
         owed.pop(0)
         os.write(fd, b"\x1b[0n")
-    ready, _, _ = select.select([fd], [], [], timeout)
-    if not ready:
-        return False
-    try:
-        chunk = os.read(fd, 65536)
-    except OSError:
-        chunk = b""
-    if not chunk:
+    chunk = terminal_pty.read(fd, timeout)
+    if chunk is None:
         return None
+    if not chunk:
+        return False
     # The screen is judged as it stands at the end of a frame (the monitor asks CSI 5 n after
     # each), never halfway through one.
     global frame_problems
@@ -158,12 +144,5 @@ while time.monotonic() < deadline:
     if read(0.1) is None:
         time.sleep(0.05)
 
-with open(out_path, "w") as f:
-    f.write(f"pictures {screen.pictures}\n")
-    f.write("sizes " + " ".join(f"{w}x{h}" for w, h in screen.sizes) + "\n")
-    for line in report:
-        f.write(line + "\n")
-if status is None:
-    os.kill(pid, 9)
-    sys.exit(124)
-sys.exit(status)
+lines = [f"pictures {screen.pictures}", "sizes " + " ".join(f"{w}x{h}" for w, h in screen.sizes)] + report
+terminal_pty.finish(pid, status, out_path, "".join(line + "\n" for line in lines), mode="w")
