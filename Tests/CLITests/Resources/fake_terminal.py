@@ -74,10 +74,8 @@ while time.monotonic() < deadline:
     elif steps and steps[0] == "second" and PICTURE in output[mark:]:
         steps.pop(0)
         os.write(fd, b"q")
-    done, raw = os.waitpid(pid, os.WNOHANG)
-    if done:
-        status = os.waitstatus_to_exitcode(raw)
-        output += terminal_pty.drain(fd)
+    status = terminal_pty.ended(pid, fd, output)
+    if status is not None:
         break
 
 terminal_pty.finish(pid, status, out_path, output)

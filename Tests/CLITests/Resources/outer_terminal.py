@@ -121,10 +121,8 @@ while time.monotonic() < deadline:
         ended = not pump(0.1)
     else:
         time.sleep(0.05)
-    done, raw = os.waitpid(pid, os.WNOHANG)
-    if done:
-        status = os.waitstatus_to_exitcode(raw)
-        output += terminal_pty.drain(fd)
+    status = terminal_pty.ended(pid, fd, output)
+    if status is not None:
         break
 
 terminal_pty.finish(pid, status, out_path, output)

@@ -50,6 +50,16 @@ def drain(fd):
     return bytes(rest)
 
 
+def ended(pid, fd, output):
+    """The command's exit status once it has ended (what is left in the buffer added to
+    `output`), else None."""
+    done, raw = os.waitpid(pid, os.WNOHANG)
+    if not done:
+        return None
+    output += drain(fd)
+    return os.waitstatus_to_exitcode(raw)
+
+
 def finish(pid, status, out_path, data, mode="wb"):
     """Writes `data` to `out_path` and exits with the command's status, or kills it and exits
     124 when it has not ended (status None)."""
