@@ -36,6 +36,9 @@ public protocol MonitorTerminal: AnyObject {
     /// palette instead of 24-bit colour; pictures in pixels smaller). True when a picture on
     /// screen should be drawn again now that the link has recovered.
     func drawLightly(_ lightly: Bool) -> Bool
+    /// The bytes of the picture in pixels the last `draw` sent, and what it would cost sent
+    /// lightly; nil when it sent none. Taken once.
+    func takePixelsSent() -> (bytes: Int, lightBytes: Int)?
     /// Bytes straight to the terminal between frames (bell, notification escapes).
     func emit(_ bytes: [UInt8])
     /// The size after a SIGWINCH, or nil if it cannot be read.
@@ -52,6 +55,7 @@ extension MonitorTerminal {
     public func askWhenShown() -> Bool { false }
     public func takeShownAnswers() -> Int { 0 }
     public func drawLightly(_ lightly: Bool) -> Bool { false }
+    public func takePixelsSent() -> (bytes: Int, lightBytes: Int)? { nil }
 }
 
 /// The monitor's one run loop: it owns the terminal and the state on a thread of its own,
@@ -145,6 +149,7 @@ public final class MonitorProgram: @unchecked Sendable {
         state.height = terminal.height
         state.pixelGraphics = theme.pixels
         var pacer = pacing
+        var budget = PixelBudget()
 
         func apply(_ event: MonitorEvent) {
             let effects = MonitorReducer.reduce(&state, event)
@@ -160,9 +165,20 @@ public final class MonitorProgram: @unchecked Sendable {
             // (an answer) changes how the picture on screen should look, and the loop may
             // otherwise sleep in `poll` with nothing left to wake it.
             if terminal.drawLightly(pacer.slowLink) { pacer.changed() }
+            // A link too slow even for light pictures gets cells; pixels are tried again later.
+            budget.observe(at: t)
+            let pixels = budget.allowsPixels && terminal.colors ? terminal.pixelGraphics : nil
+            if pixels != theme.pixels {
+                theme.pixels = pixels
+                state.pixelGraphics = pixels
+                apply(.resize(width: terminal.width, height: terminal.height))
+            }
             if pacer.drawNow(at: t) {
                 terminal.draw(MonitorView.render(state, theme: theme))
-                pacer.sent(at: t, asked: pacer.asks && terminal.askWhenShown())
+                let asked = pacer.asks && terminal.askWhenShown()
+                pacer.sent(at: t, asked: asked)
+                let picture = terminal.takePixelsSent()
+                if asked, let picture { budget.sent(bytes: picture.bytes, lightBytes: picture.lightBytes, at: t) }
             }
             var timeout = pacer.sleep(at: t, uploadsActive: state.queue.activeCount > 0) ?? -1
             if let due = restDue { timeout = max(0, timeout < 0 ? due.at - t : min(timeout, due.at - t)) }
@@ -179,7 +195,11 @@ public final class MonitorProgram: @unchecked Sendable {
                 break
             }
             for key in terminal.pendingKeys() { apply(.key(key, now())) }
-            pacer.answered(terminal.takeShownAnswers(), at: elapsed())
+            let answers = terminal.takeShownAnswers()
+            pacer.answered(answers, at: elapsed())
+            if answers > 0, let through = pacer.answeredThrough, let roundTrip = pacer.roundTrip {
+                budget.answered(through: through, roundTrip: roundTrip, at: elapsed())
+            }
             for input in inbox.take() {
                 switch input {
                 case .event(let event):
@@ -187,7 +207,7 @@ public final class MonitorProgram: @unchecked Sendable {
                 case .signal(SIGWINCH):
                     if let size = terminal.measure() {
                         terminal.resize(width: size.width, height: size.height)
-                        theme.pixels = terminal.colors ? terminal.pixelGraphics : nil
+                        theme.pixels = budget.allowsPixels && terminal.colors ? terminal.pixelGraphics : nil
                         state.pixelGraphics = theme.pixels
                         apply(.resize(width: terminal.width, height: terminal.height))
                     }

@@ -25,6 +25,8 @@ public final class NCursesTerminal {
     /// "Answer once you have read this far", to the terminal itself: inside tmux wrapped for the
     /// terminal around it where it answers through tmux (tmux itself answers at once).
     private let statusQuestion: [UInt8]
+    /// The picture in pixels the last draw sent: its bytes, and what it would cost lightly.
+    private var pixelsSent: (bytes: Int, lightBytes: Int)?
     /// The id of kitty pictures inside tmux (`KittyPlaceholders`).
     private let kittyID = KittyPlaceholders.id(process: getpid())
     /// Drops answers to the start-up questions that arrive after the wait for them.
@@ -291,6 +293,8 @@ public final class NCursesTerminal {
         emit(bytes + cursorAsCursesHasIt())
         shownPixels = pixels
         shownPixelsLight = light != nil
+        // A light picture is a quarter (sixel) or a sixteenth (kitty) of the whole one's pixels.
+        pixelsSent = (bytes.count, light != nil ? bytes.count : bytes.count / (graphics.kind == .kitty ? 16 : 4))
     }
 
     /// Draws the picture's rows that curses may have written over (all of them when it is new),
@@ -318,6 +322,12 @@ public final class NCursesTerminal {
     }
 
     public func takeShownAnswers() -> Int { lateReplies.takeStatusAnswers() }
+
+    /// The picture in pixels the last draw sent (`pixelsSent`), once.
+    public func takePixelsSent() -> (bytes: Int, lightBytes: Int)? {
+        defer { pixelsSent = nil }
+        return pixelsSent
+    }
 
     /// While the link is slow, pictures in cells go in the 256-colour palette (about half the
     /// bytes) and pictures in pixels smaller (`drawPixels`). True when the one on screen should

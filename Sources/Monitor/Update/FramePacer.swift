@@ -41,6 +41,10 @@ public struct FramePacer: Sendable, Equatable {
     private var recentDelays: [Double] = []
     /// How long the last answer took after its frame was sent.
     public var lastAnswerDelay: Double? { recentDelays.last }
+    /// When the newest frame answered so far was sent.
+    public private(set) var answeredThrough: Double?
+    /// The quickest of the recent answers: the link's round trip, frames' own size aside.
+    public var roundTrip: Double? { recentDelays.min() }
     /// Whether the link takes long to carry a frame (beyond its round trip): pictures should then
     /// cost fewer bytes. Set when one of the last 32 frames took `slowExcess` longer than the
     /// quickest, cleared when none took `fastExcess` longer.
@@ -96,6 +100,7 @@ public struct FramePacer: Sendable, Equatable {
         lastAnswer = now
         let done = min(count, unanswered.count)
         if done > 0 {
+            answeredThrough = unanswered[done - 1]
             recentDelays.append(now - unanswered[done - 1])
             if recentDelays.count > 32 { recentDelays.removeFirst() }
             // The longest of the recent frames beyond the round trip: a small frame says

@@ -7,14 +7,15 @@ picture drew is left behind.
 MODE is sixel or kitty, answering the monitor's "shown yet?" question (`CSI 5 n`) at once, or
 sixel-slow / kitty-slow, answering it as a link of 1 Mbit/s and 100 ms round trip would (once
 what came before it has crossed at that rate): frames are then skipped and pictures drawn
-lightly. The command runs on a pseudo-terminal of 120x40 cells of 10x20 pixels.
+lightly; -veryslow: 120 kbit/s, where even a light picture is too slow. The command runs on a pseudo-terminal of 120x40 cells of 10x20 pixels.
 KEYS is a comma-separated list of steps: a key (`j`, `k`, `G`, `g`, `?`, `Escape`, `PageDown`,
 `PageUp`, `Star` for `*`, `Space`), a key repeated (`j*30`, each a step), a key held (`j~10`: ten presses 30 ms apart,
 one step), `resize:COLUMNSxROWS`, or `wait:SECONDS` (until the screen has been quiet that long). After each step the terminal waits until the screen has been
 quiet for 0.6 s and asks what the model found wrong at the end of the last frame (the monitor
 ends each with `CSI 5 n`). At the end it
 types `q`. OUT gets a line `pictures N` (pictures drawn in pixels), a line `sizes WxH ...` (each
-picture's pixels, in order), then one line per problem found: `after STEP: PROBLEM`. Exits with the command's status, or 124 if it outlived 120 s.
+picture's pixels, in order), a line `halfblocks N` (half blocks on the last screen), then one
+line per problem found: `after STEP: PROBLEM`. Exits with the command's status, or 124 if it outlived 120 s.
 """
 import os
 import sys
@@ -26,7 +27,7 @@ from screen_model import Screen  # noqa: E402
 
 mode, out_path, script = sys.argv[1], sys.argv[2], sys.argv[3]
 mode, _, link = mode.partition("-")
-RATE, ROUND_TRIP = (125_000, 0.1) if link == "slow" else (None, 0.0)
+RATE, ROUND_TRIP = {"slow": (125_000, 0.1), "veryslow": (15_000, 0.1)}.get(link, (None, 0.0))
 link_free = 0.0  # when what was written so far has crossed the link
 command = sys.argv[sys.argv.index("--") + 1:]
 ANSWERS = {
@@ -144,5 +145,6 @@ while time.monotonic() < deadline:
     if read(0.1) is None:
         time.sleep(0.05)
 
-lines = [f"pictures {screen.pictures}", "sizes " + " ".join(f"{w}x{h}" for w, h in screen.sizes)] + report
+halves = sum(line.count("▀") for line in screen.text)
+lines = [f"pictures {screen.pictures}", "sizes " + " ".join(f"{w}x{h}" for w, h in screen.sizes), f"halfblocks {halves}"] + report
 terminal_pty.finish(pid, status, out_path, "".join(line + "\n" for line in lines), mode="w")
