@@ -152,6 +152,24 @@ import UploadTesting
     /// frames are skipped and pictures go lighter (kitty: halved twice) until the link has been quiet a while, then
     /// whole. Without the removal of a sixel picture's rows, or of kitty's images, this fails on
     /// the first step.
+    /// Walks the monitor on the photos in `root` through `steps` in `Resources/walk_terminal.py`
+    /// (`mode`: sixel, kitty, with -slow or -veryslow); its exit status and report lines.
+    func walk(_ mode: String, _ root: String, steps: String) async throws -> (status: Int32, lines: [String]) {
+        let out = root + "/walk.out"
+        let script = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("walk_terminal.py").path
+        let status = try await offPool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script, mode, out, steps, "--", CLIRun.binary, root,
+                                 "--to", "http://127.0.0.1:9/photo", "--notify", "none", "--no-agent"]
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        return (status, try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init))
+    }
+
     /// A folder of 45 small photos, each its own colour beside a white strip: longer than the
     /// list, so walking it scrolls.
     static func walkFolder(_ name: String) throws -> String {
@@ -181,19 +199,7 @@ import UploadTesting
             }
             try PictureWriter.jpeg(RGBImage(width: 480, height: 360, rgb: rgb), to: root + "/photo-\(i).jpg")
         }
-        let out = root + "/walk.out"
-        let script = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("walk_terminal.py").path
-        let status = try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script, "sixel-veryslow", out, "wait:3,j,wait:4,k,wait:3", "--", CLIRun.binary, root,
-                                 "--to", "http://127.0.0.1:9/photo", "--notify", "none", "--no-agent"]
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
+        let (status, lines) = try await walk("sixel-veryslow", root, steps: "wait:3,j,wait:4,k,wait:3")
         #expect(status == 0)
         let pictures = lines.first.flatMap { Int($0.replacing("pictures ", with: "")) } ?? 0
         let halves = lines.dropFirst(2).first.flatMap { Int($0.replacing("halfblocks ", with: "")) } ?? 0
@@ -205,24 +211,12 @@ import UploadTesting
     @Test(arguments: ["sixel", "kitty-slow"])
     func nothingAPictureDrewIsLeftBehind(mode: String) async throws {
         let root = try Self.walkFolder("pixel-walk")
-        let out = root + "/walk.out"
-        let script = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("walk_terminal.py").path
         let slow = mode.hasSuffix("-slow")
         // Last, every photo queued to a port where nothing listens: failures fill the log (it
         // scrolls beside the picture) while the cursor rests.
         let steps = "j*3,j~12,j*12,?,Escape,Tab,Tab,k,PageUp,resize:96x40,j*4,k~6,resize:120x40,G,g,j"
             + (slow ? ",wait:7" : "") + ",Star,u,wait:3"
-        let status = try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script, mode, out, steps, "--", CLIRun.binary, root,
-                                 "--to", "http://127.0.0.1:9/photo", "--notify", "none", "--no-agent"]
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
+        let (status, lines) = try await walk(mode, root, steps: steps)
         #expect(status == 0)
         let pictures = lines.first.flatMap { Int($0.replacing("pictures ", with: "")) } ?? 0
         // At least some steps ended with a picture in pixels (how many depends on how soon the
