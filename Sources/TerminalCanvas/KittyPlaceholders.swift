@@ -20,24 +20,8 @@ public enum KittyPlaceholders {
     /// Sends `picture` (`over` the cells it is stretched over, else its own) as a virtual
     /// placement of `id`, every chunk wrapped for tmux, answers suppressed.
     public static func place(_ picture: PixelPicture, id: UInt32, over cells: (columns: Int, rows: Int)) -> [UInt8] {
-        let payload = Base64.encode(picture.rgb)
-        var out: [UInt8] = []
-        var offset = 0
-        var first = true
-        repeat {
-            let end = min(payload.count, offset + KittyEncoder.chunkSize)
-            var chunk = Array("\u{1B}_G".utf8)
-            if first {
-                chunk += Array("a=T,U=1,i=\(id),f=24,s=\(picture.width),v=\(picture.height),c=\(cells.columns),r=\(cells.rows),q=2,".utf8)
-                first = false
-            } else {
-                chunk += Array("q=2,".utf8)
-            }
-            chunk += Array("m=\(end < payload.count ? 1 : 0);".utf8) + payload[offset..<end] + Array("\u{1B}\\".utf8)
-            out += TmuxPassthrough.wrap(chunk)
-            offset = end
-        } while offset < payload.count
-        return out
+        let keys = "a=T,U=1,i=\(id),f=24,s=\(picture.width),v=\(picture.height),c=\(cells.columns),r=\(cells.rows),q=2,"
+        return Array(KittyEncoder.chunks(picture.rgb, keys: keys, continuation: "q=2,").map(TmuxPassthrough.wrap).joined())
     }
 
     /// The placeholders for `id` over `columns` x `rows` cells from (`x`, `y`): every cell

@@ -90,22 +90,21 @@ public enum KittyEncoder {
 
     /// `over`: the cells the picture is stretched over (kitty scales it), else 1:1.
     public static func show(_ picture: PixelPicture, over cells: (columns: Int, rows: Int)? = nil) -> [UInt8] {
-        var out = Array("\u{1B}[\(picture.y + 1);\(picture.x + 1)H".utf8)
-        let payload = Base64.encode(picture.rgb)
+        var keys = "a=T,f=24,s=\(picture.width),v=\(picture.height),C=1,q=2,"
+        if let cells { keys += "c=\(cells.columns),r=\(cells.rows)," }
+        return Array("\u{1B}[\(picture.y + 1);\(picture.x + 1)H".utf8) + Array(chunks(picture.rgb, keys: keys).joined())
+    }
+
+    /// `rgb` in base64 as graphics commands of at most `chunkSize` payload bytes each: the first
+    /// carries `keys`, the others `continuation`; each says whether more follow (`m=`).
+    public static func chunks(_ rgb: [UInt8], keys: String, continuation: String = "") -> [[UInt8]] {
+        let payload = Base64.encode(rgb)
+        var out: [[UInt8]] = []
         var offset = 0
-        var first = true
         repeat {
             let end = min(payload.count, offset + chunkSize)
-            let more = end < payload.count ? 1 : 0
-            out += Array("\u{1B}_G".utf8)
-            if first {
-                out += Array("a=T,f=24,s=\(picture.width),v=\(picture.height),C=1,q=2,".utf8)
-                if let cells { out += Array("c=\(cells.columns),r=\(cells.rows),".utf8) }
-                first = false
-            }
-            out += Array("m=\(more);".utf8)
-            out += payload[offset..<end]
-            out += Array("\u{1B}\\".utf8)
+            out.append(Array("\u{1B}_G\(out.isEmpty ? keys : continuation)m=\(end < payload.count ? 1 : 0);".utf8)
+                       + payload[offset..<end] + Array("\u{1B}\\".utf8))
             offset = end
         } while offset < payload.count
         return out
