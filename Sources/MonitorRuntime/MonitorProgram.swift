@@ -151,6 +151,9 @@ public final class MonitorProgram: @unchecked Sendable {
         var pacer = pacing
         var budget = PixelBudget()
 
+        /// Real pixels where the terminal has them, colours are on and the link carries them.
+        func pixelsAllowed() -> PixelGraphics? { budget.allowsPixels && terminal.colors ? terminal.pixelGraphics : nil }
+
         func apply(_ event: MonitorEvent) {
             let effects = MonitorReducer.reduce(&state, event)
             pacer.changed()
@@ -167,7 +170,7 @@ public final class MonitorProgram: @unchecked Sendable {
             if terminal.drawLightly(pacer.slowLink) { pacer.changed() }
             // A link too slow even for light pictures gets cells; pixels are tried again later.
             budget.observe(at: t)
-            let pixels = budget.allowsPixels && terminal.colors ? terminal.pixelGraphics : nil
+            let pixels = pixelsAllowed()
             if pixels != theme.pixels {
                 theme.pixels = pixels
                 state.pixelGraphics = pixels
@@ -207,7 +210,7 @@ public final class MonitorProgram: @unchecked Sendable {
                 case .signal(SIGWINCH):
                     if let size = terminal.measure() {
                         terminal.resize(width: size.width, height: size.height)
-                        theme.pixels = budget.allowsPixels && terminal.colors ? terminal.pixelGraphics : nil
+                        theme.pixels = pixelsAllowed()
                         state.pixelGraphics = theme.pixels
                         apply(.resize(width: terminal.width, height: terminal.height))
                     }

@@ -20,8 +20,6 @@ public enum TerminalProbe {
     /// SSH too; only a terminal that never answers costs the whole wait, once, at start.
     public static let timeoutMilliseconds = 1000
 
-    /// What pictures can use for `choice` in `environment` (nil: half-block cells), and whether
-    /// answers may still arrive (asked, but the wait ended first).
     /// What the probe learnt: how pictures are drawn, whether answers may still arrive (asked,
     /// but the wait ended first), and whether the terminal around tmux answers through it (then
     /// the "shown yet?" question goes to it, not to tmux, which would answer at once however
@@ -38,6 +36,7 @@ public enum TerminalProbe {
         }
     }
 
+    /// What pictures can use for `choice` in `environment` (nil graphics: half-block cells).
     public static func graphics(_ choice: GraphicsChoice, environment: [String: String]) -> Outcome {
         switch choice {
         case .cells:
