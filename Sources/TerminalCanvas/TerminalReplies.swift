@@ -16,13 +16,15 @@ public struct TerminalReplies: Sendable, Equatable {
     /// (XTVERSION, `CSI > q`) asked before its Device Attributes: what it can do inside tmux
     /// depends on it.
     public static func tmuxQuery(passthrough: Bool) -> [UInt8] {
-        let around = passthrough ? (questions.dropLast() + ["\u{1B}[>q", "\u{1B}[c"]).map(TmuxPassthrough.wrap) : []
-        return Array((["\u{1B}[c"] + around).joined().utf8)
+        let around = passthrough ? (questions.dropLast() + nameQuestions).map(TmuxPassthrough.wrap) : []
+        return Array((questions.suffix(1) + around).joined().utf8)
     }
 
     /// The name and version (XTVERSION), then Device Attributes: what a multiplexer known only
     /// by `TERM` is (tmux names itself; screen does not answer XTVERSION).
-    public static let nameQuery = Array("\u{1B}[>q\u{1B}[c".utf8)
+    public static let nameQuery = Array(nameQuestions.joined().utf8)
+
+    static let nameQuestions = ["\u{1B}[>q", questions.last!]
 
     /// The kitty query was answered OK.
     public private(set) var kittyGraphics = false
