@@ -63,7 +63,7 @@ public enum TerminalProbe {
                 // terminal's moments after (they are side by side): a short wait after tmux's.
                 guard let named = ask(TerminalReplies.nameQuery), named.version?.hasPrefix("tmux ") == true,
                       let replies = ask(TerminalReplies.tmuxQuery(passthrough: true), into: TerminalReplies(insideTmux: true),
-                                        afterTmuxMilliseconds: tmuxNeighbourMilliseconds) else { return Outcome(nil) }
+                                        afterTmuxMilliseconds: tmuxNeighbourMilliseconds(environment)) else { return Outcome(nil) }
                 return Outcome(replies.graphics(windowCell: windowCell()), pending: !replies.complete, throughTmux: replies.complete)
             }
         case .kitty, .sixel:
@@ -90,8 +90,14 @@ public enum TerminalProbe {
         return (Int(size.ws_xpixel) / Int(size.ws_col), Int(size.ws_ypixel) / Int(size.ws_row))
     }
 
-    /// How long the terminal around a tmux known only by name may take after tmux answered.
-    static let tmuxNeighbourMilliseconds = 150
+    /// How long the terminal around a tmux known only by name may take after tmux answered, at
+    /// least: the wait also grows with how long tmux itself took (a busy machine answers late
+    /// on both sides). `UPLOADMON_TMUX_NEIGHBOUR_MS` sets the least (1…1000), for a terminal
+    /// known to be slow, and for tests on loaded machines.
+    static func tmuxNeighbourMilliseconds(_ environment: [String: String]) -> Int {
+        guard let text = environment["UPLOADMON_TMUX_NEIGHBOUR_MS"], let value = Int(text), (1...1000).contains(value) else { return 150 }
+        return value
+    }
 
     /// Sends `query` and reads answers into `start` until they are complete or the wait ends
     /// (`afterTmuxMilliseconds` after tmux's own answer, if given); nil when standard input or
@@ -114,7 +120,8 @@ public enum TerminalProbe {
             offset += n
         }
         var replies = start
-        var deadline = Self.milliseconds() + timeoutMilliseconds
+        let asked = Self.milliseconds()
+        var deadline = asked + timeoutMilliseconds
         var buffer = [UInt8](repeating: 0, count: 1024)
         while !replies.complete {
             let left = deadline - Self.milliseconds()
@@ -129,7 +136,8 @@ public enum TerminalProbe {
             let tmuxHadAnswered = replies.tmuxAttributes != nil
             replies.feed(buffer[0..<n])
             if let after = afterTmuxMilliseconds, !tmuxHadAnswered, replies.tmuxAttributes != nil {
-                deadline = min(deadline, Self.milliseconds() + after)
+                let tmuxTook = Self.milliseconds() - asked
+                deadline = min(deadline, Self.milliseconds() + max(after, 3 * tmuxTook))
             }
         }
         return replies

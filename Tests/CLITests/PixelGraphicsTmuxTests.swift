@@ -34,7 +34,9 @@ struct PixelGraphicsTmuxTests {
         let socket = "uploadmon-pixels-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         // The shell outlives the monitor a moment: tmux passes on everything the pane wrote.
         // `byNameOnly`: as on the far side of an SSH link, only TERM says tmux.
-        let prefix = byNameOnly ? "env -u TMUX -u TMUX_PANE TERM=tmux-256color " : ""
+        // The terminal here is a Python script: on a loaded machine it may answer later than a
+        // real terminal's 150 ms, so the least wait after tmux's answer is raised.
+        let prefix = byNameOnly ? "env -u TMUX -u TMUX_PANE TERM=tmux-256color UPLOADMON_TMUX_NEIGHBOUR_MS=1000 " : ""
         let inner = "\(prefix)\(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent; sleep 1"
         // Not through Foundation's Process: the tmux server started below would inherit its
         // exit-watch pipe (`TmuxSession.spawnAndWait`).
