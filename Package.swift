@@ -38,7 +38,7 @@ let package = Package(
             name: "CNCursesW",
             providers: [.apt(["libncurses-dev"])]
         ),
-        .target(name: "NCursesTerminal", dependencies: ["CNCursesW", "TerminalCanvas", "UploadCore"]),
+        .target(name: "NCursesTerminal", dependencies: ["CNCursesW", "CDeflate", "TerminalCanvas", "UploadCore"]),
         // JPEG and PNG decoding for previews (libjpeg-turbo's scaled decoding, libpng row by
         // row) in C: both libraries report errors by longjmp, which Swift code cannot catch.
         // WebP through libwebp, GIF through giflib (linked); HEIF/HEIC/AVIF through libheif, opened on first use
@@ -48,8 +48,10 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("dl")]
         ),
         .target(name: "ImagePreview", dependencies: ["CImageDecode", "UploadCore", "PreviewModel"]),
-        // Writing JPEGs (libjpeg) and zlib streams, for tests and benchmarks only.
+        // Writing JPEGs (libjpeg) and inflating zlib streams, for tests and benchmarks only.
         .target(name: "CTestImages", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("z")]),
+        // zlib's deflate: kitty pictures go compressed (`o=z`), tests write PNGs with it.
+        .target(name: "CDeflate", linkerSettings: [.linkedLibrary("z")]),
         .target(
             name: "UploadClient",
             dependencies: [
@@ -148,7 +150,7 @@ let package = Package(
         .target(
             name: "UploadTesting",
             dependencies: [
-                "Receiver", "UploadCore", "PreviewModel", "CTestImages",
+                "Receiver", "UploadCore", "PreviewModel", "CTestImages", "CDeflate",
                 .product(name: "NIOResumableUpload", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),

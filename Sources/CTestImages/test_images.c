@@ -65,17 +65,8 @@ int um_write_progressive_jpeg(const char *path, const unsigned char *rgb, int wi
     return write_jpeg(path, rgb, width, height, quality, NULL, 0, 1, error, error_size);
 }
 
-int um_zlib_compress(const unsigned char *input, size_t input_length, int level,
-                     unsigned char **output, size_t *output_length) {
-    uLong bound = compressBound((uLong)input_length);
-    unsigned char *buffer = malloc(bound ? bound : 1);
-    if (!buffer) return -1;
-    uLongf length = bound;
-    if (compress2(buffer, &length, input, (uLong)input_length, level) != Z_OK) {
-        free(buffer);
-        return -1;
-    }
-    *output = buffer;
-    *output_length = length;
-    return 0;
+int um_zlib_inflate(const unsigned char *input, size_t input_length, unsigned char *output, size_t output_length) {
+    uLongf length = (uLongf)output_length;
+    if (uncompress(output, &length, input, (uLong)input_length) != Z_OK) return -1;
+    return length == output_length ? 0 : -1;
 }

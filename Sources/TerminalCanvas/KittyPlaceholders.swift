@@ -19,9 +19,10 @@ public enum KittyPlaceholders {
 
     /// Sends `picture` (`over` the cells it is stretched over, else its own) as a virtual
     /// placement of `id`, every chunk wrapped for tmux, answers suppressed.
-    public static func place(_ picture: PixelPicture, id: UInt32, over cells: (columns: Int, rows: Int)) -> [UInt8] {
+    public static func place(_ picture: PixelPicture, id: UInt32, over cells: (columns: Int, rows: Int),
+                             compress: KittyEncoder.Compressor? = nil) -> [UInt8] {
         let keys = "a=T,U=1,i=\(id),f=24,s=\(picture.width),v=\(picture.height),c=\(cells.columns),r=\(cells.rows),q=2,"
-        return Array(KittyEncoder.chunks(picture.rgb, keys: keys, continuation: "q=2,").map(TmuxPassthrough.wrap).joined())
+        return Array(KittyEncoder.chunks(picture.rgb, keys: keys, continuation: "q=2,", compress: compress).map(TmuxPassthrough.wrap).joined())
     }
 
     /// The placeholders for `id` over `columns` x `rows` cells from (`x`, `y`): every cell

@@ -88,17 +88,29 @@ public struct PixelPicture: Sendable, Equatable {
 public enum KittyEncoder {
     public static let chunkSize = 4096
 
+    /// What squeezes a picture's RGB before it goes in base64: a zlib stream (RFC 1950, the
+    /// protocol's `o=z`), or nil when it cannot. The library links no zlib: the terminal's
+    /// side hands it in.
+    public typealias Compressor = @Sendable ([UInt8]) -> [UInt8]?
+
     /// `over`: the cells the picture is stretched over (kitty scales it), else 1:1.
-    public static func show(_ picture: PixelPicture, over cells: (columns: Int, rows: Int)? = nil) -> [UInt8] {
+    /// `compress`: sent compressed where that is smaller (a photo's RGB, about a third).
+    public static func show(_ picture: PixelPicture, over cells: (columns: Int, rows: Int)? = nil, compress: Compressor? = nil) -> [UInt8] {
         var keys = "a=T,f=24,s=\(picture.width),v=\(picture.height),C=1,q=2,"
         if let cells { keys += "c=\(cells.columns),r=\(cells.rows)," }
-        return Array("\u{1B}[\(picture.y + 1);\(picture.x + 1)H".utf8) + Array(chunks(picture.rgb, keys: keys).joined())
+        return Array("\u{1B}[\(picture.y + 1);\(picture.x + 1)H".utf8) + Array(chunks(picture.rgb, keys: keys, compress: compress).joined())
     }
 
     /// `rgb` in base64 as graphics commands of at most `chunkSize` payload bytes each: the first
-    /// carries `keys`, the others `continuation`; each says whether more follow (`m=`).
-    public static func chunks(_ rgb: [UInt8], keys: String, continuation: String = "") -> [[UInt8]] {
-        let payload = Base64.encode(rgb)
+    /// carries `keys` (and `o=z` when `compress` made it smaller), the others `continuation`;
+    /// each says whether more follow (`m=`).
+    public static func chunks(_ rgb: [UInt8], keys: String, continuation: String = "", compress: Compressor? = nil) -> [[UInt8]] {
+        var keys = keys, data = rgb
+        if let squeezed = compress?(rgb), squeezed.count < rgb.count {
+            keys += "o=z,"
+            data = squeezed
+        }
+        let payload = Base64.encode(data)
         var out: [[UInt8]] = []
         var offset = 0
         repeat {

@@ -1,3 +1,4 @@
+import CDeflate
 import CTestImages
 import Foundation
 import Glibc
@@ -83,6 +84,16 @@ public enum PictureWriter {
         guard status == 0, let output else { fatalError("zlib is out of memory") }
         defer { free(output) }
         return Array(UnsafeBufferPointer(start: output, count: length))
+    }
+
+    /// The zlib stream `bytes` inflated to exactly `size` bytes, or nil when it is broken or
+    /// comes to another size.
+    public static func inflate(_ bytes: [UInt8], size: Int) -> [UInt8]? {
+        var output = [UInt8](repeating: 0, count: size)
+        let status = bytes.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { um_zlib_inflate(input.baseAddress, input.count, $0.baseAddress, size) }
+        }
+        return status == 0 ? output : nil
     }
 
     /// An EXIF payload with IFD0 orientation and, optionally, make/model and a DateTimeOriginal

@@ -41,7 +41,7 @@ import UploadTesting
         var images: [KittyImage] = []
         var order: [String] = []
         var keys: [String] = []
-        var current: (width: Int, height: Int, payload: String)?
+        var current: (width: Int, height: Int, compressed: Bool, payload: String)?
         for piece in text.components(separatedBy: "\u{1B}_G").dropFirst() {
             guard let end = piece.range(of: "\u{1B}\\") else { continue }
             let command = piece[..<end.lowerBound]
@@ -52,13 +52,15 @@ import UploadTesting
             }, uniquingKeysWith: { a, _ in a })
             keys.append(String(parts[0]))
             if control["a"] == "T" {
-                current = (Int(control["s"] ?? "") ?? 0, Int(control["v"] ?? "") ?? 0, "")
+                current = (Int(control["s"] ?? "") ?? 0, Int(control["v"] ?? "") ?? 0, control["o"] == "z", "")
             } else if control["a"] == "d" {
                 order.append("delete")
             }
             if current != nil, parts.count > 1 { current!.payload += parts[1] }
             if let image = current, control["m"] == "0" {
-                images.append(KittyImage(width: image.width, height: image.height, rgb: Array(Data(base64Encoded: image.payload) ?? Data())))
+                let data = Array(Data(base64Encoded: image.payload) ?? Data())
+                let rgb = image.compressed ? PictureWriter.inflate(data, size: image.width * image.height * 3) ?? [] : data
+                images.append(KittyImage(width: image.width, height: image.height, rgb: rgb))
                 order.append("show")
                 current = nil
             }
@@ -96,6 +98,7 @@ import UploadTesting
         }
         #expect(images.last.map { ($0.width, $0.height) } ?? (0, 0) == (300, 200))
         #expect(order == ["show", "delete", "show", "delete"], "\(order)")
+        #expect(keys.filter { $0.hasPrefix("a=T") }.allSatisfy { $0.contains("o=z") }, "photos go compressed: \(keys.prefix(4))")
         // Every command after the question asks for no answer: nothing arrives as a key.
         #expect(keys.dropFirst().allSatisfy { $0.contains("q=2") || $0.hasPrefix("m=") }, "\(keys.prefix(4))")
     }
@@ -171,13 +174,23 @@ import UploadTesting
     }
 
     /// A folder of 45 small photos, each its own colour beside a white strip: longer than the
-    /// list, so walking it scrolls.
+    /// list, so walking it scrolls. The colour is grainy, as a photo is: flat, it would compress
+    /// to almost nothing and cost a slow link no more than a light picture does.
     static func walkFolder(_ name: String) throws -> String {
         let root = TestFiles.makeTemporaryDirectory(name)
         for i in 0..<45 {
             var rgb: [UInt8] = []
             let colour: [UInt8] = [UInt8(i * 37 % 256), UInt8(255 - i * 5), UInt8(i * 91 % 256)]
-            for _ in 0..<150 { for x in 0..<200 { rgb += x < 50 ? [250, 250, 250] : colour } }
+            var grain: UInt32 = UInt32(i + 1) &* 2_654_435_761
+            for _ in 0..<150 {
+                for x in 0..<200 {
+                    if x < 50 { rgb += [250, 250, 250]; continue }
+                    for c in colour {
+                        grain = grain &* 1_664_525 &+ 1_013_904_223
+                        rgb.append(UInt8(clamping: Int(c) + Int(grain >> 26) - 32))
+                    }
+                }
+            }
             try PictureWriter.jpeg(RGBImage(width: 200, height: 150, rgb: rgb), to: root + String(format: "/photo-%02d.jpg", i))
         }
         return root

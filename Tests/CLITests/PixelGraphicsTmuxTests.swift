@@ -121,7 +121,7 @@ struct PixelGraphicsTmuxTests {
         // Every picture is a virtual placement, never placed at tmux's cursor; nothing answers.
         let placements = commands.filter { $0["a"] == "T" }
         #expect(placements.count == 2, "a picture for the JPEG and one for the PNG")
-        #expect(placements.allSatisfy { $0["U"] == "1" && $0["q"] == "2" && $0["i"] != nil }, "\(placements)")
+        #expect(placements.allSatisfy { $0["U"] == "1" && $0["q"] == "2" && $0["i"] != nil && $0["o"] == "z" }, "\(placements)")
         #expect(commands.dropFirst().allSatisfy { $0["q"] == "2" }, "no command asks for an answer")
         let images = PixelGraphicsTerminalTests.kittyCommands(run.output).images
         for (image, what) in zip(images, ["JPEG", "PNG"]) {

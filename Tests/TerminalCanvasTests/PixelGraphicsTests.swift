@@ -161,6 +161,24 @@ import Testing
         #expect(String(decoding: KittyEncoder.removeAll, as: UTF8.self) == "\u{1B}_Ga=d,d=A,q=2\u{1B}\\")
     }
 
+    @Test func kittySendsWhatTheCompressorMadeSmallerAndSaysSo() throws {
+        let picture = Self.halves(120, 50)
+        // A stand-in for zlib: the payload is whatever it returns, marked `o=z`, when smaller.
+        let squeezed: [UInt8] = Array("not really zlib".utf8)
+        let text = String(decoding: KittyEncoder.show(picture, compress: { _ in squeezed }), as: UTF8.self)
+        #expect(text == "\u{1B}[3;5H\u{1B}_Ga=T,f=24,s=120,v=50,C=1,q=2,o=z,m=0;\(Data(squeezed).base64EncodedString())\u{1B}\\")
+        // No smaller, or nothing: the RGB as it is, not marked.
+        let plain = KittyEncoder.show(picture)
+        #expect(KittyEncoder.show(picture, compress: { $0 + [0] }) == plain)
+        #expect(KittyEncoder.show(picture, compress: { _ in nil }) == plain)
+        // Inside tmux the placement carries it too, in its first chunk only.
+        let placed = String(decoding: KittyPlaceholders.place(picture, id: 7, over: (columns: 12, rows: 3), compress: { Array($0.prefix(5000)) }), as: UTF8.self)
+        let heads = placed.components(separatedBy: "\u{1B}\u{1B}_G").dropFirst().map { $0.prefix { $0 != ";" } }
+        #expect(heads.count == 2, "5,000 bytes: 6,668 of base64, two chunks")
+        #expect(heads.first?.hasPrefix("a=T,U=1,i=7,f=24,s=120,v=50,c=12,r=3,q=2,o=z,m=1") == true, "\(heads)")
+        #expect(heads.last == "q=2,m=0")
+    }
+
     @Test func aHalvedPictureAveragesEachTwoByTwoBlockAndSitsInTheMiddleOfItsCells() throws {
         // 3 cells of 10x20 pixels across, 2 down; 25x34 pixels (odd: the last column and row go).
         var rgb: [UInt8] = []

@@ -4,7 +4,8 @@
 #include <stddef.h>
 
 // Writing pictures for tests and benchmarks (the product only reads them): JPEG through
-// libjpeg, and the zlib stream of a PNG (uploadmon's one PNG writer is PNGEncoder).
+// libjpeg (PNGs are written by PNGEncoder, their zlib streams by CDeflate), and reading back
+// the zlib streams the monitor sends kitty.
 
 /// Writes `rgb` (width x height, 3 bytes per pixel) as a baseline JPEG, with `app1` (an EXIF
 /// segment's payload, starting "Exif\0\0") when not NULL. Returns 0, or -1 with `error` set.
@@ -15,9 +16,8 @@ int um_write_jpeg(const char *path, const unsigned char *rgb, int width, int hei
 int um_write_progressive_jpeg(const char *path, const unsigned char *rgb, int width, int height, int quality,
                               char *error, size_t error_size);
 
-/// `input` as a zlib stream at `level` (0-9) in a buffer of its own (free it with free()):
-/// what `*output` points at, `*output_length` bytes. Returns 0, or -1 when out of memory.
-int um_zlib_compress(const unsigned char *input, size_t input_length, int level,
-                     unsigned char **output, size_t *output_length);
+/// Inflates the zlib stream `input` into `output`, which it must fill exactly (a picture's
+/// size is known): 0, or -1 when the stream is broken or of another length.
+int um_zlib_inflate(const unsigned char *input, size_t input_length, unsigned char *output, size_t output_length);
 
 #endif

@@ -13,10 +13,13 @@ it, as xterm (sixel) and kitty (kitty graphics) treat them:
 
 `problems()` says what is wrong with the screen as it stands: pixels of a picture that is not the
 last one drawn (a leftover), the last picture with cells missing (a hole), a kitty image other
-than the last, or text hidden under one.
+than the last, text hidden under one, or a kitty picture whose data (base64, zlib-compressed
+where it says `o=z`) does not come to its width x height x 3 bytes.
 """
+import base64
 import re
 import unicodedata
+import zlib
 
 
 class Screen:
@@ -33,6 +36,9 @@ class Screen:
         self.sizes = []             # each picture's (width, height) in pixels
         self.images = []            # kitty: [number, y, x, rows, columns]
         self.hidden = []            # kitty: (number, y, x, character) text written under an image
+        self.transfer = None        # kitty: (bytes expected, compression, payloads) while chunks follow
+        self.broken = []            # kitty: pictures whose data did not decode to their size
+        self.compressed = 0         # kitty: pictures sent compressed
         self.pending = b""
         self.saved = (0, 0)
 
@@ -269,8 +275,22 @@ class Screen:
     def kitty(self, body):
         if not body.startswith(b"G"):
             return
-        control = dict(kv.split(b"=", 1) for kv in body[1:].split(b";", 1)[0].split(b",") if b"=" in kv)
+        head, _, payload = body[1:].partition(b";")
+        control = dict(kv.split(b"=", 1) for kv in head.split(b",") if b"=" in kv)
+        if self.transfer is not None:
+            # A later chunk of the picture being sent: its payload, until one says no more follow.
+            self.transfer[2].append(payload)
+            if control.get(b"m", b"0") == b"0":
+                self.received(*self.transfer)
+                self.transfer = None
+            return
         action = control.get(b"a", b"t")
+        if action in (b"t", b"T") and control.get(b"f") == b"24":
+            expected = (int(control.get(b"s", 0)) * int(control.get(b"v", 0)) * 3, control.get(b"o"), [payload])
+            if control.get(b"m", b"0") == b"1":
+                self.transfer = expected
+            else:
+                self.received(*expected)
         if action == b"d":
             if control.get(b"d", b"a") in (b"a", b"A"):
                 self.images = []
@@ -282,6 +302,20 @@ class Screen:
             self.pictures += 1
             self.images.append([self.pictures, self.y, self.x, rows, columns])
             self.last = (self.pictures, self.y, self.x, rows, columns)
+
+    def received(self, expected, compression, payloads):
+        """A whole picture's data: it must decode (base64, then zlib where `o=z`) to its size."""
+        try:
+            data = base64.b64decode(b"".join(payloads), validate=True)
+            if compression == b"z":
+                data = zlib.decompress(data)
+            elif compression is not None:
+                raise ValueError(f"unknown compression {compression!r}")
+            if len(data) != expected:
+                raise ValueError(f"{len(data)} bytes of RGB, {expected} expected")
+        except (ValueError, zlib.error) as error:
+            self.broken.append(f"picture {self.pictures + 1}: {error}")
+        self.compressed += compression == b"z"
 
     # Verdict
 
@@ -305,6 +339,7 @@ class Screen:
         hidden = [h for h in self.hidden if h[0] in live]
         if hidden:
             found.append(f"{len(hidden)} characters written under a kitty image, first {hidden[0]}")
+        found += self.broken
         return found
 
     def clear_hidden(self):

@@ -1,0 +1,19 @@
+#include "deflate.h"
+
+#include <stdlib.h>
+#include <zlib.h>
+
+int um_zlib_compress(const unsigned char *input, size_t input_length, int level,
+                     unsigned char **output, size_t *output_length) {
+    uLong bound = compressBound((uLong)input_length);
+    unsigned char *buffer = malloc(bound ? bound : 1);
+    if (!buffer) return -1;
+    uLongf length = bound;
+    if (compress2(buffer, &length, input, (uLong)input_length, level) != Z_OK) {
+        free(buffer);
+        return -1;
+    }
+    *output = buffer;
+    *output_length = length;
+    return 0;
+}
