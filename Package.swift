@@ -143,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "monitor-bench",
             dependencies: [
-                "Monitor", "MonitorRuntime", "TerminalCanvas", "UploadCore", "ImagePreview", "UploadTesting",
+                "Monitor", "MonitorRuntime", "NCursesTerminal", "TerminalCanvas", "UploadCore", "ImagePreview", "UploadTesting",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

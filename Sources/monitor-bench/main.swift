@@ -2,6 +2,7 @@ import Foundation
 import ImagePreview
 import Monitor
 import MonitorRuntime
+import NCursesTerminal
 import NIOConcurrencyHelpers
 import TerminalCanvas
 import UploadCore
@@ -231,7 +232,7 @@ func benchPreview() throws {
             })
             guard let pixels else { fatalError("no picture in pixels") }
             var kittyBytes = 0, sixelBytes = 0
-            kitty.append(seconds { kittyBytes = KittyEncoder.show(pixels).count })
+            kitty.append(seconds { kittyBytes = KittyEncoder.show(pixels, compress: NCursesTerminal.deflate).count })
             sixel.append(seconds { sixelBytes = SixelEncoder.bytes(pixels).count })
             sizes = "\(pixels.width)x\(pixels.height) px; kitty \(kittyBytes / 1024) KiB, sixel \(sixelBytes / 1024) KiB"
         }
@@ -258,7 +259,7 @@ func benchPreview() throws {
             func frame() {
                 let canvas = MonitorView.render(browse, theme: modeTheme)
                 if let picture = canvas.picture { bytes += PictureEncoder.bytes(picture, depth: .trueColor).count }
-                if let pixels = canvas.pixels { bytes += KittyEncoder.show(pixels).count }
+                if let pixels = canvas.pixels { bytes += KittyEncoder.show(pixels, compress: NCursesTerminal.deflate).count }
             }
             // A frame when a decoded photo arrives (the loop draws it), and one after the key.
             let results = arrived.withLockedValue { let a = $0; $0 = []; return a }
