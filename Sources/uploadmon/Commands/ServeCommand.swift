@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Receiver
 import ServiceLifecycle
+import UploadCommands
 import UploadCore
 import UploadReports
 
@@ -39,80 +40,43 @@ struct ServeCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(help: "Address to bind; loopback unless you say otherwise.") var host = "127.0.0.1"
-    @Option(help: "Port to listen on (0 picks a free one).") var port = 3000
-    @Option(help: "Folder the files are stored in.") var dir = "./uploads"
-    @Option(help: "The upload endpoint's path.") var path = "/photo"
-    @Option(help: "The form field that carries the file.") var field = "photo"
-    @Option(help: "Largest request accepted (e.g. 1GiB, 200MB, 5000000).") var maxSize = "1GiB"
+    @Option(help: "Address to bind; loopback unless you say otherwise.") var host = ServeArguments.standard.host
+    @Option(help: "Port to listen on (0 picks a free one).") var port = ServeArguments.standard.port
+    @Option(help: "Folder the files are stored in.") var dir = ServeArguments.standard.directory
+    @Option(help: "The upload endpoint's path.") var path = ServeArguments.standard.path
+    @Option(help: "The form field that carries the file.") var field = ServeArguments.standard.field
+    @Option(help: "Largest request accepted (e.g. 1GiB, 200MB, 5000000).") var maxSize = ServeArguments.standard.maxSize
     @Flag(help: "Refuse file parts whose content is not an image (415).") var imagesOnly = false
     @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "file")) var tlsCert: String?
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file")) var tlsKey: String?
-    @Option(help: ArgumentHelp("Time a client has to send a complete request head.", valueName: "duration")) var headerTimeout = "10s"
-    @Option(help: ArgumentHelp("Time a kept-alive connection may wait for its next request.", valueName: "duration")) var idleTimeout = "60s"
-    @Option(help: ArgumentHelp("Time a request body may stop arriving before the upload is abandoned.", valueName: "duration")) var bodyTimeout = "30s"
-    @Option(help: "Connections open at once; more are answered 503 at once (lowered to what the descriptor limit allows).") var maxConnections = 1024
-    @Option(help: ArgumentHelp("After SIGINT/SIGTERM, time uploads in progress may go on before they are cut.", valueName: "duration")) var shutdownGrace = "5s"
-    @Option(help: ArgumentHelp("How long a resumable upload is kept from its creation, complete or not.", valueName: "duration")) var resumeMaxAge = "24h"
-    @Option(help: ArgumentHelp("How long an unfinished resumable upload is kept when no request touches it.", valueName: "duration")) var resumeIdle = "1h"
-    @Option(help: "Unfinished resumable uploads one client may hold (its oldest idle one goes for a new one).") var resumePerClient = 64
+    @Option(help: ArgumentHelp("Time a client has to send a complete request head.", valueName: "duration")) var headerTimeout = ServeArguments.standard.headerTimeout
+    @Option(help: ArgumentHelp("Time a kept-alive connection may wait for its next request.", valueName: "duration")) var idleTimeout = ServeArguments.standard.idleTimeout
+    @Option(help: ArgumentHelp("Time a request body may stop arriving before the upload is abandoned.", valueName: "duration")) var bodyTimeout = ServeArguments.standard.bodyTimeout
+    @Option(help: "Connections open at once; more are answered 503 at once (lowered to what the descriptor limit allows).") var maxConnections = ServeArguments.standard.maxConnections
+    @Option(help: ArgumentHelp("After SIGINT/SIGTERM, time uploads in progress may go on before they are cut.", valueName: "duration")) var shutdownGrace = ServeArguments.standard.shutdownGrace
+    @Option(help: ArgumentHelp("How long a resumable upload is kept from its creation, complete or not.", valueName: "duration")) var resumeMaxAge = ServeArguments.standard.resumeMaxAge
+    @Option(help: ArgumentHelp("How long an unfinished resumable upload is kept when no request touches it.", valueName: "duration")) var resumeIdle = ServeArguments.standard.resumeIdle
+    @Option(help: "Unfinished resumable uploads one client may hold (its oldest idle one goes for a new one).") var resumePerClient = ServeArguments.standard.resumePerClient
     @Option(help: ArgumentHelp("The most one resumable request may carry (max-append-size in Upload-Limit; larger ones are refused with 413 and sent again in parts by clients that follow the draft), e.g. 8MiB; default: no limit but --max-size.", valueName: "size")) var resumeMaxAppend: String?
 
-
-    func validate() throws {
-        if let refusal = ByteSize.refusal(maxSize, option: "--max-size", atLeast: 0, like: "1GiB, 200MB or 5000000") { throw ValidationError(refusal) }
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        guard !field.isEmpty else { throw ValidationError("--field cannot be empty") }
-        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("HTTPS needs both --tls-cert and --tls-key") }
-        guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be between 1 and 1000000") }
-        _ = try limits()
-        _ = try resumableAge()
-        _ = try resumableIdle()
-        guard (1...4096).contains(resumePerClient) else { throw ValidationError("--resume-per-client must be between 1 and 4096") }
-        if let resumeMaxAppend, let refusal = ByteSize.refusal(resumeMaxAppend, option: "--resume-max-append", atLeast: 1, like: "8MiB") {
-            throw ValidationError(refusal)
-        }
+    /// The options as `ServeArguments`, which checks them and makes the receiver's configuration.
+    var arguments: ServeArguments {
+        var a = ServeArguments()
+        (a.host, a.port, a.directory, a.path, a.field, a.maxSize, a.imagesOnly) = (host, port, dir, path, field, maxSize, imagesOnly)
+        (a.tlsCert, a.tlsKey, a.headerTimeout, a.idleTimeout, a.bodyTimeout) = (tlsCert, tlsKey, headerTimeout, idleTimeout, bodyTimeout)
+        (a.maxConnections, a.shutdownGrace, a.resumeMaxAge, a.resumeIdle) = (maxConnections, shutdownGrace, resumeMaxAge, resumeIdle)
+        (a.resumePerClient, a.resumeMaxAppend) = (resumePerClient, resumeMaxAppend)
+        return a
     }
 
-    func resumableIdle() throws -> Duration {
-        do {
-            return .seconds(try DurationRule.resumableAge.parse(resumeIdle, option: "--resume-idle"))
-        } catch {
-            throw ValidationError(error.message)
-        }
-    }
+    func validate() throws { _ = try receiverConfiguration() }
 
-    func resumableAge() throws -> Duration {
-        do {
-            return .seconds(try DurationRule.resumableAge.parse(resumeMaxAge, option: "--resume-max-age"))
-        } catch {
-            throw ValidationError(error.message)
-        }
-    }
-
-    func limits() throws -> ReceiverConfiguration.Limits {
-        do {
-            return ReceiverConfiguration.Limits(
-                headerTimeout: .seconds(try DurationRule.timeout.parse(headerTimeout, option: "--header-timeout")),
-                idleTimeout: .seconds(try DurationRule.timeout.parse(idleTimeout, option: "--idle-timeout")),
-                bodyStallTimeout: .seconds(try DurationRule.timeout.parse(bodyTimeout, option: "--body-timeout")),
-                maxConnections: maxConnections,
-                shutdownGrace: .seconds(try DurationRule.shutdownGrace.parse(shutdownGrace, option: "--shutdown-grace"))
-            )
-        } catch {
-            throw ValidationError(error.message)
-        }
+    func receiverConfiguration() throws -> ReceiverConfiguration {
+        do throws(RangeError) { return try arguments.configuration() } catch { throw ValidationError(error.message) }
     }
 
     func run() async throws {
-        let configuration = ReceiverConfiguration(
-            host: host, port: port, directory: dir, path: path, field: field,
-            maxSize: ByteSize.parse(maxSize)!, imagesOnly: imagesOnly,
-            tls: tlsCert.flatMap { cert in tlsKey.map { ReceiverConfiguration.TLSFiles(certificateChain: cert, privateKey: $0) } },
-            limits: try limits(), resumableMaxAge: try resumableAge(), resumableIdleAge: try resumableIdle(),
-            resumablePerClient: resumePerClient,
-            resumableMaxAppend: resumeMaxAppend.flatMap(ByteSize.parse)
-        )
+        let configuration = try receiverConfiguration()
         let leftovers = try ReceiverServer.removeLeftovers(in: configuration.directory)
         if !leftovers.isEmpty {
             Console.say("uploadmon serve: removed \(leftovers.count) partial file(s) an interrupted receiver left in \(configuration.directory)")
