@@ -42,6 +42,13 @@ public struct MonitorSession: Sendable {
         self.output = output
     }
 
+    /// Why the monitor cannot browse `directory`, or nil.
+    public static func refusal(directory: String) -> String? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return "'\(directory)' does not exist" }
+        return isDirectory.boolValue ? nil : "'\(directory)' is not a directory"
+    }
+
     @discardableResult
     public func run(makeTerminal: @escaping @Sendable (_ wantColors: Bool) -> any MonitorTerminal) async throws -> MonitorState {
         let backend: any MonitorBackend

@@ -46,13 +46,7 @@ struct MonitorCommand: AsyncParsableCommand {
 
     func validate() throws {
         try upload.refuseList("the monitor")
-        if let directory {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
-                throw ValidationError("'\(directory)' does not exist")
-            }
-            guard isDirectory.boolValue else { throw ValidationError("'\(directory)' is not a directory") }
-        }
+        if let refusal = directory.flatMap(MonitorSession.refusal(directory:)) { throw ValidationError(refusal) }
     }
 
     func run() async throws {
@@ -74,19 +68,6 @@ struct MonitorCommand: AsyncParsableCommand {
 extension NCursesTerminal: MonitorTerminal {
     public var inputDescriptor: Int32 { STDIN_FILENO }
     public func measure() -> (width: Int, height: Int)? { Self.windowSize() }
-
-    /// The Swift runtime reads how to write a crash's backtrace once, as the process starts, and
-    /// on a terminal it would wait 30 s for a key and colour the file the monitor names. So a
-    /// monitor started without `SWIFT_BACKTRACE` starts itself again with it set (same pid,
-    /// same arguments); a value the user set is kept as it is.
-    static func quietBacktraces() {
-        guard getenv("SWIFT_BACKTRACE") == nil,
-              let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return }
-        setenv("SWIFT_BACKTRACE", "interactive=no,color=no", 1)
-        // By its real path, so the process keeps its name (`exe` otherwise, in ps and top).
-        execv(executable, CommandLine.unsafeArgv)
-        // Not started again (no /proc): crashes still give the terminal back, the backtrace as the runtime chose.
-    }
 
     static func maker(graphics: GraphicsChoice) -> @Sendable (Bool) -> any MonitorTerminal {
         let environment = ProcessInfo.processInfo.environment

@@ -18,7 +18,7 @@ struct UploadOptions: ParsableArguments {
     var to: String
 
     /// `--to @LIST`: the list's path.
-    var destinationList: String? { to.hasPrefix("@") ? String(to.dropFirst()) : nil }
+    var destinationList: String? { choices.destinationList }
 
     /// Said by the commands that need one `--to` URL.
     func refuseList(_ command: String) throws {
@@ -49,12 +49,12 @@ struct UploadOptions: ParsableArguments {
     @Option(name: .long, help: "How many uploads run at once.")
     var concurrency: Int = Self.defaultConcurrency
 
-    static let defaultConcurrency = 2
+    static let defaultConcurrency = UploadChoices.standard.concurrency
     /// Said when --concurrency is given to a command whose uploads the agent runs.
     static let agentConcurrencyNote = SendArguments.agentConcurrencyNote
 
     @Option(name: .long, help: "Retry connect failures, lost connections and 408/429/502/503/504 up to N times, with backoff.")
-    var retries: Int = 0
+    var retries: Int = UploadChoices.standard.retries
 
     @Flag(name: .long, help: "Send files that are not images too.")
     var anyFile = false
@@ -70,13 +70,13 @@ struct UploadOptions: ParsableArguments {
 
     // Durations as every command takes them (`serve` too): `10`, `10s`, `1m30s`, `0.5s`.
     @Option(name: .long, help: ArgumentHelp("Time to establish a connection (e.g. 10s, 1m).", valueName: "duration"))
-    var connectTimeout = "10s"
+    var connectTimeout = UploadChoices.standard.connectTimeout
 
     @Option(name: .long, help: ArgumentHelp("Fail when nothing could be sent for this long.", valueName: "duration"))
-    var stallTimeout = "30s"
+    var stallTimeout = UploadChoices.standard.stallTimeout
 
     @Option(name: .long, help: ArgumentHelp("Fail when no answer comes this long after the upload was sent.", valueName: "duration"))
-    var answerTimeout = "60s"
+    var answerTimeout = UploadChoices.standard.answerTimeout
 
     @Flag(name: .long, help: "Always send from the start: do not continue an interrupted upload where a server that resumes uploads has it.")
     var noResume = false
@@ -105,34 +105,23 @@ struct UploadOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("tus: send at most this many bytes per PATCH (e.g. 5MiB, 6MiB); default: the whole rest in one, as the protocol recommends, or chunks sized from the link for a server that keeps nothing of a cut request (standard input: 8 MiB, held in memory until the server has it). Chunks are this size but the last, so 5MiB meets Cloudflare Stream's rule (at least 5 MiB, multiples of 256 KiB) and 6MiB Supabase's (exactly 6 MiB).", valueName: "size"))
     var chunkSize: String?
 
+    /// The options as `UploadChoices`, which checks them and makes the transport settings.
+    var choices: UploadChoices {
+        var c = UploadChoices(to: to)
+        (c.formFieldsGiven, c.netrcGiven, c.concurrency, c.retries, c.caCertificate, c.insecure) = (!formFields.isEmpty, netrcChoice != nil, concurrency, retries, cacert, insecure)
+        (c.limitRate, c.connectTimeout, c.stallTimeout, c.answerTimeout, c.noResume) = (limitRate, connectTimeout, stallTimeout, answerTimeout, noResume)
+        (c.proxy, c.noProxy, c.noDigest, c.stripLocation, c.protocol, c.put, c.createDirs, c.chunkSize) = (proxy, noproxy, noDigest, stripLocation, `protocol`, put, createDirs, chunkSize)
+        return c
+    }
+
     func validate() throws {
+        if let refusal = choices.refusal(environment: ProcessInfo.processInfo.environment) { throw ValidationError(refusal) }
         do throws(UploadInputError) {
-            if destinationList == nil { try Destination.validate(to) }
             _ = try parsedFormFields()
             // Not `@-`: standard input may be a file to send (the command says which it is).
             _ = try parsedHeaders(readingStandardInput: false)
         } catch {
             throw ValidationError(error.description)
-        }
-        if let limitRate, let refusal = ByteSize.refusal(limitRate, option: "--limit-rate", atLeast: 1024, like: "500k or 20MB", noun: "rate") {
-            throw ValidationError(refusal)
-        }
-        if let chunkSize, let refusal = ByteSize.refusal(chunkSize, option: "--chunk-size", atLeast: 1, like: "5MiB or 6MiB") {
-            throw ValidationError(refusal)
-        }
-        if destinationList != nil, netrcChoice != nil { throw ValidationError(DestinationList.netrcRefusal) }
-        if let refusal = Destination.refusal(destinationList == nil ? to : nil, protocol: `protocol`, put: put, createDirs: createDirs, formFields: !formFields.isEmpty) {
-            throw ValidationError(refusal)
-        }
-        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
-        guard retries >= 0 else { throw ValidationError("--retries cannot be negative") }
-        do throws(RangeError) {
-            for (text, option) in [(connectTimeout, "--connect-timeout"), (stallTimeout, "--stall-timeout"), (answerTimeout, "--answer-timeout")] {
-                _ = try DurationRule.timeout.parse(text, option: option)
-            }
-            try transportSettings.validate()
-        } catch {
-            throw ValidationError(error.message)
         }
     }
 
@@ -159,19 +148,10 @@ struct UploadOptions: ParsableArguments {
 
     /// The settings for uploads to `url`'s origin (its proxy).
     func transportSettings(for url: String) -> TransportSettings {
-        TransportSettings(
-            caCertificatePath: cacert, insecure: insecure, rateLimit: limitRate.flatMap(ByteSize.parse),
-            connectTimeout: DurationText.parse(connectTimeout) ?? .nan, stallTimeout: DurationText.parse(stallTimeout) ?? .nan,
-            answerTimeout: DurationText.parse(answerTimeout) ?? .nan, retries: retries,
-            resume: !noResume, stripLocation: stripLocation,
-            proxy: ProxyRules(proxy: proxy, noProxy: noproxy)
-                .proxy(for: S3AccessSource.requestURL(for: url, environment: ProcessInfo.processInfo.environment)), digests: !noDigest,
-            uploadProtocol: uploadProtocol, chunkSize: chunkSize.flatMap(ByteSize.parse), createDirs: createDirs
-        )
+        choices.transportSettings(for: url, environment: ProcessInfo.processInfo.environment)
     }
 
-    /// `--protocol`, or `put` for `--put`.
-    var uploadProtocol: UploadProtocol { put ? .put : `protocol` }
+    var uploadProtocol: UploadProtocol { choices.uploadProtocol }
 
     func makeTransport() throws -> HTTPUploadTransport {
         try HTTPUploadTransport(settings: transportSettings)

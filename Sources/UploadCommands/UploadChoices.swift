@@ -1,0 +1,87 @@
+import UploadClient
+import UploadCore
+
+/// What the upload options of every sending command say, as typed: why they cannot go
+/// together, and the transport settings they make for a URL. The command line only fills this
+/// in (the `-F` and `-H` values are read by `HeaderArguments` and `FormField`), so every refusal
+/// is reached by tests in process.
+public struct UploadChoices: Sendable, Equatable {
+    /// `--to`: a URL, or `@LIST`.
+    public var to: String
+    public var formFieldsGiven = false
+    /// `--netrc`, `--netrc-file` or `--netrc-optional` given.
+    public var netrcGiven = false
+    public var concurrency = 2
+    public var retries = 0
+    public var caCertificate: String?
+    public var insecure = false
+    public var limitRate: String?
+    public var connectTimeout = "10s"
+    public var stallTimeout = "30s"
+    public var answerTimeout = "60s"
+    public var noResume = false
+    public var proxy: String?
+    public var noProxy: String?
+    public var noDigest = false
+    public var stripLocation = false
+    public var `protocol`: UploadProtocol = .auto
+    public var put = false
+    public var createDirs = false
+    public var chunkSize: String?
+
+    /// Every option at its default: the commands' defaults are these.
+    public static let standard = UploadChoices(to: "")
+
+    public init(to: String) {
+        self.to = to
+    }
+
+    /// `--to @LIST`: the list's path.
+    public var destinationList: String? { to.hasPrefix("@") ? String(to.dropFirst()) : nil }
+
+    /// `--protocol`, or `put` for `--put`.
+    public var uploadProtocol: UploadProtocol { put ? .put : `protocol` }
+
+    /// Why these choices cannot be used, in the words the command prints; nil when they can.
+    /// `environment`: where a proxy not given comes from (a bad `https_proxy` is refused too).
+    public func refusal(environment: [String: String]) -> String? {
+        if destinationList == nil {
+            do throws(UploadInputError) { try Destination.validate(to) } catch { return error.description }
+        }
+        if let limitRate, let refusal = ByteSize.refusal(limitRate, option: "--limit-rate", atLeast: 1024, like: "500k or 20MB", noun: "rate") {
+            return refusal
+        }
+        if let chunkSize, let refusal = ByteSize.refusal(chunkSize, option: "--chunk-size", atLeast: 1, like: "5MiB or 6MiB") {
+            return refusal
+        }
+        if destinationList != nil, netrcGiven { return DestinationList.netrcRefusal }
+        if let refusal = Destination.refusal(destinationList == nil ? to : nil, protocol: `protocol`, put: put, createDirs: createDirs, formFields: formFieldsGiven) {
+            return refusal
+        }
+        guard concurrency >= 1 else { return "--concurrency must be at least 1" }
+        guard retries >= 0 else { return "--retries cannot be negative" }
+        do throws(RangeError) {
+            for (text, option) in [(connectTimeout, "--connect-timeout"), (stallTimeout, "--stall-timeout"), (answerTimeout, "--answer-timeout")] {
+                _ = try DurationRule.timeout.parse(text, option: option)
+            }
+            try transportSettings(for: to, environment: environment).validate()
+        } catch {
+            return error.message
+        }
+        return nil
+    }
+
+    /// The settings for uploads to `url` (its proxy, from these choices or `environment`'s
+    /// proxy variables as curl reads them).
+    public func transportSettings(for url: String, environment: [String: String]) -> TransportSettings {
+        TransportSettings(
+            caCertificatePath: caCertificate, insecure: insecure, rateLimit: limitRate.flatMap(ByteSize.parse),
+            connectTimeout: DurationText.parse(connectTimeout) ?? .nan, stallTimeout: DurationText.parse(stallTimeout) ?? .nan,
+            answerTimeout: DurationText.parse(answerTimeout) ?? .nan, retries: retries,
+            resume: !noResume, stripLocation: stripLocation,
+            proxy: ProxyRules(proxy: proxy, noProxy: noProxy, environment: environment)
+                .proxy(for: S3AccessSource.requestURL(for: url, environment: environment)), digests: !noDigest,
+            uploadProtocol: uploadProtocol, chunkSize: chunkSize.flatMap(ByteSize.parse), createDirs: createDirs
+        )
+    }
+}
