@@ -41,8 +41,9 @@ let package = Package(
         .target(name: "NCursesTerminal", dependencies: ["CNCursesW", "CDeflate", "TerminalCanvas", "UploadCore"]),
         // JPEG and PNG decoding for previews (libjpeg-turbo's scaled decoding, libpng row by
         // row) in C: both libraries report errors by longjmp, which Swift code cannot catch.
-        // WebP through libwebp, GIF through giflib (linked); HEIF/HEIC/AVIF through libheif, opened on first use
-        // (dlopen: its codecs would otherwise load at every start), headers from libheif-dev.
+        // WebP through libwebp, GIF through giflib (linked); HEIF/HEIC through libheif and AVIF
+        // through libavif, opened on first use (dlopen: their codecs would otherwise load at every
+        // start), headers from libheif-dev and libavif-dev.
         .target(
             name: "CImageDecode",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("dl")]

@@ -89,12 +89,13 @@ public enum PreviewDecoder {
             case .png: um_decode_png(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
             case .webp: um_decode_webp(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
             case .gif: um_decode_gif(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
+            case .avif: um_decode_avif(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
             default: um_decode_heif(cPath, Int32(boxWidth), Int32(boxHeight), maxWholePixels, flag, &image)
             }
         }
         if probe.format == .heic || probe.format == .avif {
-            // HEIF's EXIF is an item of the container, which libheif finds; its orientation is
-            // informative only (libheif has applied the file's own turns already).
+            // HEIF's EXIF is an item of the container, which libheif (libavif) finds; its
+            // orientation is informative only (the file's own turns are applied already).
             if let block = image.exif, image.exif_size >= 4 {
                 let bytes = Array(UnsafeBufferPointer(start: block, count: image.exif_size))
                 if let exif = ExifSummary.fromHEIFBlock(bytes) { describe(&info, exif) }

@@ -150,6 +150,32 @@ enum PhoneEncoders {
         #expect(preview.info.camera == "Apple iPhone 15")
     }
 
+    /// An AVIF goes through libavif where it is installed (libheif otherwise): its transparent
+    /// half on dark grey, and its size checked before a pixel is decoded.
+    @Test(.enabled(if: PhoneEncoders.avif && um_avif_available() != 0))
+    func anAVIFThroughLibavifLiesOnDarkGreyAndIsRefusedBeyondTheLimit() throws {
+        var rgba: [UInt8] = []
+        for _ in 0..<64 { for x in 0..<64 { rgba += x < 32 ? [230, 20, 20, 255] : [20, 200, 20, 0] } }
+        let png = directory + "/alpha-avif.png"
+        try PictureWriter.pngRGBA(width: 64, height: 64, rgba: rgba, to: png)
+        let avif = directory + "/alpha.avif"
+        try PhoneEncoders.run("avifenc", ["-s", "10", "-l", png, avif])
+        let preview = try PreviewDecoder.decode(path: avif, fitting: 32, 32).get()
+        let left = preview.image.pixel(2, 16), right = preview.image.pixel(29, 16)
+        #expect(same(left, (230, 20, 20), within: 30) && same(right, (48, 48, 48), within: 12), "\(left) \(right)")
+
+        let photo = directory + "/limit.avif"
+        try PhoneEncoders.run("avifenc", ["-s", "10", try halvesPNG(), photo])
+        var image = um_image()
+        defer { um_image_free(&image) }
+        #expect(um_decode_avif(photo, 40, 40, 1000, nil, &image) != 0)
+        let why = withUnsafeBytes(of: image.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        #expect(why == "an AVIF picture of 640 x 480 is too large to preview")
+        let flag = CancelFlag()
+        flag.cancel()
+        #expect(PreviewDecoder.decode(path: photo, fitting: 40, 40, cancel: flag) == .failure(.cancelled))
+    }
+
     /// HEIF's own transforms stand the picture as it is meant to be seen: `irot` (a quarter turn
     /// anticlockwise), `imir` (mirrored left to right) and `clap` (the clean aperture, a crop),
     /// each written by avifenc into a picture red on its left half and blue on its right.
@@ -169,6 +195,15 @@ enum PhoneEncoders {
         let mirrored = try decoded(["--imir", "1"], "imir")
         let left = mirrored.pixel(1, mirrored.height / 2), right = mirrored.pixel(mirrored.width - 2, mirrored.height / 2)
         #expect(same(left, (20, 20, 230), within: 40) && same(right, (230, 20, 20), within: 40), "mirrored: \(left) \(right)")
+        // Top and bottom exchanged (mode 0), on a picture red above and blue below.
+        var rows: [UInt8] = []
+        for y in 0..<480 { for _ in 0..<640 { rows += y < 240 ? [230, 20, 20] : [20, 20, 230] } }
+        let stacked = directory + "/stacked.png", flipped = directory + "/flip.avif"
+        try PictureWriter.png(RGBImage(width: 640, height: 480, rgb: rows), to: stacked)
+        try PhoneEncoders.run("avifenc", ["-s", "10", "--imir", "0", stacked, flipped])
+        let upsideDown = try PreviewDecoder.decode(path: flipped, fitting: 64, 64).get().image
+        let above = upsideDown.pixel(upsideDown.width / 2, 1), below = upsideDown.pixel(upsideDown.width / 2, upsideDown.height - 2)
+        #expect(same(above, (20, 20, 230), within: 40) && same(below, (230, 20, 20), within: 40), "flipped: \(above) \(below)")
         let cropped = try decoded(["--crop", "0,0,320,480"], "clap")
         #expect(cropped.width == 43 && cropped.height == 64, "the clean aperture, 320x480: \(cropped.width)x\(cropped.height)")
         let inside = cropped.pixel(cropped.width - 2, cropped.height / 2)
@@ -177,14 +212,15 @@ enum PhoneEncoders {
 
     /// Cut short, damaged, or of a kind the decoder will not hold whole: a reason, no picture,
     /// no crash.
-    @Test(.enabled(if: PhoneEncoders.webp && PhoneEncoders.heif))
+    @Test(.enabled(if: PhoneEncoders.webp && PhoneEncoders.heif && PhoneEncoders.avif))
     func cutAndDamagedPhonePhotosSayWhy() throws {
         let png = try halvesPNG()
         var files: [String] = []
-        let webp = directory + "/whole.webp", heic = directory + "/whole.heic"
+        let webp = directory + "/whole.webp", heic = directory + "/whole.heic", avif = directory + "/whole.avif"
         try PhoneEncoders.run("cwebp", ["-quiet", "-q", "90", png, "-o", webp])
         try PhoneEncoders.run("heif-enc", ["-q", "90", png, "-o", heic])
-        for source in [webp, heic] {
+        try PhoneEncoders.run("avifenc", ["-s", "10", png, avif])
+        for source in [webp, heic, avif] {
             let bytes = try #require(FileManager.default.contents(atPath: source))
             for (name, cut) in [("half", bytes.count / 2), ("head", 40), ("most", bytes.count - 20)] {
                 let path = source + "-\(name)"

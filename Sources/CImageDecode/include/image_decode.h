@@ -66,6 +66,17 @@ int um_decode_webp(const char *path, int max_width, int max_height, long long ma
 int um_decode_heif(const char *path, int max_width, int max_height, long long max_whole_pixels,
                    const volatile int *cancel, um_image *out);
 
+/// AVIF through libavif (dav1d, two threads), loaded on first use (dlopen); through
+/// `um_decode_heif` where libavif cannot be loaded. The file's crop, turn and mirror (clap,
+/// irot, imir) are applied, alpha composited over dark grey; the EXIF and XMP items are copied
+/// as `um_decode_heif` copies them. `cancel` is polled before and after the decode and between
+/// rows; pictures above `max_whole_pixels` are refused before decoding.
+int um_decode_avif(const char *path, int max_width, int max_height, long long max_whole_pixels,
+                   const volatile int *cancel, um_image *out);
+
+/// Whether libavif could be loaded.
+int um_avif_available(void);
+
 /// GIF through giflib: the first frame on its canvas (what lies outside it, and the
 /// transparent colour, on dark grey), row by row; an interlaced frame is held whole (a byte a
 /// pixel) and refused above `max_whole_pixels`. `cancel` is polled between rows.
