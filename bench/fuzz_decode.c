@@ -41,6 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0) {
             um_decode_heif(path, boxes[b][0], boxes[b][1], 4000000, NULL, &image);
             um_image_free(&image);
+            // AVIF's own decoder (libavif) reads every ISO-BMFF file it is given, as the preview
+            // would when the brand says AVIF.
+            um_decode_avif(path, boxes[b][0], boxes[b][1], 4000000, NULL, &image);
+            um_image_free(&image);
         }
     }
     return 0;
