@@ -48,7 +48,8 @@ public final class AgentBackend: MonitorBackend {
                 case .saveCursor(let seq): MonitorCursor.write(seq, paths)
                 case .lost:
                     post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
-                    reconnect()
+                case .reconnect(let seconds):
+                    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in reconnect() }
                 }
             }
         }
@@ -81,21 +82,18 @@ public final class AgentBackend: MonitorBackend {
         }
     }
 
+    /// One attempt to reach the agent again (starting it when none runs); a failure is the
+    /// subscription's to time the next one.
     private func reconnect() {
-        let thread = Thread { [self] in
-            while !subscription.withLockedValue({ $0.isClosing }) {
-                sleep(1)
-                guard !subscription.withLockedValue({ $0.isClosing }) else { return }
-                guard let connection = try? AgentLauncher.connectOrStart(
-                    paths: paths, client: "monitor", executable: AgentLauncher.currentExecutable()) else { continue }
-                client.withLockedValue { $0 = connection.client }
-                post(.notice("Reattached to the agent (pid \(connection.client.agentPID))", isError: false, now()))
-                attach(connection.client)
-                return
-            }
+        guard !subscription.withLockedValue({ $0.isClosing }) else { return }
+        guard let connection = try? AgentLauncher.connectOrStart(
+            paths: paths, client: "monitor", executable: AgentLauncher.currentExecutable()) else {
+            handle { $0.reconnectFailed() }
+            return
         }
-        thread.name = "uploadmon.monitor.reconnect"
-        thread.start()
+        client.withLockedValue { $0 = connection.client }
+        post(.notice("Reattached to the agent (pid \(connection.client.agentPID))", isError: false, now()))
+        attach(connection.client)
     }
 
     public func enqueue(_ items: [QueueItem]) {

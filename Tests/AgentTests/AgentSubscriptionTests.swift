@@ -48,12 +48,26 @@ import UploadJournal
         var subscription = AgentSubscription(cursor: nil)
         subscription.connecting()
         _ = subscription.subscribed(snapshot(last: 5))
-        #expect(subscription.closed() == [.lost])
+        #expect(subscription.closed() == [.lost, .reconnect(after: 1)])
         subscription.connecting()
         #expect(subscription.received(event(6, .queued(id, name: "a.png", totalBytes: 10))) == [], "held again until the new answer")
         #expect(subscription.close() == 6)
         #expect(subscription.closed() == [])
         #expect(subscription.isClosing)
+    }
+
+    /// An agent that cannot be reached or started is tried again less and less often, then
+    /// every `longestWait`; a connection that works starts the count again; closing stops it.
+    @Test func failedReconnectsWaitLongerEachTimeUpToALimit() {
+        var subscription = AgentSubscription(cursor: nil)
+        subscription.connecting()
+        #expect(subscription.closed() == [.lost, .reconnect(after: 1)])
+        let waits = (0..<7).map { _ in subscription.reconnectFailed() }
+        #expect(waits == [2, 4, 8, 16, 30, 30, 30].map { [.reconnect(after: $0)] })
+        subscription.connecting()
+        #expect(subscription.reconnectFailed() == [.reconnect(after: 2)], "counted afresh after a connection")
+        _ = subscription.close()
+        #expect(subscription.reconnectFailed() == [], "a closing client tries no more")
     }
 
     @Test func jobsPassAtAnyTimeAndRepliesAreNotEvents() {

@@ -17,15 +17,23 @@ public struct AgentSubscription: Sendable {
         case jobs([JobSnapshot])
         /// Write the cursor so the next client knows what this one saw.
         case saveCursor(Int64)
-        /// The connection is gone: say so, and connect (or start the agent) again.
+        /// The connection is gone: say so.
         case lost
+        /// Connect (or start the agent) again in this many seconds: one second after a loss,
+        /// twice as long after each attempt that fails, at most `longestWait`.
+        case reconnect(after: Double)
     }
+
+    /// The longest wait between attempts to reach an agent that does not come back.
+    public static let longestWait = 30.0
 
     /// The last event seen, across reconnects (and across runs, from the cursor file).
     public private(set) var cursor: Int64?
     private var attached = false
     private var held: [UploadEvent] = []
     private var closing = false
+    /// Attempts to reconnect that failed since the last connection.
+    private var failures = 0
 
     public init(cursor: Int64?) {
         self.cursor = cursor
@@ -35,6 +43,7 @@ public struct AgentSubscription: Sendable {
     public mutating func connecting() {
         attached = false
         held = []
+        failures = 0
     }
 
     /// What the agent pushed.
@@ -68,7 +77,15 @@ public struct AgentSubscription: Sendable {
 
     /// The connection closed: reconnect, unless the client is the one closing.
     public mutating func closed() -> [Action] {
-        closing ? [] : [.lost]
+        closing ? [] : [.lost, .reconnect(after: 1)]
+    }
+
+    /// An attempt to connect or start the agent failed: try again later, waiting longer each
+    /// time (an agent that cannot start is not started again every second), unless closing.
+    public mutating func reconnectFailed() -> [Action] {
+        guard !closing else { return [] }
+        failures += 1
+        return [.reconnect(after: min(Self.longestWait, Double(1 << min(failures, 5))))]
     }
 
     /// The client is quitting: a close from now on is expected. Returns the cursor to save.
