@@ -16,8 +16,9 @@ public final class AgentBackend: MonitorBackend {
     public let uploads: MonitorUploads
     private let client: NIOLockedValueBox<AgentClient>
     /// The decisions (hold or deliver, the cursor, reconnect); everything below carries out
-    /// the actions, under this lock so that what it posts keeps the order it was decided in.
+    /// the actions, outside this lock, one after another on `acting` in the order decided.
     private let subscription: NIOLockedValueBox<AgentSubscription>
+    private let acting = DispatchQueue(label: "uploadmon.monitor.agent-actions")
     private let outlet = MonitorOutlet()
     private let enqueueing = DispatchQueue(label: "uploadmon.monitor.enqueue")
 
@@ -37,21 +38,27 @@ public final class AgentBackend: MonitorBackend {
     private func post(_ event: MonitorEvent) { outlet.post(event) }
     private func now() -> EventTime { outlet.now() }
 
-    /// Feeds the subscription one input and carries out what it decides.
+    /// Feeds the subscription one input and carries out what it decides: handed to `acting`
+    /// while the decision is held, so actions keep the order of the inputs that made them
+    /// (records before the events held for them), and carried out after it is let go.
     private func handle(_ input: (inout AgentSubscription) -> [AgentSubscription.Action]) {
         subscription.withLockedValue { machine in
-            for action in input(&machine) {
-                switch action {
-                case .attach(let snapshot): post(.attached(Self.reattachment(snapshot, at: Date()), now()))
-                case .deliver(let event): post(.upload(event, now()))
-                case .jobs(let jobs): post(.jobs(Self.summaries(jobs), now()))
-                case .saveCursor(let seq): MonitorCursor.write(seq, paths)
-                case .lost:
-                    post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
-                case .reconnect(let seconds):
-                    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in reconnect() }
-                }
-            }
+            let actions = input(&machine)
+            guard !actions.isEmpty else { return }
+            acting.async { [self] in actions.forEach(perform) }
+        }
+    }
+
+    private func perform(_ action: AgentSubscription.Action) {
+        switch action {
+        case .attach(let snapshot): post(.attached(Self.reattachment(snapshot, at: Date()), now()))
+        case .deliver(let event): post(.upload(event, now()))
+        case .jobs(let jobs): post(.jobs(Self.summaries(jobs), now()))
+        case .saveCursor(let seq): MonitorCursor.write(seq, paths)
+        case .lost:
+            post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
+        case .reconnect(let seconds):
+            acting.asyncAfter(deadline: .now() + seconds) { [self] in reconnect() }
         }
     }
 
@@ -153,7 +160,14 @@ public final class AgentBackend: MonitorBackend {
     }
 
     public func finish(_ state: MonitorState) async {
-        if let last = subscription.withLockedValue({ $0.close() }) { MonitorCursor.write(last, paths) }
+        let last = subscription.withLockedValue({ $0.close() })
+        // After every action already decided (a cursor saved there is never newer than this).
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            acting.async { [paths] in
+                if let last { MonitorCursor.write(last, paths) }
+                done.resume()
+            }
+        }
         client.withLockedValue({ $0 }).close()
     }
 
