@@ -41,6 +41,23 @@ enum PhoneEncoders {
         return path
     }
 
+    /// 64x64: the left half opaque red, the right half fully transparent (green beneath).
+    func halfTransparentPNG() throws -> String {
+        var rgba: [UInt8] = []
+        for _ in 0..<64 { for x in 0..<64 { rgba += x < 32 ? [230, 20, 20, 255] : [20, 200, 20, 0] } }
+        let png = directory + "/half-transparent.png"
+        try PictureWriter.pngRGBA(width: 64, height: 64, rgba: rgba, to: png)
+        return png
+    }
+
+    /// `path`, made from `halfTransparentPNG`, previewed: red left, the transparent half dark grey.
+    func expectTransparentHalfOnGrey(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let preview = try PreviewDecoder.decode(path: path, fitting: 32, 32).get()
+        let left = preview.image.pixel(2, 16), right = preview.image.pixel(29, 16)
+        #expect(same(left, (230, 20, 20), within: 30) && same(right, (48, 48, 48), within: 12), "\(left) \(right)",
+                sourceLocation: sourceLocation)
+    }
+
     func expectRedLeftBlueRight(_ image: RGBImage, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let left = image.pixel(1, image.height / 2), right = image.pixel(image.width - 2, image.height / 2)
         #expect(same(left, (230, 20, 20), within: 40) && same(right, (20, 20, 230), within: 40), "\(what): \(left) \(right)",
@@ -74,16 +91,9 @@ enum PhoneEncoders {
 
     @Test(.enabled(if: PhoneEncoders.webp))
     func aTransparentWebPLiesOnDarkGreyAndAnAnimationShowsItsFirstFrame() throws {
-        // Left half opaque red, right half fully transparent.
-        var rgba: [UInt8] = []
-        for _ in 0..<64 { for x in 0..<64 { rgba += x < 32 ? [230, 20, 20, 255] : [20, 200, 20, 0] } }
-        let png = directory + "/alpha.png"
-        try PictureWriter.pngRGBA(width: 64, height: 64, rgba: rgba, to: png)
         let webp = directory + "/alpha.webp"
-        try PhoneEncoders.run("cwebp", ["-quiet", "-q", "90", "-exact", png, "-o", webp])
-        let preview = try PreviewDecoder.decode(path: webp, fitting: 32, 32).get()
-        let left = preview.image.pixel(2, 16), right = preview.image.pixel(29, 16)
-        #expect(same(left, (230, 20, 20), within: 30) && same(right, (48, 48, 48), within: 12), "\(left) \(right)")
+        try PhoneEncoders.run("cwebp", ["-quiet", "-q", "90", "-exact", try halfTransparentPNG(), "-o", webp])
+        try expectTransparentHalfOnGrey(webp)
 
         // Two frames: the halves, then all green. The first is what a still preview shows.
         var green: [UInt8] = []
@@ -154,15 +164,9 @@ enum PhoneEncoders {
     /// half on dark grey, and its size checked before a pixel is decoded.
     @Test(.enabled(if: PhoneEncoders.avif && um_avif_available() != 0))
     func anAVIFThroughLibavifLiesOnDarkGreyAndIsRefusedBeyondTheLimit() throws {
-        var rgba: [UInt8] = []
-        for _ in 0..<64 { for x in 0..<64 { rgba += x < 32 ? [230, 20, 20, 255] : [20, 200, 20, 0] } }
-        let png = directory + "/alpha-avif.png"
-        try PictureWriter.pngRGBA(width: 64, height: 64, rgba: rgba, to: png)
         let avif = directory + "/alpha.avif"
-        try PhoneEncoders.run("avifenc", ["-s", "10", "-l", png, avif])
-        let preview = try PreviewDecoder.decode(path: avif, fitting: 32, 32).get()
-        let left = preview.image.pixel(2, 16), right = preview.image.pixel(29, 16)
-        #expect(same(left, (230, 20, 20), within: 30) && same(right, (48, 48, 48), within: 12), "\(left) \(right)")
+        try PhoneEncoders.run("avifenc", ["-s", "10", "-l", try halfTransparentPNG(), avif])
+        try expectTransparentHalfOnGrey(avif)
 
         let photo = directory + "/limit.avif"
         try PhoneEncoders.run("avifenc", ["-s", "10", try halvesPNG(), photo])
