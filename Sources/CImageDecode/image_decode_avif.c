@@ -98,7 +98,7 @@ int um_decode_avif(const char *path, int max_width, int max_height, long long ma
     if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
     avifDecoder *decoder = avif.decoder_create();
     if (!decoder) return um_fail(out, "out of memory");
-    // Two threads: as fast as dav1d's default here with a frame's memory, not a core's worth.
+    // dav1d's threads: two, not one per core (each thread holds buffers of its own).
     decoder->maxThreads = 2;
     // libavif's own size limit stays its default: a picture beyond ours is refused below, after
     // the parse has its size and before a pixel is decoded, with words that say so.
