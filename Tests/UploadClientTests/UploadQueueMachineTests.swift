@@ -75,6 +75,21 @@ private func point(_ offset: Int64) -> ResumePoint {
         #expect(machine.shares == [id3: 1])
     }
 
+    /// The agent forgets each upload once its journal has the end: the drain still counts it,
+    /// and a retry by hand moves an upload from failed to whatever its new attempt gives.
+    @Test func theDrainCountsForgottenUploadsAndARetryOnce() {
+        var machine = Machine(concurrency: 2, retryPolicy: RetryPolicy(maxRetries: 0))
+        _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
+        _ = machine.enqueue(request("b"), totalBytes: 1, id: id2)
+        _ = machine.attemptEnded(id1, attempt: 1, result: result(.answered(status: 200)), reported: nil, at: t0)
+        #expect(machine.forgetFinished([id1]) == 1)
+        let first = machine.attemptEnded(id2, attempt: 1, result: result(.answered(status: 500)), reported: nil, at: t0)
+        #expect(first.last == .emit(.allFinished(UploadSummary(succeeded: 1, failed: 1))), "a forgotten success still counts")
+        _ = machine.retry(id2)
+        let again = machine.attemptEnded(id2, attempt: 2, result: result(.answered(status: 200)), reported: nil, at: t0)
+        #expect(again.last == .emit(.allFinished(UploadSummary(succeeded: 2, failed: 0))), "the retried one counted once, as it ended")
+    }
+
     /// The race from the queue: cancel reaches the attempt after the transport already has a
     /// transient failure. The attempt still comes back with that failure; no retry follows.
     @Test func aCancelledAttemptThatFailsTransientlyIsNotRetried() {
@@ -347,7 +362,11 @@ private func point(_ offset: Int64) -> ResumePoint {
                 case .emit(.queued(let record)): life[record.id, default: []].append("queued")
                 case .emit(.finished(let id, _)): life[id, default: []].append("finished")
                 case .emit(.retryScheduled(let id, _, _, _)): life[id, default: []].append("retry")
-                case .emit(.allFinished): drains += 1
+                case .emit(.allFinished(let summary)):
+                    drains += 1
+                    // Every upload finished so far, counted as the phases say.
+                    let outcomes = life.keys.compactMap { machine.outcome(of: $0) }
+                    #expect(summary == UploadSummary(succeeded: outcomes.count { $0.isSuccess }, failed: outcomes.count { !$0.isSuccess }))
                 default: break
                 }
             }

@@ -60,6 +60,9 @@ struct UploadQueueMachine {
     /// The uploads sending, for their shares of the concurrency.
     private var sendingIDs = Set<UploadID>()
     private var active = 0
+    /// Finished uploads by outcome, kept as phases change: the drain's summary counts every
+    /// upload this queue finished, also those forgotten since (the agent forgets them at once).
+    private var finishedCounts = (succeeded: 0, failed: 0)
     private var nextID = 1
     private var drainReported = true
     private var closeWhenDrained = false
@@ -327,9 +330,7 @@ struct UploadQueueMachine {
     private mutating func reportDrainIfIdle(into actions: inout [Action]) {
         guard isIdle, !drainReported else { return }
         drainReported = true
-        let outcomes = entries.values.compactMap { $0.phase.outcome }
-        let ok = outcomes.filter(\.isSuccess).count
-        actions.append(.emit(.allFinished(UploadSummary(succeeded: ok, failed: outcomes.count - ok))))
+        actions.append(.emit(.allFinished(UploadSummary(succeeded: finishedCounts.succeeded, failed: finishedCounts.failed))))
         if closeWhenDrained { actions.append(.closeEvents) }
     }
 
@@ -337,10 +338,16 @@ struct UploadQueueMachine {
     private mutating func setPhase(_ id: UploadID, _ entry: inout Entry, _ phase: UploadPhase) {
         if case .sending = entry.phase { sending -= 1; sendingIDs.remove(id) }
         if entry.phase.isActive { active -= 1 }
+        if let old = entry.phase.outcome { count(old, by: -1) }
         entry.phase = phase
         if case .sending = phase { sending += 1; sendingIDs.insert(id) }
         if phase.isActive { active += 1 }
+        if let new = phase.outcome { count(new, by: 1) }
         entries[id] = entry
+    }
+
+    private mutating func count(_ outcome: UploadOutcome, by step: Int) {
+        if outcome.isSuccess { finishedCounts.succeeded += step } else { finishedCounts.failed += step }
     }
 
     static func cancelled(_ entry: Entry, _ message: String) -> UploadFailure {
