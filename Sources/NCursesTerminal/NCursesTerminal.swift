@@ -1,4 +1,3 @@
-import CDeflate
 import CNCursesW
 import Glibc
 import TerminalCanvas
@@ -113,21 +112,6 @@ public final class NCursesTerminal {
         if colorterm == "truecolor" || colorterm == "24bit" { return .trueColor }
         if um_flag("RGB") > 0 || um_flag("Tc") > 0 { return .trueColor }
         return um_colors() >= 256 ? .palette256 : .none
-    }
-
-    /// The Swift runtime reads how to write a crash's backtrace once, as the process starts, and
-    /// on a terminal it would wait 30 s for a key and colour the file the monitor names. So a
-    /// monitor started without `SWIFT_BACKTRACE` starts itself again with it set (same pid,
-    /// same arguments); a value the user set is kept as it is.
-    public static func quietBacktraces() {
-        guard getenv("SWIFT_BACKTRACE") == nil else { return }
-        var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &path, path.count - 1)
-        guard length > 0 else { return }
-        setenv("SWIFT_BACKTRACE", "interactive=no,color=no", 1)
-        // By its real path, so the process keeps its name (`exe` otherwise, in ps and top).
-        execv(path, CommandLine.unsafeArgv)
-        // Not started again (no /proc): crashes still give the terminal back, the backtrace as the runtime chose.
     }
 
     /// The terminal's size as the kernel knows it.
@@ -312,18 +296,6 @@ public final class NCursesTerminal {
         shownPixelsLight = light != nil
         // A light picture is a quarter (sixel) or a sixteenth (kitty) of the whole one's pixels.
         pixelsSent = (bytes.count, light != nil ? bytes.count : bytes.count / (graphics.kind == .kitty ? 16 : 4))
-    }
-
-    /// A kitty picture's RGB as a zlib stream at level 1: a photo's comes to about 40 % (a
-    /// pane-sized one in about 6 ms here; level 6 saves 13 % more in twice the time), and the
-    /// terminal inflates it. nil when zlib has no memory (the picture goes as it is).
-    public static let deflate: KittyEncoder.Compressor = { rgb in
-        var output: UnsafeMutablePointer<UInt8>?
-        var length = 0
-        guard rgb.withUnsafeBufferPointer({ um_zlib_compress($0.baseAddress, $0.count, 1, &output, &length) }) == 0,
-              let output else { return nil }
-        defer { free(output) }
-        return Array(UnsafeBufferPointer(start: output, count: length))
     }
 
     /// Draws the picture's rows that curses may have written over (all of them when it is new),

@@ -113,3 +113,20 @@ enum TerminalRestore {
         if let info, info.pointee.si_code <= 0 { raise(number) }
     }
 }
+
+extension NCursesTerminal {
+    /// The Swift runtime reads how to write a crash's backtrace once, as the process starts, and
+    /// on a terminal it would wait 30 s for a key and colour the file the monitor names. So a
+    /// monitor started without `SWIFT_BACKTRACE` starts itself again with it set (same pid,
+    /// same arguments); a value the user set is kept as it is.
+    public static func quietBacktraces() {
+        guard getenv("SWIFT_BACKTRACE") == nil else { return }
+        var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &path, path.count - 1)
+        guard length > 0 else { return }
+        setenv("SWIFT_BACKTRACE", "interactive=no,color=no", 1)
+        // By its real path, so the process keeps its name (`exe` otherwise, in ps and top).
+        execv(path, CommandLine.unsafeArgv)
+        // Not started again (no /proc): crashes still give the terminal back, the backtrace as the runtime chose.
+    }
+}

@@ -21,13 +21,16 @@ public struct PixelBudget: Sendable, Equatable {
     public private(set) var measuredRate: Double?
     private var offSince: Double?
     /// The picture sent with a frame whose answer is awaited, and when that frame went.
-    private var pending: (bytes: Int, lightBytes: Int, at: Double)?
+    private var pending: Pending?
+    private struct Pending: Sendable, Equatable {
+        var bytes: Int, lightBytes: Int, at: Double
+    }
 
     public init() {}
 
     /// The frame sent at `at` carried a picture of `bytes` (`lightBytes` as a light one).
     public mutating func sent(bytes: Int, lightBytes: Int, at: Double) {
-        pending = (bytes, lightBytes, at)
+        pending = Pending(bytes: bytes, lightBytes: lightBytes, at: at)
     }
 
     /// Answers came at `now` for every frame sent up to `answeredThrough`, on a link whose round
@@ -58,10 +61,5 @@ public struct PixelBudget: Sendable, Equatable {
         guard !allowsPixels, let since = offSince, now - since >= wait else { return }
         allowsPixels = true
         offSince = nil
-    }
-
-    public static func == (a: PixelBudget, b: PixelBudget) -> Bool {
-        a.allowsPixels == b.allowsPixels && a.offSince == b.offSince && a.measuredRate == b.measuredRate && a.failures == b.failures
-            && a.pending?.bytes == b.pending?.bytes && a.pending?.lightBytes == b.pending?.lightBytes && a.pending?.at == b.pending?.at
     }
 }
