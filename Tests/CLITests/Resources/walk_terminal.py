@@ -15,7 +15,7 @@ quiet for 0.6 s and asks what the model found wrong at the end of the last frame
 ends each with `CSI 5 n`). At the end it
 types `q`. OUT gets a line `pictures N` (pictures drawn in pixels), a line `sizes WxH ...` (each
 picture's pixels, in order), a line `halfblocks N` (half blocks on the last screen), then one
-line per problem found: `after STEP: PROBLEM`. Exits with the command's status, or 124 if it outlived 120 s.
+line per problem found: `after STEP: PROBLEM`. Exits with the command's status, or 124 if it outlived 240 s (a hang, not a slow machine).
 """
 import os
 import sys
@@ -65,7 +65,7 @@ frame_problems = []  # what was wrong at the end of the last frame
 owed = []  # when each "shown yet?" answer is due
 status = None
 report = []
-deadline = time.monotonic() + 120
+deadline = time.monotonic() + 240
 
 
 def read(timeout):
