@@ -1,3 +1,4 @@
+import Foundation
 import UploadClient
 import UploadCore
 
@@ -8,9 +9,16 @@ import UploadCore
 public struct UploadChoices: Sendable, Equatable {
     /// `--to`: a URL, or `@LIST`.
     public var to: String
-    public var formFieldsGiven = false
-    /// `--netrc`, `--netrc-file` or `--netrc-optional` given.
-    public var netrcGiven = false
+    /// `--field`: the form field that carries the file.
+    public var field = "photo"
+    /// `-F`, in order.
+    public var formFields: [String] = []
+    /// `-H`, in order (`@FILE` and `@-` as given).
+    public var headers: [String] = []
+    public var netrc = false
+    public var netrcFile: String?
+    public var netrcOptional = false
+    public var anyFile = false
     public var concurrency = 2
     public var retries = 0
     public var caCertificate: String?
@@ -38,6 +46,12 @@ public struct UploadChoices: Sendable, Equatable {
 
     /// `--to @LIST`: the list's path.
     public var destinationList: String? { to.hasPrefix("@") ? String(to.dropFirst()) : nil }
+
+    public var formFieldsGiven: Bool { !formFields.isEmpty }
+    /// `--netrc`, `--netrc-file` or `--netrc-optional` given.
+    public var netrcGiven: Bool { netrc || netrcOptional || netrcFile != nil }
+    /// Whether a `-H @-` reads headers from standard input.
+    public var headersFromStandardInput: Bool { headers.contains("@-") }
 
     /// `--protocol`, or `put` for `--put`.
     public var uploadProtocol: UploadProtocol { put ? .put : `protocol` }
@@ -84,4 +98,51 @@ public struct UploadChoices: Sendable, Equatable {
             uploadProtocol: uploadProtocol, chunkSize: chunkSize.flatMap(ByteSize.parse), createDirs: createDirs
         )
     }
+
+    /// Every refusal of the options a command checks before it starts: the choices together, the
+    /// `-F` fields, the `-H` headers (their files read; `@-` not: standard input may be a file
+    /// to send).
+    public func commandLineRefusal(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let refusal = refusal(environment: environment) { return refusal }
+        do throws(UploadInputError) {
+            _ = try parsedFormFields()
+            _ = try parsedHeaders(readingStandardInput: false, environment: environment)
+        } catch {
+            return error.description
+        }
+        return nil
+    }
+
+    public func parsedFormFields() throws(UploadInputError) -> [FormField] {
+        var fields: [FormField] = []
+        for argument in formFields { fields.append(try FormField(parsing: argument)) }
+        return fields
+    }
+
+    /// The `-H` headers, `@FILE` ones read from their files, and a netrc login (`HeaderArguments`).
+    public func parsedHeaders(readingStandardInput: Bool = true, environment: [String: String] = ProcessInfo.processInfo.environment) throws(UploadInputError) -> [RequestHeader] {
+        try HeaderArguments(headers, netrc: netrcChoice(environment: environment), standardInput: { HeaderInput.standardInput })
+            .parse(for: to, readingStandardInput: readingStandardInput)
+    }
+
+    public func netrcChoice(environment: [String: String] = ProcessInfo.processInfo.environment) -> NetrcChoice? {
+        HeaderArguments.netrcChoice(netrc: netrc, netrcFile: netrcFile, netrcOptional: netrcOptional,
+                                    home: environment["HOME"] ?? NSHomeDirectory())
+    }
+
+    /// The endpoint as sent: without the URL's own login and password when a netrc entry replaces them.
+    public var endpoint: String { netrcChoice()?.endpoint(to) ?? to }
+
+    /// The settings for uploads to the endpoint, from this process's environment.
+    public var transportSettings: TransportSettings { transportSettings(for: endpoint) }
+
+    /// The settings for uploads to `url`'s origin (its proxy), from this process's environment.
+    public func transportSettings(for url: String) -> TransportSettings {
+        transportSettings(for: url, environment: ProcessInfo.processInfo.environment)
+    }
+}
+
+/// Headers read from standard input (`-H @-`), read once however often they are asked for.
+public enum HeaderInput {
+    public static let standardInput: String? = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
 }

@@ -24,13 +24,15 @@ struct Uploadmon: AsyncParsableCommand {
     /// Commands that block in tasks (the agent's journal, the monitor) keep the default pool.
     static func main() async {
         do {
-            var command = try parse(rawArguments())
+            let arguments = rawArguments()
+            if let send = quickSend(arguments) {
+                shareResumeSupport()
+                NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+                throw ExitCode(try await send.run())
+            }
+            var command = try parse(arguments)
             if command is SendCommand || command is MonitorCommand || command is AgentCommand.Run {
-                // Which origins resume uploads, shared by every process of this user.
-                let paths = StatePaths.resolve()
-                if (try? paths.prepare()) != nil {
-                    ResumeSupportStore.shared.withLockedValue { $0 = ResumeSupportStore(path: paths.stateDirectory + "/resume-support.json") }
-                }
+                shareResumeSupport()
             }
             if command is SendCommand {
                 NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
@@ -41,6 +43,9 @@ struct Uploadmon: AsyncParsableCommand {
                 try command.run()
             }
         } catch var error {
+            // A command's own exit status says nothing more (ArgumentParser's message for it is
+            // empty, and building it describes the whole command by reflection).
+            if let exit = error as? ExitCode { Foundation.exit(exit.rawValue) }
             if let failure = error as? CommandFailure {
                 switch failure.kind {
                 case .usage: error = ValidationError(failure.message)
@@ -57,6 +62,27 @@ struct Uploadmon: AsyncParsableCommand {
             }
             Foundation.exit(code.rawValue)
         }
+    }
+
+    /// Which origins resume uploads, shared by every process of this user.
+    static func shareResumeSupport() {
+        let paths = StatePaths.resolve()
+        if (try? paths.prepare()) != nil {
+            ResumeSupportStore.shared.withLockedValue { $0 = ResumeSupportStore(path: paths.stateDirectory + "/resume-support.json") }
+        }
+    }
+
+    /// `send`'s command line when `SendInvocation.quick` reads it and it passes every check;
+    /// nil sends it through ArgumentParser (`parse`), which says any mistake with the usage.
+    /// A debug build parses it that way too and stops if the two differ.
+    static func quickSend(_ arguments: [String]) -> SendInvocation? {
+        guard arguments.first == "send", let quick = SendInvocation.quick(Array(arguments.dropFirst())),
+              quick.options.commandLineRefusal() == nil, quick.arguments.refusal() == nil else { return nil }
+        #if DEBUG
+        let declared = (try? SendCommand.parseAsRoot(Array(arguments.dropFirst())) as? SendCommand)?.invocation
+        precondition(declared == quick, "send's command line read two ways differs: \(String(describing: declared)) vs \(quick)")
+        #endif
+        return quick
     }
 
     /// The command the arguments name. `send` is parsed as a command of its own first:

@@ -60,6 +60,31 @@ struct CLIRun {
         await receiver.cleanUp()
     }
 
+    /// `send`'s usual command lines are read without ArgumentParser (`SendInvocation.quick`);
+    /// the debug binary reads each also through the declaration and stops if the two differ.
+    /// Every shape here is read both ways (a missing file: refused after parsing, nothing sent).
+    @Test func theQuickReadingOfSendAgreesWithTheDeclaration() async throws {
+        let missing = NSTemporaryDirectory() + "uploadmon-missing-\(UUID().uuidString).jpg"
+        let to = ["--to", "http://127.0.0.1:9/photo"]
+        for arguments in [
+            [missing] + to,
+            to + [missing, "--json"],
+            ["--to=http://127.0.0.1:9/p?a=b", missing, "-F", "k=v", "--form=k2=v2", "-H", "X-A: 1", "--header", "X-B: 2"],
+            [missing, "--field", "file", "--name", "x.jpg", "--concurrency", "3", "--retries", "2"] + to,
+            [missing, "--no-digest", "--strip-location", "--any-file", "--insecure", "--no-resume", "--skip-sent"] + to,
+            [missing, "--protocol", "tus", "--chunk-size", "5MiB", "--limit-rate", "500k"] + to,
+            [missing, "--connect-timeout", "5s", "--stall-timeout", "1m", "--answer-timeout", "90"] + to,
+            [missing, "--proxy", "", "--noproxy", "*"] + to, // an empty value: through ArgumentParser
+            [missing, "--proxy", "http://127.0.0.1:9", "--noproxy", "example.com"] + to,
+            [missing, "--put", "--create-dirs"] + to,
+            [missing, "--upload-url", "http://127.0.0.1:9/files/1"] + to,
+        ] {
+            let run = try await CLIRun.run(["send"] + arguments)
+            #expect(run.status == 64 || run.status == 2, "\(arguments): \(run.status) \(run.stderr)")
+            #expect(!run.stderr.contains("read two ways differs"), "\(arguments): \(run.stderr)")
+        }
+    }
+
     @Test func sendsFilesAndExitsZero() async throws {
         let receiver = try await ReceiverHarness.start()
         let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 300_000)

@@ -28,12 +28,12 @@ import UploadTesting
         #expect(Self.refusal { $0.answerTimeout = "-1s" }?.hasPrefix("--answer-timeout") == true)
         #expect(Self.refusal { $0.proxy = "ftp://proxy:21" } != nil, "a proxy of no scheme it speaks")
         #expect(Self.refusal { $0.createDirs = true }?.contains("--create-dirs") == true, "only with --put")
-        #expect(Self.refusal { $0.put = true; $0.formFieldsGiven = true }?.contains("-F") == true, "a PUT has no form")
+        #expect(Self.refusal { $0.put = true; $0.formFields = ["a=b"] }?.contains("-F") == true, "a PUT has no form")
     }
 
     @Test func aDestinationListIsNotOneURLAndTakesNoNetrc() {
         #expect(Self.refusal("@urls.txt") == nil, "the list's URLs are checked as it is read")
-        #expect(Self.refusal("@urls.txt") { $0.netrcGiven = true } == DestinationList.netrcRefusal)
+        #expect(Self.refusal("@urls.txt") { $0.netrc = true } == DestinationList.netrcRefusal)
         #expect(UploadChoices(to: "@urls.txt").destinationList == "urls.txt")
         #expect(UploadChoices(to: "http://h/p").destinationList == nil)
     }

@@ -75,37 +75,19 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Hand the files to the background agent (started when none runs) and return at once; the uploads continue after this command, the terminal or the SSH session end.")
     var background = false
 
-    func validate() throws {
-        var arguments = SendArguments(files: files, filesFrom: filesFrom)
-        (arguments.nullSeparated, arguments.destinationList, arguments.headersFromStandardInput) = (nullSeparated, upload.destinationList, upload.headersFromStandardInput)
-        (arguments.skipSent, arguments.uploadURL, arguments.uploadProtocol, arguments.background, arguments.name) = (skipSent, uploadURL, upload.uploadProtocol, background, name)
-        arguments.concurrencyGiven = upload.concurrency != UploadOptions.defaultConcurrency
-        if let refusal = arguments.refusal() { throw ValidationError(refusal) }
+    /// The command line as values: what `SendInvocation.quick` reads without this declaration.
+    var invocation: SendInvocation {
+        var invocation = SendInvocation(options: upload.choices)
+        (invocation.files, invocation.filesFrom, invocation.nullSeparated, invocation.name) = (files, filesFrom, nullSeparated, name)
+        (invocation.json, invocation.uploadURL, invocation.skipSent, invocation.background) = (json, uploadURL, skipSent, background)
+        return invocation
     }
 
-    /// The arguments' files, then the list's.
-    func allFiles() throws -> [String] {
-        guard let filesFrom else { return files }
-        let listed = try FileList.read(filesFrom, nullSeparated: nullSeparated)
-        guard !listed.isEmpty || !files.isEmpty else { throw ValidationError("the --files-from list \(filesFrom) names no file") }
-        if let refusal = SendSession.refusal(files: files + listed, name: name, background: background) { throw ValidationError(refusal) }
-        return files + listed
+    func validate() throws {
+        if let refusal = invocation.arguments.refusal() { throw ValidationError(refusal) }
     }
 
     func run() async throws {
-        let list = try upload.destinationList.map { path throws(CommandFailure) in try DestinationList.read(path) }
-        // Parsed once, not per file: a bad -F or -H is one refusal, not one per file.
-        var session = SendSession(
-            endpoint: list?.firstURL ?? upload.endpoint, field: upload.field, allowAnyFile: upload.anyFile,
-            settings: list.map { upload.transportSettings(for: $0.firstURL) } ?? upload.transportSettings,
-            concurrency: upload.concurrency, name: name, uploadURL: uploadURL, json: json, skipSent: skipSent, background: background)
-        session.list = list
-        do throws(UploadInputError) {
-            session.formFields = try upload.parsedFormFields()
-            session.headers = try upload.parsedHeaders()
-        } catch {
-            throw ExitCode(session.refuse([error.description]))
-        }
-        throw ExitCode(try await session.run(allFiles()))
+        throw ExitCode(try await invocation.run())
     }
 }

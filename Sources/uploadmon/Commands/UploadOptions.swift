@@ -7,11 +7,6 @@ import UploadCore
 
 extension UploadProtocol: ExpressibleByArgument {}
 
-/// Headers read from standard input (`-H @-`), read once however often they are asked for.
-enum HeaderInput {
-    static let standardInput: String? = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-}
-
 /// The upload options shared by every command that sends.
 struct UploadOptions: ParsableArguments {
     @Option(name: .long, help: "The endpoint URL (http or https), e.g. http://127.0.0.1:3000/photo; s3://bucket/prefix/ for S3; @LIST (send only): each file to its own URL, from a list of `FILE URL` lines, or of URLs paired in order with the files given.")
@@ -42,9 +37,6 @@ struct UploadOptions: ParsableArguments {
 
     @Flag(name: .long, help: "As --netrc, but only when the URL names no password and the file exists.")
     var netrcOptional = false
-
-    /// Whether a `-H @-` reads headers from standard input.
-    var headersFromStandardInput: Bool { headers.contains("@-") }
 
     @Option(name: .long, help: "How many uploads run at once.")
     var concurrency: Int = Self.defaultConcurrency
@@ -108,54 +100,22 @@ struct UploadOptions: ParsableArguments {
     /// The options as `UploadChoices`, which checks them and makes the transport settings.
     var choices: UploadChoices {
         var c = UploadChoices(to: to)
-        (c.formFieldsGiven, c.netrcGiven, c.concurrency, c.retries, c.caCertificate, c.insecure) = (!formFields.isEmpty, netrcChoice != nil, concurrency, retries, cacert, insecure)
+        (c.field, c.formFields, c.headers, c.netrc, c.netrcFile, c.netrcOptional, c.anyFile) = (field, formFields, headers, netrc, netrcFile, netrcOptional, anyFile)
+        (c.concurrency, c.retries, c.caCertificate, c.insecure) = (concurrency, retries, cacert, insecure)
         (c.limitRate, c.connectTimeout, c.stallTimeout, c.answerTimeout, c.noResume) = (limitRate, connectTimeout, stallTimeout, answerTimeout, noResume)
         (c.proxy, c.noProxy, c.noDigest, c.stripLocation, c.protocol, c.put, c.createDirs, c.chunkSize) = (proxy, noproxy, noDigest, stripLocation, `protocol`, put, createDirs, chunkSize)
         return c
     }
 
     func validate() throws {
-        if let refusal = choices.refusal(environment: ProcessInfo.processInfo.environment) { throw ValidationError(refusal) }
-        do throws(UploadInputError) {
-            _ = try parsedFormFields()
-            // Not `@-`: standard input may be a file to send (the command says which it is).
-            _ = try parsedHeaders(readingStandardInput: false)
-        } catch {
-            throw ValidationError(error.description)
-        }
+        if let refusal = choices.commandLineRefusal() { throw ValidationError(refusal) }
     }
 
-    func parsedFormFields() throws(UploadInputError) -> [FormField] {
-        var fields: [FormField] = []
-        for argument in formFields { fields.append(try FormField(parsing: argument)) }
-        return fields
-    }
+    func parsedFormFields() throws(UploadInputError) -> [FormField] { try choices.parsedFormFields() }
 
-    /// The `-H` headers, `@FILE` ones read from their files, and a netrc login (`HeaderArguments`).
-    func parsedHeaders(readingStandardInput: Bool = true) throws(UploadInputError) -> [RequestHeader] {
-        try HeaderArguments(headers, netrc: netrcChoice, standardInput: { HeaderInput.standardInput }).parse(for: to, readingStandardInput: readingStandardInput)
-    }
+    func parsedHeaders() throws(UploadInputError) -> [RequestHeader] { try choices.parsedHeaders() }
 
-    var netrcChoice: NetrcChoice? {
-        HeaderArguments.netrcChoice(netrc: netrc, netrcFile: netrcFile, netrcOptional: netrcOptional,
-                                    home: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory())
-    }
+    var endpoint: String { choices.endpoint }
 
-    /// The endpoint as sent: without the URL's own login and password when a netrc entry replaces them.
-    var endpoint: String { netrcChoice?.endpoint(to) ?? to }
-
-    var transportSettings: TransportSettings { transportSettings(for: endpoint) }
-
-    /// The settings for uploads to `url`'s origin (its proxy).
-    func transportSettings(for url: String) -> TransportSettings {
-        choices.transportSettings(for: url, environment: ProcessInfo.processInfo.environment)
-    }
-
-    var uploadProtocol: UploadProtocol { choices.uploadProtocol }
-
-    func makeTransport() throws -> HTTPUploadTransport {
-        try HTTPUploadTransport(settings: transportSettings)
-    }
-
-    var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
+    var transportSettings: TransportSettings { choices.transportSettings }
 }
