@@ -135,7 +135,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
+            ],
+            // A release binary starts faster and touches less memory as a position-dependent
+            // executable that exports no symbols: nothing to relocate when it is loaded (PIE:
+            // 156,000 relocations, 1.7 ms of a 15 ms `send`), and the Swift runtime's `dladdr`
+            // at start no longer walks 55,000 exported names (`bench/startup`).
+            linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic"], .when(configuration: .release))]
         ),
         .executableTarget(
             name: "journal-bench",
