@@ -63,6 +63,29 @@ public struct SentLedger: Sendable {
     /// "already sent" is asked (`resolvePending`). Relative paths are taken from the working
     /// directory, as the uploads opened them.
     public func remember(_ tracker: TransferTracker, endpoint: String, at now: Date) {
+        let (sent, pending) = Self.records(of: tracker, endpoint: endpoint, at: now)
+        try? journal.rememberSent(sent)
+        try? journal.rememberPending(pending)
+    }
+
+    /// As `remember`, appended to the journal's `SentLog` (a foreground `send`: the journal is
+    /// not opened for it, unless the log is due to be taken in or cannot be written).
+    public static func rememberInLog(_ tracker: TransferTracker, endpoint: String, at now: Date, paths: StatePaths = .resolve()) {
+        let (sent, pending) = records(of: tracker, endpoint: endpoint, at: now)
+        guard !sent.isEmpty || !pending.isEmpty else { return }
+        try? paths.prepare()
+        do {
+            if try SentLog(journal: paths.journal).append(sent: sent, pending: pending) {
+                _ = try? Journal(path: paths.journal) // opening it takes the log in
+            }
+        } catch {
+            open(paths: paths)?.remember(tracker, endpoint: endpoint, at: now)
+        }
+    }
+
+    /// The uploads of `tracker` that succeeded, by content digest where it is known, else by
+    /// path and stamps.
+    static func records(of tracker: TransferTracker, endpoint: String, at now: Date) -> (sent: [SentContent], pending: [PendingSent]) {
         var sent: [SentContent] = []
         var pending: [PendingSent] = []
         for state in tracker.states.values where state.outcome?.isSuccess == true {
@@ -75,8 +98,7 @@ public struct SentLedger: Sendable {
                                            stripped: record.withoutLocation, name: state.name, sentAt: now))
             }
         }
-        try? journal.rememberSent(sent)
-        try? journal.rememberPending(pending)
+        return (sent, pending)
     }
 
     /// Hashes the files sent to `endpoint` whose content is not known yet, while each is still

@@ -120,10 +120,6 @@ public struct SendSession: Sendable {
         if background {
             return try BackgroundSend(settings: settings, json: json, output: output, paths: paths).run(requests.map(\.0))
         }
-        // The journal is written only once the uploads are done: it is opened (SQLite, its
-        // schema, WAL) on NIO's blocking-work threads while they go, not before the first byte.
-        let paths = self.paths
-        async let ledger = try? NIOThreadPool.singleton.runIfActive { SentLedger.open(paths: paths) }
         let result: SendResult
         do {
             // The file's own digest ("already sent") is worked out as it is sent only for `--json`,
@@ -137,8 +133,9 @@ public struct SendSession: Sendable {
             return SendExit.usage
         }
         // What went, by content, for a later --skip-sent (the agent remembers its own); not
-        // for a list's URLs, each a destination of its own.
-        if list == nil { await ledger?.remember(result.tracker, endpoint: endpoint, at: Date()) }
+        // for a list's URLs, each a destination of its own. Appended to the journal's log: the
+        // journal itself is not opened for it (a third of a small upload's whole process).
+        if list == nil { SentLedger.rememberInLog(result.tracker, endpoint: endpoint, at: Date(), paths: paths) }
         if let signal = result.interruption { return SendExit.interrupted(by: signal) }
         return Self.exitStatus(for: result.tracker)
     }

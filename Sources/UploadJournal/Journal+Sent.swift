@@ -117,7 +117,8 @@ extension Journal {
 
     /// The files sent to `endpoint` not hashed yet.
     public func pendingSent(to endpoint: String) throws -> [PendingSent] {
-        try pool.read { db in try PendingSent.filter(Column("endpoint") == SentContent.key(endpoint)).fetchAll(db) }
+        try? drainSentLog()
+        return try pool.read { db in try PendingSent.filter(Column("endpoint") == SentContent.key(endpoint)).fetchAll(db) }
     }
 
     /// Replaces pending files by what their hashing found (`sent`), in one transaction; those
@@ -198,9 +199,11 @@ extension Journal {
         try db.execute(sql: "DELETE FROM sentRecent")
     }
 
-    /// Moves the successes recorded one by one into the ledger, if there are any: every read
-    /// of the ledger does this first, and the agent when its queue runs dry.
+    /// Moves the successes recorded one by one into the ledger, if there are any, after taking
+    /// in what foreground sends appended to the `SentLog`: every read of the ledger does this
+    /// first, and the agent when its queue runs dry.
     public func settleSent() throws {
+        try? drainSentLog()
         guard try pool.read({ try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM sentRecent)") }) == true else { return }
         try pool.write { db in try Self.settleSent(db) }
     }

@@ -48,6 +48,8 @@ public final class Journal: Sendable {
             try JournalSchema.migrator.migrate(pool, upTo: lastMigration)
         } else {
             try JournalSchema.migrator.migrate(pool)
+            // What foreground sends remembered since (a log that cannot be read waits).
+            try? drainSentLog()
         }
     }
 
