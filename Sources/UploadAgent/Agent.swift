@@ -63,6 +63,8 @@ public actor Agent {
     private var finishedInBatch: [UploadID] = []
     /// The uploads handed over that wait for room in the queue, and those it holds.
     var backlog = UploadBacklog(window: UploadBacklog.window(concurrency: 1))
+    /// What finished in the drains not said yet (the queue ran dry while the backlog held more).
+    var drained = UploadSummary(succeeded: 0, failed: 0)
     private var lastActivity = MonotonicClock.now()
     private let startedAt = Date()
     private var stopWaiters: [CheckedContinuation<StopReason, Never>] = []
@@ -254,10 +256,13 @@ public actor Agent {
                 broadcast(.event(seq: nil, event: event, at: now))
             }
             progressMarks[id] = mark
-        case .allFinished:
-            // Not while the backlog holds more: the queue ran dry before it was fed.
+        case .allFinished(let summary):
+            // Not while the backlog holds more: the queue ran dry before it was fed. Its count
+            // joins the next one's, so the summary said covers the whole drain.
+            drained = UploadSummary(succeeded: drained.succeeded + summary.succeeded, failed: drained.failed + summary.failed)
             guard backlog.isEmpty else { return }
-            broadcast(.event(seq: nil, event: event, at: now))
+            broadcast(.event(seq: nil, event: .allFinished(drained), at: now))
+            drained = UploadSummary(succeeded: 0, failed: 0)
             // What succeeded one by one goes into the sent-content ledger in one go.
             do { try journal.settleSent() } catch { log("journal: cannot settle the sent-content ledger: \(error)") }
             // A burst of thousands of uploads leaves the allocator's arenas full of freed

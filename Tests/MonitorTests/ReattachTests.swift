@@ -64,8 +64,6 @@ import UploadCore
         ])
         // The response panel follows the latest news.
         #expect(state.queue.selectedID == failed)
-        // Only the upload still running counts toward the next "All … finished".
-        #expect(state.queue.batch == [sending])
     }
 
     @Test func attachingAgainWithNothingNewSaysNothing() {

@@ -215,6 +215,10 @@ import UploadCore
         let drained = Fixtures.upload(&state, .allFinished(UploadSummary(succeeded: 1, failed: 3)), at: 9)
         #expect(state.log.last?.text == "All 4 uploads finished: 1 ok, 3 failed")
         #expect(drained == [.notify(title: "uploadmon", body: "All 4 uploads finished: 1 ok, 3 failed")])
+        // The queue counts each drain; one in which nothing finished says nothing.
+        let lines = state.log.count
+        #expect(Fixtures.upload(&state, .allFinished(UploadSummary(succeeded: 0, failed: 0)), at: 10) == [])
+        #expect(state.log.count == lines)
         #expect(state.queue.state(UploadID(3)).flatMap { AnswerDigest(record: $0.record) } == AnswerDigest(failure: UploadFailure(.connectionLost, "Connection reset by peer", code: 104)))
     }
 

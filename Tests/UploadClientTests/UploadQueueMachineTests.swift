@@ -75,8 +75,9 @@ private func point(_ offset: Int64) -> ResumePoint {
         #expect(machine.shares == [id3: 1])
     }
 
-    /// The agent forgets each upload once its journal has the end: the drain still counts it,
-    /// and a retry by hand moves an upload from failed to whatever its new attempt gives.
+    /// Each drain's summary counts the uploads that finished in it: the agent forgets each
+    /// upload once its journal has the end, and the drain still counts it; a retry by hand is
+    /// counted in the drain it finishes in, once.
     @Test func theDrainCountsForgottenUploadsAndARetryOnce() {
         var machine = Machine(concurrency: 2, retryPolicy: RetryPolicy(maxRetries: 0))
         _ = machine.enqueue(request("a"), totalBytes: 1, id: id1)
@@ -87,7 +88,18 @@ private func point(_ offset: Int64) -> ResumePoint {
         #expect(first.last == .emit(.allFinished(UploadSummary(succeeded: 1, failed: 1))), "a forgotten success still counts")
         _ = machine.retry(id2)
         let again = machine.attemptEnded(id2, attempt: 2, result: result(.answered(status: 200)), reported: nil, at: t0)
-        #expect(again.last == .emit(.allFinished(UploadSummary(succeeded: 2, failed: 0))), "the retried one counted once, as it ended")
+        #expect(again.last == .emit(.allFinished(UploadSummary(succeeded: 1, failed: 0))), "this drain: the retried one, as it ended")
+        // Retried twice by hand within one drain: counted once, as it ended last.
+        let id4 = UploadID(4)
+        _ = machine.enqueue(request("c"), totalBytes: 1, id: id3)
+        _ = machine.enqueue(request("d"), totalBytes: 1, id: id4)
+        _ = machine.attemptEnded(id3, attempt: 1, result: result(.answered(status: 500)), reported: nil, at: t0)
+        #expect(machine.retry(id3) != nil)
+        _ = machine.attemptEnded(id3, attempt: 2, result: result(.answered(status: 500)), reported: nil, at: t0)
+        #expect(machine.retry(id3) != nil)
+        _ = machine.attemptEnded(id3, attempt: 3, result: result(.answered(status: 200)), reported: nil, at: t0)
+        let third = machine.attemptEnded(id4, attempt: 1, result: result(.answered(status: 500)), reported: nil, at: t0)
+        #expect(third.last == .emit(.allFinished(UploadSummary(succeeded: 1, failed: 1))))
     }
 
     /// The race from the queue: cancel reaches the attempt after the transport already has a
@@ -349,6 +361,7 @@ private func point(_ offset: Int64) -> ResumePoint {
         var life: [UploadID: [String]] = [:]
         var nextID = 1
         var drains = 0
+        var finishedThisDrain: [UploadID: Bool] = [:]
 
         func take(_ actions: [Machine.Action]) {
             for action in actions {
@@ -360,13 +373,16 @@ private func point(_ offset: Int64) -> ResumePoint {
                 case .wait(let id, let attempt, _): waits[id] = attempt
                 case .cancelWait(let id): waits[id] = nil
                 case .emit(.queued(let record)): life[record.id, default: []].append("queued")
-                case .emit(.finished(let id, _)): life[id, default: []].append("finished")
+                case .emit(.finished(let id, let outcome)):
+                    life[id, default: []].append("finished")
+                    finishedThisDrain[id] = outcome.isSuccess
                 case .emit(.retryScheduled(let id, _, _, _)): life[id, default: []].append("retry")
                 case .emit(.allFinished(let summary)):
                     drains += 1
-                    // Every upload finished so far, counted as the phases say.
-                    let outcomes = life.keys.compactMap { machine.outcome(of: $0) }
-                    #expect(summary == UploadSummary(succeeded: outcomes.count { $0.isSuccess }, failed: outcomes.count { !$0.isSuccess }))
+                    // Every upload that finished since the last drain, as it ended last.
+                    let ends = Array(finishedThisDrain.values)
+                    #expect(summary == UploadSummary(succeeded: ends.count { $0 }, failed: ends.count { !$0 }))
+                    finishedThisDrain = [:]
                 default: break
                 }
             }

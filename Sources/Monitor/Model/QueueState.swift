@@ -10,8 +10,6 @@ public struct QueueState: Sendable {
     /// While true the selection jumps to each upload that finishes, so the response panel shows
     /// the latest answer; moving the selection by hand turns it off.
     public var followLatest = true
-    /// Uploads queued since the queue last drained: the "All N uploads finished" line counts these.
-    public var batch: Set<UploadID> = []
     /// Whether an upload sends its photo without where it was taken.
     public func sendsWithoutLocation(_ id: UploadID) -> Bool { tracker[id]?.record.withoutLocation == true }
 

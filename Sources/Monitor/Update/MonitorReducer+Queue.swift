@@ -45,7 +45,6 @@ extension MonitorReducer {
             if !state.queue.rows.contains(record.id) { state.queue.rows.append(record.id) }
             state.queue.tracker.adopt(record, now: time.seconds, date: attachment.date)
         }
-        state.queue.batch = Set(state.queue.rows.filter { state.queue.state($0)?.outcome == nil })
         let away = attachment.finishedWhileAway.compactMap { id in
             state.queue.state(id).flatMap { row in row.outcome.map { (id: id, row: row, outcome: $0) } }
         }
@@ -80,12 +79,10 @@ extension MonitorReducer {
         }
         state.queue.tracker.apply(event, now: time.seconds, date: time.date)
         switch event {
-        case .queued(let record):
-            state.queue.batch.insert(record.id)
         case .resumable(let id, _, let why?):
             guard !quiet, let row = state.queue.state(id) else { break }
             appendLog(&state, LogEntry(clock: time.clock, text: "↺ \(row.name): starting over from 0: \(why)", kind: .info))
-        case .started, .redirected, .resumable, .content, .response:
+        case .queued, .started, .redirected, .resumable, .content, .response:
             break
         case .resumed(let id, let offset, let length):
             guard !quiet, let row = state.queue.state(id) else { break }
@@ -109,16 +106,13 @@ extension MonitorReducer {
             let line = LogLine.finished(row, outcome: outcome)
             appendLog(&state, LogEntry(clock: time.clock, text: line, kind: outcome.isSuccess ? .ok : .failed))
             return [.notify(title: "uploadmon", body: line)]
-        case .allFinished:
-            guard !quiet else { break }
-            let batch = state.queue.batch
-            state.queue.batch = []
-            let outcomes = batch.compactMap { state.queue.state($0)?.outcome }
-            guard !outcomes.isEmpty else { return [] }
-            let ok = outcomes.count { $0.isSuccess }
-            let noun = outcomes.count == 1 ? "upload" : "uploads"
-            let line = "All \(outcomes.count) \(noun) finished: \(ok) ok, \(outcomes.count - ok) failed"
-            appendLog(&state, LogEntry(clock: time.clock, text: line, kind: ok == outcomes.count ? .ok : .failed))
+        case .allFinished(let summary):
+            // The queue counts what finished in each drain (retries by hand once, uploads
+            // the agent has forgotten too).
+            guard !quiet, summary.total > 0 else { break }
+            let noun = summary.total == 1 ? "upload" : "uploads"
+            let line = "All \(summary.total) \(noun) finished: \(summary.succeeded) ok, \(summary.failed) failed"
+            appendLog(&state, LogEntry(clock: time.clock, text: line, kind: summary.failed == 0 ? .ok : .failed))
             return [.notify(title: "uploadmon", body: line)]
         case .progress:
             break

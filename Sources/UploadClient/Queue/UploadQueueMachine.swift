@@ -28,6 +28,8 @@ struct UploadQueueMachine {
         var cancelReason: String?
         /// Where the upload stands, as its record says it.
         var phase: UploadPhase = .queued
+        /// The drain it finished in (`drain`), counted in that drain's summary.
+        var finishedInDrain = -1
         /// The user cancelled the attempt in flight and its task was told: whatever the attempt
         /// ends with, it is not retried.
         var cancelRequested = false
@@ -60,9 +62,12 @@ struct UploadQueueMachine {
     /// The uploads sending, for their shares of the concurrency.
     private var sendingIDs = Set<UploadID>()
     private var active = 0
-    /// Finished uploads by outcome, kept as phases change: the drain's summary counts every
-    /// upload this queue finished, also those forgotten since (the agent forgets them at once).
+    /// Uploads finished since the last drain was reported, by outcome, kept as phases change:
+    /// the drain's summary counts every upload that finished in it, also those forgotten since
+    /// (the agent forgets them at once), and not one retried by hand and running again.
     private var finishedCounts = (succeeded: 0, failed: 0)
+    /// Which drain this is: counted up as each is reported.
+    private var drain = 0
     private var nextID = 1
     private var drainReported = true
     private var closeWhenDrained = false
@@ -331,6 +336,8 @@ struct UploadQueueMachine {
         guard isIdle, !drainReported else { return }
         drainReported = true
         actions.append(.emit(.allFinished(UploadSummary(succeeded: finishedCounts.succeeded, failed: finishedCounts.failed))))
+        finishedCounts = (0, 0)
+        drain += 1
         if closeWhenDrained { actions.append(.closeEvents) }
     }
 
@@ -338,11 +345,14 @@ struct UploadQueueMachine {
     private mutating func setPhase(_ id: UploadID, _ entry: inout Entry, _ phase: UploadPhase) {
         if case .sending = entry.phase { sending -= 1; sendingIDs.remove(id) }
         if entry.phase.isActive { active -= 1 }
-        if let old = entry.phase.outcome { count(old, by: -1) }
+        if let old = entry.phase.outcome, entry.finishedInDrain == drain { count(old, by: -1) }
         entry.phase = phase
         if case .sending = phase { sending += 1; sendingIDs.insert(id) }
         if phase.isActive { active += 1 }
-        if let new = phase.outcome { count(new, by: 1) }
+        if let new = phase.outcome {
+            count(new, by: 1)
+            entry.finishedInDrain = drain
+        }
         entries[id] = entry
     }
 
