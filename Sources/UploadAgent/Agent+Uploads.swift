@@ -34,7 +34,7 @@ extension Agent {
     /// Uploads the journal just added: clients watching are told they are queued, and they
     /// wait in the backlog for room in the queue.
     func launch(_ added: [UploadRecord]) async {
-        let now = Date()
+        let now = clock.wall()
         for record in added { broadcast(.event(seq: nil, event: .queued(record), at: now)) }
         backlog.add(added.map(\.id))
         await feed()
@@ -70,7 +70,7 @@ extension Agent {
         }
         let added: [UploadRecord]
         do {
-            added = try journal.add(accepted.map(\.0), at: Date())
+            added = try journal.add(accepted.map(\.0), at: clock.wall())
         } catch {
             for (_, index) in accepted {
                 results[index] = .refused(path: items[index].path, reason: "cannot write the journal: \(error)")

@@ -23,12 +23,16 @@ public struct AgentConfiguration: Sendable {
     /// The maintenance job's interval and how much history it keeps, when the journal has no
     /// maintenance job yet (afterwards, `uploadmon jobs maintenance` changes them).
     public var maintenance: (every: Double, keep: MaintenanceSpec)
+    /// What the agent reads the time from (records, schedules, the rate window, idle time).
+    public var clock: HouseClock
 
     public init(
         paths: StatePaths, idleExitSeconds: Double = 600, settings: AgentSettings = AgentSettings(),
         snapshotLimit: Int = 1000, checkpointInterval: Double = 1, progressInterval: Double = 0.1,
-        eventGathering: Double = 0.01, maintenance: (every: Double, keep: MaintenanceSpec) = (86400, MaintenanceSpec())
+        eventGathering: Double = 0.01, maintenance: (every: Double, keep: MaintenanceSpec) = (86400, MaintenanceSpec()),
+        clock: HouseClock = .system
     ) {
+        self.clock = clock
         self.paths = paths
         self.idleExitSeconds = idleExitSeconds
         self.settings = settings
@@ -65,8 +69,8 @@ public actor Agent {
     var backlog = UploadBacklog(window: UploadBacklog.window(concurrency: 1))
     /// What finished in the drains not said yet (the queue ran dry while the backlog held more).
     var drained = UploadSummary(succeeded: 0, failed: 0)
-    private var lastActivity = MonotonicClock.now()
-    private let startedAt = Date()
+    private var lastActivity: Double
+    private let startedAt: Date
     private var stopWaiters: [CheckedContinuation<StopReason, Never>] = []
     var stopReason: StopReason?
     var stopping = false
@@ -98,10 +102,14 @@ public actor Agent {
         var checkpointed = 0.0
     }
 
+    /// The configuration's clock: every reading of the time here goes through it.
+    var clock: HouseClock { configuration.clock }
+
     public init(configuration: AgentConfiguration, journal: Journal, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.configuration = configuration
         self.journal = journal
         self.log = log
+        (lastActivity, startedAt) = (configuration.clock.monotonic(), configuration.clock.wall())
         settings = configuration.settings
         defaultTransport = try HTTPUploadTransport(settings: TransportSettings(), sharedLimit: sharedLimit)
         queue = UploadQueue(transport: defaultTransport, concurrency: configuration.settings.concurrency, log: log)
@@ -111,7 +119,7 @@ public actor Agent {
     /// events. Returns how many uploads were picked up again.
     @discardableResult
     public func start() async throws -> Int {
-        let pending = try journal.recoverQueue(at: Date())
+        let pending = try journal.recoverQueue(at: clock.wall())
         backlog.add(pending)
         let events = queue.events
         let gathering = configuration.eventGathering
@@ -177,12 +185,12 @@ public actor Agent {
         await queue.setConcurrency(new.concurrency)
         await feed()
         rateSchedule?.cancel()
-        sharedLimit.set(bytesPerSecond: new.rate(at: Date()))
+        sharedLimit.set(bytesPerSecond: new.rate(at: clock.wall()))
         guard new.limitWindow != nil else { return }
         rateSchedule = Task { [sharedLimit, log] in
             var wasLimited = sharedLimit.bytesPerSecond != nil
             while !Task.isCancelled {
-                let now = Date()
+                let now = clock.wall()
                 let rate = new.rate(at: now)
                 sharedLimit.set(bytesPerSecond: rate)
                 if (rate != nil) != wasLimited {
@@ -199,7 +207,7 @@ public actor Agent {
 
     func configure(_ new: AgentSettings) async -> AgentReply {
         await apply(new)
-        log("settings: \(new.inForce(at: Date()))")
+        log("settings: \(new.inForce(at: clock.wall()))")
         return .configured(new)
     }
 
@@ -218,7 +226,7 @@ public actor Agent {
             if case .queued(let record) = event, backlog.isRepeatedQueued(record.id) { return false }
             return true
         }
-        let now = Date()
+        let now = clock.wall()
         let recorded: [Result<RecordedEvent?, any Error>]
         do {
             recorded = try await journal.recordInBackground(batch, at: now)
@@ -239,20 +247,20 @@ public actor Agent {
     }
 
     private func process(_ event: UploadEvent, recorded: Result<RecordedEvent?, any Error>, at now: Date) {
-        let clock = MonotonicClock.now()
-        lastActivity = clock
+        let moment = clock.monotonic()
+        lastActivity = moment
         switch event {
         case .progress(let id, _, let sent, let expected):
             // The first checkpoint a checkpoint interval into the upload: one that ends sooner
             // (most small files) never needs one, its end is recorded anyway.
-            var mark = progressMarks[id] ?? ProgressMark(pushed: 0, checkpointed: clock)
-            if clock - mark.checkpointed >= configuration.checkpointInterval {
-                mark.checkpointed = clock
+            var mark = progressMarks[id] ?? ProgressMark(pushed: 0, checkpointed: moment)
+            if moment - mark.checkpointed >= configuration.checkpointInterval {
+                mark.checkpointed = moment
                 do { try journal.checkpoint(id, bytesSent: sent, expected: expected, at: now) } catch { log("journal: \(error)") }
             }
             let final = expected.map { sent >= $0 } ?? false
-            if final || clock - mark.pushed >= configuration.progressInterval {
-                mark.pushed = clock
+            if final || moment - mark.pushed >= configuration.progressInterval {
+                mark.pushed = moment
                 broadcast(.event(seq: nil, event: event, at: now))
             }
             progressMarks[id] = mark
@@ -308,19 +316,19 @@ public actor Agent {
 
     public func connected(_ client: Int, connection: LineConnection) {
         clients[client] = connection
-        lastActivity = MonotonicClock.now()
+        lastActivity = clock.monotonic()
     }
 
     public func disconnected(_ client: Int) {
         clients[client] = nil
         subscribers.remove(client)
-        lastActivity = MonotonicClock.now()
+        lastActivity = clock.monotonic()
     }
 
     /// Handles one request and sends its reply on `connection` itself, so that a subscriber's
     /// snapshot always goes out before the first event that follows it.
     public func handle(_ envelope: AgentEnvelope, from client: Int, connection: LineConnection) async {
-        lastActivity = MonotonicClock.now()
+        lastActivity = clock.monotonic()
         let reply: AgentReply
         if let refusal = envelope.request.refusal {
             connection.send(AgentCoding.encode(AgentMessage.reply(id: envelope.id, reply: .error(message: refusal))))
@@ -390,7 +398,7 @@ public actor Agent {
     /// True when nothing is queued or running and no client is connected.
     public func idleSeconds() async -> Double? {
         guard clients.isEmpty, !watching, backlog.isEmpty, await !queue.isBusy else { return nil }
-        return MonotonicClock.now() - lastActivity
+        return clock.monotonic() - lastActivity
     }
 
     public func requestStop(_ reason: StopReason) {

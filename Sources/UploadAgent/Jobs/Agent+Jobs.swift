@@ -8,7 +8,7 @@ import UploadJournal
 extension Agent {
     func startScheduler() throws {
         let maintenance = configuration.maintenance
-        try journal.ensureJob(.maintenance(maintenance.keep), every: maintenance.every, firstRunAt: Date().addingTimeInterval(maintenance.every), at: Date())
+        try journal.ensureJob(.maintenance(maintenance.keep), every: maintenance.every, firstRunAt: clock.wall().addingTimeInterval(maintenance.every), at: clock.wall())
         watching = try journal.scheduledJobs().contains { $0.spec.kind == .watch }
         scheduler = Task { await self.runScheduler() }
     }
@@ -17,7 +17,7 @@ extension Agent {
         while stopReason == nil && !stopping && !Task.isCancelled {
             let next = await runDueJobs()
             // Wake at least once a minute: the wall clock may jump (suspend, NTP).
-            let delay = max(0.01, min(next.timeIntervalSinceNow, 60))
+            let delay = max(0.01, min(next.timeIntervalSince(clock.wall()), 60))
             let sleeper = Task { _ = try? await Task.sleep(nanoseconds: UInt64(DurationRule.nanoseconds(delay))) }
             schedulerSleeper = sleeper
             await sleeper.value
@@ -33,21 +33,21 @@ extension Agent {
     /// Runs every job whose time has come, one after the other; returns when the next is due.
     func runDueJobs() async -> Date {
         do {
-            for job in try journal.scheduledJobs() where job.earliestBeginAt <= Date() {
+            for job in try journal.scheduledJobs() where job.earliestBeginAt <= clock.wall() {
                 guard stopReason == nil, !stopping else { break }
                 await runJob(job.id)
             }
-            return try journal.scheduledJobs().map(\.earliestBeginAt).min() ?? Date().addingTimeInterval(60)
+            return try journal.scheduledJobs().map(\.earliestBeginAt).min() ?? clock.wall().addingTimeInterval(60)
         } catch {
             log("jobs: cannot read the journal: \(error)")
-            return Date().addingTimeInterval(60)
+            return clock.wall().addingTimeInterval(60)
         }
     }
 
     func runJob(_ id: Int64) async {
         let job: ScheduledJob
         do {
-            guard let begun = try journal.beginJobRun(id, at: Date()) else { return }
+            guard let begun = try journal.beginJobRun(id, at: clock.wall()) else { return }
             job = begun
         } catch {
             log("job \(id): cannot note its start in the journal: \(error)")
@@ -87,7 +87,7 @@ extension Agent {
         } catch {
             return JobOutcome(summary: "\(error)", failed: true)
         }
-        let now = Date()
+        let now = clock.wall()
         var plan = WatchScanner.plan(jobID: jobID, listing: listing, known: known, at: now)
         if spec.skipSent == true {
             // Hashing reads every settled file: off the agent's own thread.
@@ -165,7 +165,7 @@ extension Agent {
         var spec = WatchSpec(directory: directory, template: template.request, settings: template.settings)
         spec.skipSent = skipSent ? true : nil
         do {
-            let now = Date()
+            let now = clock.wall()
             let (job, created) = try journal.registerJob(.watch(spec), every: every, firstRunAt: now, at: now)
             if newOnly {
                 let known = try journal.watchFiles(job.id)
@@ -191,7 +191,7 @@ extension Agent {
 
     func maintain(_ spec: MaintenanceSpec) -> JobOutcome {
         do {
-            let report = try Maintenance.run(journal: journal, spec: spec, paths: configuration.paths, now: Date())
+            let report = try Maintenance.run(journal: journal, spec: spec, paths: configuration.paths, now: clock.wall())
             return JobOutcome(summary: report.summary)
         } catch {
             return JobOutcome(summary: "\(error)", failed: true)
@@ -207,8 +207,8 @@ extension Agent {
             if let keep { spec.keepSeconds = keep }
             let interval = every ?? job.intervalSeconds
             // A shorter interval takes effect from the last run; a longer one too.
-            let next = (job.lastRunAt ?? Date()).addingTimeInterval(interval)
-            let (snapshot, _) = try journal.registerJob(.maintenance(spec), every: interval, firstRunAt: next, at: Date())
+            let next = (job.lastRunAt ?? clock.wall()).addingTimeInterval(interval)
+            let (snapshot, _) = try journal.registerJob(.maintenance(spec), every: interval, firstRunAt: next, at: clock.wall())
             wakeScheduler()
             broadcastJobs()
             return .job(snapshot, created: false)
@@ -221,7 +221,7 @@ extension Agent {
 
     func runSoon(_ id: Int64) -> AgentReply {
         do {
-            guard try journal.rescheduleJob(id, earliestBeginAt: Date()) else { return .error(message: "there is no job \(id)") }
+            guard try journal.rescheduleJob(id, earliestBeginAt: clock.wall()) else { return .error(message: "there is no job \(id)") }
         } catch {
             return .error(message: "cannot write the journal: \(error)")
         }

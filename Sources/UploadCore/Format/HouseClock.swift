@@ -1,0 +1,35 @@
+import Foundation
+import Synchronization
+
+/// The one clock a component reads: the wall clock (when things happened, schedules, the
+/// day's rate window) and a monotonic one in seconds (intervals, idle time, deadlines that a
+/// wall-clock jump must not move). `system` is the machine's; a test hands in a `ManualClock`'s
+/// and moves time by hand instead of waiting for it.
+public struct HouseClock: Sendable {
+    public var wall: @Sendable () -> Date
+    public var monotonic: @Sendable () -> Double
+
+    public init(wall: @escaping @Sendable () -> Date, monotonic: @escaping @Sendable () -> Double) {
+        self.wall = wall
+        self.monotonic = monotonic
+    }
+
+    public static let system = HouseClock(wall: { Date() }, monotonic: { MonotonicClock.now() })
+}
+
+/// A clock that moves only when told: both of its readings go forward together.
+public final class ManualClock: Sendable {
+    private let time: Mutex<(wall: Date, monotonic: Double)>
+
+    public init(wall: Date = Date(timeIntervalSince1970: 1_790_000_000), monotonic: Double = 1_000) {
+        time = Mutex((wall, monotonic))
+    }
+
+    public var clock: HouseClock {
+        HouseClock(wall: { self.time.withLock { $0.wall } }, monotonic: { self.time.withLock { $0.monotonic } })
+    }
+
+    public func advance(by seconds: Double) {
+        time.withLock { $0 = ($0.wall.addingTimeInterval(seconds), $0.monotonic + seconds) }
+    }
+}
