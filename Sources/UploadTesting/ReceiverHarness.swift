@@ -1,4 +1,5 @@
 import Foundation
+import UploadCore
 import NIOConcurrencyHelpers
 import Receiver
 
@@ -25,7 +26,8 @@ public final class ReceiverHarness: Sendable {
         resumableIdleAge: Duration = .seconds(3600),
         resumablePerClient: Int = 64,
         resumableMaxAppend: Int64? = nil,
-        reusing earlier: String? = nil
+        reusing earlier: String? = nil,
+        clock: HouseClock = .system
     ) async throws -> ReceiverHarness {
         // `reusing`: the root of an earlier (stopped) harness, to start again on what it left.
         let root = earlier ?? TestFiles.makeTemporaryDirectory("receiver")
@@ -36,7 +38,7 @@ public final class ReceiverHarness: Sendable {
             tls: tls, limits: limits, resumableMaxAge: resumableMaxAge, resumableIdleAge: resumableIdleAge,
             resumablePerClient: resumablePerClient, resumableMaxAppend: resumableMaxAppend
         )
-        let running = try await RunningReceiver.start(configuration, log: { line in
+        let running = try await RunningReceiver.start(configuration, clock: clock, log: { line in
             lines.withLockedValue { $0.append(line) }
         })
         return ReceiverHarness(running: running, directory: directory, root: root, lines: lines)

@@ -50,7 +50,7 @@ import UploadTesting
         let directory = TestFiles.makeTemporaryDirectory("quota")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = ResumableStore(directory: directory, maxAge: .seconds(86_400), idleAge: .seconds(600),
-                                   quota: ResumableQuota(total: 100, perClient: 10), now: start)
+                                   quota: ResumableQuota(total: 100, perClient: 10), clock: .stopped(at: start))
         var tokens: [String] = []
         for index in 0..<5000 {
             tokens.append(try store.create(boundary: "b", length: nil, client: "198.51.100.1", now: start.addingTimeInterval(Double(index) / 1000)).token)

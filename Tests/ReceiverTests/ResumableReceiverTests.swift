@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UploadCore
 import UploadTesting
 
 /// One curl exchange with every header block it saw (interim ones first) and the body.
@@ -315,6 +316,24 @@ struct FormBody {
         #expect(cancelled.status == 204)
         #expect(try await exchange(["-I", location]).status == 404)
         #expect(!FileManager.default.fileExists(atPath: folder), "the private folder goes with its last upload")
+        await receiver.cleanUp()
+    }
+
+    /// The receiver reads the time from its clock: moved past an upload's idle age by hand, the
+    /// upload is gone at once, with no waiting.
+    @Test func anUploadIdleLongerThanItsAgeByTheReceiversClockIsGone() async throws {
+        let time = ManualClock()
+        let receiver = try await ReceiverHarness.start(resumableMaxAge: .seconds(7200), resumableIdleAge: .seconds(1800), clock: time.clock)
+        let form = FormBody(size: 50_000)
+        let body = form.write(0..<20_000, to: receiver.root + "/part")
+        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "--data-binary", "@" + body, receiver.url])
+        #expect(created.status == 201, "\(created)")
+        let location = try #require(created["Location"])
+        time.advance(by: 1700)
+        let kept = try await exchange(["-I", location])
+        #expect(kept.status == 204 && kept["Upload-Offset"] == "20000", "\(kept)")
+        time.advance(by: 1801)
+        #expect(try await exchange(["-I", location]).status == 404, "idle for 1,801 s by the receiver's clock")
         await receiver.cleanUp()
     }
 

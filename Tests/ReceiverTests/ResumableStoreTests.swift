@@ -22,7 +22,7 @@ final class ManagedFlag: @unchecked Sendable {
     }
 
     @Test func anUploadOutlivesItsStoreAndExpiresAtItsAge() async throws {
-        let store = ResumableStore(directory: directory, maxAge: .seconds(60), now: start)
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), clock: .stopped(at: start))
         let record = try store.create(boundary: "b", length: 10, now: start)
         #expect(record.token.count == 32)
         #expect(files(store) == [record.token + ".json", record.token + ".part"])
@@ -33,7 +33,7 @@ final class ManagedFlag: @unchecked Sendable {
         lease.release(offset: 5)
 
         // Another receiver on the same folder finds it at the same offset, with its length.
-        let reopened = ResumableStore(directory: directory, maxAge: .seconds(60), now: start.addingTimeInterval(30))
+        let reopened = ResumableStore(directory: directory, maxAge: .seconds(60), clock: .stopped(at: start.addingTimeInterval(30)))
         let snapshot = try #require(reopened.peek(record.token, now: start.addingTimeInterval(30)))
         #expect(snapshot.offset == 5)
         #expect(snapshot.record.length == 10)
@@ -48,7 +48,7 @@ final class ManagedFlag: @unchecked Sendable {
     /// The stream is split where the file's own bytes begin; a restart finds both halves; the
     /// completed upload's file is the body file cut to the file's length, not a second copy.
     @Test func theStreamIsSplitWhereTheFileBeginsAndTheBodyFileBecomesTheStoredFile() async throws {
-        let store = ResumableStore(directory: directory, maxAge: .seconds(60), now: start)
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), clock: .stopped(at: start))
         let record = try store.create(boundary: "b", length: nil, now: start)
         let lease = try #require(await store.acquire(record.token, interrupt: nil, now: start))
         let writer = try lease.appender()
@@ -60,7 +60,7 @@ final class ManagedFlag: @unchecked Sendable {
         #expect(files(store) == [record.token + ".body", record.token + ".json", record.token + ".part"])
         #expect(FileManager.default.contents(atPath: store.folder + "/" + record.token + ".body") == Data("FILE-".utf8))
 
-        let reopened = ResumableStore(directory: directory, maxAge: .seconds(60), now: start)
+        let reopened = ResumableStore(directory: directory, maxAge: .seconds(60), clock: .stopped(at: start))
         #expect(reopened.peek(record.token, now: start)?.offset == 21)
         let again = try #require(await reopened.acquire(record.token, interrupt: nil, now: start))
         let more = try again.appender()
@@ -86,7 +86,7 @@ final class ManagedFlag: @unchecked Sendable {
     /// A stream that was never split (its file began in bytes already kept) still gives the
     /// right file, copied out.
     @Test func aStreamNotSplitWhereTheFileBeginsIsCopiedOut() async throws {
-        let store = ResumableStore(directory: directory, maxAge: .seconds(60), now: start)
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), clock: .stopped(at: start))
         let record = try store.create(boundary: "b", length: nil, now: start)
         let lease = try #require(await store.acquire(record.token, interrupt: nil, now: start))
         let writer = try lease.appender()
@@ -99,12 +99,12 @@ final class ManagedFlag: @unchecked Sendable {
     }
 
     @Test func expiredUploadsAndStrayFilesAreRemovedWhenAStoreOpens() throws {
-        let store = ResumableStore(directory: directory, maxAge: .seconds(60), now: start)
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), clock: .stopped(at: start))
         let old = try store.create(boundary: "b", length: nil, now: start)
         let fresh = try store.create(boundary: "b", length: nil, now: start.addingTimeInterval(50))
         _ = FileManager.default.createFile(atPath: store.folder + "/" + String(repeating: "a", count: 32) + ".part", contents: Data())
         _ = FileManager.default.createFile(atPath: store.folder + "/" + fresh.token + ".json.tmp", contents: Data())
-        let reopened = ResumableStore(directory: directory, maxAge: .seconds(60), now: start.addingTimeInterval(70))
+        let reopened = ResumableStore(directory: directory, maxAge: .seconds(60), clock: .stopped(at: start.addingTimeInterval(70)))
         #expect(files(reopened) == [fresh.token + ".json", fresh.token + ".part"])
         #expect(reopened.peek(old.token, now: start.addingTimeInterval(70)) == nil)
         try? FileManager.default.removeItem(atPath: directory)
@@ -114,7 +114,7 @@ final class ManagedFlag: @unchecked Sendable {
     /// request still reads what reached the socket before the cut: it is let finish (it ends by
     /// itself), so those bytes count and are not sent again.
     @Test func aHolderThatEndsByItselfWithinTheGraceIsNotInterrupted() async throws {
-        let store = ResumableStore(directory: directory, maxAge: .seconds(60), takeoverGrace: .seconds(3600), now: Date())
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), takeoverGrace: .seconds(3600), clock: .stopped(at: Date()))
         let record = try store.create(boundary: "b", length: nil, now: Date())
         let interrupted = ManagedFlag()
         let holder = try #require(await store.acquire(record.token, interrupt: { interrupted.set() }, now: Date()))
@@ -129,7 +129,7 @@ final class ManagedFlag: @unchecked Sendable {
     }
 
     @Test func aNewerRequestEndsTheHolderAndWaitsForItToLetGo() async throws {
-        let store = ResumableStore(directory: directory, maxAge: .seconds(60), now: Date())
+        let store = ResumableStore(directory: directory, maxAge: .seconds(60), clock: .stopped(at: Date()))
         let record = try store.create(boundary: "b", length: nil, now: Date())
         let first = try #require(await store.acquire(record.token, interrupt: nil, now: Date()))
         let (interrupted, signal) = AsyncStream<Void>.makeStream()

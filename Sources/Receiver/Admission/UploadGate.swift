@@ -82,7 +82,8 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
         self.resumable = resumable
         self.idempotency = idempotency
         self.log = log
-        self.clock = ConnectionClock(limits: configuration.limits.clock, openedAt: .now())
+        // Set again from the event loop's clock when the connection starts.
+        self.clock = ConnectionClock(limits: configuration.limits.clock, openedAt: .uptimeNanoseconds(0))
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -116,7 +117,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
         guard !started else { return }
         started = true
         client = ResumableQuota.client(of: context.channel.remoteAddress)
-        clock = ConnectionClock(limits: configuration.limits.clock, openedAt: .now())
+        clock = ConnectionClock(limits: configuration.limits.clock, openedAt: context.eventLoop.now)
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let admitted = registry.register(id) { why in
             bound.eventLoop.execute { bound.value.abort(why) }
@@ -135,7 +136,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let now = NIODeadline.now()
+        let now = context.eventLoop.now
         switch unwrapInboundIn(data) {
         case .head(var head):
             let answering = clock.unanswered > 0
@@ -160,7 +161,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
                 if case .upload(_, nil) = route, case .success(let key)? = IdempotencyKeys.parse(head.headerFields[IdempotencyKeys.field]) {
                     // A key in progress or used for another length is refused from the head; a
                     // repeat of a completed one is answered once its body shows the same file.
-                    let lookup = idempotency.peek(key, client: client, length: BoundedNumber.length(head.headerFields[.contentLength]).bytes, now: Date())
+                    let lookup = idempotency.peek(key, client: client, length: BoundedNumber.length(head.headerFields[.contentLength]).bytes, now: resumable.clock.wall())
                     if let refusal = IdempotencyKeys.refusal(for: lookup) {
                         refuse(refusal, line: line(), context: context)
                         break
@@ -172,7 +173,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
                 if case .upload(let boundary, let creation?) = route, let version = creation.version {
                     // Announce the upload resource before the body, so a cut transfer can resume.
                     do {
-                        let record = try resumable.create(boundary: boundary, length: creation.length, client: client, now: Date())
+                        let record = try resumable.create(boundary: boundary, length: creation.length, client: client, now: resumable.clock.wall())
                         head.headerFields[ResumableHeaders.internalToken] = record.token
                         context.writeAndFlush(wrapOutboundOut(.head(announcement(record, head: head, version: version))), promise: nil)
                     } catch {
@@ -200,7 +201,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     private func refusalFromState(_ route: UploadAdmission.Route) -> Refusal? {
         guard case .append(let token, let append) = route else { return nil }
         let fields = ResumableRules.fields(echoing: append.version)
-        guard let snapshot = resumable.peek(token, now: Date()) else { return ResumableRules.noSuchUpload(fields) }
+        guard let snapshot = resumable.peek(token, now: resumable.clock.wall()) else { return ResumableRules.noSuchUpload(fields) }
         guard !snapshot.busy else { return nil }
         return ResumableRules.appendRefusal(append, complete: snapshot.record.complete, offset: snapshot.offset, fields: fields)
     }
@@ -217,8 +218,9 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     /// Called by the tap for every read from the socket, before any decoding.
     fileprivate func bytesArrived(_ count: Int) {
         guard let context else { return }
-        clock.bytesArrived(count, at: .now())
-        if clock.expired(at: .now()) == .lingerOver {
+        let now = context.eventLoop.now
+        clock.bytesArrived(count, at: now)
+        if clock.expired(at: now) == .lingerOver {
             context.close(promise: nil)
             return
         }
@@ -227,7 +229,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
 
     fileprivate func readRequested() {
         guard let context else { return }
-        clock.readRequested(at: .now())
+        clock.readRequested(at: context.eventLoop.now)
         rearm(context)
     }
 
@@ -249,11 +251,11 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func answerEnded(_ context: ChannelHandlerContext) {
-        clock.answerEnded(at: .now())
+        clock.answerEnded(at: context.eventLoop.now)
         if closeAfterAnswer {
             discarding = true
             context.flush()
-            clock.startLingering(at: .now())
+            clock.startLingering(at: context.eventLoop.now)
         }
         rearm(context)
     }
@@ -322,7 +324,7 @@ final class UploadGate: ChannelDuplexHandler, RemovableChannelHandler {
             timer = nil
             timerDeadline = nil
             guard let context = self.context else { return }
-            if let expiry = clock.expired(at: .now()) {
+            if let expiry = clock.expired(at: context.eventLoop.now) {
                 expire(expiry, context: context)
             } else {
                 rearm(context)

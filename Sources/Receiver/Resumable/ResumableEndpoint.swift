@@ -26,7 +26,7 @@ extension UploadEndpoint {
                                      fields: fields).token
         }
         fields["Location"] = location(token, request)
-        guard let lease = await resumable.acquire(token, fresh: true, interrupt: interrupter(request), now: Date()) else {
+        guard let lease = await resumable.acquire(token, fresh: true, interrupt: interrupter(request), now: resumable.clock.wall()) else {
             throw Refusal(.conflict, "the upload resource was taken over by another request").adding(fields)
         }
         line.path += " → " + UploadAdmission.resourcePrefix + token
@@ -50,7 +50,7 @@ extension UploadEndpoint {
     ) async throws(Refusal) -> Response {
         var fields = echo(append.version)
         let digests = try DigestCheck(request.headers)
-        guard let lease = await resumable.acquire(token, interrupt: interrupter(request), now: Date()) else { throw ResumableRules.noSuchUpload(fields) }
+        guard let lease = await resumable.acquire(token, interrupt: interrupter(request), now: resumable.clock.wall()) else { throw ResumableRules.noSuchUpload(fields) }
         if ResumableRules.replaysAnswer(append, complete: lease.record.complete, offset: lease.offset), let answer = lease.record.answer {
             lease.release(offset: lease.offset)
             fields[ResumableFields.complete] = ResumableFields.boolean(true)
@@ -76,7 +76,7 @@ extension UploadEndpoint {
     /// `HEAD` (and `GET` from version 9): the offset as it stands once any request still appending has been ended.
     func offset(_ token: String, version: Int?) async throws(Refusal) -> Response {
         var fields = echo(version)
-        guard let lease = await resumable.acquire(token, interrupt: nil, now: Date()) else { throw ResumableRules.noSuchUpload(fields) }
+        guard let lease = await resumable.acquire(token, interrupt: nil, now: resumable.clock.wall()) else { throw ResumableRules.noSuchUpload(fields) }
         let record = lease.record
         lease.release(offset: lease.offset)
         fields[ResumableFields.offset] = String(lease.offset)
@@ -90,7 +90,7 @@ extension UploadEndpoint {
     /// `DELETE`: ends any request still appending, then removes the upload.
     func cancel(_ token: String, version: Int?) async throws(Refusal) -> Response {
         let fields = echo(version)
-        guard let lease = await resumable.acquire(token, interrupt: nil, now: Date()) else { throw ResumableRules.noSuchUpload(fields) }
+        guard let lease = await resumable.acquire(token, interrupt: nil, now: resumable.clock.wall()) else { throw ResumableRules.noSuchUpload(fields) }
         await onFileThreads { lease.remove() }
         return Self.empty(.noContent, fields)
     }
@@ -99,7 +99,7 @@ extension UploadEndpoint {
     /// client that lost it.
     func answer(_ token: String, version: Int?) throws(Refusal) -> Response {
         var fields = echo(version)
-        guard let snapshot = resumable.peek(token, now: Date()) else { throw ResumableRules.noSuchUpload(fields) }
+        guard let snapshot = resumable.peek(token, now: resumable.clock.wall()) else { throw ResumableRules.noSuchUpload(fields) }
         guard let answer = snapshot.record.answer else {
             fields[ResumableFields.offset] = String(snapshot.offset)
             fields[ResumableFields.complete] = ResumableFields.boolean(false)
@@ -333,7 +333,7 @@ extension UploadEndpoint {
 
     private func makeResource(boundary: String, length: Int64?, client: String, fields: [String: String]) throws(Refusal) -> ResumableRecord {
         do {
-            return try resumable.create(boundary: boundary, length: length, client: client, now: Date())
+            return try resumable.create(boundary: boundary, length: length, client: client, now: resumable.clock.wall())
         } catch {
             switch error {
             case .full(let reason):
@@ -359,7 +359,7 @@ extension UploadEndpoint {
     private func echo(_ version: Int?) -> [String: String] { ResumableRules.fields(echoing: version) }
 
     private func limit(expiresAt: Date) -> UploadLimit {
-        configuration.uploadLimit(maxAge: resumable.remainingAge(expiresAt: expiresAt, now: Date()))
+        configuration.uploadLimit(maxAge: resumable.remainingAge(expiresAt: expiresAt, now: resumable.clock.wall()))
     }
 
     private func onFileThreads(_ work: @escaping @Sendable () -> Void) async {

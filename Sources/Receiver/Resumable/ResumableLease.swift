@@ -18,7 +18,7 @@ extension ResumableStore {
         }
 
         deinit {
-            if !ended { store.letGo(record.token, offset: nil, record: nil, now: Date()) }
+            if !ended { store.letGo(record.token, offset: nil, record: nil, now: store.clock.wall()) }
         }
 
         var token: String { record.token }
@@ -84,7 +84,7 @@ extension ResumableStore {
                 record.checkpoint = checkpoint
                 try? store.save(record)
             }
-            store.letGo(record.token, offset: offset, record: record, now: Date())
+            store.letGo(record.token, offset: offset, record: record, now: store.clock.wall())
         }
 
         /// The upload is complete: its bytes go, its record keeps `answer` until its age.
@@ -96,7 +96,7 @@ extension ResumableStore {
             unlink(partPath)
             unlink(bodyPath)
             try? store.save(record)
-            store.letGo(record.token, offset: length, record: record, now: Date())
+            store.letGo(record.token, offset: length, record: record, now: store.clock.wall())
         }
 
         /// Cancels the upload: its files and its entry go.

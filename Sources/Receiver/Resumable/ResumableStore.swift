@@ -40,18 +40,21 @@ final class ResumableStore: Sendable {
     }
 
     private let state: NIOLockedValueBox<State>
+    /// The receiver's clock: what its endpoints, gate and leases read the time from.
+    let clock: HouseClock
 
     /// Opens the store of `directory`, reading what an earlier receiver left: uploads older
     /// than `maxAge` and files without their partner are removed.
     init(directory: String, maxAge: Duration, idleAge: Duration? = nil, quota: ResumableQuota = .standard, takeoverGrace: Duration = .milliseconds(500),
-         now: Date) {
+         clock: HouseClock) {
+        self.clock = clock
         self.takeoverGrace = takeoverGrace
         folder = directory + "/" + Self.folderName
         self.maxAge = maxAge
         self.idleAge = idleAge.map { min($0, maxAge) }
         self.quota = quota
         state = NIOLockedValueBox(State(leases: ResumableLeases(idleAge: idleAge.map { min($0, maxAge) })))
-        load(now: now)
+        load(now: clock.wall())
     }
 
     /// Seconds an upload whose age ends at `expiresAt` is sure to live from `now` if the client

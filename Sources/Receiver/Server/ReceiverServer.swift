@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import ServiceLifecycle
+import UploadCore
 
 /// `uploadmon serve`: the Hummingbird application that receives uploads.
 public enum ReceiverServer {
@@ -14,8 +15,8 @@ public enum ReceiverServer {
 
     /// Removes partial files that a receiver killed mid-upload left in `directory` (untouched for
     /// an hour); returns their names. `serve` calls it when it starts.
-    public static func removeLeftovers(in directory: String, untouchedFor age: Double = leftoverAge) throws -> [String] {
-        try UploadStore(directory: directory).removeLeftovers(untouchedFor: age, now: Date())
+    public static func removeLeftovers(in directory: String, untouchedFor age: Double = leftoverAge, now: Date) throws -> [String] {
+        try UploadStore(directory: directory).removeLeftovers(untouchedFor: age, now: now)
     }
 
     /// Builds the receiver as a service to run in a `ServiceGroup`. `onRunning` gets the bound
@@ -27,11 +28,12 @@ public enum ReceiverServer {
         logger: Logger = Logger(label: "uploadmon.serve"),
         logLevel: Logger.Level = .warning,
         log: @escaping @Sendable (RequestLogLine) -> Void,
+        clock: HouseClock = .system,
         onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> ReceiverService {
         let store = try UploadStore(directory: configuration.directory)
         let resumable = ResumableStore(directory: configuration.directory, maxAge: configuration.resumableMaxAge,
-                                       idleAge: configuration.resumableIdleAge, quota: configuration.resumableQuota, now: Date())
+                                       idleAge: configuration.resumableIdleAge, quota: configuration.resumableQuota, clock: clock)
         let connections = ConnectionRegistry(
             limit: ConnectionBudget.cap(requested: configuration.limits.maxConnections, descriptors: ConnectionBudget.raiseDescriptorLimit())
         )
@@ -104,7 +106,7 @@ public struct ReceiverService: Service {
             let every = min(max(resumable.maxAge / 10, .seconds(1)), .seconds(60))
             while !Task.isCancelled {
                 try? await Task.sleep(for: every)
-                resumable.sweep(now: Date())
+                resumable.sweep(now: resumable.clock.wall())
             }
         }
         defer { sweeper.cancel() }

@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import UploadCore
 
 /// A receiver running inside this process (the demo's, the tests'): started on the port the
 /// configuration names (0: a free one, read back once it listens) and stopped gracefully.
@@ -17,11 +18,11 @@ public struct RunningReceiver: Sendable {
     public var url: String { "\(configuration.scheme)://\(configuration.host):\(port)\(configuration.path)" }
 
     public static func start(
-        _ configuration: ReceiverConfiguration, logLevel: Logger.Level = .critical,
+        _ configuration: ReceiverConfiguration, logLevel: Logger.Level = .critical, clock: HouseClock = .system,
         log: @escaping @Sendable (RequestLogLine) -> Void = { _ in }
     ) async throws -> RunningReceiver {
         let ready = AsyncStream<Int>.makeStream()
-        let service = try ReceiverServer.makeService(configuration, logLevel: logLevel, log: log, onRunning: { port in
+        let service = try ReceiverServer.makeService(configuration, logLevel: logLevel, log: log, clock: clock, onRunning: { port in
             ready.continuation.yield(port)
             ready.continuation.finish()
         })

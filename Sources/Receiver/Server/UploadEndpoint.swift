@@ -18,7 +18,7 @@ struct UploadEndpoint: HTTPResponder {
     let log: @Sendable (RequestLogLine) -> Void
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        let started = ContinuousClock.now
+        let started = resumable.clock.monotonic()
         var line = RequestLogLine(method: request.method.rawValue, path: request.uri.path)
         var bodyRead = false
         let response: Response
@@ -32,7 +32,7 @@ struct UploadEndpoint: HTTPResponder {
             line.error = refusal.message
         }
         line.status = Int(response.status.code)
-        line.duration = started.duration(to: .now)
+        line.duration = .seconds(resumable.clock.monotonic() - started)
         log(line)
         return response
     }
@@ -53,7 +53,7 @@ struct UploadEndpoint: HTTPResponder {
             let client = request.headers[ResumableHeaders.internalClient] ?? "unknown"
             if let key {
                 let length = BoundedNumber.length(request.headers[.contentLength]).bytes
-                var lookup = idempotency.begin(key, client: client, length: length, now: Date())
+                var lookup = idempotency.begin(key, client: client, length: length, now: resumable.clock.wall())
                 if case .completed(let answer, let stored) = lookup {
                     let path = store.directory + "/" + stored
                     if FileFingerprint.of(path: path) != nil {
@@ -67,8 +67,8 @@ struct UploadEndpoint: HTTPResponder {
                     }
                     // The stored file was moved away: nothing to compare with, so this is received
                     // as a new upload (at worst a second copy, never a file lost).
-                    idempotency.end(key, client: client, answer: nil, now: Date())
-                    lookup = idempotency.begin(key, client: client, length: length, now: Date())
+                    idempotency.end(key, client: client, answer: nil, now: resumable.clock.wall())
+                    lookup = idempotency.begin(key, client: client, length: length, now: resumable.clock.wall())
                 }
                 if let refusal = IdempotencyKeys.refusal(for: lookup) { throw refusal }
             }
@@ -76,14 +76,14 @@ struct UploadEndpoint: HTTPResponder {
                 let stored = try await receive(request, boundary: boundary, digests: digests, line: &line, bodyRead: &bodyRead)
                 line.storedName = stored.name
                 let body = ["filename": stored.name]
-                if let key { idempotency.end(key, client: client, answer: .init(status: 200, body: Self.json(body)), stored: stored.name, now: Date()) }
+                if let key { idempotency.end(key, client: client, answer: .init(status: 200, body: Self.json(body)), stored: stored.name, now: resumable.clock.wall()) }
                 var response = Self.response(.ok, body)
                 for (name, value) in digests.answerFields(stored.digests) { response.headers[HTTPField.Name(name)!] = value }
                 return response
             } catch {
                 // An answer to the whole body is the key's for good; an upload cut short is not.
                 if let key {
-                    idempotency.end(key, client: client, answer: bodyRead ? .init(status: Int(error.status.code), body: Self.json(["error": error.message])) : nil, now: Date())
+                    idempotency.end(key, client: client, answer: bodyRead ? .init(status: Int(error.status.code), body: Self.json(["error": error.message])) : nil, now: resumable.clock.wall())
                 }
                 throw error
             }

@@ -15,6 +15,11 @@ public struct HouseClock: Sendable {
     }
 
     public static let system = HouseClock(wall: { Date() }, monotonic: { MonotonicClock.now() })
+
+    /// A clock stopped at `date` (a test that says every time itself).
+    public static func stopped(at date: Date) -> HouseClock {
+        HouseClock(wall: { date }, monotonic: { 0 })
+    }
 }
 
 /// A clock that moves only when told: both of its readings go forward together.

@@ -77,7 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try receiverConfiguration()
-        let leftovers = try ReceiverServer.removeLeftovers(in: configuration.directory)
+        let leftovers = try ReceiverServer.removeLeftovers(in: configuration.directory, now: Date())
         if !leftovers.isEmpty {
             Console.say("uploadmon serve: removed \(leftovers.count) partial file(s) an interrupted receiver left in \(configuration.directory)")
         }
