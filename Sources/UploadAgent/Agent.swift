@@ -111,8 +111,8 @@ public actor Agent {
         self.log = log
         (lastActivity, startedAt) = (configuration.clock.monotonic(), configuration.clock.wall())
         settings = configuration.settings
-        defaultTransport = try HTTPUploadTransport(settings: TransportSettings(), sharedLimit: sharedLimit)
-        queue = UploadQueue(transport: defaultTransport, concurrency: configuration.settings.concurrency, log: log)
+        defaultTransport = try HTTPUploadTransport(settings: TransportSettings(), sharedLimit: sharedLimit, clock: configuration.clock)
+        queue = UploadQueue(transport: defaultTransport, concurrency: configuration.settings.concurrency, log: log, clock: configuration.clock)
     }
 
     /// Recovers unfinished uploads from the journal, queues them again and starts processing
@@ -170,7 +170,7 @@ public actor Agent {
         key.retries = 0
         if key == TransportSettings() { return defaultTransport }
         if let existing = transports[key] { return existing }
-        let made = try HTTPUploadTransport(settings: key, sharedLimit: sharedLimit)
+        let made = try HTTPUploadTransport(settings: key, sharedLimit: sharedLimit, clock: clock)
         transports[key] = made
         return made
     }

@@ -44,13 +44,16 @@ import UploadProtocols
         defer { unlink(path) }
         let store = ResumeSupportStore(path: path)
         store.remember(origin, .supported(version: 8), now: 1000)
-        let support = ResumeSupport(store: store)
-        #expect(!support.verifies(origin, now: 1000))
-        support.noteVerifies(origin, now: 1000)
-        let other = ResumeSupport(store: ResumeSupportStore(path: path))
-        #expect(other.verifies(origin, now: 1000 + 3600))
+        let time = ManualClock(wall: Date(timeIntervalSince1970: 1000))
+        let support = ResumeSupport(store: store, clock: time.clock)
+        #expect(!support.verifies(origin))
+        support.noteVerifies(origin)
+        time.advance(by: 3600)
+        let other = ResumeSupport(store: ResumeSupportStore(path: path), clock: time.clock)
+        #expect(other.verifies(origin))
         #expect(store.lookup(origin, now: 1000 + 3600) == .supported(version: 8))
-        #expect(!ResumeSupport(store: store).verifies(origin, now: 1000 + ResumeSupportStore.positiveAge), "a day later: learnt again")
+        time.advance(by: ResumeSupportStore.positiveAge - 3600)
+        #expect(!ResumeSupport(store: store, clock: time.clock).verifies(origin), "a day later: learnt again")
         // Known to verify, never asked whether it resumes: no resume answer is made up.
         let small = "https://photos.example:8443"
         store.rememberVerifies(small, now: 5000)
@@ -69,22 +72,23 @@ import UploadProtocols
     @Test func theFileIsReadOncePerOriginAndProcess() async throws {
         defer { unlink(path) }
         let now = Date().timeIntervalSince1970
+        let clock = HouseClock.stopped(at: Date(timeIntervalSince1970: now))
         let store = ResumeSupportStore(path: path)
         store.remember(origin, .supported(version: 8), now: now)
         store.rememberVerifies(origin, now: now)
         let plain = "https://plain.example.com:443"
-        let support = ResumeSupport(store: store)
-        #expect(support.verifies(origin, now: now))
-        #expect(await support.known(origin, now: now) == .supported(version: 8))
-        #expect(!support.verifies(plain, now: now))
-        #expect(await support.known(plain, now: now) == nil)
+        let support = ResumeSupport(store: store, clock: clock)
+        #expect(support.verifies(origin))
+        #expect(await support.known(origin) == .supported(version: 8))
+        #expect(!support.verifies(plain))
+        #expect(await support.known(plain) == nil)
         // Another process learns of the plain origin, and the file goes away.
         ResumeSupportStore(path: path).rememberVerifies(plain, now: now)
-        #expect(ResumeSupport(store: store).verifies(plain, now: now), "a new process reads it")
+        #expect(ResumeSupport(store: store, clock: clock).verifies(plain), "a new process reads it")
         unlink(path)
-        #expect(support.verifies(origin, now: now) && !support.verifies(plain, now: now))
-        #expect(await support.known(origin, now: now) == .supported(version: 8))
-        #expect(await support.known(plain, now: now) == nil)
+        #expect(support.verifies(origin) && !support.verifies(plain))
+        #expect(await support.known(origin) == .supported(version: 8))
+        #expect(await support.known(plain) == nil)
     }
 
     @Test func loopbackAndDamagedFilesAreNotTrusted() throws {
@@ -103,7 +107,7 @@ import UploadProtocols
         defer { unlink(path) }
         let store = ResumeSupportStore(path: path)
         store.remember(origin, .supported(version: 8), now: Date().timeIntervalSince1970)
-        let support = ResumeSupport(store: store)
+        let support = ResumeSupport(store: store, clock: .system)
         let (answer, remembered) = await support.answer(for: origin) { Issue.record("asked"); return .unsupported }
         #expect(answer == .supported(version: 8) && remembered)
         support.refused(origin)

@@ -12,7 +12,9 @@ import UploadCore
 public actor UploadQueue {
     public nonisolated let events = UploadEvents()
     private let transport: any UploadTransport
-    private let clock: @Sendable (Double) async throws -> Void
+    private let sleep: @Sendable (Double) async throws -> Void
+    /// What the records' times are read from.
+    private let clock: HouseClock
 
     /// The decisions; everything below only carries out the actions it returns.
     private var machine: UploadQueueMachine
@@ -34,12 +36,14 @@ public actor UploadQueue {
         concurrency: Int = 2,
         retryPolicy: RetryPolicy = RetryPolicy(),
         sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(DurationRule.nanoseconds($0))) },
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: @escaping @Sendable (String) -> Void = { _ in },
+        clock: HouseClock = .system
     ) {
         self.log = log
         self.transport = transport
         self.machine = UploadQueueMachine(concurrency: concurrency, retryPolicy: retryPolicy)
-        self.clock = sleep
+        self.sleep = sleep
+        self.clock = clock
     }
 
     /// Adds an upload; it starts as soon as a slot is free. `totalBytes` is what the caller
@@ -52,7 +56,7 @@ public actor UploadQueue {
     ) -> UploadID {
         let id = machine.unusedID
         var record = UploadRecord.queued(
-            id, request: request, fileSize: totalBytes, fileModified: fileModified, fileChanged: fileChanged, origin: origin, at: Date())
+            id, request: request, fileSize: totalBytes, fileModified: fileModified, fileChanged: fileChanged, origin: origin, at: clock.wall())
         record.withoutLocation = withoutLocation
         enqueue(request, record: record, transport: transport)
         return id
@@ -178,7 +182,7 @@ public actor UploadQueue {
             case .cancelAttempt(let id):
                 attemptTasks[id]?.cancel()
             case .wait(let id, let attempt, let seconds):
-                let sleep = clock
+                let sleep = self.sleep
                 waitTasks[id] = Task {
                     guard (try? await sleep(seconds)) != nil else { return }
                     self.retryDue(id, attempt: attempt)
@@ -245,7 +249,7 @@ public actor UploadQueue {
 
     private func attemptEnded(_ id: UploadID, attempt: Int, result: AttemptResult, reported: ResumePoint?) {
         attemptTasks[id] = nil
-        run(machine.attemptEnded(id, attempt: attempt, result: result, reported: reported, at: Date()))
+        run(machine.attemptEnded(id, attempt: attempt, result: result, reported: reported, at: clock.wall()))
     }
 
     private func retryDue(_ id: UploadID, attempt: Int) {

@@ -49,7 +49,10 @@ public final class HTTPUploadTransport: UploadTransport {
     /// How `s3://` uploads are signed, read from the environment and the AWS files when first needed.
     let s3Access: S3AccessSource
     /// Which origins resume uploads, found out once per origin.
-    let support = ResumeSupport()
+    let support: ResumeSupport
+    /// What the transport reads the time from (remembered answers' ages, S3 signatures,
+    /// certificate checks, the link's pace).
+    let clock: HouseClock
     /// What requests to each origin showed of the link (tus chunks are sized from it).
     let links = NIOLockedValueBox<[String: LinkEstimate]>([:])
     /// The direct way's keep-alive connections (to the proxy, when there is an HTTP one).
@@ -73,12 +76,13 @@ public final class HTTPUploadTransport: UploadTransport {
         createDirs: Bool = false,
         direct: Bool = true,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        threadPool: NIOThreadPool = .singleton
+        threadPool: NIOThreadPool = .singleton,
+        clock: HouseClock = .system
     ) throws {
         try self.init(tls: tls, timeouts: timeouts, chunkSize: chunkSize, rateLimit: rateLimit, sharedLimit: sharedLimit, resume: resume,
                       stripLocation: stripLocation, proxy: proxy, digests: digests, contentIdentity: contentIdentity,
                       uploadProtocol: uploadProtocol, tusChunkSize: tusChunkSize, createDirs: createDirs, direct: direct, eventLoopGroup: eventLoopGroup,
-                      threadPool: threadPool, exchanger: nil)
+                      threadPool: threadPool, exchanger: nil, clock: clock)
     }
 
     /// `exchanger`: what carries the requests (nil: the direct way where it can, AsyncHTTPClient otherwise).
@@ -100,9 +104,12 @@ public final class HTTPUploadTransport: UploadTransport {
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton,
         exchanger: (any Exchanger)?,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        clock: HouseClock = .system
     ) throws {
         s3Access = S3AccessSource(environment: environment)
+        self.clock = clock
+        support = ResumeSupport(clock: clock)
         self.resume = resume
         self.stripLocation = stripLocation
         self.digests = digests
@@ -116,7 +123,7 @@ public final class HTTPUploadTransport: UploadTransport {
         // (CONNECT, or SOCKS5 by the loopback bridge, which logs in and resolves as asked).
         self.proxy = proxy
         connections = DirectConnections(proxy: proxy, threadPool: threadPool)
-        let carrier = try ClientExchanger(tls: tls, timeouts: timeouts, proxy: proxy, eventLoopGroup: eventLoopGroup, threadPool: threadPool)
+        let carrier = try ClientExchanger(tls: tls, timeouts: timeouts, proxy: proxy, eventLoopGroup: eventLoopGroup, threadPool: threadPool, clock: clock)
         self.carrier = carrier
         self.eventLoopGroup = eventLoopGroup
         self.exchanger = exchanger ?? Carriers(
@@ -131,7 +138,7 @@ public final class HTTPUploadTransport: UploadTransport {
     }
 
     /// A transport that sends as `settings` say, within `sharedLimit` if given.
-    public convenience init(settings: TransportSettings, sharedLimit: SharedRateLimit? = nil, contentIdentity: Bool = true) throws {
+    public convenience init(settings: TransportSettings, sharedLimit: SharedRateLimit? = nil, contentIdentity: Bool = true, clock: HouseClock = .system) throws {
         try self.init(
             tls: TLSOptions(caCertificatePath: settings.caCertificatePath, insecure: settings.insecure),
             timeouts: UploadTimeouts(
@@ -148,7 +155,8 @@ public final class HTTPUploadTransport: UploadTransport {
             contentIdentity: contentIdentity,
             uploadProtocol: settings.uploadProtocol,
             tusChunkSize: settings.chunkSize,
-            createDirs: settings.createDirs
+            createDirs: settings.createDirs,
+            clock: clock
         )
     }
 

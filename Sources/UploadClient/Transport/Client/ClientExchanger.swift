@@ -12,6 +12,8 @@ import UploadCore
 final class ClientExchanger: Exchanger {
     let client: HTTPClient
     let timeouts: UploadTimeouts
+    /// What a certificate is checked against the time of.
+    let clock: HouseClock
     /// The proxy every request goes through, or nil.
     let proxy: ProxyTarget?
     /// AsyncHTTPClient's way through a SOCKS5 proxy, or nil.
@@ -20,7 +22,8 @@ final class ClientExchanger: Exchanger {
     let certificateRoots: CertificateInspection.Roots?
 
     /// A client that verifies certificates as `tls` says, within `timeouts`, through `proxy`.
-    init(tls: TLSOptions, timeouts: UploadTimeouts, proxy: ProxyTarget?, eventLoopGroup: EventLoopGroup, threadPool: NIOThreadPool) throws {
+    init(tls: TLSOptions, timeouts: UploadTimeouts, proxy: ProxyTarget?, eventLoopGroup: EventLoopGroup, threadPool: NIOThreadPool, clock: HouseClock) throws {
+        self.clock = clock
         self.timeouts = timeouts
         self.proxy = proxy
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
@@ -178,7 +181,7 @@ final class ClientExchanger: Exchanger {
     private func explainCertificate(_ failure: UploadFailure, endpoint: Endpoint, eventLoop: EventLoop) async -> UploadFailure {
         guard let roots = certificateRoots else { return failure }
         guard let problems = await CertificateInspection.problems(
-            host: endpoint.host, port: endpoint.port, roots: roots, eventLoop: eventLoop, timeout: timeouts.connect, now: Date())
+            host: endpoint.host, port: endpoint.port, roots: roots, eventLoop: eventLoop, timeout: timeouts.connect, now: clock.wall())
         else { return failure }
         return UploadFailure(.certificateRejected, CertificateProblem.describe(problems))
     }

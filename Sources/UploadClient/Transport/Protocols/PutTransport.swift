@@ -50,7 +50,7 @@ extension HTTPUploadTransport {
                 fields.replaceOrAdd(name: "Content-Type", value: contentType)
                 Self.addDigestFields(&fields, content: upFront, want: digests)
                 if let s3 = prepared.s3 {
-                    for (name, value) in s3.signingFields(method: "PUT", endpoint: endpoint, headers: fields.map { ($0.name, $0.value) }, date: Date()) {
+                    for (name, value) in s3.signingFields(method: "PUT", endpoint: endpoint, headers: fields.map { ($0.name, $0.value) }, date: clock.wall()) {
                         fields.replaceOrAdd(name: name, value: value)
                     }
                 }

@@ -33,7 +33,8 @@ final class ResumeSupport: Sendable {
         return said
     }
 
-    func verifies(_ origin: String, now: Double = Date().timeIntervalSince1970) -> Bool {
+    func verifies(_ origin: String) -> Bool {
+        let now = self.now
         if let known = verifying.withLockedValue({ $0[origin] }) { return known }
         let remembered = store?.verifies(origin, now: now) ?? false
         // What this process learnt meanwhile wins over the file; what the file said is kept,
@@ -45,7 +46,8 @@ final class ResumeSupport: Sendable {
         }
     }
 
-    func noteVerifies(_ origin: String, now: Double = Date().timeIntervalSince1970) {
+    func noteVerifies(_ origin: String) {
+        let now = self.now
         let news = verifying.withLockedValue { known -> Bool in
             defer { known[origin] = true }
             return known[origin] != true
@@ -53,13 +55,21 @@ final class ResumeSupport: Sendable {
         if news { store?.rememberVerifies(origin, now: now) }
     }
 
-    init(store: ResumeSupportStore? = ResumeSupportStore.shared.withLockedValue { $0 }) {
+    /// What the answers' ages are read from.
+    let clock: HouseClock
+
+    init(store: ResumeSupportStore? = ResumeSupportStore.shared.withLockedValue { $0 }, clock: HouseClock) {
         self.store = store
+        self.clock = clock
     }
+
+    /// Now, as the store keeps its times (seconds since 1970).
+    private var now: Double { clock.wall().timeIntervalSince1970 }
 
     /// What `origin` answers, asked once per process, or as remembered from an earlier one
     /// (`remembered`: then the origin may have changed since, and a refusal means that).
-    func answer(for origin: String, now: Double = Date().timeIntervalSince1970, ask: @escaping @Sendable () async -> Answer) async -> (Answer, remembered: Bool) {
+    func answer(for origin: String, ask: @escaping @Sendable () async -> Answer) async -> (Answer, remembered: Bool) {
+        let now = self.now
         if rememberedOrigins.withLockedValue({ $0.contains(origin) }), let known = state.withLockedValue({ $0[origin] }) {
             return (await known.value, true)
         }
@@ -86,8 +96,8 @@ final class ResumeSupport: Sendable {
     }
 
     /// The origin was believed to resume uploads and refused to create one: it does not (now).
-    func refused(_ origin: String, now: Double = Date().timeIntervalSince1970) {
-        learned(origin, .unsupported, now: now)
+    func refused(_ origin: String) {
+        learned(origin, .unsupported)
     }
 
     /// The limits an origin said it sets on uploads (`Upload-Limit`), if it said.
@@ -98,14 +108,16 @@ final class ResumeSupport: Sendable {
     }
 
     /// What is known of `origin` without asking it: from this process, or remembered.
-    func known(_ origin: String, now: Double = Date().timeIntervalSince1970) async -> Answer? {
+    func known(_ origin: String) async -> Answer? {
+        let now = self.now
         if let task = state.withLockedValue({ $0[origin] }) { return await task.value }
         return remembered(origin, now: now)
     }
 
     /// What the origin showed itself to be by another request than the question (a tus server
     /// refusing a multipart upload, or the draft's refusal of a creation).
-    func learned(_ origin: String, _ answer: Answer, now: Double = Date().timeIntervalSince1970) {
+    func learned(_ origin: String, _ answer: Answer) {
+        let now = self.now
         state.withLockedValue { $0[origin] = Task { answer } }
         rememberedOrigins.withLockedValue { _ = $0.remove(origin) }
         store?.remember(origin, answer, now: now)

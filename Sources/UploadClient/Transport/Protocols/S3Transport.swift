@@ -101,7 +101,7 @@ extension HTTPUploadTransport {
             return AttemptResult(outcome: .failed(UploadFailure(.other, "cannot make an S3 request to \(object.shown)")), response: nil, bytesSent: 0)
         }
         var fields = fields
-        for (name, value) in s3.signingFields(method: method.rawValue, endpoint: endpoint, headers: fields.map { ($0.name, $0.value) }, date: Date()) {
+        for (name, value) in s3.signingFields(method: method.rawValue, endpoint: endpoint, headers: fields.map { ($0.name, $0.value) }, date: clock.wall()) {
             fields.replaceOrAdd(name: name, value: value)
         }
         return await exchanger.exchange(Exchange(method: method, endpoint: endpoint, headers: fields, body: body,

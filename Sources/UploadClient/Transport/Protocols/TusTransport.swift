@@ -87,10 +87,10 @@ extension HTTPUploadTransport {
                 decision = machine.created(result)
             case .request(.head(let point)):
                 afterHead = true
-                let asked = ContinuousClock.now
+                let asked = clock.monotonic()
                 let result = await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
                                         eventLoop: eventLoop, observer: .init())
-                if result.response != nil { machine.link.answered(after: (ContinuousClock.now - asked).seconds) }
+                if result.response != nil { machine.link.answered(after: clock.monotonic() - asked) }
                 decision = machine.headed(result)
             case .request(.patch(let point, let end)):
                 digest = BodyDigest.continuing(digest, at: point.offset) { fileDigest(length) }
@@ -117,10 +117,10 @@ extension HTTPUploadTransport {
                     }
                 }
                 afterHead = false
-                let began = ContinuousClock.now
+                let began = clock.monotonic()
                 let result = await send(url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
                                         progressBase: point.offset, progressTotal: length, eventLoop: eventLoop, observer: observer)
-                machine.link.sent(result.bytesSent, in: (ContinuousClock.now - began).seconds)
+                machine.link.sent(result.bytesSent, in: clock.monotonic() - began)
                 bytesSent += result.bytesSent
                 decision = machine.patched(result)
             case .request(.delete(let point)):
