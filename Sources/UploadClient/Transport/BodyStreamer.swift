@@ -124,13 +124,16 @@ struct BodyStreamer: Sendable {
 
     /// Every write goes through here so the stall watchdog knows how long it has been pending.
     private func write(_ writer: HTTPClient.Body.StreamWriter, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        // The event loop's clock, which its timers (the watchdog's, the pacing) run on.
+        let loop = eventLoop
         let send: @Sendable () -> EventLoopFuture<Void> = {
-            self.watch.writeStarted()
-            return writer.write(.byteBuffer(buffer)).always { _ in self.watch.writeEnded() }
+            self.watch.writeStarted(at: loop.now)
+            return writer.write(.byteBuffer(buffer)).always { _ in self.watch.writeEnded(at: loop.now) }
         }
         let count = Int64(buffer.readableBytes)
-        let own = rateLimit.flatMap { pacer.delay(before: count, rate: $0) }
-        let shared = sharedLimit?.delay(before: count)
+        let now = loop.now
+        let own = rateLimit.flatMap { pacer.delay(before: count, rate: $0, now: now) }
+        let shared = sharedLimit?.delay(before: count, now: now)
         guard let delay = [own, shared].compactMap({ $0 }).max() else { return send() }
         return eventLoop.scheduleTask(in: delay) {}.futureResult.flatMap { send() }
     }
@@ -208,11 +211,11 @@ final class WriteWatch: Sendable {
         self.idleCounts = idleCounts
     }
 
-    func writeStarted(at now: NIODeadline = .now()) { clock.withLockedValue { $0.writeStarted(at: now) } }
-    func writeEnded(at now: NIODeadline = .now()) { clock.withLockedValue { $0.writeEnded(at: now) } }
+    func writeStarted(at now: NIODeadline) { clock.withLockedValue { $0.writeStarted(at: now) } }
+    func writeEnded(at now: NIODeadline) { clock.withLockedValue { $0.writeEnded(at: now) } }
     func bodyEnded() { clock.withLockedValue { $0.end() } }
 
-    func isStalled(limit: TimeAmount, now: NIODeadline = .now()) -> Bool {
+    func isStalled(limit: TimeAmount, now: NIODeadline) -> Bool {
         clock.withLockedValue { $0.isStalled(at: now, limit: limit) }
     }
 
@@ -259,7 +262,7 @@ final class StallWatchdog: Sendable {
 final class Pacer: Sendable {
     private let schedule = NIOLockedValueBox(RateSchedule())
 
-    func delay(before count: Int64, rate: Int64, now: NIODeadline = .now()) -> TimeAmount? {
+    func delay(before count: Int64, rate: Int64, now: NIODeadline) -> TimeAmount? {
         schedule.withLockedValue { $0.reserve(count, rate: rate, now: now) }
     }
 }

@@ -53,7 +53,7 @@ public final class SharedRateLimit: Sendable {
     }
 
     /// Reserves `count` bytes; how long to wait before writing them (nil: at once).
-    func delay(before count: Int64, now: NIODeadline = .now()) -> TimeAmount? {
+    func delay(before count: Int64, now: NIODeadline) -> TimeAmount? {
         state.withLockedValue { state in
             guard let rate = state.rate else { return nil }
             return state.schedule.reserve(count, rate: rate, now: now)
