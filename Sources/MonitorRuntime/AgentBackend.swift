@@ -51,7 +51,9 @@ public final class AgentBackend: MonitorBackend {
 
     private func perform(_ action: AgentSubscription.Action) {
         switch action {
-        case .attach(let snapshot): post(.attached(Self.reattachment(snapshot, at: Date()), now()))
+        case .attach(let snapshot):
+            let time = now()
+            post(.attached(Self.reattachment(snapshot, at: time.date), time))
         case .deliver(let event): post(.upload(event, now()))
         case .jobs(let jobs): post(.jobs(Self.summaries(jobs), now()))
         case .saveCursor(let seq): MonitorCursor.write(seq, paths)

@@ -91,8 +91,9 @@ public final class MonitorProgram: @unchecked Sendable {
     private let backend: any MonitorBackend
     private let settings: Settings
     private let makeTerminal: @Sendable (_ wantColors: Bool) -> any MonitorTerminal
-    private let clock = ContinuousClock()
-    private let start: ContinuousClock.Instant
+    /// What the loop reads the time from (frames, ticks, the log's times, records' dates).
+    private let clock: HouseClock
+    private let start: Double
     /// When to report that the cursor rested on a picture (`awaitPreviewRest`); loop thread only.
     private var restDue: (request: PreviewRequest, at: Double)?
     private lazy var previews = PreviewWorker { [inbox] request, result in inbox.post(.event(.previewLoaded(request, result))) }
@@ -101,11 +102,13 @@ public final class MonitorProgram: @unchecked Sendable {
     }
 
     /// `makeTerminal` is called on the loop's thread, which is the only one that touches it.
-    public init(backend: any MonitorBackend, settings: Settings, makeTerminal: @escaping @Sendable (_ wantColors: Bool) -> any MonitorTerminal) {
+    public init(backend: any MonitorBackend, settings: Settings, clock: HouseClock = .system,
+                makeTerminal: @escaping @Sendable (_ wantColors: Bool) -> any MonitorTerminal) {
         self.backend = backend
         self.settings = settings
         self.makeTerminal = makeTerminal
-        start = clock.now
+        self.clock = clock
+        start = clock.monotonic()
     }
 
     /// Runs the monitor until the user quits, the terminal hangs up or a terminating signal
@@ -133,12 +136,12 @@ public final class MonitorProgram: @unchecked Sendable {
     }
 
     public func now() -> EventTime {
-        let date = Date()
+        let date = clock.wall()
         return EventTime(seconds: elapsed(), clock: LocalTime.format(date, .clock), date: date)
     }
 
     /// Seconds since the program was made; for pacing frames and ticks, where no clock text is needed.
-    func elapsed() -> Double { start.duration(to: clock.now).seconds }
+    func elapsed() -> Double { clock.monotonic() - start }
 
     private func loop(_ initial: MonitorState) -> MonitorState {
         let terminal = makeTerminal(settings.colors)

@@ -84,6 +84,18 @@ final class FakeBackend: MonitorBackend {
         ]
     }
 
+    /// The loop's time (frames, ticks, the log's times, records' dates) is its clock's.
+    @Test func theProgramsTimeIsItsClocks() {
+        let time = ManualClock()
+        let settings = MonitorProgram.Settings(notify: .bell, colors: false, glyphs: .unicode, environment: [:])
+        let terminal = FakeTerminal(width: 80, height: 24)
+        let program = MonitorProgram(backend: FakeBackend { _, _ in }, settings: settings, clock: time.clock) { _ in terminal }
+        let start = time.clock.wall()
+        #expect(program.now() == EventTime(seconds: 0, clock: LocalTime.format(start, .clock), date: start))
+        time.advance(by: 90)
+        #expect(program.now() == EventTime(seconds: 90, clock: LocalTime.format(start.addingTimeInterval(90), .clock), date: start.addingTimeInterval(90)))
+    }
+
     @Test func markingEverythingAndQueueingSendsBothImagesAndShowsTheAnswers() async throws {
         let terminal = FakeTerminal(width: 100, height: 30)
         let backend = FakeBackend { backend, items in
