@@ -17,7 +17,7 @@ public struct StatusReport {
         self.output = output
     }
 
-    public func run(json: Bool, limit: Int, now: Date = Date()) throws {
+    public func run(json: Bool, limit: Int, now: Date) throws {
         let agent = AgentHost.status(paths, client: "status")
         var uploads: [UploadRecord] = []
         if FileManager.default.fileExists(atPath: paths.journal) {
@@ -49,7 +49,7 @@ public struct StatusReport {
     }
 
     /// `uploadmon jobs`: the agent's scheduled jobs with their next run.
-    public func jobs(json: Bool, now: Date = Date()) throws {
+    public func jobs(json: Bool, now: Date) throws {
         let agent = AgentHost.status(paths, client: "jobs")
         var jobs: [JobSnapshot] = []
         if FileManager.default.fileExists(atPath: paths.journal) {
@@ -218,7 +218,7 @@ public struct AgentSettingsChange: Sendable {
         return settings
     }
 
-    public func run(paths: StatePaths = .resolve(), output: CommandOutput = .standard, now: Date = Date()) throws {
+    public func run(paths: StatePaths = .resolve(), output: CommandOutput = .standard, now: Date) throws {
         var settings: AgentSettings
         do {
             settings = try AgentSettings.load(paths.agentSettings)

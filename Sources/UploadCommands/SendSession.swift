@@ -30,6 +30,8 @@ public struct SendSession: Sendable {
     public var output: CommandOutput
     /// Where the journal (what was sent, by content) and the agent's socket are.
     public var paths: StatePaths
+    /// What the uploads' times are read from.
+    public var clock: HouseClock = .system
 
     public init(
         endpoint: String, field: String = "photo", formFields: [FormField] = [], headers: [RequestHeader] = [],
@@ -126,7 +128,7 @@ public struct SendSession: Sendable {
             // which reports it; otherwise the journal keeps what was sent by path and stamps, and
             // it is hashed when "already sent" is asked (`--skip-sent`, the monitor).
             result = try await Self.send(requests, settings: settings, concurrency: concurrency, json: json, output: output,
-                                         contentIdentity: json)
+                                         contentIdentity: json, clock: clock)
         } catch let error as UploadInputError {
             // A setting that cannot work (an unreadable --cacert): nothing was sent.
             output.complain("uploadmon: \(error.description); nothing was sent")
@@ -135,7 +137,7 @@ public struct SendSession: Sendable {
         // What went, by content, for a later --skip-sent (the agent remembers its own); not
         // for a list's URLs, each a destination of its own. Appended to the journal's log: the
         // journal itself is not opened for it (a third of a small upload's whole process).
-        if list == nil { SentLedger.rememberInLog(result.tracker, endpoint: endpoint, at: Date(), paths: paths) }
+        if list == nil { SentLedger.rememberInLog(result.tracker, endpoint: endpoint, at: clock.wall(), paths: paths) }
         if let signal = result.interruption { return SendExit.interrupted(by: signal) }
         return Self.exitStatus(for: result.tracker)
     }
@@ -194,10 +196,10 @@ public struct SendSession: Sendable {
     /// `Interruption`). Shared by `send` and `demo`.
     public static func send(
         _ requests: [(UploadRequest, Int64?)], settings: TransportSettings, concurrency: Int, json: Bool, output: CommandOutput = .standard,
-        contentIdentity: Bool = true
+        contentIdentity: Bool = true, clock: HouseClock = .system
     ) async throws -> SendResult {
-        let transport = try HTTPUploadTransport(settings: settings, contentIdentity: contentIdentity)
-        let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: settings.retryPolicy)
+        let transport = try HTTPUploadTransport(settings: settings, contentIdentity: contentIdentity, clock: clock)
+        let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: settings.retryPolicy, clock: clock)
         let style = OutputStyle.detect()
         let lines = LineOutput()
         var reporter: any SendReporter = json
@@ -217,11 +219,10 @@ public struct SendSession: Sendable {
         defer { interruption.stop() }
 
         var tracker = TransferTracker()
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = clock.monotonic()
         for await event in queue.events {
-            let now = start.duration(to: clock.now).seconds
-            tracker.apply(event, now: now, date: Date())
+            let now = clock.monotonic() - start
+            tracker.apply(event, now: now, date: clock.wall())
             reporter.handle(event, tracker: tracker, now: now)
         }
         reporter.finish(tracker: tracker)

@@ -49,7 +49,7 @@ public enum StatusTable {
         }
     }
 
-    public static func answer(_ upload: UploadRecord, now: Date = Date()) -> String {
+    public static func answer(_ upload: UploadRecord, now: Date) -> String {
         switch upload.phase {
         case .finished(let outcome):
             let verified = upload.response?.verifiedText.map { " " + $0 } ?? ""

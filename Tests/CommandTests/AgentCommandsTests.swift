@@ -37,10 +37,10 @@ struct AgentCommandsTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let paths = Self.paths(folder)
         let recorder = OutputRecorder()
-        try AgentSettingsChange(concurrency: 3).run(paths: paths, output: recorder.output)
+        try AgentSettingsChange(concurrency: 3).run(paths: paths, output: recorder.output, now: Date())
         #expect(try AgentSettings.load(paths.agentSettings).concurrency == 3)
         #expect(recorder.said().last == "No agent is running; it starts with these.")
-        try AgentSettingsChange().run(paths: paths, output: recorder.output)
+        try AgentSettingsChange().run(paths: paths, output: recorder.output, now: Date())
         #expect(recorder.said().last == "No agent is running; these apply when it starts.")
     }
 
@@ -50,11 +50,11 @@ struct AgentCommandsTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let recorder = OutputRecorder()
         let report = StatusReport(paths: Self.paths(folder), output: recorder.output)
-        try report.run(json: false, limit: 50)
+        try report.run(json: false, limit: 50, now: Date())
         #expect(recorder.said().last?.hasPrefix("No background uploads yet.") == true)
-        try report.jobs(json: false)
+        try report.jobs(json: false, now: Date())
         #expect(recorder.said().last?.hasPrefix("No jobs yet") == true)
-        try report.run(json: true, limit: 50)
+        try report.run(json: true, limit: 50, now: Date())
         let document = try #require(recorder.said("json").first)
         let object = try JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any]
         #expect((object?["uploads"] as? [Any])?.isEmpty == true)

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import UploadAgent
 import UploadCommands
@@ -48,7 +49,7 @@ extension AgentCommand {
         }
 
         func run() throws {
-            try change.run()
+            try change.run(now: Date())
         }
     }
 }

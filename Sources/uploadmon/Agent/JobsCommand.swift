@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import UploadCommands
 import UploadCore
@@ -32,7 +33,7 @@ extension JobsCommand {
         var json = false
 
         func run() throws {
-            try StatusReport().jobs(json: json)
+            try StatusReport().jobs(json: json, now: Date())
         }
     }
 

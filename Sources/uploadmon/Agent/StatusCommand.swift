@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import UploadCommands
 
@@ -26,6 +27,6 @@ struct StatusCommand: ParsableCommand {
     }
 
     func run() throws {
-        try StatusReport().run(json: json, limit: limit)
+        try StatusReport().run(json: json, limit: limit, now: Date())
     }
 }
