@@ -4,46 +4,6 @@ import UploadClient
 import UploadCore
 import UploadJournal
 
-public struct AgentConfiguration: Sendable {
-    public var paths: StatePaths
-    /// Exit after this many seconds with no uploads and no clients; 0 never exits by itself.
-    public var idleExitSeconds: Double
-    /// Concurrency and the total rate at start (`uploadmon agent config`; changed later by
-    /// `configure` requests).
-    public var settings: AgentSettings
-    /// How many recent uploads a subscriber's snapshot carries.
-    public var snapshotLimit: Int
-    /// How often a running upload's progress is written to the journal, at most.
-    public var checkpointInterval: Double
-    /// How often progress is pushed to clients per upload, at most (the final one always goes).
-    public var progressInterval: Double
-    /// How long events that came alone wait for others before they are recorded together (one
-    /// journal transaction for a moment's events rather than for each few).
-    public var eventGathering: Double
-    /// The maintenance job's interval and how much history it keeps, when the journal has no
-    /// maintenance job yet (afterwards, `uploadmon jobs maintenance` changes them).
-    public var maintenance: (every: Double, keep: MaintenanceSpec)
-    /// What the agent reads the time from (records, schedules, the rate window, idle time).
-    public var clock: HouseClock
-
-    public init(
-        paths: StatePaths, idleExitSeconds: Double = 600, settings: AgentSettings = AgentSettings(),
-        snapshotLimit: Int = 1000, checkpointInterval: Double = 1, progressInterval: Double = 0.1,
-        eventGathering: Double = 0.01, maintenance: (every: Double, keep: MaintenanceSpec) = (86400, MaintenanceSpec()),
-        clock: HouseClock = .system
-    ) {
-        self.clock = clock
-        self.paths = paths
-        self.idleExitSeconds = idleExitSeconds
-        self.settings = settings
-        self.snapshotLimit = snapshotLimit
-        self.checkpointInterval = checkpointInterval
-        self.progressInterval = progressInterval
-        self.eventGathering = eventGathering
-        self.maintenance = maintenance
-    }
-}
-
 /// The transfer agent: owns the upload queue and the journal, outlives the clients that queue
 /// uploads, and recovers whatever was unfinished when it last stopped (or was killed).
 ///
@@ -82,20 +42,6 @@ public actor Agent {
     /// they begin).
     var endedRuns: [Int64: Int] = [:]
     var scheduler: Task<Void, Never>?
-
-    public enum StopReason: Sendable, Equatable, CustomStringConvertible {
-        case requested
-        case idle(seconds: Double)
-        case signal(Int32)
-
-        public var description: String {
-            switch self {
-            case .requested: "asked to stop"
-            case .idle(let seconds): "idle for \(ByteFormat.duration(seconds))"
-            case .signal(let number): "signal \(number)"
-            }
-        }
-    }
 
     private struct ProgressMark {
         var pushed = 0.0
@@ -440,14 +386,5 @@ public actor Agent {
         subscribers.removeAll()
         for transport in transports.values { try? await transport.shutdown() }
         try? await defaultTransport.shutdown()
-    }
-}
-
-/// Seconds on a clock that never jumps.
-/// Fails every attempt with a fixed reason (an upload whose transport cannot be built).
-struct FailingTransport: UploadTransport {
-    let failure: UploadFailure
-    func perform(_ request: UploadRequest, observer: AttemptObserver) async -> AttemptResult {
-        AttemptResult(outcome: .failed(failure), response: nil, bytesSent: 0)
     }
 }
