@@ -4,6 +4,7 @@ import UploadCore
 /// declaration fills in, and what `quick(_:)` reads by itself for the usual shapes of a command
 /// line. Both run the same checks and the same upload from here.
 public struct SendInvocation: Sendable, Equatable {
+    /// The operands: files, `-` for standard input.
     public var files: [String] = []
     /// `--files-from`.
     public var filesFrom: String?
@@ -11,12 +12,18 @@ public struct SendInvocation: Sendable, Equatable {
     public var nullSeparated = false
     /// The upload options every sending command shares.
     public var options: UploadChoices
+    /// `--name`.
     public var name: String?
+    /// `--json`.
     public var json = false
+    /// `--upload-url`.
     public var uploadURL: String?
+    /// `--skip-sent`.
     public var skipSent = false
+    /// `--background`.
     public var background = false
 
+    /// No operand and no flag of `send`'s own yet; the upload options as given.
     public init(options: UploadChoices) {
         self.options = options
     }

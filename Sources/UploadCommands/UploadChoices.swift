@@ -15,9 +15,11 @@ public struct UploadChoices: Sendable, Equatable {
     public var formFields: [String] = []
     /// `-H`, in order (`@FILE` and `@-` as given).
     public var headers: [String] = []
+    /// `--netrc`, `--netrc-file`, `--netrc-optional`.
     public var netrc = false
     public var netrcFile: String?
     public var netrcOptional = false
+    /// `--any-file`.
     public var anyFile = false
     public var concurrency = 2
     public var retries = 0
@@ -47,6 +49,7 @@ public struct UploadChoices: Sendable, Equatable {
     /// `--to @LIST`: the list's path.
     public var destinationList: String? { to.hasPrefix("@") ? String(to.dropFirst()) : nil }
 
+    /// `-F` given at least once.
     public var formFieldsGiven: Bool { !formFields.isEmpty }
     /// `--netrc`, `--netrc-file` or `--netrc-optional` given.
     public var netrcGiven: Bool { netrc || netrcOptional || netrcFile != nil }
@@ -113,6 +116,7 @@ public struct UploadChoices: Sendable, Equatable {
         return nil
     }
 
+    /// The `-F` fields, each checked.
     public func parsedFormFields() throws(UploadInputError) -> [FormField] {
         var fields: [FormField] = []
         for argument in formFields { fields.append(try FormField(parsing: argument)) }
@@ -125,6 +129,7 @@ public struct UploadChoices: Sendable, Equatable {
             .parse(for: to, readingStandardInput: readingStandardInput)
     }
 
+    /// The netrc file asked for, if any (`~` from `HOME`).
     public func netrcChoice(environment: [String: String] = ProcessInfo.processInfo.environment) -> NetrcChoice? {
         HeaderArguments.netrcChoice(netrc: netrc, netrcFile: netrcFile, netrcOptional: netrcOptional,
                                     home: environment["HOME"] ?? NSHomeDirectory())

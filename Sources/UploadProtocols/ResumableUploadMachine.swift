@@ -15,8 +15,7 @@ import UploadCore
 ///   most `ResumableRounds.limit` times in one attempt); a body the user cancelled or a file that changed while
 ///   it was read removes the resource (`delete`) before the attempt ends.
 ///
-/// The file is checked against the resource before anything: a file that changed since the
-/// upload began cannot be continued.
+/// The file is checked against the resource first: a file changed since the upload began cannot be continued.
 public struct ResumableUploadMachine: Sendable {
     /// What the shell is asked to send.
     public enum Request: Sendable, Equatable {

@@ -9,6 +9,7 @@ public struct HouseClock: Sendable {
     public var wall: @Sendable () -> Date
     public var monotonic: @Sendable () -> Double
 
+    /// A clock read from these two functions (`monotonic`: seconds from any fixed start).
     public init(wall: @escaping @Sendable () -> Date, monotonic: @escaping @Sendable () -> Double) {
         self.wall = wall
         self.monotonic = monotonic
@@ -26,14 +27,17 @@ public struct HouseClock: Sendable {
 public final class ManualClock: Sendable {
     private let time: Mutex<(wall: Date, monotonic: Double)>
 
+    /// Starts at `wall` (a fixed moment: tests do not depend on when they run) and `monotonic`.
     public init(wall: Date = Date(timeIntervalSince1970: 1_790_000_000), monotonic: Double = 1_000) {
         time = Mutex((wall, monotonic))
     }
 
+    /// The clock to hand to what is tested: it reads this object's time.
     public var clock: HouseClock {
         HouseClock(wall: { self.time.withLock { $0.wall } }, monotonic: { self.time.withLock { $0.monotonic } })
     }
 
+    /// Moves both readings forward by `seconds`.
     public func advance(by seconds: Double) {
         time.withLock { $0 = ($0.wall.addingTimeInterval(seconds), $0.monotonic + seconds) }
     }
