@@ -14,7 +14,8 @@ public enum AgentHost {
     /// Runs the agent until it stops. `idleExit`: seconds with no uploads and no clients before
     /// it exits (0: never); `concurrency`: this run's, over the stored settings.
     public static func run(
-        paths: StatePaths = .resolve(), idleExit: Double, concurrency: Int?, log: @escaping @Sendable (String) -> Void = AgentLog.line
+        paths: StatePaths = .resolve(), idleExit: Double, concurrency: Int?, log: @escaping @Sendable (String) -> Void = AgentLog.line,
+        clock: HouseClock = .system
     ) async throws {
         // A process that runs for months: memory it frees must not stay spread over arenas.
         FreedMemory.limitArenas(cores: ProcessInfo.processInfo.activeProcessorCount)
@@ -49,7 +50,7 @@ public enum AgentHost {
         do { settings = try AgentSettings.load(paths.agentSettings) } catch { throw CommandFailure.failed("\(error)") }
         if let concurrency { settings.concurrency = concurrency }
         let agent = try Agent(
-            configuration: AgentConfiguration(paths: paths, idleExitSeconds: idleExit, settings: settings),
+            configuration: AgentConfiguration(paths: paths, idleExitSeconds: idleExit, settings: settings, clock: clock),
             journal: journal, log: log)
         let server: AgentServer
         var listening = paths.socket
@@ -69,7 +70,7 @@ public enum AgentHost {
         log("agent \(getpid()) listening on \(listening); journal \(paths.journal); "
             + (idleExit > 0 ? "exits after \(ByteFormat.duration(idleExit)) idle" : "never exits when idle")
             + (recovered > 0 ? "; \(recovered) unfinished upload(s) resumed" : ""))
-        log("settings: \(settings.inForce(at: Date()))")
+        log("settings: \(settings.inForce(at: clock.wall()))")
 
         let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)

@@ -23,6 +23,8 @@ public struct MonitorSession: Sendable {
     /// content (not for the demo's throwaway receiver).
     public var remembersSent: Bool
     public var environment: [String: String]
+    /// What the monitor and its own uploads read the time from.
+    public var clock: HouseClock = .system
     public var output: CommandOutput
 
     public init(
@@ -58,12 +60,12 @@ public struct MonitorSession: Sendable {
             let connection = try AgentHost.connectOrStart(paths: paths, client: "monitor")
             backend = AgentBackend(client: connection.client, paths: paths, settings: settings, uploads: uploads)
         } else {
-            let transport = try HTTPUploadTransport(settings: settings)
-            let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: settings.retryPolicy)
+            let transport = try HTTPUploadTransport(settings: settings, clock: clock)
+            let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: settings.retryPolicy, clock: clock)
             var other = settings
             other.stripLocation.toggle()
             backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, strips: settings.stripLocation,
-                                   makeOther: { [other] in try HTTPUploadTransport(settings: other) })
+                                   makeOther: { [other, clock] in try HTTPUploadTransport(settings: other, clock: clock) })
         }
         let colors = environment["NO_COLOR"].map(\.isEmpty) ?? true
         let glyphs = MonitorProgram.speaksUTF8() ? Glyphs.unicode : .ascii
@@ -75,7 +77,7 @@ public struct MonitorSession: Sendable {
             programSettings.sentContents = { ledger?.sentContents(to: endpoint) ?? [] }
             programSettings.contentCache = ledger?.journal
         }
-        let program = MonitorProgram(backend: backend, settings: programSettings, makeTerminal: makeTerminal)
+        let program = MonitorProgram(backend: backend, settings: programSettings, clock: clock, makeTerminal: makeTerminal)
         let home = environment["HOME"] ?? "/"
         let start = URL(fileURLWithPath: directory).standardizedFileURL.path
         var initial = MonitorState(width: 80, height: 24, endpoint: shownEndpoint, directory: start, home: home)
@@ -84,7 +86,7 @@ public struct MonitorSession: Sendable {
         let final = await program.run(initial)
         await backend.finish(final)
         // The agent remembers its own uploads; the monitor's own are remembered here.
-        if remembersSent, !useAgent { SentLedger.open()?.remember(final.queue.tracker, endpoint: endpoint, at: Date()) }
+        if remembersSent, !useAgent { SentLedger.open()?.remember(final.queue.tracker, endpoint: endpoint, at: clock.wall()) }
         if useAgent, final.queue.activeCount > 0 {
             output.say("\(final.queue.activeCount) upload(s) continue in the background. Follow them with `uploadmon status`, or open the monitor again.")
         }
