@@ -51,6 +51,7 @@ extension Journal {
 
     /// How many rows each of the journal's tables holds (for `journal-bench` and diagnostics).
     public func tableCounts() throws -> [String: Int] {
+        try? drainSentLog()
         try settleSent()
         return try pool.read { db in
             var counts: [String: Int] = [:]

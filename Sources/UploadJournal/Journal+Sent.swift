@@ -115,7 +115,9 @@ extension Journal {
         }
     }
 
-    /// The files sent to `endpoint` not hashed yet.
+    /// The files sent to `endpoint` not hashed yet, after taking in what foreground sends
+    /// appended to the `SentLog`. Every "already sent" lookup starts here (`SentLedger`'s
+    /// `resolvePending`), so the log is read once per lookup, not once per file looked up.
     public func pendingSent(to endpoint: String) throws -> [PendingSent] {
         try? drainSentLog()
         return try pool.read { db in try PendingSent.filter(Column("endpoint") == SentContent.key(endpoint)).fetchAll(db) }
@@ -199,11 +201,9 @@ extension Journal {
         try db.execute(sql: "DELETE FROM sentRecent")
     }
 
-    /// Moves the successes recorded one by one into the ledger, if there are any, after taking
-    /// in what foreground sends appended to the `SentLog`: every read of the ledger does this
-    /// first, and the agent when its queue runs dry.
+    /// Moves the successes recorded one by one into the ledger, if there are any: every read
+    /// of the ledger does this first, and the agent when its queue runs dry.
     public func settleSent() throws {
-        try? drainSentLog()
         guard try pool.read({ try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM sentRecent)") }) == true else { return }
         try pool.write { db in try Self.settleSent(db) }
     }

@@ -33,15 +33,14 @@ public struct SentLog: Sendable {
         guard fd >= 0 else { throw SentLogError(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         guard flock(fd, LOCK_SH) == 0 else { throw SentLogError(path: path, reason: String(cString: strerror(errno))) }
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw SentLogError(path: path, reason: String(cString: strerror(errno))) }
             written += n
         }
-        bytes.removeAll()
         var st = stat()
         return fstat(fd, &st) == 0 && Int(st.st_size) > Self.drainAbove
     }
