@@ -26,16 +26,14 @@ struct Uploadmon: AsyncParsableCommand {
         do {
             let arguments = rawArguments()
             if let send = quickSend(arguments) {
-                shareResumeSupport()
-                NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+                prepareToSend()
                 throw ExitCode(try await send.run())
             }
             var command = try parse(arguments)
-            if command is SendCommand || command is MonitorCommand || command is AgentCommand.Run {
-                shareResumeSupport()
-            }
             if command is SendCommand {
-                NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+                prepareToSend()
+            } else if command is MonitorCommand || command is AgentCommand.Run {
+                shareResumeSupport()
             }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -62,6 +60,13 @@ struct Uploadmon: AsyncParsableCommand {
             }
             Foundation.exit(code.rawValue)
         }
+    }
+
+    /// What `send` needs before it runs, however its command line was read: the origins'
+    /// remembered answers, and its tasks on the event loops.
+    static func prepareToSend() {
+        shareResumeSupport()
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 
     /// Which origins resume uploads, shared by every process of this user.
