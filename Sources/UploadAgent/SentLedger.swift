@@ -64,8 +64,7 @@ public struct SentLedger: Sendable {
     /// directory, as the uploads opened them.
     public func remember(_ tracker: TransferTracker, endpoint: String, at now: Date) {
         let (sent, pending) = Self.records(of: tracker, endpoint: endpoint, at: now)
-        try? journal.rememberSent(sent)
-        try? journal.rememberPending(pending)
+        try? journal.remember(sent: sent, pending: pending)
     }
 
     /// As `remember`, appended to the journal's `SentLog` (a foreground `send`: the journal is
@@ -79,7 +78,7 @@ public struct SentLedger: Sendable {
                 _ = try? Journal(path: paths.journal) // opening it takes the log in
             }
         } catch {
-            open(paths: paths)?.remember(tracker, endpoint: endpoint, at: now)
+            try? open(paths: paths)?.journal.remember(sent: sent, pending: pending)
         }
     }
 

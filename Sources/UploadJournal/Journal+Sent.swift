@@ -161,6 +161,15 @@ extension Journal {
         try pool.write { db in try Self.remember(sent, in: db) }
     }
 
+    /// Remembers what went by content and what went by path, each in one transaction; one
+    /// that fails does not keep the other from being written, and its error is thrown after.
+    public func remember(sent: [SentContent], pending: [PendingSent]) throws {
+        var failure: (any Error)?
+        do { try rememberSent(sent) } catch { failure = error }
+        do { try rememberPending(pending) } catch { failure = failure ?? error }
+        if let failure { throw failure }
+    }
+
     /// Remembers many at once, in one transaction.
     public func rememberSent(_ sent: [SentContent]) throws {
         guard !sent.isEmpty else { return }

@@ -147,9 +147,6 @@ public struct SentLogError: Error, CustomStringConvertible {
 extension Journal {
     /// Takes the lines of the journal's `SentLog` in (what foreground sends remembered).
     public func drainSentLog() throws {
-        try SentLog(journal: path).drain { sent, pending in
-            try rememberSent(sent)
-            try rememberPending(pending)
-        }
+        try SentLog(journal: path).drain { sent, pending in try remember(sent: sent, pending: pending) }
     }
 }
