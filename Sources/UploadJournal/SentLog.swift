@@ -81,17 +81,25 @@ public struct SentLog: Sendable {
             let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map { unescape(Array($0)) }
             switch (fields.first, fields.count) {
             case ("s", 6):
-                guard let size = Int64(fields[3]), let at = Double(fields[5]) else { continue }
-                sent.append(SentContent(endpoint: fields[1], sha256: fields[2], size: size, name: fields[4], sentAt: Date(timeIntervalSince1970: at)))
+                guard let size = Int64(fields[3]), size >= 0, let at = Self.time(fields[5]) else { continue }
+                sent.append(SentContent(endpoint: fields[1], sha256: fields[2], size: size, name: fields[4], sentAt: at))
             case ("p", 9):
-                guard let size = Int64(fields[3]), let mtime = Int64(fields[4]), let ctime = Int64(fields[5]), let at = Double(fields[8]) else { continue }
+                guard let size = Int64(fields[3]), size >= 0, let mtime = Int64(fields[4]), let ctime = Int64(fields[5]),
+                      let at = Self.time(fields[8]) else { continue }
                 pending.append(PendingSent(endpoint: fields[1], path: fields[2], size: size, mtimeNs: mtime, ctimeNs: ctime,
-                                           stripped: fields[6] == "1", name: fields[7], sentAt: Date(timeIntervalSince1970: at)))
+                                           stripped: fields[6] == "1", name: fields[7], sentAt: at))
             default:
                 continue
             }
         }
         return (sent, pending)
+    }
+
+    /// A line's time (seconds since 1970), only when it is a time a journal keeps: finite and
+    /// between 1970 and 9999 (the file is ours, but what is read from disk is checked).
+    static func time(_ text: String) -> Date? {
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds < 253_402_300_800 else { return nil }
+        return Date(timeIntervalSince1970: seconds)
     }
 
     static func line(_ sent: SentContent) -> String {

@@ -31,10 +31,14 @@ import UploadTesting
         #expect(records.pending == [Self.pending(odd, name: "é\t.jpg"), Self.pending("/b.jpg")])
     }
 
+    /// Also a time that is not one (NaN, past 9999) or a negative size: read from disk, checked.
     @Test func aLineNotFinishedOrNotReadIsSkipped() {
         let good = Array(SentLog.line(Self.pending("/a.jpg")).utf8)
         let torn = Array(SentLog.line(Self.pending("/b.jpg")).utf8.dropLast(5))
-        let records = SentLog.records(in: good + Array("p\tonly\tthree\n".utf8) + Array("x\t1\n".utf8) + good + torn)
+        let nan = Array(SentLog.line(Self.pending("/n.jpg")).replacingOccurrences(of: "1790000000.25", with: "nan").utf8)
+        let future = Array(SentLog.line(Self.pending("/f.jpg")).replacingOccurrences(of: "1790000000.25", with: "1e300").utf8)
+        let negative = Array(SentLog.line(Self.pending("/m.jpg")).replacingOccurrences(of: "\t123\t", with: "\t-5\t").utf8)
+        let records = SentLog.records(in: good + Array("p\tonly\tthree\n".utf8) + Array("x\t1\n".utf8) + nan + future + negative + good + torn)
         #expect(records.pending == [Self.pending("/a.jpg"), Self.pending("/a.jpg")])
         #expect(records.sent.isEmpty)
     }
