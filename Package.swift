@@ -206,7 +206,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ReceiverTests",
-            dependencies: ["Receiver", "UploadCore", "UploadProtocols", "UploadTesting", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: [
+                "Receiver", "UploadCore", "UploadProtocols", "UploadTesting", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ]
         ),
         .testTarget(
             name: "MonitorRuntimeTests",

@@ -211,12 +211,4 @@ enum ResumableHeaders {
     static let length = HTTPField.Name(ResumableFields.length)!
     static let limit = HTTPField.Name(ResumableFields.limit)!
     static let acceptPatch = HTTPField.Name("Accept-Patch")!
-    /// Set by the gate on every request it passes on (a client's own is replaced): the upload
-    /// resource the gate created for a creation request it announced with `104`.
-    static let internalToken = HTTPField.Name("Uploadmon-Internal-Token")!
-    /// Set by the gate on every request: which connection it came on (to end it when a newer
-    /// request for the same upload resource arrives).
-    static let internalConnection = HTTPField.Name("Uploadmon-Internal-Connection")!
-    /// Set by the gate on every request: the client as `ResumableQuota` names it.
-    static let internalClient = HTTPField.Name("Uploadmon-Internal-Client")!
 }

@@ -14,19 +14,18 @@ extension UploadEndpoint {
     /// `POST` with `Upload-Complete`: the upload resource is the gate's (announced with `104`) or a
     /// new one; the request's content is its first bytes (all of them with `?1`).
     func create(
-        _ request: Request, boundary: String, _ creation: UploadAdmission.Creation, line: inout RequestLogLine, bodyRead: inout Bool
+        _ request: Request, boundary: String, _ creation: UploadAdmission.Creation, facts: RequestFacts, line: inout RequestLogLine, bodyRead: inout Bool
     ) async throws(Refusal) -> Response {
         var fields = echo(creation.version)
         let digests = try DigestCheck(request.headers)
         let token: String
-        if let announced = request.headers[ResumableHeaders.internalToken] {
+        if let announced = facts.announcedToken {
             token = announced
         } else {
-            token = try makeResource(boundary: boundary, length: creation.length, client: request.headers[ResumableHeaders.internalClient] ?? "unknown",
-                                     fields: fields).token
+            token = try makeResource(boundary: boundary, length: creation.length, client: facts.client, fields: fields).token
         }
         fields["Location"] = location(token, request)
-        guard let lease = await resumable.acquire(token, fresh: true, interrupt: interrupter(request), now: resumable.clock.wall()) else {
+        guard let lease = await resumable.acquire(token, fresh: true, interrupt: interrupter(facts), now: resumable.clock.wall()) else {
             throw Refusal(.conflict, "the upload resource was taken over by another request").adding(fields)
         }
         line.path += " → " + UploadAdmission.resourcePrefix + token
@@ -46,11 +45,11 @@ extension UploadEndpoint {
 
     /// `PATCH`: appends at the upload's offset (which the request must name).
     func append(
-        _ request: Request, token: String, _ append: UploadAdmission.Append, line: inout RequestLogLine, bodyRead: inout Bool
+        _ request: Request, token: String, _ append: UploadAdmission.Append, facts: RequestFacts, line: inout RequestLogLine, bodyRead: inout Bool
     ) async throws(Refusal) -> Response {
         var fields = echo(append.version)
         let digests = try DigestCheck(request.headers)
-        guard let lease = await resumable.acquire(token, interrupt: interrupter(request), now: resumable.clock.wall()) else { throw ResumableRules.noSuchUpload(fields) }
+        guard let lease = await resumable.acquire(token, interrupt: interrupter(facts), now: resumable.clock.wall()) else { throw ResumableRules.noSuchUpload(fields) }
         if ResumableRules.replaysAnswer(append, complete: lease.record.complete, offset: lease.offset), let answer = lease.record.answer {
             lease.release(offset: lease.offset)
             fields[ResumableFields.complete] = ResumableFields.boolean(true)
@@ -345,8 +344,8 @@ extension UploadEndpoint {
     }
 
     /// Ends the request on `request`'s connection (a newer request for its upload has come).
-    private func interrupter(_ request: Request) -> (@Sendable () -> Void)? {
-        guard let id = request.headers[ResumableHeaders.internalConnection].flatMap(UInt.init) else { return nil }
+    private func interrupter(_ facts: RequestFacts) -> (@Sendable () -> Void)? {
+        guard let id = facts.connection else { return nil }
         let connections = self.connections
         return { connections.interrupt(id, .superseded) }
     }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import UploadCore
 import UploadProtocols
 
@@ -41,5 +42,24 @@ enum ResumableRules {
     static func replaysAnswer(_ append: UploadAdmission.Append, complete: Bool, offset: Int64) -> Bool {
         complete && ResumableFields.replaysByAppend(append.version) && append.complete && append.offset == offset
             && (append.contentLength ?? 0) == 0
+    }
+
+}
+
+extension ResumableStore {
+    /// Makes the upload resource for a creation request the gate announces before its body, and
+    /// the `104 Upload Resumption Supported` that says where it is and its limits; nil when it
+    /// cannot be made.
+    func announce(
+        _ announcement: GateMachine.Announcement, head: HTTPRequest, client: String, configuration: ReceiverConfiguration
+    ) -> (token: String, answer: HTTPResponse)? {
+        guard let record = try? create(boundary: announcement.boundary, length: announcement.length, client: client, now: clock.wall()) else {
+            return nil
+        }
+        var response = HTTPResponse(status: .init(code: 104, reasonPhrase: "Upload Resumption Supported"))
+        response.headerFields[ResumableHeaders.interopVersion] = String(announcement.version)
+        response.headerFields[.location] = UploadAdmission.location(record.token, head: head, scheme: configuration.scheme)
+        response.headerFields[ResumableHeaders.limit] = configuration.uploadLimit(maxAge: advertisedAge).fieldValue
+        return (record.token, response)
     }
 }

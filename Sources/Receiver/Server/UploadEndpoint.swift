@@ -8,7 +8,7 @@ import UploadCore
 /// stored → `200 {"filename": "<stored name>"}`. Every other outcome is a JSON
 /// `{"error": "…"}` with the status that says what was wrong.
 struct UploadEndpoint: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ReceiverContext
 
     let configuration: ReceiverConfiguration
     let store: UploadStore
@@ -21,9 +21,11 @@ struct UploadEndpoint: HTTPResponder {
         let started = resumable.clock.monotonic()
         var line = RequestLogLine(method: request.method.rawValue, path: request.uri.path)
         var bodyRead = false
+        // Taken for every request, so that the next request finds its own.
+        let facts = connections.nextRequest(on: context.connection)
         let response: Response
         do {
-            response = try await route(request, line: &line, bodyRead: &bodyRead)
+            response = try await route(request, facts: facts, line: &line, bodyRead: &bodyRead)
         } catch {
             let refusal = error
             // A refusal before the whole body was read ends the connection: the rest of the body
@@ -37,7 +39,7 @@ struct UploadEndpoint: HTTPResponder {
         return response
     }
 
-    private func route(_ request: Request, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> Response {
+    private func route(_ request: Request, facts: RequestFacts, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> Response {
         // `UploadGate` has already answered heads it refuses; this keeps the endpoint correct on its own.
         switch UploadAdmission.decide(request.head, configuration: configuration) {
         case .refuse(let refusal):
@@ -50,7 +52,7 @@ struct UploadEndpoint: HTTPResponder {
             case .success(let parsed)?: key = parsed
             case nil: break
             }
-            let client = request.headers[ResumableHeaders.internalClient] ?? "unknown"
+            let client = facts.client
             if let key {
                 let length = BoundedNumber.length(request.headers[.contentLength]).bytes
                 var lookup = idempotency.begin(key, client: client, length: length, now: resumable.clock.wall())
@@ -88,9 +90,9 @@ struct UploadEndpoint: HTTPResponder {
                 throw error
             }
         case .accept(.upload(let boundary, let creation?), _):
-            return try await create(request, boundary: boundary, creation, line: &line, bodyRead: &bodyRead)
+            return try await create(request, boundary: boundary, creation, facts: facts, line: &line, bodyRead: &bodyRead)
         case .accept(.append(let token, let append), _):
-            return try await self.append(request, token: token, append, line: &line, bodyRead: &bodyRead)
+            return try await self.append(request, token: token, append, facts: facts, line: &line, bodyRead: &bodyRead)
         case .accept(.offset(let token, let version), _):
             return try await offset(token, version: version)
         case .accept(.cancel(let token, let version), _):
