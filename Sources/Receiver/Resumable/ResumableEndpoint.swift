@@ -240,60 +240,24 @@ extension UploadEndpoint {
             }
             bodyRead = true
             return end
-        } catch let failure as TransferFailure {
-            bodyRead = failure.bodyRead
-            switch failure {
-            case .beyondLength, .endedShort:
-                // The draft: an upload whose offset passes its length is invalid from then on.
+        } catch {
+            let failed = FailedAppend(error, start: start, received: received)
+            bodyRead = failed.bodyRead
+            switch failed.fate {
+            case .keep(let offset):
+                lease.release(offset: offset, checkpoint: checkpoint)
+            case .remove:
                 await onFileThreads { lease.remove() }
-            case .refused:
-                lease.release(offset: start + received, checkpoint: checkpoint)
-            case .rejectedContent:
-                // The draft: a request whose content does not match its digest is not appended.
+            case .cutBack(let offset):
                 await onFileThreads {
-                    if (try? lease.cutBack(to: start)) != nil {
-                        lease.release(offset: start)
+                    if (try? lease.cutBack(to: offset)) != nil {
+                        lease.release(offset: offset)
                     } else {
                         lease.remove()
                     }
                 }
             }
-            throw failure.refusal.adding(fields)
-        } catch let error as ReceiveError {
-            // The body cannot be a valid upload (not an image, malformed): keeping it is pointless.
-            await onFileThreads { lease.remove() }
-            throw Refusal(error).adding(fields)
-        } catch let interruption as ConnectionInterruption {
-            lease.release(offset: start + received, checkpoint: checkpoint)
-            throw interruption.refusal.adding(fields)
-        } catch {
-            lease.release(offset: start + received, checkpoint: checkpoint)
-            throw Refusal(.badRequest, "the upload was interrupted at offset \(start + received): \(error)").adding(fields)
-        }
-    }
-
-    private enum TransferFailure: Error {
-        case beyondLength(Int64)
-        case endedShort(Int64, Int64)
-        case refused(Refusal)
-        case rejectedContent(Refusal)
-
-        var bodyRead: Bool {
-            switch self {
-            case .endedShort, .rejectedContent: true
-            case .beyondLength, .refused: false
-            }
-        }
-
-        var refusal: Refusal {
-            switch self {
-            case .beyondLength(let length):
-                UploadAdmission.inconsistentLength("the content goes past the upload's length of \(length) bytes")
-            case .endedShort(let offset, let length):
-                UploadAdmission.inconsistentLength("the upload was said complete at \(offset) bytes; its length is \(length)")
-            case .refused(let refusal), .rejectedContent(let refusal):
-                refusal
-            }
+            throw failed.refusal.adding(fields)
         }
     }
 
