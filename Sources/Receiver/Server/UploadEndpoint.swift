@@ -45,50 +45,7 @@ struct UploadEndpoint: HTTPResponder {
         case .refuse(let refusal):
             throw refusal
         case .accept(.upload(let boundary, nil), _):
-            let digests = try DigestCheck(request.headers)
-            var key: String?
-            switch IdempotencyKeys.parse(request.headers[IdempotencyKeys.field]) {
-            case .failure(let refusal)?: throw refusal
-            case .success(let parsed)?: key = parsed
-            case nil: break
-            }
-            let client = facts.client
-            if let key {
-                let length = BoundedNumber.length(request.headers[.contentLength]).bytes
-                var lookup = idempotency.begin(key, client: client, length: length, now: resumable.clock.wall())
-                if case .completed(let answer, let stored) = lookup {
-                    let path = store.directory + "/" + stored
-                    if FileFingerprint.of(path: path) != nil {
-                        // The same file again (a client that never heard the answer) gets the
-                        // answer again; another file under the same key is refused, never dropped.
-                        guard try await sameFile(request, boundary: boundary, as: path, line: &line, bodyRead: &bodyRead) else {
-                            throw IdempotencyKeys.otherBody("another file")
-                        }
-                        line.error = "replayed the answer to Idempotency-Key \(key)"
-                        return Response(IdempotencyKeys.replay(answer))
-                    }
-                    // The stored file was moved away: nothing to compare with, so this is received
-                    // as a new upload (at worst a second copy, never a file lost).
-                    idempotency.end(key, client: client, answer: nil, now: resumable.clock.wall())
-                    lookup = idempotency.begin(key, client: client, length: length, now: resumable.clock.wall())
-                }
-                if let refusal = IdempotencyKeys.refusal(for: lookup) { throw refusal }
-            }
-            do {
-                let stored = try await receive(request, boundary: boundary, digests: digests, line: &line, bodyRead: &bodyRead)
-                line.storedName = stored.name
-                let body = ["filename": stored.name]
-                if let key { idempotency.end(key, client: client, answer: .init(status: 200, body: Self.json(body)), stored: stored.name, now: resumable.clock.wall()) }
-                var response = Self.response(.ok, body)
-                for (name, value) in digests.answerFields(stored.digests) { response.headers[HTTPField.Name(name)!] = value }
-                return response
-            } catch {
-                // An answer to the whole body is the key's for good; an upload cut short is not.
-                if let key {
-                    idempotency.end(key, client: client, answer: bodyRead ? .init(status: Int(error.status.code), body: Self.json(["error": error.message])) : nil, now: resumable.clock.wall())
-                }
-                throw error
-            }
+            return try await upload(request, boundary: boundary, facts: facts, line: &line, bodyRead: &bodyRead)
         case .accept(.upload(let boundary, let creation?), _):
             return try await create(request, boundary: boundary, creation, facts: facts, line: &line, bodyRead: &bodyRead)
         case .accept(.append(let token, let append), _):
@@ -102,6 +59,53 @@ struct UploadEndpoint: HTTPResponder {
         case .accept(.options(let version), _):
             return options(version: version)
         }
+    }
+
+    /// An ordinary upload, under its `Idempotency-Key` if it has one (`IdempotentUpload` says the steps).
+    private func upload(
+        _ request: Request, boundary: String, facts: RequestFacts, line: inout RequestLogLine, bodyRead: inout Bool
+    ) async throws(Refusal) -> Response {
+        let digests = try DigestCheck(request.headers)
+        var key: String?
+        switch IdempotencyKeys.parse(request.headers[IdempotencyKeys.field]) {
+        case .failure(let refusal)?: throw refusal
+        case .success(let parsed)?: key = parsed
+        case nil: break
+        }
+        if let key {
+            let length = BoundedNumber.length(request.headers[.contentLength]).bytes
+            let lookup = idempotency.begin(key, client: facts.client, length: length, now: resumable.clock.wall())
+            switch IdempotentUpload.start(lookup, directory: store.directory, exists: { FileFingerprint.of(path: $0) != nil }) {
+            case .receive:
+                break
+            case .compare(let path, let answer):
+                let same = try await sameFile(request, boundary: boundary, as: path, line: &line, bodyRead: &bodyRead)
+                let replay = try IdempotentUpload.compared(sameFile: same, answer: answer).get()
+                line.error = "replayed the answer to Idempotency-Key \(key)"
+                return Response(IdempotencyKeys.replay(replay))
+            case .forgetAndRetake:
+                idempotency.end(key, client: facts.client, answer: nil, now: resumable.clock.wall())
+                let retaken = idempotency.begin(key, client: facts.client, length: length, now: resumable.clock.wall())
+                if let refusal = IdempotentUpload.retaken(retaken) { throw refusal }
+            case .refuse(let refusal):
+                throw refusal
+            }
+        }
+        let outcome: Result<(name: String, size: Int64, same: Bool, digests: [DigestFields.Algorithm: [UInt8]]), Refusal>
+        do {
+            outcome = .success(try await receive(request, boundary: boundary, digests: digests, line: &line, bodyRead: &bodyRead))
+        } catch {
+            outcome = .failure(error)
+        }
+        if let key {
+            let kept = IdempotentUpload.kept(outcome.map(\.name), bodyRead: bodyRead)
+            idempotency.end(key, client: facts.client, answer: kept.answer, stored: kept.stored, now: resumable.clock.wall())
+        }
+        let stored = try outcome.get()
+        line.storedName = stored.name
+        var response = Self.response(.ok, ["filename": stored.name])
+        for (name, value) in digests.answerFields(stored.digests) { response.headers[HTTPField.Name(name)!] = value }
+        return response
     }
 
     /// Whether a repeated request's file part is the file stored at `path`, read without storing
