@@ -61,7 +61,9 @@ struct FormBody {
     }
 }
 
-/// The receiver's resumable uploads, driven by curl and raw sockets (independent clients).
+/// The receiver's resumable uploads over real connections, driven by curl and raw sockets
+/// (independent clients): what only a connection shows — the `104` before the body, a stalled
+/// request ended by a newer one. The rest is tested in process (`ResumableEndpointTests`).
 @Suite(.serialized, .timeLimit(.minutes(5))) struct ResumableReceiverTests {
     let multipart = "Content-Type: multipart/form-data; boundary=\(FormBody.boundary)"
     let partial = "Content-Type: application/partial-upload"
@@ -128,144 +130,6 @@ struct FormBody {
         await receiver.cleanUp()
     }
 
-    /// An append that ends where the parser must hold bytes back (they may begin the closing
-    /// delimiter) leaves a checkpoint before its end; completing the upload then reads the
-    /// stream from that checkpoint, past the split into the body file. That read once built a
-    /// backwards range and stopped the whole receiver.
-    @Test func completingFromACheckpointBeforeTheEndOfTheLastAppendWorks() async throws {
-        let receiver = try await ReceiverHarness.start()
-        let head = Array("--\(FormBody.boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"held.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
-        var content = Array("\u{89}PNG\r\n\u{1A}\n".utf8) + (0..<400_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
-        // The first append ends in "\r\n--": the start of a delimiter, as far as it can tell.
-        let cut = 250_000
-        content.replaceSubrange((cut - head.count - 4)..<(cut - head.count), with: Array("\r\n--".utf8.prefix(4)))
-        let body = head + content + Array("\r\n--\(FormBody.boundary)--\r\n".utf8)
-        _ = FileManager.default.createFile(atPath: receiver.root + "/first", contents: Data(body[0..<cut]))
-        _ = FileManager.default.createFile(atPath: receiver.root + "/rest", contents: Data(body[cut...]))
-        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "-H", "Upload-Length: \(body.count)",
-                                          "-H", "Upload-Draft-Interop-Version: 8", "--data-binary", "", receiver.url])
-        let location = try #require(created["Location"])
-        let first = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?0",
-                                        "--data-binary", "@" + receiver.root + "/first", location])
-        #expect(first.status == 204 && first["Upload-Offset"] == String(cut), "\(first)")
-        let rest = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(cut)", "-H", "Upload-Complete: ?1",
-                                       "--data-binary", "@" + receiver.root + "/rest", location])
-        #expect(rest.status == 200 && json(rest.body) == ["filename": "held.png"], "\(rest)")
-        #expect(FileManager.default.contents(atPath: receiver.directory + "/held.png") == Data(content))
-        await receiver.cleanUp()
-    }
-
-    /// Interop version 9 (the changes since draft -11): `OPTIONS` says the limits and no longer
-    /// `Accept-Patch`; a lost final answer is had again by the valid append to the completed
-    /// upload, which older versions refuse as an append to a completed upload.
-    @Test func interopNineAsCurlSpeaksIt() async throws {
-        let receiver = try await ReceiverHarness.start()
-        let nine = try await exchange(["-X", "OPTIONS", "-H", "Upload-Draft-Interop-Version: 9", receiver.url])
-        #expect(nine.status == 204 && nine["Upload-Draft-Interop-Version"] == "9", "\(nine)")
-        #expect(nine["Upload-Limit"]?.contains("max-size=") == true)
-        #expect(nine["Accept-Patch"] == nil)
-        // RFC 9530 §4: it asks for a Content-Digest, so a client knows before it sends that
-        // the digest it works out will be looked at.
-        #expect(nine["Want-Content-Digest"] == "sha-256=10", "\(nine)")
-        let eight = try await exchange(["-X", "OPTIONS", "-H", "Upload-Draft-Interop-Version: 8", receiver.url])
-        #expect(eight["Accept-Patch"] == "application/partial-upload")
-
-        let form = FormBody(name: "nine.png", size: 300_000)
-        let whole = form.write(0..<form.bytes.count, to: receiver.root + "/whole")
-        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?1", "-H", "Upload-Draft-Interop-Version: 9",
-                                          "--data-binary", "@" + whole, receiver.url])
-        #expect(created.status == 200 && json(created.body) == ["filename": "nine.png"], "\(created)")
-        #expect(created.interim.map(\.status) == [104])
-        #expect(created.interim.first?.fields["upload-draft-interop-version"] == "9")
-        let location = try #require(created.interim.first?.fields["location"])
-        let head = try await exchange(["-I", "-H", "Upload-Draft-Interop-Version: 9", location])
-        #expect(head["Upload-Complete"] == "?1" && head["Upload-Offset"] == String(form.bytes.count) && head["Upload-Length"] == String(form.bytes.count))
-        #expect(head["Upload-Limit"] != nil)
-
-        let replay = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(form.bytes.count)", "-H", "Upload-Complete: ?1",
-                                         "-H", "Upload-Draft-Interop-Version: 9", "--data-binary", "", location])
-        #expect(replay.status == 200 && json(replay.body) == ["filename": "nine.png"], "\(replay)")
-        #expect(replay["Upload-Complete"] == "?1")
-        // Not at the end, or with content, or in version 8: refused, nothing appended.
-        let early = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 5", "-H", "Upload-Complete: ?1",
-                                        "-H", "Upload-Draft-Interop-Version: 9", "--data-binary", "", location])
-        #expect(early.status == 400 && early.body.contains("completed-upload"), "\(early)")
-        let older = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(form.bytes.count)", "-H", "Upload-Complete: ?1",
-                                        "-H", "Upload-Draft-Interop-Version: 8", "--data-binary", "", location])
-        #expect(older.status == 400 && older.body.contains("completed-upload"), "\(older)")
-        #expect(receiver.storedNames().filter { !$0.hasPrefix(".") } == ["nine.png"])
-        await receiver.cleanUp()
-    }
-
-    /// Interop version 10 (drafts -13 to -15): an offset retrieval answer no longer says
-    /// `Upload-Complete` (PR #3493: it meant something else there than in every other answer)
-    /// and `GET` retrieves the offset as `HEAD` does; a version past ours is refused naming ours.
-    @Test func interopTenAsCurlSpeaksIt() async throws {
-        let receiver = try await ReceiverHarness.start(maxSize: 600_000)
-        let ten = try await exchange(["-X", "OPTIONS", "-H", "Upload-Draft-Interop-Version: 10", receiver.url])
-        #expect(ten.status == 204 && ten["Upload-Draft-Interop-Version"] == "10", "\(ten)")
-        #expect(ten["Upload-Limit"]?.contains("max-size=600000") == true && ten["Accept-Patch"] == nil, "\(ten)")
-
-        let form = FormBody(name: "ten.png", size: 300_000)
-        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "-H", "Upload-Length: \(form.bytes.count)",
-                                          "-H", "Upload-Draft-Interop-Version: 10",
-                                          "--data-binary", "@" + form.write(0..<1000, to: receiver.root + "/head"), receiver.url])
-        #expect(created.status == 201 && created["Upload-Offset"] == "1000", "\(created)")
-        #expect(created.interim.first?.fields["upload-draft-interop-version"] == "10")
-        let location = try #require(created["Location"])
-        for method in [["-I"], ["-X", "GET"]] {
-            let retrieved = try await exchange(method + ["-H", "Upload-Draft-Interop-Version: 10", location])
-            #expect(retrieved.status == 204, "\(method) \(retrieved)")
-            if method == ["-X", "GET"] { #expect(retrieved.body.isEmpty, "no content: \(retrieved.body)") }
-            #expect(retrieved["Upload-Offset"] == "1000" && retrieved["Upload-Length"] == String(form.bytes.count), "\(retrieved)")
-            #expect(retrieved["Upload-Complete"] == nil, "\(retrieved)")
-            #expect(retrieved["Upload-Limit"]?.contains("max-age=") == true && retrieved["Cache-Control"] == "no-store", "\(retrieved)")
-            #expect(retrieved["Upload-Draft-Interop-Version"] == "10")
-        }
-        // Version 9 still says it.
-        #expect(try await exchange(["-I", "-H", "Upload-Draft-Interop-Version: 9", location])["Upload-Complete"] == "?0")
-        // A version newer than ours: refused, naming ours and what is spoken here.
-        let newer = try await exchange(["-I", "-H", "Upload-Draft-Interop-Version: 11", location])
-        #expect(newer.status == 400 && newer["Upload-Draft-Interop-Version"] == "10", "\(newer)")
-        let said = try await exchange(["-X", "GET", "-H", "Upload-Draft-Interop-Version: 11", location])
-        #expect(said.body.contains("10, 9, 8 and 6"), "\(said)")
-
-        // Completing with fewer bytes than its length: refused (offset and length must meet).
-        let short = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 1000", "-H", "Upload-Complete: ?1",
-                                        "-H", "Upload-Draft-Interop-Version: 10",
-                                        "--data-binary", "@" + form.write(1000..<2000, to: receiver.root + "/short"), location])
-        #expect(short.status == 400 && short.body.contains("inconsistent-upload-length"), "\(short)")
-        let after = try await exchange(["-I", "-H", "Upload-Draft-Interop-Version: 10", location])
-        #expect(after.status == 204 && after["Upload-Offset"] == "1000", "the short content is not taken, the upload goes on: \(after)")
-
-        // A whole upload, then its answer had again by the valid append; GET gives the offset.
-        let whole = form.write(0..<form.bytes.count, to: receiver.root + "/whole")
-        let done = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?1", "-H", "Upload-Draft-Interop-Version: 10",
-                                       "--data-binary", "@" + whole, receiver.url])
-        #expect(done.status == 200 && json(done.body) == ["filename": "ten.png"], "\(done)")
-        let resource = try #require(done.interim.first?.fields["location"])
-        let end = try await exchange(["-X", "GET", "-H", "Upload-Draft-Interop-Version: 10", resource])
-        #expect(end.status == 204 && end["Upload-Offset"] == String(form.bytes.count) && end["Upload-Complete"] == nil, "\(end)")
-        let replay = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(form.bytes.count)", "-H", "Upload-Complete: ?1",
-                                         "-H", "Upload-Draft-Interop-Version: 10", "--data-binary", "", resource])
-        #expect(replay.status == 200 && json(replay.body) == ["filename": "ten.png"] && replay["Upload-Complete"] == "?1", "\(replay)")
-        // Version 8 had the answer by GET.
-        let eight = try await exchange(["-X", "GET", "-H", "Upload-Draft-Interop-Version: 8", resource])
-        #expect(eight.status == 200 && json(eight.body) == ["filename": "ten.png"], "\(eight)")
-
-        // Past --max-size in a body of no declared length: 413 with every limit (PR #3466).
-        let open = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "-H", "Upload-Draft-Interop-Version: 10",
-                                       "--data-binary", "", receiver.url])
-        let openLocation = try #require(open["Location"], "\(open)")
-        let big = receiver.root + "/big"
-        _ = FileManager.default.createFile(atPath: big, contents: Data(repeating: 65, count: 700_000))
-        let over = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?0",
-                                       "-H", "Upload-Draft-Interop-Version: 10", "-H", "Transfer-Encoding: chunked", "--data-binary", "@" + big, openLocation])
-        #expect(over.status == 413 && over["Upload-Limit"]?.contains("max-size=600000") == true, "\(over)")
-        #expect(over["Upload-Limit"]?.contains("max-age=") == true, "all the limits, not only the one refused: \(over)")
-        await receiver.cleanUp()
-    }
-
     /// What URLSession (interop 6) does: the whole upload in one POST with `Upload-Complete: ?1`,
     /// told the resource in a `104` before the body, then the endpoint's own answer; cut, it
     /// would continue with HEAD and PATCH, here in version 6 too.
@@ -296,112 +160,6 @@ struct FormBody {
         #expect(json(completed.body) == ["filename": "six-1.png"])
         #expect(FileManager.default.contents(atPath: receiver.directory + "/six-1.png") == Data(form.content))
         await receiver.cleanUp()
-    }
-
-    @Test func cancellingRemovesTheUploadAndItsBytes() async throws {
-        let receiver = try await ReceiverHarness.start()
-        let form = FormBody(size: 50_000)
-        let body = form.write(0..<20_000, to: receiver.root + "/part")
-        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "--data-binary", "@" + body, receiver.url])
-        #expect(created.status == 201)
-        #expect(created.interim.isEmpty, "no 104 without an interop version")
-        #expect(created["Upload-Offset"] == "20000")
-        let location = try #require(created["Location"])
-        let folder = receiver.directory + "/.uploadmon-resumable"
-        let token = String(location.split(separator: "/").last ?? "")
-        // The stream up to the file's bytes, the file's bytes from there on, the record.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == [token + ".body", token + ".json", token + ".part"])
-        #expect(TestFiles.size(of: folder + "/" + token + ".part") == Int64(form.bytes.firstRange(of: form.content)!.lowerBound))
-        let cancelled = try await exchange(["-X", "DELETE", location])
-        #expect(cancelled.status == 204)
-        #expect(try await exchange(["-I", location]).status == 404)
-        #expect(!FileManager.default.fileExists(atPath: folder), "the private folder goes with its last upload")
-        await receiver.cleanUp()
-    }
-
-    /// The receiver reads the time from its clock: moved past an upload's idle age by hand, the
-    /// upload is gone at once, with no waiting.
-    @Test func anUploadIdleLongerThanItsAgeByTheReceiversClockIsGone() async throws {
-        let time = ManualClock()
-        let receiver = try await ReceiverHarness.start(resumableMaxAge: .seconds(7200), resumableIdleAge: .seconds(1800), clock: time.clock)
-        let form = FormBody(size: 50_000)
-        let body = form.write(0..<20_000, to: receiver.root + "/part")
-        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "--data-binary", "@" + body, receiver.url])
-        #expect(created.status == 201, "\(created)")
-        let location = try #require(created["Location"])
-        time.advance(by: 1700)
-        let kept = try await exchange(["-I", location])
-        #expect(kept.status == 204 && kept["Upload-Offset"] == "20000", "\(kept)")
-        time.advance(by: 1801)
-        #expect(try await exchange(["-I", location]).status == 404, "idle for 1,801 s by the receiver's clock")
-        await receiver.cleanUp()
-    }
-
-    @Test func optionsSaysResumableUploadsAreSupportedAndTheirLimits() async throws {
-        let receiver = try await ReceiverHarness.start(maxSize: 5_000_000, resumableMaxAge: .seconds(7200), resumableIdleAge: .seconds(1800))
-        let answer = try await exchange(["-X", "OPTIONS", "-H", "Upload-Draft-Interop-Version: 6", receiver.url])
-        #expect(answer.status == 204)
-        #expect(answer["Accept-Patch"] == "application/partial-upload")
-        // An upload lives as long as requests keep touching it within the idle age: that is what a client can rely on.
-        #expect(answer["Upload-Limit"] == "max-size=5000000, max-age=1800")
-        #expect(answer["Upload-Draft-Interop-Version"] == "6")
-        await receiver.cleanUp()
-    }
-
-    /// `serve --resume-max-append`: the limit is said, and a request over it is refused with it
-    /// before any of it is kept; requests within it make the upload.
-    @Test func aLimitOnEachRequestIsSaidAndARequestOverItRefused() async throws {
-        let receiver = try await ReceiverHarness.start(resumableMaxAppend: 100_000)
-        let options = try await exchange(["-X", "OPTIONS", "-H", "Upload-Draft-Interop-Version: 9", receiver.url])
-        #expect(options["Upload-Limit"]?.contains("max-append-size=100000") == true, "\(options)")
-        let form = FormBody(name: "parts.png", size: 250_000)
-        let whole = form.write(0..<form.bytes.count, to: receiver.root + "/whole")
-        let tooLarge = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?1", "-H", "Upload-Draft-Interop-Version: 9",
-                                           "--data-binary", "@" + whole, receiver.url])
-        #expect(tooLarge.status == 413 && tooLarge["Upload-Limit"]?.contains("max-append-size=100000") == true, "\(tooLarge)")
-        #expect(tooLarge.interim.isEmpty, "no upload resource was made")
-        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "-H", "Upload-Draft-Interop-Version: 9",
-                                          "--data-binary", "", receiver.url])
-        let location = try #require(created["Location"], "\(created)")
-        let over = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?0",
-                                       "-H", "Upload-Draft-Interop-Version: 9", "--data-binary", "@" + whole, location])
-        #expect(over.status == 413, "\(over)")
-        var offset = 0
-        while offset < form.bytes.count {
-            let end = min(offset + 100_000, form.bytes.count)
-            let part = form.write(offset..<end, to: receiver.root + "/part\(offset)")
-            let appended = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(offset)",
-                                               "-H", "Upload-Complete: \(end == form.bytes.count ? "?1" : "?0")",
-                                               "-H", "Upload-Draft-Interop-Version: 9", "--data-binary", "@" + part, location])
-            #expect(end == form.bytes.count ? appended.status == 200 : appended.status == 204, "\(appended)")
-            offset = end
-        }
-        #expect(receiver.storedNames().filter { !$0.hasPrefix(".") } == ["parts.png"])
-        await receiver.cleanUp()
-    }
-
-    @Test func aRestartBetweenTwoAppendsKeepsTheUpload() async throws {
-        let first = try await ReceiverHarness.start()
-        let form = FormBody(size: 400_000)
-        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0",
-                                          "--data-binary", "@" + form.write(0..<150_000, to: first.root + "/a"), first.url])
-        let path = try #require(created["Location"].flatMap { URL(string: $0)?.path })
-        await first.stop()
-        // The record says how far the file's bytes were read, so completing it skips them.
-        let token = String(path.split(separator: "/").last ?? "")
-        let record = try #require(FileManager.default.contents(atPath: first.directory + "/.uploadmon-resumable/" + token + ".json"))
-        let checkpoint = try #require((try JSONSerialization.jsonObject(with: record) as? [String: Any])?["checkpoint"] as? Int)
-        #expect(checkpoint > form.bytes.firstRange(of: form.content)!.lowerBound && checkpoint <= 150_000, "\(checkpoint)")
-
-        let second = try await ReceiverHarness.start(reusing: first.root)
-        let location = "http://127.0.0.1:\(second.port)\(path)"
-        let offset = try await exchange(["-I", location])
-        #expect(offset["Upload-Offset"] == "150000", "\(offset)")
-        let completed = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 150000", "-H", "Upload-Complete: ?1",
-                                            "--data-binary", "@" + form.write(150_000..<form.bytes.count, to: second.root + "/b"), location])
-        #expect(completed.status == 200, "\(completed)")
-        #expect(FileManager.default.contents(atPath: second.directory + "/big.png") == Data(form.content))
-        await second.cleanUp()
     }
 
     @Test func aCutTransferKeepsWhatArrivedAndANewerRequestEndsAStalledOne() async throws {
@@ -437,36 +195,6 @@ struct FormBody {
         await receiver.cleanUp()
     }
 
-    @Test func aBodyThatIsNoUploadIsAnsweredAsTheEndpointWouldOnceComplete() async throws {
-        let receiver = try await ReceiverHarness.start()
-        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "--data-binary", "", receiver.url])
-        let location = try #require(created["Location"])
-        let junk = receiver.root + "/junk"
-        _ = FileManager.default.createFile(atPath: junk, contents: Data("--\(FormBody.boundary)\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nx\r\n--\(FormBody.boundary)--\r\n".utf8))
-        let answer = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?1",
-                                         "--data-binary", "@" + junk, location])
-        #expect(answer.status == 400)
-        #expect(answer["Upload-Complete"] == "?1", "the representation was complete; its processing failed")
-        #expect(json(answer.body)["error"] == "no file in the form field 'photo'")
-        #expect(receiver.storedNames().filter { !$0.hasPrefix(".") }.isEmpty)
-        await receiver.cleanUp()
-    }
-
-    @Test func contentPastTheStatedLengthEndsTheUpload() async throws {
-        let receiver = try await ReceiverHarness.start()
-        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0", "-H", "Upload-Length: 100",
-                                          "--data-binary", "", receiver.url])
-        let location = try #require(created["Location"])
-        let body = receiver.root + "/long"
-        _ = FileManager.default.createFile(atPath: body, contents: Data(repeating: 65, count: 150))
-        // No Content-Length to judge by in advance: chunked.
-        let answer = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?0",
-                                         "-H", "Transfer-Encoding: chunked", "--data-binary", "@" + body, location])
-        #expect(answer.status == 400)
-        #expect(answer.body.contains("inconsistent-upload-length"))
-        #expect(try await exchange(["-I", location]).status == 404)
-        await receiver.cleanUp()
-    }
 }
 
 /// Bytes the receiver keeps so far for the upload at `location`.

@@ -31,15 +31,11 @@ public enum ReceiverServer {
         clock: HouseClock = .system,
         onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> ReceiverService {
-        let store = try UploadStore(directory: configuration.directory)
-        let resumable = ResumableStore(directory: configuration.directory, maxAge: configuration.resumableMaxAge,
-                                       idleAge: configuration.resumableIdleAge, quota: configuration.resumableQuota, clock: clock)
-        let connections = ConnectionRegistry(
-            limit: ConnectionBudget.cap(requested: configuration.limits.maxConnections, descriptors: ConnectionBudget.raiseDescriptorLimit())
-        )
-        let idempotency = IdempotencyKeys(maxAge: configuration.resumableMaxAge)
-        let endpoint = UploadEndpoint(
-            configuration: configuration, store: store, resumable: resumable, connections: connections, idempotency: idempotency, log: log)
+        let endpoint = try makeEndpoint(
+            configuration, connections: ConnectionRegistry(
+                limit: ConnectionBudget.cap(requested: configuration.limits.maxConnections, descriptors: ConnectionBudget.raiseDescriptorLimit())
+            ), log: log, clock: clock)
+        let (connections, resumable, idempotency) = (endpoint.connections, endpoint.resumable, endpoint.idempotency)
         var quiet = logger
         quiet.logLevel = logLevel
         let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [
@@ -62,6 +58,19 @@ public enum ReceiverServer {
         return ReceiverService(
             application: application, connections: connections, resumable: resumable, grace: configuration.limits.shutdownGrace
         )
+    }
+
+    /// The endpoint with the stores it shares with every connection's gate (`connections`,
+    /// `resumable`, `idempotency`), over `configuration.directory`.
+    static func makeEndpoint(
+        _ configuration: ReceiverConfiguration, connections: ConnectionRegistry, log: @escaping @Sendable (RequestLogLine) -> Void, clock: HouseClock
+    ) throws -> UploadEndpoint {
+        let store = try UploadStore(directory: configuration.directory)
+        let resumable = ResumableStore(directory: configuration.directory, maxAge: configuration.resumableMaxAge,
+                                       idleAge: configuration.resumableIdleAge, quota: configuration.resumableQuota, clock: clock)
+        let idempotency = IdempotencyKeys(maxAge: configuration.resumableMaxAge)
+        return UploadEndpoint(
+            configuration: configuration, store: store, resumable: resumable, connections: connections, idempotency: idempotency, log: log)
     }
 
     /// Reads the PEM files, with errors that name the file and what is wrong with it.
