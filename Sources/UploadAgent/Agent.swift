@@ -22,13 +22,12 @@ public actor Agent {
     private var transports: [TransportSettings: HTTPUploadTransport] = [:]
     private var clients: [Int: LineConnection] = [:]
     private var subscribers: Set<Int> = []
-    private var progressMarks: [UploadID: ProgressMark] = [:]
+    /// What each upload event calls for, decided as a value.
+    var events: AgentEvents
     /// Uploads whose end the batch being processed recorded: the queue forgets them together.
     private var finishedInBatch: [UploadID] = []
     /// The uploads handed over that wait for room in the queue, and those it holds.
     var backlog = UploadBacklog(window: UploadBacklog.window(concurrency: 1))
-    /// What finished in the drains not said yet (the queue ran dry while the backlog held more).
-    var drained = UploadSummary(succeeded: 0, failed: 0)
     private var lastActivity: Double
     private let startedAt: Date
     private var stopWaiters: [CheckedContinuation<StopReason, Never>] = []
@@ -43,11 +42,6 @@ public actor Agent {
     var endedRuns: [Int64: Int] = [:]
     var scheduler: Task<Void, Never>?
 
-    private struct ProgressMark {
-        var pushed = 0.0
-        var checkpointed = 0.0
-    }
-
     /// The configuration's clock: every reading of the time here goes through it.
     var clock: HouseClock { configuration.clock }
 
@@ -57,6 +51,7 @@ public actor Agent {
         self.log = log
         (lastActivity, startedAt) = (configuration.clock.monotonic(), configuration.clock.wall())
         settings = configuration.settings
+        events = AgentEvents(checkpointInterval: configuration.checkpointInterval, progressInterval: configuration.progressInterval)
         defaultTransport = try HTTPUploadTransport(settings: TransportSettings(), sharedLimit: sharedLimit, clock: configuration.clock)
         queue = UploadQueue(transport: defaultTransport, concurrency: configuration.settings.concurrency, log: log, clock: configuration.clock)
     }
@@ -195,54 +190,25 @@ public actor Agent {
     private func process(_ event: UploadEvent, recorded: Result<RecordedEvent?, any Error>, at now: Date) {
         let moment = clock.monotonic()
         lastActivity = moment
-        switch event {
-        case .progress(let id, _, let sent, let expected):
-            // The first checkpoint a checkpoint interval into the upload: one that ends sooner
-            // (most small files) never needs one, its end is recorded anyway.
-            var mark = progressMarks[id] ?? ProgressMark(pushed: 0, checkpointed: moment)
-            if moment - mark.checkpointed >= configuration.checkpointInterval {
-                mark.checkpointed = moment
+        for action in events.handle(event, recorded: recorded, backlogEmpty: backlog.isEmpty, moment: moment) {
+            switch action {
+            case .checkpoint(let id, let sent, let expected):
                 do { try journal.checkpoint(id, bytesSent: sent, expected: expected, at: now) } catch { log("journal: \(error)") }
-            }
-            let final = expected.map { sent >= $0 } ?? false
-            if final || moment - mark.pushed >= configuration.progressInterval {
-                mark.pushed = moment
-                broadcast(.event(seq: nil, event: event, at: now))
-            }
-            progressMarks[id] = mark
-        case .allFinished(let summary):
-            // Not while the backlog holds more: the queue ran dry before it was fed. Its count
-            // joins the next one's, so the summary said covers the whole drain.
-            drained = UploadSummary(succeeded: drained.succeeded + summary.succeeded, failed: drained.failed + summary.failed)
-            guard backlog.isEmpty else { return }
-            broadcast(.event(seq: nil, event: .allFinished(drained), at: now))
-            drained = UploadSummary(succeeded: 0, failed: 0)
-            // What succeeded one by one goes into the sent-content ledger in one go.
-            do { try journal.settleSent() } catch { log("journal: cannot settle the sent-content ledger: \(error)") }
-            // A burst of thousands of uploads leaves the allocator's arenas full of freed
-            // memory; an agent that lives for days should give it back while it waits.
-            FreedMemory.release()
-        default:
-            // Its slot in the queue's window is free, whether or not the journal took the end.
-            if case .finished(let id, _) = event { backlog.finished(id) }
-            let applied: RecordedEvent?
-            do {
-                applied = try recorded.get()
-            } catch {
-                log("journal: cannot record \(event.uploadID.map(\.description) ?? "") : \(error)")
-                return
-            }
-            if case .finished(let id, let outcome) = event {
-                progressMarks[id] = nil
-                // The journal has it now; the queue need not remember it (a long-running agent
-                // would otherwise grow with every upload). A retry queues it again from the journal.
+            case .broadcast(let seq, let event):
+                broadcast(.event(seq: seq, event: event, at: now))
+            case .freeSlot(let id):
+                backlog.finished(id)
+            case .forget(let id):
                 finishedInBatch.append(id)
-                guard applied != nil else { return }
-                log("\(id) finished: \(Self.describe(outcome))")
+            case .log(let line):
+                log(line)
+            case .settleSent:
+                do { try journal.settleSent() } catch { log("journal: cannot settle the sent-content ledger: \(error)") }
+            case .releaseMemory:
+                // A burst of thousands of uploads leaves the allocator's arenas full of freed
+                // memory; an agent that lives for days should give it back while it waits.
+                FreedMemory.release()
             }
-            guard let applied else { return }
-            // Numbered when the log keeps it (a client's cursor counts those), as progress is not.
-            broadcast(.event(seq: applied.entry?.seq, event: applied.event, at: now))
         }
     }
 
@@ -252,10 +218,6 @@ public actor Agent {
         for id in subscribers {
             if clients[id]?.send(line) != true { subscribers.remove(id) }
         }
-    }
-
-    static func describe(_ outcome: UploadOutcome) -> String {
-        (outcome.isSuccess ? "ok, " : "failed, ") + outcome.words(reason: nil)
     }
 
     // MARK: Clients

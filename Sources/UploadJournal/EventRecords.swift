@@ -69,6 +69,11 @@ extension EventRow {
 public struct RecordedEvent: Sendable, Hashable {
     public let event: UploadEvent
     public let entry: JournalEntry?
+
+    public init(event: UploadEvent, entry: JournalEntry?) {
+        self.event = event
+        self.entry = entry
+    }
 }
 
 public struct JournalEntry: Sendable, Hashable, Codable {
