@@ -129,19 +129,13 @@ public actor Agent {
         sharedLimit.set(bytesPerSecond: new.rate(at: clock.wall()))
         guard new.limitWindow != nil else { return }
         rateSchedule = Task { [sharedLimit, log] in
-            var wasLimited = sharedLimit.bytesPerSecond != nil
+            var window = RateWindow(new, limited: sharedLimit.bytesPerSecond != nil)
             while !Task.isCancelled {
                 let now = clock.wall()
-                let rate = new.rate(at: now)
-                sharedLimit.set(bytesPerSecond: rate)
-                if (rate != nil) != wasLimited {
-                    wasLimited = rate != nil
-                    log(new.nowText(at: now) ?? "rate limit changed")
-                }
-                // Wake at the next boundary, and at least once a minute, so a clock that jumps
-                // (a suspended laptop, a time-zone change) is followed within a minute.
-                let wait = min(max((new.nextChange(after: now) ?? now.addingTimeInterval(60)).timeIntervalSince(now), 0.05), 60)
-                try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+                let step = window.step(at: now)
+                sharedLimit.set(bytesPerSecond: step.rate)
+                if let line = step.log { log(line) }
+                try? await Task.sleep(nanoseconds: UInt64(step.wakeAt.timeIntervalSince(now) * 1e9))
             }
         }
     }

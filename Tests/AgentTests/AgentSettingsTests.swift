@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UploadAgent
+@testable import UploadAgent
 import UploadCore
 import UploadJournal
 import UploadTesting
@@ -70,6 +70,22 @@ import UploadTesting
         #expect(allDay.nowText(at: Date()) == nil)
         #expect(allDay.summary == "1 upload at once, at most 500 kB/s in total")
         #expect(AgentSettings().summary == "2 uploads at once, full speed")
+    }
+
+    /// The agent's rate through the day, stepped by hand: the rate in force, a line when the
+    /// limit starts or lifts, and when to look again (the boundary, or within a minute).
+    @Test func theRateWindowSaysTheRateWhatChangedAndWhenToLookAgain() throws {
+        let settings = AgentSettings(concurrency: 4, rateLimit: 2_000_000, limitWindow: try DailyWindow(parsing: "09:00-18:00"))
+        var window = RateWindow(settings, limited: false, calendar: Self.calendar)
+        let night = window.step(at: at("2026-11-23T08:59:00"))
+        #expect(night == .init(rate: nil, log: nil, wakeAt: at("2026-11-23T09:00:00")))
+        let morning = window.step(at: at("2026-11-23T09:00:00"))
+        #expect(morning == .init(rate: 2_000_000, log: "now limited to 2.00 MB/s until 18:00", wakeAt: at("2026-11-23T09:01:00")))
+        // Still limited: nothing to say again.
+        #expect(window.step(at: at("2026-11-23T17:59:30")) == .init(rate: 2_000_000, log: nil, wakeAt: at("2026-11-23T18:00:00")))
+        #expect(window.step(at: at("2026-11-23T18:00:00")).log == "now at full speed until 09:00")
+        // Past a boundary it missed (a suspended laptop): the rate as of now, at once.
+        #expect(window.step(at: at("2026-11-24T12:00:00")) == .init(rate: 2_000_000, log: "now limited to 2.00 MB/s until 18:00", wakeAt: at("2026-11-24T12:01:00")))
     }
 
     @Test func settingsThatCannotWorkAreRefusedWithTheReason() throws {
