@@ -89,3 +89,19 @@ struct AgentEventsTests {
         #expect(events.tracked == 0)
     }
 }
+
+/// When jobs run and how long the scheduler sleeps, decided without a journal.
+struct JobScheduleTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func jobsWhoseTimeHasComeRunInOrderAndTheSchedulerSleepsUntilTheNext() {
+        let jobs: [(id: Int64, begin: Date)] = [(3, now.addingTimeInterval(-5)), (1, now.addingTimeInterval(30)), (2, now)]
+        #expect(JobSchedule.due(jobs, at: now) == [3, 2])
+        #expect(JobSchedule.next(jobs, after: now) == now.addingTimeInterval(-5))
+        #expect(JobSchedule.next([], after: now) == now.addingTimeInterval(60))
+        #expect(JobSchedule.sleep(until: now.addingTimeInterval(30), now: now) == 30)
+        // Never a busy loop, never longer than a minute: the wall clock may jump.
+        #expect(JobSchedule.sleep(until: now.addingTimeInterval(-5), now: now) == 0.01)
+        #expect(JobSchedule.sleep(until: now.addingTimeInterval(86400), now: now) == 60)
+    }
+}

@@ -16,8 +16,7 @@ extension Agent {
     func runScheduler() async {
         while stopReason == nil && !stopping && !Task.isCancelled {
             let next = await runDueJobs()
-            // Wake at least once a minute: the wall clock may jump (suspend, NTP).
-            let delay = max(0.01, min(next.timeIntervalSince(clock.wall()), 60))
+            let delay = JobSchedule.sleep(until: next, now: clock.wall())
             let sleeper = Task { _ = try? await Task.sleep(nanoseconds: UInt64(DurationRule.nanoseconds(delay))) }
             schedulerSleeper = sleeper
             await sleeper.value
@@ -33,11 +32,11 @@ extension Agent {
     /// Runs every job whose time has come, one after the other; returns when the next is due.
     func runDueJobs() async -> Date {
         do {
-            for job in try journal.scheduledJobs() where job.earliestBeginAt <= clock.wall() {
+            for id in JobSchedule.due(try journal.scheduledJobs().map { ($0.id, $0.earliestBeginAt) }, at: clock.wall()) {
                 guard stopReason == nil, !stopping else { break }
-                await runJob(job.id)
+                await runJob(id)
             }
-            return try journal.scheduledJobs().map(\.earliestBeginAt).min() ?? clock.wall().addingTimeInterval(60)
+            return JobSchedule.next(try journal.scheduledJobs().map { ($0.id, $0.earliestBeginAt) }, after: clock.wall())
         } catch {
             log("jobs: cannot read the journal: \(error)")
             return clock.wall().addingTimeInterval(60)
