@@ -61,6 +61,8 @@ public final class AgentBackend: MonitorBackend {
             post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
         case .reconnect(let seconds):
             acting.asyncAfter(deadline: .now() + seconds) { [self] in reconnect() }
+        case .stopped(let reason):
+            post(.notice("The agent stopped (\(reason)); queuing files starts it again", isError: false, now()))
         }
     }
 
@@ -105,11 +107,18 @@ public final class AgentBackend: MonitorBackend {
         attach(connection.client)
     }
 
+    /// The agent to ask: one stopped on purpose is reached (started) again now that work is
+    /// asked of it. Called off the loop.
+    private func agentForWork() -> AgentClient {
+        if subscription.withLockedValue({ $0.wanted() }) { reconnect() }
+        return client.withLockedValue({ $0 })
+    }
+
     public func enqueue(_ items: [QueueItem]) {
-        let agent = client.withLockedValue({ $0 })
         // Off the loop: checking a large folder's files (each opened and sniffed) must not hold
         // the screen. One after another, so batches keep the order they were queued in.
         enqueueing.async { [self] in
+            let agent = agentForWork()
             var accepted: [EnqueueItem] = []
             for item in items {
                 do throws(UploadInputError) {
@@ -150,8 +159,8 @@ public final class AgentBackend: MonitorBackend {
     public func retry(_ id: UploadID) { send(.retry(id: id), doing: "retry \(id)") }
 
     private func send(_ request: AgentRequest, doing what: String) {
-        let agent = client.withLockedValue({ $0 })
         DispatchQueue.global().async { [self] in
+            let agent = agentForWork()
             do {
                 let reply = try agent.request(request)
                 if case .error = reply { post(.notice(AgentClient.text(of: reply, doing: what), isError: true, now())) }

@@ -306,6 +306,8 @@ public actor Agent {
     public func requestStop(_ reason: StopReason) {
         guard stopReason == nil else { return }
         stopReason = reason
+        // Clients that watch are told before the connections close, so they do not start the agent again.
+        broadcast(.stopping(reason: reason.description))
         scheduler?.cancel()
         schedulerSleeper?.cancel()
         for waiter in stopWaiters { waiter.resume(returning: reason) }
@@ -337,7 +339,12 @@ public actor Agent {
         scheduler?.cancel()
         schedulerSleeper?.cancel()
         await scheduler?.value
-        for connection in clients.values { connection.shutdown() }
+        // What was sent last (a stop's reason) goes out first, unless a client is not reading.
+        let deadline = DispatchTime.now() + 0.5
+        for connection in clients.values {
+            _ = connection.drain(until: deadline)
+            connection.shutdown()
+        }
         clients.removeAll()
         subscribers.removeAll()
         for transport in transports.values { try? await transport.shutdown() }

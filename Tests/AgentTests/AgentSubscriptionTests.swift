@@ -58,6 +58,31 @@ import UploadJournal
 
     /// An agent that cannot be reached or started is tried again less and less often, then
     /// every `longestWait`; a connection that works starts the count again; closing stops it.
+    /// `agent stop` (or a signal) is the user's: the monitor says so and does not start the
+    /// agent again until files are queued.
+    @Test func anAgentStoppedOnPurposeIsNotStartedAgainUntilWorkIsAsked() {
+        var subscription = AgentSubscription(cursor: nil)
+        subscription.connecting()
+        _ = subscription.subscribed(snapshot(last: 4))
+        #expect(subscription.received(.stopping(reason: "asked to stop")) == [])
+        let whileConnected = subscription.wanted()
+        #expect(!whileConnected, "still connected: nothing to reach again")
+        #expect(subscription.closed() == [.stopped(reason: "asked to stop")])
+        let first = subscription.wanted(), second = subscription.wanted()
+        #expect(first)
+        #expect(!second, "reached again once")
+        // The next connection is like any other: lost, it is reached again by itself.
+        subscription.connecting()
+        #expect(subscription.closed() == [.lost, .reconnect(after: 1)])
+        // A client that is quitting neither says nor starts anything.
+        subscription.connecting()
+        _ = subscription.received(.stopping(reason: "signal 15"))
+        _ = subscription.close()
+        #expect(subscription.closed() == [])
+        let quitting = subscription.wanted()
+        #expect(!quitting)
+    }
+
     @Test func failedReconnectsWaitLongerEachTimeUpToALimit() {
         var subscription = AgentSubscription(cursor: nil)
         subscription.connecting()

@@ -56,6 +56,8 @@ final class EventLog: Sendable {
         }
     }
     var finishedCount: Int { logged.count { if case .finished = $0.event { true } else { false } } }
+    /// The reasons the agent gave for stopping.
+    var stops: [String] { box.withLockedValue { $0.compactMap { if case .stopping(let reason) = $0 { reason } else { nil } } } }
 }
 
 func subscribe(_ client: AgentClient, after: Int64?) async throws -> (AgentSnapshot, EventLog) {
@@ -105,6 +107,25 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         b.close()
         await running.stop()
         await receiver.cleanUp()
+    }
+
+    /// A subscribed client hears why the agent stops before its connection closes, so a monitor
+    /// does not start again an agent the user stopped.
+    @Test func subscribersAreToldTheAgentIsStoppingBeforeTheyAreCut() async throws {
+        let root = TestFiles.makeTemporaryDirectory("agent-stopping")
+        let running = try await RunningAgent.start(root: root)
+        let watcher = try await running.connect("monitor")
+        let closed = NIOLockedValueBox(false)
+        watcher.onClose { closed.withLockedValue { $0 = true } }
+        let (_, log) = try await subscribe(watcher, after: nil)
+        let stopper = try await running.connect("agent stop")
+        let reply = try await offPool { try stopper.request(.stop) }
+        guard case .ok = reply else { Issue.record("stop was not accepted: \(reply)"); return }
+        await running.stop()
+        #expect(try await eventually { closed.withLockedValue { $0 } })
+        #expect(log.stops == ["asked to stop"])
+        stopper.close()
+        try? FileManager.default.removeItem(atPath: root)
     }
 
     @Test func aClientComingBackGetsExactlyWhatItMissed() async throws {

@@ -114,6 +114,35 @@ import UploadTesting
         await setup.tearDown(closing: [tmux])
     }
 
+    /// `agent stop` is the user's: the open monitor says so and leaves the agent stopped (it
+    /// starts one that died within a second), until files are queued again.
+    @Test func anAgentStoppedUnderAnOpenMonitorStaysStoppedUntilFilesAreQueued() async throws {
+        let setup = try await Setup.make(bigSize: 3000)
+        let tmux = try await setup.monitor()
+        defer { tmux.kill() }
+        try await tmux.waitFor { $0.contains("small.png") }
+        try await tmux.send("u")
+        try await tmux.waitFor { $0.contains("✓ big.png → 200") }
+        let first = try #require(setup.agentPID)
+        let stop = try await CLIRun.run(["agent", "stop"], environment: AgentCLITests.environment(setup.root))
+        #expect(stop.status == 0, "\(stop.stdout) \(stop.stderr)")
+        try await tmux.waitFor { $0.contains("The agent stopped (asked to stop)") }
+        // Past the second after which a lost agent is started again.
+        try await Task.sleep(for: .seconds(3))
+        let status = try await CLIRun.run(["status"], environment: AgentCLITests.environment(setup.root))
+        #expect(status.stdout.contains("Agent: not running"), "\(status.stdout)")
+        #expect(!(try await tmux.screen()).contains("Lost the agent"))
+        // Queuing starts it again, and the upload goes.
+        try await tmux.send("j")
+        try await tmux.send("u")
+        let screen = try await tmux.waitFor { $0.contains("✓ small.png → 200") }
+        #expect(screen.contains("Reattached to the agent"), "screen:\n\(screen)")
+        #expect(setup.agentPID != first)
+        try await tmux.send("q")
+        try await tmux.waitFor { $0.contains("EXITED 0") }
+        await setup.tearDown(closing: [tmux])
+    }
+
     @Test func filesAWatchQueuesShowUpInTheMonitorAndItsJobsAreListed() async throws {
         let setup = try await Setup.make(bigSize: 3000)
         let camera = setup.root + "/camera"

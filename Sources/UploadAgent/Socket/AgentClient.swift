@@ -140,7 +140,7 @@ public final class AgentClient: Sendable {
                 return s.waiting.removeValue(forKey: id)
             }
             slot?.fill(reply)
-        case .event, .jobs:
+        case .event, .jobs, .stopping:
             eventHandler(message)
         }
     }

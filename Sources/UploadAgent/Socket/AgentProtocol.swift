@@ -160,6 +160,9 @@ public enum AgentMessage: Codable, Sendable {
     case event(seq: Int64?, event: UploadEvent, at: Date)
     /// The scheduled jobs, pushed to subscribers whenever one changes or runs.
     case jobs([JobSnapshot])
+    /// The agent is stopping on purpose (asked to, or a signal), for `reason`: a client should
+    /// not start it again by itself. Clients that predate it skip the line.
+    case stopping(reason: String)
 }
 
 public enum AgentReply: Codable, Sendable {

@@ -22,6 +22,9 @@ public struct AgentSubscription: Sendable {
         /// Connect (or start the agent) again in this many seconds: one second after a loss,
         /// twice as long after each attempt that fails, at most `longestWait`.
         case reconnect(after: Double)
+        /// The agent stopped on purpose (`agent stop`, a signal) for `reason`: say so, and do
+        /// not start it again until work is asked of it (`wanted`).
+        case stopped(reason: String)
     }
 
     /// The longest wait between attempts to reach an agent that does not come back.
@@ -34,6 +37,10 @@ public struct AgentSubscription: Sendable {
     private var closing = false
     /// Attempts to reconnect that failed since the last connection.
     private var failures = 0
+    /// Why the agent said it is stopping, on this connection.
+    private var stopping: String?
+    /// The connection closed after the agent said it was stopping.
+    private var stoppedOnPurpose = false
 
     public init(cursor: Int64?) {
         self.cursor = cursor
@@ -44,6 +51,8 @@ public struct AgentSubscription: Sendable {
         attached = false
         held = []
         failures = 0
+        stopping = nil
+        stoppedOnPurpose = false
     }
 
     /// What the agent pushed.
@@ -60,6 +69,9 @@ public struct AgentSubscription: Sendable {
                 if case .finished = event { actions.append(.saveCursor(advanced)) }
             }
             return actions
+        case .stopping(let reason):
+            stopping = reason
+            return []
         case .reply:
             return []
         }
@@ -75,9 +87,23 @@ public struct AgentSubscription: Sendable {
         return actions
     }
 
-    /// The connection closed: reconnect, unless the client is the one closing.
+    /// The connection closed: reconnect, unless the client is the one closing or the agent
+    /// said it was stopping on purpose (starting it again would undo the stop).
     public mutating func closed() -> [Action] {
-        closing ? [] : [.lost, .reconnect(after: 1)]
+        guard !closing else { return [] }
+        if let stopping {
+            stoppedOnPurpose = true
+            return [.stopped(reason: stopping)]
+        }
+        return [.lost, .reconnect(after: 1)]
+    }
+
+    /// Work is asked of the agent (files queued, a retry): true when it was stopped on purpose
+    /// and must be reached (or started) again now, once.
+    public mutating func wanted() -> Bool {
+        guard stoppedOnPurpose, !closing else { return false }
+        stoppedOnPurpose = false
+        return true
     }
 
     /// An attempt to connect or start the agent failed: try again later, waiting longer each

@@ -87,6 +87,14 @@ public final class LineConnection: @unchecked Sendable {
         writer.sync {}
     }
 
+    /// Waits until what was queued has been written, or until `deadline` (a peer that does not
+    /// read cannot hold it longer); true when everything went out.
+    public func drain(until deadline: DispatchTime) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        writer.async { done.signal() }
+        return done.wait(timeout: deadline) == .success
+    }
+
     /// Ends both directions; a blocked reader wakes up with end of stream.
     public func shutdown() {
         let first = state.withLockedValue { s -> Bool in
