@@ -269,16 +269,15 @@ public final class NCursesTerminal {
         return (sources, sources.isEmpty ? 0..<0 : low..<high + 1)
     }
 
-    /// Sends the picture in real pixels, then puts the cursor back where curses believes it is.
-    /// On a slow link it goes lighter: sixel halved (a quarter of the bytes), shown 1:1 in the
-    /// middle of the picture's cells; kitty, whose RGB (compressed, in base64) still costs about
-    /// eight times sixel's bytes a pixel on a photo, halved twice (a sixteenth) and stretched
-    /// over the cells.
+    /// Sends the picture in real pixels, then puts the cursor back where curses believes it is;
+    /// smaller on a slow link, as `LightDrawing` says.
     private func drawPixels(_ pixels: PixelPicture) {
         guard let graphics = pixelGraphics else { return }
-        var light = lightly ? pixels.halved(cellWidth: graphics.cellWidth, cellHeight: graphics.cellHeight) : nil
-        if graphics.kind == .kitty, let once = light {
-            light = once.halved(cellWidth: graphics.cellWidth, cellHeight: graphics.cellHeight) ?? once
+        let halvings = LightDrawing.halvings(graphics.kind, lightly: lightly)
+        var light: PixelPicture?
+        for _ in 0..<halvings {
+            guard let smaller = (light ?? pixels).halved(cellWidth: graphics.cellWidth, cellHeight: graphics.cellHeight) else { break }
+            light = smaller
         }
         var bytes: [UInt8]
         switch (graphics.kind, light) {
@@ -294,8 +293,7 @@ public final class NCursesTerminal {
         emit(bytes + cursorAsCursesHasIt())
         shownPixels = pixels
         shownPixelsLight = light != nil
-        // A light picture is a quarter (sixel) or a sixteenth (kitty) of the whole one's pixels.
-        pixelsSent = (bytes.count, light != nil ? bytes.count : bytes.count / (graphics.kind == .kitty ? 16 : 4))
+        pixelsSent = (bytes.count, light != nil ? bytes.count : bytes.count / LightDrawing.wholeCost(halvings: LightDrawing.halvings(graphics.kind, lightly: true)))
     }
 
     /// Draws the picture's rows that curses may have written over (all of them when it is new),
@@ -303,7 +301,7 @@ public final class NCursesTerminal {
     private func drawPicture(_ picture: CellPicture?, rewritten: [Int]) {
         defer { shownPicture = picture }
         guard let picture, colorDepth != .none else { return }
-        let depth = lightly && colorDepth == .trueColor ? ColorDepth.palette256 : colorDepth
+        let depth = LightDrawing.depth(colorDepth, lightly: lightly)
         let rows: [Int] = picture == shownPicture && depth == shownDepth
             ? rewritten.filter { $0 >= picture.y && $0 < picture.y + picture.rows }.map { $0 - picture.y }
             : Array(0..<picture.rows)
@@ -336,7 +334,7 @@ public final class NCursesTerminal {
     public func drawLightly(_ lightly: Bool) -> Bool {
         defer { self.lightly = lightly }
         guard !lightly && self.lightly else { return false }
-        return (shownPicture != nil && colorDepth == .trueColor) || (shownPixels != nil && shownPixelsLight)
+        return LightDrawing.redrawOnRecovery(cellPictureShown: shownPicture != nil, depth: colorDepth, pixelsShownLight: shownPixels != nil && shownPixelsLight)
     }
 
     /// Writes bytes straight to the terminal (bell, notification escapes) between frames.
