@@ -63,6 +63,7 @@ extension MonitorTerminal {
 /// performs the effects, and draws and ticks as `FramePacer` decides (at most 30 frames a
 /// second, only when something changed, and not before the terminal has shown the last one).
 public final class MonitorProgram: @unchecked Sendable {
+    /// How the monitor tells and draws: notifications, colours, glyphs.
     public struct Settings: Sendable {
         public var notify: NotifyMode
         public var colors: Bool

@@ -285,6 +285,7 @@ public enum Orientation: Int, Sendable, CaseIterable {
 /// Reads a TIFF structure (EXIF's), bounds-checked at every step: for the preview's summary
 /// and for what `--strip-location` keeps.
 public struct TIFFReader: Sendable {
+    /// One line of the EXIF summary: its label and value.
     public struct Entry: Sendable {
         public let tag: UInt16
         public let type: UInt16

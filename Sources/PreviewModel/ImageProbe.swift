@@ -3,6 +3,7 @@ import Foundation
 /// What a file's first bytes say about it as a picture: its format and, where the header
 /// carries them cheaply, its pixel dimensions (never by decoding).
 public struct ImageProbe: Sendable, Equatable {
+    /// The image formats the preview knows by their first bytes.
     public enum Format: String, Sendable {
         case jpeg = "JPEG", png = "PNG", gif = "GIF", webp = "WebP", heic = "HEIC", avif = "AVIF", bmp = "BMP", tiff = "TIFF"
     }

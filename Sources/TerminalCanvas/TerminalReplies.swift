@@ -185,6 +185,7 @@ public struct TerminalReplies: Sendable, Equatable {
         return major < 3 || (major == 3 && minor < 3)
     }
 
+    /// Whether the start-up questions are asked, and how they reach the terminal: directly, or through tmux.
     public enum Asking: Sendable, Equatable {
         case no, direct, throughTmux
         /// `TERM` names tmux or screen, but neither says it runs here: one on the other side

@@ -188,6 +188,7 @@ extension AgentSettings {
     }
 }
 
+/// Why the settings file cannot be used, with its path and, when known, the line.
 public struct AgentSettingsError: Error, Sendable, CustomStringConvertible {
     public let path: String
     /// The line of the file the problem is on, when it can be told.

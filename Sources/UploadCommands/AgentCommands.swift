@@ -83,6 +83,7 @@ public struct StatusReport {
     }
 }
 
+/// What `status --json` prints: the agent, its settings and every upload's record.
 public struct StatusDocument: Encodable {
     let agent: AgentStatus?
     /// In force (the agent runs) or read at its next start.

@@ -161,6 +161,7 @@ public enum AgentLog {
 public struct AgentLock: Sendable {
     public let fd: Int32
 
+    /// Why the agent's lock was not taken: another agent holds it (its pid when it says), or the file cannot be opened.
     public enum Failure: Error, Equatable {
         case held(pid: Int32?)
         case cannotOpen(String)

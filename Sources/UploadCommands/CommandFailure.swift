@@ -1,6 +1,7 @@
 /// Why a command stopped, and with which exit status: what the commands decide in this library
 /// and the executable turns into a message and a status (usage errors with the command's usage).
 public struct CommandFailure: Error, CustomStringConvertible, Equatable {
+    /// What went wrong, which decides the exit status.
     public enum Kind: Equatable, Sendable {
         /// The command line or its input was wrong (exit 64, shown with the usage).
         case usage

@@ -7,6 +7,7 @@ import UploadCore
 /// lines and lines starting with `#` are skipped. Every URL must be on one origin (scheme, host,
 /// port): the proxy, the `-H` headers and the connections are chosen once, for it.
 public struct DestinationList: Sendable, Equatable {
+    /// One file and the URL it goes to.
     public struct Line: Sendable, Equatable {
         public var file: String?
         public var url: String

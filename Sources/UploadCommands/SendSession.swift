@@ -90,6 +90,7 @@ public struct SendSession: Sendable {
         return refusals.isEmpty ? .success(requests) : .failure(Refusals(reasons: refusals))
     }
 
+    /// Every file `send` refuses before sending anything, each with its reason.
     public struct Refusals: Error, Equatable {
         public var reasons: [String]
     }

@@ -76,6 +76,7 @@ public struct RecordedEvent: Sendable, Hashable {
     }
 }
 
+/// One event of the journal's log: its sequence number (what a client's cursor counts), the event and when.
 public struct JournalEntry: Sendable, Hashable, Codable {
     public let seq: Int64
     public let event: UploadEvent

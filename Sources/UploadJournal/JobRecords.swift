@@ -54,6 +54,7 @@ public struct MaintenanceSpec: Sendable, Hashable, Codable {
     }
 }
 
+/// What a scheduled job does: scan a watched folder, or maintain the journal.
 public enum JobSpec: Sendable, Hashable, Codable {
     case watch(WatchSpec)
     case maintenance(MaintenanceSpec)

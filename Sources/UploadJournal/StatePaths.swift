@@ -93,6 +93,7 @@ public struct StatePaths: Sendable, Hashable {
     }
 }
 
+/// Why a state directory cannot be used (cannot be made, not a directory, another user's).
 public struct StateDirectoryError: Error, Sendable, CustomStringConvertible {
     public let path: String
     public let reason: String

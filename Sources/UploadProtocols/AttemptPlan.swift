@@ -6,6 +6,7 @@ import UploadCore
 /// would not create, a remembered tus origin that refuses as no tus server would. Pure: the
 /// transport gathers the facts, follows `route`, and tells the plan what it learnt.
 public struct AttemptPlan: Sendable, Equatable {
+    /// The protocol and path one attempt takes.
     public enum Route: Sendable, Equatable {
         /// Ask the origin what it speaks (`OPTIONS`, `DiscoveryMachine`), then plan again.
         case ask

@@ -28,6 +28,7 @@ public enum OriginSupport: Sendable, Equatable {
 /// older server of the draft names, and what each answer says. The shell sends, and bounds the
 /// whole question by its deadline (a silence is `late`).
 public struct DiscoveryMachine: Sendable {
+    /// Ask again in another version, or the answer for the origin.
     public enum Next: Sendable, Equatable {
         /// `OPTIONS` in this interop version.
         case ask(version: Int)
@@ -42,6 +43,7 @@ public struct DiscoveryMachine: Sendable {
         case limit(UploadLimit?)
     }
 
+    /// What one input decided: what to report (in order), then what to do next.
     public struct Decision: Sendable, Equatable {
         public var reports: [Report]
         public var next: Next

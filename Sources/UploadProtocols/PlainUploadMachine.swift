@@ -5,6 +5,7 @@ import UploadCore
 /// user's headers (`-H`, `--netrc`) go only to the endpoint's origin (`Endpoint.headers`). A
 /// body read from a pipe cannot be read twice: its redirect is the answer.
 public struct PlainUploadMachine: Sendable {
+    /// What the transport does next.
     public enum Next: Sendable {
         /// The request, to this endpoint with these of the user's headers.
         case send(Endpoint, headers: [RequestHeader])

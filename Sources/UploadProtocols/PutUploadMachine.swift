@@ -6,6 +6,7 @@ import UploadCore
 /// missing collections with `MKCOL`, from the deepest that can be made down to the file's
 /// folder, and sends the file once more.
 public struct PutUploadMachine: Sendable {
+    /// A request the transport sends for the machine.
     public enum Request: Sendable, Equatable {
         /// The file, in a `PUT` to this endpoint with these of the user's headers.
         case put(Endpoint, headers: [RequestHeader])
@@ -13,6 +14,7 @@ public struct PutUploadMachine: Sendable {
         case makeCollection(Endpoint, headers: [RequestHeader])
     }
 
+    /// What the transport does next: send a request, or end the attempt with this result.
     public enum Next: Sendable {
         case request(Request)
         case finish(AttemptResult)

@@ -40,6 +40,7 @@ public enum ResumableFields {
     /// reaching its length.
     public static func offsetAnswerSaysComplete(_ version: Int?) -> Bool { (version ?? 0) < 10 }
 
+    /// The draft's problem types (RFC 9457), by the last part of their URI.
     public enum Problem: String, Sendable {
         case mismatchingOffset = "mismatching-upload-offset"
         case completedUpload = "completed-upload"

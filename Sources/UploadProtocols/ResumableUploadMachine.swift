@@ -42,6 +42,7 @@ public struct ResumableUploadMachine: Sendable {
         case delete(ResumePoint)
     }
 
+    /// What the transport does next.
     public enum Next: Sendable {
         case request(Request)
         /// Not resumable here (no support, a small file): the ordinary request.
@@ -50,6 +51,7 @@ public struct ResumableUploadMachine: Sendable {
         case finish(AttemptResult)
     }
 
+    /// What one input decided: what to report (in order), then what to do next.
     public struct Decision: Sendable {
         public var reports: [Report]
         public var next: Next

@@ -14,6 +14,7 @@ import UploadCore
 /// When a part fails, no other starts; the attempt ends once the parts in flight have answered,
 /// so every part S3 took is kept.
 public struct S3MultipartMachine: Sendable {
+    /// An S3 request the transport sends for the machine.
     public enum Request: Sendable, Equatable {
         case create
         /// One page of the parts S3 has: from the first, or after part `after` (a truncated
@@ -37,6 +38,7 @@ public struct S3MultipartMachine: Sendable {
         }
     }
 
+    /// What the transport does next.
     public enum Next: Sendable {
         /// One request on its own: nothing else is in flight.
         case request(Request)
@@ -46,6 +48,7 @@ public struct S3MultipartMachine: Sendable {
         case finish(AttemptResult)
     }
 
+    /// What one input decided: what to report (in order), then what to do next.
     public struct Decision: Sendable {
         public var reports: [ResumableUploadMachine.Report]
         public var next: Next

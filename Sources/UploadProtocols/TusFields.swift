@@ -50,6 +50,7 @@ public enum TusFields {
         return members.joined(separator: ",")
     }
 
+    /// An `Upload-Metadata` key tus cannot carry (empty, or with a space or comma).
     public struct MetadataProblem: Error, Sendable, Equatable, CustomStringConvertible {
         public let key: String
         public init(key: String) { self.key = key }

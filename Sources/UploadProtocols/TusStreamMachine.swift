@@ -11,6 +11,7 @@ import UploadCore
 /// The shell keeps the buffer: `read` asks it to drop what the server took (everything before
 /// `bufferStart`) and fill it to a chunk from the stream; `buffered` says what it holds then.
 public struct TusStreamMachine: Sendable {
+    /// A tus request the transport sends for the machine.
     public enum Request: Sendable, Equatable {
         /// `POST` to the creation URL with `Upload-Defer-Length: 1` and no body.
         case create
@@ -24,6 +25,7 @@ public struct TusStreamMachine: Sendable {
         case patch(uploadURL: String, from: Int64, to: Int64, length: Int64?)
     }
 
+    /// What the transport does next: send a request, or end the attempt with this result.
     public enum Next: Sendable {
         case request(Request)
         case finish(AttemptResult)

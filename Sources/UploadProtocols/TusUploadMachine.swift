@@ -26,6 +26,7 @@ import UploadCore
 /// The final answer of a tus upload is a bodiless `204`; the attempt ends with that status and
 /// a body that says where the file now lives and its size.
 public struct TusUploadMachine: Sendable {
+    /// A tus request the transport sends for the machine.
     public enum Request: Sendable, Equatable {
         /// `POST` to the creation URL for an upload of `length` bytes; `withBody`: the whole
         /// file goes in it (`creation-with-upload`).
@@ -38,11 +39,13 @@ public struct TusUploadMachine: Sendable {
         case delete(ResumePoint)
     }
 
+    /// What the transport does next: send a request, or end the attempt with this result.
     public enum Next: Sendable {
         case request(Request)
         case finish(AttemptResult)
     }
 
+    /// What one input decided: what to report (in order), then what to do next.
     public struct Decision: Sendable {
         public var reports: [ResumableUploadMachine.Report]
         public var next: Next

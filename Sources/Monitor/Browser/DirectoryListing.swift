@@ -1,5 +1,6 @@
 /// One entry of a directory as the browser shows it.
 public struct DirectoryEntry: Sendable, Hashable {
+    /// What the entry is, as the browser treats it.
     public enum Kind: Sendable, Hashable {
         case directory
         case file

@@ -65,6 +65,7 @@ public struct QueueState: Sendable {
 
 /// What has happened to a file at the current endpoint.
 public struct FileUploadStatus: Sendable, Equatable {
+    /// Where the file got to at this endpoint.
     public enum Kind: Sendable, Equatable { case queued, sending, sent, failed }
     public var kind: Kind
     /// The file's size and modification time when it was queued (each when known): a file that

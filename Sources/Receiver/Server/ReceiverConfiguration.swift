@@ -63,6 +63,7 @@ public struct ReceiverConfiguration: Sendable, Equatable {
         }
     }
 
+    /// The PEM files `serve --tls-cert` and `--tls-key` name.
     public struct TLSFiles: Sendable, Equatable {
         public var certificateChain: String
         public var privateKey: String

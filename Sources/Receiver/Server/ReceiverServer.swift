@@ -92,6 +92,7 @@ public enum ReceiverServer {
     }
 }
 
+/// A certificate or key file that cannot be used, and why.
 public struct ReceiverTLSError: Error, Sendable, CustomStringConvertible {
     public let file: String
     public let reason: String

@@ -49,6 +49,7 @@ public struct RunningReceiver: Sendable {
     }
 }
 
+/// The receiver stopped before it listened (its reason is in the error its service threw).
 public enum ReceiverStartError: Error, CustomStringConvertible {
     case didNotListen
     public var description: String { "the receiver stopped before it listened" }

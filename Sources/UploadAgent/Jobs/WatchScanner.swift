@@ -17,6 +17,7 @@ import UploadJournal
 public enum WatchScanner {
     public static let parkAfter = 3
 
+    /// A file of the watched folder as one scan saw it.
     public struct Entry: Sendable, Hashable {
         public var name: String
         public var fingerprint: FileFingerprint
@@ -30,6 +31,7 @@ public enum WatchScanner {
         }
     }
 
+    /// What one scan decided: what the journal must note, and the files settled enough to check and queue.
     public struct Plan: Sendable {
         /// New or changed files, to be looked at again next scan.
         public var changes = WatchScanChanges()
@@ -124,6 +126,7 @@ extension String {
     }
 }
 
+/// Why a watched folder cannot be read.
 public struct WatchFolderError: Error, Sendable, CustomStringConvertible {
     public let directory: String
     public let reason: String

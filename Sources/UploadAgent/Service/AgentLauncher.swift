@@ -11,6 +11,7 @@ public enum AgentLauncher {
     /// The exit status an agent uses when another agent already holds the lock.
     public static let alreadyRunningStatus: Int32 = 75
 
+    /// A connection to the agent, and whether this call started it.
     public struct Connection: Sendable {
         public let client: AgentClient
         /// True when this call started the agent.

@@ -116,6 +116,7 @@ public struct AgentUnits: Sendable, Equatable {
     }
 }
 
+/// Why the systemd user units cannot be installed or removed.
 public struct UnitError: Error, Sendable, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }

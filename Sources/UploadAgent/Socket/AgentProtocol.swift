@@ -13,6 +13,7 @@ public enum AgentProtocol {
     public static let maxLineBytes = 64 << 20
 }
 
+/// A request with the number its reply will carry.
 public struct AgentEnvelope: Codable, Sendable {
     public var id: Int
     public var request: AgentRequest
@@ -23,6 +24,7 @@ public struct AgentEnvelope: Codable, Sendable {
     }
 }
 
+/// What a client asks of the agent.
 public enum AgentRequest: Codable, Sendable {
     /// The first message of every connection.
     case hello(version: Int, client: String)
@@ -153,6 +155,7 @@ public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection,
     }
 }
 
+/// What the agent sends a client: replies to its requests, and to subscribers the live events, the jobs and a stop.
 public enum AgentMessage: Codable, Sendable {
     case reply(id: Int, reply: AgentReply)
     /// A live event; `seq` is set for events the journal logged (everything but progress and
@@ -165,6 +168,7 @@ public enum AgentMessage: Codable, Sendable {
     case stopping(reason: String)
 }
 
+/// The agent's answer to one request.
 public enum AgentReply: Codable, Sendable {
     case hello(version: Int, pid: Int32)
     case ok
@@ -195,6 +199,7 @@ public struct AgentSnapshot: Codable, Sendable, Hashable {
     }
 }
 
+/// What became of one file handed to the agent.
 public enum EnqueueResult: Codable, Sendable, Hashable {
     case queued(UploadRecord)
     /// Queued, said briefly (a request that asked for it, `EnqueueBatch.brief`).
@@ -229,6 +234,7 @@ public struct QueuedUpload: Codable, Sendable, Hashable {
     }
 }
 
+/// The running agent as `uploadmon status` shows it.
 public struct AgentStatus: Codable, Sendable {
     public var pid: Int32
     public var version: String

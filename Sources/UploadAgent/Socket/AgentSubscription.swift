@@ -10,6 +10,7 @@ import UploadJournal
 /// must not arrive for a row that does not exist yet), so events that come between subscribing
 /// and the answer are held and delivered, in order, right after the records.
 public struct AgentSubscription: Sendable {
+    /// What the client's shell carries out, in order.
     public enum Action: Sendable, Equatable {
         /// Show the agent's records and jobs (the subscription's answer).
         case attach(AgentSnapshot)

@@ -81,6 +81,7 @@ public enum UnixSocket {
     }
 }
 
+/// Who is on the other end of a Unix socket (`SO_PEERCRED`).
 public struct PeerCredentials: Sendable, Hashable {
     public let pid: Int32
     public let uid: UInt32
@@ -105,6 +106,7 @@ public enum PeerPolicy {
     }
 }
 
+/// Why a connection to the agent is refused: another user, or credentials that cannot be read.
 public struct PeerRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     public let reason: String
     public var description: String { "connection refused: \(reason)" }

@@ -140,6 +140,7 @@ public final class UploadEvents: AsyncSequence, Sendable {
         waiter?.resume(returning: nil)
     }
 
+    /// Reads the events one at a time, in order.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let events: UploadEvents
 

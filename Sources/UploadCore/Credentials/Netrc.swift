@@ -8,6 +8,7 @@ import Foundation
 /// wins, `default` only when none does. Secrets read here never reach output: only the header
 /// they become is sent.
 public struct Netrc: Sendable, Equatable {
+    /// One `machine` (or `default`) entry with its login and password.
     public struct Entry: Sendable, Equatable {
         /// nil for `default`.
         public var machine: String?
@@ -113,6 +114,7 @@ public struct Netrc: Sendable, Equatable {
     }
 }
 
+/// Why a netrc file's text cannot be read as one (a keyword without its value, a quote not closed).
 public struct NetrcError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     public var description: String { message }

@@ -2,6 +2,7 @@
 /// numbers and booleans only. Written by hand because Foundation's `JSONSerialization` on a
 /// `[String: Any]` cost a fifth of the CPU of sending a thousand small files.
 public struct JSONLine: Sendable {
+    /// A member's value.
     public enum Value: Sendable, Equatable {
         case string(String)
         case int(Int64)

@@ -5,6 +5,7 @@ import Foundation
 /// is only the form and how dates are written. (Flat lines on hot paths, `--json` events and
 /// the receiver's answers, go through `JSONLine`.)
 public enum JSONWriter {
+    /// The layout of the text.
     public enum Form: Sendable {
         /// One line: the agent's protocol, files only programs read.
         case compact
@@ -12,6 +13,7 @@ public enum JSONWriter {
         case indented
     }
 
+    /// How dates are written.
     public enum Dates: Sendable {
         /// Seconds since 1970 as a number (the agent's protocol).
         case secondsSince1970

@@ -4,6 +4,7 @@ import Foundation
 /// whatever its locale: with `gmtime_r` on the zone's offset, because a `DateFormatter` per
 /// line was a seventh of the receiver's CPU for small files.
 public enum LocalTime {
+    /// How much of the time is written.
     public enum Style: Sendable {
         /// `2026-11-25 14:02:07.123`: log lines.
         case log

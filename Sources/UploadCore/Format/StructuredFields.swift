@@ -13,6 +13,7 @@ public enum StructuredFields {
         public var description: String { "\(field) is not a valid structured-field dictionary (RFC 9651): \(reason)" }
     }
 
+    /// A bare item (RFC 9651) as far as this reader needs it: integers kept, other kinds named.
     public enum Item: Equatable, Sendable {
         case integer(Int)
         case decimal

@@ -17,6 +17,7 @@ public struct KeptExif: Sendable, Equatable {
     public var iso: UInt16?
     public var focalLength: Rational?
 
+    /// An EXIF RATIONAL: two unsigned 32-bit integers.
     public struct Rational: Sendable, Equatable {
         public var numerator: UInt32
         public var denominator: UInt32

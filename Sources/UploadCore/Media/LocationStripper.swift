@@ -17,6 +17,7 @@ import PreviewModel
 /// extension of the format this does not know) is refused with the reason before anything is
 /// sent. The result depends only on the file, so a retry or a resume makes the same bytes.
 public enum LocationStripper {
+    /// Why a file cannot be sent stripped of its location: it is refused rather than sent as it is.
     public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         public let description: String
         init(_ description: String) { self.description = description }

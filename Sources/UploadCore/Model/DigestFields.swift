@@ -14,6 +14,7 @@ public enum DigestFields {
     public static let wantContent = "Want-Content-Digest"
     public static let wantRepresentation = "Want-Repr-Digest"
 
+    /// The digest algorithms spoken (RFC 9530), by their registered keys.
     public enum Algorithm: String, Sendable, Hashable, CaseIterable, Comparable {
         case sha256 = "sha-256"
         case sha512 = "sha-512"
@@ -66,6 +67,7 @@ public enum DigestFields {
         claimed.keys.sorted().filter { algorithm in computed[algorithm].map { $0 != claimed[algorithm] } ?? false }
     }
 
+    /// What a server's answer says of the bytes it received, against what was sent.
     public enum Verdict: Sendable, Equatable {
         /// The answer says nothing usable about digests (none, unreadable, or not a success).
         case none

@@ -75,6 +75,7 @@ public struct ProxyRules: Sendable, Equatable {
 
 /// A proxy URL read: its kind, where it is, and its login (never shown).
 public struct ProxyTarget: Sendable, Equatable {
+    /// An HTTP proxy (CONNECT, or absolute-form for plain http) or a SOCKS5 one.
     public enum Kind: Sendable, Equatable { case http, socks5 }
 
     public var kind: Kind

@@ -6,6 +6,7 @@
 /// proxy picks. Then CONNECT to the destination: a name (resolved at the proxy, `socks5h://`) or
 /// an address (resolved here first, `socks5://`).
 public struct SOCKS5Handshake: Sendable {
+    /// Where the proxy is asked to connect.
     public enum Destination: Sendable, Equatable {
         /// A host name the proxy resolves (at most 255 bytes).
         case name(String)

@@ -1,5 +1,6 @@
 /// Why an upload did not get an answer from the server.
 public struct UploadFailure: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The kind of failure, which decides whether a retry may help and how it is shown.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// Refused, DNS, TLS handshake, unreachable: the request never reached the server.
         case cannotConnect

@@ -7,6 +7,7 @@ import Foundation
 /// The delimiter (`CRLF--boundary`) is found with `memchr` and `memcmp`, so the cost per byte is a scan, not a
 /// callback: receiving stays near memory speed even for data full of CR bytes.
 public struct MultipartStreamParser {
+    /// What the parser found in the bytes fed so far, in order.
     public enum Event {
         /// A part begins; header names are lowercased. `bodyAt`: where in the stream its body
         /// starts (a receiver that keeps the stream can split it there).
@@ -17,6 +18,7 @@ public struct MultipartStreamParser {
         case partEnd
     }
 
+    /// Why a body is not multipart/form-data with the given boundary.
     public enum ParseError: Error, Equatable, CustomStringConvertible {
         case headersTooLarge
         case malformedHeader(String)

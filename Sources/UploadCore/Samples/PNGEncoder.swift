@@ -4,6 +4,7 @@
 /// benchmarks pass zlib's), rows are filtered as libpng does, each with the filter that makes
 /// its bytes smallest, so files compress as real ones do.
 public enum PNGEncoder {
+    /// How the file is written: interlacing and the chunks before the image data.
     public struct Options {
         public var interlaced: Bool
         /// Chunks written before the image data, in order.

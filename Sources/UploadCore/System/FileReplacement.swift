@@ -5,6 +5,7 @@ import Glibc
 /// new contents go to a file beside it, created with `mode` from the start (a secret is never
 /// readable by others, not even for a moment), then renamed over it.
 public enum FileReplacement {
+    /// The file that could not be replaced, and why.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let path: String
         public let reason: String

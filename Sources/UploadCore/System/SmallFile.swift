@@ -42,6 +42,7 @@ public enum SmallFile {
     }
 }
 
+/// Why a small file could not be read, said as the end of a sentence about it.
 public struct SmallFileProblem: Error, Sendable, Equatable, CustomStringConvertible {
     public let reason: String
     public var description: String { reason }
