@@ -55,7 +55,9 @@ public final class AgentBackend: MonitorBackend {
             let time = now()
             post(.attached(Self.reattachment(snapshot, at: time.date), time))
         case .deliver(let event): post(.upload(event, now()))
-        case .jobs(let jobs): post(.jobs(Self.summaries(jobs), now()))
+        case .jobs(let jobs):
+            let time = now()
+            post(.jobs(Self.summaries(jobs, at: time.date), time))
         case .saveCursor(let seq): MonitorCursor.write(seq, paths)
         case .lost:
             post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
@@ -84,12 +86,13 @@ public final class AgentBackend: MonitorBackend {
         }
     }
 
-    public static func summaries(_ jobs: [JobSnapshot]) -> [JobSummary] {
+    /// The jobs as the monitor lists them, their next runs counted from `now`.
+    public static func summaries(_ jobs: [JobSnapshot], at now: Date) -> [JobSummary] {
         jobs.map { job in
             JobSummary(
                 id: job.id, title: JobsTable.describe(job), every: DurationText.format(job.intervalSeconds),
                 lastResult: job.lastResult, lastFailed: job.lastFailed,
-                nextRunIn: job.earliestBeginAt.timeIntervalSinceNow, isWatch: job.kind == .watch)
+                nextRunIn: job.earliestBeginAt.timeIntervalSince(now), isWatch: job.kind == .watch)
         }
     }
 

@@ -34,8 +34,8 @@ public final class MonitorOutlet: Sendable {
     /// Delivers `event`; before `start`, nothing happens.
     public func post(_ event: MonitorEvent) { sink.withLockedValue { $0 }?.post(event) }
 
-    /// The loop's time now (before `start`: zero).
+    /// The loop's time now (before `start`: zero, at the start of 1970).
     public func now() -> EventTime {
-        sink.withLockedValue { $0 }?.now() ?? EventTime(seconds: 0, clock: "", date: Date())
+        sink.withLockedValue { $0 }?.now() ?? EventTime(seconds: 0, clock: "", date: Date(timeIntervalSince1970: 0))
     }
 }

@@ -14,9 +14,11 @@ public enum AgentHost {
     /// Runs the agent until it stops. `idleExit`: seconds with no uploads and no clients before
     /// it exits (0: never); `concurrency`: this run's, over the stored settings.
     public static func run(
-        paths: StatePaths = .resolve(), idleExit: Double, concurrency: Int?, log: @escaping @Sendable (String) -> Void = AgentLog.line,
+        paths: StatePaths = .resolve(), idleExit: Double, concurrency: Int?, log given: (@Sendable (String) -> Void)? = nil,
         clock: HouseClock = .system
     ) async throws {
+        // The log's stamps read the agent's clock, as everything else in it does.
+        let log = given ?? AgentLog.line(clock)
         // A process that runs for months: memory it frees must not stay spread over arenas.
         FreedMemory.limitArenas(cores: ProcessInfo.processInfo.activeProcessorCount)
         do {
@@ -139,8 +141,9 @@ public enum AgentHost {
 /// The agent's log: one line per thing worth knowing, with the time, on standard error
 /// (the agent log file when it runs detached). Header values never reach it.
 public enum AgentLog {
-    public static let line: @Sendable (String) -> Void = { text in
-        Console.complain(InvisibleCharacters.escaped(stamp(Date()) + " " + text))
+    /// Writes lines stamped with `clock`'s time.
+    public static func line(_ clock: HouseClock) -> @Sendable (String) -> Void {
+        { text in Console.complain(InvisibleCharacters.escaped(stamp(clock.wall()) + " " + text)) }
     }
 
     /// The second's ISO 8601 stamp, formatted once a second: a busy agent logs an upload's end
