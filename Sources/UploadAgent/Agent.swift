@@ -216,11 +216,13 @@ public actor Agent {
 
     // MARK: Clients
 
+    /// A client connected on `connection`: it counts as activity and may subscribe.
     public func connected(_ client: Int, connection: LineConnection) {
         clients[client] = connection
         lastActivity = clock.monotonic()
     }
 
+    /// A client went away: it gets no more events.
     public func disconnected(_ client: Int) {
         clients[client] = nil
         subscribers.remove(client)
@@ -303,6 +305,7 @@ public actor Agent {
         return clock.monotonic() - lastActivity
     }
 
+    /// Stops the agent for `reason` (the first reason given counts): subscribers are told, the scheduler ends, `waitUntilStopped` returns.
     public func requestStop(_ reason: StopReason) {
         guard stopReason == nil else { return }
         stopReason = reason

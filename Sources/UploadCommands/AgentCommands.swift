@@ -17,6 +17,7 @@ public struct StatusReport {
         self.output = output
     }
 
+    /// Prints the agent's state and the newest `limit` uploads from the journal (as JSON with `json`).
     public func run(json: Bool, limit: Int, now: Date) throws {
         let agent = AgentHost.status(paths, client: "status")
         var uploads: [UploadRecord] = []
@@ -139,6 +140,7 @@ public struct WatchSetup {
         return path
     }
 
+    /// Registers the watch with the agent (starting it when none runs) and prints the job.
     public func run(paths: StatePaths = .resolve()) throws {
         guard case .file(let directory) = template.request.source else { return }
         let connection = try AgentHost.connectOrStart(paths: paths, client: "watch")
@@ -219,6 +221,7 @@ public struct AgentSettingsChange: Sendable {
         return settings
     }
 
+    /// Shows the settings, or changes them: written next to the journal and put in force in a running agent.
     public func run(paths: StatePaths = .resolve(), output: CommandOutput = .standard, now: Date) throws {
         var settings: AgentSettings
         do {

@@ -170,6 +170,7 @@ public struct AgentLock: Sendable {
         case cannotOpen(String)
     }
 
+    /// Takes the lock at `path` (one agent per user) and writes this process's pid in it, or says who holds it.
     public static func acquire(_ path: String) -> Result<AgentLock, Failure> {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failure(.cannotOpen(String(cString: strerror(errno)))) }

@@ -51,6 +51,7 @@ public struct MonitorSession: Sendable {
         return isDirectory.boolValue ? nil : "'\(directory)' is not a directory"
     }
 
+    /// Runs the monitor until the user quits, with uploads in the agent or in process; returns the last state.
     @discardableResult
     public func run(makeTerminal: @escaping @Sendable (_ wantColors: Bool) -> any MonitorTerminal) async throws -> MonitorState {
         let backend: any MonitorBackend

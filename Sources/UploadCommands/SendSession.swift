@@ -184,6 +184,7 @@ public struct SendSession: Sendable {
         return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
+    /// `send`'s exit status from the outcomes: a transport failure first, then an HTTP error, then an answer cut short, else success.
     public static func exitStatus(for tracker: TransferTracker) -> Int32 {
         let outcomes = tracker.states.values.compactMap(\.outcome)
         if outcomes.contains(where: { if case .failed = $0 { true } else { false } }) { return SendExit.transportError }

@@ -98,6 +98,7 @@ public struct ServiceInstaller {
         say("# \(directory)/\(AgentUnits.socketName)\n\(units.socketUnit)\n# \(directory)/\(AgentUnits.serviceName)\n\(units.serviceUnit)".dropLast(units.serviceUnit.hasSuffix("\n") ? 1 : 0).description)
     }
 
+    /// Writes the units, enables and starts them (or says why it cannot, changing nothing).
     public func install() throws {
         let units = try units()
         let systemctl: any ServiceControl
@@ -135,6 +136,7 @@ public struct ServiceInstaller {
         say("`uploadmon agent uninstall` removes the service; `systemctl --user status \(AgentUnits.serviceName)` shows it.")
     }
 
+    /// Stops, disables and removes the units.
     public func uninstall() throws {
         let files = [AgentUnits.serviceName, AgentUnits.socketName].map { directory + "/" + $0 }
         let present = files.filter { FileManager.default.fileExists(atPath: $0) }

@@ -47,6 +47,7 @@ extension Journal {
         try pool.read { db in try JobRow.order(Column("id")).fetchAll(db).map(\.scheduled) }
     }
 
+    /// Job `id`, or nil when there is none.
     public func scheduledJob(_ id: Int64) throws -> ScheduledJob? {
         try pool.read { db in try JobRow.fetchOne(db, key: id)?.scheduled }
     }

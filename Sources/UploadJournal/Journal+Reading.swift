@@ -4,6 +4,7 @@ import UploadCore
 
 /// What the journal holds, read: uploads' records, counts by state, the event log.
 extension Journal {
+    /// Upload `id`'s record as the journal has it now.
     public func snapshot(_ id: UploadID) throws -> UploadRecord? {
         try pool.read { db in try UploadRow.fetchOne(db, key: Int64(id.rawValue))?.record }
     }

@@ -14,6 +14,7 @@ public struct StatePaths: Sendable, Hashable {
         self.runtimeDirectory = runtimeDirectory
     }
 
+    /// The paths for this user, from `XDG_STATE_HOME` and `XDG_RUNTIME_DIR` (or their defaults).
     public static func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) -> StatePaths {
         let state = xdgDirectory("XDG_STATE_HOME", default: ".local/state", environment: environment) + "/uploadmon"
         let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 + "/uploadmon" : nil } ?? state

@@ -56,6 +56,7 @@ public struct DiscoveryMachine: Sendable {
 
     public init() {}
 
+    /// The first question.
     public mutating func start() -> Next {
         asked = 1
         return .ask(version: version)

@@ -39,6 +39,7 @@ public struct PlainUploadMachine: Sendable {
     /// Whether no request has been answered yet (the first answer may show a tus server).
     public var isFirstRequest: Bool { redirects == 0 }
 
+    /// The first request.
     public func start() -> Next {
         .send(endpoint, headers: headers)
     }

@@ -52,6 +52,7 @@ public struct PutUploadMachine: Sendable {
     /// Where the file goes (its name appended where the URL asked for it).
     public var target: Endpoint { endpoint }
 
+    /// The first request.
     public func start() -> Next {
         .request(.put(endpoint, headers: headers))
     }

@@ -115,6 +115,7 @@ public struct S3MultipartMachine: Sendable {
         }
     }
 
+    /// The first request: a creation, or the list of parts when the upload is to be continued.
     public mutating func start() -> Decision {
         guard case .idle = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
         if let uploadID = point?.uploadID {

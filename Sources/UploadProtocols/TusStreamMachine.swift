@@ -63,6 +63,7 @@ public struct TusStreamMachine: Sendable {
         chunk = Int(max(1, min(chunkSize ?? Int64(Self.defaultChunk), 1 << 30)))
     }
 
+    /// The first request.
     public mutating func start() -> Next {
         guard case .idle = state else { return .finish(ResumableUploadMachine.misuse) }
         guard capabilities.has("creation-defer-length") else {

@@ -116,6 +116,7 @@ public struct TusUploadMachine: Sendable {
         }
     }
 
+    /// The first request of the round, or the end at once for a file over the server's `Tus-Max-Size`.
     public mutating func start() -> Decision {
         guard case .idle = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
         if let maxSize = capabilities.maxSize, length > maxSize {

@@ -14,6 +14,7 @@ public enum JobsTable {
         return "Agent: running (pid \(agent.pid))."
     }
 
+    /// The table `uploadmon jobs` prints, one row per job, next runs counted from `now`.
     public static func render(_ jobs: [JobSnapshot], now: Date, agentRuns: Bool) -> String {
         let header = ["ID", "JOB", "EVERY", "LAST RUN", "RESULT", "NEXT RUN"]
         var rows = [header]

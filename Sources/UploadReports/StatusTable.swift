@@ -19,6 +19,7 @@ public enum StatusTable {
             + (running ? "." : " (at its next start).")
     }
 
+    /// The table `uploadmon status` prints, one row per upload.
     public static func render(_ uploads: [UploadRecord], now: Date) -> String {
         let header = ["ID", "STATE", "NAME", "PROGRESS", "ANSWER", "QUEUED"]
         var rows = [header]

@@ -5,6 +5,7 @@ import UploadCore
 /// reads (images are told by extension here; the upload's preflight sniffs the bytes).
 /// Never throws: an unreadable directory comes back as a listing with an error.
 public enum DirectoryReader {
+    /// The listing of `path`, folders first, with `select` (a name) selected when it is there.
     public static func read(_ path: String, select: String? = nil) -> DirectoryListing {
         guard let dir = PathText.withCString(path, { opendir($0) }) else {
             return DirectoryListing(path: path, entries: [], error: "cannot open \(path): \(String(cString: strerror(errno)))", select: select)

@@ -4,6 +4,7 @@ import UploadCore
 /// The monitor's only way to change state: one event in, the new state and a list of effects
 /// out. It performs no I/O; the run loop carries out the effects and feeds back their results.
 public enum MonitorReducer {
+    /// Applies `event` to `state` and returns what the run loop must do for it, in order.
     public static func reduce(_ state: inout MonitorState, _ event: MonitorEvent) -> [MonitorEffect] {
         var effects = apply(event, &state)
         state.keepSelectionsVisible()

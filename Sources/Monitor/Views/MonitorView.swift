@@ -4,6 +4,7 @@ import UploadCore
 /// Draws the whole monitor for a state into a canvas of the state's size. Pure: the same state
 /// and theme always give the same cells, which is what the snapshot tests compare.
 public enum MonitorView {
+    /// The canvas for `state` in `theme`.
     public static func render(_ state: MonitorState, theme: Theme) -> Canvas {
         var canvas = Canvas(width: state.width, height: state.height)
         let layout = state.layout

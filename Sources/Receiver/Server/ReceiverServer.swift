@@ -110,6 +110,7 @@ public struct ReceiverService: Service {
     /// How many connections are open right now (admitted, not yet closed).
     public var openConnections: Int { connections.openCount }
 
+    /// Serves until the service group shuts down gracefully; uploads past the grace period are cut.
     public func run() async throws {
         // Resumable uploads past their age are removed while the receiver runs, not only at its start.
         let sweeper = Task { [resumable] in

@@ -17,6 +17,7 @@ public struct RunningReceiver: Sendable {
     /// The upload endpoint's URL on the loopback address it listens on.
     public var url: String { "\(configuration.scheme)://\(configuration.host):\(port)\(configuration.path)" }
 
+    /// Starts a receiver and returns once it listens (with port 0, on the port it got).
     public static func start(
         _ configuration: ReceiverConfiguration, logLevel: Logger.Level = .critical, clock: HouseClock = .system,
         log: @escaping @Sendable (RequestLogLine) -> Void = { _ in }

@@ -115,6 +115,7 @@ public final class AgentClient: Sendable {
 
     public var isClosed: Bool { state.withLockedValue { $0.closed } }
 
+    /// Closes the connection; requests waiting for a reply fail.
     public func close() {
         connection.shutdown()
     }

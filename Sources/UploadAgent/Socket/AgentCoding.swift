@@ -3,11 +3,13 @@ import UploadCore
 
 /// JSON as the protocol writes it: compact (one line), dates as seconds since 1970.
 public enum AgentCoding {
+    /// One line of the agent's protocol (no newline): compact JSON, dates as seconds.
     public static func encode<T: Encodable>(_ value: T) -> Data {
         // Every message type is plain data; encoding cannot fail.
         (try? JSONWriter.data(value, .compact, dates: .secondsSince1970)) ?? Data("{}".utf8)
     }
 
+    /// Reads one line of the agent's protocol.
     public static func decode<T: Decodable>(_ type: T.Type, from line: [UInt8]) throws -> T {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970

@@ -41,6 +41,7 @@ public enum UnixSocket {
         return fd
     }
 
+    /// A stream socket connected to `path`, close-on-exec.
     public static func connect(path: String) throws(SocketError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", path: path, code: errno) }
@@ -97,6 +98,7 @@ public struct PeerCredentials: Sendable, Hashable {
 /// Who may talk to the agent: only processes of the user that runs it. Root gets no exception:
 /// the journal holds this user's request headers, and root can read the files anyway.
 public enum PeerPolicy {
+    /// Whether `peer` may talk to an agent running as `agentUID`, or why not.
     public static func admits(_ peer: PeerCredentials?, agentUID: UInt32) -> Result<Void, PeerRefusal> {
         guard let peer else { return .failure(PeerRefusal(reason: "the peer's credentials could not be read")) }
         guard peer.uid == agentUID else {

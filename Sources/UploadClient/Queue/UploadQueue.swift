@@ -146,6 +146,7 @@ public actor UploadQueue {
         run(machine.setConcurrency(max(1, count)))
     }
 
+    /// Ends the event stream once every upload queued so far has finished.
     public func finishWhenDrained() {
         run(machine.finishWhenDrained())
     }

@@ -160,6 +160,7 @@ public final class HTTPUploadTransport: UploadTransport {
         )
     }
 
+    /// Closes its connections and HTTP clients.
     public func shutdown() async throws {
         connections.closeAll()
         try await carrier.shutdown()

@@ -21,10 +21,12 @@ public enum JSONWriter {
         case iso8601
     }
 
+    /// `value` as JSON, keys sorted.
     public static func data(_ value: some Encodable, _ form: Form = .compact, dates: Dates = .iso8601) throws -> Data {
         try encoder(form, dates).encode(value)
     }
 
+    /// `value` as JSON text, keys sorted.
     public static func text(_ value: some Encodable, _ form: Form = .compact, dates: Dates = .iso8601) throws -> String {
         String(decoding: try data(value, form, dates: dates), as: UTF8.self)
     }

@@ -86,6 +86,7 @@ public enum DigestFields {
         }
     }
 
+    /// What the answer's `Repr-Digest` (`field`) says of the digests computed of what was `sent`; nothing for an answer that is not a success.
     public static func verdict(_ field: String?, sent: [Algorithm: [UInt8]], success: Bool) -> Verdict {
         guard success, let field, let claimed = try? digests(field, field: representation) else { return .none }
         if let wrong = mismatches(claimed: claimed, computed: sent).first { return .mismatch(wrong) }

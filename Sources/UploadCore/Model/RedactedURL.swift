@@ -12,6 +12,7 @@ public enum RedactedURL {
         "x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature", "x-goog-credential",
     ]
 
+    /// `url` as it may be shown or logged: userinfo and the values of secret-looking query parameters replaced.
     public static func display(_ url: String) -> String {
         // Most URLs carry neither credentials nor a query: nothing to hide, no Characters to walk.
         guard url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") }) else { return url }
