@@ -189,7 +189,9 @@ public final class HTTPUploadTransport: UploadTransport {
             asked: prepared.s3 == nil ? uploadProtocol : .put, resume: resume, point: request.resume?.kind, handedOut: request.uploadURL != nil,
             size: prepared.source.isPipe ? nil : prepared.source.size,
             directPossible: path.direct, throughHTTPProxy: path.throughHTTPProxy,
-            bodyInMemory: prepared.preloaded != nil && rateLimit == nil && sharedLimit == nil,
+            // A shared limit not in force right now (the agent always has one) does not keep a
+            // small file from going out in one write: under one, the chunk is smaller and little is preloaded.
+            bodyInMemory: prepared.preloaded != nil && rateLimit == nil && sharedLimit?.bytesPerSecond == nil,
             known: await support.known(origin))
         while true {
             switch plan.route {
