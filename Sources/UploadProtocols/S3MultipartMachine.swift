@@ -183,7 +183,7 @@ public struct S3MultipartMachine: Sendable {
             return decide(.finish(ResumableUploadMachine.misuse))
         }
         bytesSent += result.bytesSent
-        if let response = result.response, (200..<300).contains(response.status), let etag = response.header("ETag"), !etag.isEmpty {
+        if let etag = Self.keptPart(result) {
             let size = part(number).size
             let at = current.parts.firstIndex { $0.number >= number } ?? current.parts.endIndex
             if at < current.parts.endIndex, current.parts[at].number == number {
@@ -198,6 +198,13 @@ public struct S3MultipartMachine: Sendable {
             ending = result.response?.status == 404 ? .startOver("S3 no longer has the upload (NoSuchUpload)") : .failed(result)
         }
         return nextParts(width: width)
+    }
+
+    /// The ETag S3 gave a part it kept (a 2xx answer naming one); nil for a part it did not keep.
+    public static func keptPart(_ result: AttemptResult) -> String? {
+        guard let response = result.response, (200..<300).contains(response.status),
+              let etag = response.header("ETag"), !etag.isEmpty else { return nil }
+        return etag
     }
 
     /// `CompleteMultipartUpload`'s answer: a `200` whose body is an `<Error>` failed (S3 says

@@ -66,7 +66,7 @@ extension HTTPUploadTransport {
                 guard let (number, result) = await parts.next() else {
                     return AttemptResult(outcome: .failed(UploadFailure(.other, "internal error: no S3 part in flight")), response: nil, bytesSent: 0)
                 }
-                tally.ended(number, kept: result.response.map { (200..<300).contains($0.status) } ?? false)
+                tally.ended(number, kept: S3MultipartMachine.keptPart(result) != nil)
                 decision = machine.partUploaded(number, result, width: width())
             case .request(.complete(let uploadID, let body)):
                 var fields = baseHeaders([])
