@@ -62,7 +62,7 @@ public final class AgentBackend: MonitorBackend {
         case .lost:
             post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
         case .reconnect(let seconds):
-            acting.asyncAfter(deadline: .now() + seconds) { [self] in reconnect() }
+            acting.asyncAfter(deadline: HouseClock.waitDeadline(after: seconds)) { [self] in reconnect() }
         case .stopped(let reason):
             post(.notice("The agent stopped (\(reason)); queuing files starts it again", isError: false, now()))
         }

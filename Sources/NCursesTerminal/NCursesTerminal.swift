@@ -141,7 +141,7 @@ public final class NCursesTerminal {
     /// Seconds until keys held as the start of an unfinished answer are let go (nil: none held).
     public var heldInputWait: Double? { lateReplies.wait(now: Self.steadySeconds()) }
 
-    private static func steadySeconds() -> Double { MonotonicClock.now() }
+    private static func steadySeconds() -> Double { HouseClock.system.monotonic() }
 
     /// Copies `canvas` to the screen. A canvas of another size than the screen is clipped.
     public func draw(_ canvas: Canvas) {

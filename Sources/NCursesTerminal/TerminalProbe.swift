@@ -143,7 +143,7 @@ public enum TerminalProbe {
         return replies
     }
 
-    private static func milliseconds() -> Int { Int(MonotonicClock.now() * 1000) }
+    private static func milliseconds() -> Int { Int(HouseClock.system.monotonic() * 1000) }
 
     /// Whether the tmux this runs in passes escapes on to its terminal (`allow-passthrough` on,
     /// or `all`, for this pane), asked of tmux itself; false when it cannot be asked.

@@ -27,10 +27,10 @@ enum TmuxQuestion {
         guard spawned == 0 else { return nil }
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 256)
-        let deadline = Int(MonotonicClock.now() * 1000) + timeoutMilliseconds
+        let deadline = Int(HouseClock.system.monotonic() * 1000) + timeoutMilliseconds
         var finished = false
         while output.count < 4096 {
-            let left = deadline - Int(MonotonicClock.now() * 1000)
+            let left = deadline - Int(HouseClock.system.monotonic() * 1000)
             guard left > 0 else { break }
             var fd = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
             let ready = poll(&fd, 1, Int32(left))

@@ -343,7 +343,7 @@ public actor Agent {
         schedulerSleeper?.cancel()
         await scheduler?.value
         // What was sent last (a stop's reason) goes out first, unless a client is not reading.
-        let deadline = DispatchTime.now() + 0.5
+        let deadline = HouseClock.waitDeadline(after: 0.5)
         for connection in clients.values {
             _ = connection.drain(until: deadline)
             connection.shutdown()

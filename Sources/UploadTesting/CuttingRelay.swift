@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import NIOConcurrencyHelpers
+import UploadCore
 
 /// A TCP relay on 127.0.0.1 in front of a server that cuts connections on purpose: the client
 /// side of the first `cuts.count` connections that carry at least the given number of bytes
@@ -146,7 +147,7 @@ public final class CuttingRelay: @unchecked Sendable {
                 // 5 s to finish with it); the client sees a reset.
                 cut.withLockedValue { $0 = true }
                 shutdown(server, Int32(SHUT_WR))
-                if backDone.wait(timeout: .now() + 5) == .timedOut {
+                if backDone.wait(timeout: HouseClock.waitDeadline(after: 5)) == .timedOut {
                     shutdown(server, Int32(SHUT_RDWR))
                     backDone.wait()
                 }

@@ -117,7 +117,7 @@ public struct TestCertificates: Sendable {
         validity: ClosedRange<Date>? = nil,
         selfSigned: Bool = false
     ) throws -> TestCertificates {
-        let now = Date()
+        let now = HouseClock.system.wall()
         let current = now.addingTimeInterval(-3600)...now.addingTimeInterval(2 * 86400)
         let authorityKey = P256.Signing.PrivateKey()
         let authorityName = try DistinguishedName { CommonName("uploadmon test CA") }

@@ -30,8 +30,8 @@ public enum AgentLauncher {
         }
         do { try paths.prepare() } catch { throw AgentError("\(error)") }
         let child = try spawnDetached([executable] + agentArguments, logPath: paths.agentLog, environment: environment)
-        let deadline = MonotonicClock.now() + startTimeout
-        while MonotonicClock.now() < deadline {
+        let deadline = HouseClock.system.monotonic() + startTimeout
+        while HouseClock.system.monotonic() < deadline {
             do {
                 return Connection(client: try AgentClient.connect(socketPath: paths.socket, client: client), started: true)
             } catch let error as SocketError where error.meansNoAgent {

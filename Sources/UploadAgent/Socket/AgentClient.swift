@@ -179,7 +179,7 @@ final class ReplySlot: Sendable {
     }
 
     func wait(timeout: Double) -> AgentReply? {
-        _ = signal.wait(timeout: .now() + timeout)
+        _ = signal.wait(timeout: HouseClock.waitDeadline(after: timeout))
         return box.withLockedValue { $0.reply }
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The one clock a component reads: the wall clock (when things happened, schedules, the
@@ -40,5 +43,28 @@ public final class ManualClock: Sendable {
     /// Moves both readings forward by `seconds`.
     public func advance(by seconds: Double) {
         time.withLock { $0 = ($0.wall.addingTimeInterval(seconds), $0.monotonic + seconds) }
+    }
+}
+
+/// Seconds on the system's monotonic clock (`CLOCK_MONOTONIC`): for how long something took or
+/// is left to wait, never for what a person reads.
+public enum MonotonicClock {
+    public static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+extension HouseClock {
+    /// A deadline `seconds` from now for a wait (a semaphore, a dispatch timer): waits run on
+    /// the machine's time, whatever clock a component reads its time from.
+    public static func waitDeadline(after seconds: Double) -> DispatchTime {
+        .now() + seconds
+    }
+
+    /// As `waitDeadline`, for `Task.sleep(until:)` and other waits on Swift's continuous clock.
+    public static func sleepDeadline(after duration: Duration) -> ContinuousClock.Instant {
+        .now + duration
     }
 }

@@ -65,13 +65,3 @@ public enum LocalTime {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
-
-/// Seconds on the system's monotonic clock (`CLOCK_MONOTONIC`): for how long something took or
-/// is left to wait, never for what a person reads.
-public enum MonotonicClock {
-    public static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}

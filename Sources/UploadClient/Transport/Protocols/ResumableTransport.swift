@@ -159,7 +159,7 @@ extension HTTPUploadTransport {
     /// is `.silent`: the upload goes as an optimistic creation where that can be seen).
     func askSupport(_ request: UploadRequest, eventLoop: EventLoop) async -> OriginSupport {
         let origin = origin(of: request.url)
-        let deadline = ContinuousClock.now + .nanoseconds(min(timeouts.discovery, timeouts.answer).nanoseconds)
+        let deadline = HouseClock.sleepDeadline(after: .nanoseconds(min(timeouts.discovery, timeouts.answer).nanoseconds))
         var machine = DiscoveryMachine()
         var next = machine.start()
         while true {
