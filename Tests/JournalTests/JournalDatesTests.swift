@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import UploadJournal
+import UploadCore
 
 /// The journal writes dates itself, as GRDB's formatter writes them: the same text to the
 /// millisecond, whatever the date (GRDB's formatter outside the years written by arithmetic).
@@ -50,5 +51,26 @@ import Testing
         let date = Date(timeIntervalSince1970: 1_795_000_000.123_456)
         #expect(JournalDates.stored(date) == Date.fromDatabaseValue(date.databaseValue))
         #expect(JournalDates.stored(date).timeIntervalSince1970 != date.timeIntervalSince1970)
+    }
+}
+
+/// The event log's column for an upload's end, written directly, is what the record's own
+/// encoding writes (GRDB's JSON encoder for that column).
+struct EventColumnTests {
+    @Test func anEndWithAnAnswerIsWrittenAsTheEncoderWritesIt() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE event (seq INTEGER PRIMARY KEY, uploadID INTEGER, kind TEXT, event TEXT, at TEXT)")
+            for (id, status) in [(1, 200), (42, 201), (9_007_199_254_740_991, 503)] {
+                let event = UploadEvent.finished(UploadID(id), .answered(status: status))
+                var row = EventRow(seq: nil, uploadID: Int64(id), kind: "finished", event: event, at: Date(timeIntervalSince1970: 0))
+                try row.insert(db)
+                let viaEncoder = try String.fetchOne(db, sql: "SELECT event FROM event WHERE seq = ?", arguments: [row.seq])
+                #expect(EventRow.directJSON(event) == viaEncoder)
+            }
+        }
+        // Anything else goes through the encoder.
+        #expect(EventRow.directJSON(.finished(UploadID(1), .failed(UploadFailure(.cancelled, "stopped")))) == nil)
+        #expect(EventRow.directJSON(.started(UploadID(1), attempt: 1, url: "http://h/p", totalBytes: 3)) == nil)
     }
 }
