@@ -61,7 +61,7 @@ struct GateMachine {
 
     let configuration: ReceiverConfiguration
     /// The peer as the resumable quota names it.
-    private(set) var client = "unknown"
+    private(set) var client = ResumableQuota.unknownClient
     private var clock: ConnectionClock
     private var registered = false
     /// Inbound parts of a refused request are dropped, not handed to the responder.

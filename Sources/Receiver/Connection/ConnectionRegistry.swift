@@ -69,7 +69,7 @@ final class ConnectionRegistry: Sendable {
     /// request, in the order the gate passed their heads on); unknown outside a gate.
     func nextRequest(on id: UInt) -> RequestFacts {
         let requests = state.withLockedValue { $0.open[id]?.requests }
-        return requests?.next() ?? RequestFacts(connection: nil, client: "unknown", announcedToken: nil)
+        return requests?.next() ?? RequestFacts(connection: nil, client: ResumableQuota.unknownClient, announcedToken: nil)
     }
 
     func unregister(_ id: UInt) {

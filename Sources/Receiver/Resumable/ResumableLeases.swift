@@ -134,7 +134,7 @@ struct ResumableLeases {
     func holdings(now: Date) -> [ResumableQuota.Holding] {
         entries.compactMap { token, entry in
             guard !entry.record.complete, !entry.expired(at: now, idleAge: idleAge) else { return nil }
-            return .init(token: token, client: entry.record.client ?? "unknown", lastActive: entry.lastActive, inUse: entry.holder != nil)
+            return .init(token: token, client: entry.record.client ?? ResumableQuota.unknownClient, lastActive: entry.lastActive, inUse: entry.holder != nil)
         }
     }
 }

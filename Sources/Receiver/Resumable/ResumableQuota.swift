@@ -76,7 +76,10 @@ struct ResumableQuota: Sendable, Equatable {
         case .unixDomainSocket?:
             return "local"
         case nil:
-            return "unknown"
+            return unknownClient
         }
     }
+
+    /// The name of a client whose address is not known (a request that came without a gate).
+    static let unknownClient = "unknown"
 }

@@ -76,7 +76,7 @@ final class ResumableStore: Sendable {
 
     /// Creates an empty upload for `client`: its part file and its record. When the quota asks
     /// for room, the upload it names goes first. Blocking file calls.
-    func create(boundary: String, length: Int64?, client: String = "unknown", now: Date) throws(CreateError) -> ResumableRecord {
+    func create(boundary: String, length: Int64?, client: String = ResumableQuota.unknownClient, now: Date) throws(CreateError) -> ResumableRecord {
         // Decided and made room in one hold of the lock: the upload given up is one no request uses.
         let decision = state.withLockedValue { state -> (ResumableQuota.Decision, [CheckedContinuation<Void, Never>]) in
             let decision = quota.decide(for: client, unfinished: state.leases.holdings(now: now))
