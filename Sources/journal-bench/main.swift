@@ -12,13 +12,16 @@ import UploadJournal
 // the journal's size on disk and what each table holds.
 //
 //   journal-bench [--days 14] [--per-day 5000] [--scan-minutes 15] [--keep-days 7] [--folder-days 0] [--dir DIR]
+//
+// With `--agent-drain N [--batch B] [--rounds R]`, instead: the agent's journal work for N small files
+// (`AgentDrain`), CPU per upload.
 
-var options: [String: Double] = ["days": 14, "per-day": 5000, "scan-minutes": 15, "keep-days": 7, "folder-days": 0]
+var options: [String: Double] = ["days": 14, "per-day": 5000, "scan-minutes": 15, "keep-days": 7, "folder-days": 0, "agent-drain": 0, "batch": 24, "rounds": 5]
 var directory = NSTemporaryDirectory() + "uploadmon-journal-bench-\(getpid())"
 var arguments = CommandLine.arguments.dropFirst()
 while let flag = arguments.popFirst() {
     guard flag.hasPrefix("--"), let value = arguments.popFirst() else {
-        FileHandle.standardError.write(Data("usage: journal-bench [--days N] [--per-day N] [--scan-minutes N] [--keep-days N] [--folder-days N] [--dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("usage: journal-bench [--days N] [--per-day N] [--scan-minutes N] [--keep-days N] [--folder-days N] [--dir DIR] | [--agent-drain N] [--batch N] [--rounds N]\n".utf8))
         exit(64)
     }
     let name = String(flag.dropFirst(2))
@@ -34,6 +37,12 @@ let scanSeconds = options["scan-minutes"]! * 60, keep = options["keep-days"]! * 
 try? FileManager.default.removeItem(atPath: directory)
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }
+
+if options["agent-drain"]! > 0 {
+    try AgentDrain.run(uploads: Int(options["agent-drain"]!), batch: max(1, Int(options["batch"]!)), rounds: max(1, Int(options["rounds"]!)), directory: directory)
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
 
 let journal = try Journal(path: directory + "/journal.sqlite")
 let start = Date(timeIntervalSince1970: 1_800_000_000)  // the simulated clock's first instant
