@@ -87,7 +87,9 @@ let package = Package(
         ),
         .target(
             name: "UploadJournal",
-            dependencies: ["UploadCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "UploadCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .target(
             name: "UploadAgent",

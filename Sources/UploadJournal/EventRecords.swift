@@ -25,8 +25,9 @@ extension EventRow {
     /// encoding writes) and returns its sequence number: one per event of every upload.
     static func append(uploadID: Int64?, kind: String, event: UploadEvent, at: Date, _ db: Database) throws -> Int64 {
         let json = try directJSON(event) ?? String(decoding: eventEncoder.encode(event), as: UTF8.self)
-        try db.cachedStatement(sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [uploadID, kind, json, JournalDates.text(at)])
+        try StoredValues.execute(
+            db.cachedStatement(sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, ?, ?, ?)"),
+            [uploadID.databaseValue, kind.databaseValue, json.databaseValue, JournalDates.text(at)], db)
         return db.lastInsertedRowID
     }
 

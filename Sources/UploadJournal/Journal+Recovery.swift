@@ -49,10 +49,8 @@ extension Journal {
         // On the writing connection: rows kept for `record` are checked against its data version.
         return try pool.write { db in
             let version = try Self.dataVersion(db)
-            let rows = try UploadRow
-                .filter(ids.map { Int64($0.rawValue) }.contains(UploadRow.Columns.id))
-                .filter([UploadState.queued, .waitingToRetry].contains(UploadRow.Columns.state))
-                .fetchAll(db)
+            // One statement whatever the number of ids (a JSON array), read by position.
+            let rows = try UploadRow.fetchAll(columns: db.cachedStatement(sql: Self.selectPending), arguments: [JSONColumns.list(ids)])
             inFlight.withLock { kept in
                 kept.check(version)
                 for row in rows { kept.keep(row) }
@@ -61,6 +59,11 @@ extension Journal {
             return ids.compactMap { byID[$0]?.pending }
         }
     }
+
+    static let selectPending = """
+        SELECT \(UploadRow.selection) FROM upload WHERE id IN (SELECT value FROM json_each(?)) \
+        AND state IN ('\(UploadState.queued.rawValue)', '\(UploadState.waitingToRetry.rawValue)')
+        """
 
     /// An upload to queue again by hand (retry): only one that finished without success.
     public func pendingForRetry(_ id: UploadID) throws -> PendingUpload? {

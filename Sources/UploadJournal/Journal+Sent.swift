@@ -179,14 +179,16 @@ extension Journal {
     }
 
     /// A sent content's columns as `sentContent` and `sentRecent` both store them.
-    private static func columns(_ sent: SentContent) -> StatementArguments {
-        [SentContent.key(sent.endpoint), sent.sha256.lowercased(), sent.size, sent.name, JournalDates.text(sent.sentAt)]
+    private static func columns(_ sent: SentContent) -> [DatabaseValue] {
+        [SentContent.key(sent.endpoint).databaseValue, sent.sha256.lowercased().databaseValue, sent.size.databaseValue,
+         sent.name.databaseValue, JournalDates.text(sent.sentAt)]
     }
 
     static func remember(_ sent: SentContent, in db: Database) throws {
         // A prepared statement, not a record encoded per row (a thousand at a time at the end of a `send`).
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO sentContent (endpoint, sha256, size, name, sentAt) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: columns(sent))
+        try StoredValues.execute(
+            db.cachedStatement(sql: "INSERT OR REPLACE INTO sentContent (endpoint, sha256, size, name, sentAt) VALUES (?, ?, ?, ?, ?)"),
+            columns(sent), db)
     }
 
     /// The most successes kept in `sentRecent` before they move into the ledger in one go.
@@ -197,8 +199,9 @@ extension Journal {
     /// key is a digest: inserting one row per upload touched a page of it each, and without it
     /// the agent wrote less than half as much to the write-ahead log.
     static func rememberRecent(_ sent: SentContent, in db: Database) throws {
-        try db.cachedStatement(sql: "INSERT INTO sentRecent (endpoint, sha256, size, name, sentAt) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: columns(sent))
+        try StoredValues.execute(
+            db.cachedStatement(sql: "INSERT INTO sentRecent (endpoint, sha256, size, name, sentAt) VALUES (?, ?, ?, ?, ?)"),
+            columns(sent), db)
         if db.lastInsertedRowID >= recentLimit { try settleSent(db) }
     }
 

@@ -189,13 +189,13 @@ public final class Journal: Sendable {
     private func record(_ event: UploadEvent, id: UploadID, kind: String, at now: Date, into changed: inout ChangedRows, _ db: Database) throws -> RecordedEvent? {
         // A statement compiled once per connection: compiling it (SQLite's parser and
         // authorizer over every column) cost more than the rest of the read.
-        let select = try db.cachedStatement(sql: "SELECT * FROM upload WHERE id = ?")
+        let select = try db.cachedStatement(sql: UploadRow.selectByID)
         let key = Int64(id.rawValue)
         let before = changed[key]
-        guard var row = try before ?? inFlight.withLock({ $0[key] }) ?? UploadRow.fetchOne(select, arguments: [key]) else { return nil }
+        guard var row = try before ?? inFlight.withLock({ $0[key] }) ?? UploadRow.fetchAll(columns: select, arguments: [key]).first else { return nil }
         #if DEBUG
         if before == nil {
-            let stored = try UploadRow.fetchOne(select, arguments: [key])
+            let stored = try UploadRow.fetchAll(columns: select, arguments: [key]).first
             precondition(row == stored, "the kept row of \(id) is not the journal's: \(row) vs \(String(describing: stored))")
         }
         #endif

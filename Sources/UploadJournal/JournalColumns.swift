@@ -26,6 +26,11 @@ enum JSONColumns {
         return value
     }
 
+    /// Upload ids as a JSON array (`[1,2,3]`), for `json_each`.
+    static func list(_ ids: [UploadID]) -> String {
+        "[" + ids.map { String($0.rawValue) }.joined(separator: ",") + "]"
+    }
+
     /// `[["a", "b"], …]` as JSON.
     static func text(_ arrays: [[String]]) -> String {
         var out = "["
@@ -64,6 +69,17 @@ enum JournalDates {
         let stored = Date.fromDatabaseValue(text(date)) ?? date
         lastStored.withLock { $0 = (date, stored) }
         return stored
+    }
+
+    private static let lastRead = Mutex<(text: String, date: Date?)?>(nil)
+
+    /// A date column's text as GRDB reads it; the last text read is remembered (the uploads
+    /// of one window were mostly added, and last changed, at the same instant).
+    static func date(fromText text: String) -> Date? {
+        if let last = lastRead.withLock({ $0 }), last.text == text { return last.date }
+        let date = Date.fromDatabaseValue(text.databaseValue)
+        lastRead.withLock { $0 = (text, date) }
+        return date
     }
 
     /// GRDB's text for `date` without its formatter, nil outside 1970–9999. The formatter

@@ -195,7 +195,9 @@ extension UploadRow {
     /// An event changes a few columns of forty: writing those alone spares encoding the whole
     /// row (its settings as JSON among them) on every event.
     func changes(from old: UploadRow?) throws -> [(column: String, value: DatabaseValue)] {
-        var out: [(String, DatabaseValue)] = []
+        // Labelled as returned: an unlabelled array was converted element by element on return.
+        var out: [(column: String, value: DatabaseValue)] = []
+        out.reserveCapacity(old == nil ? 40 : 12)
         let all = old == nil
         func put<T: DatabaseValueConvertible & Equatable>(_ column: CodingKeys, _ new: T?, _ previous: T?) {
             if all || new != previous { out.append((column.stringValue, new?.databaseValue ?? .null)) }
@@ -316,6 +318,100 @@ extension UploadRow {
         #endif
     }
 
+    /// Every column, in the order `init(columns:)` reads them: the journal's own reads of
+    /// uploads name them (`SELECT \(selection) FROM upload …`) and read them by position.
+    static let selection: String = [
+        CodingKeys.id, .path, .fileSize, .fileMtimeNs, .fileCtimeNs, .uploadName, .url, .field, .formFields, .headers,
+        .allowAnyFile, .settings, .origin, .state, .attempts, .bytesSent, .bytesExpected, .status, .reason, .body,
+        .bodyBytesTotal, .failureKind, .failureMessage, .failureCode, .createdAt, .updatedAt, .startedAt, .finishedAt,
+        .headersCleared, .shownURL, .retryAt, .retryReason, .responseHeaders, .resume, .bytesSaved, .idempotencyKey,
+        .answerCut, .verified, .contentSHA256,
+    ].map { "\"\($0.stringValue)\"" }.joined(separator: ", ")
+
+    /// One upload by id, every column.
+    static let selectByID = "SELECT \(selection) FROM upload WHERE id = ?"
+
+    /// The rows of `statement` (which selects `selection`), read in place.
+    static func fetchAll(columns statement: Statement, arguments: StatementArguments) throws -> [UploadRow] {
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        var rows: [UploadRow] = []
+        while let row = try cursor.next() { rows.append(try UploadRow(columns: row)) }
+        return rows
+    }
+
+    /// The row from a read that selected `selection`, column by position: looking forty
+    /// columns up by name (GRDB compares names without case) was a third of reading a row.
+    /// A debug build checks the row against the reading by name.
+    init(columns row: Row) throws {
+        func json<T: Decodable & Sendable>(_ index: Int, _ column: CodingKeys, _ type: T.Type) throws -> T? {
+            guard let text = row[index] as String? else { return nil }
+            return try JSONColumns.value(T.self, from: text, column: column.stringValue) {
+                try Self.databaseJSONDecoder(for: column.stringValue).decode(T.self, from: Data($0.utf8))
+            }
+        }
+        func required<T: DatabaseValueConvertible>(_ index: Int, _ column: CodingKeys) throws -> T {
+            guard let value = row[index] as T? else {
+                throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "the journal's upload row has no \(column.stringValue)")
+            }
+            return value
+        }
+        func date(_ index: Int) -> Date? {
+            let value: DatabaseValue = row[index]
+            if case .string(let text) = value.storage { return JournalDates.date(fromText: text) }
+            return Date.fromDatabaseValue(value)
+        }
+        func requiredDate(_ index: Int, _ column: CodingKeys) throws -> Date {
+            guard let value = date(index) else {
+                throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "the journal's upload row has no \(column.stringValue)")
+            }
+            return value
+        }
+        id = row[0]
+        path = try required(1, .path)
+        fileSize = row[2]
+        fileMtimeNs = row[3]
+        fileCtimeNs = row[4]
+        uploadName = try required(5, .uploadName)
+        url = try required(6, .url)
+        field = try required(7, .field)
+        formFields = try json(8, .formFields, [FormField].self) ?? []
+        headers = try json(9, .headers, [RequestHeader].self) ?? []
+        allowAnyFile = row[10] ?? false
+        settings = try json(11, .settings, TransportSettings.self) ?? TransportSettings()
+        origin = row[12] ?? ""
+        state = try required(13, .state)
+        attempts = row[14] ?? 0
+        bytesSent = row[15] ?? 0
+        bytesExpected = row[16]
+        status = row[17]
+        reason = row[18]
+        body = row[19]
+        bodyBytesTotal = row[20]
+        failureKind = row[21]
+        failureMessage = row[22]
+        failureCode = row[23]
+        createdAt = try requiredDate(24, .createdAt)
+        updatedAt = try requiredDate(25, .updatedAt)
+        startedAt = date(26)
+        finishedAt = date(27)
+        headersCleared = row[28] ?? false
+        shownURL = row[29]
+        retryAt = date(30)
+        retryReason = row[31]
+        responseHeaders = try json(32, .responseHeaders, [[String]].self)
+        resume = try json(33, .resume, ResumePoint.self)
+        bytesSaved = row[34] ?? 0
+        idempotencyKey = row[35]
+        answerCut = row[36]
+        verified = row[37]
+        contentSHA256 = row[38]
+        #if DEBUG
+        precondition(row.columnNames.map { "\"\($0)\"" }.joined(separator: ", ") == Self.selection, "a row read by position must select UploadRow.selection")
+        let byName = try UploadRow(row: row)
+        precondition(byName == self, "the row read by position differs from its reading by name: \(self) vs \(byName)")
+        #endif
+    }
+
     /// Inserts the row through one prepared statement (every column but the id, as `changes`
     /// gives them) and takes its new id: GRDB's Codable insert encoded the forty columns
     /// generically, a tenth of the agent's work per upload.
@@ -326,7 +422,7 @@ extension UploadRow {
             let marks: String = columns.map { _ in "?" }.joined(separator: ", ")
             return "INSERT INTO upload (" + names + ") VALUES (" + marks + ")"
         }
-        try db.cachedStatement(sql: sql).execute(arguments: Self.arguments(values.map { $0.value }))
+        try StoredValues.execute(db.cachedStatement(sql: sql), values.map(\.value), db)
         id = db.lastInsertedRowID
     }
 
@@ -356,14 +452,8 @@ extension UploadRow {
             let sets: String = columns.map { "\"\($0)\" = ?" }.joined(separator: ", ")
             return "UPDATE upload SET " + sets + " WHERE id = ?"
         }
-        var values = changed.map { $0.value }
+        var values = changed.map(\.value)
         values.append(id.databaseValue)
-        try db.cachedStatement(sql: sql).execute(arguments: Self.arguments(values))
-    }
-
-    /// Values already in their stored form as statement arguments (GRDB's initializer for a
-    /// sequence of values builds a key path per call).
-    static func arguments(_ values: [DatabaseValue]) -> StatementArguments {
-        StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
+        try StoredValues.execute(db.cachedStatement(sql: sql), values, db)
     }
 }
