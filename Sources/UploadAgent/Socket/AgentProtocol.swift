@@ -8,7 +8,7 @@ import UploadJournal
 public enum AgentProtocol {
     /// Bumped whenever a message changes shape; a client and an agent of different versions
     /// refuse each other with a message that says what to do.
-    public static let version = 6
+    public static let version = 7
     /// The longest line either side accepts (an enqueue of many files is the largest).
     public static let maxLineBytes = 64 << 20
 }
@@ -72,10 +72,13 @@ public struct EnqueueItem: Codable, Sendable, Hashable {
     }
 }
 
-/// The files of one enqueue request. Files queued together share their transport settings and
-/// where they came from: those travel once per distinct value, each file naming its own by
-/// position (10,000 files carried 10,000 copies of the same settings, the larger part of the
-/// request and of the agent's decoding of it).
+/// The files of one enqueue request. Files queued together share their transport settings,
+/// where they came from and the shape of their request (endpoint, field, form fields,
+/// headers): those travel once per distinct value, and each file is a short array of what is
+/// its own — the shapes', settings' and origin's positions, then path, name, size, modification
+/// and change times, idempotency key and resume point. (10,000 files carried 10,000 copies of
+/// the same settings, the larger part of the request; then 10,000 requests of a dozen named
+/// fields each, which were most of what handing over a folder cost both ends.)
 public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral {
     public var items: [EnqueueItem]
     /// Whether the client wants each queued upload's id and name only (`EnqueueResult.accepted`)
@@ -97,12 +100,81 @@ public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection,
     /// The distinct settings, in the order the files first use them.
     public var distinctSettings: [TransportSettings] { Shared(items.map(\.settings)).values }
 
-    private enum CodingKeys: String, CodingKey { case settings, origins, files, brief }
+    private enum CodingKeys: String, CodingKey { case settings, origins, shapes, files, brief }
 
+    /// What one file has of its own, as an array: `[shape, settings, origin, path or null,
+    /// name, size or null, mtime, ctime or null, key or null]`, plus its resume point when it
+    /// has one.
     private struct File: Codable {
-        var request: UploadRequest
+        var shape: Int
         var settings: Int
         var origin: Int
+        var request: UploadRequest
+
+        init(shape: Int, settings: Int, origin: Int, request: UploadRequest) {
+            self.shape = shape
+            self.settings = settings
+            self.origin = origin
+            self.request = request
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(shape)
+            try container.encode(settings)
+            try container.encode(origin)
+            if case .file(let path) = request.source { try container.encode(path) } else { try container.encodeNil() }
+            try container.encode(request.uploadName)
+            if let file = request.expectedFile {
+                try container.encode(file.size)
+                try container.encode(file.modificationNanoseconds)
+                if let change = file.changeNanoseconds { try container.encode(change) } else { try container.encodeNil() }
+            } else {
+                try container.encodeNil()
+                try container.encode(0 as Int64)
+                try container.encodeNil()
+            }
+            if let key = request.idempotencyKey { try container.encode(key) } else { try container.encodeNil() }
+            if let resume = request.resume { try container.encode(resume) }
+        }
+
+        /// The file's fields over `shape`'s request.
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            shape = try container.decode(Int.self)
+            settings = try container.decode(Int.self)
+            origin = try container.decode(Int.self)
+            let path = try container.decodeNil() ? nil : try container.decode(String.self)
+            request = UploadRequest(source: path.map { .file(path: $0) } ?? .standardInput, url: "", uploadName: try container.decode(String.self))
+            let size = try container.decodeNil() ? nil : try container.decode(Int64.self)
+            let modified = try container.decode(Int64.self)
+            let changed = try container.decodeNil() ? nil : try container.decode(Int64.self)
+            request.expectedFile = size.map { FileFingerprint(size: $0, modificationNanoseconds: modified, changeNanoseconds: changed) }
+            request.idempotencyKey = try container.decodeNil() ? nil : try container.decode(String.self)
+            if !container.isAtEnd { request.resume = try container.decode(ResumePoint.self) }
+        }
+
+        /// `request` with the fields each file has of its own taken out: what files share.
+        static func shape(of request: UploadRequest) -> UploadRequest {
+            var shape = request
+            shape.source = .standardInput
+            shape.uploadName = ""
+            shape.expectedFile = nil
+            shape.idempotencyKey = nil
+            shape.resume = nil
+            return shape
+        }
+
+        /// The file's request: `shape` with the file's own fields.
+        func request(over shape: UploadRequest) -> UploadRequest {
+            var whole = shape
+            whole.source = request.source
+            whole.uploadName = request.uploadName
+            whole.expectedFile = request.expectedFile
+            whole.idempotencyKey = request.idempotencyKey
+            whole.resume = request.resume
+            return whole
+        }
     }
 
     /// Values with their positions in a table of the distinct ones.
@@ -133,10 +205,14 @@ public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection,
     public func encode(to encoder: any Encoder) throws {
         let settings = Shared(items.map(\.settings))
         let origins = Shared(items.map(\.origin))
+        let shapes = Shared(items.map { File.shape(of: $0.request) })
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(settings.values, forKey: .settings)
         try container.encode(origins.values, forKey: .origins)
-        try container.encode(items.indices.map { File(request: items[$0].request, settings: settings.positions[$0], origin: origins.positions[$0]) }, forKey: .files)
+        try container.encode(shapes.values, forKey: .shapes)
+        try container.encode(items.indices.map {
+            File(shape: shapes.positions[$0], settings: settings.positions[$0], origin: origins.positions[$0], request: items[$0].request)
+        }, forKey: .files)
         if brief { try container.encode(brief, forKey: .brief) }
     }
 
@@ -144,13 +220,14 @@ public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection,
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let settings = try container.decode([TransportSettings].self, forKey: .settings)
         let origins = try container.decode([String].self, forKey: .origins)
+        let shapes = try container.decode([UploadRequest].self, forKey: .shapes)
         let files = try container.decode([File].self, forKey: .files)
         brief = try container.decodeIfPresent(Bool.self, forKey: .brief) ?? false
         items = try files.map { file in
-            guard settings.indices.contains(file.settings), origins.indices.contains(file.origin) else {
-                throw DecodingError.dataCorruptedError(forKey: .files, in: container, debugDescription: "a file names settings or an origin the request does not carry")
+            guard shapes.indices.contains(file.shape), settings.indices.contains(file.settings), origins.indices.contains(file.origin) else {
+                throw DecodingError.dataCorruptedError(forKey: .files, in: container, debugDescription: "a file names a shape, settings or an origin the request does not carry")
             }
-            return EnqueueItem(request: file.request, settings: settings[file.settings], origin: origins[file.origin])
+            return EnqueueItem(request: file.request(over: shapes[file.shape]), settings: settings[file.settings], origin: origins[file.origin])
         }
     }
 }
@@ -231,6 +308,23 @@ public struct QueuedUpload: Codable, Sendable, Hashable {
         path = record.path
         name = record.name
         url = record.url
+    }
+
+    /// As an array, `[id, name, url, path or null]`: thousands travel in one reply.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(id.rawValue)
+        try container.encode(name)
+        try container.encode(url)
+        if let path { try container.encode(path) } else { try container.encodeNil() }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        id = UploadID(try container.decode(Int.self))
+        name = try container.decode(String.self)
+        url = try container.decode(String.self)
+        path = try container.decodeNil() ? nil : try container.decode(String.self)
     }
 }
 
