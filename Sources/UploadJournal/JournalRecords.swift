@@ -63,6 +63,15 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     /// The SHA-256 (hex) of the file's bytes as last sent.
     var contentSHA256: String?
 
+    /// The columns, by the names the table has, in the order of the fields above (and of
+    /// `selection`, which reads them by position).
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, path, fileSize, fileMtimeNs, fileCtimeNs, uploadName, url, field, formFields, headers, allowAnyFile, settings
+        case origin, state, attempts, bytesSent, bytesExpected, status, reason, body, bodyBytesTotal, failureKind
+        case failureMessage, failureCode, createdAt, updatedAt, startedAt, finishedAt, headersCleared, shownURL
+        case retryReason, retryAt, responseHeaders, resume, bytesSaved, idempotencyKey, answerCut, verified, contentSHA256
+    }
+
     enum Columns {
         static let id = Column(CodingKeys.id)
         static let state = Column(CodingKeys.state)
@@ -188,7 +197,6 @@ public struct PendingUpload: Sendable {
     }
 }
 
-// In this file: the synthesized CodingKeys (the column names) are private to it.
 extension UploadRow {
     /// The columns whose values differ from `old`'s, as they are stored (the same forms as the
     /// record's Codable encoding: JSON text for the nested values, dates as GRDB writes them).
@@ -253,163 +261,6 @@ extension UploadRow {
         put(.verified, verified, old?.verified)
         put(.contentSHA256, contentSHA256, old?.contentSHA256)
         return out
-    }
-
-    /// The row read column by column (the Codable decoding it replaces was most of what
-    /// reading an upload back cost); JSON columns through the journal's JSON decoder, the
-    /// settings decoded once for a run of rows that share them. Columns a journal from before
-    /// they existed left empty read as their defaults.
-    init(row: Row) throws {
-        func json<T: Decodable & Sendable>(_ column: CodingKeys, _ type: T.Type) throws -> T? {
-            guard let text = row[column.stringValue] as String? else { return nil }
-            return try JSONColumns.value(T.self, from: text, column: column.stringValue) {
-                try Self.databaseJSONDecoder(for: column.stringValue).decode(T.self, from: Data($0.utf8))
-            }
-        }
-        func required<T: DatabaseValueConvertible>(_ column: CodingKeys) throws -> T {
-            guard let value = row[column.stringValue] as T? else {
-                throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "the journal's upload row has no \(column.stringValue)")
-            }
-            return value
-        }
-        id = row[CodingKeys.id.stringValue]
-        path = try required(.path)
-        fileSize = row[CodingKeys.fileSize.stringValue]
-        fileMtimeNs = row[CodingKeys.fileMtimeNs.stringValue]
-        fileCtimeNs = row[CodingKeys.fileCtimeNs.stringValue]
-        uploadName = try required(.uploadName)
-        url = try required(.url)
-        field = try required(.field)
-        formFields = try json(.formFields, [FormField].self) ?? []
-        headers = try json(.headers, [RequestHeader].self) ?? []
-        allowAnyFile = row[CodingKeys.allowAnyFile.stringValue] ?? false
-        settings = try json(.settings, TransportSettings.self) ?? TransportSettings()
-        origin = row[CodingKeys.origin.stringValue] ?? ""
-        state = try required(.state)
-        attempts = row[CodingKeys.attempts.stringValue] ?? 0
-        bytesSent = row[CodingKeys.bytesSent.stringValue] ?? 0
-        bytesExpected = row[CodingKeys.bytesExpected.stringValue]
-        status = row[CodingKeys.status.stringValue]
-        reason = row[CodingKeys.reason.stringValue]
-        body = row[CodingKeys.body.stringValue]
-        bodyBytesTotal = row[CodingKeys.bodyBytesTotal.stringValue]
-        failureKind = row[CodingKeys.failureKind.stringValue]
-        failureMessage = row[CodingKeys.failureMessage.stringValue]
-        failureCode = row[CodingKeys.failureCode.stringValue]
-        createdAt = try required(.createdAt)
-        updatedAt = try required(.updatedAt)
-        startedAt = row[CodingKeys.startedAt.stringValue]
-        finishedAt = row[CodingKeys.finishedAt.stringValue]
-        headersCleared = row[CodingKeys.headersCleared.stringValue] ?? false
-        shownURL = row[CodingKeys.shownURL.stringValue]
-        retryReason = row[CodingKeys.retryReason.stringValue]
-        retryAt = row[CodingKeys.retryAt.stringValue]
-        responseHeaders = try json(.responseHeaders, [[String]].self)
-        resume = try json(.resume, ResumePoint.self)
-        bytesSaved = row[CodingKeys.bytesSaved.stringValue] ?? 0
-        idempotencyKey = row[CodingKeys.idempotencyKey.stringValue]
-        answerCut = row[CodingKeys.answerCut.stringValue]
-        verified = row[CodingKeys.verified.stringValue]
-        contentSHA256 = row[CodingKeys.contentSHA256.stringValue]
-        #if DEBUG
-        // Read column by column, the row must be what the record's own decoding reads.
-        let decoded = try FetchableRecordDecoder().decode(UploadRow.self, from: row)
-        precondition(decoded == self, "the row read by hand differs from its Codable reading: \(self) vs \(decoded)")
-        #endif
-    }
-
-    /// Every column, in the order `init(columns:)` reads them: the journal's own reads of
-    /// uploads name them (`SELECT \(selection) FROM upload …`) and read them by position.
-    static let selection: String = [
-        CodingKeys.id, .path, .fileSize, .fileMtimeNs, .fileCtimeNs, .uploadName, .url, .field, .formFields, .headers,
-        .allowAnyFile, .settings, .origin, .state, .attempts, .bytesSent, .bytesExpected, .status, .reason, .body,
-        .bodyBytesTotal, .failureKind, .failureMessage, .failureCode, .createdAt, .updatedAt, .startedAt, .finishedAt,
-        .headersCleared, .shownURL, .retryAt, .retryReason, .responseHeaders, .resume, .bytesSaved, .idempotencyKey,
-        .answerCut, .verified, .contentSHA256,
-    ].map { "\"\($0.stringValue)\"" }.joined(separator: ", ")
-
-    /// One upload by id, every column.
-    static let selectByID = "SELECT \(selection) FROM upload WHERE id = ?"
-
-    /// The rows of `statement` (which selects `selection`), read in place.
-    static func fetchAll(columns statement: Statement, arguments: StatementArguments) throws -> [UploadRow] {
-        let cursor = try Row.fetchCursor(statement, arguments: arguments)
-        var rows: [UploadRow] = []
-        while let row = try cursor.next() { rows.append(try UploadRow(columns: row)) }
-        return rows
-    }
-
-    /// The row from a read that selected `selection`, column by position: looking forty
-    /// columns up by name (GRDB compares names without case) was a third of reading a row.
-    /// A debug build checks the row against the reading by name.
-    init(columns row: Row) throws {
-        func json<T: Decodable & Sendable>(_ index: Int, _ column: CodingKeys, _ type: T.Type) throws -> T? {
-            guard let text = row[index] as String? else { return nil }
-            return try JSONColumns.value(T.self, from: text, column: column.stringValue) {
-                try Self.databaseJSONDecoder(for: column.stringValue).decode(T.self, from: Data($0.utf8))
-            }
-        }
-        func required<T: DatabaseValueConvertible>(_ index: Int, _ column: CodingKeys) throws -> T {
-            guard let value = row[index] as T? else {
-                throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "the journal's upload row has no \(column.stringValue)")
-            }
-            return value
-        }
-        func date(_ index: Int) -> Date? {
-            let value: DatabaseValue = row[index]
-            if case .string(let text) = value.storage { return JournalDates.date(fromText: text) }
-            return Date.fromDatabaseValue(value)
-        }
-        func requiredDate(_ index: Int, _ column: CodingKeys) throws -> Date {
-            guard let value = date(index) else {
-                throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "the journal's upload row has no \(column.stringValue)")
-            }
-            return value
-        }
-        id = row[0]
-        path = try required(1, .path)
-        fileSize = row[2]
-        fileMtimeNs = row[3]
-        fileCtimeNs = row[4]
-        uploadName = try required(5, .uploadName)
-        url = try required(6, .url)
-        field = try required(7, .field)
-        formFields = try json(8, .formFields, [FormField].self) ?? []
-        headers = try json(9, .headers, [RequestHeader].self) ?? []
-        allowAnyFile = row[10] ?? false
-        settings = try json(11, .settings, TransportSettings.self) ?? TransportSettings()
-        origin = row[12] ?? ""
-        state = try required(13, .state)
-        attempts = row[14] ?? 0
-        bytesSent = row[15] ?? 0
-        bytesExpected = row[16]
-        status = row[17]
-        reason = row[18]
-        body = row[19]
-        bodyBytesTotal = row[20]
-        failureKind = row[21]
-        failureMessage = row[22]
-        failureCode = row[23]
-        createdAt = try requiredDate(24, .createdAt)
-        updatedAt = try requiredDate(25, .updatedAt)
-        startedAt = date(26)
-        finishedAt = date(27)
-        headersCleared = row[28] ?? false
-        shownURL = row[29]
-        retryAt = date(30)
-        retryReason = row[31]
-        responseHeaders = try json(32, .responseHeaders, [[String]].self)
-        resume = try json(33, .resume, ResumePoint.self)
-        bytesSaved = row[34] ?? 0
-        idempotencyKey = row[35]
-        answerCut = row[36]
-        verified = row[37]
-        contentSHA256 = row[38]
-        #if DEBUG
-        precondition(row.columnNames.map { "\"\($0)\"" }.joined(separator: ", ") == Self.selection, "a row read by position must select UploadRow.selection")
-        let byName = try UploadRow(row: row)
-        precondition(byName == self, "the row read by position differs from its reading by name: \(self) vs \(byName)")
-        #endif
     }
 
     /// Inserts the row through one prepared statement (every column but the id, as `changes`
