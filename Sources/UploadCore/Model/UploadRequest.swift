@@ -120,24 +120,12 @@ extension UploadRequest {
     /// three system calls per upload queued).
     public static func newIdempotencyKey() -> String {
         var generator = DrawnRandomWords(count: 2)
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for half in 0..<2 {
-            var word = generator.next()
-            for index in 0..<8 {
-                bytes[half * 8 + index] = UInt8(truncatingIfNeeded: word)
-                word >>= 8
-            }
-        }
+        var bytes: [UInt8] = []
+        for _ in 0..<2 { withUnsafeBytes(of: generator.next()) { bytes.append(contentsOf: $0) } }
         bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
         bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
+        var text = Array(Digester.hex(bytes).utf8)
+        for dash in [20, 16, 12, 8] { text.insert(UInt8(ascii: "-"), at: dash) }
         return String(decoding: text, as: UTF8.self)
     }
 }
