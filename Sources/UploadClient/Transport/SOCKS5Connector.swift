@@ -37,7 +37,7 @@ enum SOCKS5Connector {
                 let established = loop.makePromise(of: Void.self)
                 let bootstrap = ClientBootstrap(group: loop)
                     .connectTimeout(timeout)
-                    .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(

@@ -29,7 +29,7 @@ final class SOCKSBridge: Sendable {
         let port = socket.port
         self.port = port
         listener = ServerBootstrap(group: group)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 // Any user of the machine can reach a loopback port, and this one logs in with
                 // the proxy URL's credentials: only this process's own connections are served.

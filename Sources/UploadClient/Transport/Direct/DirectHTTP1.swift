@@ -155,7 +155,7 @@ final class DirectConnections: Sendable {
         } else {
             let bootstrap = ClientBootstrap(group: loop)
                 .connectTimeout(timeout)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .channelInitializer(initializer)
             // An address given as numbers needs no resolver and no Happy Eyeballs race (their
             // first use was a tenth of a one-file send's CPU).
