@@ -4,6 +4,12 @@ import UploadCore
 /// `--location` does for them: same method, same body), at most `maxRedirects` times. The
 /// user's headers (`-H`, `--netrc`) go only to the endpoint's origin (`Endpoint.headers`). A
 /// body read from a pipe cannot be read twice: its redirect is the answer.
+///
+/// A request whose credentials are part of the request itself (an S3 signature and session
+/// token, made for the endpoint's origin) is `signed`: its redirects are followed only within
+/// the endpoint's origin (S3's region moves), and one to another origin ends the attempt with
+/// where the server wanted the file to go. Signing a request again for whatever origin a
+/// `Location` names would hand that origin the user's credentials.
 public struct PlainUploadMachine: Sendable {
     /// What the transport does next.
     public enum Next: Sendable {
@@ -18,17 +24,20 @@ public struct PlainUploadMachine: Sendable {
     private let endpoint: Endpoint
     private let headers: [RequestHeader]
     private let canSendAgain: Bool
+    private let signed: Bool
     private var current: Endpoint
     private var currentHeaders: [RequestHeader]
     private var redirects = 0
     private var bytesSent: Int64 = 0
 
     /// An upload to `endpoint` with the user's `headers`; `canSendAgain`: the body can be made
-    /// again (a file, not a pipe).
-    public init(endpoint: Endpoint, headers: [RequestHeader], canSendAgain: Bool) {
+    /// again (a file, not a pipe); `signed`: every request carries credentials made for the
+    /// endpoint's origin (S3), so no redirect leaves it.
+    public init(endpoint: Endpoint, headers: [RequestHeader], canSendAgain: Bool, signed: Bool = false) {
         self.endpoint = endpoint
         self.headers = headers
         self.canSendAgain = canSendAgain
+        self.signed = signed
         current = endpoint
         currentHeaders = headers
     }
@@ -57,6 +66,11 @@ public struct PlainUploadMachine: Sendable {
                 outcome: .failed(UploadFailure(.tooManyRedirects, "more than \(Self.maxRedirects) redirects; the last pointed to \(next.shown)")),
                 response: response, bytesSent: bytesSent))
         }
+        if signed, !endpoint.sharesCredentials(with: next) {
+            return .finish(AttemptResult(
+                outcome: .failed(UploadFailure(.other, Self.leftOrigin(status: response.status, to: next, from: endpoint))),
+                response: response, bytesSent: bytesSent))
+        }
         redirects += 1
         current = next
         currentHeaders = endpoint.headers(headers, to: next)
@@ -69,5 +83,12 @@ public struct PlainUploadMachine: Sendable {
         bytesSent += result.bytesSent
         guard canSendAgain else { return .finish(AttemptResult(outcome: result.outcome, response: result.response, bytesSent: bytesSent)) }
         return .send(current, headers: currentHeaders)
+    }
+
+    /// Why a signed upload did not follow a redirect to another origin, and where it was sent.
+    static func leftOrigin(status: Int, to next: Endpoint, from endpoint: Endpoint) -> String {
+        "the server answered \(status) and wanted the file at \(next.shown), another origin than the endpoint's "
+            + "(\(endpoint.origin)): an S3 request is signed with your credentials for that origin alone, so it was not sent there. "
+            + "If the bucket is served there, name that endpoint (AWS_ENDPOINT_URL_S3)"
     }
 }

@@ -173,3 +173,55 @@ struct S3CLITests {
         #expect(netrc.status == 64 && netrc.stderr.contains("--netrc finds the login for one --to URL"), "\(netrc.stderr)")
     }
 }
+
+/// An S3 upload's credentials are its signature and session token, made for the endpoint's
+/// origin: a redirect to another origin is refused with where the server wanted the file, and
+/// nothing reaches that origin. Two bare servers stand in for S3 and the place it points to.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct S3RedirectTests {
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var heads: [String] = []
+        func add(_ head: String) { lock.lock(); heads.append(head); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return heads }
+    }
+
+    /// Answers every request with `answer` once its head and body are read.
+    static func server(_ seen: Seen, answer: @escaping @Sendable () -> String) throws -> RawServer {
+        try RawServer { connection in
+            defer { connection.close() }
+            while true {
+                let head = connection.read(until: "\r\n\r\n", timeout: 10)
+                guard head.contains("\r\n\r\n") else { return }
+                seen.add(head)
+                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                if length > 0 { _ = connection.read(exactly: length) }
+                connection.write(answer())
+            }
+        }
+    }
+
+    @Test func aRedirectToAnotherOriginIsRefusedAndTheCredentialsStayHome() async throws {
+        let landingSeen = Seen(), endpointSeen = Seen()
+        let landing = try Self.server(landingSeen) { "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" }
+        defer { landing.stop() }
+        for target in ["http://127.0.0.1:\(landing.port)/landing", "http://localhost:\(landing.port)/landing"] {
+            let endpoint = try Self.server(endpointSeen) { "HTTP/1.1 307 Temporary Redirect\r\nLocation: \(target)\r\nContent-Length: 0\r\n\r\n" }
+            defer { endpoint.stop() }
+            let root = TestFiles.makeTemporaryDirectory("s3-redirect")
+            let photo = try await offPool { try TestFiles.writeImage(at: root + "/k.jpg", size: 20_000) }
+            var environment = AgentCLITests.environment(root)
+            environment["AWS_ACCESS_KEY_ID"] = "AKIDREDIRECTTEST"
+            environment["AWS_SECRET_ACCESS_KEY"] = "secret-redirect-test"
+            environment["AWS_SESSION_TOKEN"] = "session-token-redirect-test"
+            environment["AWS_REGION"] = "us-east-1"
+            environment["AWS_ENDPOINT_URL_S3"] = "http://127.0.0.1:\(endpoint.port)"
+            let run = try await CLIRun.run(["send", photo, "--to", "s3://bucket/k.jpg"], environment: environment)
+            #expect(run.status != 0, "\(run.stdout) \(run.stderr)")
+            let said = run.stdout + run.stderr
+            #expect(said.contains("wanted the file at \(target)") && said.contains("another origin"), "\(said)")
+            #expect(endpointSeen.all.contains { $0.contains("session-token-redirect-test") }, "the endpoint itself was not asked")
+        }
+        #expect(landingSeen.all.isEmpty, "the redirect's origin received: \(landingSeen.all)")
+    }
+}

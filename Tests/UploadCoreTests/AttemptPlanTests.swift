@@ -242,6 +242,28 @@ import UploadProtocols
         #expect(done.bytesSent == 30)
     }
 
+    /// A signed upload (S3: the signature and session token are made for the endpoint's
+    /// origin) follows a redirect within that origin, and none to another: the attempt ends
+    /// saying where the server wanted the file, with nothing sent there.
+    @Test func aSignedUploadNeverFollowsARedirectToAnotherOrigin() throws {
+        var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: Self.token, canSendAgain: true, signed: true)
+        let same = try #require(Self.sent(machine.answered(Self.redirect(307, to: "/moved"))))
+        #expect(same.0.url == "http://h:1/moved" && same.1 == Self.token)
+        for elsewhere in ["http://h:2/landing", "https://h:1/landing", "http://localhost:1/landing", "http://h2:1/x"] {
+            var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: [], canSendAgain: true, signed: true)
+            let end = try #require(Self.finished(machine.answered(Self.redirect(307, to: elsewhere, sent: 10))), "\(elsewhere)")
+            guard case .failed(let failure) = end.outcome else { Issue.record("\(elsewhere): \(end.outcome)"); continue }
+            #expect(failure.message.contains("wanted the file at \(Endpoint(elsewhere)!.shown)"), "\(failure.message)")
+            #expect(failure.message.contains("another origin") && failure.message.contains("http://h:1"), "\(failure.message)")
+            #expect(end.response?.status == 307 && end.bytesSent == 10)
+        }
+        // Through the PUT machine, as S3's single PUT goes.
+        var put = PutUploadMachine(endpoint: Self.endpoint, fileName: "k.jpg", headers: [], canSendAgain: true, createDirs: false, signed: true)
+        guard case .finish(let end) = put.answered(Self.redirect(307, to: "http://h:2/landing")), case .failed = end.outcome else {
+            Issue.record("a signed PUT followed a redirect to another origin"); return
+        }
+    }
+
     @Test func otherAnswersAndUnusableLocationsAreTheAnswer() {
         for result in [Self.redirect(302, to: "/x"), Self.redirect(307, to: "ftp://h/x"), AttemptPlanTests.answer(307)] {
             var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: [], canSendAgain: true)
