@@ -141,9 +141,13 @@ public struct S3MultipartMachine: Sendable {
     public mutating func created(_ result: AttemptResult, width: Int = 1) -> Decision {
         guard case .creating = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
         bytesSent += result.bytesSent
-        guard let response = result.response, (200..<300).contains(response.status),
-              let uploadID = Self.element("UploadId", in: response.body) else {
-            return finish(result)
+        guard let response = result.response, (200..<300).contains(response.status) else { return finish(result) }
+        guard let uploadID = Self.element("UploadId", in: response.body) else {
+            // A success that names no upload has made nothing the parts can go to: a protocol
+            // error, never the upload's success (nothing of the file was sent).
+            let failure = UploadFailure(.other, "S3 answered \(response.status) to starting the multipart upload without an UploadId "
+                + "(\(ByteFormat.bytes(Int64(response.body.count))) of answer read): nothing of the file was sent")
+            return finish(AttemptResult(outcome: .failed(failure), response: response, bytesSent: result.bytesSent))
         }
         let created = ResumePoint.s3(objectURL: objectURL, uploadID: uploadID, partSize: partSize, bodyLength: size, file: file)
         point = created
@@ -214,7 +218,7 @@ public struct S3MultipartMachine: Sendable {
         bytesSent += result.bytesSent
         guard let response = result.response else { return finish(result, keeping: current) }
         let code = Self.element("Code", in: response.body)
-        if (200..<300).contains(response.status), code == nil {
+        if (200..<300).contains(response.status), code == nil, Self.mentions("CompleteMultipartUploadResult", in: response.body) {
             reports.append(.resumable(nil, startedOver: nil))
             state = .done
             return decide(.finish(AttemptResult(outcome: result.outcome, response: response, bytesSent: bytesSent)))
@@ -222,7 +226,8 @@ public struct S3MultipartMachine: Sendable {
         if let code, ["InvalidPart", "InvalidPartOrder", "NoSuchUpload"].contains(code) {
             return startOver("S3 would not put the parts together (\(code))")
         }
-        let failure = UploadFailure(.other, "S3 answered \(response.status) to putting the parts together\(code.map { " (\($0))" } ?? "")")
+        let said = code.map { " (\($0))" } ?? ((200..<300).contains(response.status) ? " without saying it did (no CompleteMultipartUploadResult)" : "")
+        let failure = UploadFailure(.other, "S3 answered \(response.status) to putting the parts together" + said)
         return finish(AttemptResult(outcome: .failed(failure), response: response, bytesSent: bytesSent), keeping: current)
     }
 
@@ -291,6 +296,12 @@ public struct S3MultipartMachine: Sendable {
                   let etag = element("ETag", in: chunk), let size = element("Size", in: chunk).flatMap(Int64.init) else { return nil }
             return S3Part(number: number, etag: unescaped(etag), size: size)
         }
+    }
+
+    /// Whether the answer holds an element `name` (its opening tag, with or without attributes).
+    static func mentions(_ name: String, in body: [UInt8]) -> Bool {
+        let xml = String(decoding: body, as: UTF8.self)
+        return xml.contains("<\(name)>") || xml.contains("<\(name) ")
     }
 
     static func element(_ name: String, in body: [UInt8]) -> String? {

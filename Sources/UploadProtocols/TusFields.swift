@@ -58,6 +58,14 @@ public enum TusFields {
             "the field name '\(key)' cannot go in tus metadata (Upload-Metadata keys are printable ASCII without spaces or commas)"
         }
     }
+
+    /// Why a tus creation answered with a success but no (usable) `Location` failed.
+    public static func noUploadURL(_ response: UploadResponse) -> String {
+        let location = response.header("Location")
+        return "the tus server answered \(response.status) to the creation but "
+            + (location == nil ? "named no upload URL (Location)" : "its Location is not an http(s) URL")
+            + ": nothing was made to send the file to"
+    }
 }
 
 /// What a tus server said it does in its `OPTIONS` answer: the extensions (`creation`,

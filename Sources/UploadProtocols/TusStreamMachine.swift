@@ -77,9 +77,11 @@ public struct TusStreamMachine: Sendable {
     public mutating func created(_ result: AttemptResult) -> Next {
         guard case .creating = state else { return .finish(ResumableUploadMachine.misuse) }
         guard let response = result.response else { return finish(ResumableUploadMachine.beforeTheBody(result)) }
-        guard (200..<300).contains(response.status), let location = response.header("Location"),
-              let resource = endpoint.resolve(location) else {
+        guard (200..<300).contains(response.status) else {
             return finish(AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: 0))
+        }
+        guard let location = response.header("Location"), let resource = endpoint.resolve(location) else {
+            return finish(AttemptResult(outcome: .failed(UploadFailure(.other, TusFields.noUploadURL(response))), response: response, bytesSent: 0))
         }
         uploadURL = resource.url
         return read()

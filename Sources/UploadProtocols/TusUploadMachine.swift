@@ -135,11 +135,16 @@ public struct TusUploadMachine: Sendable {
             // can be continued; the next attempt creates again.
             return finish(withBody ? result : ResumableUploadMachine.beforeTheBody(result))
         }
-        guard (200..<300).contains(response.status), let location = response.header("Location"),
-              let resource = endpoint.resolve(location) else {
+        guard (200..<300).contains(response.status) else {
             // The server's refusal (413 too large, 401, 412 another version, 400, …) is the
             // upload's answer, shown as it came.
             return finish(AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: result.bytesSent))
+        }
+        guard let location = response.header("Location"), let resource = endpoint.resolve(location) else {
+            // A success that names no upload URL has made nothing the file can be sent to: it
+            // is the server's fault, never the upload's success.
+            return finish(AttemptResult(outcome: .failed(UploadFailure(.other, TusFields.noUploadURL(response))), response: response,
+                                        bytesSent: result.bytesSent))
         }
         let offset = TusFields.integer(response.header(TusFields.offset)) ?? 0
         guard offset <= length else { return protocolError("the server says it has \(offset) bytes of a \(length)-byte upload") }

@@ -70,6 +70,35 @@ import UploadProtocols
         #expect(!failed.outcome.isSuccess && failed.resume?.parts.count == 1)
     }
 
+    /// A `200` to `POST ?uploads` that names no upload (or names it past what was kept of the
+    /// answer) made nothing: a protocol error, never the upload's success, and no part goes.
+    @Test func aCreationAnsweredWithoutAnUploadIdIsAFailureNotASuccess() throws {
+        for body in ["<InitiateMultipartUploadResult><Bucket>b</Bucket></InitiateMultipartUploadResult>", "", "<UploadId></UploadId>",
+                     String(repeating: " ", count: 1 << 20)] {
+            var m = Machine(objectURL: Self.url, file: Self.file, size: Self.size, point: nil)
+            _ = m.start()
+            let decision = m.created(Self.answer(200, body: body))
+            let failed = try #require(Self.finished(decision))
+            #expect(!failed.outcome.isSuccess, "\(failed.outcome)")
+            guard case .failed(let failure) = failed.outcome else { Issue.record("\(failed.outcome)"); continue }
+            #expect(failure.message.contains("without an UploadId") && failure.message.contains("nothing of the file was sent"), "\(failure.message)")
+            #expect(failed.bytesSent == 0 && failed.resume == nil)
+        }
+    }
+
+    /// A `200` to putting the parts together that says neither an error nor the result is not
+    /// taken as done: the parts are kept for the next attempt, which asks S3 what it has.
+    @Test func aCompletionWhoseOKSaysNothingIsNotTakenAsDone() throws {
+        var m = Machine(objectURL: Self.url, file: Self.file, size: 1, point: nil)
+        _ = m.start()
+        _ = m.created(Self.answer(200, body: "<UploadId>U</UploadId>"))
+        _ = m.partUploaded(1, Self.answer(200, [("ETag", "e")], sent: 1))
+        let failed = try #require(Self.finished(m.completed(Self.answer(200, body: "{\"ok\":true}"))))
+        #expect(!failed.outcome.isSuccess && failed.resume?.parts.count == 1)
+        guard case .failed(let failure) = failed.outcome else { Issue.record("\(failed.outcome)"); return }
+        #expect(failure.message.contains("without saying it did"), "\(failure.message)")
+    }
+
     @Test func aLaterAttemptSendsOnlyThePartsS3DoesNotHave() {
         let point = ResumePoint.s3(objectURL: Self.url, uploadID: "U1", partSize: 8 << 20, bodyLength: Self.size, file: Self.file,
                                    parts: [S3Part(number: 1, etag: "old", size: 8 << 20)])

@@ -44,6 +44,23 @@ import UploadProtocols
         return point
     }
 
+    /// A creation answered with a success but no upload URL made nothing to send the file to:
+    /// a protocol error, never the upload's success.
+    @Test func aCreationWithoutAnUploadURLIsAFailureNotASuccess() throws {
+        for headers in [[(String, String)](), [("Location", "ftp://elsewhere/x")]] {
+            var m = Self.machine()
+            _ = m.start()
+            let end = try #require(Self.finished(m.created(Self.answer(201, headers))))
+            guard case .failed(let failure) = end.outcome else { Issue.record("\(end.outcome)"); continue }
+            #expect(failure.message.contains("answered 201 to the creation"), "\(failure.message)")
+        }
+        var stream = TusStreamMachine(endpoint: Self.url, capabilities: .assumed)
+        _ = stream.start()
+        guard case .finish(let end) = stream.created(Self.answer(200)), case .failed = end.outcome else {
+            Issue.record("a streamed tus creation without Location counted as success"); return
+        }
+    }
+
     @Test func aNewUploadIsCreatedThenSentWholeInOnePatch() {
         var m = Self.machine()
         #expect(Self.request(m.start()) == .create(length: Self.length, withBody: false))
