@@ -73,6 +73,13 @@ extension LocationStripper {
             Refusal("the HEIF file \(why); its location cannot be removed with certainty, so it is not sent")
         }
         func number(_ bytes: ArraySlice<UInt8>) -> Int64 { bytes.reduce(Int64(0)) { $0 << 8 | Int64($1) } }
+        /// `a + b` for offsets and lengths read from the file: a negative value (an 8-byte field
+        /// past Int64) or a sum past Int64 is refused, never computed.
+        func sum(_ a: Int64, _ b: Int64, _ what: @autoclosure () -> String) throws(Refusal) -> Int64 {
+            let (total, overflow) = a.addingReportingOverflow(b)
+            guard a >= 0, b >= 0, !overflow else { throw damaged("has \(what()) past any file's size") }
+            return total
+        }
         func bytes(_ at: Int64, _ count: Int64) throws(Refusal) -> [UInt8] {
             guard count >= 0, count <= 64 << 20 else { throw damaged("has a box too large to read (offset \(at))") }
             let got = read(at, Int(count))
@@ -95,7 +102,9 @@ extension LocationStripper {
                 } else if length == 0 {
                     length = end - at
                 }
-                guard length >= payload - at, at + length <= end else { throw damaged("has a box '\(type)' that runs past \(what) (offset \(at))") }
+                // `length` may be anything an 8-byte field holds: compared with what is left,
+                // never added to an offset before it is known to fit.
+                guard length >= payload - at, length <= end - at else { throw damaged("has a box '\(type)' that runs past \(what) (offset \(at))") }
                 found.append(HEIFBox(type: type, start: at, payload: payload, end: at + length))
                 at += length
             }
@@ -153,16 +162,23 @@ extension LocationStripper {
         var ilocBox: HEIFBox?
         var essential: Set<Int> = []
         var unknownProperties: [(index: Int, box: HEIFBox)] = []
+        var seenInMeta: Set<String> = []
         for box in try boxes(from: meta.payload + 4, to: meta.end, "meta") {
             guard heifMetaBoxes.contains(box.type) else { throw damaged("has a box '\(box.type)' in meta this tool does not know") }
+            // Each of these once (ISO/IEC 23008-12 §9.2): a reader that takes the first of two
+            // `iloc`s (or merges them) would find items where the rewrite, reading another, did not.
+            guard seenInMeta.insert(box.type).inserted else { throw damaged("has two '\(box.type)' boxes in meta") }
             switch box.type {
             case "hdlr":
                 // version/flags, pre_defined, handler_type, 3 reserved, then the name.
                 let data = try bytes(box.payload, box.end - box.payload)
                 guard data.count >= 20, data[8..<12].elementsEqual("pict".utf8) else { throw damaged("is not a picture (its handler is not 'pict')") }
-                let name = box.payload + 20
-                if let end = data[20...].firstIndex(of: 0), end > 20 {
-                    try blank(name..<box.payload + Int64(end), with: [UInt8](repeating: 0x20, count: end - 20))
+                // The name becomes spaces and whatever follows its end zeros (no reader needs
+                // it, and an item could be located there): the box keeps its length.
+                if data.count > 20 {
+                    let nameEnd = data[20...].firstIndex(of: 0) ?? data.count - 1
+                    try blank(box.payload + 20..<box.end, with: [UInt8](repeating: 0x20, count: nameEnd - 20)
+                        + [UInt8](repeating: 0, count: data.count - nameEnd))
                 }
             case "idat": idat = box.payload..<box.end
             case "iloc": ilocBox = box
@@ -196,7 +212,9 @@ extension LocationStripper {
                     items[id] = (type, contentType)
                 }
             case "iprp":
+                var seenInProperties: Set<String> = []
                 for child in try boxes(from: box.payload, to: box.end, "iprp") {
+                    guard seenInProperties.insert(child.type).inserted else { throw damaged("has two '\(child.type)' boxes among its item properties") }
                     switch child.type {
                     case "ipma":
                         essential = try essentialProperties(child, bytes: bytes, damaged: damaged)
@@ -258,6 +276,7 @@ extension LocationStripper {
             guard try take(2) == 0 else { throw damaged("refers to data outside itself (item \(id))") }
             let base = try take(baseSize)
             let extents = try take(2)
+            let start = method == 1 ? try sum(idat?.lowerBound ?? 0, base, "item \(id) at an offset") : base
             var ranges: [Range<Int64>] = []
             for _ in 0..<extents {
                 if indexSize > 0 { _ = try take(indexSize) }
@@ -265,10 +284,12 @@ extension LocationStripper {
                 switch method {
                 case 0:
                     guard length > 0 else { throw damaged("has item \(id) running to the end of the file") }
-                    ranges.append(base + offset..<base + offset + length)
+                    let from = try sum(start, offset, "item \(id) at an offset")
+                    ranges.append(from..<(try sum(from, length, "item \(id) running")))
                 case 1:
-                    guard let idat, length > 0 else { throw damaged("has item \(id) in an idat it does not have") }
-                    ranges.append(idat.lowerBound + base + offset..<idat.lowerBound + base + offset + length)
+                    guard idat != nil, length > 0 else { throw damaged("has item \(id) in an idat it does not have") }
+                    let from = try sum(start, offset, "item \(id) at an offset")
+                    ranges.append(from..<(try sum(from, length, "item \(id) running")))
                 default:
                     guard let item = items[id], heifPictureItems.contains(item.type) else {
                         throw damaged("builds item \(id) out of other items")
@@ -283,6 +304,11 @@ extension LocationStripper {
             locations[id] = ranges
         }
         for id in locations.keys where items[id] == nil { throw damaged("locates item \(id), which it does not describe") }
+        // A metadata item the rewrite cannot find cannot be rewritten: where a reader would find
+        // its bytes is not known, so nothing is sent.
+        for (id, item) in items.sorted(by: { $0.key < $1.key }) where !heifPictureItems.contains(item.type) && locations[id] == nil {
+            throw damaged("describes a metadata item (\(id), '\(item.type)') without saying where its bytes are")
+        }
 
         // The new content of the metadata items, written over their own bytes.
         var used: [Range<Int64>] = []
