@@ -41,6 +41,9 @@ public actor Agent {
     /// they begin).
     var endedRuns: [Int64: Int] = [:]
     var scheduler: Task<Void, Never>?
+    /// The uploads whose files are being prepared, kept where the next agent finds them if a
+    /// file stops this one (nil: its file could not be opened, said in the log).
+    let preparation: PreparationWatch?
 
     /// The configuration's clock: every reading of the time here goes through it.
     var clock: HouseClock { configuration.clock }
@@ -54,12 +57,19 @@ public actor Agent {
         events = AgentEvents(checkpointInterval: configuration.checkpointInterval, progressInterval: configuration.progressInterval)
         defaultTransport = try HTTPUploadTransport(settings: TransportSettings(), sharedLimit: sharedLimit, clock: configuration.clock)
         queue = UploadQueue(transport: defaultTransport, concurrency: configuration.settings.concurrency, log: log, clock: configuration.clock)
+        do {
+            preparation = try PreparationWatch(path: configuration.paths.preparing)
+        } catch {
+            preparation = nil
+            log("\(error): a file that stops the agent while it is prepared will not be told apart")
+        }
     }
 
     /// Recovers unfinished uploads from the journal, queues them again and starts processing
     /// events. Returns how many uploads were picked up again.
     @discardableResult
     public func start() async throws -> Int {
+        try leaveOutFilesThatStoppedTheAgent()
         let pending = try journal.recoverQueue(at: clock.wall())
         backlog.add(pending)
         let events = queue.events
@@ -102,8 +112,27 @@ public actor Agent {
             // The settings were valid when queued (a CA file since removed, say): fail visibly.
             transport = FailingTransport(failure: UploadFailure(.fileError, "\(error)"))
         }
+        let watched = preparation.map { PreparationWatchedTransport(inner: transport, id: upload.id, watch: $0) as any UploadTransport }
         return UploadQueue.Item(upload.request, record: upload.record, attemptsSoFar: upload.attempts,
-                                transport: transport, retryPolicy: upload.settings.retryPolicy)
+                                transport: watched ?? transport, retryPolicy: upload.settings.retryPolicy)
+    }
+
+    /// The uploads the last agent was preparing when it stopped: one that has now stopped an
+    /// agent `PreparationWatch.failAfter` times fails with the reason (it stays in the journal,
+    /// to be retried by hand), so that one file cannot stop every later start.
+    private func leaveOutFilesThatStoppedTheAgent() throws {
+        guard let preparation else { return }
+        let now = clock.wall()
+        for (id, stops) in preparation.stoppedDuring.sorted(by: { $0.key < $1.key }) {
+            guard let record = try journal.snapshot(id), !record.state.isFinished else { continue }
+            if stops >= PreparationWatch.failAfter {
+                let reason = PreparationWatch.reason(stops: stops)
+                _ = try journal.record(.finished(id, .failed(UploadFailure(.fileError, reason))), at: now)
+                log("#\(id.rawValue) \(record.name): \(reason)")
+            } else {
+                log("#\(id.rawValue) \(record.name): the agent stopped while preparing this file; it is tried once more")
+            }
+        }
     }
 
     func transport(for settings: TransportSettings) throws -> HTTPUploadTransport {

@@ -32,6 +32,8 @@ public struct StatePaths: Sendable, Hashable {
     public var journal: String { stateDirectory + "/journal.sqlite" }
     public var agentLog: String { stateDirectory + "/agent.log" }
     public var agentLock: String { stateDirectory + "/agent.lock" }
+    /// The uploads the agent is preparing now (`PreparationWatch`).
+    public var preparing: String { stateDirectory + "/preparing" }
     public var socket: String { runtimeDirectory + "/agent.sock" }
     /// The last event sequence number a monitor on this account has seen.
     public var monitorCursor: String { stateDirectory + "/monitor-seen" }
