@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Monitor
 import MonitorRuntime
 import Receiver
@@ -31,7 +32,12 @@ public struct DemoSession {
         let samples = root + "/samples"
         let received = root + "/received-\(ProcessInfo.processInfo.processIdentifier)"
         output.say("Preparing sample images in \(samples)…")
-        let files = try DemoSamples.write(into: samples, bigBytes: bigBytes)
+        let files: [String]
+        do {
+            files = try DemoSamples.write(into: samples, bigBytes: bigBytes)
+        } catch {
+            throw CommandFailure.failed("cannot write the demo's samples in \(samples): \(Self.words(error)) (give another folder with --dir)")
+        }
         // The demo's receiver: `serve --images-only` on a free loopback port, silent.
         let receiver = try await RunningReceiver.start(ReceiverConfiguration(
             host: "127.0.0.1", port: 0, directory: received, imagesOnly: true, limits: .init(shutdownGrace: .seconds(1))))
@@ -67,7 +73,63 @@ public struct DemoSession {
             let result = try await SendSession.send(requests, settings: settings, concurrency: 2, json: json, output: output)
             let ok = result.tracker.states.values.filter { $0.outcome?.isSuccess == true }.count
             output.write("\nThe receiver stored \(ok) files in \(received).\n")
-            return result.interruption.map(SendExit.interrupted(by:)) ?? SendExit.success
+            if let interrupted = result.interruption { return SendExit.interrupted(by: interrupted) }
+            let missing = Self.missing(result.tracker)
+            guard missing.isEmpty else {
+                output.complain("the demo did not work: \(missing.count) of \(files.count - 1) pictures did not arrive ("
+                    + missing.map { "\($0.name): \($0.why)" }.joined(separator: "; ") + ")")
+                return missing.contains { $0.failed } ? SendExit.transportError : SendExit.httpError
+            }
+            return SendExit.success
         }
+    }
+
+    /// The pictures that should have arrived and did not (every sample but the one the
+    /// receiver refuses on purpose), each with what happened; `failed`: no answer came.
+    static func missing(_ tracker: TransferTracker) -> [(name: String, why: String, failed: Bool)] {
+        tracker.order.compactMap { id in
+            guard let state = tracker.states[id], state.record.name != DemoSamples.refusedName else { return nil }
+            switch state.record.outcome {
+            case .answered(let status)? where (200..<300).contains(status): return nil
+            case .answered(let status)?: return (state.record.name, "answered \(status)", false)
+            case .failed(let failure)?: return (state.record.name, failure.description, true)
+            case nil: return (state.record.name, "never finished", true)
+            }
+        }
+    }
+
+    /// The demo's folder when none is given: `uploadmon-demo-UID` in the temporary folder,
+    /// this user's and no one else's (mode 0700), so samples made once are reused. When that
+    /// name is anything else (another user's folder, a link planted there, a file), a fresh
+    /// private folder serves instead: a predictable name in a folder everyone writes to is
+    /// never trusted for what it is.
+    public static func defaultRoot(temporary: String = NSTemporaryDirectory()) throws -> String {
+        let base = temporary.hasSuffix("/") ? String(temporary.dropLast()) : temporary
+        let own = base + "/uploadmon-demo-\(getuid())"
+        if mkdir(own, 0o700) == 0 || errno == EEXIST, isOwnFolder(own), chmod(own, 0o700) == 0 { return own }
+        var template = Array((base + "/uploadmon-demo-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else {
+            throw CommandFailure.failed("cannot make a folder for the demo in \(base): \(String(cString: strerror(errno))) (give one with --dir)")
+        }
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Whether `path` is a folder (not a link to one) that belongs to this user.
+    static func isOwnFolder(_ path: String) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return false }
+        return info.st_mode & S_IFMT == S_IFDIR && info.st_uid == getuid()
+    }
+
+    /// A Foundation error in words: the system's reason where there is one.
+    static func words(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        if ns.domain == NSCocoaErrorDomain, ns.code == CocoaError.fileWriteNoPermission.rawValue { return "permission denied" }
+        return ns.localizedDescription
     }
 }

@@ -4,6 +4,9 @@ import Foundation
 /// Japanese name, one in a subfolder, and a text file named like a JPEG for the receiver to refuse.
 /// Files already there with the right size are reused.
 public enum DemoSamples {
+    /// The sample that is no picture: the demo's receiver refuses it (415) on purpose.
+    public static let refusedName = "notes.jpg"
+
     public static func write(into folder: String, bigBytes: Int) throws -> [String] {
         let fm = FileManager.default
         try fm.createDirectory(atPath: folder + "/more", withIntermediateDirectories: true)
@@ -32,7 +35,7 @@ public enum DemoSamples {
             }
             paths.append(path)
         }
-        let notes = folder + "/notes.jpg"
+        let notes = folder + "/" + refusedName
         try Data("These are meeting notes, not a photo.\n".utf8).write(to: URL(fileURLWithPath: notes))
         paths.append(notes)
         return paths

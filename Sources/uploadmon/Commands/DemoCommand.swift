@@ -17,7 +17,7 @@ struct DemoCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(help: "Folder for the samples and the received files (default: uploadmon-demo in the temporary folder).")
+    @Option(help: "Folder for the samples and the received files (default: uploadmon-demo-UID in the temporary folder, private to you).")
     var dir: String?
 
     @Option(help: "Size of the large sample in MB.")
@@ -51,7 +51,7 @@ struct DemoCommand: AsyncParsableCommand {
             }
             NCursesTerminal.quietBacktraces()
         }
-        let demo = DemoSession(root: dir ?? NSTemporaryDirectory() + "uploadmon-demo", bigBytes: bigMB * 1_000_000, rateBytesPerSecond: rateMB * 1_000_000)
+        let demo = DemoSession(root: try dir ?? DemoSession.defaultRoot(), bigBytes: bigMB * 1_000_000, rateBytesPerSecond: rateMB * 1_000_000)
         if headless {
             let status = try await demo.runHeadless(json: json)
             if status != SendExit.success { throw ExitCode(status) }
