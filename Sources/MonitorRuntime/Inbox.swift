@@ -23,6 +23,21 @@ public final class Inbox: Sendable {
         wake.post()
     }
 
+    /// Up to `limit` of the inputs posted so far, in order, and whether more wait (then the
+    /// pipe is left to wake the loop again at once).
+    public func take(atMost limit: Int) -> (inputs: [LoopInput], more: Bool) {
+        wake.drain()
+        return items.withLockedValue { items in
+            guard items.count > limit else {
+                defer { items.removeAll(keepingCapacity: true) }
+                return (items, false)
+            }
+            let taken = Array(items[..<limit])
+            items.removeFirst(limit)
+            return (taken, true)
+        }
+    }
+
     /// Everything posted so far, in order; empties the pipe too.
     public func take() -> [LoopInput] {
         wake.drain()

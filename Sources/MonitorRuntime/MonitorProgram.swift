@@ -63,6 +63,9 @@ extension MonitorTerminal {
 /// performs the effects, and draws and ticks as `FramePacer` decides (at most 30 frames a
 /// second, only when something changed, and not before the terminal has shown the last one).
 public final class MonitorProgram: @unchecked Sendable {
+    /// Inputs fed through the reducer between two looks at the keyboard (and two frames).
+    static let eventsPerTurn = 512
+
     /// How the monitor tells and draws: notifications, colours, glyphs.
     public struct Settings: Sendable {
         public var notify: NotifyMode
@@ -165,6 +168,7 @@ public final class MonitorProgram: @unchecked Sendable {
         }
 
         perform(.loadDirectory(path: state.browser.path, select: nil), terminal: terminal)
+        var behind = false
         while !state.hasQuit {
             let t = elapsed()
             pacer.observe(at: t)
@@ -188,6 +192,8 @@ public final class MonitorProgram: @unchecked Sendable {
                 if asked, let picture { budget.sent(bytes: picture.bytes, lightBytes: picture.lightBytes, at: t) }
             }
             var timeout = pacer.sleep(at: t, uploadsActive: state.queue.activeCount > 0) ?? -1
+            // Events left from the last turn: no sleep, only a look at the keys first.
+            if behind { timeout = 0 }
             if let due = restDue { timeout = max(0, timeout < 0 ? due.at - t : min(timeout, due.at - t)) }
             if let held = terminal.heldInputWait { timeout = timeout < 0 ? held : min(timeout, held) }
             var fds = [
@@ -207,7 +213,11 @@ public final class MonitorProgram: @unchecked Sendable {
             if answers > 0, let through = pacer.answeredThrough, let roundTrip = pacer.roundTrip {
                 budget.answered(through: through, roundTrip: roundTrip, at: elapsed())
             }
-            for input in inbox.take() {
+            // The events that came meanwhile, a slice at a time: a burst of thousands (a camera
+            // roll's uploads ending) never holds a key, a signal or a frame back for long.
+            let (inputs, more) = inbox.take(atMost: Self.eventsPerTurn)
+            behind = more
+            for input in inputs where !state.hasQuit {
                 switch input {
                 case .event(let event):
                     apply(event)

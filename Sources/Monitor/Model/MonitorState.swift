@@ -26,7 +26,9 @@ public struct StatusMessage: Sendable, Equatable {
 public struct MonitorState: Sendable {
     public var width: Int
     public var height: Int
-    public var endpoint: String
+    public var endpoint: String {
+        didSet { queue.endpoint = endpoint }
+    }
     public var browser: BrowserState
     public var queue = QueueState()
     public var log: [LogEntry] = []
@@ -61,6 +63,7 @@ public struct MonitorState: Sendable {
         self.width = width
         self.height = height
         self.endpoint = endpoint
+        queue.endpoint = endpoint
         browser = BrowserState(path: directory, home: home)
     }
 

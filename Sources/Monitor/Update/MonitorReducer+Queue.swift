@@ -24,14 +24,12 @@ extension MonitorReducer {
             }
             return [.retry(id)]
         case .character("x"):
-            let finished = Set(state.queue.rows.filter { state.queue.state($0)?.outcome != nil })
-            guard !finished.isEmpty else { return [] }
-            let keep = state.queue.selectedID.flatMap { finished.contains($0) ? nil : $0 }
-            state.queue.rows.removeAll { finished.contains($0) }
-            state.queue.tracker.forget(finished)
-            state.queue.selected = keep.flatMap { state.queue.rows.firstIndex(of: $0) } ?? 0
+            let keep = state.queue.selectedID.flatMap { state.queue.state($0)?.outcome == nil ? $0 : nil }
+            let cleared = state.queue.clearFinished()
+            guard cleared > 0 else { return [] }
+            state.queue.selected = keep.flatMap { state.queue.index(of: $0) } ?? 0
             state.queue.followLatest = true
-            state.message = StatusMessage("Cleared \(finished.count) finished")
+            state.message = StatusMessage("Cleared \(cleared) finished")
         default:
             break
         }
@@ -42,8 +40,7 @@ extension MonitorReducer {
     /// no monitor was watching: one summary line, a line and a notification per upload.
     static func handleAttached(_ attachment: Reattachment, at time: EventTime, _ state: inout MonitorState) -> [MonitorEffect] {
         for record in attachment.records {
-            if !state.queue.rows.contains(record.id) { state.queue.rows.append(record.id) }
-            state.queue.tracker.adopt(record, now: time.seconds, date: attachment.date)
+            state.queue.adopt(record, now: time.seconds, date: attachment.date)
         }
         let away = attachment.finishedWhileAway.compactMap { id in
             state.queue.state(id).flatMap { row in row.outcome.map { (id: id, row: row, outcome: $0) } }
@@ -60,24 +57,26 @@ extension MonitorReducer {
             appendLog(&state, LogEntry(clock: time.clock, text: line, kind: outcome.isSuccess ? .ok : .failed))
             effects.append(.notify(title: "uploadmon", body: line))
         }
-        if state.queue.followLatest, let latest = away.last, let index = state.queue.rows.firstIndex(of: latest.id) {
+        if state.queue.followLatest, let latest = away.last, let index = state.queue.index(of: latest.id) {
             state.queue.selected = index
         }
         return effects
     }
 
     static func handleUpload(_ event: UploadEvent, at time: EventTime, _ state: inout MonitorState, quiet: Bool = false) -> [MonitorEffect] {
-        if let id = event.uploadID, !state.queue.rows.contains(id) {
+        var newRow: UploadID?
+        if let id = event.uploadID, !state.queue.contains(id) {
             // Only a newly queued upload makes a row; events for cleared or unknown ids are stale.
             guard case .queued = event else { return [] }
-            state.queue.rows.append(id)
+            newRow = id
         } else if case .queued(let record) = event, let known = state.queue.state(record.id), !known.record.isFinished {
             // Said queued twice (the agent's reply to the enqueue, then its broadcast): the first
             // stands; the second may come after the upload started. Only a finished upload is
             // queued again (a retry).
             return []
         }
-        state.queue.tracker.apply(event, now: time.seconds, date: time.date)
+        state.queue.apply(event, now: time.seconds, date: time.date)
+        if let newRow { state.queue.addRow(newRow) }
         switch event {
         case .resumable(let id, _, let why?):
             guard !quiet, let row = state.queue.state(id) else { break }
@@ -102,7 +101,7 @@ extension MonitorReducer {
         case .finished(let id, let outcome):
             guard let row = state.queue.state(id) else { return [] }
             guard !quiet else { break }
-            if state.queue.followLatest, let index = state.queue.rows.firstIndex(of: id) { state.queue.selected = index }
+            if state.queue.followLatest, let index = state.queue.index(of: id) { state.queue.selected = index }
             let line = LogLine.finished(row, outcome: outcome)
             appendLog(&state, LogEntry(clock: time.clock, text: line, kind: outcome.isSuccess ? .ok : .failed))
             return [.notify(title: "uploadmon", body: line)]

@@ -8,14 +8,6 @@ public enum MonitorReducer {
     public static func reduce(_ state: inout MonitorState, _ event: MonitorEvent) -> [MonitorEffect] {
         var effects = apply(event, &state)
         state.keepSelectionsVisible()
-        // What the browser says of each file changes when an upload is queued, starts, ends or
-        // leaves the queue; not with its progress.
-        switch event {
-        case .upload(.progress, _), .upload(.allFinished, _), .tick, .directoryLoaded, .previewLoaded, .previewRested, .resize, .notice, .jobs:
-            break
-        default:
-            state.queue.refreshFiles(endpoint: state.endpoint)
-        }
         // The folder's images by content, off the loop, when there is something to match them
         // with: "sent" under another name or path shows.
         switch event {
@@ -64,7 +56,7 @@ public enum MonitorReducer {
         case .tick(let time):
             state.now = time.seconds
             state.date = time.date
-            state.queue.tracker.sampleRates(now: time.seconds)
+            state.queue.sampleRates(now: time.seconds)
             return []
         case .attached(let attachment, let time):
             return handleAttached(attachment, at: time, &state)

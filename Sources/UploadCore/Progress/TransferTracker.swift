@@ -74,6 +74,16 @@ public struct TransferTracker: Sendable {
         }
     }
 
+    /// `sampleRates(now:)` for the uploads `ids` alone (those a view knows are sending), so a
+    /// long queue of waiting uploads costs nothing per sample.
+    public mutating func sampleRates(_ ids: Set<UploadID>, now: Double) {
+        for id in ids {
+            guard let index = states.index(forKey: id), case .sending = states.values[index].record.phase else { continue }
+            let sent = states.values[index].sentBytes
+            states.values[index].meter.record(totalBytes: sent, at: now)
+        }
+    }
+
     /// Drops finished uploads from the tracker (a front end clearing its finished rows).
     public mutating func forget(_ ids: Set<UploadID>) {
         order.removeAll { ids.contains($0) }
