@@ -1,5 +1,6 @@
 import Foundation
-import Monitor
+@testable import Monitor
+import TerminalCanvas
 import Testing
 import UploadCore
 
@@ -105,5 +106,32 @@ import UploadCore
             Self.expectAgrees(state, step)
         }
         #expect(state.queue.rows.count > 100, "the walk reached a long queue")
+    }
+
+    /// `f` goes from failed row to failed row (round again after the last), however long the
+    /// queue; the title counts the rows by state.
+    @Test func fJumpsToTheNextFailedUploadAndTheTitleCountsByState() {
+        var state = MonitorState(width: 120, height: 40, endpoint: Self.endpoint, directory: "/photos", home: "/")
+        state.focus = .queue
+        let time = EventTime(seconds: 1, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000))
+        func upload(_ event: UploadEvent) { _ = MonitorReducer.reduce(&state, .upload(event, time)) }
+        func press(_ key: Key) { _ = MonitorReducer.reduce(&state, .key(key, time)) }
+        press(.character("f"))
+        #expect(state.message?.text == "No failed uploads in the queue")
+        for i in 1...2_000 {
+            upload(.queued(UploadRecord(id: UploadID(i), name: "p\(i).jpg", path: "/photos/p\(i).jpg", url: Self.endpoint, origin: "monitor",
+                                        fileSize: 1_000, createdAt: time.date)))
+        }
+        for i in [5, 1_500] { upload(.finished(UploadID(i), .failed(UploadFailure(.connectionLost, "reset")))) }
+        upload(.started(UploadID(7), attempt: 1, url: Self.endpoint, totalBytes: 1_200))
+        upload(.finished(UploadID(8), .answered(status: 200)))
+        press(.character("g"))
+        press(.character("f"))
+        #expect(state.queue.selectedID == UploadID(5))
+        press(.character("f"))
+        #expect(state.queue.selectedID == UploadID(1_500))
+        press(.character("f"))
+        #expect(state.queue.selectedID == UploadID(5), "round again")
+        #expect(MonitorView.queueTitle(state.queue) == "Queue · 2000 · 1 sending · 1996 waiting · 1 ok · 2 failed (f)")
     }
 }

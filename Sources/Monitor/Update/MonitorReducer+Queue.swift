@@ -23,6 +23,14 @@ extension MonitorReducer {
                 return []
             }
             return [.retry(id)]
+        case .character("f"):
+            // The next failed upload after the selection (from the top again after the last).
+            guard let index = state.queue.nextFailed(after: state.queue.selected) else {
+                state.message = StatusMessage("No failed uploads in the queue")
+                return []
+            }
+            state.queue.selected = index
+            state.queue.followLatest = false
         case .character("x"):
             let keep = state.queue.selectedID.flatMap { state.queue.state($0)?.outcome == nil ? $0 : nil }
             let cleared = state.queue.clearFinished()

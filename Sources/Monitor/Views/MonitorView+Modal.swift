@@ -16,7 +16,7 @@ extension MonitorView {
         "  a                         show all files / images only",
         "Queue",
         "  ↑ ↓  j k  g G             select (the response panel follows)",
-        "  c  cancel    R  retry    x  clear finished",
+        "  c  cancel    R  retry    x  clear finished    f  next failed",
         "Everywhere",
         "  Tab  switch pane    ?  this help    q  Ctrl-C  quit",
         "  J    the agent's scheduled jobs (watched folders, maintenance)",

@@ -28,7 +28,7 @@ extension MonitorView {
     static func drawQueue(_ canvas: inout Canvas, _ state: MonitorState, _ rect: Rect, _ theme: Theme) {
         let queue = state.queue
         let focused = state.focus == .queue && state.modal == nil
-        let inside = canvas.frame(rect, title: "Queue · \(queue.rows.count)", style: frameStyle(focused, theme), glyphs: theme.glyphs)
+        let inside = canvas.frame(rect, title: queueTitle(queue), style: frameStyle(focused, theme), glyphs: theme.glyphs)
         guard !inside.isEmpty else { return }
         guard !queue.rows.isEmpty else {
             canvas.write(TextLayout.truncate("(empty: mark images and press u)", width: inside.width), x: inside.x, y: inside.y, style: theme.muted)
@@ -44,6 +44,22 @@ extension MonitorView {
             drawRow(&canvas, row, selected: index == queue.selected, focused: focused, rows.row(line), theme, date: state.date,
                     withoutLocation: queue.sendsWithoutLocation(queue.rows[index]))
         }
+    }
+
+    /// `Queue · 20000 · 4 sending · 15000 waiting · 4990 ok · 6 failed (f)`: counts by state,
+    /// from the queue's tallies (a long queue is read by its counts, failures found with `f`).
+    static func queueTitle(_ queue: QueueState) -> String {
+        let tally = queue.tally
+        var parts = ["Queue · \(queue.rows.count)"]
+        guard queue.rows.count > 1 else { return parts[0] }
+        let retrying = queue.moving.count { queue.state($0)?.isWaitingToRetry == true }
+        let sending = queue.moving.count - retrying, waiting = tally.active - queue.moving.count
+        if sending > 0 { parts.append("\(sending) sending") }
+        if retrying > 0 { parts.append("\(retrying) to retry") }
+        if waiting > 0 { parts.append("\(waiting) waiting") }
+        if tally.ok > 0 { parts.append("\(tally.ok) ok") }
+        if tally.failed > 0 { parts.append("\(tally.failed) failed (f)") }
+        return parts.joined(separator: " · ")
     }
 
     static func drawOverall(_ canvas: inout Canvas, _ queue: QueueState, _ rect: Rect, _ theme: Theme) {
