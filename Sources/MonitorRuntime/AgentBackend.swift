@@ -21,6 +21,8 @@ public final class AgentBackend: MonitorBackend {
     private let acting = DispatchQueue(label: "uploadmon.monitor.agent-actions")
     private let outlet = MonitorOutlet()
     private let enqueueing = DispatchQueue(label: "uploadmon.monitor.enqueue")
+    /// Files given to `enqueue` whose hand-over has not ended.
+    private let handingOver = NIOLockedValueBox(0)
 
     public init(client: AgentClient, paths: StatePaths, settings: TransportSettings, uploads: MonitorUploads) {
         self.client = NIOLockedValueBox(client)
@@ -117,21 +119,20 @@ public final class AgentBackend: MonitorBackend {
         return client.withLockedValue({ $0 })
     }
 
+    public var filesBeingHandedOver: Int { handingOver.withLockedValue { $0 } }
+
     public func enqueue(_ items: [QueueItem]) {
-        // Off the loop: checking a large folder's files (each opened and sniffed) must not hold
-        // the screen. One after another, so batches keep the order they were queued in.
+        // Off the loop, one hand-over after another, so batches keep the order they were queued
+        // in. The files are not opened here: the agent checks each as it takes it (opening and
+        // sniffing 20,000 photos twice doubled the hand-over) and says which it refused.
+        handingOver.withLockedValue { $0 += items.count }
         enqueueing.async { [self] in
+            defer { handingOver.withLockedValue { $0 -= items.count } }
             let agent = agentForWork()
-            var accepted: [EnqueueItem] = []
-            for item in items {
-                do throws(UploadInputError) {
-                    let (request, _) = try uploads.request(for: item)
-                    var own = settings
-                    own.stripLocation = item.stripLocation
-                    accepted.append(EnqueueItem(request: request, settings: own, origin: "monitor"))
-                } catch {
-                    post(.enqueueRefused(name: item.uploadName, reason: error.description, now()))
-                }
+            let accepted = items.map { item in
+                var own = settings
+                own.stripLocation = item.stripLocation
+                return EnqueueItem(request: uploads.unchecked(item), settings: own, origin: "monitor")
             }
             guard !accepted.isEmpty else { return }
             do {
@@ -174,6 +175,9 @@ public final class AgentBackend: MonitorBackend {
     }
 
     public func finish(_ state: MonitorState) async {
+        // Files queued and not yet handed over go to the agent first: it sends them once the
+        // monitor is gone, as it does the rest; leaving now would lose them.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in enqueueing.async { done.resume() } }
         let last = subscription.withLockedValue({ $0.close() })
         // After every action already decided (a cursor saved there is never newer than this).
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in

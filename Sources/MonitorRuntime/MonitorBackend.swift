@@ -14,6 +14,13 @@ public protocol MonitorBackend: Sendable {
     func retry(_ id: UploadID)
     /// Called once after the monitor closed, with its last state.
     func finish(_ state: MonitorState) async
+    /// Files queued in the monitor that are still being handed to where they upload (the
+    /// agent): `finish` waits for them, so none is lost by quitting.
+    var filesBeingHandedOver: Int { get }
+}
+
+extension MonitorBackend {
+    public var filesBeingHandedOver: Int { 0 }
 }
 
 /// Uploads in this process: they end with the monitor (quitting asks first).
@@ -106,10 +113,16 @@ public struct MonitorUploads: Sendable {
 
     /// The request for `item` and its file's size, or why it cannot be sent.
     public func request(for item: QueueItem) throws(UploadInputError) -> (UploadRequest, Int64?) {
-        let request = UploadRequest(
+        let request = unchecked(item)
+        return (request, try UploadPreflight.check(request))
+    }
+
+    /// The request for `item`, its file not looked at (the agent checks each file as it takes
+    /// it, and says which it refused and why).
+    public func unchecked(_ item: QueueItem) -> UploadRequest {
+        UploadRequest(
             source: .file(path: item.path), url: url, field: field, uploadName: item.uploadName,
             formFields: formFields, headers: headers, allowAnyFile: allowAnyFile
         )
-        return (request, try UploadPreflight.check(request))
     }
 }

@@ -85,6 +85,8 @@ public struct MonitorSession: Sendable {
         initial.uploadsOutliveMonitor = useAgent
         initial.stripLocation = settings.stripLocation
         let final = await program.run(initial)
+        let handing = backend.filesBeingHandedOver
+        if handing > 0 { output.say("Handing \(handing) queued file(s) to the agent, which sends them…") }
         await backend.finish(final)
         // The agent remembers its own uploads; the monitor's own are remembered here.
         if remembersSent, !useAgent { SentLedger.open()?.remember(final.queue.tracker, endpoint: endpoint, at: clock.wall()) }

@@ -107,4 +107,25 @@ import UploadTesting
         #expect(Set(depths).count == 1, "the pushed events went from \(depths.first ?? 0) to \(depths.last ?? 0) frames deep")
         await running.stop()
     }
+
+    /// Quitting right after queuing a large folder: every file is handed to the agent before
+    /// the monitor goes (it had handed 10,500 of 20,000 when `q` closed the connection, and the
+    /// rest were lost).
+    @Test func quittingAtOnceStillHandsEveryQueuedFileToTheAgent() async throws {
+        let running = try await Running.start("backend-quit-handover")
+        let folder = running.root + "/roll"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let items = try (0..<3_000).map { n in
+            QueueItem(path: try TestFiles.writeImage(at: folder + "/p\(n).png", size: 300), uploadName: "p\(n).png")
+        }
+        running.backend.enqueue(items)
+        #expect(running.backend.filesBeingHandedOver > 0)
+        await running.backend.finish(MonitorState(width: 80, height: 24, endpoint: "", directory: running.root, home: running.root))
+        #expect(running.backend.filesBeingHandedOver == 0)
+        let journal = try Journal(path: running.root + "/state/journal.sqlite")
+        #expect(try journal.snapshot(UploadID(3_000))?.name == "p2999.png")
+        running.server.close()
+        await running.agent.shutdown()
+        try? FileManager.default.removeItem(atPath: running.root)
+    }
 }
