@@ -11,6 +11,9 @@ import UploadJournal
 public final class ContentHashWorker: Sendable {
     private struct State {
         var waiting: [ContentHashRequest] = []
+        /// The next of `waiting` to hash (taken by index: removing the first of 20,000 each
+        /// time moved the rest, the square of the folder's size).
+        var next = 0
         /// Bumped with every new list: the kept digests are looked up once per list.
         var generation = 0
         var running = false
@@ -34,6 +37,7 @@ public final class ContentHashWorker: Sendable {
     public func request(_ files: [ContentHashRequest]) {
         let start = state.withLockedValue { state -> Bool in
             state.waiting = files
+            state.next = 0
             state.generation += 1
             defer { state.running = true }
             return !state.running
@@ -48,15 +52,18 @@ public final class ContentHashWorker: Sendable {
         defer { try? journal?.cacheContents(toKeep) }
         while true {
             let next: (ContentHashRequest, String?, Int, [ContentHashRequest]?)? = state.withLockedValue { state in
-                guard !state.waiting.isEmpty else {
+                guard state.next < state.waiting.count else {
                     state.running = false
+                    state.waiting = []
+                    state.next = 0
                     return nil
                 }
                 // A new list: its paths are looked up among the kept digests once.
                 let fresh = state.generation != keptGeneration ? state.waiting : nil
                 keptGeneration = state.generation
-                let file = state.waiting.removeFirst()
-                return (file, state.cache[file], state.waiting.count, fresh)
+                let file = state.waiting[state.next]
+                state.next += 1
+                return (file, state.cache[file], state.waiting.count - state.next, fresh)
             }
             guard let (file, cached, remaining, fresh) = next else { return }
             if let fresh, let journal {

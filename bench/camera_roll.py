@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""The monitor with a camera roll: 20,000 (and 100,000) small JPEGs marked with `*` and queued
+with `u` in the real binary inside tmux (120x40), as an ordinary account (as root: the account
+`uploadmon-user`, made if missing, reached with setpriv).
+
+For each size it measures:
+  - how long until every file has arrived, beside the agent alone (`send --background
+    --files-from`) for the same files into the same kind of receiver: goal <= 1.1x
+  - a key's effect on screen while they upload (a run of its own, so the probing's own load
+    is not in the arrival time): `?` opens the help and `?` closes it again,
+    the time from tmux's send-keys until capture-pane shows the change (the capture's own
+    time included): goal median <= 50 ms, p99 <= 200 ms
+  - the monitor's CPU while it watches the finished queue: goal <= 5 % of a core
+  - how long `q` takes to end it while uploads run (the agent goes on and delivers every
+    file); at the first size also SIGTERM and SIGHUP from a closed terminal (the tmux
+    session killed): goal <= 1 s each
+The receiver is `uploadmon serve` on loopback for both sides of the ratio (a common sink: the
+ratio is between our two paths, the monitor's and the agent's, not against another client).
+
+  bench/camera-roll [--files 20000,100000] [--bin PATH]
+"""
+import argparse, os, pwd, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--files", default="20000,100000")
+parser.add_argument("--bin", default=None)
+parser.add_argument("--probes", type=int, default=40)
+args = parser.parse_args()
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+binary = args.bin
+if binary is None:
+    subprocess.run(["swift", "build", "-c", "release", "--product", "uploadmon"], cwd=root, check=True, stdout=subprocess.DEVNULL)
+    binary = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=root, check=True,
+                            capture_output=True, text=True).stdout.strip() + "/uploadmon"
+
+work = tempfile.mkdtemp(prefix="uploadmon-bench-roll.")
+os.chmod(work, 0o755)
+account = None
+if os.geteuid() == 0:
+    try:
+        pwd.getpwnam("uploadmon-user")
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
+                        "--shell", "/usr/sbin/nologin", "uploadmon-user"], check=True)
+    account = pwd.getpwnam("uploadmon-user")
+shutil.copy(binary, work + "/uploadmon")
+os.chmod(work + "/uploadmon", 0o755)
+binary = work + "/uploadmon"
+socket_name = f"uploadmon-roll-{os.getpid()}"
+children = []
+
+
+def own(path):
+    if account:
+        os.chown(path, account.pw_uid, account.pw_gid)
+
+
+def home_for(label):
+    home = f"{work}/home-{label}"
+    for sub in ["", "/run", "/state", "/config"]:
+        os.makedirs(home + sub, exist_ok=True)
+        own(home + sub)
+    os.chmod(home + "/run", 0o700)
+    return home
+
+
+def as_user(home, command):
+    env = [f"HOME={home}", f"XDG_RUNTIME_DIR={home}/run", f"XDG_STATE_HOME={home}/state", f"XDG_CONFIG_HOME={home}/config",
+           "PATH=/usr/bin:/bin", "LANG=C.UTF-8", f"TERM={os.environ.get('TERM', 'tmux-256color')}"]
+    drop = ["setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}", "--clear-groups", "--"] if account else []
+    return drop + ["env", "-i"] + env + command
+
+
+def tmux(*words, capture=False):
+    result = subprocess.run(["tmux", "-L", socket_name, "-f", "/dev/null"] + list(words), capture_output=True, text=True)
+    return result.stdout if capture else None
+
+
+def screen():
+    return tmux("capture-pane", "-p", "-t", "roll", capture=True)
+
+
+def wait_screen(condition, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = screen()
+        if condition(text):
+            return text
+        time.sleep(0.02)
+    return None
+
+
+def count(folder):
+    with os.scandir(folder) as entries:
+        return sum(1 for entry in entries if not entry.name.startswith("."))
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def monitor_pid(pictures):
+    for _ in range(200):
+        found = subprocess.run(["pgrep", "-f", f"uploadmon {pictures} --to"], capture_output=True, text=True).stdout.split()
+        # The deepest of setpriv/env/uploadmon: the program itself once it has exec'd.
+        for pid in found:
+            try:
+                if os.readlink(f"/proc/{pid}/exe").endswith("/uploadmon"):
+                    return int(pid)
+            except OSError:
+                pass
+        time.sleep(0.05)
+    raise SystemExit("the monitor did not start")
+
+
+def agent_pid(home):
+    with open(f"{home}/state/uploadmon/agent.lock") as f:
+        return int(f.read().strip())
+
+
+def agent_stop(home):
+    subprocess.run(as_user(home, [binary, "agent", "stop"]), capture_output=True)
+
+
+def start_receiver(label):
+    folder = f"{work}/received-{label}"
+    os.makedirs(folder)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = open(f"{work}/serve-{label}.log", "w")
+    process = subprocess.Popen([binary, "serve", "--port", str(port), "--dir", folder], stdout=log, stderr=subprocess.STDOUT)
+    children.append(process)
+    for _ in range(100):
+        if "listening" in open(f"{work}/serve-{label}.log").read():
+            break
+        time.sleep(0.05)
+    return process, f"http://127.0.0.1:{port}/photo", folder
+
+
+def make_pictures(n):
+    folder = f"{work}/roll-{n}"
+    os.makedirs(folder)
+    own(folder)
+    ppm = f"{work}/base.ppm"
+    with open(ppm, "wb") as f:
+        f.write(b"P6 32 24 255\n" + bytes((x * 7 + y * 3) % 256 for y in range(24) for x in range(32) for _ in range(3)))
+    base = subprocess.run(["cjpeg", "-quality", "80", ppm], capture_output=True, check=True).stdout
+    base = base + bytes(2048 - len(base)) if len(base) < 2048 else base
+    for i in range(n):
+        path = f"{folder}/IMG_{i:06d}.jpg"
+        with open(path, "wb") as f:
+            f.write(base + i.to_bytes(4, "big"))   # after EOI: each file its own content
+        own(path)
+    with open(f"{work}/list-{n}", "w") as f:
+        f.write("".join(f"{folder}/IMG_{i:06d}.jpg\n" for i in range(n)))
+    own(f"{work}/list-{n}")
+    return folder
+
+
+def agent_alone(n, folder):
+    home = home_for(f"agent-{n}")
+    server, url, received = start_receiver(f"agent-{n}")
+    start = time.monotonic()
+    before = os.times()
+    subprocess.run(as_user(home, [binary, "send", "--background", "--files-from", f"{work}/list-{n}", "--to", url]),
+                   check=True, stdout=subprocess.DEVNULL)
+    after = os.times()
+    client_cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    while count(received) < n:
+        time.sleep(0.1)
+    took = time.monotonic() - start
+    used = f"CPU: client {client_cpu:.1f} s, agent {cpu_seconds(agent_pid(home)):.1f} s, receiver {cpu_seconds(server.pid):.1f} s"
+    agent_stop(home)
+    server.send_signal(signal.SIGINT)
+    server.wait()
+    return took, used
+
+
+def open_monitor(home, folder, url):
+    tmux("kill-server")
+    line = " ".join(f"'{w}'" for w in as_user(home, [binary, folder, "--to", url, "--notify", "none"]))
+    tmux("new-session", "-d", "-s", "roll", "-x", "120", "-y", "40", line)
+    if wait_screen(lambda s: "IMG_000000" in s, 60) is None:
+        raise SystemExit("the monitor did not list the folder:\n" + (screen() or ""))
+    return monitor_pid(folder)
+
+
+def key_latency():
+    """`?` until the help shows, `?` until it is gone: two figures."""
+    times = []
+    for shown in (True, False):
+        start = time.monotonic()
+        tmux("send-keys", "-t", "roll", "?")
+        if wait_screen(lambda s: ("any key closes" in s) == shown, 10) is None:
+            return times + [10.0]
+        times.append(time.monotonic() - start)
+    return times
+
+
+def monitor_run(n, folder):
+    """Every file marked and queued; the time until all arrived (nothing else runs meanwhile),
+    then the monitor's CPU while it shows the finished queue."""
+    home = home_for(f"monitor-{n}")
+    server, url, received = start_receiver(f"monitor-{n}")
+    pid = open_monitor(home, folder, url)
+    tmux("send-keys", "-t", "roll", "*")
+    wait_screen(lambda s: f"{n} marked" in s or f"{n:,} marked" in s, 30)
+    start = time.monotonic()
+    tmux("send-keys", "-t", "roll", "u")
+    while count(received) < n:
+        time.sleep(0.1)
+        if time.monotonic() - start > 1800:
+            raise SystemExit(f"only {count(received)} of {n} arrived in 30 minutes")
+    took = time.monotonic() - start
+    used = f"CPU: monitor {cpu_seconds(pid):.1f} s, agent {cpu_seconds(agent_pid(home)):.1f} s, receiver {cpu_seconds(server.pid):.1f} s"
+    time.sleep(2)
+    before = cpu_seconds(pid)
+    time.sleep(10)
+    idle = (cpu_seconds(pid) - before) / 10
+    agent_stop(home)
+    server.send_signal(signal.SIGINT)
+    server.wait()
+    tmux("kill-server")
+    return took, idle, used
+
+
+def probe_run(n, folder, probes):
+    """Keys while the files upload: `?` in and out, as often as `probes` pairs fit."""
+    home = home_for(f"probe-{n}")
+    server, url, received = start_receiver(f"probe-{n}")
+    open_monitor(home, folder, url)
+    tmux("send-keys", "-t", "roll", "*")
+    wait_screen(lambda s: "marked" in s, 30)
+    tmux("send-keys", "-t", "roll", "u")
+    time.sleep(0.5)
+    latencies = []
+    while count(received) < n and len(latencies) < 2 * probes:
+        latencies += key_latency()
+        time.sleep(0.2)
+    agent_stop(home)
+    server.send_signal(signal.SIGINT)
+    server.wait()
+    tmux("kill-server")
+    return latencies
+
+
+def quit_run(n, folder, how):
+    """Queue everything, let it run 3 s, end the monitor `how`; the time it takes to end, and
+    whether the agent went on to deliver every file."""
+    home = home_for(f"quit-{how}-{n}")
+    server, url, received = start_receiver(f"quit-{how}-{n}")
+    pid = open_monitor(home, folder, url)
+    tmux("send-keys", "-t", "roll", "*")
+    wait_screen(lambda s: "marked" in s, 30)
+    tmux("send-keys", "-t", "roll", "u")
+    time.sleep(3)
+    start = time.monotonic()
+    if how == "q":
+        tmux("send-keys", "-t", "roll", "q")
+    elif how == "SIGTERM":
+        os.kill(pid, signal.SIGTERM)
+    else:
+        tmux("kill-server")   # the terminal closes: SIGHUP
+    while alive(pid) and time.monotonic() - start < 60:
+        time.sleep(0.005)
+    ended = time.monotonic() - start
+    deadline = time.monotonic() + 600
+    while count(received) < n and time.monotonic() < deadline:
+        time.sleep(0.2)
+    delivered = count(received)
+    agent_stop(home)
+    server.send_signal(signal.SIGINT)
+    server.wait()
+    tmux("kill-server")
+    return ended, delivered
+
+
+try:
+    sizes = [int(x) for x in args.files.split(",")]
+    who = f"as {account.pw_name} (uid {account.pw_uid})" if account else f"as uid {os.getuid()}"
+    print(f"camera roll bench {who}, {os.cpu_count()} cores, binary {binary}")
+    for index, n in enumerate(sizes):
+        folder = make_pictures(n)
+        alone, alone_cpu = agent_alone(n, folder)
+        took, idle, monitor_cpu = monitor_run(n, folder)
+        latencies = sorted(probe_run(n, folder, args.probes))
+        p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+        print(f"{n:>7} files: agent alone {alone:6.1f} s, through the monitor {took:6.1f} s = {took / alone:.2f}x (goal <= 1.10x)")
+        print(f"          agent alone {alone_cpu}; through the monitor {monitor_cpu}")
+        print(f"          a key while uploading ({len(latencies)} probes): median {statistics.median(latencies) * 1000:.0f} ms, "
+              f"p99 {p99 * 1000:.0f} ms, max {latencies[-1] * 1000:.0f} ms (goal <= 50 / 200 ms)")
+        print(f"          CPU watching the finished queue: {idle * 100:.1f} % of a core (goal <= 5 %)")
+        for how in (["q", "SIGTERM", "SIGHUP"] if index == 0 else ["q"]):
+            ended, delivered = quit_run(n, folder, how)
+            print(f"          {how} while uploading: ended in {ended * 1000:.0f} ms (goal <= 1000), "
+                  f"the agent then delivered {delivered} of {n}")
+        shutil.rmtree(folder)
+finally:
+    tmux("kill-server")
+    for child in children:
+        if child.poll() is None:
+            child.kill()
+    subprocess.run(["pkill", "-f", f"{work}/uploadmon"], capture_output=True)
+    shutil.rmtree(work, ignore_errors=True)
