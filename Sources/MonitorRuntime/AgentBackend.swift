@@ -136,14 +136,16 @@ public final class AgentBackend: MonitorBackend {
             }
             guard !accepted.isEmpty else { return }
             do {
-                let unexpected = try agent.enqueue(accepted) { results in
+                // Brief answers: the agent's own `queued` event (which it sends every monitor)
+                // brings each row; whole records in the answers as well made the hand-over of a
+                // camera roll twice the work for both.
+                let unexpected = try agent.enqueue(accepted, brief: true) { results in
                     for result in results {
                         switch result {
                         case .queued(let record):
-                            // The row at once, from the record the agent answers with.
                             post(.upload(.queued(record), now()))
                         case .accepted:
-                            // Not asked for here; the agent's queued event brings the row.
+                            // The agent's queued event brings the row.
                             break
                         case .refused(let path, let reason):
                             post(.enqueueRefused(name: (path as NSString).lastPathComponent, reason: reason, now()))
