@@ -96,7 +96,7 @@ import UploadProtocols
         let failed = try #require(Self.finished(m.completed(Self.answer(200, body: "{\"ok\":true}"))))
         #expect(!failed.outcome.isSuccess && failed.resume?.parts.count == 1)
         guard case .failed(let failure) = failed.outcome else { Issue.record("\(failed.outcome)"); return }
-        #expect(failure.message.contains("without saying it did"), "\(failure.message)")
+        #expect(failure.message.contains("without naming the object it made"), "\(failure.message)")
     }
 
     @Test func aLaterAttemptSendsOnlyThePartsS3DoesNotHave() {
