@@ -194,10 +194,14 @@ public final class AgentBackend: MonitorBackend {
 
     /// The agent's uploads and what finished while no monitor watched, for the monitor.
     public static func reattachment(_ snapshot: AgentSnapshot, at now: Date) -> Reattachment {
-        let away = snapshot.missed.compactMap { entry -> UploadID? in
-            if case .finished(let id, _) = entry.event { id } else { nil }
+        let away = snapshot.missed.compactMap { entry -> (UploadID, UploadOutcome)? in
+            if case .finished(let id, let outcome) = entry.event { (id, outcome) } else { nil }
         }
-        return Reattachment(records: snapshot.uploads, missedFinishes: away, at: now)
+        // The failed uploads older than the recent ones first, so each failure has its row.
+        var attachment = Reattachment(records: (snapshot.earlierFailures ?? []) + snapshot.uploads, missedOutcomes: away, at: now)
+        // Counted by the agent over the whole log when it can (the events it sends stop at a limit).
+        if let ok = snapshot.awaySucceeded, let failed = snapshot.awayFailed { attachment.awayTotals = AwayTotals(ok: ok, failed: failed) }
+        return attachment
     }
 }
 

@@ -312,9 +312,15 @@ public actor Agent {
     func makeSnapshot(after: Int64?) throws -> AgentSnapshot {
         let last = try journal.lastSequence()
         let missed = try after.map { try journal.entries(after: $0) } ?? []
-        return AgentSnapshot(
-            uploads: try journal.snapshots(limit: configuration.snapshotLimit), missed: missed, lastSequence: last,
-            jobs: try journal.jobSnapshots())
+        let recent = try journal.snapshots(limit: configuration.snapshotLimit)
+        let earlier = try recent.first.map { try journal.failed(before: $0.id, limit: AgentSnapshot.failuresKept) } ?? []
+        var snapshot = AgentSnapshot(uploads: recent, missed: missed, lastSequence: last, jobs: try journal.jobSnapshots(),
+                                     earlierFailures: earlier.isEmpty ? nil : earlier)
+        if let after {
+            let away = try journal.finishedCounts(after: after)
+            (snapshot.awaySucceeded, snapshot.awayFailed) = (away.succeeded, away.failed)
+        }
+        return snapshot
     }
 
     func status() async -> AgentStatus {

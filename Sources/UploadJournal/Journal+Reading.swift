@@ -18,6 +18,32 @@ extension Journal {
         }
     }
 
+    /// The failed uploads before upload `id`, oldest first: the newest `limit` of them.
+    public func failed(before id: UploadID, limit: Int) throws -> [UploadRecord] {
+        try pool.read { db in
+            try UploadRow.filter(UploadRow.Columns.state == UploadState.failed.rawValue && UploadRow.Columns.id < Int64(id.rawValue))
+                .order(UploadRow.Columns.id.desc).limit(limit).fetchAll(db).reversed().map(\.record)
+        }
+    }
+
+    /// The uploads whose end was logged after `seq`, by how they stand now: succeeded and
+    /// failed (each once, however often it ended), counted by SQLite over the log's range.
+    public func finishedCounts(after seq: Int64) throws -> (succeeded: Int, failed: Int) {
+        try pool.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT u.state, COUNT(DISTINCT u.id) FROM event e JOIN upload u ON u.id = e.uploadID
+                WHERE e.seq > ? AND e.kind = 'finished' GROUP BY u.state
+                """, arguments: [seq])
+            var counts = (succeeded: 0, failed: 0)
+            for row in rows {
+                let state: String = row[0]
+                if state == UploadState.succeeded.rawValue { counts.succeeded = row[1] }
+                if state == UploadState.failed.rawValue { counts.failed = row[1] }
+            }
+            return counts
+        }
+    }
+
     /// How many uploads are in each unfinished state, counted by SQLite: an agent asked for its
     /// status with 100,000 uploads waiting reads no row.
     public func unfinishedCounts() throws -> [UploadState: Int] {

@@ -94,3 +94,34 @@ import UploadTesting
         await receiver.cleanUp()
     }
 }
+
+/// What a monitor attaching after a large batch is given: every failure (not only those among
+/// the recent uploads) and the totals of what finished while it was away, counted over the
+/// whole log.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct LargeSnapshotTests {
+    @Test func theSnapshotCarriesEveryFailureAndTheAwayTotals() async throws {
+        let root = TestFiles.makeTemporaryDirectory("large-snapshot")
+        let paths = StatePaths(stateDirectory: root + "/state", runtimeDirectory: root + "/run")
+        try paths.prepare()
+        let journal = try Journal(path: paths.journal)
+        let file = try TestFiles.writeImage(at: root + "/a.jpg", size: 100)
+        let fingerprint = try #require(FileFingerprint.of(path: file))
+        let request = try UploadRequest.forPath(file, url: "http://127.0.0.1:9/photo")
+        let added = try journal.add((0..<1_500).map { _ in NewUpload(request: request, fingerprint: fingerprint, settings: TransportSettings(), origin: "t") },
+                                    at: Date())
+        let cursor = try journal.lastSequence()
+        let failures: Set<Int> = [1, 2, 600, 1_400]
+        for record in added {
+            let failed = failures.contains(record.id.rawValue)
+            _ = try journal.record(.finished(record.id, failed ? .failed(UploadFailure(.connectionLost, "reset")) : .answered(status: 200)), at: Date())
+        }
+        let agent = try Agent(configuration: AgentConfiguration(paths: paths, idleExitSeconds: 0), journal: journal)
+        let snapshot = try await agent.makeSnapshot(after: cursor)
+        #expect(snapshot.uploads.count == 1_000 && snapshot.uploads.first?.id == UploadID(501))
+        #expect(snapshot.earlierFailures?.map(\.id.rawValue) == [1, 2])
+        #expect(snapshot.awaySucceeded == 1_496 && snapshot.awayFailed == 4)
+        let fresh = try await agent.makeSnapshot(after: nil)
+        #expect(fresh.awaySucceeded == nil)
+        await agent.shutdown()
+    }
+}

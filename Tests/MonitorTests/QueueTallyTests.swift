@@ -135,3 +135,35 @@ import UploadCore
         #expect(MonitorView.queueTitle(state.queue) == "Queue · 2000 · 1 sending · 1996 waiting · 1 ok · 2 failed (f)")
     }
 }
+
+/// A monitor attaching after a camera roll finished while it was away: the totals of all of
+/// them, every failure as a row and a line, one notification, not 20,000.
+@Suite struct LargeReattachTests {
+    @Test func theTotalsAndEveryFailureShowNotOnlyTheRecentRows() {
+        var state = MonitorState(width: 120, height: 40, endpoint: "http://h/photo", directory: "/photos", home: "/")
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        func record(_ id: Int, failed: Bool) -> UploadRecord {
+            var record = UploadRecord(id: UploadID(id), name: "p\(id).jpg", path: "/photos/p\(id).jpg", url: "http://h/photo",
+                                      origin: "send", fileSize: 100, createdAt: date)
+            record.apply(.started(UploadID(id), attempt: 1, url: "http://h/photo", totalBytes: 300), at: date)
+            record.apply(.finished(UploadID(id), failed ? .failed(UploadFailure(.connectionLost, "reset")) : .answered(status: 200)), at: date)
+            return record
+        }
+        let failures = [3, 70, 500, 9_000, 12_345]
+        let earlier = failures.map { record($0, failed: true) }
+        let recent = (19_001...20_000).map { record($0, failed: false) }
+        let outcomes = (1...20_000).map { id -> (UploadID, UploadOutcome) in
+            (UploadID(id), failures.contains(id) ? .failed(UploadFailure(.connectionLost, "reset")) : .answered(status: 200))
+        }
+        let attachment = Reattachment(records: earlier + recent, missedOutcomes: outcomes, at: date)
+        #expect(attachment.awayTotals == AwayTotals(ok: 19_995, failed: 5))
+        let effects = MonitorReducer.reduce(&state, .attached(attachment, EventTime(seconds: 1, clock: "12:00:00", date: date)))
+        let texts = state.log.map(\.text)
+        #expect(texts.first == "While you were away: 20000 finished (19995 ok, 5 failed)")
+        for id in failures { #expect(texts.contains { $0.hasPrefix("✗ p\(id).jpg") }, "p\(id).jpg") }
+        #expect(texts.contains("19995 sent (not listed one by one)"))
+        #expect(texts.count == 7, "\(texts.count) lines")
+        #expect(effects == [.notify(title: "uploadmon", body: "While you were away: 20000 finished (19995 ok, 5 failed)")])
+        #expect(state.queue.counts.failed == 5 && state.queue.rows.count == 1_005)
+    }
+}

@@ -59,11 +59,28 @@ public struct Reattachment: Sendable, Equatable {
     /// Uploads that finished while no monitor was attached, oldest first: each gets a log line
     /// and a terminal notification, after one "While you were away" summary.
     public var finishedWhileAway: [UploadID]
+    /// How many finished while away, ok and failed, counted from the agent's log of them (the
+    /// records are the recent uploads and the failed ones: after a camera roll of 20,000, most
+    /// of what finished has no row); nil: count the rows of `finishedWhileAway`.
+    public var awayTotals: AwayTotals?
 
-    public init(records: [UploadRecord], at date: Date, finishedWhileAway: [UploadID]) {
+    public init(records: [UploadRecord], at date: Date, finishedWhileAway: [UploadID], awayTotals: AwayTotals? = nil) {
         self.records = records
         self.date = date
         self.finishedWhileAway = finishedWhileAway
+        self.awayTotals = awayTotals
+    }
+}
+
+/// Uploads that finished while no monitor watched, by how they ended.
+public struct AwayTotals: Sendable, Equatable {
+    public var ok: Int
+    public var failed: Int
+    public var total: Int { ok + failed }
+
+    public init(ok: Int, failed: Int) {
+        self.ok = ok
+        self.failed = failed
     }
 }
 

@@ -45,7 +45,8 @@ extension MonitorReducer {
     }
 
     /// Rebuilds rows from the agent's snapshot without a word, then says what finished while
-    /// no monitor was watching: one summary line, a line and a notification per upload.
+    /// no monitor was watching: one summary line with the totals, a line for every failure and,
+    /// when few finished, for each success; a notification each when few, else one.
     static func handleAttached(_ attachment: Reattachment, at time: EventTime, _ state: inout MonitorState) -> [MonitorEffect] {
         for record in attachment.records {
             state.queue.adopt(record, now: time.seconds, date: attachment.date)
@@ -53,23 +54,32 @@ extension MonitorReducer {
         let away = attachment.finishedWhileAway.compactMap { id in
             state.queue.state(id).flatMap { row in row.outcome.map { (id: id, row: row, outcome: $0) } }
         }
-        guard !away.isEmpty else { return [] }
         let ok = away.count { $0.outcome.isSuccess }
-        appendLog(&state, LogEntry(
-            clock: time.clock,
-            text: "While you were away: \(away.count) finished (\(ok) ok, \(away.count - ok) failed)",
-            kind: ok == away.count ? .ok : .failed))
+        let totals = attachment.awayTotals ?? AwayTotals(ok: ok, failed: away.count - ok)
+        guard totals.total > 0 else { return [] }
+        let summary = "While you were away: \(totals.total) finished (\(totals.ok) ok, \(totals.failed) failed)"
+        appendLog(&state, LogEntry(clock: time.clock, text: summary, kind: totals.failed == 0 ? .ok : .failed))
+        let each = totals.total <= Self.awayOneByOne
         var effects: [MonitorEffect] = []
-        for (_, row, outcome) in away {
+        for (_, row, outcome) in away where each || !outcome.isSuccess {
             let line = LogLine.finished(row, outcome: outcome)
             appendLog(&state, LogEntry(clock: time.clock, text: line, kind: outcome.isSuccess ? .ok : .failed))
-            effects.append(.notify(title: "uploadmon", body: line))
+            if totals.total <= Self.awayNotifiedOneByOne { effects.append(.notify(title: "uploadmon", body: line)) }
         }
+        if !each, totals.ok > 0 {
+            appendLog(&state, LogEntry(clock: time.clock, text: "\(totals.ok) sent (not listed one by one)", kind: .ok))
+        }
+        if totals.total > Self.awayNotifiedOneByOne { effects.append(.notify(title: "uploadmon", body: summary)) }
         if state.queue.followLatest, let latest = away.last, let index = state.queue.index(of: latest.id) {
             state.queue.selected = index
         }
         return effects
     }
+
+    /// Finished while away: up to this many get a log line each (failures always do)…
+    static let awayOneByOne = 50
+    /// …and up to this many a notification each (more: one for them all).
+    static let awayNotifiedOneByOne = 10
 
     static func handleUpload(_ event: UploadEvent, at time: EventTime, _ state: inout MonitorState, quiet: Bool = false) -> [MonitorEffect] {
         var newRow: UploadID?

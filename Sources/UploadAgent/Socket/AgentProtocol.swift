@@ -267,9 +267,20 @@ public struct AgentSnapshot: Codable, Sendable, Hashable {
     /// The newest sequence number at the moment of the snapshot.
     public var lastSequence: Int64
     public var jobs: [JobSnapshot]
+    /// The failed uploads older than `uploads`, oldest first (up to `AgentSnapshot.failuresKept`):
+    /// every failure of a large batch has its row. Absent from older agents.
+    public var earlierFailures: [UploadRecord]?
+    /// Of the uploads whose end was logged after the client's `after`, how many succeeded and
+    /// how many failed (all of them, where `missed` stops at its limit). Absent from older agents.
+    public var awaySucceeded: Int?
+    public var awayFailed: Int?
 
-    public init(uploads: [UploadRecord], missed: [JournalEntry], lastSequence: Int64, jobs: [JobSnapshot]) {
+    /// Failed uploads a snapshot carries beyond the recent ones, at most.
+    public static let failuresKept = 10_000
+
+    public init(uploads: [UploadRecord], missed: [JournalEntry], lastSequence: Int64, jobs: [JobSnapshot], earlierFailures: [UploadRecord]? = nil) {
         self.uploads = uploads
+        self.earlierFailures = earlierFailures
         self.missed = missed
         self.lastSequence = lastSequence
         self.jobs = jobs
