@@ -21,5 +21,5 @@ public struct CommandOutput: Sendable {
 
     public static let standard = CommandOutput(
         say: { Console.say($0) }, complain: { Console.complain($0) }, sayJSON: { Console.sayJSON($0) },
-        write: { FileHandle.standardOutput.write(Data($0.utf8)) })
+        write: { Console.put($0, to: STDOUT_FILENO) })
 }

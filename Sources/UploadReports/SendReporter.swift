@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import NIOConcurrencyHelpers
 import UploadCore
 
@@ -40,24 +41,46 @@ public struct Console: TextSink {
     public init() {}
 
     public func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        Self.put(text, to: STDOUT_FILENO)
     }
 
     /// A message for a person on standard output, ending its line: anything in it that came
     /// from outside (a path, a URL, an answer, an error) is shown by the terminal escaping rule.
     public static func say(_ text: String) {
-        FileHandle.standardOutput.write(Data((InvisibleCharacters.escaped(text, keepingLineFeeds: true) + "\n").utf8))
+        put(InvisibleCharacters.escaped(text, keepingLineFeeds: true) + "\n", to: STDOUT_FILENO)
     }
 
     /// The same on standard error.
     public static func complain(_ text: String) {
-        FileHandle.standardError.write(Data((InvisibleCharacters.escaped(text, keepingLineFeeds: true) + "\n").utf8))
+        put(InvisibleCharacters.escaped(text, keepingLineFeeds: true) + "\n", to: STDERR_FILENO)
     }
 
     /// A JSON document on standard output: characters a terminal would act on or hide are
     /// written as JSON escapes (`\u001b`, `\u202e`), so the data read back is the same.
     public static func sayJSON(_ text: String) {
-        FileHandle.standardOutput.write(Data((InvisibleCharacters.jsonEscaped(text) + "\n").utf8))
+        put(InvisibleCharacters.jsonEscaped(text) + "\n", to: STDOUT_FILENO)
+    }
+
+    /// `text` written whole to `fd`; a descriptor that cannot take it (a terminal closed under
+    /// the program, a pipe whose reader left) takes nothing more, and the program goes on:
+    /// Foundation's `FileHandle.write` stops the process there, which a monitor whose window
+    /// was closed while it handed files to the agent must not do.
+    public static func put(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)
+        var at = 0
+        while at < bytes.count {
+            let wrote = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + at, $0.count - at) }
+            if wrote > 0 {
+                at += wrote
+            } else if wrote < 0, errno == EINTR {
+                continue
+            } else if wrote < 0, errno == EAGAIN {
+                var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                guard poll(&ready, 1, 1_000) > 0 else { return }
+            } else {
+                return
+            }
+        }
     }
 }
 
