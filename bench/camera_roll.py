@@ -11,9 +11,10 @@ For each size it measures:
     the time from tmux's send-keys until capture-pane shows the change (the capture's own
     time included): goal median <= 50 ms, p99 <= 200 ms
   - the monitor's CPU while it watches the finished queue: goal <= 5 % of a core
-  - how long `q` takes to end it while uploads run (the agent goes on and delivers every
-    file); at the first size also SIGTERM and SIGHUP from a closed terminal (the tmux
-    session killed): goal <= 1 s each
+  - how long the monitor takes to hand every file to the agent, and then how long `q` takes
+    to end it while uploads run (the agent goes on and delivers every file); at the first size
+    also SIGTERM and SIGHUP from a closed terminal (the tmux session killed): goal <= 1 s each.
+    Ending during the hand-over waits for it to finish: nothing queued is lost
 The receiver is `uploadmon serve` on loopback for both sides of the ratio (a common sink: the
 ratio is between our two paths, the monitor's and the agent's, not against another client).
 
@@ -257,15 +258,19 @@ def probe_run(n, folder, probes):
 
 
 def quit_run(n, folder, how):
-    """Queue everything, let it run 3 s, end the monitor `how`; the time it takes to end, and
-    whether the agent went on to deliver every file."""
+    """Queue everything and, once the monitor has handed every file to the agent (its queue
+    shows them all; until then, ending waits for the hand-over, so that nothing queued is lost),
+    end the monitor `how` while they upload: how long the hand-over took, how long ending took,
+    and whether the agent went on to deliver every file."""
     home = home_for(f"quit-{how}-{n}")
     server, url, received = start_receiver(f"quit-{how}-{n}")
     pid = open_monitor(home, folder, url)
     tmux("send-keys", "-t", "roll", "*")
     wait_screen(lambda s: "marked" in s, 30)
+    queued = time.monotonic()
     tmux("send-keys", "-t", "roll", "u")
-    time.sleep(3)
+    wait_screen(lambda s: f"Queue · {n}" in s, 600)
+    handed = time.monotonic() - queued
     start = time.monotonic()
     if how == "q":
         tmux("send-keys", "-t", "roll", "q")
@@ -284,7 +289,7 @@ def quit_run(n, folder, how):
     server.send_signal(signal.SIGINT)
     server.wait()
     tmux("kill-server")
-    return ended, delivered
+    return handed, ended, delivered
 
 
 try:
@@ -303,9 +308,9 @@ try:
               f"p99 {p99 * 1000:.0f} ms, max {latencies[-1] * 1000:.0f} ms (goal <= 50 / 200 ms)")
         print(f"          CPU watching the finished queue: {idle * 100:.1f} % of a core (goal <= 5 %)")
         for how in (["q", "SIGTERM", "SIGHUP"] if index == 0 else ["q"]):
-            ended, delivered = quit_run(n, folder, how)
-            print(f"          {how} while uploading: ended in {ended * 1000:.0f} ms (goal <= 1000), "
-                  f"the agent then delivered {delivered} of {n}")
+            handed, ended, delivered = quit_run(n, folder, how)
+            print(f"          {how} while uploading (all handed to the agent {handed:.1f} s after u): ended in {ended * 1000:.0f} ms "
+                  f"(goal <= 1000), the agent then delivered {delivered} of {n}")
         shutil.rmtree(folder)
 finally:
     tmux("kill-server")

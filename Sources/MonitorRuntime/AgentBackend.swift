@@ -121,6 +121,9 @@ public final class AgentBackend: MonitorBackend {
 
     public var filesBeingHandedOver: Int { handingOver.withLockedValue { $0 } }
 
+    /// Files one hand-over request carries.
+    static let handOverBatch = 2_000
+
     public func enqueue(_ items: [QueueItem]) {
         // Off the loop, one hand-over after another, so batches keep the order they were queued
         // in. The files are not opened here: the agent checks each as it takes it (opening and
@@ -139,7 +142,9 @@ public final class AgentBackend: MonitorBackend {
                 // Brief answers: the agent's own `queued` event (which it sends every monitor)
                 // brings each row; whole records in the answers as well made the hand-over of a
                 // camera roll twice the work for both.
-                let unexpected = try agent.enqueue(accepted, brief: true) { results in
+                // In requests of 2,000: each waits its turn among the agent's upload events, and
+                // a camera roll in requests of 500 spent most of its hand-over waiting.
+                let unexpected = try agent.enqueue(accepted, brief: true, batch: Self.handOverBatch) { results in
                     for result in results {
                         switch result {
                         case .queued(let record):

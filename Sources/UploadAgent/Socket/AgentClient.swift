@@ -101,10 +101,13 @@ public final class AgentClient: Sendable {
     /// Queues `items` in requests of `enqueueBatch`, in order, handing each request's results to
     /// `results` as it is answered. A reply that is not `enqueued` ends it and is returned
     /// (what earlier requests queued stays queued); nil when every request was answered.
-    public func enqueue(_ items: [EnqueueItem], brief: Bool = false, timeout: Double = 120, results: ([EnqueueResult]) -> Void) throws -> AgentReply? {
+    /// `batch`: files a request carries (at least 1).
+    public func enqueue(
+        _ items: [EnqueueItem], brief: Bool = false, batch: Int = enqueueBatch, timeout: Double = 120, results: ([EnqueueResult]) -> Void
+    ) throws -> AgentReply? {
         var start = items.startIndex
         repeat {
-            let end = min(start + Self.enqueueBatch, items.endIndex)
+            let end = min(start + max(1, batch), items.endIndex)
             let reply = try request(.enqueue(items: EnqueueBatch(Array(items[start..<end]), brief: brief)), timeout: timeout)
             guard case .enqueued(let answered) = reply else { return reply }
             results(answered)
