@@ -25,13 +25,20 @@ struct CLIRun {
     }
 
     static func runBlocking(_ arguments: [String], stdin: Data?, environment: [String: String], directory: String? = nil) throws -> CLIRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
-        process.environment = env
+        return try runProcess(binary, arguments, environment: env, directory: directory, stdin: stdin)
+    }
+
+    /// `executable` with `arguments` (in `environment`, or this process's when nil), its
+    /// standard input `stdin`; waits for it and returns what it printed.
+    static func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]?, directory: String?,
+                           stdin: Data?) throws -> CLIRun {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        process.arguments = arguments
+        if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -81,20 +81,7 @@ struct OrdinaryUser: Sendable {
     func run(_ arguments: [String], environment extra: [String: String] = [:], stdin: Data? = nil) async throws -> CLIRun {
         let line = commandLine(arguments, environment: extra)
         return try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: line[0])
-            process.arguments = Array(line.dropFirst())
-            process.currentDirectoryURL = URL(fileURLWithPath: home)
-            let out = Pipe(), err = Pipe(), input = Pipe()
-            (process.standardOutput, process.standardError, process.standardInput) = (out, err, input)
-            try process.run()
-            if let stdin { input.fileHandleForWriting.write(stdin) }
-            try input.fileHandleForWriting.close()
-            let outData = out.fileHandleForReading.readDataToEndOfFile()
-            let errData = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return CLIRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                          stderr: String(decoding: errData, as: UTF8.self))
+            try CLIRun.runProcess(line[0], Array(line.dropFirst()), environment: nil, directory: home, stdin: stdin)
         }
     }
 
