@@ -60,7 +60,7 @@ public final class AgentBackend: MonitorBackend {
         case .jobs(let jobs):
             let time = now()
             post(.jobs(Self.summaries(jobs, at: time.date), time))
-        case .saveCursor(let seq): MonitorCursor.write(seq, paths)
+        case .saveCursor(let seq): saveCursorSoon(seq)
         case .lost:
             post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
         case .reconnect(let seconds):
@@ -120,6 +120,33 @@ public final class AgentBackend: MonitorBackend {
     }
 
     public var filesBeingHandedOver: Int { handingOver.withLockedValue { $0 } }
+
+    /// The cursor to write (the newest decided), whether a write is scheduled, and whether the
+    /// monitor has gone (nothing more is written).
+    private let cursor = NIOLockedValueBox<(latest: Int64?, scheduled: Bool, closed: Bool)>((nil, false, false))
+
+    /// The cursor is written at most every `cursorEvery` seconds: it was written for every
+    /// upload that finished (a file made and renamed each time), and 20,000 of them held the
+    /// monitor's actions and its ending behind the writes. A monitor that dies loses at most
+    /// that much of what it saw: the next one tells those finishes again.
+    static let cursorEvery = 0.25
+
+    private func saveCursorSoon(_ seq: Int64) {
+        let schedule = cursor.withLockedValue { state -> Bool in
+            guard !state.closed else { return false }
+            state.latest = max(state.latest ?? seq, seq)
+            defer { state.scheduled = true }
+            return !state.scheduled
+        }
+        guard schedule else { return }
+        acting.asyncAfter(deadline: HouseClock.waitDeadline(after: Self.cursorEvery)) { [self] in
+            let seq = cursor.withLockedValue { state -> Int64? in
+                defer { (state.latest, state.scheduled) = (nil, false) }
+                return state.closed ? nil : state.latest
+            }
+            if let seq { MonitorCursor.write(seq, paths) }
+        }
+    }
 
     /// Files one hand-over request carries.
     static let handOverBatch = 2_000
@@ -188,8 +215,13 @@ public final class AgentBackend: MonitorBackend {
         let last = subscription.withLockedValue({ $0.close() })
         // After every action already decided (a cursor saved there is never newer than this).
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            acting.async { [paths] in
-                if let last { MonitorCursor.write(last, paths) }
+            acting.async { [self] in
+                // The newest of what was decided, once; a write still scheduled does nothing.
+                let pending = cursor.withLockedValue { state -> Int64? in
+                    defer { state = (nil, false, true) }
+                    return state.latest
+                }
+                if let newest = [last, pending].compactMap({ $0 }).max() { MonitorCursor.write(newest, paths) }
                 done.resume()
             }
         }
