@@ -39,7 +39,7 @@ public struct QueueState: Sendable {
     /// Rows that are sending or waiting to retry: the only ones whose bytes move and whose
     /// rate counts, however long the queue.
     public private(set) var moving: Set<UploadID> = []
-    /// The failed rows, in queue order of their ids, for jumping from one to the next.
+    /// The failed rows, for jumping from one to the next (`nextFailed`).
     public private(set) var failedRows: Set<UploadID> = []
 
     public init() {}
@@ -90,13 +90,7 @@ public struct QueueState: Sendable {
     mutating func adopt(_ record: UploadRecord, now: Double, date: Date) {
         let before = tracker[record.id]
         tracker.adopt(record, now: now, date: date)
-        if position[record.id] == nil {
-            position[record.id] = rows.count
-            rows.append(record.id)
-            if let row = tracker[record.id] { count(record.id, row, sign: 1) }
-        } else {
-            changed(record.id, from: before)
-        }
+        if contains(record.id) { changed(record.id, from: before) } else { addRow(record.id) }
     }
 
     /// Folds "nothing more was sent" into the rates of the uploads that are sending.
