@@ -91,14 +91,20 @@ public struct UploadChoices: Sendable, Equatable {
     /// The settings for uploads to `url` (its proxy, from these choices or `environment`'s
     /// proxy variables as curl reads them).
     public func transportSettings(for url: String, environment: [String: String]) -> TransportSettings {
-        TransportSettings(
+        // The proxy for the destination's scheme; the no-proxy list goes with it and is read for
+        // each request's own host (a redirect elsewhere is routed by where it goes).
+        let rules = ProxyRules(proxy: proxy, noProxy: noProxy, environment: environment)
+        let bypass = rules.bypassList
+        let chosen = bypass.map(ProxyRules.bypassesEveryHost) == true ? nil
+            : rules.proxyForScheme(of: S3AccessSource.requestURL(for: url, environment: environment))
+        return TransportSettings(
             caCertificatePath: caCertificate, insecure: insecure, rateLimit: limitRate.flatMap(ByteSize.parse),
             connectTimeout: DurationText.parse(connectTimeout) ?? .nan, stallTimeout: DurationText.parse(stallTimeout) ?? .nan,
             answerTimeout: DurationText.parse(answerTimeout) ?? .nan, retries: retries,
             resume: !noResume, stripLocation: stripLocation,
-            proxy: ProxyRules(proxy: proxy, noProxy: noProxy, environment: environment)
-                .proxy(for: S3AccessSource.requestURL(for: url, environment: environment)), digests: !noDigest,
-            uploadProtocol: uploadProtocol, chunkSize: chunkSize.flatMap(ByteSize.parse), createDirs: createDirs
+            proxy: chosen, digests: !noDigest,
+            uploadProtocol: uploadProtocol, chunkSize: chunkSize.flatMap(ByteSize.parse), createDirs: createDirs,
+            noProxy: chosen == nil ? nil : bypass
         )
     }
 

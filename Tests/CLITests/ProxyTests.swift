@@ -101,6 +101,51 @@ struct ProxyTests {
         #expect(proxy.logText == before)
     }
 
+    /// Each request goes through the proxy or not by its own host, as curl decides it again
+    /// for each redirect: a redirect to a `--noproxy` host goes direct, a redirect from one
+    /// to another host goes through the proxy.
+    @Test func aRedirectIsRoutedByTheHostItGoesTo() async throws {
+        let receiver = try await ReceiverHarness.start()
+        defer { Task { await receiver.cleanUp() } }
+        let proxy = try ExternalProxy.tinyproxy()
+        defer { proxy.stop() }
+        let photo = try TestFiles.writeImage(at: receiver.root + "/small.jpg", size: 2000)
+        let redirector = try S3RedirectTests.server(S3RedirectTests.Seen()) {
+            "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://localhost:\(receiver.port)/photo\r\nContent-Length: 0\r\n\r\n"
+        }
+        defer { redirector.stop() }
+        let destination = "http://127.0.0.1:\(redirector.port)/photo"
+        func send(noproxy: String) async throws -> (said: String, proxySaw: String) {
+            let before = proxy.logText.count
+            let run = try await CLIRun.run(["send", photo, "--to", destination, "--protocol", "multipart", "--no-resume",
+                                            "--proxy", "http://127.0.0.1:\(proxy.port)", "--noproxy", noproxy])
+            #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+            return (run.stdout + run.stderr, String(proxy.logText.dropFirst(before)))
+        }
+        // The destination through the proxy, the host it redirects to listed: that one direct.
+        let listed = try await send(noproxy: "localhost")
+        #expect(listed.proxySaw.contains("POST \(destination)"), "\(listed.proxySaw)")
+        #expect(!listed.proxySaw.contains("localhost:\(receiver.port)"), "the listed host went through the proxy: \(listed.proxySaw)")
+        // The destination listed, the host it redirects to not: that one through the proxy.
+        let unlisted = try await send(noproxy: "127.0.0.1")
+        #expect(!unlisted.proxySaw.contains("127.0.0.1:\(redirector.port)"), "the listed host went through the proxy: \(unlisted.proxySaw)")
+        #expect(unlisted.proxySaw.contains("POST http://localhost:\(receiver.port)/photo"), "\(unlisted.proxySaw)")
+        #expect(receiver.storedNames().count == 2, "\(receiver.storedNames())")
+        // https (AsyncHTTPClient's way): a listed host goes straight there, an unlisted one
+        // through CONNECT, from the one upload's settings.
+        let certificates = try TestCertificates.make(in: TestFiles.makeTemporaryDirectory("tls"))
+        let secure = try await ReceiverHarness.start(tls: .init(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey))
+        defer { Task { await secure.cleanUp() } }
+        for (noproxy, throughProxy) in [("127.0.0.1", false), ("localhost", true)] {
+            let before = proxy.logText.count
+            let run = try await CLIRun.run(["send", photo, "--to", secure.url, "--cacert", certificates.caCertificate,
+                                            "--proxy", "http://127.0.0.1:\(proxy.port)", "--noproxy", noproxy])
+            #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+            let saw = String(proxy.logText.dropFirst(before))
+            #expect(saw.contains("CONNECT 127.0.0.1:\(secure.port)") == throughProxy, "--noproxy \(noproxy): \(saw)")
+        }
+    }
+
     @Test func aSOCKS5ProxyCarriesTheUploadAndARefusingProxyIsNamed() async throws {
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }

@@ -57,6 +57,12 @@ import UploadTesting
         #expect(settings.uploadProtocol == .put, "--put is the put protocol")
         #expect(settings.proxy == "http://p:3128")
         #expect(choices.transportSettings(for: choices.to, environment: [:]).proxy == nil)
+        // The no-proxy list travels with the proxy (read per request, so a redirect is routed by
+        // its own host); a list of every host leaves no proxy at all.
+        let listed = choices.transportSettings(for: choices.to, environment: ["https_proxy": "http://p:3128", "no_proxy": "example.com"])
+        #expect(listed.proxy == "http://p:3128" && listed.noProxy == "example.com")
+        choices.noProxy = "*"
+        #expect(choices.transportSettings(for: choices.to, environment: ["https_proxy": "http://p:3128"]).proxy == nil)
         #expect(UploadChoices.standard.transportSettings(for: "http://h/p", environment: [:]).uploadProtocol == .auto)
     }
 

@@ -48,3 +48,33 @@ import UploadCore
         }
     }
 }
+
+/// A proxy chosen per request: the upload's proxy, unless the request's own host is listed.
+@Suite struct ProxyRouteTests {
+    @Test func eachHostIsRoutedByTheList() throws {
+        let proxy = try ProxyTarget(parsing: "http://p:3128")
+        let route = ProxyRoute(proxy: proxy, bypass: "localhost, .internal,10.0.0.0/8")
+        #expect(route.proxy(forHost: "example.com") == proxy)
+        #expect(route.proxy(forHost: "localhost") == nil)
+        #expect(route.proxy(forHost: "svc.internal") == nil)
+        #expect(route.proxy(forHost: "10.9.9.9") == nil)
+        #expect(route.bypassesSome)
+        #expect(ProxyRoute(proxy: proxy).proxy(forHost: "localhost") == proxy)
+        #expect(!ProxyRoute(proxy: proxy, bypass: " ").bypassesSome)
+        #expect(ProxyRoute(bypass: "x").proxy(forHost: "y") == nil && !ProxyRoute(bypass: "x").bypassesSome)
+    }
+
+    @Test func theSettingsKeepTheProxyAndTheListForEveryHostOfTheUpload() throws {
+        let rules = ProxyRules(proxy: nil, noProxy: nil, environment: ["http_proxy": "http://p:1", "no_proxy": "127.0.0.1"])
+        // The destination is listed, but a redirect elsewhere still needs the proxy.
+        #expect(rules.proxy(for: "http://127.0.0.1:9/photo") == nil)
+        #expect(rules.proxyForScheme(of: "http://127.0.0.1:9/photo") == "http://p:1")
+        #expect(rules.bypassList == "127.0.0.1")
+        #expect(ProxyRules.bypassesEveryHost(" * ") && ProxyRules.bypassesEveryHost("a,*") && !ProxyRules.bypassesEveryHost("a.b"))
+        let settings = TransportSettings(proxy: "http://p:1", noProxy: "127.0.0.1")
+        let decoded = try JSONDecoder().decode(TransportSettings.self, from: JSONEncoder().encode(settings))
+        #expect(decoded == settings)
+        #expect(try decoded.proxyRoute().proxy(forHost: "127.0.0.1") == nil)
+        #expect(try decoded.proxyRoute().proxy(forHost: "localhost")?.port == 1)
+    }
+}

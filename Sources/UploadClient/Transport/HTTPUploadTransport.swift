@@ -42,8 +42,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let tusChunkSize: Int64?
     /// `PUT`: missing WebDAV folders are made (`--create-dirs`).
     let createDirs: Bool
-    /// The proxy every request goes through, or nil.
-    let proxy: ProxyTarget?
+    /// Which proxy each request goes through, by its host.
+    let proxyRoute: ProxyRoute
     /// The URLs requests go to, parsed.
     let endpoints = ParsedEndpoints()
     /// How `s3://` uploads are signed, read from the environment and the AWS files when first needed.
@@ -69,6 +69,7 @@ public final class HTTPUploadTransport: UploadTransport {
         resume: Bool = true,
         stripLocation: Bool = false,
         proxy: ProxyTarget? = nil,
+        noProxy: String? = nil,
         digests: Bool = true,
         contentIdentity: Bool = true,
         uploadProtocol: UploadProtocol = .auto,
@@ -80,7 +81,7 @@ public final class HTTPUploadTransport: UploadTransport {
         clock: HouseClock = .system
     ) throws {
         try self.init(tls: tls, timeouts: timeouts, chunkSize: chunkSize, rateLimit: rateLimit, sharedLimit: sharedLimit, resume: resume,
-                      stripLocation: stripLocation, proxy: proxy, digests: digests, contentIdentity: contentIdentity,
+                      stripLocation: stripLocation, proxy: proxy, noProxy: noProxy, digests: digests, contentIdentity: contentIdentity,
                       uploadProtocol: uploadProtocol, tusChunkSize: tusChunkSize, createDirs: createDirs, direct: direct, eventLoopGroup: eventLoopGroup,
                       threadPool: threadPool, exchanger: nil, clock: clock)
     }
@@ -95,6 +96,7 @@ public final class HTTPUploadTransport: UploadTransport {
         resume: Bool = true,
         stripLocation: Bool = false,
         proxy: ProxyTarget? = nil,
+        noProxy: String? = nil,
         digests: Bool = true,
         contentIdentity: Bool = true,
         uploadProtocol: UploadProtocol = .auto,
@@ -121,9 +123,10 @@ public final class HTTPUploadTransport: UploadTransport {
         // to the proxy (as curl sends them: many proxies allow CONNECT to port 443 only), and
         // through SOCKS5 in a tunnel of the direct way's own; TLS goes AsyncHTTPClient's way
         // (CONNECT, or SOCKS5 by the loopback bridge, which logs in and resolves as asked).
-        self.proxy = proxy
-        connections = DirectConnections(proxy: proxy, threadPool: threadPool)
-        let carrier = try ClientExchanger(tls: tls, timeouts: timeouts, proxy: proxy, eventLoopGroup: eventLoopGroup, threadPool: threadPool, clock: clock)
+        // Each request's own host decides whether it goes through the proxy (`ProxyRoute`).
+        proxyRoute = ProxyRoute(proxy: proxy, bypass: noProxy)
+        connections = DirectConnections(route: proxyRoute, threadPool: threadPool)
+        let carrier = try ClientExchanger(tls: tls, timeouts: timeouts, route: proxyRoute, eventLoopGroup: eventLoopGroup, threadPool: threadPool, clock: clock)
         self.carrier = carrier
         self.eventLoopGroup = eventLoopGroup
         self.exchanger = exchanger ?? Carriers(
@@ -150,7 +153,8 @@ public final class HTTPUploadTransport: UploadTransport {
             sharedLimit: sharedLimit,
             resume: settings.resume,
             stripLocation: settings.stripLocation,
-            proxy: try settings.proxy.map { text throws(UploadInputError) in try ProxyTarget(parsing: text) },
+            proxy: try settings.proxyRoute().proxy,
+            noProxy: settings.noProxy,
             digests: settings.digests,
             contentIdentity: contentIdentity,
             uploadProtocol: settings.uploadProtocol,

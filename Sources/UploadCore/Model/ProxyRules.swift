@@ -19,8 +19,17 @@ public struct ProxyRules: Sendable, Equatable {
 
     /// The proxy URL for `url`, or nil to go direct.
     public func proxy(for url: String) -> String? {
+        guard let chosen = proxyForScheme(of: url), let host = URLComponents(string: url)?.host?.lowercased() else { return nil }
+        if let list = bypassList, Self.bypasses(host: host, list: list) { return nil }
+        return chosen
+    }
+
+    /// The proxy for `url`'s scheme before the no-proxy list is read: what a request to any
+    /// host of an upload to `url` goes through unless `bypassList` names that host
+    /// (`ProxyRoute`), so a redirect is routed by where it goes, as curl routes it.
+    public func proxyForScheme(of url: String) -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              let host = components.host?.lowercased() else { return nil }
+              components.host != nil else { return nil }
         let chosen: String?
         if let explicitProxy {
             chosen = explicitProxy
@@ -30,10 +39,11 @@ public struct ProxyRules: Sendable, Equatable {
             chosen = env("https_proxy") ?? env("all_proxy")
         }
         guard let chosen, !chosen.isEmpty else { return nil }
-        let list = explicitNoProxy ?? env("no_proxy")
-        if let list, Self.bypasses(host: host, list: list) { return nil }
         return chosen
     }
+
+    /// The hosts to reach directly: `--noproxy`, else `no_proxy`/`NO_PROXY`.
+    public var bypassList: String? { explicitNoProxy ?? env("no_proxy") }
 
     private func env(_ name: String, upperToo: Bool = true) -> String? {
         if let value = environment[name], !value.isEmpty { return value }
@@ -41,12 +51,17 @@ public struct ProxyRules: Sendable, Equatable {
         return nil
     }
 
+    /// Whether a no-proxy list names every host (`*`).
+    public static func bypassesEveryHost(_ list: String) -> Bool {
+        list.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "*" }
+    }
+
     /// Whether `host` is on a no-proxy list.
     public static func bypasses(host: String, list: String) -> Bool {
         let host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         for raw in list.split(separator: ",") {
             var entry = raw.trimmingCharacters(in: .whitespaces).lowercased()
-            if entry == "*" { return true }
+            if entry == "*" { return true }  // (`bypassesEveryHost`)
             if entry.isEmpty { continue }
             entry = HostName.bare(entry)
             if let slash = entry.firstIndex(of: "/"), let bits = Int(entry[entry.index(after: slash)...]),
@@ -73,8 +88,32 @@ public struct ProxyRules: Sendable, Equatable {
     }
 }
 
+/// Which proxy each request of an upload goes through, chosen from the request's own host:
+/// the proxy, unless the no-proxy list names the host. A redirect to a listed host goes
+/// direct, a redirect from one to an unlisted host goes through the proxy (curl's way).
+public struct ProxyRoute: Sendable, Hashable {
+    public var proxy: ProxyTarget?
+    /// `ProxyRules.bypasses`' list, or nil.
+    public var bypass: String?
+
+    public init(proxy: ProxyTarget? = nil, bypass: String? = nil) {
+        self.proxy = proxy
+        self.bypass = bypass
+    }
+
+    /// The proxy a request to `host` goes through, or nil to go direct.
+    public func proxy(forHost host: String) -> ProxyTarget? {
+        guard let proxy else { return nil }
+        if let bypass, ProxyRules.bypasses(host: host, list: bypass) { return nil }
+        return proxy
+    }
+
+    /// Whether some host goes direct while others go through the proxy.
+    public var bypassesSome: Bool { proxy != nil && !(bypass ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
+}
+
 /// A proxy URL read: its kind, where it is, and its login (never shown).
-public struct ProxyTarget: Sendable, Equatable {
+public struct ProxyTarget: Sendable, Hashable {
     /// An HTTP proxy (CONNECT, or absolute-form for plain http) or a SOCKS5 one.
     public enum Kind: Sendable, Equatable { case http, socks5 }
 

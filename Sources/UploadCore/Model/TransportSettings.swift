@@ -19,6 +19,10 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     /// The proxy the upload goes through (`ProxyRules` chose it where it was queued: an upload
     /// queued to the agent keeps the proxy of the shell that queued it), or nil to go direct.
     public var proxy: String?
+    /// The hosts reached directly rather than through `proxy` (`--noproxy`, else `no_proxy`
+    /// where it was queued), read for each request's own host: a redirect is routed by where
+    /// it goes. nil: every request goes through `proxy`.
+    public var noProxy: String?
     /// Prove each upload arrived intact (RFC 9530): its SHA-256 goes with it (`Content-Digest`)
     /// and the server is asked for the digest of what it received (`Want-Repr-Digest`);
     /// `--no-digest` sends neither.
@@ -35,8 +39,10 @@ public struct TransportSettings: Sendable, Hashable, Codable {
         caCertificatePath: String? = nil, insecure: Bool = false, rateLimit: Int64? = nil,
         connectTimeout: Double = 10, stallTimeout: Double = 30, answerTimeout: Double = 60, retries: Int = 0,
         resume: Bool = true, stripLocation: Bool = false, proxy: String? = nil, digests: Bool = true,
-        uploadProtocol: UploadProtocol = .auto, chunkSize: Int64? = nil, createDirs: Bool = false
+        uploadProtocol: UploadProtocol = .auto, chunkSize: Int64? = nil, createDirs: Bool = false,
+        noProxy: String? = nil
     ) {
+        self.noProxy = noProxy
         self.createDirs = createDirs
         self.uploadProtocol = uploadProtocol
         self.chunkSize = chunkSize
@@ -55,9 +61,14 @@ public struct TransportSettings: Sendable, Hashable, Codable {
 
     public var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
 
+    /// `proxy` and `noProxy` read: which proxy each request goes through.
+    public func proxyRoute() throws(UploadInputError) -> ProxyRoute {
+        ProxyRoute(proxy: try proxy.map { text throws(UploadInputError) in try ProxyTarget(parsing: text) }, bypass: noProxy)
+    }
+
     enum CodingKeys: String, CodingKey {
         case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume, stripLocation, proxy, digests
-        case uploadProtocol = "protocol", chunkSize, createDirs
+        case uploadProtocol = "protocol", chunkSize, createDirs, noProxy
     }
 
     /// Settings stored before uploads could resume read as resuming.
@@ -77,7 +88,8 @@ public struct TransportSettings: Sendable, Hashable, Codable {
             digests: try c.decodeIfPresent(Bool.self, forKey: .digests) ?? true,
             uploadProtocol: try c.decodeIfPresent(UploadProtocol.self, forKey: .uploadProtocol) ?? .auto,
             chunkSize: try c.decodeIfPresent(Int64.self, forKey: .chunkSize),
-            createDirs: try c.decodeIfPresent(Bool.self, forKey: .createDirs) ?? false)
+            createDirs: try c.decodeIfPresent(Bool.self, forKey: .createDirs) ?? false,
+            noProxy: try c.decodeIfPresent(String.self, forKey: .noProxy))
     }
 
     /// Refuses settings no upload can run with, naming the option: the command line checks them

@@ -76,7 +76,7 @@ struct UploadOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Go through this proxy: http://[user:password@]host:port (CONNECT for every upload), socks5h://[user:password@]host:port (the name resolved at the proxy) or socks5://… (resolved here); an empty one: go direct. Default: http_proxy, https_proxy/HTTPS_PROXY, all_proxy/ALL_PROXY as curl reads them.", valueName: "url"))
     var proxy: String?
 
-    @Option(name: .long, help: ArgumentHelp("Hosts to reach directly, not through the proxy: comma-separated names (with their subdomains), addresses, IPv4 CIDR blocks, or * (default: no_proxy/NO_PROXY).", valueName: "list"))
+    @Option(name: .long, help: ArgumentHelp("Hosts to reach directly, not through the proxy (each request by its own host, a redirect too): comma-separated names (with their subdomains), addresses, IPv4 CIDR blocks, or * (default: no_proxy/NO_PROXY).", valueName: "list"))
     var noproxy: String?
 
     @Flag(name: .long, help: "Do not prove uploads arrived intact: send no Content-Digest (the SHA-256 of what is sent) and do not ask the server for the digest of what it received (Want-Repr-Digest, RFC 9530).")

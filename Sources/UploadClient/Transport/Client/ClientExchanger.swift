@@ -10,22 +10,28 @@ import UploadCore
 /// The AsyncHTTPClient carrier: TLS, bodies of unknown length (a pipe), CONNECT and SOCKS5
 /// proxies; its pool keeps connections alive per host.
 final class ClientExchanger: Exchanger {
+    /// Through the proxy, when there is one.
     let client: HTTPClient
+    /// Straight to the server, for the hosts the no-proxy list names (nil when every request
+    /// goes through `client`).
+    let bypassClient: HTTPClient?
     let timeouts: UploadTimeouts
     /// What a certificate is checked against the time of.
     let clock: HouseClock
-    /// The proxy every request goes through, or nil.
-    let proxy: ProxyTarget?
+    /// Which proxy each request goes through, by its host.
+    let route: ProxyRoute
     /// AsyncHTTPClient's way through a SOCKS5 proxy, or nil.
     let socksBridge: SOCKSBridge?
     /// What a refused certificate is checked against to say why (nil under `--insecure`).
     let certificateRoots: CertificateInspection.Roots?
 
-    /// A client that verifies certificates as `tls` says, within `timeouts`, through `proxy`.
-    init(tls: TLSOptions, timeouts: UploadTimeouts, proxy: ProxyTarget?, eventLoopGroup: EventLoopGroup, threadPool: NIOThreadPool, clock: HouseClock) throws {
+    /// A client that verifies certificates as `tls` says, within `timeouts`, through the proxy
+    /// `route` names for each request's host.
+    init(tls: TLSOptions, timeouts: UploadTimeouts, route: ProxyRoute, eventLoopGroup: EventLoopGroup, threadPool: NIOThreadPool, clock: HouseClock) throws {
         self.clock = clock
         self.timeouts = timeouts
-        self.proxy = proxy
+        self.route = route
+        let proxy = route.proxy
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
         var certificateRoots: CertificateInspection.Roots? = tls.insecure ? nil : .system
         if let path = tls.caCertificatePath {
@@ -64,21 +70,30 @@ final class ClientExchanger: Exchanger {
             configuration.proxy = proxy.map(HTTPClient.Configuration.Proxy.init(httpProxy:))
         }
         client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        if route.bypassesSome {
+            configuration.proxy = nil
+            bypassClient = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        } else {
+            bypassClient = nil
+        }
         self.certificateRoots = certificateRoots
     }
 
     func shutdown() async throws {
         try await client.shutdown()
+        try await bypassClient?.shutdown()
         socksBridge?.close()
     }
 
     func path(to endpoint: Endpoint) -> ExchangePath {
-        ExchangePath(direct: false, throughHTTPProxy: proxy?.kind == .http)
+        ExchangePath(direct: false, throughHTTPProxy: route.proxy(forHost: endpoint.host)?.kind == .http)
     }
 
     /// `exchange` and its answer, with the stall watchdog and the answer clock.
     func exchange(_ exchange: Exchange, eventLoop: EventLoop, observer: AttemptObserver) async -> AttemptResult {
         let url = exchange.endpoint.url
+        let proxy = route.proxy(forHost: exchange.endpoint.host)
+        let client = proxy == nil ? bypassClient ?? self.client : self.client
         let progressBase = exchange.progressBase, progressTotal = exchange.progressTotal
         let length = exchange.body.length
         let body: HTTPClient.Body?

@@ -22,7 +22,7 @@ import UploadCore
 /// proxy, or through a SOCKS5 tunnel.
 struct DirectTarget: Sendable, Equatable {
     /// Where the connection goes: the URL's host, or the proxy.
-    let peer: DirectConnections.Peer
+    var peer: DirectConnections.Peer
     /// The request target: the path (at least `/`) and the query, as written in the URL; the
     /// whole URL (absolute form) through a proxy.
     let uri: String
@@ -44,6 +44,7 @@ struct DirectTarget: Sendable, Equatable {
             // direct (`DirectConnections.connect` makes the tunnel).
             self = direct
             self.proxy = proxy
+            peer = .init(host: direct.peer.host, port: direct.peer.port, tunnel: proxy)
             return
         }
         peer = .init(host: proxy.host, port: proxy.port)
@@ -68,22 +69,23 @@ struct DirectTarget: Sendable, Equatable {
 /// The keep-alive connections of direct uploads, idle ones kept per peer until reused, closed
 /// by the server, or idle for `idleTimeout`.
 final class DirectConnections: Sendable {
-    /// The proxy every connection goes through, or nil: an HTTP one is connected to as the
-    /// origin (`DirectTarget`), a SOCKS5 one tunnels to it.
-    let proxy: ProxyTarget?
+    /// The proxy each connection goes through, by the server's host, or none: an HTTP one is
+    /// connected to as the origin (`DirectTarget`), a SOCKS5 one tunnels to it.
+    let route: ProxyRoute
     let threadPool: NIOThreadPool
 
-    init(proxy: ProxyTarget? = nil, threadPool: NIOThreadPool = .singleton) {
-        self.proxy = proxy
+    init(route: ProxyRoute = ProxyRoute(), threadPool: NIOThreadPool = .singleton) {
+        self.route = route
         self.threadPool = threadPool
     }
 
-    /// Where a connection goes (host and port): the server, or the HTTP proxy in between. Not
-    /// an origin in RFC 6454's sense (UploadCore's `Origin`): connections through one proxy to
-    /// many servers share one.
+    /// Where a connection goes (host and port): the server, or the HTTP proxy in between, and
+    /// the SOCKS5 proxy that tunnels to it, if one does. Not an origin in RFC 6454's sense
+    /// (UploadCore's `Origin`): connections through one HTTP proxy to many servers share one.
     struct Peer: Hashable, Sendable {
         let host: String
         let port: Int
+        var tunnel: ProxyTarget? = nil
     }
 
     /// Idle connections kept per peer; more are closed when their upload ends.
@@ -93,7 +95,7 @@ final class DirectConnections: Sendable {
     private let idle = NIOLockedValueBox<[Peer: [DirectConnection]]>([:])
     /// Where a request to `endpoint` goes the direct way, or nil if it cannot (not plain http).
     func target(_ endpoint: Endpoint) -> DirectTarget? {
-        DirectTarget(endpoint, proxy: proxy)
+        DirectTarget(endpoint, proxy: route.proxy(forHost: endpoint.host))
     }
 
     /// An idle connection to `peer`, one on `loop` if there is one.
@@ -149,7 +151,7 @@ final class DirectConnections: Sendable {
             }
         }
         let connecting: EventLoopFuture<Channel>
-        if let proxy, proxy.kind == .socks5 {
+        if let proxy = peer.tunnel {
             connecting = SOCKS5Connector.connect(proxy, to: peer.host, port: peer.port, on: loop, timeout: timeout,
                                                  threadPool: threadPool, initializer: initializer)
         } else {
