@@ -8,27 +8,66 @@ import UploadJournal
 extension Agent {
     /// Checks one file as the queue will send it (absolute path, readable, an image unless any
     /// file is allowed, a usable transport) and returns the upload, or why it is refused.
-    func admit(_ item: EnqueueItem) -> Result<NewUpload, AdmissionRefusal> {
-        guard item.path.hasPrefix("/") else {
-            return .failure(AdmissionRefusal("the agent needs an absolute path (it does not share your working directory)"))
-        }
-        let request = item.request
+    func admit(_ item: EnqueueItem, inspected: Result<FileFingerprint, AdmissionRefusal>) -> Result<NewUpload, AdmissionRefusal> {
         let fingerprint: FileFingerprint
-        do throws(UploadInputError) {
-            guard let inspected = try UploadPreflight.inspect(request) else {
-                return .failure(AdmissionRefusal("the agent uploads files, not standard input"))
-            }
-            fingerprint = inspected
-        } catch {
-            if case .cannotRead = error { return .failure(AdmissionRefusal("\(error)", mayPass: true)) }
-            return .failure(AdmissionRefusal("\(error)"))
+        switch inspected {
+        case .success(let found): fingerprint = found
+        case .failure(let refusal): return .failure(refusal)
         }
         do {
             _ = try transport(for: item.settings)
         } catch {
             return .failure(AdmissionRefusal("\(error)", mayPass: true))
         }
-        return .success(NewUpload(request: request, fingerprint: fingerprint, settings: item.settings, origin: item.origin))
+        return .success(NewUpload(request: item.request, fingerprint: fingerprint, settings: item.settings, origin: item.origin))
+    }
+
+    /// Each item's file checked (`UploadPreflight.inspect`: opened, its head read and sniffed),
+    /// off the agent's own thread on `PreparationThreads`, each within the preparation limit:
+    /// a file whose read never returns (a network file system that stopped answering) is
+    /// refused with the reason and the rest of the batch is checked after it.
+    func inspectAll(_ items: [EnqueueItem]) async -> [Result<FileFingerprint, AdmissionRefusal>] {
+        var results: [Result<FileFingerprint, AdmissionRefusal>] = []
+        results.reserveCapacity(items.count)
+        let limit = configuration.preparationLimit
+        while results.count < items.count {
+            let rest = Array(items[results.count...])
+            let checked = CheckedSoFar()
+            let progress = PreparationProgress()
+            do throws(UploadFailure) {
+                try await PreparationThreads.shared.run(limit: limit, describing: "", progress: progress) {
+                    for item in rest {
+                        guard checked.append(Self.inspect(item)) else { return }
+                        progress.step()
+                    }
+                }
+                results += checked.stop()
+            } catch {
+                results += checked.stop()
+                guard results.count < items.count else { break }
+                let stuck = items[results.count]
+                let reason = error.kind == .preparationStalled
+                    ? PreparationThreads.stalledMessage(stuck.path, seconds: Double(limit.nanoseconds) / 1e9) : error.message
+                results.append(.failure(AdmissionRefusal(reason, mayPass: true)))
+            }
+        }
+        return results
+    }
+
+    /// One item's file checked.
+    static func inspect(_ item: EnqueueItem) -> Result<FileFingerprint, AdmissionRefusal> {
+        guard item.path.hasPrefix("/") else {
+            return .failure(AdmissionRefusal("the agent needs an absolute path (it does not share your working directory)"))
+        }
+        do throws(UploadInputError) {
+            guard let inspected = try UploadPreflight.inspect(item.request) else {
+                return .failure(AdmissionRefusal("the agent uploads files, not standard input"))
+            }
+            return .success(inspected)
+        } catch {
+            if case .cannotRead = error { return .failure(AdmissionRefusal("\(error)", mayPass: true)) }
+            return .failure(AdmissionRefusal("\(error)"))
+        }
     }
 
     /// Uploads the journal just added: clients watching are told they are queued, and they
@@ -62,8 +101,9 @@ extension Agent {
     func enqueue(_ items: [EnqueueItem], brief: Bool = false) async -> [EnqueueResult] {
         var accepted: [(NewUpload, Int)] = []
         var results: [EnqueueResult?] = Array(repeating: nil, count: items.count)
+        let inspections = await inspectAll(items)
         for (index, item) in items.enumerated() {
-            switch admit(item) {
+            switch admit(item, inspected: inspections[index]) {
             case .success(let upload): accepted.append((upload, index))
             case .failure(let refusal): results[index] = .refused(path: item.path, reason: refusal.reason)
             }
@@ -120,6 +160,31 @@ extension Agent {
         } catch {
             backlog.putBack([id])
             return .error(message: "cannot read the journal: \(error)")
+        }
+    }
+}
+
+/// The checks a batch's thread has made, until the agent stops taking them (the batch stalled
+/// on a file: what the thread does after that is dropped).
+final class CheckedSoFar: @unchecked Sendable {
+    private let lock = NSLock()
+    private var checked: [Result<FileFingerprint, AdmissionRefusal>] = []
+    private var stopped = false
+
+    /// Keeps one more; false once stopped.
+    func append(_ result: Result<FileFingerprint, AdmissionRefusal>) -> Bool {
+        lock.withLock {
+            guard !stopped else { return false }
+            checked.append(result)
+            return true
+        }
+    }
+
+    /// What was checked; nothing more is kept.
+    func stop() -> [Result<FileFingerprint, AdmissionRefusal>] {
+        lock.withLock {
+            stopped = true
+            return checked
         }
     }
 }

@@ -55,7 +55,8 @@ public actor Agent {
         (lastActivity, startedAt) = (configuration.clock.monotonic(), configuration.clock.wall())
         settings = configuration.settings
         events = AgentEvents(checkpointInterval: configuration.checkpointInterval, progressInterval: configuration.progressInterval)
-        defaultTransport = try HTTPUploadTransport(settings: TransportSettings(), sharedLimit: sharedLimit, clock: configuration.clock)
+        defaultTransport = try HTTPUploadTransport(settings: TransportSettings(), sharedLimit: sharedLimit,
+                                                   preparationLimit: configuration.preparationLimit, clock: configuration.clock)
         queue = UploadQueue(transport: defaultTransport, concurrency: configuration.settings.concurrency, log: log, clock: configuration.clock)
         do {
             preparation = try PreparationWatch(path: configuration.paths.preparing)
@@ -140,7 +141,7 @@ public actor Agent {
         key.retries = 0
         if key == TransportSettings() { return defaultTransport }
         if let existing = transports[key] { return existing }
-        let made = try HTTPUploadTransport(settings: key, sharedLimit: sharedLimit, clock: clock)
+        let made = try HTTPUploadTransport(settings: key, sharedLimit: sharedLimit, preparationLimit: configuration.preparationLimit, clock: clock)
         transports[key] = made
         return made
     }

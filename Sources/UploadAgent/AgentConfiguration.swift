@@ -1,3 +1,5 @@
+import NIOCore
+import UploadClient
 import Foundation
 import UploadCore
 import UploadJournal
@@ -25,13 +27,17 @@ public struct AgentConfiguration: Sendable {
     public var maintenance: (every: Double, keep: MaintenanceSpec)
     /// What the agent reads the time from (records, schedules, the rate window, idle time).
     public var clock: HouseClock
+    /// How long reading a file before its upload may take (`PreparationThreads`); one that
+    /// took longer twice is left out with the reason.
+    public var preparationLimit: TimeAmount
 
     public init(
         paths: StatePaths, idleExitSeconds: Double = 600, settings: AgentSettings = AgentSettings(),
         snapshotLimit: Int = 1000, checkpointInterval: Double = 1, progressInterval: Double = 0.1,
         eventGathering: Double = 0.01, maintenance: (every: Double, keep: MaintenanceSpec) = (86400, MaintenanceSpec()),
-        clock: HouseClock = .system
+        clock: HouseClock = .system, preparationLimit: TimeAmount = PreparationThreads.defaultLimit
     ) {
+        self.preparationLimit = preparationLimit
         self.clock = clock
         self.paths = paths
         self.idleExitSeconds = idleExitSeconds

@@ -63,6 +63,9 @@ public final class PreparationWatch: @unchecked Sendable {
             + "so it is left out and the other uploads go on (R in the monitor tries it again)"
     }
 
+    /// What an upload whose file stalled twice as it was read says after the stall.
+    static let stalledTwice = "; twice, so it is left out and the other uploads go on (R in the monitor tries it again)"
+
     /// The upload `id`'s preparation begins.
     public func begin(_ id: UploadID) {
         lock.lock()
@@ -90,6 +93,14 @@ public final class PreparationWatch: @unchecked Sendable {
     }
 }
 
+extension AttemptResult {
+    /// Whether the attempt ended as its file was read, on the preparation's limit.
+    var stalledInPreparation: Bool {
+        if case .failed(let failure) = outcome { return failure.kind == .preparationStalled }
+        return false
+    }
+}
+
 /// The watch's file could not be opened.
 public struct PreparationWatchError: Error, CustomStringConvertible {
     public let path: String
@@ -112,7 +123,16 @@ struct PreparationWatchedTransport: UploadTransport {
             watch.end(id)
             observer.started(url, total)
         }
-        let result = await inner.perform(request, observer: watched)
+        var result = await inner.perform(request, observer: watched)
+        if result.stalledInPreparation, !Task.isCancelled {
+            // Once more: a network file system may be back. A second stall leaves it out
+            // (failed with the reason, in the queue) and the other uploads go on.
+            result = await inner.perform(request, observer: watched)
+            if result.stalledInPreparation, case .failed(let failure) = result.outcome {
+                result = AttemptResult(outcome: .failed(UploadFailure(.preparationStalled, failure.message + PreparationWatch.stalledTwice)),
+                                       response: nil, bytesSent: 0)
+            }
+        }
         watch.end(id)
         return result
     }

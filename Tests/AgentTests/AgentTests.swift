@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import NIOConcurrencyHelpers
+import NIOCore
 import Testing
 @testable import UploadAgent
 import UploadClient
@@ -15,11 +16,12 @@ struct RunningAgent {
     let paths: StatePaths
     let journal: Journal
 
-    static func start(root: String, concurrency: Int = 2) async throws -> RunningAgent {
+    static func start(root: String, concurrency: Int = 2, preparationLimit: TimeAmount = PreparationThreads.defaultLimit) async throws -> RunningAgent {
         let paths = StatePaths(stateDirectory: root + "/state", runtimeDirectory: root + "/run")
         try paths.prepare()
         let journal = try Journal(path: paths.journal)
-        let agent = try Agent(configuration: AgentConfiguration(paths: paths, idleExitSeconds: 0, settings: AgentSettings(concurrency: concurrency)), journal: journal)
+        let agent = try Agent(configuration: AgentConfiguration(paths: paths, idleExitSeconds: 0, settings: AgentSettings(concurrency: concurrency),
+                                                                preparationLimit: preparationLimit), journal: journal)
         try await agent.start()
         let server = try AgentServer(agent: agent, path: paths.socket)
         server.start()

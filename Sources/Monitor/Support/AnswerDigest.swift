@@ -96,6 +96,7 @@ public enum FailureText {
         case .connectionLost: "connection lost"
         case .cancelled: "cancelled"
         case .fileError: "file error"
+        case .preparationStalled: "file stalled"
         case .tooManyRedirects: "too many redirects"
         case .answeredEarly: "answered early"
         case .integrityMismatch: "integrity mismatch"

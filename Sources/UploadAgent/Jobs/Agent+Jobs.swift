@@ -100,9 +100,12 @@ extension Agent {
                 return true
             }
         }
+        let items = plan.settled.map { entry in
+            EnqueueItem(request: spec.request(forFileNamed: entry.name), settings: spec.settings, origin: "watch \(spec.directory)")
+        }
+        let inspections = await inspectAll(items)
         for (index, entry) in plan.settled.enumerated() {
-            let item = EnqueueItem(request: spec.request(forFileNamed: entry.name), settings: spec.settings, origin: "watch \(spec.directory)")
-            switch admit(item) {
+            switch admit(items[index], inspected: inspections[index]) {
             case .success(let upload) where upload.fingerprint == entry.fingerprint:
                 plan.changes.queue.append((entry.name, upload))
             case .success(let upload):

@@ -33,19 +33,21 @@ extension HTTPUploadTransport {
         var preloaded: ByteBuffer?
         switch request.source {
         case .file(let path):
-            var opened = try FileSource.open(path: path)
-            if let expected = request.expectedFile, let fingerprint = opened.openedAs, let change = expected.change(to: fingerprint) {
-                throw UploadFailure(.fileError, "\(path) \(change)")
-            }
-            if stripLocation { opened = try opened.withoutLocation() }
-            source = opened
-            if let size = source.size, size <= Int64(streamChunkSize) {
-                // Small enough to hold: one read serves the sniffing, the size check and the body.
-                let whole = try source.readWhole(size: size)
-                prefix = Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength))
-                preloaded = whole
-            } else {
-                prefix = try source.prefix()
+            // On a thread of its own, within a limit: a read from a file system that stopped
+            // answering never returns, and must hold neither an event loop nor the queue.
+            let (expected, strip, holdable) = (request.expectedFile, stripLocation, Int64(streamChunkSize))
+            (source, prefix, preloaded) = try await preparation.run(limit: preparationLimit, clockOn: eventLoop, describing: path) { () throws(UploadFailure) in
+                var opened = try FileSource.open(path: path)
+                if let expected, let fingerprint = opened.openedAs, let change = expected.change(to: fingerprint) {
+                    throw UploadFailure(.fileError, "\(path) \(change)")
+                }
+                if strip { opened = try opened.withoutLocation() }
+                if let size = opened.size, size <= holdable {
+                    // Small enough to hold: one read serves the sniffing, the size check and the body.
+                    let whole = try opened.readWhole(size: size)
+                    return (opened, Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength)), whole)
+                }
+                return (opened, try opened.prefix(), nil)
             }
         case .standardInput:
             source = FileSource.standardInput()

@@ -44,6 +44,9 @@ public final class HTTPUploadTransport: UploadTransport {
     let createDirs: Bool
     /// Which proxy each request goes through, by its host.
     let proxyRoute: ProxyRoute
+    /// Where a file is read before its upload, and for how long at most (`PreparationThreads`).
+    let preparation: PreparationThreads
+    let preparationLimit: TimeAmount
     /// The URLs requests go to, parsed.
     let endpoints = ParsedEndpoints()
     /// How `s3://` uploads are signed, read from the environment and the AWS files when first needed.
@@ -107,8 +110,12 @@ public final class HTTPUploadTransport: UploadTransport {
         threadPool: NIOThreadPool = .singleton,
         exchanger: (any Exchanger)?,
         environment: [String: String] = ProcessInfo.processInfo.environment,
+        preparationLimit: TimeAmount = PreparationThreads.defaultLimit,
+        preparation: PreparationThreads = .shared,
         clock: HouseClock = .system
     ) throws {
+        self.preparation = preparation
+        self.preparationLimit = preparationLimit
         s3Access = S3AccessSource(environment: environment)
         self.clock = clock
         support = ResumeSupport(clock: clock)
@@ -141,7 +148,9 @@ public final class HTTPUploadTransport: UploadTransport {
     }
 
     /// A transport that sends as `settings` say, within `sharedLimit` if given.
-    public convenience init(settings: TransportSettings, sharedLimit: SharedRateLimit? = nil, contentIdentity: Bool = true, clock: HouseClock = .system) throws {
+    /// `preparationLimit`: how long reading a file before its upload may take.
+    public convenience init(settings: TransportSettings, sharedLimit: SharedRateLimit? = nil, contentIdentity: Bool = true,
+                            preparationLimit: TimeAmount = PreparationThreads.defaultLimit, clock: HouseClock = .system) throws {
         try self.init(
             tls: TLSOptions(caCertificatePath: settings.caCertificatePath, insecure: settings.insecure),
             timeouts: UploadTimeouts(
@@ -160,6 +169,8 @@ public final class HTTPUploadTransport: UploadTransport {
             uploadProtocol: settings.uploadProtocol,
             tusChunkSize: settings.chunkSize,
             createDirs: settings.createDirs,
+            exchanger: nil,
+            preparationLimit: preparationLimit,
             clock: clock
         )
     }

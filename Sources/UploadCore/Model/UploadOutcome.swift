@@ -18,6 +18,10 @@ public struct UploadFailure: Error, Sendable, Hashable, Codable, CustomStringCon
         case cancelled
         /// The file vanished, could not be read, or changed size during the upload.
         case fileError
+        /// Reading the file before sending it (opening, checking, stripping the location) took
+        /// longer than its limit: a network file system that stopped answering, or a file made
+        /// to hold a reader (`PreparationThreads`).
+        case preparationStalled
         /// More than the allowed number of 307/308 redirects.
         case tooManyRedirects
         /// The server answered with a success before the whole body was sent: whatever it
@@ -49,7 +53,7 @@ public struct UploadFailure: Error, Sendable, Hashable, Codable, CustomStringCon
     public var isTransient: Bool {
         switch kind {
         case .cannotConnect, .connectTimeout, .connectionLost, .stalled, .noAnswer, .integrityMismatch: return true
-        case .certificateRejected, .cancelled, .fileError, .tooManyRedirects, .answeredEarly, .other: return false
+        case .certificateRejected, .cancelled, .fileError, .preparationStalled, .tooManyRedirects, .answeredEarly, .other: return false
         }
     }
 }
