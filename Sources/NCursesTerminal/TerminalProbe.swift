@@ -61,7 +61,11 @@ public enum TerminalProbe {
                 // Its options cannot be asked from here: the terminal around it is asked through
                 // it, and answers only if it passes them on. Tmux's own answer comes at once, the
                 // terminal's moments after (they are side by side): a short wait after tmux's.
-                guard let named = ask(TerminalReplies.nameQuery), named.version?.hasPrefix("tmux ") == true,
+                guard let named = ask(TerminalReplies.nameQuery) else { return Outcome(nil) }
+                // No name in time (a slow link, a loaded machine): its answer may still come,
+                // and must not reach the keys (`ESC P > | t m u x …` would mark and upload).
+                guard named.version != nil else { return Outcome(nil, pending: true) }
+                guard named.version?.hasPrefix("tmux ") == true,
                       let replies = ask(TerminalReplies.tmuxQuery(passthrough: true), into: TerminalReplies(insideTmux: true),
                                         afterTmuxMilliseconds: tmuxNeighbourMilliseconds(environment)) else { return Outcome(nil) }
                 return Outcome(replies.graphics(windowCell: windowCell()), pending: !replies.complete, throughTmux: replies.complete)
