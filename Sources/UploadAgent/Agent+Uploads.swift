@@ -27,31 +27,9 @@ extension Agent {
     /// a file whose read never returns (a network file system that stopped answering) is
     /// refused with the reason and the rest of the batch is checked after it.
     func inspectAll(_ items: [EnqueueItem]) async -> [Result<FileFingerprint, AdmissionRefusal>] {
-        var results: [Result<FileFingerprint, AdmissionRefusal>] = []
-        results.reserveCapacity(items.count)
-        let limit = configuration.preparationLimit
-        while results.count < items.count {
-            let rest = Array(items[results.count...])
-            let checked = CheckedSoFar()
-            let progress = PreparationProgress()
-            do throws(UploadFailure) {
-                try await PreparationThreads.shared.run(limit: limit, describing: "", progress: progress) {
-                    for item in rest {
-                        guard checked.append(Self.inspect(item)) else { return }
-                        progress.step()
-                    }
-                }
-                results += checked.stop()
-            } catch {
-                results += checked.stop()
-                guard results.count < items.count else { break }
-                let stuck = items[results.count]
-                let reason = error.kind == .preparationStalled
-                    ? PreparationThreads.stalledMessage(stuck.path, seconds: Double(limit.nanoseconds) / 1e9) : error.message
-                results.append(.failure(AdmissionRefusal(reason, mayPass: true)))
-            }
+        await PreparationThreads.shared.each(items, limit: configuration.preparationLimit, path: \.path, check: Self.inspect) { _, why in
+            .failure(AdmissionRefusal(why, mayPass: true))
         }
-        return results
     }
 
     /// One item's file checked.
@@ -160,31 +138,6 @@ extension Agent {
         } catch {
             backlog.putBack([id])
             return .error(message: "cannot read the journal: \(error)")
-        }
-    }
-}
-
-/// The checks a batch's thread has made, until the agent stops taking them (the batch stalled
-/// on a file: what the thread does after that is dropped).
-final class CheckedSoFar: @unchecked Sendable {
-    private let lock = NSLock()
-    private var checked: [Result<FileFingerprint, AdmissionRefusal>] = []
-    private var stopped = false
-
-    /// Keeps one more; false once stopped.
-    func append(_ result: Result<FileFingerprint, AdmissionRefusal>) -> Bool {
-        lock.withLock {
-            guard !stopped else { return false }
-            checked.append(result)
-            return true
-        }
-    }
-
-    /// What was checked; nothing more is kept.
-    func stop() -> [Result<FileFingerprint, AdmissionRefusal>] {
-        lock.withLock {
-            stopped = true
-            return checked
         }
     }
 }

@@ -69,7 +69,7 @@ public struct DemoSession {
     public func runHeadless(json: Bool) async throws -> Int32 {
         try await withReceiver { files, _, url, received in
             output.write("Receiver listening on \(url), storing in \(received)\nSending \(files.count) samples\n\n")
-            let requests = try SendSession(endpoint: url, allowAnyFile: true, settings: settings, output: output).requests(for: files).get()
+            let requests = try await SendSession(endpoint: url, allowAnyFile: true, settings: settings, output: output).requests(for: files).get()
             let result = try await SendSession.send(requests, settings: settings, concurrency: 2, json: json, output: output)
             let ok = result.tracker.states.values.filter { $0.outcome?.isSuccess == true }.count
             output.write("\nThe receiver stored \(ok) files in \(received).\n")

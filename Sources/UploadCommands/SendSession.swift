@@ -67,27 +67,51 @@ public struct SendSession: Sendable {
     }
 
     /// Each file a request with its size; or every reason a file is refused. `urls`: each
-    /// file's own (a destination list's), else every one goes to `endpoint`.
-    public func requests(for paths: [String], urls: [String]? = nil) -> Result<[(UploadRequest, Int64?)], Refusals> {
-        var requests: [(UploadRequest, Int64?)] = []
-        var refusals: [String] = []
+    /// file's own (a destination list's), else every one goes to `endpoint`. The files are
+    /// read (their heads, to check them) off this task, each within the preparation limit: a
+    /// file whose read never returns (a network file system that stopped answering) is
+    /// refused with the reason rather than holding the command.
+    public func requests(for paths: [String], urls: [String]? = nil) async -> Result<[(UploadRequest, Int64?)], Refusals> {
+        var built: [Result<UploadRequest, Refusal>] = []
         for (index, path) in paths.enumerated() {
             do throws(UploadInputError) {
                 var request = try UploadRequest.forPath(
                     background ? Self.absolute(path) : path, url: urls?[index] ?? endpoint, field: field, requestedName: name,
                     formFields: formFields, headers: headers, allowAnyFile: allowAnyFile)
                 request.uploadURL = uploadURL
-                let size = try UploadPreflight.check(request)
-                if settings.stripLocation, let refusal = Self.cannotStripLocation(path) {
-                    refusals.append(refusal)
-                    continue
-                }
-                requests.append((request, size))
+                built.append(.success(request))
             } catch {
-                refusals.append(error.description)
+                built.append(.failure(Refusal(reason: error.description)))
+            }
+        }
+        let strip = settings.stripLocation
+        let checked = await PreparationThreads.shared.each(
+            built, limit: PreparationThreads.defaultLimit, path: { (try? $0.get().source.path) ?? "" },
+            check: { item -> Result<(UploadRequest, Int64?), Refusal> in
+                guard case .success(let request) = item else { return item.map { ($0, nil) } }
+                do throws(UploadInputError) {
+                    let size = try UploadPreflight.check(request)
+                    if strip, let refusal = Self.cannotStripLocation(request.source.path) { return .failure(Refusal(reason: refusal)) }
+                    return .success((request, size))
+                } catch {
+                    return .failure(Refusal(reason: error.description))
+                }
+            },
+            stalled: { _, why in .failure(Refusal(reason: why)) })
+        var requests: [(UploadRequest, Int64?)] = []
+        var refusals: [String] = []
+        for result in checked {
+            switch result {
+            case .success(let request): requests.append(request)
+            case .failure(let refusal): refusals.append(refusal.reason)
             }
         }
         return refusals.isEmpty ? .success(requests) : .failure(Refusals(reasons: refusals))
+    }
+
+    /// Why one file is refused.
+    struct Refusal: Error {
+        let reason: String
     }
 
     /// Every file `send` refuses before sending anything, each with its reason.
@@ -108,7 +132,7 @@ public struct SendSession: Sendable {
             if let refusal = Self.refusal(files: files, name: name, background: background) { return refuse([refusal]) }
         }
         var requests: [(UploadRequest, Int64?)]
-        switch self.requests(for: files, urls: urls) {
+        switch await self.requests(for: files, urls: urls) {
         case .success(let checked): requests = checked
         case .failure(let refusals): return refuse(refusals.reasons)
         }

@@ -38,7 +38,7 @@ struct SendSessionTests {
         try Data("plain words".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
         let recorder = OutputRecorder()
         let session = SendSession(endpoint: "http://127.0.0.1:9/photo", output: recorder.output, paths: Self.paths(folder))
-        guard case .failure(let refused) = session.requests(for: [image, folder + "/notes.txt", folder + "/missing.png"]) else {
+        guard case .failure(let refused) = await session.requests(for: [image, folder + "/notes.txt", folder + "/missing.png"]) else {
             Issue.record("refused files were accepted")
             return
         }

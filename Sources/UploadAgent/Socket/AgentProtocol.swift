@@ -66,10 +66,7 @@ public struct EnqueueItem: Codable, Sendable, Hashable {
     }
 
     /// The file's path as the client gave it (`-` for standard input).
-    public var path: String {
-        if case .file(let path) = request.source { return path }
-        return "-"
-    }
+    public var path: String { request.source.path }
 }
 
 /// The files of one enqueue request. Files queued together share their transport settings,

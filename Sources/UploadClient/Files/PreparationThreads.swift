@@ -85,6 +85,38 @@ public final class PreparationThreads: @unchecked Sendable {
         return try result.get()
     }
 
+    /// `check` of each item, in order, on one of these threads, each within `limit`: an item
+    /// whose check does not end in time gets `stalled(item, why)` (its thread is left with it)
+    /// and the items after it are checked on another. One thread hop for a whole batch.
+    public func each<Item: Sendable, Result: Sendable>(
+        _ items: [Item], limit: TimeAmount, path: @escaping @Sendable (Item) -> String,
+        check: @escaping @Sendable (Item) -> Result, stalled: (Item, String) -> Result
+    ) async -> [Result] {
+        var results: [Result] = []
+        results.reserveCapacity(items.count)
+        while results.count < items.count {
+            let rest = Array(items[results.count...])
+            let checked = CheckedSoFar<Result>()
+            let progress = PreparationProgress()
+            do throws(UploadFailure) {
+                try await run(limit: limit, describing: "", progress: progress) {
+                    for item in rest {
+                        guard checked.append(check(item)) else { return }
+                        progress.step()
+                    }
+                }
+                results += checked.stop()
+            } catch {
+                results += checked.stop()
+                guard results.count < items.count else { break }
+                let stuck = items[results.count]
+                results.append(stalled(stuck, error.kind == .preparationStalled
+                    ? Self.stalledMessage(path(stuck), seconds: Double(limit.nanoseconds) / 1e9) : error.message))
+            }
+        }
+        return results
+    }
+
     /// What a preparation that took longer than `seconds` says.
     public static func stalledMessage(_ what: String, seconds: Double) -> String {
         "reading \(what) took longer than \(DurationText.format(seconds)) and was given up "
@@ -135,4 +167,29 @@ public final class PreparationProgress: Sendable {
     public init() {}
     public var count: Int { done.withLockedValue { $0 } }
     public func step() { done.withLockedValue { $0 += 1 } }
+}
+
+/// The checks a batch's thread has made, until the caller stops taking them (the batch stalled
+/// on an item: what the thread does after that is dropped).
+final class CheckedSoFar<Result: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var checked: [Result] = []
+    private var stopped = false
+
+    /// Keeps one more; false once stopped.
+    func append(_ result: Result) -> Bool {
+        lock.withLock {
+            guard !stopped else { return false }
+            checked.append(result)
+            return true
+        }
+    }
+
+    /// What was checked; nothing more is kept.
+    func stop() -> [Result] {
+        lock.withLock {
+            stopped = true
+            return checked
+        }
+    }
 }

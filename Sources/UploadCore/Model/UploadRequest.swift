@@ -5,6 +5,12 @@ public enum UploadSource: Sendable, Hashable, Codable {
     case file(path: String)
     /// Standard input (or any pipe): unknown length, sent chunked.
     case standardInput
+
+    /// The file's path as given, `-` for standard input.
+    public var path: String {
+        if case .file(let path) = self { return path }
+        return "-"
+    }
 }
 
 /// One header the user asked to send. Its value is a secret as far as output goes:
