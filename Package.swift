@@ -151,7 +151,7 @@ let package = Package(
         .executableTarget(
             name: "monitor-bench",
             dependencies: [
-                "Monitor", "MonitorRuntime", "NCursesTerminal", "TerminalCanvas", "UploadCore", "ImagePreview", "UploadTesting",
+                "Monitor", "MonitorRuntime", "NCursesTerminal", "TerminalCanvas", "UploadCore", "ImagePreview", "UploadTesting", "UploadAgent",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

@@ -375,5 +375,7 @@ if what == "preview-memory" {
 }
 if what == "render" || what == "all" { benchRender(); benchLargeAnswer() }
 if what == "queue" || what == "all" { benchQueue() }
+if what == "coding" || what == "all" { benchCoding() }
+if what == "coding-samples" { printCodingSamples() }
 if what == "dir" || what == "all" { try benchDirectory() }
 if what == "preview" || what == "all" { try benchPreview() }

@@ -126,7 +126,7 @@ public final class AgentClient: Sendable {
     private func startReading() {
         let thread = Thread { [self] in
             while let line = try? connection.readLine() {
-                guard let message = try? AgentCoding.decode(AgentMessage.self, from: line) else { continue }
+                guard let message = try? AgentCoding.decodeMessage(from: line) else { continue }
                 deliver(message)
             }
             closed()
