@@ -18,9 +18,15 @@ public final class Inbox: Sendable {
 
     public init() {}
 
+    /// Adds `input`; the pipe is written only when the list was empty: inputs that come while
+    /// others wait are taken with them (a camera roll's events cost a `write` and a wake-up of
+    /// the loop each when every one was told).
     public func post(_ input: LoopInput) {
-        items.withLockedValue { $0.append(input) }
-        wake.post()
+        let wasEmpty = items.withLockedValue { items -> Bool in
+            defer { items.append(input) }
+            return items.isEmpty
+        }
+        if wasEmpty { wake.post() }
     }
 
     /// Up to `limit` of the inputs posted so far, in order, and whether more wait (then the
