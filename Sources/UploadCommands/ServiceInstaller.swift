@@ -92,14 +92,25 @@ public struct ServiceInstaller {
         }
     }
 
+    /// Why a service should not run `executable`, or nil: a binary in a SwiftPM build folder
+    /// (`.build/`) is replaced by the next build and gone after `swift package clean`, and
+    /// the service with it.
+    public static func buildFolderWarning(_ executable: String) -> String? {
+        guard executable.split(separator: "/").contains(".build") else { return nil }
+        return "uploadmon: warning: \(executable) is in a build folder (.build/): the next build replaces it and a clean removes it, "
+            + "and the service would run whatever is there. Install the binary first (README, Install: ~/.local/bin), then run `uploadmon agent install` from there."
+    }
+
     /// Only the two unit files, as they would be written.
     public func printUnits() throws {
+        if let warning = Self.buildFolderWarning(executable) { complain(warning) }
         let units = try units()
         say("# \(directory)/\(AgentUnits.socketName)\n\(units.socketUnit)\n# \(directory)/\(AgentUnits.serviceName)\n\(units.serviceUnit)".dropLast(units.serviceUnit.hasSuffix("\n") ? 1 : 0).description)
     }
 
     /// Writes the units, enables and starts them (or says why it cannot, changing nothing).
     public func install() throws {
+        if let warning = Self.buildFolderWarning(executable) { complain(warning) }
         let units = try units()
         let systemctl: any ServiceControl
         switch manager(environment) {
@@ -125,9 +136,6 @@ public struct ServiceInstaller {
         }
         try systemctl.run(["enable", "--now", AgentUnits.socketName, AgentUnits.serviceName])
         say("Enabled and started them: systemd listens on \(units.socketPath), starts the agent for the first client and at every login.")
-        if units.executable.contains("/.build/") {
-            say("The service runs the binary of a build folder; after moving or cleaning it, run `uploadmon agent install` again.")
-        }
         if lingers(user) {
             say("Lingering is on for \(user): the agent starts at boot, without a login, and watched folders are scanned after a reboot.")
         } else {

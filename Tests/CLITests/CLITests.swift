@@ -443,7 +443,7 @@ struct CLIRun {
     /// Each help screen reads as paragraphs at 80 and at 120 columns: a line of prose ends early only
     /// where its paragraph ends (hard breaks in the text would be wrapped again, mid-sentence),
     /// and no example runs past the edge.
-    @Test(arguments: [[], ["serve"], ["send"], ["demo"], ["status"], ["agent"], ["agent", "run"], ["watch"], ["jobs"]])
+    @Test(arguments: [[], ["serve"], ["send"], ["demo"], ["status"], ["agent"], ["agent", "run"], ["watch"], ["jobs"], ["completions", "install"]])
     func helpReadsWellAtEightyAndOneHundredTwentyColumns(command: [String]) async throws {
         for width in [80, 120] {
             let help = try await CLIRun.run(command + ["--help"], environment: ["COLUMNS": String(width)])

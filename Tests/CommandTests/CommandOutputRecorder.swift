@@ -14,5 +14,6 @@ final class OutputRecorder: Sendable {
     }
 
     func said(_ stream: String = "out") -> [String] { lines.withLockedValue { $0.filter { $0.stream == stream }.map(\.text) } }
+    func clear() { lines.withLockedValue { $0 = [] } }
     var all: String { lines.withLockedValue { $0.map(\.text).joined(separator: "\n") } }
 }

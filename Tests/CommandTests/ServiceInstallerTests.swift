@@ -71,7 +71,7 @@ struct ServiceInstallerTests {
         let said = setup.recorder.said().joined(separator: "\n")
         #expect(said.contains("Stopped the agent that ran on demand (pid 4242)"))
         #expect(said.contains("Lingering is off for alice"))
-        #expect(!said.contains("build folder"))
+        #expect(!said.contains("build folder") && !setup.recorder.said("err").joined().contains("build folder"))
     }
 
     @Test("where no user instance runs, install says why and how, changes nothing, and exits 3")
@@ -105,8 +105,16 @@ struct ServiceInstallerTests {
         try setup.installer.install()
         let said = setup.recorder.said().joined(separator: "\n")
         #expect(said.contains("Lingering is on for alice"))
-        #expect(said.contains("run `uploadmon agent install` again"))
         #expect(!said.contains("Stopped the agent"))
+        // Warned before anything is written, on standard error, with what to do instead.
+        let warned = setup.recorder.said("err").joined(separator: "\n")
+        #expect(warned.contains("/home/alice/uploadmon/.build/debug/uploadmon is in a build folder"), "\(warned)")
+        #expect(warned.contains("Install the binary first"))
+        setup.recorder.clear()
+        try setup.installer.printUnits()
+        #expect(setup.recorder.said("err").joined().contains("is in a build folder"), "--print warns too")
+        #expect(ServiceInstaller.buildFolderWarning("/home/alice/.local/bin/uploadmon") == nil)
+        #expect(ServiceInstaller.buildFolderWarning("/home/alice/my.build/uploadmon") == nil)
     }
 
     @Test("uninstall disables, removes both files, reloads; with nothing installed it touches nothing")
