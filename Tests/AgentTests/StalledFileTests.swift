@@ -129,7 +129,7 @@ struct StalledFileTests {
         // Checked as it is queued: refused with the reason, the rest of the batch taken.
         guard case .refused(let path, let reason) = results[0] else { Issue.record("\(results[0])"); return }
         #expect(path == stalled.file)
-        #expect(reason.hasPrefix("reading \(stalled.file) took longer than"), "\(reason)")
+        #expect(reason.hasPrefix("reading \(stalled.file) took longer than 0.7s and was given up"), "\(reason)")
         let ids = results.compactMap { if case .queued(let upload) = $0 { upload.id } else { nil } }
         #expect(ids.count == 7)
         try await running.waitFinished(ids)

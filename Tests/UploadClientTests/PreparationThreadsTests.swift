@@ -25,7 +25,7 @@ import UploadCore
             let held = await Self.outcome(threads, limit: .milliseconds(200), name) { gate.wait(); return 1 }
             guard case .failure(let failure) = held else { Issue.record("a held preparation came back: \(held)"); return }
             #expect(failure.kind == .preparationStalled)
-            #expect(failure.message.hasPrefix("reading \(name) took longer than"), "\(failure.message)")
+            #expect(failure.message.hasPrefix("reading \(name) took longer than 0.2s"), "\(failure.message)")
         }
         // Two threads are held; the next work gets a third and comes back with its result.
         let answer = await Self.outcome(threads, limit: .seconds(60), "c.jpg") { 42 }

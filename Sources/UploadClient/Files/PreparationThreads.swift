@@ -119,7 +119,7 @@ public final class PreparationThreads: @unchecked Sendable {
 
     /// What a preparation that took longer than `seconds` says.
     public static func stalledMessage(_ what: String, seconds: Double) -> String {
-        "reading \(what) took longer than \(DurationText.format(seconds)) and was given up "
+        "reading \(what) took longer than \(DurationText.describe(seconds)) and was given up "
             + "(a network file system that stopped answering, or a file made to hold a reader)"
     }
 
