@@ -182,6 +182,7 @@ extension SendInvocation {
     private static func option(named name: String) -> Option? {
         switch name {
         case "-F", "--form": return .repeated("form")
+        case "--retry": return .value("retries")  // curl's spelling
         case "-H", "--header": return .repeated("header")
         case "--to", "--field", "--netrc-file", "--concurrency", "--retries", "--cacert", "--limit-rate", "--connect-timeout",
              "--stall-timeout", "--answer-timeout", "--proxy", "--noproxy", "--protocol", "--chunk-size", "--files-from", "--name",

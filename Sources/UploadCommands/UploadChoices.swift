@@ -43,7 +43,15 @@ public struct UploadChoices: Sendable, Equatable {
     public static let standard = UploadChoices(to: "")
 
     public init(to: String) {
-        self.to = to
+        self.to = Self.assumingScheme(to)
+    }
+
+    /// `host:port/path` as curl reads it: a URL without a scheme is http://. A list (`@FILE`),
+    /// anything with a scheme, and what does not start like a host are left as written.
+    public static func assumingScheme(_ to: String) -> String {
+        guard !to.contains("://"), let first = to.unicodeScalars.first,
+              CharacterSet.alphanumerics.contains(first) || first == "[" else { return to }
+        return "http://" + to
     }
 
     /// `--to @LIST`: the list's path.

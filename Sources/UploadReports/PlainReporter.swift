@@ -15,7 +15,7 @@ public struct PlainReporter: SendReporter {
     public mutating func handle(_ event: UploadEvent, tracker: TransferTracker, now: Double) {
         guard let id = event.uploadID, let state = tracker[id] else {
             if case .allFinished(let summary) = event {
-                say("all \(summary.total) uploads finished: \(summary.succeeded) ok, \(summary.failed) failed")
+                say(summary.finishedText(capitalized: false))
             }
             return
         }

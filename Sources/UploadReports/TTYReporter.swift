@@ -21,7 +21,7 @@ public struct TTYReporter: SendReporter {
             guard now - lastDraw >= 0.1 else { return }
         case .allFinished(let summary):
             redraw(tracker)
-            let text = "All \(summary.total) uploads finished: \(summary.succeeded) ok, \(summary.failed) failed"
+            let text = summary.finishedText(capitalized: true)
             console.write(paint(text, summary.failed == 0 ? "32" : "31") + "\n")
             return
         default:

@@ -92,6 +92,31 @@ struct CLIRun {
         }
     }
 
+    /// What curl users type: `--to host:port/path` (http:// assumed), `--retry N`, and a 500
+    /// retried as curl's `--retry` retries it; one upload is said as one.
+    @Test func curlsHabitsAreTakenAsCurlTakesThem() async throws {
+        let receiver = try await ReceiverHarness.start()
+        let photo = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 2_000)
+        let bare = try await CLIRun.run(["send", photo, "--to", "127.0.0.1:\(receiver.port)/photo"])
+        #expect(bare.status == 0, "\(bare.stdout) \(bare.stderr)")
+        #expect(bare.stdout.contains("sending to http://127.0.0.1:\(receiver.port)/photo"), "\(bare.stdout)")
+        #expect(bare.stdout.contains("1 upload finished: 1 ok, 0 failed") && !bare.stdout.contains("all 1 uploads"), "\(bare.stdout)")
+        // A server failing once with 500, then storing it: --retry 1 gets there.
+        let asked = S3RedirectTests.Seen()
+        let flaky = try S3RedirectTests.server(asked) {
+            // The head is noted before the answer is made: the first POST gets the 500.
+            asked.all.filter { $0.hasPrefix("POST ") }.count == 1 ? "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\noops"
+                : "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok"
+        }
+        defer { flaky.stop() }
+        let retried = try await CLIRun.run(["send", photo, "--to", "http://127.0.0.1:\(flaky.port)/photo", "--retry", "1", "--protocol", "multipart"])
+        #expect(retried.status == 0, "\(retried.stdout) \(retried.stderr)")
+        #expect(asked.all.filter { $0.hasPrefix("POST ") }.count == 2)
+        // Without a retry the 500 is the answer.
+        let once = try await CLIRun.run(["send", photo, "--to", "http://127.0.0.1:\(flaky.port)/photo", "--protocol", "multipart"])
+        #expect(once.status == 0 && asked.all.filter { $0.hasPrefix("POST ") }.count == 3, "the server now answers 201: \(once.stdout)")
+    }
+
     @Test func sendsFilesAndExitsZero() async throws {
         let receiver = try await ReceiverHarness.start()
         let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 300_000)

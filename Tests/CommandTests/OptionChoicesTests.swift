@@ -36,6 +36,11 @@ import UploadTesting
         #expect(Self.refusal("@urls.txt") { $0.netrc = true } == DestinationList.netrcRefusal)
         #expect(UploadChoices(to: "@urls.txt").destinationList == "urls.txt")
         #expect(UploadChoices(to: "http://h/p").destinationList == nil)
+        // A URL without a scheme is http://, as curl reads it; lists and paths stay as written.
+        #expect(UploadChoices(to: "127.0.0.1:3000/photo").to == "http://127.0.0.1:3000/photo")
+        #expect(UploadChoices(to: "example.com").to == "http://example.com")
+        #expect(UploadChoices(to: "[::1]:80/p").to == "http://[::1]:80/p")
+        for kept in ["@urls.txt", "s3://bucket/key", "https://h/p", "/photo", ""] { #expect(UploadChoices(to: kept).to == kept) }
     }
 
     @Test func aProxyFromTheEnvironmentIsCheckedAsOneGivenIs() {

@@ -69,12 +69,12 @@ import Testing
         #expect(policy.delay(after: refused, response: nil, attempt: 4, now: Date()) == nil)
     }
 
-    @Test(arguments: [408, 429, 502, 503, 504])
+    @Test(arguments: [408, 429, 500, 502, 503, 504])
     func retriesRetryableStatuses(status: Int) {
         #expect(policy.delay(after: .answered(status: status), response: response(status), attempt: 1, now: Date()) == 1)
     }
 
-    @Test(arguments: [200, 400, 404, 413, 500])
+    @Test(arguments: [200, 400, 404, 413, 501, 505])
     func doesNotRetryOtherStatuses(status: Int) {
         #expect(policy.delay(after: .answered(status: status), response: response(status), attempt: 1, now: Date()) == nil)
     }

@@ -127,8 +127,7 @@ extension MonitorReducer {
             // The queue counts what finished in each drain (retries by hand once, uploads
             // the agent has forgotten too).
             guard !quiet, summary.total > 0 else { break }
-            let noun = summary.total == 1 ? "upload" : "uploads"
-            let line = "All \(summary.total) \(noun) finished: \(summary.succeeded) ok, \(summary.failed) failed"
+            let line = summary.finishedText(capitalized: true)
             appendLog(&state, LogEntry(clock: time.clock, text: line, kind: summary.failed == 0 ? .ok : .failed))
             return [.notify(title: "uploadmon", body: line)]
         case .progress:

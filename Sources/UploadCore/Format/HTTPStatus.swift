@@ -46,8 +46,10 @@ public enum HTTPStatus {
         return phrase.isEmpty ? "\(status)" : "\(status) \(phrase)"
     }
 
-    /// Answers that a later attempt may turn into a success.
+    /// Answers that a later attempt may turn into a success: curl's `--retry` list (500
+    /// included: a server's passing fault; the upload carries an Idempotency-Key, so a server
+    /// that stored it before failing can say so rather than store it twice).
     public static func isRetryable(_ status: Int) -> Bool {
-        [408, 429, 502, 503, 504].contains(status)
+        [408, 429, 500, 502, 503, 504].contains(status)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// When and how often a failed attempt is tried again automatically (`--retries N`).
 ///
 /// Only failures a later attempt can fix are retried: connect failures, lost or stalled
-/// connections, and the answers 408, 429, 502, 503, 504; and 409 to a retry that repeats an
+/// connections, and the answers 408, 429, 500, 502, 503, 504 (curl's --retry list); and 409 to a retry that repeats an
 /// `Idempotency-Key`, which is how a server following draft-ietf-httpapi-idempotency-key-header
 /// says the attempt before (whose connection it has not yet seen end) is still in progress.
 /// A 409 to the first attempt is a real conflict and final. The delay doubles from `baseDelay`

@@ -48,4 +48,12 @@ public struct UploadSummary: Sendable, Hashable, Codable {
         self.failed = failed
     }
     public var total: Int { succeeded + failed }
+
+    /// "All 3 uploads finished: 2 ok, 1 failed", "1 upload finished: 1 ok, 0 failed": the one
+    /// way every view says it (`capitalized`: as a sentence starts).
+    public func finishedText(capitalized: Bool) -> String {
+        let counts = "finished: \(succeeded) ok, \(failed) failed"
+        if total == 1 { return "1 upload " + counts }
+        return (capitalized ? "All " : "all ") + "\(total) uploads " + counts
+    }
 }

@@ -45,7 +45,7 @@ struct UploadOptions: ParsableArguments {
     /// Said when --concurrency is given to a command whose uploads the agent runs.
     static let agentConcurrencyNote = SendArguments.agentConcurrencyNote
 
-    @Option(name: .long, help: "Retry connect failures, lost connections and 408/429/502/503/504 up to N times, with backoff.")
+    @Option(name: [.long, .customLong("retry")], help: "Retry connect failures, lost connections and 408/429/500/502/503/504 up to N times, with backoff (--retry, as curl spells it, too).")
     var retries: Int = UploadChoices.standard.retries
 
     @Flag(name: .long, help: "Send files that are not images too.")
