@@ -101,6 +101,11 @@ struct CLIRun {
         #expect(bare.status == 0, "\(bare.stdout) \(bare.stderr)")
         #expect(bare.stdout.contains("sending to http://127.0.0.1:\(receiver.port)/photo"), "\(bare.stdout)")
         #expect(bare.stdout.contains("1 upload finished: 1 ok, 0 failed") && !bare.stdout.contains("all 1 uploads"), "\(bare.stdout)")
+        // A host that cannot be resolved is said in the resolver's words, once.
+        let nowhere = try await CLIRun.run(["send", photo, "--to", "http://no-such-host.invalid:8080/photo"])
+        #expect(nowhere.status == 2)
+        #expect(nowhere.stdout.contains("cannot resolve no-such-host.invalid: ") && !nowhere.stdout.contains("SocketAddressError")
+                && !nowhere.stdout.contains("for host"), "\(nowhere.stdout)")
         // A server failing once with 500, then storing it: --retry 1 gets there.
         let asked = S3RedirectTests.Seen()
         let flaky = try S3RedirectTests.server(asked) {

@@ -210,6 +210,9 @@ import UploadCore
         var state = Fixtures.busyState(width: 120, height: 40)
         let effects = Fixtures.upload(&state, .finished(UploadID(3), .failed(UploadFailure(.connectionLost, "Connection reset by peer", code: 104))), at: 9)
         #expect(effects == [.notify(title: "uploadmon", body: "✗ 夕焼け.png → connection lost: Connection reset by peer (code 104)")])
+        // A message that starts with its kind says it once.
+        #expect(FailureText.line(UploadFailure(.cannotConnect, "cannot connect: Connection refused", code: 111)) == "cannot connect: Connection refused (code 111)")
+        #expect(FailureText.line(UploadFailure(.stalled, "nothing could be written for 30s")) == "stalled: nothing could be written for 30s")
         Fixtures.upload(&state, .finished(UploadID(4), .failed(UploadFailure(.cancelled, "cancelled before it started"))), at: 9)
         #expect(state.log.last?.text == "⊘ dog.png cancelled")
         let drained = Fixtures.upload(&state, .allFinished(UploadSummary(succeeded: 1, failed: 3)), at: 9)

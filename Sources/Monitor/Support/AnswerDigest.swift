@@ -86,6 +86,13 @@ public struct AnswerDigest: Sendable, Equatable {
 
 /// Short names for transport failures, as the panel title and the log say them.
 public enum FailureText {
+    /// The kind and the message in one line, the kind left out where the message starts with
+    /// it ("cannot connect: Connection refused", not "cannot connect: cannot connect: …").
+    public static func line(_ failure: UploadFailure) -> String {
+        let title = title(failure.kind)
+        return failure.description.lowercased().hasPrefix(title) ? failure.description : "\(title): \(failure.description)"
+    }
+
     public static func title(_ kind: UploadFailure.Kind) -> String {
         switch kind {
         case .cannotConnect: "cannot connect"

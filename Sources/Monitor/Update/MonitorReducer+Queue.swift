@@ -155,7 +155,7 @@ public enum LogLine {
         case .failed(let failure) where failure.kind == .cancelled:
             return "⊘ \(row.name) cancelled"
         case .failed(let failure):
-            return "✗ \(row.name) → \(FailureText.title(failure.kind)): \(failure.description)"
+            return "✗ \(row.name) → \(FailureText.line(failure))"
         }
     }
 }

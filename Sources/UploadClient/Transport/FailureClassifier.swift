@@ -26,6 +26,13 @@ enum FailureClassifier {
     }
 
     /// `bridge` and `endpoint`: what the SOCKS bridge found when AsyncHTTPClient only has its reply.
+    /// The resolver's reason in its own words ("Name or service not known"), without NIO's type
+    /// name and the host said again.
+    static func resolverWords(_ error: any Error) -> String {
+        if let unknown = error as? SocketAddressError.UnknownHost { return unknown.errorDescription }
+        return String(describing: error)
+    }
+
     static func throughProxy(_ error: Error, proxy: ProxyTarget, timeouts: UploadTimeouts,
                              bridge: SOCKSBridge? = nil, endpoint: Endpoint? = nil) -> UploadFailure? {
         let name = proxy.display
@@ -86,7 +93,7 @@ enum FailureClassifier {
         }
         if let connection = error as? NIOConnectionError {
             if let dns = connection.dnsAError ?? connection.dnsAAAAError {
-                return UploadFailure(.cannotConnect, "cannot resolve \(connection.host): \(dns)")
+                return UploadFailure(.cannotConnect, "cannot resolve \(connection.host): \(Self.resolverWords(dns))")
             }
             if let first = connection.connectionErrors.first {
                 let inner = classify(first.error, bodySent: false, timeouts: timeouts)
@@ -130,6 +137,9 @@ enum FailureClassifier {
         if let tls = error as? NIOSSLExtraError, tls == .failedToValidateHostname {
             // NIOSSL's own check after a trusted chain; its text says "<none>" for an IP target.
             return UploadFailure(.certificateRejected, "certificate name mismatch: the certificate is not made out for the host asked for")
+        }
+        if let unknown = error as? SocketAddressError.UnknownHost {
+            return UploadFailure(.cannotConnect, "cannot resolve \(unknown.host): \(Self.resolverWords(unknown))")
         }
         if let resolution = error as? SocketAddressError {
             return UploadFailure(.cannotConnect, "cannot resolve host: \(resolution)")
