@@ -210,6 +210,13 @@ import UploadCore
         var state = Fixtures.busyState(width: 120, height: 40)
         let effects = Fixtures.upload(&state, .finished(UploadID(3), .failed(UploadFailure(.connectionLost, "Connection reset by peer", code: 104))), at: 9)
         #expect(effects == [.notify(title: "uploadmon", body: "✗ 夕焼け.png → connection lost: Connection reset by peer (code 104)")])
+        // The panel's title says each thing once.
+        #expect(AnswerDigest(failure: UploadFailure(.cancelled, "cancelled before it started")).verdict == "CANCELLED")
+        #expect(AnswerDigest(failure: UploadFailure(.other, "the server went away")).verdict == "FAILED")
+        #expect(AnswerDigest(failure: UploadFailure(.connectionLost, "reset")).verdict == "FAILED connection lost")
+        #expect(AnswerDigest(response: UploadResponse(status: 200, reason: "OK", headers: [], body: [], bodyBytesTotal: 0)).verdict == "OK 200")
+        #expect(AnswerDigest(response: UploadResponse(status: 415, reason: "Unsupported Media Type", headers: [], body: [], bodyBytesTotal: 0)).verdict
+                == "FAILED 415 Unsupported Media Type")
         // A message that starts with its kind says it once.
         #expect(FailureText.line(UploadFailure(.cannotConnect, "cannot connect: Connection refused", code: 111)) == "cannot connect: Connection refused (code 111)")
         #expect(FailureText.line(UploadFailure(.stalled, "nothing could be written for 30s")) == "stalled: nothing could be written for 30s")

@@ -4,8 +4,18 @@ import UploadCore
 /// arrives: the headline and the body lines (JSON pretty-printed, text as is, binary as a size).
 public struct AnswerDigest: Sendable, Equatable {
     public var isSuccess: Bool
+    /// Cancelled (by the user, or Ctrl-C): neither an answer nor a failure of the server's.
+    public var isCancelled = false
     /// `200 OK`, `415 Unsupported Media Type`, `cannot connect`.
     public var headline: String
+
+    /// The panel's title: `OK 200`, `FAILED 415 Unsupported Media Type`, `FAILED cannot
+    /// connect`; `CANCELLED`, and a bare `FAILED` where the kind would only repeat it.
+    public var verdict: String {
+        if isCancelled { return "CANCELLED" }
+        if !isSuccess && headline == FailureText.title(.other) { return "FAILED" }
+        return HTTPStatus.verdict(success: isSuccess, headline)
+    }
     /// Body or error lines, not yet wrapped.
     public var lines: [String]
 
@@ -36,6 +46,7 @@ public struct AnswerDigest: Sendable, Equatable {
 
     public init(failure: UploadFailure) {
         isSuccess = false
+        isCancelled = failure.kind == .cancelled
         headline = FailureText.title(failure.kind)
         var lines = [failure.message]
         if let code = failure.code { lines.append("code \(code)") }

@@ -16,8 +16,8 @@ extension MonitorView {
             writeLines(&canvas, [text] + (row.record.keptText().map { [$0] } ?? []), inside, style: theme.muted)
             return
         }
-        let frameStyle = answer.isSuccess ? theme.okBold : theme.failedBold
-        let inside = canvas.frame(rect, title: HTTPStatus.verdict(success: answer.isSuccess, answer.headline), style: frameStyle, glyphs: theme.glyphs)
+        let frameStyle = answer.isSuccess ? theme.okBold : answer.isCancelled ? theme.frame : theme.failedBold
+        let inside = canvas.frame(rect, title: answer.verdict, style: frameStyle, glyphs: theme.glyphs)
         guard !inside.isEmpty else { return }
         var details = "task \(id) · \(row.name) · sent \(ByteFormat.bytes(row.sentBytes))"
         if let elapsed = row.elapsed { details += " in \(ByteFormat.duration(elapsed))" }
