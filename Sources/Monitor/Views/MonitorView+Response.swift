@@ -19,7 +19,13 @@ extension MonitorView {
         let frameStyle = answer.isSuccess ? theme.okBold : answer.isCancelled ? theme.frame : theme.failedBold
         let inside = canvas.frame(rect, title: answer.verdict, style: frameStyle, glyphs: theme.glyphs)
         guard !inside.isEmpty else { return }
-        var details = "task \(id) · \(row.name) · sent \(ByteFormat.bytes(row.sentBytes))"
+        // The file's bytes, as its row says them; what the request carried around them (a
+        // form's framing) beside.
+        var sent = "sent \(ByteFormat.bytes(row.sentBytes))"
+        if let size = row.record.fileSize, row.sentBytes > size {
+            sent = "sent \(ByteFormat.bytes(size)) (\(ByteFormat.bytes(row.sentBytes)) with the form)"
+        }
+        var details = "task \(id) · \(row.name) · \(sent)"
         if let elapsed = row.elapsed { details += " in \(ByteFormat.duration(elapsed))" }
         if row.attempt > 1 { details += " · attempt \(row.attempt)" }
         var lines = TextLayout.wrap(details, width: inside.width)
