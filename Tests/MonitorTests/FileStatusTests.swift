@@ -49,6 +49,28 @@ import UploadCore
         #expect(state.browser.marks.isEmpty)
     }
 
+    /// The browser's cursor on `name` (from the top, a row at a time).
+    static func select(_ name: String, _ state: inout MonitorState) {
+        for _ in 0..<20 { Fixtures.press(&state, .up) }
+        for _ in 0..<20 where state.browser.current?.name != name { Fixtures.press(&state, .down) }
+        #expect(state.browser.current?.name == name, "\(state.browser.entries.map(\.name))")
+    }
+
+    /// `u` on a photo already sent asks first; a second `u` sends it; another key lets it go.
+    @Test func uOnAPhotoAlreadySentAsksBeforeSendingItAgain() {
+        var state = sentAndFailed()
+        Fixtures.press(&state, .tab, .tab)
+        Self.select("cat.jpg", &state)
+        #expect(Fixtures.enqueued(Fixtures.press(&state, .character("u"))).isEmpty)
+        #expect(state.message?.text == "cat.jpg was sent to this endpoint already: u again sends it again")
+        #expect(Fixtures.enqueued(Fixtures.press(&state, .character("u"))).map(\.path) == ["/photos/cat.jpg"])
+        // Asked, then another key: the next u asks again.
+        #expect(Fixtures.enqueued(Fixtures.press(&state, .character("u"), .character("j"), .character("k"), .character("u"))).isEmpty)
+        // A failed one goes at the first u.
+        Self.select("dog.png", &state)
+        #expect(Fixtures.enqueued(Fixtures.press(&state, .character("u"))).map(\.path) == ["/photos/dog.png"])
+    }
+
     @Test func theAgentsUploadsCountByPathAndOnlyForThisEndpoint() {
         var state = Fixtures.state()
         let date = Date(timeIntervalSince1970: 1_800_000_000)

@@ -1,5 +1,7 @@
 /// The directory browser: where it is, what it lists, what is marked and renamed.
 public struct BrowserState: Sendable, Equatable {
+    /// The file `u` was pressed on though it is sent (or on its way): a second `u` sends it.
+    public var resendAsked: String?
     public var path: String
     public var home: String
     public private(set) var entries: [DirectoryEntry] = []

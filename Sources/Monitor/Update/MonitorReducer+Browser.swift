@@ -5,6 +5,8 @@ extension MonitorReducer {
     static func handleBrowserKey(_ key: Key, at time: EventTime, _ state: inout MonitorState) -> [MonitorEffect] {
         var browser = state.browser
         defer { state.browser = browser }
+        // "u again" is asked for one key: any other lets it go.
+        if key != .character("u") && key != .enter { browser.resendAsked = nil }
         if let moved = ListNavigation.move(browser.selected, count: browser.visible.count, key: key, page: state.listPageSize) {
             browser.selected = moved
             return []
@@ -108,7 +110,16 @@ extension MonitorReducer {
                 appendLog(&state, LogEntry(clock: time.clock, text: "✗ " + markRefusal(entry), kind: .failed))
                 return []
             }
-            paths = [browser.fullPath(entry)]
+            let path = browser.fullPath(entry)
+            // A photo already up (or on its way) is not sent twice by one key, as `*` leaves it out.
+            if let status = state.fileStatus(path, entry: entry), status.isSentOrUnderWay, browser.resendAsked != path {
+                browser.resendAsked = path
+                let already = status.kind == .sent ? "was sent to this endpoint already" : "is on its way already"
+                state.message = StatusMessage("\(entry.name) \(already): u again sends it again")
+                return []
+            }
+            browser.resendAsked = nil
+            paths = [path]
         }
         let listed = Dictionary(browser.entries.map { (browser.fullPath($0), $0) }, uniquingKeysWith: { a, _ in a })
         let items = paths.map {
