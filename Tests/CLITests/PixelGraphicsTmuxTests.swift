@@ -45,6 +45,12 @@ struct PixelGraphicsTmuxTests {
                                           "tmux", "-L", socket, "-f", conf, "new-session", "-s", "pixels", "-x", "120", "-y", "40", inner])
         }
         let panes = Array((1...).lazy.map { (try? String(contentsOfFile: out + ".pane\($0)", encoding: .utf8)) }.prefix { $0 != nil }.map { $0! })
+        if status != 0 {
+            // Where the walk was and the last of what tmux wrote: what a walk that hit its limit leaves to go on.
+            let phase = (try? String(contentsOfFile: out + ".phase", encoding: .utf8)) ?? "?"
+            let written = (try? Data(contentsOf: URL(fileURLWithPath: out))).map { String(decoding: $0.suffix(3000), as: UTF8.self) } ?? ""
+            print("PixelGraphicsTmuxTests: exit \(status) while \(phase)the last of what tmux wrote: \(written.debugDescription)")
+        }
         if let unsettled = try? String(contentsOfFile: out + ".unsettled", encoding: .utf8) {
             // Not a failure by itself (the panes are checked as they are), but said.
             print("PixelGraphicsTmuxTests: the screen did not settle:\n\(unsettled.debugDescription.prefix(2000))")

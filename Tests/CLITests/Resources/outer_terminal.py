@@ -103,13 +103,21 @@ def settle():
         ended = not pump(0.1)
 
 
+def phase(what):
+    """Says where the walk is (OUT.phase), for whoever reads a walk that hit its limit."""
+    with open(out_path + ".phase", "w") as f:
+        f.write(f"{what} (after {time.monotonic() - began:.1f} s, {len(output)} bytes written)\n")
+
+
 def wait_for_picture(since):
     global ended
+    phase("waiting for a picture")
     while not ended and time.monotonic() < deadline and PICTURE not in output[since:]:
         ended = not pump(0.1)
 
 
-deadline = time.monotonic() + 240
+began = time.monotonic()
+deadline = began + 240
 wait_for_picture(0)
 settle()
 save_pane("pane1")
@@ -128,8 +136,10 @@ for number, step in enumerate(walk, start=3):
                 pump(0.03)
             os.write(fd, KEYS.get(key, key.encode()))
     quiet_since = time.monotonic()
+    phase(f"settling after step {number}: {step}")
     settle()
     save_pane(f"pane{number}")
+phase("quitting")
 os.write(fd, b"q")
 status = None
 while time.monotonic() < deadline:
