@@ -8,6 +8,26 @@ public struct CompletionFiles {
         case bash, zsh, fish
     }
 
+    /// `completions install`'s help.
+    public static let help = """
+        bash: $XDG_DATA_HOME/bash-completion/completions/uploadmon; zsh: \
+        $XDG_DATA_HOME/zsh/site-functions/_uploadmon (that folder must be in fpath); fish: \
+        $XDG_CONFIG_HOME/fish/completions/uploadmon.fish. XDG_DATA_HOME is ~/.local/share and \
+        XDG_CONFIG_HOME ~/.config when unset. Nothing needs root. To print one instead: \
+        uploadmon --generate-completion-script bash|zsh|fish.
+        """
+
+    /// The shells `--shell` names (none: all three); a name that is not one is a usage error.
+    public static func shells(named names: [String]) throws(CommandFailure) -> [Shell] {
+        guard !names.isEmpty else { return Shell.allCases }
+        var shells: [Shell] = []
+        for name in names {
+            guard let shell = Shell(rawValue: name) else { throw .usage("--shell \(name): bash, zsh or fish") }
+            shells.append(shell)
+        }
+        return shells
+    }
+
     public var environment: [String: String]
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
