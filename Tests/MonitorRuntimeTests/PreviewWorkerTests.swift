@@ -24,20 +24,26 @@ import Testing
         }
     }
 
-    static func request(_ path: String) -> PreviewRequest { PreviewRequest(path: path, size: 1, columns: 40, rows: 10) }
-
-    @Test func aDecodeThatNeverReturnsIsGivenUpAndTheNextIsDecodedBesideIt() async throws {
+    /// A worker whose decode of a file named stuck… waits on the semaphore (a read that never
+    /// returns) and of any other answers at once; what it delivers, recorded.
+    static func worker(limit: Double) -> (PreviewWorker, Delivered, DispatchSemaphore) {
         let held = DispatchSemaphore(value: 0)
-        defer { for _ in 0..<4 { held.signal() } }
         let delivered = Delivered()
-        // Files named stuck… never finish reading; the rest decode at once.
         let decode: PreviewWorker.Decode = { request, _, _ in
             if request.path.contains("stuck") { held.wait() }
             return .failure(.cannotPreview("decoded \(request.path)", nil))
         }
-        let worker = PreviewWorker(limit: 0.3, decode: decode) { request, result in
+        let worker = PreviewWorker(limit: limit, decode: decode) { request, result in
             if case .failure(let problem) = result { delivered.add(request.path, problem.description) }
         }
+        return (worker, delivered, held)
+    }
+
+    static func request(_ path: String) -> PreviewRequest { PreviewRequest(path: path, size: 1, columns: 40, rows: 10) }
+
+    @Test func aDecodeThatNeverReturnsIsGivenUpAndTheNextIsDecodedBesideIt() async throws {
+        let (worker, delivered, held) = Self.worker(limit: 0.3)
+        defer { for _ in 0..<4 { held.signal() } }
         // The cursor rests on it: after the limit the pane says why.
         worker.request(Self.request("/mnt/stuck-1.jpg"))
         let said = try await delivered.wait(for: "/mnt/stuck-1.jpg")
@@ -48,17 +54,9 @@ import Testing
     }
 
     @Test func movingOnFromAStuckDecodeDoesNotWaitForItsLimit() async throws {
-        let held = DispatchSemaphore(value: 0)
-        defer { for _ in 0..<4 { held.signal() } }
-        let delivered = Delivered()
-        let decode: PreviewWorker.Decode = { request, _, _ in
-            if request.path.contains("stuck") { held.wait() }
-            return .failure(.cannotPreview("decoded \(request.path)", nil))
-        }
         // A limit far away: what moves the next preview on is the cancelled decode not stopping.
-        let worker = PreviewWorker(limit: 600, decode: decode) { request, result in
-            if case .failure(let problem) = result { delivered.add(request.path, problem.description) }
-        }
+        let (worker, delivered, held) = Self.worker(limit: 600)
+        defer { for _ in 0..<4 { held.signal() } }
         worker.request(Self.request("/mnt/stuck-2.jpg"))
         try await Task.sleep(nanoseconds: 100_000_000)
         worker.request(Self.request("/photos/b.jpg"))
