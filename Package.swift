@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         .target(name: "UploadCore", dependencies: ["PreviewModel", .product(name: "Crypto", package: "swift-crypto")]),
@@ -126,6 +127,8 @@ let package = Package(
                 "UploadJournal", "UploadAgent", "UploadReports",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The destinations file: TOML, which people edit by hand (toml++ underneath).
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         .executableTarget(

@@ -7,6 +7,9 @@ public struct CommandFailure: Error, CustomStringConvertible, Equatable {
         case usage
         /// The command could not do what it was asked (exit 1).
         case failed
+        /// What the command was given is refused, said without the usage (exit 64): a
+        /// command that parsed but whose values cannot be taken.
+        case refused
         /// Already said in full on standard error; exit with this status and say nothing more.
         case said(status: Int32)
     }
@@ -16,6 +19,7 @@ public struct CommandFailure: Error, CustomStringConvertible, Equatable {
 
     public static func usage(_ message: String) -> CommandFailure { CommandFailure(kind: .usage, message: message) }
     public static func failed(_ message: String) -> CommandFailure { CommandFailure(kind: .failed, message: message) }
+    public static func refused(_ message: String) -> CommandFailure { CommandFailure(kind: .refused, message: message) }
     public static func said(status: Int32) -> CommandFailure { CommandFailure(kind: .said(status: status), message: "") }
 
     public var description: String { message }

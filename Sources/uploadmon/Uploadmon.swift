@@ -14,7 +14,7 @@ struct Uploadmon: AsyncParsableCommand {
         commandName: "uploadmon",
         abstract: "Send image files to an HTTP endpoint as multipart/form-data and watch them go.",
         version: UploadmonVersion.current,
-        subcommands: [MonitorCommand.self, SendCommand.self, ServeCommand.self, DemoCommand.self, PresignCommand.self, StatusCommand.self, WatchCommand.self, JobsCommand.self, AgentCommand.self, CompletionsCommand.self],
+        subcommands: [MonitorCommand.self, SendCommand.self, ServeCommand.self, DemoCommand.self, PresignCommand.self, StatusCommand.self, WatchCommand.self, JobsCommand.self, AgentCommand.self, CompletionsCommand.self, DestinationsCommand.self],
         defaultSubcommand: MonitorCommand.self
     )
 
@@ -24,7 +24,8 @@ struct Uploadmon: AsyncParsableCommand {
     /// Commands that block in tasks (the agent's journal, the monitor) keep the default pool.
     static func main() async {
         do {
-            let arguments = rawArguments()
+            guard let arguments = try DestinationArguments.commandLine(
+                rawArguments(), environment: ProcessInfo.processInfo.environment, terminal: isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) else { return }
             if let send = quickSend(arguments) {
                 prepareToSend()
                 throw ExitCode(try await send.run())
@@ -48,6 +49,9 @@ struct Uploadmon: AsyncParsableCommand {
                 switch failure.kind {
                 case .usage: error = ValidationError(failure.message)
                 case .failed: break
+                case .refused:
+                    Console.complain("Error: " + failure.message)
+                    Foundation.exit(64)
                 case .said(let status): Foundation.exit(status)
                 }
             }

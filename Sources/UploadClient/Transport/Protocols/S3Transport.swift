@@ -97,7 +97,7 @@ extension HTTPUploadTransport {
         _ method: HTTPMethod, _ object: Endpoint, query: String, fields: HTTPHeaders, body: ExchangeBody,
         progressBase: Int64 = 0, progressTotal: Int64? = nil, s3: S3Access, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
-        guard let endpoint = endpoints(object.url + "?" + query) else {
+        guard let endpoint = endpoints(query.isEmpty ? object.url : object.url + "?" + query) else {
             return AttemptResult(outcome: .failed(UploadFailure(.other, "cannot make an S3 request to \(object.shown)")), response: nil, bytesSent: 0)
         }
         var fields = fields

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import UploadCommands
+
+/// `uploadmon destinations`: named destinations, as rclone has remotes.
+struct DestinationsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "destinations",
+        abstract: "List, add, remove and check saved destinations (used as --to NAME).",
+        discussion: """
+        A destination is a URL (or s3://bucket/prefix/) with the sending options that go with it, \
+        kept in $XDG_CONFIG_HOME/uploadmon/destinations.toml (~/.config/…), a TOML file you may \
+        edit by hand. `--to NAME` in send, watch and the monitor uses it; options on the command \
+        line win over its own. The default destination is used when --to is not given. \
+        No secrets are kept in it: logins come from ~/.netrc (--netrc), the environment, or a \
+        header file (-H @FILE, kept as its path).
+
+        Examples:
+          uploadmon destinations add blog --to https://blog.example.com/photo --field file \\
+              -H @~/.config/uploadmon/blog.headers --strip-location --default
+          uploadmon destinations check blog
+          uploadmon send *.jpg --to blog
+        """,
+        subcommands: [List.self, Add.self, Remove.self, Default.self, Check.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the saved destinations (the default marked *).")
+        func run() throws { print(try DestinationCommands().list()) }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Save a destination: a name, --to URL and the options to keep with it.")
+        @Argument(help: "The destination's name: a letter, then letters, digits, - or _.")
+        var name: String
+        @Flag(name: .long, help: "Make it the default destination (the first one is).")
+        var `default` = false
+        @OptionGroup var upload: UploadOptions
+
+        func run() throws {
+            print(try DestinationCommands().add(name: name, choices: upload.choices, makeDefault: `default`,
+                                                directory: FileManager.default.currentDirectoryPath))
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a saved destination.")
+        @Argument(help: "The destination's name.")
+        var name: String
+        func run() throws { print(try DestinationCommands().remove(name: name)) }
+    }
+
+    struct Default: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "default", abstract: "Make a saved destination the default.")
+        @Argument(help: "The destination's name.")
+        var name: String
+        func run() throws { print(try DestinationCommands().setDefault(name: name)) }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check", abstract: "Prove a destination's URL and credentials with one request that uploads nothing.",
+            discussion: """
+            `check NAME` (or the default destination, or --to URL with options): an OPTIONS request \
+            with the headers an upload carries (a tus or resumable server says what it speaks), or \
+            for s3:// a signed HEAD of the bucket. Exit 0 when it answered as an upload endpoint \
+            would, 1 when it refused (credentials, no such path), 2 when nothing answered.
+            """)
+        @OptionGroup var upload: UploadOptions
+        /// Set when `--to` named a saved destination (`DestinationArguments`).
+        @Option(name: .customLong("destination-name"), help: .hidden)
+        var destinationName: String?
+
+        func run() async throws {
+            let (text, status) = try await DestinationCommands().check(choices: upload.choices, named: destinationName)
+            print(text)
+            throw ExitCode(status)
+        }
+    }
+}
