@@ -22,6 +22,14 @@ public struct SendInvocation: Sendable, Equatable {
     public var skipSent = false
     /// `--background`.
     public var background = false
+    /// `--strict`: nothing is sent when a file is refused.
+    public var strict = false
+    /// `--dry-run`.
+    public var dryRun = false
+    /// `-r`/`--recursive`, `--include`, `--exclude`: what a folder among the files stands for.
+    public var recursive = false
+    public var include: [String] = []
+    public var exclude: [String] = []
 
     /// No operand and no flag of `send`'s own yet; the upload options as given.
     public init(options: UploadChoices) {
@@ -55,13 +63,18 @@ public struct SendInvocation: Sendable, Equatable {
             settings: list.map { options.transportSettings(for: $0.firstURL) } ?? options.transportSettings,
             concurrency: options.concurrency, name: name, uploadURL: uploadURL, json: json, skipSent: skipSent, background: background)
         session.list = list
+        (session.strict, session.dryRun) = (strict, dryRun)
         do throws(UploadInputError) {
             session.formFields = try options.parsedFormFields()
             session.headers = try options.parsedHeaders()
         } catch {
             return session.refuse([error.description])
         }
-        return try await session.run(allFiles())
+        let folders = FolderFiles(recursive: recursive, include: include, exclude: exclude, anyFile: options.anyFile).expand(try allFiles())
+        for note in folders.notes { session.output.complain("uploadmon: \(note)") }
+        guard !folders.files.isEmpty else { return session.refuse([]) }
+        if let refusal = SendSession.refusal(files: folders.files, name: name, background: background) { return session.refuse([refusal]) }
+        return try await session.run(folders.files)
     }
 }
 
@@ -148,6 +161,8 @@ extension SendInvocation {
         }
         options.formFields = arrays["form"] ?? []
         options.headers = arrays["header"] ?? []
+        invocation.include = arrays["include"] ?? []
+        invocation.exclude = arrays["exclude"] ?? []
         for flag in flags {
             switch flag {
             case "netrc": options.netrc = true
@@ -163,6 +178,9 @@ extension SendInvocation {
             case "json": invocation.json = true
             case "skip-sent": invocation.skipSent = true
             case "background": invocation.background = true
+            case "strict": invocation.strict = true
+            case "dry-run": invocation.dryRun = true
+            case "recursive": invocation.recursive = true
             default: return nil
             }
         }
@@ -184,12 +202,14 @@ extension SendInvocation {
         case "-F", "--form": return .repeated("form")
         case "--retry": return .value("retries")  // curl's spelling
         case "-H", "--header": return .repeated("header")
+        case "--include", "--exclude": return .repeated(String(name.dropFirst(2)))
+        case "-r", "--recursive": return .flag("recursive")
         case "--to", "--field", "--netrc-file", "--concurrency", "--retries", "--cacert", "--limit-rate", "--connect-timeout",
              "--stall-timeout", "--answer-timeout", "--proxy", "--noproxy", "--protocol", "--chunk-size", "--files-from", "--name",
              "--upload-url":
             return .value(String(name.dropFirst(2)))
         case "--netrc", "--netrc-optional", "--any-file", "--insecure", "--no-resume", "--no-digest", "--strip-location", "--put",
-             "--create-dirs", "--null", "--json", "--skip-sent", "--background":
+             "--create-dirs", "--null", "--json", "--skip-sent", "--background", "--strict", "--dry-run":
             return .flag(String(name.dropFirst(2)))
         default: return nil
         }

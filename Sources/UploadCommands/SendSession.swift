@@ -27,6 +27,10 @@ public struct SendSession: Sendable {
     public var background: Bool
     /// `--to @LIST`: each file's own URL (`endpoint` is then the list's first).
     public var list: DestinationList?
+    /// `--strict`: nothing is sent when a file is refused.
+    public var strict = false
+    /// `--dry-run`: what would go where is said, and nothing is sent.
+    public var dryRun = false
     public var output: CommandOutput
     /// Where the journal (what was sent, by content) and the agent's socket are.
     public var paths: StatePaths
@@ -72,6 +76,13 @@ public struct SendSession: Sendable {
     /// file whose read never returns (a network file system that stopped answering) is
     /// refused with the reason rather than holding the command.
     public func requests(for paths: [String], urls: [String]? = nil) async -> Result<[(UploadRequest, Int64?)], Refusals> {
+        let checked = await checked(paths, urls: urls)
+        return checked.refused.isEmpty ? .success(checked.accepted) : .failure(Refusals(reasons: checked.refused))
+    }
+
+    /// Each file checked: the requests of those that can be sent, and the reason of each that
+    /// cannot, in the files' order.
+    public func checked(_ paths: [String], urls: [String]? = nil) async -> (accepted: [(UploadRequest, Int64?)], refused: [String]) {
         var built: [Result<UploadRequest, Refusal>] = []
         for (index, path) in paths.enumerated() {
             do throws(UploadInputError) {
@@ -106,7 +117,7 @@ public struct SendSession: Sendable {
             case .failure(let refusal): refusals.append(refusal.reason)
             }
         }
-        return refusals.isEmpty ? .success(requests) : .failure(Refusals(reasons: refusals))
+        return (requests, refusals)
     }
 
     /// Why one file is refused.
@@ -131,11 +142,42 @@ public struct SendSession: Sendable {
             }
             if let refusal = Self.refusal(files: files, name: name, background: background) { return refuse([refusal]) }
         }
-        var requests: [(UploadRequest, Int64?)]
-        switch await self.requests(for: files, urls: urls) {
-        case .success(let checked): requests = checked
-        case .failure(let refusals): return refuse(refusals.reasons)
+        let checked = await self.checked(files, urls: urls)
+        // As curl and rclone: the files that can go, go; each refused one is said, and the
+        // status says it at the end. `--strict`: none go when one is refused.
+        if !checked.refused.isEmpty, strict || checked.accepted.isEmpty { return refuse(checked.refused) }
+        for reason in checked.refused {
+            if json { output.write(Self.refusedLine(reason) + "\n") } else { output.complain("uploadmon: \(reason); not sent") }
         }
+        let status = try await send(checked.accepted)
+        guard !checked.refused.isEmpty else { return status }
+        if !json {
+            output.complain("uploadmon: \(checked.refused.count) file\(checked.refused.count == 1 ? " was" : "s were") refused and not sent (said above)\(strictHint)")
+        }
+        return Self.withRefusals(status)
+    }
+
+    /// Said after refused files: how to send none when one is refused.
+    var strictHint: String { "; --strict sends nothing when a file is refused" }
+
+    /// The status of a send some of whose files were refused: a refused file counts as a file
+    /// error (2), unless the uploads said worse (an interruption).
+    public static func withRefusals(_ status: Int32) -> Int32 {
+        [SendExit.success, SendExit.httpError, SendExit.answerCut].contains(status) ? SendExit.transportError : status
+    }
+
+    /// A refused file as `--json` says it.
+    static func refusedLine(_ reason: String) -> String {
+        var line = JSONLine()
+        line["event"] = .string("refused")
+        line["reason"] = .string(reason)
+        return InvisibleCharacters.jsonEscaped(line.text)
+    }
+
+    /// The checked requests sent (or handed to the agent, or listed for `--dry-run`); the status.
+    func send(_ accepted: [(UploadRequest, Int64?)]) async throws -> Int32 {
+        var requests = accepted
+        if dryRun { return plan(requests) }
         if skipSent {
             let before = requests.count
             requests = await withoutSent(requests, ledger: SentLedger.open(paths: paths))
@@ -166,6 +208,45 @@ public struct SendSession: Sendable {
         if let signal = result.interruption { return SendExit.interrupted(by: signal) }
         return Self.exitStatus(for: result.tracker)
     }
+
+    /// `--dry-run`: each file, its size and where and how it would go, one line each (a
+    /// `planned` object with `--json`); nothing is asked of the server and nothing sent.
+    func plan(_ requests: [(UploadRequest, Int64?)]) -> Int32 {
+        let how: String
+        switch settings.uploadProtocol {
+        case .auto: how = "the protocol the server speaks (tus, the resumable draft, or a multipart POST), asked when sending"
+        case .multipart: how = "a multipart/form-data POST"
+        case .tus: how = "tus 1.0.0"
+        case .put: how = "a PUT of the file's bytes"
+        }
+        var total: Int64 = 0
+        for (request, size) in requests {
+            total += size ?? 0
+            let destination = RedactedURL.display(request.url)
+            if json {
+                var line = JSONLine()
+                line["event"] = .string("planned")
+                line["file"] = .string(request.source.path)
+                if let size { line["bytes"] = .number(Double(size)) }
+                line["to"] = .string(destination)
+                line["name"] = .string(request.uploadName)
+                line["protocol"] = .string(S3Location.isS3(request.url) ? "s3" : settings.uploadProtocol.rawValue)
+                if settings.uploadProtocol == .multipart || settings.uploadProtocol == .auto { line["field"] = .string(request.field) }
+                output.write(InvisibleCharacters.jsonEscaped(line.text) + "\n")
+            } else {
+                let sizeText = size.map { " (\(ByteFormat.bytes($0)))" } ?? ""
+                let renamed = (request.source.path as NSString).lastPathComponent == request.uploadName ? "" : " as \(request.uploadName)"
+                output.write(InvisibleCharacters.escaped("would send \(request.source.path)\(sizeText) to \(destination)\(renamed)") + "\n")
+            }
+        }
+        if !json {
+            let field = settings.uploadProtocol == .tus || settings.uploadProtocol == .put || S3Location.isS3(endpoint) ? "" : ", the file in the form field \(field)"
+            output.write("\(requests.count) file\(requests.count == 1 ? "" : "s"), \(ByteFormat.bytes(total)), by \(S3Location.isS3(endpoint) ? "S3 uploads" : how)\(field)\(stripNote); nothing was sent (--dry-run)\n")
+        }
+        return SendExit.success
+    }
+
+    private var stripNote: String { settings.stripLocation ? ", without where the photos were taken" : "" }
 
     /// Says each refusal and that nothing was sent: the usage status.
     public func refuse(_ reasons: [String]) -> Int32 {

@@ -293,3 +293,20 @@ import UploadTesting
         #expect(DestinationCheck.reading(bucket: answer(200), request: "HEAD", bucket: "b").passed)
     }
 }
+
+@Suite struct FolderFilesTests {
+    @Test func patternsAreReadAsRcloneReadsThem() {
+        #expect(FolderFiles.matches("*.jpg", name: "a.jpg", path: "2026/06/a.jpg"))
+        #expect(!FolderFiles.matches("*.jpg", name: "a.png", path: "a.png"))
+        #expect(FolderFiles.matches("06/*.jpg", name: "a.jpg", path: "2026/06/a.jpg"), "a path pattern matches at any folder")
+        #expect(!FolderFiles.matches("/06/*.jpg", name: "a.jpg", path: "2026/06/a.jpg"), "a leading / anchors it at the folder")
+        #expect(FolderFiles.matches("/2026/**", name: "a.jpg", path: "2026/06/a.jpg"))
+        #expect(!FolderFiles.matches("2026/*", name: "a.jpg", path: "2026/06/a.jpg"), "* stays within a name")
+        let folder = FolderFiles(include: ["*.heic", "*.jpg"], exclude: ["IMG_0*"])
+        #expect(folder.chosen(name: "IMG_1.JPG", path: "IMG_1.JPG") == false, "globs are case-sensitive, as rclone's")
+        #expect(folder.chosen(name: "IMG_1.jpg", path: "IMG_1.jpg"))
+        #expect(!folder.chosen(name: "IMG_01.jpg", path: "IMG_01.jpg"))
+        #expect(!FolderFiles().chosen(name: "notes.txt", path: "notes.txt"))
+        #expect(FolderFiles(anyFile: true).chosen(name: "notes.txt", path: "notes.txt"))
+    }
+}

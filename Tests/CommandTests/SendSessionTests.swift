@@ -30,7 +30,7 @@ struct SendSessionTests {
         #expect(SendSession.refusal(files: ["-"], name: nil, background: true)?.contains("cannot be sent in the background") == true)
     }
 
-    @Test("every refused file is said before anything is sent, and the status is 64")
+    @Test("with --strict, or when every file is refused, each is said, nothing is sent, and the status is 64")
     func refusedFilesSendNothing() async throws {
         let folder = TestFiles.makeTemporaryDirectory("send-refusals")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -43,9 +43,13 @@ struct SendSessionTests {
             return
         }
         #expect(refused.reasons.count == 2)
-        #expect(try await session.run([image, folder + "/notes.txt"]) == SendExit.usage)
+        var strict = session
+        strict.strict = true
+        #expect(try await strict.run([image, folder + "/notes.txt"]) == SendExit.usage)
         #expect(recorder.said("err").last == "uploadmon: nothing was sent")
         #expect(recorder.said("err").first?.contains("notes.txt") == true)
+        // Every file refused: nothing to send, with or without --strict.
+        #expect(try await session.run([folder + "/notes.txt", folder + "/missing.png"]) == SendExit.usage)
     }
 
     @Test("--strip-location refuses a format it cannot strip, and standard input")

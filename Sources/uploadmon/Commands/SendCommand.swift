@@ -24,10 +24,14 @@ struct SendCommand: AsyncParsableCommand {
         Ctrl-C cancels the uploads still running or queued (the lines say so) and exits 130; a \
         second Ctrl-C stops at once. SIGTERM does the same as the first Ctrl-C and exits 143.
 
+        A folder among the files sends the images in it (-r: in its subfolders too; --include and \
+        --exclude choose among them). A file that cannot be sent (missing, unreadable, not an image) \
+        is said and the others go; --strict sends none then.
+
         Exit status: 0 every upload got a 2xx answer; 1 an answer was not 2xx; 2 an upload got no \
-        answer (connection, timeout, file error); 3 every upload got a 2xx answer but one was cut \
+        answer (connection, timeout, file error) or a file was refused and the others sent; 3 every upload got a 2xx answer but one was cut \
         off before its end (--answer-timeout, a closed connection: the file arrived, the answer \
-        did not all arrive); 64 bad command line or refused file; 130/143 interrupted.
+        did not all arrive); 64 bad command line, or every file refused (with --strict: any); 130/143 interrupted.
 
         Examples:
           uploadmon send cat.jpg --to http://127.0.0.1:3000/photo
@@ -42,6 +46,7 @@ struct SendCommand: AsyncParsableCommand {
           uploadmon send *.jpg --to http://host/photo --json --retries 3
           uploadmon send clip.jpg --to https://tus.example.com/files/ --chunk-size 5MiB --retries 5
           uploadmon send clip.jpg --to https://api.example.com/ --upload-url https://up.example.com/u/ab12
+          uploadmon send ~/DCIM -r --include '*.jpg' --to https://host/photo --dry-run
           uploadmon send ~/photos/*.jpg --to https://host/photo --background
             (then: uploadmon status)
           find ~/photos -name '*.jpg' -print0 | \\
@@ -75,11 +80,27 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Hand the files to the background agent (started when none runs) and return at once; the uploads continue after this command, the terminal or the SSH session end.")
     var background = false
 
+    @Flag(name: [.customShort("r"), .long], help: "A folder among the files: its subfolders' images too (without: the images directly in it).")
+    var recursive = false
+
+    @Option(name: .long, help: ArgumentHelp("Of a folder's files, only those that match (repeatable): a glob on the name (*.jpg), or with a / on the path under the folder (2026/**/*.heic), as rclone reads them.", valueName: "glob"))
+    var include: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Of a folder's files, not those that match (repeatable; wins over --include).", valueName: "glob"))
+    var exclude: [String] = []
+
+    @Flag(name: .long, help: "Send nothing when a file is refused (without: the others are sent, each refused one said, exit 2).")
+    var strict = false
+
+    @Flag(name: .long, help: "Say what would be sent where (each file, its size, the URL) and send nothing.")
+    var dryRun = false
+
     /// The command line as values: what `SendInvocation.quick` reads without this declaration.
     var invocation: SendInvocation {
         var invocation = SendInvocation(options: upload.choices)
         (invocation.files, invocation.filesFrom, invocation.nullSeparated, invocation.name) = (files, filesFrom, nullSeparated, name)
         (invocation.json, invocation.uploadURL, invocation.skipSent, invocation.background) = (json, uploadURL, skipSent, background)
+        (invocation.strict, invocation.dryRun, invocation.recursive, invocation.include, invocation.exclude) = (strict, dryRun, recursive, include, exclude)
         return invocation
     }
 
