@@ -69,7 +69,7 @@ struct AgentEvents {
         case .allFinished(let summary):
             // Not while the backlog holds more: the queue ran dry before it was fed. Its count
             // joins the next one's, so the summary said covers the whole drain.
-            drained = UploadSummary(succeeded: drained.succeeded + summary.succeeded, failed: drained.failed + summary.failed)
+            drained = drained.adding(summary)
             guard backlogEmpty else { return [] }
             defer { drained = UploadSummary(succeeded: 0, failed: 0) }
             return [.broadcast(seq: nil, .allFinished(drained)), .settleSent, .releaseMemory]

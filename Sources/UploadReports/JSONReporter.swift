@@ -57,7 +57,7 @@ public struct JSONReporter: SendReporter {
             if let sha256 = tracker[id]?.record.contentSHA256 { set("sha256", sha256) }
             if let elapsed = tracker[id]?.elapsed { line["seconds"] = .number((elapsed * 1000).rounded() / 1000) }
         case .allFinished(let summary):
-            set("event", "allFinished"); set("succeeded", summary.succeeded); set("failed", summary.failed)
+            set("event", "allFinished"); set("succeeded", summary.succeeded); set("failed", summary.failed); set("cancelled", summary.cancelled)
         case .resumable(let id, let point, let startedOver):
             set("event", "resumable"); set("id", id.rawValue)
             if let point {

@@ -111,7 +111,7 @@ private func point(_ offset: Int64) -> ResumePoint {
         #expect(machine.cancel(id1, reason: "again") == [], "a second cancel asks nothing more")
         let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset), reported: nil, at: t0)
         let outcome = UploadOutcome.failed(UploadFailure(.cancelled, "cancelled (interrupted)"))
-        #expect(ended == [.emit(.finished(id1, outcome)), .emit(.allFinished(UploadSummary(succeeded: 0, failed: 1)))])
+        #expect(ended == [.emit(.finished(id1, outcome)), .emit(.allFinished(UploadSummary(succeeded: 0, failed: 0, cancelled: 1)))])
         #expect(machine.attempts(of: id1) == 1)
     }
 
@@ -361,7 +361,7 @@ private func point(_ offset: Int64) -> ResumePoint {
         var life: [UploadID: [String]] = [:]
         var nextID = 1
         var drains = 0
-        var finishedThisDrain: [UploadID: Bool] = [:]
+        var finishedThisDrain: [UploadID: UploadOutcome] = [:]
 
         func take(_ actions: [Machine.Action]) {
             for action in actions {
@@ -375,13 +375,14 @@ private func point(_ offset: Int64) -> ResumePoint {
                 case .emit(.queued(let record)): life[record.id, default: []].append("queued")
                 case .emit(.finished(let id, let outcome)):
                     life[id, default: []].append("finished")
-                    finishedThisDrain[id] = outcome.isSuccess
+                    finishedThisDrain[id] = outcome
                 case .emit(.retryScheduled(let id, _, _, _)): life[id, default: []].append("retry")
                 case .emit(.allFinished(let summary)):
                     drains += 1
                     // Every upload that finished since the last drain, as it ended last.
                     let ends = Array(finishedThisDrain.values)
-                    #expect(summary == UploadSummary(succeeded: ends.count { $0 }, failed: ends.count { !$0 }))
+                    let cancelled = ends.count { if case .failed(let failure) = $0 { failure.kind == .cancelled } else { false } }
+                    #expect(summary == UploadSummary(succeeded: ends.count(where: \.isSuccess), failed: ends.count { !$0.isSuccess } - cancelled, cancelled: cancelled))
                     finishedThisDrain = [:]
                 default: break
                 }

@@ -52,7 +52,7 @@ import UploadCore
         #expect(failure.kind == .cancelled)
         #expect(await queue.outcome(of: first) == .answered(status: 200))
         #expect(await !queue.cancel(first))
-        #expect(events.last == .allFinished(UploadSummary(succeeded: 1, failed: 1)))
+        #expect(events.last == .allFinished(UploadSummary(succeeded: 1, failed: 0, cancelled: 1)), "a cancelled upload is not a failed one")
     }
 
     @Test func cancellingARunningUploadEndsItAsCancelled() async throws {
@@ -82,7 +82,7 @@ import UploadCore
         #expect(await queue.outcome(of: ids[1]) == .failed(UploadFailure(.cancelled, "cancelled (interrupted)")))
         #expect(await queue.outcome(of: ids[2]) == .failed(UploadFailure(.cancelled, "cancelled (interrupted)")))
         #expect(await queue.outcome(of: ids[3]) == .failed(UploadFailure(.cancelled, "cancelled before it started (interrupted)")))
-        #expect(events.last == .allFinished(UploadSummary(succeeded: 1, failed: 3)))
+        #expect(events.last == .allFinished(UploadSummary(succeeded: 1, failed: 0, cancelled: 3)))
         #expect(await queue.cancelAll(reason: "again") == 0)
     }
 

@@ -98,7 +98,11 @@ extension MonitorView {
             if sizeWidth > 0, let status, let glyph {
                 let size = ByteFormat.bytes(entry.size)
                 let x = inside.x + inside.width - DisplayWidth.of(size) - 2
-                if x > inside.x + 2, !selected { canvas.write(glyph.text, x: x, y: y, style: statusStyle(status.kind, theme), clip: inside) }
+                // On the selected row too, in its colour under the selection's own mark: a red ✗
+                // stays red where the cursor rests.
+                var mark = statusStyle(status.kind, theme)
+                if selected { (mark.reverse, mark.underline, mark.bold) = (focused, !focused, true) }
+                if x > inside.x + 2 { canvas.write(glyph.text, x: x, y: y, style: mark, clip: inside) }
             }
         }
         if browser.visible.count > inside.height {

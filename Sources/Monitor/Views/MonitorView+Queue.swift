@@ -69,8 +69,11 @@ extension MonitorView {
         var rate = 0.0
         for id in queue.moving { rate += queue.state(id)?.meter.bytesPerSecond ?? 0 }
         let fraction = total > 0 ? Double(sent) / Double(total) : (done == queue.rows.count ? 1 : 0)
+        // Files done of all, then the bytes' share: "All 232/3009 ███ 92 % of 1.20 GB" (the
+        // percentage is of the bytes, and says so).
         let label = "All \(done)/\(queue.rows.count) "
-        let tail = " " + ProgressText.percent(fraction) + (rate > 0 && rect.width >= 50 ? "  " + ByteFormat.rate(rate) : "")
+        let ofBytes = total > 0 && rect.width >= 44 ? " of " + ByteFormat.bytes(total) : ""
+        let tail = " " + ProgressText.percent(fraction) + ofBytes + (rate > 0 && rect.width >= 60 ? "  " + ByteFormat.rate(rate) : "")
         let barWidth = rect.width - DisplayWidth.of(label) - DisplayWidth.of(tail)
         canvas.write(label, x: rect.x, y: rect.y, style: CellStyle(bold: true), clip: rect)
         guard barWidth >= 4 else { return }

@@ -65,7 +65,7 @@ struct UploadQueueMachine {
     /// Uploads finished since the last drain was reported, by outcome, kept as phases change:
     /// the drain's summary counts every upload that finished in it, also those forgotten since
     /// (the agent forgets them at once), and not one retried by hand and running again.
-    private var finishedCounts = (succeeded: 0, failed: 0)
+    private var finishedCounts = (succeeded: 0, failed: 0, cancelled: 0)
     /// Which drain this is: counted up as each is reported.
     private var drain = 0
     private var nextID = 1
@@ -335,8 +335,8 @@ struct UploadQueueMachine {
     private mutating func reportDrainIfIdle(into actions: inout [Action]) {
         guard isIdle, !drainReported else { return }
         drainReported = true
-        actions.append(.emit(.allFinished(UploadSummary(succeeded: finishedCounts.succeeded, failed: finishedCounts.failed))))
-        finishedCounts = (0, 0)
+        actions.append(.emit(.allFinished(UploadSummary(succeeded: finishedCounts.succeeded, failed: finishedCounts.failed, cancelled: finishedCounts.cancelled))))
+        finishedCounts = (0, 0, 0)
         drain += 1
         if closeWhenDrained { actions.append(.closeEvents) }
     }
@@ -357,7 +357,13 @@ struct UploadQueueMachine {
     }
 
     private mutating func count(_ outcome: UploadOutcome, by step: Int) {
-        if outcome.isSuccess { finishedCounts.succeeded += step } else { finishedCounts.failed += step }
+        if outcome.isSuccess {
+            finishedCounts.succeeded += step
+        } else if case .failed(let failure) = outcome, failure.kind == .cancelled {
+            finishedCounts.cancelled += step
+        } else {
+            finishedCounts.failed += step
+        }
     }
 
     static func cancelled(_ entry: Entry, _ message: String) -> UploadFailure {

@@ -39,21 +39,40 @@ public enum UploadEvent: Sendable, Hashable, Codable {
     }
 }
 
-/// Counts reported when the queue drains.
+/// Counts reported when the queue drains. A cancelled upload is counted apart from a failed
+/// one: the user stopped it, nothing went wrong.
 public struct UploadSummary: Sendable, Hashable, Codable {
     public let succeeded: Int
+    /// Failed, not counting the cancelled.
     public let failed: Int
-    public init(succeeded: Int, failed: Int) {
+    public let cancelled: Int
+    public init(succeeded: Int, failed: Int, cancelled: Int = 0) {
         self.succeeded = succeeded
         self.failed = failed
+        self.cancelled = cancelled
     }
-    public var total: Int { succeeded + failed }
+    public var total: Int { succeeded + failed + cancelled }
 
-    /// "All 3 uploads finished: 2 ok, 1 failed", "1 upload finished: 1 ok, 0 failed": the one
-    /// way every view says it (`capitalized`: as a sentence starts).
+    /// The two added (a drain's counts joining the next one's).
+    public func adding(_ other: UploadSummary) -> UploadSummary {
+        UploadSummary(succeeded: succeeded + other.succeeded, failed: failed + other.failed, cancelled: cancelled + other.cancelled)
+    }
+
+    /// "All 3 uploads finished: 2 ok, 1 failed", "1 upload finished: 1 ok, 0 failed", "…, 1
+    /// cancelled" when one was: the one way every view says it (`capitalized`: as a sentence starts).
     public func finishedText(capitalized: Bool) -> String {
-        let counts = "finished: \(succeeded) ok, \(failed) failed"
+        let counts = "finished: \(succeeded) ok, \(failed) failed" + (cancelled > 0 ? ", \(cancelled) cancelled" : "")
         if total == 1 { return "1 upload " + counts }
         return (capitalized ? "All " : "all ") + "\(total) uploads " + counts
+    }
+
+    enum CodingKeys: String, CodingKey { case succeeded, failed, cancelled }
+
+    /// An agent of an earlier version says no `cancelled` (its `failed` counts them).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        succeeded = try container.decode(Int.self, forKey: .succeeded)
+        failed = try container.decode(Int.self, forKey: .failed)
+        cancelled = try container.decodeIfPresent(Int.self, forKey: .cancelled) ?? 0
     }
 }
