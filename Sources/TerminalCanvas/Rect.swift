@@ -48,14 +48,15 @@ public struct Rect: Sendable, Hashable, CustomStringConvertible {
 
     /// Splits the height into parts proportional to `weights`, each at least `minimum` rows when
     /// there is room; the last part takes what rounding leaves.
-    public func splitRows(weights: [Int], minimum: Int = 0) -> [Rect] {
+    /// `remainderTo`: which part takes the rows the weights leave over (default: the last).
+    public func splitRows(weights: [Int], minimum: Int = 0, remainderTo: Int? = nil) -> [Rect] {
         guard !weights.isEmpty else { return [] }
         let total = max(1, weights.reduce(0, +))
         var heights = weights.map { max(minimum, height * $0 / total) }
         while heights.reduce(0, +) > height, let i = heights.indices.max(by: { heights[$0] < heights[$1] }), heights[i] > 0 {
             heights[i] -= 1
         }
-        heights[heights.count - 1] += height - heights.reduce(0, +)
+        heights[min(remainderTo ?? heights.count - 1, heights.count - 1)] += height - heights.reduce(0, +)
         var rects: [Rect] = []
         var top = y
         for h in heights {

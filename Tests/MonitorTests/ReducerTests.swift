@@ -150,7 +150,7 @@ import UploadCore
     @Test func helpOpensAndAnyKeyClosesIt() {
         var state = Fixtures.state()
         Fixtures.press(&state, .character("?"))
-        #expect(state.modal == .help)
+        #expect(state.modal == .help(scroll: 0))
         #expect(Fixtures.press(&state, .character("q")) == [])
         #expect(state.modal == nil)
         #expect(!state.hasQuit)

@@ -5,7 +5,8 @@ public enum Pane: Sendable, Equatable { case browser, queue }
 
 /// A dialog on top of the panes; it takes every key until closed.
 public enum Modal: Sendable, Equatable {
-    case help
+    /// The keys, scrolled this many lines (a short terminal shows a part at a time).
+    case help(scroll: Int)
     case rename(path: String, original: String, input: TextInput)
     case confirmQuit
     /// The agent's scheduled jobs; any key closes.

@@ -87,7 +87,7 @@ public enum MonitorReducer {
         state.message = nil
         switch key {
         case .character("?"):
-            state.modal = .help
+            state.modal = .help(scroll: 0)
             return []
         case .character("J"):
             state.modal = .jobs
@@ -119,7 +119,23 @@ public enum MonitorReducer {
 
     static func handleModalKey(_ key: Key, modal: Modal, _ state: inout MonitorState) -> [MonitorEffect] {
         switch modal {
-        case .help, .jobs:
+        case .help(let scroll):
+            // Scrolled where it does not all show; any other key closes it.
+            let help = MonitorView.helpLayout(in: Rect(x: 0, y: 0, width: state.width, height: state.height))
+            let step: Int? = switch key {
+            case .down, .character("j"): 1
+            case .up, .character("k"): -1
+            case .pageDown, .character(" "): help.visible
+            case .pageUp: -help.visible
+            default: nil
+            }
+            guard let step, help.maxScroll > 0 else {
+                state.modal = nil
+                return []
+            }
+            state.modal = .help(scroll: min(help.maxScroll, max(0, scroll + step)))
+            return []
+        case .jobs:
             state.modal = nil
             return []
         case .confirmQuit:

@@ -35,13 +35,14 @@ public struct MonitorLayout: Sendable, Equatable {
             let parts = right.splitRows(weights: [4, 4, 3], minimum: 3)
             (queue, response, log) = (parts[0], parts[1], parts[2])
         } else if height >= 20 {
-            let parts = body.splitRows(weights: [3, 3, 3, 2], minimum: 3)
+            // The lists first: rows left over go to the browser, not to the log.
+            let parts = body.splitRows(weights: [3, 3, 3, 2], minimum: 3, remainderTo: 0)
             (browser, queue, response, log) = (parts[0], parts[1], parts[2], parts[3])
             if preview && browser.height >= 10 && browser.width >= 70 {
                 (browser, self.preview) = browser.splitLeft(browser.width * 11 / 20)
             }
         } else {
-            let parts = body.splitRows(weights: [3, 4, 3], minimum: 3)
+            let parts = body.splitRows(weights: [3, 4, 3], minimum: 3, remainderTo: 0)
             (browser, queue, response) = (parts[0], parts[1], parts[2])
         }
     }

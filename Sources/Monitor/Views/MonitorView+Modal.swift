@@ -25,11 +25,14 @@ extension MonitorView {
 
     static func drawModal(_ canvas: inout Canvas, _ modal: Modal, _ state: MonitorState, _ theme: Theme) {
         switch modal {
-        case .help:
-            let box = centeredBox(in: canvas.bounds, width: 72, height: helpLines.count + 3)
-            canvas.fill(box)
-            let inside = canvas.frame(box, title: "Keys · any key closes", style: theme.focusedFrame, glyphs: theme.glyphs)
-            for (i, line) in helpLines.enumerated() where i < inside.height {
+        case .help(let scroll):
+            let help = helpLayout(in: canvas.bounds)
+            canvas.fill(help.box)
+            let first = min(scroll, help.maxScroll)
+            let title = help.maxScroll == 0 ? "Keys · any key closes"
+                : "Keys \(first + 1)-\(min(help.lines.count, first + help.visible))/\(help.lines.count) · ↑↓ scroll · other keys close"
+            let inside = canvas.frame(help.box, title: title, style: theme.focusedFrame, glyphs: theme.glyphs)
+            for (i, line) in help.lines.dropFirst(first).enumerated() where i < inside.height {
                 let isHeading = !line.hasPrefix(" ")
                 canvas.write(line, x: inside.x + 1, y: inside.y + i, style: isHeading ? CellStyle(bold: true) : .plain, clip: inside)
             }
@@ -80,6 +83,30 @@ extension MonitorView {
         for (i, line) in lines.enumerated() where i < inside.height {
             canvas.write(TextLayout.truncate(line.0, width: inside.width - 1, ellipsis: theme.glyphs.ellipsis), x: inside.x + 1, y: inside.y + i, style: line.1, clip: inside)
         }
+    }
+
+    /// The help as it fits `bounds`: at most 72 columns, each line wrapped to the box (a key's
+    /// description continues under itself), as many lines as the screen has rows, and how far it
+    /// scrolls (`maxScroll`: 0 when it all shows).
+    public static func helpLayout(in bounds: Rect) -> (box: Rect, lines: [String], visible: Int, maxScroll: Int) {
+        let width = min(72, bounds.width)
+        let inner = max(1, width - 3)
+        var lines: [String] = []
+        for line in helpLines {
+            guard DisplayWidth.of(line) > inner else { lines.append(line); continue }
+            // The description's column: after the key names' run of two or more spaces.
+            let indent = line.range(of: "  ", options: [], range: line.index(line.startIndex, offsetBy: min(2, line.count))..<line.endIndex)
+                .map { range in line.distance(from: line.startIndex, to: range.upperBound) + (line[range.upperBound...].prefix { $0 == " " }.count) } ?? 4
+            let hanging = min(indent, inner / 2)
+            let wrapped = TextLayout.wrap(line, width: inner)
+            lines.append(wrapped[0])
+            for rest in TextLayout.wrap(wrapped.dropFirst().joined(separator: " "), width: max(1, inner - hanging)) {
+                lines.append(String(repeating: " ", count: hanging) + rest)
+            }
+        }
+        let box = centeredBox(in: bounds, width: width, height: lines.count + 3)
+        let visible = max(1, box.height - 2)
+        return (box, lines, visible, max(0, lines.count - visible))
     }
 
     static func centeredBox(in bounds: Rect, width: Int, height: Int) -> Rect {

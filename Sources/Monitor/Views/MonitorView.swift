@@ -58,15 +58,38 @@ public enum MonitorView {
             drawInput(&canvas, state.browser.filter, x: rect.x + 1, y: rect.y, width: rect.width - 1, theme: theme)
             return
         }
+        let line = statusLine(message: state.message?.text, focus: state.focus, width: rect.width, ellipsis: theme.glyphs.ellipsis)
+        var x = rect.x
         if let message = state.message {
-            canvas.write(TextLayout.truncate(message.text, width: rect.width, ellipsis: theme.glyphs.ellipsis), x: rect.x, y: rect.y,
-                         style: message.isError ? theme.failedBold : theme.accent)
-            return
+            x += canvas.write(line.message, x: x, y: rect.y, style: message.isError ? theme.failedBold : theme.accent, clip: rect)
         }
-        let hints = state.focus == .browser
-            ? "↑↓ move  →/⏎ open  ← up  space mark  * all  u queue  r rename  / filter  a all files  tab queue  ? help  q quit"
-            : "↑↓ select  c cancel  R retry  x clear finished  tab browser  ? help  q quit"
-        canvas.write(TextLayout.truncate(hints, width: rect.width, ellipsis: theme.glyphs.ellipsis), x: rect.x, y: rect.y, style: theme.muted)
+        canvas.write(line.keys, x: x, y: rect.y, style: theme.muted, clip: rect)
+    }
+
+    /// The keys, most useful first; `? help  q quit` always end the line.
+    static let browserKeys = ["↑↓ move", "space mark", "u queue", "→/⏎ open", "← up", "* all", "/ filter", "tab queue", "r rename", "a all files"]
+    static let queueKeys = ["↑↓ select", "c cancel", "R retry", "f next failed", "x clear finished", "tab browser"]
+    static let alwaysKeys = "? help  q quit"
+
+    /// The status line at `width`: a message (cut to leave room for help and quit) and beside it
+    /// the keys that fit, in their order of use, then help and quit, which never drop out.
+    public static func statusLine(message: String?, focus: Pane, width: Int, ellipsis: String) -> (message: String, keys: String) {
+        let always = alwaysKeys
+        var shownMessage = ""
+        if let message {
+            let room = width - DisplayWidth.of(always) - 3
+            shownMessage = room >= 8 ? TextLayout.truncate(message, width: room, ellipsis: ellipsis) + "   " : TextLayout.truncate(message, width: width, ellipsis: ellipsis)
+            guard room >= 8 else { return (shownMessage, "") }
+        }
+        var room = width - DisplayWidth.of(shownMessage) - DisplayWidth.of(always)
+        var keys: [String] = []
+        for key in focus == .browser ? browserKeys : queueKeys {
+            let cost = DisplayWidth.of(key) + 2
+            guard cost <= room else { break }
+            keys.append(key)
+            room -= cost
+        }
+        return (shownMessage, (keys + [always]).joined(separator: "  "))
     }
 
     /// A text input with its cursor shown as a reversed cell.
