@@ -101,6 +101,8 @@ public final class MonitorProgram: @unchecked Sendable {
     /// When to report that the cursor rested on a picture (`awaitPreviewRest`); loop thread only.
     private var restDue: (request: PreviewRequest, at: Double)?
     private lazy var previews = PreviewWorker { [inbox] request, result in inbox.post(.event(.previewLoaded(request, result))) }
+    /// The open folder, watched for files arriving and leaving.
+    private lazy var folderWatch = DirectoryWatcher { [inbox] listing in inbox.post(.event(.directoryChanged(listing))) }
     private lazy var hasher = ContentHashWorker(stripLocation: settings.stripLocation, journal: settings.contentCache) { [inbox] file, digest, remaining in
         inbox.post(.event(.contentHashed(file, sha256: digest, remaining: remaining)))
     }
@@ -150,6 +152,7 @@ public final class MonitorProgram: @unchecked Sendable {
     private func loop(_ initial: MonitorState) -> MonitorState {
         let terminal = makeTerminal(settings.colors)
         defer { terminal.close() }
+        defer { folderWatch?.stop() }
         var theme = Theme(colors: terminal.colors, glyphs: settings.glyphs, pictureDepth: terminal.colorDepth, pixels: terminal.pixelGraphics)
         var state = initial
         state.width = terminal.width
@@ -246,8 +249,16 @@ public final class MonitorProgram: @unchecked Sendable {
     private func perform(_ effect: MonitorEffect, terminal: any MonitorTerminal) {
         switch effect {
         case .loadDirectory(let path, let select):
+            let watch = folderWatch
             DispatchQueue.global().async { [inbox] in
-                inbox.post(.event(.directoryLoaded(DirectoryReader.read(path, select: select))))
+                let listing = DirectoryReader.read(path, select: select)
+                // Watched from before it is shown: nothing copied in meanwhile is missed.
+                if listing.error == nil { watch?.watch(listing.path) }
+                inbox.post(.event(.directoryLoaded(listing)))
+            }
+        case .refreshDirectory(let path):
+            DispatchQueue.global().async { [inbox] in
+                inbox.post(.event(.directoryChanged(DirectoryReader.read(path, select: nil))))
             }
         case .enqueue(let items):
             backend.enqueue(items)

@@ -43,7 +43,7 @@ import UploadCore
         let first = lines(state)
         let help = MonitorView.helpLayout(in: Rect(x: 0, y: 0, width: 50, height: 14))
         #expect(help.box.width == 50 && help.maxScroll > 0)
-        #expect(first.joined().contains("Keys 1-12/32 · ↑↓ scroll · other keys close ─"), "\(first.joined(separator: "\n"))")
+        #expect(first.joined().contains("Keys 1-12/\(help.lines.count) · ↑↓ scroll · other keys close ─"), "\(first.joined(separator: "\n"))")
         #expect(help.lines.allSatisfy { DisplayWidth.of($0) <= 47 }, "every line fits the box")
         // Every line of the help can be brought into view; a key other than a scroll closes it.
         for _ in 0..<help.maxScroll + 3 { Fixtures.press(&state, .down) }

@@ -59,6 +59,25 @@ public struct BrowserState: Sendable, Equatable {
         offset = 0
     }
 
+    /// The same folder read again: the cursor stays on its file (or where it was, when that
+    /// file went), the filter and the scroll stay, marks and renames of files that left go.
+    mutating func refresh(_ listing: DirectoryListing) {
+        let previous = current?.name
+        let previousIndex = selected
+        let before = Set(entries.lazy.map(\.name))
+        entries = listing.entries
+        error = listing.error
+        refreshVisible()
+        selected = previous.flatMap { name in visible.firstIndex { entries[$0].name == name } } ?? min(previousIndex, max(0, visible.count - 1))
+        let now = Set(entries.lazy.map(\.name))
+        for gone in before.subtracting(now) {
+            let full = DirectoryReader.join(path, gone)
+            marks.remove(full)
+            renames[full] = nil
+            stripChoices[full] = nil
+        }
+    }
+
     mutating func refreshVisible() {
         let needle = filter.text.lowercased()
         var shown: [Int] = []

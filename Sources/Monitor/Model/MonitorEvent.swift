@@ -26,6 +26,8 @@ public enum MonitorEvent: Sendable, Equatable {
     case key(Key, EventTime)
     case resize(width: Int, height: Int)
     case directoryLoaded(DirectoryListing)
+    /// The open folder read again (it changed, or Ctrl-R): the cursor, marks and filter stay.
+    case directoryChanged(DirectoryListing)
     case upload(UploadEvent, EventTime)
     /// A file could not be queued (not an image, unreadable…): said in the log, nothing is lost.
     case enqueueRefused(name: String, reason: String, EventTime)
@@ -87,6 +89,8 @@ public struct AwayTotals: Sendable, Equatable {
 /// What the reducer asks the run loop to do; data only, so tests can check decisions.
 public enum MonitorEffect: Sendable, Equatable {
     case loadDirectory(path: String, select: String?)
+    /// Read the open folder again (Ctrl-R); its listing comes back as `directoryChanged`.
+    case refreshDirectory(path: String)
     case enqueue([QueueItem])
     case cancel(UploadID)
     case retry(UploadID)

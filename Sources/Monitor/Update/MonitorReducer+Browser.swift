@@ -23,6 +23,9 @@ extension MonitorReducer {
             return [.loadDirectory(path: parent, select: UploadName.baseName(of: browser.path))]
         case .character("~"):
             return [.loadDirectory(path: browser.home, select: nil)]
+        case .control("r"):
+            state.message = StatusMessage("Reading \(UploadName.baseName(of: browser.path)) again")
+            return [.refreshDirectory(path: browser.path)]
         case .character("a"):
             browser.showAll.toggle()
             state.message = StatusMessage(browser.showAll ? "Showing all files" : "Showing images only")

@@ -11,7 +11,7 @@ public enum MonitorReducer {
         // The folder's images by content, off the loop, when there is something to match them
         // with: "sent" under another name or path shows.
         switch event {
-        case .directoryLoaded, .sentContentsKnown, .attached, .upload(.finished, _):
+        case .directoryLoaded, .directoryChanged, .sentContentsKnown, .attached, .upload(.finished, _):
             effects += state.hashListedImages()
         default:
             break
@@ -38,6 +38,13 @@ public enum MonitorReducer {
             state.browser.load(listing)
             if let error = listing.error { state.message = StatusMessage(error, isError: true) }
             // A new listing asks afresh (a newer list replaces what the worker still had).
+            state.contents.listingAsked = false
+            state.contents.remaining = 0
+            return []
+        case .directoryChanged(let listing):
+            // A listing of a folder left since is stale.
+            guard listing.path == state.browser.path, !state.browser.loading else { return [] }
+            state.browser.refresh(listing)
             state.contents.listingAsked = false
             state.contents.remaining = 0
             return []

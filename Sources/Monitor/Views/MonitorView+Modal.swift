@@ -14,6 +14,7 @@ extension MonitorView {
         "  L                         send marked without / with location",
         "  /                         filter as you type (Esc clears)",
         "  a                         show all files / images only",
+        "  Ctrl-R                    read the folder again (changes show by themselves)",
         "Queue",
         "  ↑ ↓  j k  g G             select (the response panel follows)",
         "  c  cancel    R  retry    x  clear finished    f  next failed",
