@@ -32,6 +32,33 @@ static inline int um_put_cell(int y, int x, const wchar_t *text, attr_t attrs, s
 
 static inline int um_get_wch(wint_t *out) { return get_wch(out); }
 
+// The mouse: clicks of the first button and the wheel (buttons 4 and 5), reported at once
+// (no wait to tell a click from a double click: the monitor tells them apart itself). Releases
+// are asked for too, though not used: without them curses takes a second press for the button
+// still held, and drops it; and a press read with its release comes as a click.
+static inline int um_mouse_on(void) {
+    mmask_t wanted = BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED;
+#ifdef BUTTON5_PRESSED
+    wanted |= BUTTON5_PRESSED;
+#endif
+    mouseinterval(0);
+    return mousemask(wanted, NULL) != 0;
+}
+// 0: none; 1: first button pressed; 4: wheel up; 5: wheel down. The cell in *x, *y.
+static inline int um_mouse_event(int *x, int *y) {
+    MEVENT event;
+    if (getmouse(&event) != OK) return 0;
+    *x = event.x;
+    *y = event.y;
+    // A press and its release read together come as one click.
+    if (event.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)) return 1;
+    if (event.bstate & BUTTON4_PRESSED) return 4;
+#ifdef BUTTON5_PRESSED
+    if (event.bstate & BUTTON5_PRESSED) return 5;
+#endif
+    return 0;
+}
+
 // Where curses believes the terminal's cursor is (after doupdate).
 static inline int um_cursor_y(void) { return getcury(curscr); }
 static inline int um_cursor_x(void) { return getcurx(curscr); }

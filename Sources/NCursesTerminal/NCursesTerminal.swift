@@ -43,7 +43,7 @@ public final class NCursesTerminal {
     /// hidden cursor. `wantColors` false (NO_COLOR) keeps the screen monochrome and shows no
     /// pictures; `graphics` says whether to ask the terminal for real pixels. A crash gives the
     /// terminal back and writes the backtrace to `crashReport` (nil: to standard error).
-    public init(wantColors: Bool, graphics: GraphicsChoice = .cells, environment: [String: String] = [:], crashReport: String? = nil) {
+    public init(wantColors: Bool, graphics: GraphicsChoice = .cells, environment: [String: String] = [:], crashReport: String? = nil, mouse: Bool = false) {
         setlocale(LC_ALL, "")
         TerminalRestore.saveModes()
         // Asked before curses reads the keyboard, so the answers never arrive as keys.
@@ -62,6 +62,9 @@ public final class NCursesTerminal {
         nodelay(um_stdscr(), true)
         set_escdelay(25)
         curs_set(0)
+        // Clicks and the wheel, where the terminal reports them (curses asks it; `--no-mouse`
+        // leaves the terminal's own selection alone).
+        if mouse { _ = um_mouse_on() }
         var usable = false
         if wantColors && has_colors() {
             start_color()
@@ -130,6 +133,16 @@ public final class NCursesTerminal {
             if result == ERR { break }
             if result == um_key_code_yes() {
                 if Int32(value) == KEY_RESIZE { continue }
+                if Int32(value) == KEY_MOUSE {
+                    var x: Int32 = 0, y: Int32 = 0
+                    switch um_mouse_event(&x, &y) {
+                    case 1: keys.append(.mouse(.press, x: Int(x), y: Int(y)))
+                    case 4: keys.append(.mouse(.wheelUp, x: Int(x), y: Int(y)))
+                    case 5: keys.append(.mouse(.wheelDown, x: Int(x), y: Int(y)))
+                    default: break
+                    }
+                    continue
+                }
                 keys.append(KeyDecoder.special(Int32(value)))
             } else {
                 keys.append(KeyDecoder.character(UInt32(value)))

@@ -76,7 +76,9 @@ enum TerminalRestore {
     static func crashed(_ number: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?) {
         if active {
             if haveSaved { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
-            let reset: StaticString = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l\r\n"
+            // Mouse reporting off too (every mode curses may have turned on), or the shell gets
+            // escape sequences for each click.
+            let reset: StaticString = "\u{1B}[0m\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1006l\u{1B}[?25h\u{1B}[?1049l\r\n"
             _ = write(STDOUT_FILENO, reset.utf8Start, reset.utf8CodeUnitCount)
             active = false
         }

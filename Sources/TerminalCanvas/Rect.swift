@@ -15,6 +15,9 @@ public struct Rect: Sendable, Hashable, CustomStringConvertible {
     public var isEmpty: Bool { width == 0 || height == 0 }
     public var maxX: Int { x + width }
     public var maxY: Int { y + height }
+
+    /// Whether the cell at `x`, `y` is inside.
+    public func contains(x: Int, y: Int) -> Bool { x >= self.x && x < maxX && y >= self.y && y < maxY }
     public var description: String { "\(width)x\(height)@\(x),\(y)" }
 
     /// The rect shrunk by `n` cells on every side.

@@ -25,6 +25,8 @@ public struct StatusMessage: Sendable, Equatable {
 
 /// Everything the monitor shows. Changed only by `MonitorReducer`; drawn by `MonitorView`.
 public struct MonitorState: Sendable {
+    /// The last mouse press (a second one there soon after is a double click).
+    public var lastClick: Click?
     public var width: Int
     public var height: Int
     public var endpoint: String {

@@ -87,6 +87,7 @@ public enum MonitorReducer {
     }
 
     static func handleKey(_ key: Key, at time: EventTime, _ state: inout MonitorState) -> [MonitorEffect] {
+        if case .mouse(let action, let x, let y) = key { return handleMouse(action, x: x, y: y, at: time, &state) }
         if let modal = state.modal { return handleModalKey(key, modal: modal, &state) }
         if state.browser.isFiltering, state.focus == .browser, let effects = handleFilterKey(key, &state) {
             return effects

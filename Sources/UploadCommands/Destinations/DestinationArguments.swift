@@ -92,7 +92,7 @@ public enum DestinationArguments {
     }
 
     /// The monitor's options that say nothing of where uploads go, and whether they take a value.
-    static let monitorOwn: [String: Bool] = ["--no-agent": false, "--notify": true, "--graphics": true]
+    static let monitorOwn: [String: Bool] = ["--no-agent": false, "--no-mouse": false, "--notify": true, "--graphics": true]
 
     /// Whether `arguments` are at most a folder and the monitor's own options.
     static func onlyMonitorOptions(_ arguments: [String]) -> Bool {

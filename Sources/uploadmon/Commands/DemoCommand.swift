@@ -32,6 +32,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "How previews reach the screen: auto (ask the terminal), kitty, sixel or cells.")
     var graphics: GraphicsChoice = .auto
 
+    @Flag(name: .long, help: "Leave the mouse to the terminal instead of clicks and the wheel.")
+    var noMouse = false
+
     @Flag(help: "Send every sample at once and print the results instead of opening the monitor.")
     var headless = false
 
@@ -56,7 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
             let status = try await demo.runHeadless(json: json)
             if status != SendExit.success { throw ExitCode(status) }
         } else {
-            try await demo.runMonitor(notify: notify, makeTerminal: NCursesTerminal.maker(graphics: graphics))
+            try await demo.runMonitor(notify: notify, makeTerminal: NCursesTerminal.maker(graphics: graphics, mouse: !noMouse))
         }
     }
 }

@@ -44,6 +44,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Run uploads inside the monitor instead of the background agent; they stop when it quits.")
     var noAgent = false
 
+    @Flag(name: .long, help: "Leave the mouse to the terminal (its own text selection) instead of clicks and the wheel selecting and scrolling.")
+    var noMouse = false
+
     func validate() throws {
         try upload.refuseList("the monitor")
         if let refusal = directory.flatMap(MonitorSession.refusal(directory:)) { throw ValidationError(refusal) }
@@ -60,7 +63,7 @@ struct MonitorCommand: AsyncParsableCommand {
         let session = MonitorSession(
             directory: directory ?? FileManager.default.currentDirectoryPath, uploads: uploads, shownEndpoint: RedactedURL.display(upload.to),
             settings: upload.transportSettings, concurrency: upload.concurrency, notify: notify, useAgent: !noAgent)
-        try await session.run(makeTerminal: NCursesTerminal.maker(graphics: graphics))
+        try await session.run(makeTerminal: NCursesTerminal.maker(graphics: graphics, mouse: !noMouse))
     }
 }
 
@@ -69,11 +72,11 @@ extension NCursesTerminal: MonitorTerminal {
     public var inputDescriptor: Int32 { STDIN_FILENO }
     public func measure() -> (width: Int, height: Int)? { Self.windowSize() }
 
-    static func maker(graphics: GraphicsChoice) -> @Sendable (Bool) -> any MonitorTerminal {
+    static func maker(graphics: GraphicsChoice, mouse: Bool) -> @Sendable (Bool) -> any MonitorTerminal {
         let environment = ProcessInfo.processInfo.environment
         let paths = StatePaths.resolve(environment: environment)
         // Where a crash's backtrace goes, named on the screen it leaves behind.
         let report = (try? paths.prepare()) != nil ? paths.monitorCrashReport(pid: getpid()) : nil
-        return { NCursesTerminal(wantColors: $0, graphics: graphics, environment: environment, crashReport: report) }
+        return { NCursesTerminal(wantColors: $0, graphics: graphics, environment: environment, crashReport: report, mouse: mouse) }
     }
 }
