@@ -21,9 +21,12 @@ public struct StatusReport {
     public func run(json: Bool, limit: Int, now: Date) throws {
         let agent = AgentHost.status(paths, client: "status")
         var uploads: [UploadRecord] = []
+        var counts: [UploadState: Int] = [:]
         if FileManager.default.fileExists(atPath: paths.journal) {
             do {
-                uploads = try Journal(path: paths.journal).snapshots(limit: limit)
+                let journal = try Journal(path: paths.journal)
+                uploads = try journal.snapshots(limit: limit)
+                counts = try journal.stateCounts()
             } catch {
                 throw CommandFailure.failed("cannot read the journal \(paths.journal): \(error)")
             }
@@ -47,6 +50,7 @@ public struct StatusReport {
             return
         }
         output.say(StatusTable.render(uploads, now: now))
+        output.say(StatusTable.totalsLine(counts, shown: uploads.count))
     }
 
     /// `uploadmon jobs`: the agent's scheduled jobs with their next run.
@@ -268,5 +272,70 @@ public struct AgentSettingsChange: Sendable {
         return status.settings == settings
             ? "The running agent (pid \(pid)) uses these."
             : "The running agent (pid \(pid)) runs with: \(status.settings.summary) (given when it started)."
+    }
+}
+
+/// `uploadmon retry` and `uploadmon cancel`: the background agent's uploads, by id or all that
+/// qualify, from the command line (as `R` and `c` in the monitor).
+public struct BackgroundControl {
+    public var paths: StatePaths
+
+    public init(paths: StatePaths = .resolve()) {
+        self.paths = paths
+    }
+
+    /// `12` or `#12`.
+    public static func id(_ text: String) -> UploadID? {
+        let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let number = Int(digits), number > 0 else { return nil }
+        return UploadID(number)
+    }
+
+    /// The ids given, or every upload in `states` when `all`; usage errors said in words.
+    func ids(_ given: [String], all: Bool, states: [UploadState], flag: String) throws(CommandFailure) -> [UploadID] {
+        guard all != !given.isEmpty else { throw .usage(all ? "name ids or give \(flag), not both" : "name the uploads by id (uploadmon status shows them), or give \(flag)") }
+        if all {
+            guard FileManager.default.fileExists(atPath: paths.journal) else { return [] }
+            do { return try Journal(path: paths.journal).ids(in: states) } catch { throw .failed("cannot read the journal \(paths.journal): \(error)") }
+        }
+        var ids: [UploadID] = []
+        for text in given {
+            guard let id = Self.id(text) else { throw .usage("\(text) is not an upload id (a number, as uploadmon status shows it: 12 or #12)") }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// Asks the agent (started when none runs) to `verb` each; what to print and the status:
+    /// 0 all taken, 1 when any was refused (each said).
+    func ask(_ ids: [UploadID], verb: String, request: (UploadID) -> AgentRequest) throws(CommandFailure) -> (text: String, status: Int32) {
+        guard !ids.isEmpty else { return ("Nothing to \(verb).", 0) }
+        let connection: AgentLauncher.Connection
+        do { connection = try AgentHost.connectOrStart(paths: paths, client: verb) } catch { throw .failed("\(error)") }
+        defer { connection.client.close() }
+        var refused: [String] = []
+        for id in ids {
+            do {
+                if case .error(let message) = try connection.client.request(request(id)) { refused.append("\(id): \(message)") }
+            } catch {
+                throw .failed("the agent stopped answering after \(ids.count - refused.count) of \(ids.count): \(error)")
+            }
+        }
+        let done = ids.count - refused.count
+        var lines = refused.map { "uploadmon: " + $0 }
+        if done > 0 {
+            lines.append("\(verb == "retry" ? "Retrying" : "Cancelled") \(done) upload\(done == 1 ? "" : "s")\(verb == "retry" ? " in the background agent" : ""); follow with uploadmon status, or open the monitor.")
+        }
+        return (lines.joined(separator: "\n"), refused.isEmpty ? 0 : 1)
+    }
+
+    /// `uploadmon retry ID…` or `--failed` (every failed or cancelled upload).
+    public func retry(_ given: [String], failed: Bool) throws(CommandFailure) -> (text: String, status: Int32) {
+        try ask(try ids(given, all: failed, states: [.failed], flag: "--failed"), verb: "retry") { .retry(id: $0) }
+    }
+
+    /// `uploadmon cancel ID…` or `--all` (every upload not finished).
+    public func cancel(_ given: [String], all: Bool) throws(CommandFailure) -> (text: String, status: Int32) {
+        try ask(try ids(given, all: all, states: [.queued, .sending, .waitingToRetry], flag: "--all"), verb: "cancel") { .cancel(id: $0) }
     }
 }

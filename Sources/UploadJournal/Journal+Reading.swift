@@ -58,6 +58,25 @@ extension Journal {
         }
     }
 
+    /// How many uploads are in each state, over the whole journal (not only the rows shown).
+    public func stateCounts() throws -> [UploadState: Int] {
+        try pool.read { db in
+            var counts: [UploadState: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) FROM upload GROUP BY state") {
+                if let state = UploadState(rawValue: row[0]) { counts[state] = row[1] }
+            }
+            return counts
+        }
+    }
+
+    /// The ids of the uploads in `states`, oldest first.
+    public func ids(in states: [UploadState]) throws -> [UploadID] {
+        try pool.read { db in
+            try Int64.fetchAll(db, UploadRow.select(UploadRow.Columns.id).filter(states.map(\.rawValue).contains(UploadRow.Columns.state))
+                .order(UploadRow.Columns.id)).map { UploadID(Int($0)) }
+        }
+    }
+
     /// Logged events after `seq`, oldest first, at most `limit`.
     public func entries(after seq: Int64, limit: Int = 100_000) throws -> [JournalEntry] {
         try pool.read { db in

@@ -21,15 +21,27 @@ public enum StatusTable {
 
     /// The table `uploadmon status` prints, one row per upload.
     public static func render(_ uploads: [UploadRecord], now: Date) -> String {
-        let header = ["ID", "STATE", "NAME", "PROGRESS", "ANSWER", "QUEUED"]
+        let header = ["ID", "STATE", "NAME", "TO", "PROGRESS", "ANSWER", "QUEUED"]
         var rows = [header]
         for upload in uploads {
             rows.append([
-                upload.id.description, upload.state.rawValue, upload.name, progress(upload), answer(upload, now: now),
+                upload.id.description, upload.state.rawValue, upload.name, RedactedURL.display(upload.url), progress(upload), answer(upload, now: now),
                 LocalTime.format(upload.createdAt, .seconds),
             ])
         }
         return Table.render(rows)
+    }
+
+    /// Every upload of the journal by state, however many rows the table shows:
+    /// "All 20000 uploads: 19990 sent · 6 failed · 4 queued (the newest 50 shown; --limit N for more)".
+    public static func totalsLine(_ counts: [UploadState: Int], shown: Int) -> String {
+        let total = counts.values.reduce(0, +)
+        var parts: [String] = []
+        for (state, word) in [(UploadState.succeeded, "sent"), (.failed, "failed or cancelled"), (.sending, "sending"), (.waitingToRetry, "waiting to retry"), (.queued, "queued")] {
+            if let count = counts[state], count > 0 { parts.append("\(count) \(word)") }
+        }
+        let more = total > shown ? " (the newest \(shown) shown; --limit N shows more)" : ""
+        return "All \(total) upload\(total == 1 ? "" : "s"): " + parts.joined(separator: " · ") + more
     }
 
     public static func progress(_ upload: UploadRecord) -> String {

@@ -20,7 +20,7 @@ public enum DestinationArguments {
 
     /// The subcommands; the first argument that is none of these is the monitor's.
     public static let subcommands: Set<String> = [
-        "monitor", "send", "serve", "demo", "presign", "status", "watch", "jobs", "agent", "completions", "destinations", "help",
+        "monitor", "send", "serve", "demo", "presign", "status", "retry", "cancel", "watch", "jobs", "agent", "completions", "destinations", "help",
     ]
     static let sending: Set<String> = ["monitor", "send", "watch"]
     static let informational: Set<String> = ["-h", "--help", "--version", "--generate-completion-script", "--experimental-dump-help"]
