@@ -50,8 +50,9 @@ static inline int um_mouse_event(int *x, int *y) {
     if (getmouse(&event) != OK) return 0;
     *x = event.x;
     *y = event.y;
-    // A press and its release read together come as one click.
-    if (event.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)) return 1;
+    // A press and its release read together come as one click; two as a double click.
+    if (event.bstate & BUTTON1_DOUBLE_CLICKED) return 2;
+    if (event.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) return 1;
     if (event.bstate & BUTTON4_PRESSED) return 4;
 #ifdef BUTTON5_PRESSED
     if (event.bstate & BUTTON5_PRESSED) return 5;

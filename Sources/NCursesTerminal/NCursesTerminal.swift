@@ -137,6 +137,7 @@ public final class NCursesTerminal {
                     var x: Int32 = 0, y: Int32 = 0
                     switch um_mouse_event(&x, &y) {
                     case 1: keys.append(.mouse(.press, x: Int(x), y: Int(y)))
+                    case 2: keys += [.mouse(.press, x: Int(x), y: Int(y)), .mouse(.press, x: Int(x), y: Int(y))]
                     case 4: keys.append(.mouse(.wheelUp, x: Int(x), y: Int(y)))
                     case 5: keys.append(.mouse(.wheelDown, x: Int(x), y: Int(y)))
                     default: break

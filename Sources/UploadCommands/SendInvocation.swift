@@ -70,9 +70,11 @@ public struct SendInvocation: Sendable, Equatable {
         } catch {
             return session.refuse([error.description])
         }
-        let folders = FolderFiles(recursive: recursive, include: include, exclude: exclude, anyFile: options.anyFile).expand(try allFiles())
+        let given = try allFiles()
+        let folders = FolderFiles(recursive: recursive, include: include, exclude: exclude, anyFile: options.anyFile).expand(given)
         for note in folders.notes { session.output.complain("uploadmon: \(note)") }
-        guard !folders.files.isEmpty else { return session.refuse([]) }
+        // Folders that held nothing to send (a destination list that names its files has none given).
+        guard !folders.files.isEmpty || given.isEmpty else { return session.refuse([]) }
         if let refusal = SendSession.refusal(files: folders.files, name: name, background: background) { return session.refuse([refusal]) }
         return try await session.run(folders.files)
     }

@@ -13,6 +13,12 @@ struct Uploadmon: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "uploadmon",
         abstract: "Send image files to an HTTP endpoint as multipart/form-data and watch them go.",
+        discussion: """
+        Start with `uploadmon demo`, or `uploadmon --to URL` in a folder of photos; save where \
+        they go with `uploadmon destinations add NAME --to URL`. Guides in the source tree's Docs/: \
+        monitor.md, sending.md, destinations.md, resuming.md, agent.md, receiver.md, privacy.md, \
+        install.md, benchmarks.md, testing.md.
+        """,
         version: UploadmonVersion.current,
         subcommands: [MonitorCommand.self, SendCommand.self, ServeCommand.self, DemoCommand.self, PresignCommand.self, StatusCommand.self, RetryCommand.self, CancelCommand.self, WatchCommand.self, JobsCommand.self, AgentCommand.self, CompletionsCommand.self, DestinationsCommand.self],
         defaultSubcommand: MonitorCommand.self

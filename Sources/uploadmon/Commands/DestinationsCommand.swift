@@ -20,6 +20,8 @@ struct DestinationsCommand: AsyncParsableCommand {
               -H @~/.config/uploadmon/blog.headers --strip-location --default
           uploadmon destinations check blog
           uploadmon send *.jpg --to blog
+
+        More: Docs/destinations.md in the source tree.
         """,
         subcommands: [List.self, Add.self, Remove.self, Default.self, Check.self],
         defaultSubcommand: List.self

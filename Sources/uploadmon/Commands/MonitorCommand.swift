@@ -25,6 +25,8 @@ struct MonitorCommand: AsyncParsableCommand {
               -H 'Authorization: Bearer …'
           uploadmon --to http://host/photo --notify osc
             (desktop notifications, through SSH too)
+
+        More: Docs/monitor.md (every key, the mouse, previews) in the source tree.
         """
     )
 

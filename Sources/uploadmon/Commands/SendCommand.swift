@@ -51,6 +51,8 @@ struct SendCommand: AsyncParsableCommand {
             (then: uploadmon status)
           find ~/photos -name '*.jpg' -print0 | \\
               uploadmon send --files-from - --null --to https://host/photo --background
+
+        More: Docs/sending.md (folders, globs, PUT, S3, lists, digests) and privacy.md in the source tree.
         """
     )
 

@@ -37,6 +37,8 @@ struct ServeCommand: AsyncParsableCommand {
           uploadmon serve --tls-cert cert.pem --tls-key key.pem
             (clients: uploadmon send … --cacert ca.pem)
           curl -F photo=@cat.jpg http://127.0.0.1:3000/photo
+
+        More: Docs/receiver.md in the source tree.
         """
     )
 
