@@ -12,8 +12,10 @@ import UploadJournal
 /// reattaches from the last event it saw.
 public final class AgentBackend: MonitorBackend {
     public let paths: StatePaths
-    public let settings: TransportSettings
-    public let uploads: MonitorUploads
+    /// Where the files queued now go (`switchDestination` changes it).
+    private let current: NIOLockedValueBox<MonitorDestination>
+    public var settings: TransportSettings { current.withLockedValue { $0.settings } }
+    public var uploads: MonitorUploads { current.withLockedValue { $0.uploads } }
     private let client: NIOLockedValueBox<AgentClient>
     /// The decisions (hold or deliver, the cursor, reconnect); everything below carries out
     /// the actions, outside this lock, one after another on `acting` in the order decided.
@@ -27,14 +29,17 @@ public final class AgentBackend: MonitorBackend {
     public init(client: AgentClient, paths: StatePaths, settings: TransportSettings, uploads: MonitorUploads) {
         self.client = NIOLockedValueBox(client)
         self.paths = paths
-        self.settings = settings
-        self.uploads = uploads
+        current = NIOLockedValueBox(MonitorDestination(uploads: uploads, settings: settings))
         subscription = NIOLockedValueBox(AgentSubscription(cursor: MonitorCursor.read(paths)))
     }
 
     public func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
         outlet.start(post: post, now: now)
         attach(client.withLockedValue({ $0 }))
+    }
+
+    public func switchDestination(_ destination: MonitorDestination) {
+        current.withLockedValue { $0 = destination }
     }
 
     private func post(_ event: MonitorEvent) { outlet.post(event) }
@@ -156,13 +161,14 @@ public final class AgentBackend: MonitorBackend {
         // in. The files are not opened here: the agent checks each as it takes it (opening and
         // sniffing 20,000 photos twice doubled the hand-over) and says which it refused.
         handingOver.withLockedValue { $0 += items.count }
+        let destination = current.withLockedValue { $0 }
         enqueueing.async { [self] in
             defer { handingOver.withLockedValue { $0 -= items.count } }
             let agent = agentForWork()
             let accepted = items.map { item in
-                var own = settings
+                var own = destination.settings
                 own.stripLocation = item.stripLocation
-                return EnqueueItem(request: uploads.unchecked(item), settings: own, origin: "monitor")
+                return EnqueueItem(request: destination.uploads.unchecked(item), settings: own, origin: "monitor")
             }
             guard !accepted.isEmpty else { return }
             do {

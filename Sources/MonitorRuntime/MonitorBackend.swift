@@ -17,6 +17,20 @@ public protocol MonitorBackend: Sendable {
     /// Files queued in the monitor that are still being handed to where they upload (the
     /// agent): `finish` waits for them, so none is lost by quitting.
     var filesBeingHandedOver: Int { get }
+    /// Files queued from now on go to `destination` (`D`); those queued go on as they are.
+    func switchDestination(_ destination: MonitorDestination)
+}
+
+/// Where the monitor's uploads go: what each request shares and the settings it is sent with
+/// (a saved destination resolved as the command line would be).
+public struct MonitorDestination: Sendable {
+    public var uploads: MonitorUploads
+    public var settings: TransportSettings
+
+    public init(uploads: MonitorUploads, settings: TransportSettings) {
+        self.uploads = uploads
+        self.settings = settings
+    }
 }
 
 extension MonitorBackend {
@@ -27,34 +41,43 @@ extension MonitorBackend {
 public final class LocalBackend: MonitorBackend {
     public let queue: UploadQueue
     public let transport: HTTPUploadTransport
-    public let uploads: MonitorUploads
+    /// Where the files queued now go (`switchDestination` changes it).
+    private let current: NIOLockedValueBox<MonitorDestination>
+    public var uploads: MonitorUploads { current.withLockedValue { $0.uploads } }
     private let outlet = MonitorOutlet()
-    /// Whether `transport` strips photos of their location.
-    private let strips: Bool
-    /// A transport that does the other (made when a file first asks for it with `L`).
-    private let makeOther: @Sendable () throws -> HTTPUploadTransport
-    private let other = NIOLockedValueBox<HTTPUploadTransport?>(nil)
+    /// The settings `transport` was made with.
+    private let settings: TransportSettings
+    /// Makes a transport for other settings (a file that asks otherwise with `L`, another
+    /// destination), once each.
+    private let make: @Sendable (TransportSettings) throws -> HTTPUploadTransport
+    private let others = NIOLockedValueBox<[TransportSettings: HTTPUploadTransport]>([:])
 
     public init(
-        queue: UploadQueue, transport: HTTPUploadTransport, uploads: MonitorUploads, strips: Bool = false,
-        makeOther: @escaping @Sendable () throws -> HTTPUploadTransport = { throw UploadInputError.badProxy("", "no other transport") }
+        queue: UploadQueue, transport: HTTPUploadTransport, uploads: MonitorUploads, settings: TransportSettings,
+        make: @escaping @Sendable (TransportSettings) throws -> HTTPUploadTransport = { _ in throw UploadInputError.badProxy("", "no other transport") }
     ) {
         self.queue = queue
         self.transport = transport
-        self.uploads = uploads
-        self.strips = strips
-        self.makeOther = makeOther
+        self.settings = settings
+        current = NIOLockedValueBox(MonitorDestination(uploads: uploads, settings: settings))
+        self.make = make
     }
 
-    /// The transport for an item: the session's, or the other one when it asks otherwise.
-    private func transport(for item: QueueItem) throws -> HTTPUploadTransport? {
-        guard item.stripLocation != strips else { return nil }
-        return try other.withLockedValue { other in
-            if let other { return other }
-            let made = try makeOther()
-            other = made
+    /// The transport for an item: the session's, or one made for the settings it needs.
+    private func transport(for item: QueueItem, _ destination: MonitorDestination) throws -> HTTPUploadTransport? {
+        var wanted = destination.settings
+        wanted.stripLocation = item.stripLocation
+        guard wanted != settings else { return nil }
+        return try others.withLockedValue { others in
+            if let made = others[wanted] { return made }
+            let made = try make(wanted)
+            others[wanted] = made
             return made
         }
+    }
+
+    public func switchDestination(_ destination: MonitorDestination) {
+        current.withLockedValue { $0 = destination }
     }
 
     public func start(post: @escaping @Sendable (MonitorEvent) -> Void, now: @escaping @Sendable () -> EventTime) {
@@ -66,11 +89,12 @@ public final class LocalBackend: MonitorBackend {
 
     public func enqueue(_ items: [QueueItem]) {
         guard outlet.isStarted else { return }
-        Task { [queue, uploads, outlet] in
+        let destination = current.withLockedValue { $0 }
+        Task { [queue, outlet] in
             for item in items {
                 do {
-                    let (request, size) = try uploads.request(for: item)
-                    let own = try self.transport(for: item)
+                    let (request, size) = try destination.uploads.request(for: item)
+                    let own = try self.transport(for: item, destination)
                     await queue.enqueue(request, totalBytes: size, origin: "monitor", fileModified: item.modified, fileChanged: item.changed,
                                         withoutLocation: item.stripLocation, transport: own)
                 } catch let error as UploadInputError {
@@ -90,7 +114,7 @@ public final class LocalBackend: MonitorBackend {
             await queue.cancel(id)
         }
         try? await transport.shutdown()
-        try? await other.withLockedValue({ $0 })?.shutdown()
+        for other in others.withLockedValue({ Array($0.values) }) { try? await other.shutdown() }
     }
 }
 

@@ -79,6 +79,10 @@ public final class MonitorProgram: @unchecked Sendable {
         public var sentContents: (@Sendable () -> Set<String>)?
         /// Where the browser's file digests are kept across runs (nil: in memory only).
         public var contentCache: Journal?
+        /// The saved destinations `D` switches to, by name.
+        public var destinations: [String: MonitorDestination] = [:]
+        /// What was sent to another endpoint by content (after a switch).
+        public var sentContentsTo: (@Sendable (String) -> Set<String>)?
 
         public init(notify: NotifyMode, colors: Bool, glyphs: Glyphs, environment: [String: String]) {
             self.notify = notify
@@ -255,6 +259,13 @@ public final class MonitorProgram: @unchecked Sendable {
                 // Watched from before it is shown: nothing copied in meanwhile is missed.
                 if listing.error == nil { watch?.watch(listing.path) }
                 inbox.post(.event(.directoryLoaded(listing)))
+            }
+        case .switchDestination(let name):
+            guard let destination = settings.destinations[name] else { return }
+            backend.switchDestination(destination)
+            if let sentTo = settings.sentContentsTo {
+                let url = destination.uploads.url
+                DispatchQueue.global().async { [inbox] in inbox.post(.event(.sentContentsKnown(sentTo(url)))) }
             }
         case .refreshDirectory(let path):
             DispatchQueue.global().async { [inbox] in

@@ -62,7 +62,8 @@ public struct SentLedger: Sendable {
     /// known, else by path and the file's stamps from before it was sent, to be hashed when
     /// "already sent" is asked (`resolvePending`). Relative paths are taken from the working
     /// directory, as the uploads opened them.
-    public func remember(_ tracker: TransferTracker, endpoint: String, at now: Date) {
+    /// `endpoint`: where every upload went; nil: each upload's own URL.
+    public func remember(_ tracker: TransferTracker, endpoint: String?, at now: Date) {
         let (sent, pending) = Self.records(of: tracker, endpoint: endpoint, at: now)
         try? journal.remember(sent: sent, pending: pending)
     }
@@ -84,11 +85,12 @@ public struct SentLedger: Sendable {
 
     /// The uploads of `tracker` that succeeded, by content digest where it is known, else by
     /// path and stamps.
-    static func records(of tracker: TransferTracker, endpoint: String, at now: Date) -> (sent: [SentContent], pending: [PendingSent]) {
+    static func records(of tracker: TransferTracker, endpoint given: String?, at now: Date) -> (sent: [SentContent], pending: [PendingSent]) {
         var sent: [SentContent] = []
         var pending: [PendingSent] = []
         for state in tracker.states.values where state.outcome?.isSuccess == true {
             let record = state.record
+            let endpoint = given ?? record.url
             if let sha256 = record.contentSHA256 {
                 sent.append(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: state.name, sentAt: now))
             } else if let path = record.path, let size = record.fileSize, let mtime = record.fileModified, let ctime = record.fileChanged {

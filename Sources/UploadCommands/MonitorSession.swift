@@ -26,6 +26,21 @@ public struct MonitorSession: Sendable {
     /// What the monitor and its own uploads read the time from.
     public var clock: HouseClock = .system
     public var output: CommandOutput
+    /// The saved destinations the monitor can switch to (`D`), by name, and the one it starts
+    /// on (nil: the command line's URL).
+    public var destinations: [String: SavedChoice] = [:]
+    public var destinationName: String?
+
+    /// A saved destination as the monitor offers it: resolved, or why it cannot be used.
+    public struct SavedChoice: Sendable {
+        public var shown: String
+        public var destination: MonitorDestination?
+        public var refusal: String?
+
+        public init(shown: String, destination: MonitorDestination?, refusal: String?) {
+            (self.shown, self.destination, self.refusal) = (shown, destination, refusal)
+        }
+    }
 
     public init(
         directory: String, uploads: MonitorUploads, shownEndpoint: String, settings: TransportSettings, concurrency: Int,
@@ -63,10 +78,8 @@ public struct MonitorSession: Sendable {
         } else {
             let transport = try HTTPUploadTransport(settings: settings, clock: clock)
             let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: settings.retryPolicy, clock: clock)
-            var other = settings
-            other.stripLocation.toggle()
-            backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, strips: settings.stripLocation,
-                                   makeOther: { [other, clock] in try HTTPUploadTransport(settings: other, clock: clock) })
+            backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, settings: settings,
+                                   make: { [clock] in try HTTPUploadTransport(settings: $0, clock: clock) })
         }
         let colors = environment["NO_COLOR"].map(\.isEmpty) ?? true
         let glyphs = MonitorProgram.speaksUTF8() ? Glyphs.unicode : .ascii
@@ -76,12 +89,16 @@ public struct MonitorSession: Sendable {
         if remembersSent {
             let ledger = SentLedger.open()
             programSettings.sentContents = { ledger?.sentContents(to: endpoint) ?? [] }
+            programSettings.sentContentsTo = { ledger?.sentContents(to: $0) ?? [] }
             programSettings.contentCache = ledger?.journal
         }
+        programSettings.destinations = destinations.compactMapValues(\.destination)
         let program = MonitorProgram(backend: backend, settings: programSettings, clock: clock, makeTerminal: makeTerminal)
         let home = environment["HOME"] ?? "/"
         let start = URL(fileURLWithPath: directory).standardizedFileURL.path
         var initial = MonitorState(width: 80, height: 24, endpoint: shownEndpoint, directory: start, home: home)
+        initial.destinations = destinations.keys.sorted().compactMap { name in destinations[name].map { DestinationEntry(name: name, shown: $0.shown, refusal: $0.refusal) } }
+        initial.destinationName = destinationName
         initial.uploadsOutliveMonitor = useAgent
         initial.stripLocation = settings.stripLocation
         let final = await program.run(initial)
@@ -89,7 +106,8 @@ public struct MonitorSession: Sendable {
         if handing > 0 { output.say("Handing \(handing) queued file(s) to the agent, which sends them…") }
         await backend.finish(final)
         // The agent remembers its own uploads; the monitor's own are remembered here.
-        if remembersSent, !useAgent { SentLedger.open()?.remember(final.queue.tracker, endpoint: endpoint, at: clock.wall()) }
+        // Each upload by where it went: after a switch (`D`) not all went to the first endpoint.
+        if remembersSent, !useAgent { SentLedger.open()?.remember(final.queue.tracker, endpoint: nil, at: clock.wall()) }
         if useAgent, final.queue.activeCount > 0 {
             output.say("\(final.queue.activeCount) upload(s) continue in the background. Follow them with `uploadmon status`, or open the monitor again.")
         }

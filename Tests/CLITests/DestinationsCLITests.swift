@@ -118,3 +118,41 @@ import UploadTesting
         #expect(!screen.contains("Your choice") && screen.contains(receiver.url), "\(screen)")
     }
 }
+
+/// `D` in the monitor, in tmux: the next uploads go to the destination chosen; those queued
+/// before go where they were going.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct DestinationSwitchTmuxTests {
+    @Test func theMonitorSwitchesWhereTheNextUploadsGo() async throws {
+        let first = try await ReceiverHarness.start()
+        let second = try await ReceiverHarness.start()
+        defer { Task { await first.cleanUp(); await second.cleanUp() } }
+        let home = first.root + "/home"
+        let pictures = first.root + "/pictures"
+        try FileManager.default.createDirectory(atPath: pictures, withIntermediateDirectories: true)
+        _ = try TestFiles.writeImage(at: pictures + "/a.png", size: 3000)
+        _ = try TestFiles.writeImage(at: pictures + "/b.png", size: 3000)
+        let environment = ["HOME": home, "XDG_CONFIG_HOME": ""]
+        for (name, receiver) in [("first", first), ("second", second)] {
+            let added = try await CLIRun.run(["destinations", "add", name, "--to", receiver.url], environment: environment)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        let tmux = try await TmuxSession.start("cd '\(pictures)' && env HOME='\(home)' XDG_CONFIG_HOME= \(CLIRun.binary) --no-agent --notify none", width: 110, height: 30)
+        defer { tmux.kill() }
+        let opened = try await tmux.waitFor { $0.contains("b.png") }
+        #expect(opened.contains("uploadmon → first · \(first.url)"), "the default, by name: \(opened)")
+        try await tmux.send("u")  // a.png, under the cursor
+        try await tmux.waitFor { $0.contains("1 upload finished") }
+        try await tmux.send("D")
+        try await tmux.waitFor { $0.contains("Send to") && $0.contains("second") }
+        try await tmux.send("j")
+        try await tmux.send("Enter")
+        let switched = try await tmux.waitFor { $0.contains("uploadmon → second · \(second.url)") }
+        #expect(switched.contains("Uploads queued from now on go to second"), "\(switched)")
+        try await tmux.send("j")
+        try await tmux.send("u")  // b.png
+        try await tmux.waitFor { $0.contains("All 2 uploads finished") }
+        #expect(first.storedNames() == ["a.png"] && second.storedNames() == ["b.png"], "\(first.storedNames()) \(second.storedNames())")
+        try await tmux.send("q")
+        try await tmux.waitFor { $0.contains("EXITED 0") }
+    }
+}

@@ -173,7 +173,7 @@ import UploadTesting
             "a.jpg", "--field", "photo", "--retry", "0", "-H", "X-A: 1",
         ]))
         // The monitor is the default command; its folder stays where it was.
-        #expect(try expand(["~/Pictures", "--to", "wiki"]) == .expanded(["--to", "https://wiki.example.com/upload", "~/Pictures"]))
+        #expect(try expand(["~/Pictures", "--to", "wiki"]) == .expanded(["--to", "https://wiki.example.com/upload", "--destination-name", "wiki", "~/Pictures"]))
         // The agent runs watch's and --background's uploads: the destination's concurrency is not for it.
         #expect(try expand(["watch", "/in", "--to", "blog"]) == .expanded([
             "watch", "--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers", "--retries", "2", "--strip-location", "/in",
@@ -234,7 +234,7 @@ import UploadTesting
         #expect(try expand(["send", "a.jpg"], empty) == .unchanged)
         // With a default, bare uploadmon opens the monitor on it.
         #expect(try expand([]) == .expanded(["--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers",
-                                              "--concurrency", "4", "--retries", "2", "--strip-location"]))
+                                              "--concurrency", "4", "--retries", "2", "--strip-location", "--destination-name", "blog"]))
     }
 }
 

@@ -37,6 +37,7 @@ final class FakeBackend: MonitorBackend {
     func cancel(_ id: UploadID) { state.withLockedValue { $0.cancelled.append(id) } }
     func retry(_ id: UploadID) {}
     func finish(_ state: MonitorState) async {}
+    func switchDestination(_ destination: MonitorDestination) {}
 }
 
 /// The whole monitor (run loop, reducer, views, effects) on a terminal made of buffers: what a
@@ -276,7 +277,7 @@ final class FakeBackend: MonitorBackend {
         let transport = try HTTPUploadTransport()
         let queue = UploadQueue(transport: transport, concurrency: 2, retryPolicy: RetryPolicy())
         let uploads = MonitorUploads(url: receiver.url, field: "photo", formFields: [], headers: [], allowAnyFile: false)
-        let backend = LocalBackend(queue: queue, transport: transport, uploads: uploads)
+        let backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, settings: TransportSettings())
         let terminal = FakeTerminal(width: 120, height: 34)
         let program = program(backend, terminal)
         let run = Task { await program.run(initial(endpoint: receiver.url), handlingSignals: false) }
@@ -331,8 +332,8 @@ final class FakeBackend: MonitorBackend {
         let transport = try HTTPUploadTransport()
         let queue = UploadQueue(transport: transport, concurrency: 2, retryPolicy: RetryPolicy())
         let uploads = MonitorUploads(url: receiver.url, field: "photo", formFields: [], headers: [], allowAnyFile: false)
-        let backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, strips: false,
-                                   makeOther: { try HTTPUploadTransport(stripLocation: true) })
+        let backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, settings: TransportSettings(),
+                                   make: { try HTTPUploadTransport(settings: $0) })
         let terminal = FakeTerminal(width: 160, height: 34)
         let program = program(backend, terminal)
         let start = MonitorState(width: 80, height: 24, endpoint: receiver.url, directory: folder, home: folder)

@@ -54,3 +54,38 @@ import UploadCore
         #expect(state.modal == nil)
     }
 }
+
+/// `D`: where the next uploads go, among the saved destinations.
+@Suite struct DestinationSwitchTests {
+    func state() -> MonitorState {
+        var state = Fixtures.state()
+        state.destinations = [DestinationEntry(name: "blog", shown: "https://blog.example/photo"),
+                              DestinationEntry(name: "broken", shown: "https://x.example/", refusal: "cannot read /k/h: it does not exist"),
+                              DestinationEntry(name: "wiki", shown: "https://wiki.example/up")]
+        state.destinationName = "blog"
+        return state
+    }
+
+    @Test func choosingADestinationSendsTheNextUploadsThere() {
+        var state = state()
+        Fixtures.press(&state, .character("D"))
+        #expect(state.modal == .destinations(selected: 0), "the cursor starts on the current one")
+        let effects = Fixtures.press(&state, .down, .down, .enter)
+        #expect(effects == [.switchDestination(name: "wiki")])
+        #expect(state.destinationName == "wiki" && state.endpoint == "https://wiki.example/up" && state.modal == nil)
+        let title = MonitorView.render(state, theme: Theme(colors: false, glyphs: .unicode)).text.split(separator: "\n")[0]
+        #expect(title.contains("uploadmon → wiki · https://wiki.example/up"), "\(title)")
+    }
+
+    @Test func oneThatCannotBeUsedSaysWhyAndNothingChanges() {
+        var state = state()
+        #expect(Fixtures.press(&state, .character("D"), .down, .enter).isEmpty)
+        #expect(state.destinationName == "blog" && state.message?.isError == true && state.message?.text.contains("broken cannot be used") == true)
+        // Esc keeps the current one; with none saved, D says how to save one.
+        Fixtures.press(&state, .character("D"), .down, .escape)
+        #expect(state.destinationName == "blog" && state.modal == nil)
+        var none = Fixtures.state()
+        Fixtures.press(&none, .character("D"))
+        #expect(none.modal == nil && none.message?.text.contains("uploadmon destinations add") == true)
+    }
+}

@@ -91,6 +91,8 @@ public enum MonitorEffect: Sendable, Equatable {
     case loadDirectory(path: String, select: String?)
     /// Read the open folder again (Ctrl-R); its listing comes back as `directoryChanged`.
     case refreshDirectory(path: String)
+    /// The uploads queued from now on go to this saved destination (those queued go on as they are).
+    case switchDestination(name: String)
     case enqueue([QueueItem])
     case cancel(UploadID)
     case retry(UploadID)

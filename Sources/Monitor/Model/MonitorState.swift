@@ -11,6 +11,20 @@ public enum Modal: Sendable, Equatable {
     case confirmQuit
     /// The agent's scheduled jobs; any key closes.
     case jobs
+    /// The saved destinations to choose where the next uploads go (`D`); the row under the cursor.
+    case destinations(selected: Int)
+}
+
+/// A saved destination the monitor can switch to: its name, its URL as shown, and why it
+/// cannot be used when it cannot (a header file gone, a bad value).
+public struct DestinationEntry: Sendable, Equatable {
+    public var name: String
+    public var shown: String
+    public var refusal: String?
+
+    public init(name: String, shown: String, refusal: String? = nil) {
+        (self.name, self.shown, self.refusal) = (name, shown, refusal)
+    }
 }
 
 /// A short message in the status line; errors stay until the next key.
@@ -27,6 +41,10 @@ public struct StatusMessage: Sendable, Equatable {
 public struct MonitorState: Sendable {
     /// The last mouse press (a second one there soon after is a double click).
     public var lastClick: Click?
+    /// The saved destinations `D` offers, and the one the next uploads go to (nil: the
+    /// command line's URL).
+    public var destinations: [DestinationEntry] = []
+    public var destinationName: String?
     public var width: Int
     public var height: Int
     public var endpoint: String {

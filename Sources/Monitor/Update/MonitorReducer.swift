@@ -100,6 +100,13 @@ public enum MonitorReducer {
         case .character("J"):
             state.modal = .jobs
             return []
+        case .character("D"):
+            guard !state.destinations.isEmpty else {
+                state.message = StatusMessage("No saved destinations to switch to: uploadmon destinations add NAME --to URL", isError: true)
+                return []
+            }
+            state.modal = .destinations(selected: state.destinations.firstIndex { $0.name == state.destinationName } ?? 0)
+            return []
         case .character("p"):
             state.preview.enabled.toggle()
             state.message = StatusMessage(state.preview.enabled
@@ -146,6 +153,8 @@ public enum MonitorReducer {
         case .jobs:
             state.modal = nil
             return []
+        case .destinations(let selected):
+            return handleDestinationKey(key, selected: selected, &state)
         case .confirmQuit:
             switch key {
             case .character("y"), .character("Y"), .character("q"), .control("c"), .enter:

@@ -22,6 +22,7 @@ extension MonitorView {
         "  Tab  switch pane    ?  this help    q  Ctrl-C  quit",
         "  J    the agent's scheduled jobs (watched folders, maintenance)",
         "  p    preview of the photo under the cursor on / off",
+        "  D    where the next uploads go, among the saved destinations",
     ]
 
     static func drawModal(_ canvas: inout Canvas, _ modal: Modal, _ state: MonitorState, _ theme: Theme) {
@@ -39,6 +40,8 @@ extension MonitorView {
             }
         case .jobs:
             drawJobs(&canvas, state, theme)
+        case .destinations(let selected):
+            drawDestinations(&canvas, state, selected: selected, theme)
         case .confirmQuit:
             let active = state.queue.activeCount
             let lines = ["\(active) upload\(active == 1 ? " is" : "s are") not finished.", "Quit and cancel \(active == 1 ? "it" : "them")?  y / n"]
@@ -57,6 +60,27 @@ extension MonitorView {
                              x: inside.x, y: inside.y + 2, style: theme.muted, clip: inside)
             }
         }
+    }
+
+    /// The saved destinations, the current one marked, one that cannot be used with its reason.
+    static func drawDestinations(_ canvas: inout Canvas, _ state: MonitorState, selected: Int, _ theme: Theme) {
+        let nameWidth = min(20, state.destinations.map { DisplayWidth.of($0.name) }.max() ?? 4)
+        let box = centeredBox(in: canvas.bounds, width: 76, height: state.destinations.count + 4)
+        canvas.fill(box)
+        let inside = canvas.frame(box, title: "Send to · ↑↓ Enter chooses · Esc keeps", style: theme.focusedFrame, glyphs: theme.glyphs)
+        let first = max(0, selected - inside.height + 2)
+        for (row, index) in (first..<state.destinations.count).enumerated() where row < inside.height - 1 {
+            let entry = state.destinations[index]
+            let mark = entry.name == state.destinationName ? (theme.glyphs == .unicode ? "● " : "* ") : "  "
+            let name = TextLayout.fit(entry.name, width: nameWidth, ellipsis: theme.glyphs.ellipsis)
+            var style: CellStyle = entry.refusal == nil ? .plain : theme.muted
+            if index == selected { style.reverse = true }
+            let line = mark + name + "  " + (entry.refusal.map { "cannot be used: " + $0 } ?? entry.shown)
+            canvas.write(TextLayout.fit(line, width: inside.width, ellipsis: theme.glyphs.ellipsis),
+                         x: inside.x, y: inside.y + row, style: style, clip: inside)
+        }
+        canvas.write(TextLayout.truncate("Uploads already queued go on as they are.", width: inside.width), x: inside.x, y: inside.maxY - 1,
+                     style: theme.muted, clip: inside)
     }
 
     /// Each job on two lines: what it is, then its interval, next run and last result.

@@ -41,7 +41,7 @@ public enum MonitorView {
         if state.jobs.watchCount > 0 { right.append("watching \(state.jobs.watchCount) folder\(state.jobs.watchCount == 1 ? "" : "s")") }
         let rightText = right.joined(separator: " · ") + " "
         let rightWidth = DisplayWidth.of(rightText)
-        let left = " uploadmon → \(state.endpoint)"
+        let left = " uploadmon → " + (state.destinationName.map { "\($0) · " } ?? "") + state.endpoint
         let leftRoom = rect.width - rightWidth - 1
         if leftRoom >= 12 {
             canvas.write(TextLayout.truncate(left, width: leftRoom, ellipsis: theme.glyphs.ellipsis), x: rect.x, y: rect.y, style: theme.titleBar.bolded)

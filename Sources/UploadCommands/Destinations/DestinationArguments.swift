@@ -87,7 +87,8 @@ public enum DestinationArguments {
         // settings say: a destination's concurrency is for the processes that run them.
         let skipping: Set<String> = command == "watch" || rest.contains("--background") ? ["concurrency"] : []
         var inserted = destination.arguments(leavingOut: given, skipping: skipping)
-        if command == "check" { inserted += ["--destination-name", destination.name] }
+        // The monitor shows the name, and `check` says it.
+        if command == "check" || command == "monitor" { inserted += ["--destination-name", destination.name] }
         return .expanded(prefix + inserted + remaining)
     }
 

@@ -49,6 +49,10 @@ struct MonitorCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Leave the mouse to the terminal (its own text selection) instead of clicks and the wheel selecting and scrolling.")
     var noMouse = false
 
+    /// Set when `--to` named a saved destination (`DestinationArguments`).
+    @Option(name: .customLong("destination-name"), help: .hidden)
+    var destinationName: String?
+
     func validate() throws {
         try upload.refuseList("the monitor")
         if let refusal = directory.flatMap(MonitorSession.refusal(directory:)) { throw ValidationError(refusal) }
@@ -62,10 +66,29 @@ struct MonitorCommand: AsyncParsableCommand {
         let uploads = MonitorUploads(
             url: upload.endpoint, field: upload.field, formFields: try upload.parsedFormFields(), headers: try upload.parsedHeaders(),
             allowAnyFile: upload.anyFile)
-        let session = MonitorSession(
+        var session = MonitorSession(
             directory: directory ?? FileManager.default.currentDirectoryPath, uploads: uploads, shownEndpoint: RedactedURL.display(upload.to),
             settings: upload.transportSettings, concurrency: upload.concurrency, notify: notify, useAgent: !noAgent)
+        (session.destinations, session.destinationName) = (Self.savedChoices(), destinationName)
         try await session.run(makeTerminal: NCursesTerminal.maker(graphics: graphics, mouse: !noMouse))
+    }
+
+    /// The saved destinations, each read as its options on a command line would be (`D`
+    /// switches among them); one that cannot be used says why. None when the file cannot be read.
+    static func savedChoices() -> [String: MonitorSession.SavedChoice] {
+        guard let file = try? DestinationFile.load(environment: ProcessInfo.processInfo.environment) else { return [:] }
+        return file.destinations.mapValues { saved in
+            let shown = RedactedURL.display(saved.url)
+            do {
+                let command = try MonitorCommand.parse(saved.arguments())
+                let upload = command.upload
+                let uploads = MonitorUploads(url: upload.endpoint, field: upload.field, formFields: try upload.parsedFormFields(),
+                                             headers: try upload.parsedHeaders(), allowAnyFile: upload.anyFile)
+                return .init(shown: shown, destination: MonitorDestination(uploads: uploads, settings: upload.transportSettings), refusal: nil)
+            } catch {
+                return .init(shown: shown, destination: nil, refusal: MonitorCommand.message(for: error))
+            }
+        }
     }
 }
 
