@@ -40,6 +40,11 @@ let package = Package(
             providers: [.apt(["libncurses-dev"])]
         ),
         .target(name: "NCursesTerminal", dependencies: ["CNCursesW", "CDeflate", "TerminalCanvas", "UploadCore"]),
+        // The C targets below include their libraries' headers behind a check that names the
+        // Debian package when a header is missing ("jpeglib.h not found: install Debian's
+        // libjpeg-dev"): SwiftPM's `providers` hint is given only for system-library targets found
+        // by pkg-config, and these link their libraries directly (GRDB's SQLite module names
+        // libsqlite3-dev itself).
         // JPEG and PNG decoding for previews (libjpeg-turbo's scaled decoding, libpng row by
         // row) in C: both libraries report errors by longjmp, which Swift code cannot catch.
         // WebP through libwebp, GIF through giflib (linked); HEIF/HEIC through libheif and AVIF

@@ -1,6 +1,10 @@
 #include "deflate.h"
 
 #include <stdlib.h>
+// A missing header says which Debian package brings it.
+#if defined(__has_include) && !__has_include(<zlib.h>)
+#error "zlib.h not found: install Debian's zlib1g-dev (apt-get install zlib1g-dev)"
+#endif
 #include <zlib.h>
 
 int um_zlib_compress(const unsigned char *input, size_t input_length, int level,

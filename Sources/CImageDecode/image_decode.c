@@ -3,7 +3,15 @@
 
 // stdio first: jpeglib.h uses FILE without including it.
 #include <stdio.h>
+// A missing header says which Debian package brings it.
+#if defined(__has_include) && !__has_include(<jpeglib.h>)
+#error "jpeglib.h not found: install Debian's libjpeg-dev (apt-get install libjpeg-dev)"
+#endif
 #include <jpeglib.h>
+// A missing header says which Debian package brings it.
+#if defined(__has_include) && !__has_include(<png.h>)
+#error "png.h not found: install Debian's libpng-dev (apt-get install libpng-dev)"
+#endif
 #include <png.h>
 #include <setjmp.h>
 #include <stdint.h>

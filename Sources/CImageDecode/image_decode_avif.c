@@ -8,6 +8,10 @@
 #include "image_decode.h"
 #include "image_decode_internal.h"
 
+// A missing header says which Debian package brings it.
+#if defined(__has_include) && !__has_include(<avif/avif.h>)
+#error "avif/avif.h not found: install Debian's libavif-dev (apt-get install libavif-dev)"
+#endif
 #include <avif/avif.h>
 #include <dlfcn.h>
 #include <pthread.h>

@@ -3,6 +3,10 @@
 #include "image_decode.h"
 #include "image_decode_internal.h"
 
+// A missing header says which Debian package brings it.
+#if defined(__has_include) && !__has_include(<gif_lib.h>)
+#error "gif_lib.h not found: install Debian's libgif-dev (apt-get install libgif-dev)"
+#endif
 #include <gif_lib.h>
 #include <stdio.h>
 #include <stdlib.h>

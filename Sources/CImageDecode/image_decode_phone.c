@@ -10,6 +10,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+// A missing header says which Debian package brings it.
+#if defined(__has_include) && !__has_include(<libheif/heif.h>)
+#error "libheif/heif.h not found: install Debian's libheif-dev (apt-get install libheif-dev)"
+#endif
 #include <libheif/heif.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -18,7 +22,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+// A missing header says which Debian package brings it.
+#if defined(__has_include) && !__has_include(<webp/decode.h>)
+#error "webp/decode.h not found: install Debian's libwebp-dev (apt-get install libwebp-dev)"
+#endif
 #include <webp/decode.h>
+// A missing header says which Debian package brings it.
+#if defined(__has_include) && !__has_include(<webp/demux.h>)
+#error "webp/demux.h not found: install Debian's libwebp-dev (apt-get install libwebp-dev)"
+#endif
 #include <webp/demux.h>
 
 /// A row of RGBA pixels over the transparency grey, as PNG's alpha.

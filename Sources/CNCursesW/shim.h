@@ -7,6 +7,10 @@
 #endif
 #include <locale.h>
 #include <wchar.h>
+// A missing header says which Debian package brings it.
+#if defined(__has_include) && !__has_include(<ncursesw/curses.h>)
+#error "ncursesw/curses.h not found: install Debian's libncurses-dev (apt-get install libncurses-dev)"
+#endif
 #include <ncursesw/curses.h>
 
 // Macros and globals Swift cannot import (or rejects in Swift 6) wrapped as functions.

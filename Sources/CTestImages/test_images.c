@@ -1,10 +1,18 @@
 #include "test_images.h"
 
 #include <stdio.h>
+// A missing header says which Debian package brings it.
+#if defined(__has_include) && !__has_include(<jpeglib.h>)
+#error "jpeglib.h not found: install Debian's libjpeg-dev (apt-get install libjpeg-dev)"
+#endif
 #include <jpeglib.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+// A missing header says which Debian package brings it.
+#if defined(__has_include) && !__has_include(<zlib.h>)
+#error "zlib.h not found: install Debian's zlib1g-dev (apt-get install zlib1g-dev)"
+#endif
 #include <zlib.h>
 
 typedef struct {
