@@ -208,6 +208,17 @@ import UploadCore
         #expect(title.contains("checking 1/500"), "\(title)")
     }
 
+    @Test func theFolderIsHashedOnlyOnceTheUploadsAreDone() {
+        var state = Fixtures.state()
+        let items = Fixtures.enqueued(Fixtures.press(&state, .character("j"), .character("u")))
+        _ = MonitorReducer.reduce(&state, .upload(Fixtures.queued(UploadID(1), items[0], totalBytes: 10), Fixtures.time))
+        func asks(_ effects: [MonitorEffect]) -> Bool { effects.contains { if case .hashContents = $0 { true } else { false } } }
+        // Something to match with, but an upload runs: the folder is not read now.
+        #expect(!asks(MonitorReducer.reduce(&state, .sentContentsKnown(["elsewhere"]))))
+        // Its end leaves the queue idle: now.
+        #expect(asks(MonitorReducer.reduce(&state, .upload(.finished(UploadID(1), .answered(status: 200)), Fixtures.time))))
+    }
+
     @Test func contentSentUnderAnotherNameShowsAsSentAndStarSkipsIt() {
         var state = Fixtures.state()
         let date = Date(timeIntervalSince1970: 1_800_000_000)

@@ -73,7 +73,10 @@ extension MonitorState {
     /// match them with (a first look at a folder of 10,000 photos reads nothing when nothing
     /// was ever sent to this endpoint).
     mutating func hashListedImages() -> [MonitorEffect] {
-        guard !contents.listingAsked, !queue.sentContents.isEmpty || !contents.sentElsewhere.isEmpty else { return [] }
+        // Not while uploads run: reading and hashing a folder of 20,000 photos competes with
+        // the uploads for the disk and the cores, and which photos went under other names can
+        // wait until they are done (the last upload's end asks).
+        guard !contents.listingAsked, queue.activeCount == 0, !queue.sentContents.isEmpty || !contents.sentElsewhere.isEmpty else { return [] }
         contents.listingAsked = true
         let browser = self.browser
         let files = browser.entries.filter { $0.kind == .file && $0.isImage }
