@@ -176,6 +176,7 @@ extension SendInvocation {
             case "strip-location": options.stripLocation = true
             case "put": options.put = true
             case "create-dirs": options.createDirs = true
+            case "location": options.location = true
             case "null": invocation.nullSeparated = true
             case "json": invocation.json = true
             case "skip-sent": invocation.skipSent = true
@@ -206,6 +207,7 @@ extension SendInvocation {
         case "-H", "--header": return .repeated("header")
         case "--include", "--exclude": return .repeated(String(name.dropFirst(2)))
         case "-r", "--recursive": return .flag("recursive")
+        case "-L", "--location": return .flag("location")
         case "--to", "--field", "--netrc-file", "--concurrency", "--retries", "--cacert", "--limit-rate", "--connect-timeout",
              "--stall-timeout", "--answer-timeout", "--proxy", "--noproxy", "--protocol", "--chunk-size", "--files-from", "--name",
              "--upload-url":

@@ -38,6 +38,8 @@ public struct UploadChoices: Sendable, Equatable {
     public var put = false
     public var createDirs = false
     public var chunkSize: String?
+    /// `-L`/`--location`: redirects to other origins are followed.
+    public var location = false
 
     /// Every option at its default: the commands' defaults are these.
     public static let standard = UploadChoices(to: "")
@@ -112,7 +114,7 @@ public struct UploadChoices: Sendable, Equatable {
             resume: !noResume, stripLocation: stripLocation,
             proxy: chosen, digests: !noDigest,
             uploadProtocol: uploadProtocol, chunkSize: chunkSize.flatMap(ByteSize.parse), createDirs: createDirs,
-            noProxy: chosen == nil ? nil : bypass
+            noProxy: chosen == nil ? nil : bypass, followsRedirectsElsewhere: location
         )
     }
 

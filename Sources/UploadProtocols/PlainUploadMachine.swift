@@ -5,6 +5,11 @@ import UploadCore
 /// user's headers (`-H`, `--netrc`) go only to the endpoint's origin (`Endpoint.headers`). A
 /// body read from a pipe cannot be read twice: its redirect is the answer.
 ///
+/// A redirect to another origin (scheme, host, port) is not followed unless the user said so
+/// (`followsOtherOrigins`, curl's `--location`): any server could otherwise make the client send
+/// the user's photo to any host and port, internal ones included. The attempt ends saying where
+/// the server wanted the file to go.
+///
 /// A request whose credentials are part of the request itself (an S3 signature and session
 /// token, made for the endpoint's origin) is `signed`: its redirects are followed only within
 /// the endpoint's origin (S3's region moves), and one to another origin ends the attempt with
@@ -25,6 +30,7 @@ public struct PlainUploadMachine: Sendable {
     private let headers: [RequestHeader]
     private let canSendAgain: Bool
     private let signed: Bool
+    private let followsOtherOrigins: Bool
     private var current: Endpoint
     private var currentHeaders: [RequestHeader]
     private var redirects = 0
@@ -33,11 +39,12 @@ public struct PlainUploadMachine: Sendable {
     /// An upload to `endpoint` with the user's `headers`; `canSendAgain`: the body can be made
     /// again (a file, not a pipe); `signed`: every request carries credentials made for the
     /// endpoint's origin (S3), so no redirect leaves it.
-    public init(endpoint: Endpoint, headers: [RequestHeader], canSendAgain: Bool, signed: Bool = false) {
+    public init(endpoint: Endpoint, headers: [RequestHeader], canSendAgain: Bool, signed: Bool = false, followsOtherOrigins: Bool = false) {
         self.endpoint = endpoint
         self.headers = headers
         self.canSendAgain = canSendAgain
         self.signed = signed
+        self.followsOtherOrigins = followsOtherOrigins
         current = endpoint
         currentHeaders = headers
     }
@@ -66,10 +73,10 @@ public struct PlainUploadMachine: Sendable {
                 outcome: .failed(UploadFailure(.tooManyRedirects, "more than \(Self.maxRedirects) redirects; the last pointed to \(next.shown)")),
                 response: response, bytesSent: bytesSent))
         }
-        if signed, !endpoint.sharesCredentials(with: next) {
-            return .finish(AttemptResult(
-                outcome: .failed(UploadFailure(.other, Self.leftOrigin(status: response.status, to: next, from: endpoint))),
-                response: response, bytesSent: bytesSent))
+        if !endpoint.sharesCredentials(with: next), signed || !followsOtherOrigins {
+            let why = signed ? Self.leftOrigin(status: response.status, to: next, from: endpoint)
+                : Self.otherOrigin(status: response.status, to: next, from: endpoint)
+            return .finish(AttemptResult(outcome: .failed(UploadFailure(.other, why)), response: response, bytesSent: bytesSent))
         }
         redirects += 1
         current = next
@@ -83,6 +90,13 @@ public struct PlainUploadMachine: Sendable {
         bytesSent += result.bytesSent
         guard canSendAgain else { return .finish(AttemptResult(outcome: result.outcome, response: result.response, bytesSent: bytesSent)) }
         return .send(current, headers: currentHeaders)
+    }
+
+    /// Why an upload did not follow a redirect to another origin, and what would make it.
+    static func otherOrigin(status: Int, to next: Endpoint, from endpoint: Endpoint) -> String {
+        "the server answered \(status) and wanted the file at \(next.shown), another origin than the endpoint's "
+            + "(\(endpoint.origin)): a redirect elsewhere is followed only when asked, as curl follows none without -L, so the file was not sent there. "
+            + "Give that URL with --to, or add -L (--location) to follow redirects to other origins (your -H headers and login stay with the endpoint's)"
     }
 
     /// Why a signed upload did not follow a redirect to another origin, and where it was sent.

@@ -42,12 +42,13 @@ public struct PutUploadMachine: Sendable {
     /// A `PUT` to `endpoint` (a URL ending in `/` gets `fileName`, percent-encoded) with the
     /// user's `headers`; `canSendAgain`: the body can be made again (a file, not a pipe);
     /// `signed`: each request is signed for the endpoint's origin (S3), so no redirect leaves it.
-    public init(endpoint: Endpoint, fileName: String, headers: [RequestHeader], canSendAgain: Bool, createDirs: Bool, signed: Bool = false) {
+    public init(endpoint: Endpoint, fileName: String, headers: [RequestHeader], canSendAgain: Bool, createDirs: Bool, signed: Bool = false,
+                followsOtherOrigins: Bool = false) {
         let target = endpoint.appendingName(fileName)
         self.endpoint = target
         self.headers = headers
         self.createDirs = createDirs
-        plain = PlainUploadMachine(endpoint: target, headers: headers, canSendAgain: canSendAgain, signed: signed)
+        plain = PlainUploadMachine(endpoint: target, headers: headers, canSendAgain: canSendAgain, signed: signed, followsOtherOrigins: followsOtherOrigins)
     }
 
     /// Where the file goes (its name appended where the URL asked for it).

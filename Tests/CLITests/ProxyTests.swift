@@ -117,7 +117,7 @@ struct ProxyTests {
         let destination = "http://127.0.0.1:\(redirector.port)/photo"
         func send(noproxy: String) async throws -> (said: String, proxySaw: String) {
             let before = proxy.logText.count
-            let run = try await CLIRun.run(["send", photo, "--to", destination, "--protocol", "multipart", "--no-resume",
+            let run = try await CLIRun.run(["send", photo, "--to", destination, "--protocol", "multipart", "--no-resume", "--location",
                                             "--proxy", "http://127.0.0.1:\(proxy.port)", "--noproxy", noproxy])
             #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
             return (run.stdout + run.stderr, String(proxy.logText.dropFirst(before)))

@@ -71,8 +71,8 @@ final class FakeExchanger: Exchanger {
         UploadResponse(status: status, reason: "", headers: headers, body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count))
     }
 
-    static func transport(_ fake: FakeExchanger, protocol: UploadProtocol = .auto) throws -> HTTPUploadTransport {
-        try HTTPUploadTransport(digests: false, uploadProtocol: `protocol`, exchanger: fake)
+    static func transport(_ fake: FakeExchanger, protocol: UploadProtocol = .auto, location: Bool = false) throws -> HTTPUploadTransport {
+        try HTTPUploadTransport(digests: false, uploadProtocol: `protocol`, exchanger: fake, followsRedirectsElsewhere: location)
     }
 
     static func header(_ seen: FakeExchanger.Seen, _ name: String) -> String? { seen.headers.first(name: name) }
@@ -104,7 +104,7 @@ final class FakeExchanger: Exchanger {
             seen.url.hasPrefix("http://photos.test/") ? ([], Self.response(307, [("Location", "http://cdn.test:8080/in")]))
                 : ([], Self.response(201, body: "{}"))
         }
-        let transport = try Self.transport(fake)
+        let transport = try Self.transport(fake, location: true)
         var request = try UploadRequest.forPath(path, url: "http://photos.test/photo")
         request.headers = [RequestHeader(name: "Authorization", value: "Bearer s3cret")]
         let result = await transport.perform(request, observer: AttemptObserver())

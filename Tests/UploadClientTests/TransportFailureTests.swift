@@ -336,7 +336,11 @@ final class Captures: @unchecked Sendable {
         let server = try answeringServer("307 Temporary Redirect", headers: ["Location: \(receiver.url)"])
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/redirect.jpg", size: 300_000)
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
+        // Another port is another origin: without --location the upload ends, nothing sent there.
+        let refused = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)])
+        #expect(refused.failure()?.message.contains("wanted the file at \(receiver.url)") == true, "\(String(describing: refused.failure()))")
+        #expect(receiver.storedNames().isEmpty)
+        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], location: true)
         #expect(run.outcome() == .answered(status: 200))
         #expect(run.events.contains(.redirected(UploadID(1), to: receiver.url)))
         #expect(TestFiles.sameContents(path, receiver.directory + "/redirect.jpg"))

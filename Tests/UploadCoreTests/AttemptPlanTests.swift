@@ -226,8 +226,26 @@ import UploadProtocols
         return nil
     }
 
-    @Test func aRedirectIsFollowedWithTheHeadersOnlyOnTheEndpointsOrigin() throws {
+    /// Without `--location`, a redirect to another origin ends the attempt: nothing is sent
+    /// there, and the failure says where the server wanted the file and what would follow it.
+    @Test func aRedirectToAnotherOriginIsFollowedOnlyWhenAsked() throws {
+        for elsewhere in ["http://h:2/x", "https://h:1/x", "http://10.0.0.1:1/photo", "http://localhost:1/photo"] {
+            var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: Self.token, canSendAgain: true)
+            let end = try #require(Self.finished(machine.answered(Self.redirect(308, to: elsewhere))), "\(elsewhere)")
+            guard case .failed(let failure) = end.outcome else { Issue.record("\(elsewhere): followed"); continue }
+            #expect(failure.message.contains("wanted the file at \(Endpoint(elsewhere)!.shown)") && failure.message.contains("-L (--location)"), "\(failure.message)")
+        }
+        var put = PutUploadMachine(endpoint: Self.endpoint, fileName: "k.jpg", headers: [], canSendAgain: true, createDirs: false)
+        guard case .finish(let end) = put.answered(Self.redirect(307, to: "http://h:2/landing")), case .failed = end.outcome else {
+            Issue.record("a PUT followed a redirect to another origin without --location"); return
+        }
+        // Within the origin, as before.
         var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: Self.token, canSendAgain: true)
+        #expect(Self.sent(machine.answered(Self.redirect(307, to: "/moved")))?.0.url == "http://h:1/moved")
+    }
+
+    @Test func aRedirectIsFollowedWithTheHeadersOnlyOnTheEndpointsOrigin() throws {
+        var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: Self.token, canSendAgain: true, followsOtherOrigins: true)
         #expect(Self.sent(machine.start())?.1 == Self.token)
         let same = try #require(Self.sent(machine.answered(Self.redirect(307, to: "/elsewhere"))))
         #expect(same.0.url == "http://h:1/elsewhere" && same.1 == Self.token)
@@ -246,11 +264,12 @@ import UploadProtocols
     /// origin) follows a redirect within that origin, and none to another: the attempt ends
     /// saying where the server wanted the file, with nothing sent there.
     @Test func aSignedUploadNeverFollowsARedirectToAnotherOrigin() throws {
-        var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: Self.token, canSendAgain: true, signed: true)
+        var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: Self.token, canSendAgain: true, signed: true, followsOtherOrigins: true)
         let same = try #require(Self.sent(machine.answered(Self.redirect(307, to: "/moved"))))
         #expect(same.0.url == "http://h:1/moved" && same.1 == Self.token)
         for elsewhere in ["http://h:2/landing", "https://h:1/landing", "http://localhost:1/landing", "http://h2:1/x"] {
-            var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: [], canSendAgain: true, signed: true)
+            // Not even with --location: the signature is the origin's.
+            var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: [], canSendAgain: true, signed: true, followsOtherOrigins: true)
             let end = try #require(Self.finished(machine.answered(Self.redirect(307, to: elsewhere, sent: 10))), "\(elsewhere)")
             guard case .failed(let failure) = end.outcome else { Issue.record("\(elsewhere): \(end.outcome)"); continue }
             #expect(failure.message.contains("wanted the file at \(Endpoint(elsewhere)!.shown)"), "\(failure.message)")

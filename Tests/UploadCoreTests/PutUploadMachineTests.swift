@@ -8,7 +8,7 @@ import UploadProtocols
     static let token = [RequestHeader(name: "Authorization", value: "Basic YTpi")]
 
     static func machine(_ url: String = "http://h/dav/a/b/", createDirs: Bool = true, pipe: Bool = false) -> Machine {
-        Machine(endpoint: Endpoint(url)!, fileName: "x.jpg", headers: token, canSendAgain: !pipe, createDirs: createDirs)
+        Machine(endpoint: Endpoint(url)!, fileName: "x.jpg", headers: token, canSendAgain: !pipe, createDirs: createDirs, followsOtherOrigins: true)
     }
 
     static func answer(_ status: Int, _ headers: [(String, String)] = [], body: String = "", sent: Int64 = 0) -> AttemptResult {

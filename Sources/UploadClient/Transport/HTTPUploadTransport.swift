@@ -42,6 +42,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let tusChunkSize: Int64?
     /// `PUT`: missing WebDAV folders are made (`--create-dirs`).
     let createDirs: Bool
+    /// A redirect to another origin is followed (`--location`).
+    let followsRedirectsElsewhere: Bool
     /// Which proxy each request goes through, by its host.
     let proxyRoute: ProxyRoute
     /// Where a file is read before its upload, and for how long at most (`PreparationThreads`).
@@ -81,12 +83,13 @@ public final class HTTPUploadTransport: UploadTransport {
         direct: Bool = true,
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton,
-        clock: HouseClock = .system
+        clock: HouseClock = .system,
+        followsRedirectsElsewhere: Bool = false
     ) throws {
         try self.init(tls: tls, timeouts: timeouts, chunkSize: chunkSize, rateLimit: rateLimit, sharedLimit: sharedLimit, resume: resume,
                       stripLocation: stripLocation, proxy: proxy, noProxy: noProxy, digests: digests, contentIdentity: contentIdentity,
                       uploadProtocol: uploadProtocol, tusChunkSize: tusChunkSize, createDirs: createDirs, direct: direct, eventLoopGroup: eventLoopGroup,
-                      threadPool: threadPool, exchanger: nil, clock: clock)
+                      threadPool: threadPool, exchanger: nil, clock: clock, followsRedirectsElsewhere: followsRedirectsElsewhere)
     }
 
     /// `exchanger`: what carries the requests (nil: the direct way where it can, AsyncHTTPClient otherwise).
@@ -112,8 +115,10 @@ public final class HTTPUploadTransport: UploadTransport {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         preparationLimit: TimeAmount = PreparationThreads.defaultLimit,
         preparation: PreparationThreads = .shared,
-        clock: HouseClock = .system
+        clock: HouseClock = .system,
+        followsRedirectsElsewhere: Bool = false
     ) throws {
+        self.followsRedirectsElsewhere = followsRedirectsElsewhere
         self.preparation = preparation
         self.preparationLimit = preparationLimit
         s3Access = S3AccessSource(environment: environment)
@@ -171,7 +176,8 @@ public final class HTTPUploadTransport: UploadTransport {
             createDirs: settings.createDirs,
             exchanger: nil,
             preparationLimit: preparationLimit,
-            clock: clock
+            clock: clock,
+            followsRedirectsElsewhere: settings.followsRedirectsElsewhere
         )
     }
 

@@ -71,6 +71,7 @@ public struct DestinationCommands {
         if let cacert = choices.caCertificate { settings["cacert"] = .text(cacert) }
         if let chunk = choices.chunkSize { settings["chunk-size"] = .text(chunk) }
         if choices.createDirs { settings["create-dirs"] = .flag(true) }
+        if choices.location { settings["location"] = .flag(true) }
         if choices.anyFile { settings["any-file"] = .flag(true) }
         if choices.noDigest { settings["no-digest"] = .flag(true) }
         if choices.noResume { settings["no-resume"] = .flag(true) }

@@ -54,6 +54,7 @@ public struct SavedDestination: Sendable, Equatable {
         Key("cacert", .text, "a PEM CA bundle to trust"),
         Key("chunk-size", .text, "tus: bytes per PATCH"),
         Key("create-dirs", .flag, "with put: make missing WebDAV folders"),
+        Key("location", .flag, aliases: ["-L"], "follow redirects to other origins"),
         Key("any-file", .flag, "send files that are not images too"),
         Key("no-digest", .flag, "send no Content-Digest"),
         Key("no-resume", .flag, "always send from the start"),

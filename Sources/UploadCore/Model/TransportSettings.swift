@@ -34,14 +34,18 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     /// With `put`: a missing WebDAV collection on the way to the file is made (`MKCOL`) and the
     /// file sent again (`--create-dirs`).
     public var createDirs: Bool
+    /// A 307/308 to another origin is followed (`-L`/`--location`, as curl's); without it the
+    /// upload ends saying where the server wanted the file.
+    public var followsRedirectsElsewhere: Bool
 
     public init(
         caCertificatePath: String? = nil, insecure: Bool = false, rateLimit: Int64? = nil,
         connectTimeout: Double = 10, stallTimeout: Double = 30, answerTimeout: Double = 60, retries: Int = 0,
         resume: Bool = true, stripLocation: Bool = false, proxy: String? = nil, digests: Bool = true,
         uploadProtocol: UploadProtocol = .auto, chunkSize: Int64? = nil, createDirs: Bool = false,
-        noProxy: String? = nil
+        noProxy: String? = nil, followsRedirectsElsewhere: Bool = false
     ) {
+        self.followsRedirectsElsewhere = followsRedirectsElsewhere
         self.noProxy = noProxy
         self.createDirs = createDirs
         self.uploadProtocol = uploadProtocol
@@ -68,7 +72,7 @@ public struct TransportSettings: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume, stripLocation, proxy, digests
-        case uploadProtocol = "protocol", chunkSize, createDirs, noProxy
+        case uploadProtocol = "protocol", chunkSize, createDirs, noProxy, followsRedirectsElsewhere = "location"
     }
 
     /// Settings stored before uploads could resume read as resuming.
@@ -89,7 +93,8 @@ public struct TransportSettings: Sendable, Hashable, Codable {
             uploadProtocol: try c.decodeIfPresent(UploadProtocol.self, forKey: .uploadProtocol) ?? .auto,
             chunkSize: try c.decodeIfPresent(Int64.self, forKey: .chunkSize),
             createDirs: try c.decodeIfPresent(Bool.self, forKey: .createDirs) ?? false,
-            noProxy: try c.decodeIfPresent(String.self, forKey: .noProxy))
+            noProxy: try c.decodeIfPresent(String.self, forKey: .noProxy),
+            followsRedirectsElsewhere: try c.decodeIfPresent(Bool.self, forKey: .followsRedirectsElsewhere) ?? false)
     }
 
     /// Refuses settings no upload can run with, naming the option: the command line checks them

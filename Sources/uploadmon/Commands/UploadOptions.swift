@@ -97,6 +97,9 @@ struct UploadOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("tus: send at most this many bytes per PATCH (e.g. 5MiB, 6MiB); default: the whole rest in one, as the protocol recommends, or chunks sized from the link for a server that keeps nothing of a cut request (standard input: 8 MiB, held in memory until the server has it). Chunks are this size but the last, so 5MiB meets Cloudflare Stream's rule (at least 5 MiB, multiples of 256 KiB) and 6MiB Supabase's (exactly 6 MiB).", valueName: "size"))
     var chunkSize: String?
 
+    @Flag(name: [.customShort("L"), .long], help: "Follow a 307/308 to another origin (scheme, host, port) with the file, as curl -L does; without it the upload ends saying where the server wanted the file to go. Headers and logins stay with the endpoint's origin either way.")
+    var location = false
+
     /// The options as `UploadChoices`, which checks them and makes the transport settings.
     var choices: UploadChoices {
         var c = UploadChoices(to: to)
@@ -104,6 +107,7 @@ struct UploadOptions: ParsableArguments {
         (c.concurrency, c.retries, c.caCertificate, c.insecure) = (concurrency, retries, cacert, insecure)
         (c.limitRate, c.connectTimeout, c.stallTimeout, c.answerTimeout, c.noResume) = (limitRate, connectTimeout, stallTimeout, answerTimeout, noResume)
         (c.proxy, c.noProxy, c.noDigest, c.stripLocation, c.protocol, c.put, c.createDirs, c.chunkSize) = (proxy, noproxy, noDigest, stripLocation, `protocol`, put, createDirs, chunkSize)
+        c.location = location
         return c
     }
 

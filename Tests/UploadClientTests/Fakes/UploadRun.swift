@@ -21,10 +21,11 @@ struct UploadRun {
         uploadProtocol: UploadProtocol = .auto,
         chunkSize: Int64? = nil,
         rateLimit: Int64? = nil,
+        location: Bool = false,
         onEvent: @escaping @Sendable (UploadEvent, UploadQueue) async -> Void = { _, _ in }
     ) async throws -> UploadRun {
         let transport = try HTTPUploadTransport(tls: tls, timeouts: timeouts, rateLimit: rateLimit, resume: resume, stripLocation: stripLocation, digests: digests,
-                                             uploadProtocol: uploadProtocol, tusChunkSize: chunkSize)
+                                             uploadProtocol: uploadProtocol, tusChunkSize: chunkSize, followsRedirectsElsewhere: location)
         // Waits a fiftieth of what the queue asks (1 s of backoff or Retry-After: 20 ms), not
         // nothing: a retry that follows a cut at once can find the receiver still holding the cut
         // attempt (409 "still in progress", Retry-After: 1), and five instant retries used up

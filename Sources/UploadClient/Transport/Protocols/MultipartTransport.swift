@@ -13,7 +13,8 @@ extension HTTPUploadTransport {
         let layout = prepared.layout(.random(), for: request)
         let inMemory = inMemoryDigests(layout, prepared, url: prepared.endpoint.url)
         let upFront = inMemory?.value
-        var machine = PlainUploadMachine(endpoint: prepared.endpoint, headers: request.headers, canSendAgain: !prepared.source.isPipe)
+        var machine = PlainUploadMachine(endpoint: prepared.endpoint, headers: request.headers, canSendAgain: !prepared.source.isPipe,
+                                         followsOtherOrigins: followsRedirectsElsewhere)
         var next = machine.start()
         while true {
             let endpoint: Endpoint

@@ -28,7 +28,8 @@ extension HTTPUploadTransport {
         let upFront = inMemory?.value
         let contentType = request.headers.last { $0.name.lowercased() == "content-type" }?.value ?? prepared.media.mime
         var machine = PutUploadMachine(endpoint: prepared.endpoint, fileName: request.uploadName, headers: request.headers,
-                                       canSendAgain: !prepared.source.isPipe, createDirs: createDirs, signed: prepared.s3 != nil)
+                                       canSendAgain: !prepared.source.isPipe, createDirs: createDirs, signed: prepared.s3 != nil,
+                                       followsOtherOrigins: followsRedirectsElsewhere)
         var next = machine.start()
         var last: Endpoint?
         while true {
