@@ -22,7 +22,8 @@ import UploadTesting
         let path = try TestFiles.writeImage(at: folder + "/a.jpg", size: 20_000)
         var request = try UploadRequest.forPath(path, url: endpoint.url)
         request.headers = Self.secrets
-        let run = try await UploadRun.run([request], resume: false, digests: false)
+        // Followed only with --location (another port is another origin), and then without the headers.
+        let run = try await UploadRun.run([request], resume: false, digests: false, location: true)
         #expect(run.outcome() == .answered(status: 200))
         #expect(first.all.first?.header("Authorization") == "Bearer s3cret-token", "the endpoint itself gets them")
         let moved = try #require(elsewhere.all.first)
