@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Monitor
 import NIOConcurrencyHelpers
 import UploadClient
@@ -17,6 +18,8 @@ public final class ContentHashWorker: Sendable {
         /// Bumped with every new list: the kept digests are looked up once per list.
         var generation = 0
         var running = false
+        /// While uploads run: no file is read (a digest already known is still given).
+        var paused = false
         var cache: [ContentHashRequest: String] = [:]
     }
 
@@ -32,6 +35,12 @@ public final class ContentHashWorker: Sendable {
         self.stripLocation = stripLocation
         self.journal = journal
         self.deliver = deliver
+    }
+
+    /// Reading files stops while `paused` (uploads run: they need the disk and the cores more
+    /// than "sent under another name" needs an answer) and goes on where it was after.
+    public func pause(_ paused: Bool) {
+        state.withLockedValue { $0.paused = paused }
     }
 
     public func request(_ files: [ContentHashRequest]) {
@@ -78,6 +87,10 @@ public final class ContentHashWorker: Sendable {
                 state.withLockedValue { $0.cache[file] = earlier.sha256 }
                 deliver(file, earlier.sha256, remaining)
                 continue
+            }
+            // Uploads run: wait (this queue's thread, at utility priority) until they are done.
+            while state.withLockedValue({ $0.paused && $0.generation == keptGeneration }) {
+                Thread.sleep(forTimeInterval: 0.1)
             }
             let digest = try? ContentIdentity.sha256(of: file.path, stripLocation: stripLocation).hex
             if let digest {

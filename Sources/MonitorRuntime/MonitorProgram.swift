@@ -176,6 +176,8 @@ public final class MonitorProgram: @unchecked Sendable {
 
         perform(.loadDirectory(path: state.browser.path, select: nil), terminal: terminal)
         var behind = false
+        /// Whether the folder's hashing is held for the uploads (said to the worker when it changes).
+        var hashingPaused = false
         while !state.hasQuit {
             let t = elapsed()
             pacer.observe(at: t)
@@ -215,6 +217,10 @@ public final class MonitorProgram: @unchecked Sendable {
                 break
             }
             for key in terminal.pendingKeys() { apply(.key(key, now())) }
+            if (state.queue.activeCount > 0) != hashingPaused {
+                hashingPaused.toggle()
+                hasher.pause(hashingPaused)
+            }
             let answers = terminal.takeShownAnswers()
             pacer.answered(answers, at: elapsed())
             if answers > 0, let through = pacer.answeredThrough, let roundTrip = pacer.roundTrip {

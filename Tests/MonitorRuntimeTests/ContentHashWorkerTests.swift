@@ -32,6 +32,21 @@ import UploadTesting
         #expect(got.withLockedValue { $0[4].1 } == results[0].1)
     }
 
+    /// While uploads run the worker reads no file; once they are done it goes on where it was.
+    @Test func aPausedWorkerReadsNothingUntilItGoesOn() async throws {
+        let folder = TestFiles.makeTemporaryDirectory("hashpause")
+        let paths = try (0..<3).map { try TestFiles.writeImage(at: folder + "/q\($0).jpg", size: 20_000) }
+        let got = NIOLockedValueBox<[String]>([])
+        let worker = ContentHashWorker(stripLocation: false) { file, _, _ in got.withLockedValue { $0.append(file.path) } }
+        worker.pause(true)
+        worker.request(paths.map { ContentHashRequest(path: $0, size: 20_000, modified: 1) })
+        try await Task.sleep(nanoseconds: 400_000_000)
+        #expect(got.withLockedValue { $0 }.isEmpty, "nothing was read while paused")
+        worker.pause(false)
+        #expect(try await eventually { got.withLockedValue { $0.count } == 3 })
+        #expect(got.withLockedValue { $0 } == paths)
+    }
+
     /// Kept in the journal: a later monitor (a new worker) takes the digest of a file whose size
     /// and modification time are unchanged without reading it, and reads a changed one again.
     @Test func digestsOutliveTheMonitorInTheJournal() async throws {
