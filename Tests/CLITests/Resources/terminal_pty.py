@@ -17,6 +17,9 @@ def start(command, term="xterm-256color", extra=None, columns=120, rows=40):
     (pid, the terminal's side)."""
     pid, fd = pty.fork()
     if pid == 0:
+        # The size before the program starts: set only by the parent after the fork, a program
+        # started first on a loaded machine (tmux) read the pty's default 80x24 and drew for it.
+        set_size(0, columns, rows)
         env = dict(os.environ, TERM=term, COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8")
         for name in ("TMUX", "TMUX_PANE", "STY", "NO_COLOR"):
             env.pop(name, None)
