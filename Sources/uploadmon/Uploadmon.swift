@@ -13,12 +13,7 @@ struct Uploadmon: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "uploadmon",
         abstract: "Send image files to an HTTP endpoint as multipart/form-data and watch them go.",
-        discussion: """
-        Start with `uploadmon demo`, or `uploadmon --to URL` in a folder of photos; save where \
-        they go with `uploadmon destinations add NAME --to URL`. Guides in the source tree's Docs/: \
-        monitor.md, sending.md, destinations.md, resuming.md, agent.md, receiver.md, privacy.md, \
-        install.md, benchmarks.md, testing.md.
-        """,
+        discussion: CommandHelp.uploadmon,
         version: UploadmonVersion.current,
         subcommands: [MonitorCommand.self, SendCommand.self, ServeCommand.self, DemoCommand.self, PresignCommand.self, StatusCommand.self, RetryCommand.self, CancelCommand.self, WatchCommand.self, JobsCommand.self, AgentCommand.self, CompletionsCommand.self, DestinationsCommand.self],
         defaultSubcommand: MonitorCommand.self
@@ -31,7 +26,7 @@ struct Uploadmon: AsyncParsableCommand {
     static func main() async {
         do {
             guard let arguments = try DestinationArguments.commandLine(
-                rawArguments(), environment: ProcessInfo.processInfo.environment, terminal: isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) else { return }
+                CommandLineBytes.arguments(), environment: ProcessInfo.processInfo.environment, terminal: isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) else { return }
             if let send = quickSend(arguments) {
                 prepareToSend()
                 throw ExitCode(try await send.run())
@@ -129,15 +124,5 @@ struct Uploadmon: AsyncParsableCommand {
         send.files += operands
         try send.validate()
         return send
-    }
-
-    /// The arguments as bytes made text by `PathText`: `CommandLine.arguments` replaces what
-    /// is not UTF-8, and a file named so could then not be found.
-    static func rawArguments() -> [String] {
-        (1..<Int(CommandLine.argc)).compactMap { index in
-            CommandLine.unsafeArgv[index].map { pointer in
-                PathText.decode(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
-            }
-        }
     }
 }

@@ -9,13 +9,7 @@ struct AgentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "agent",
         abstract: "The background transfer agent: keeps uploading when the monitor exits or the SSH session drops.",
-        discussion: """
-        The monitor and 'send --background' start the agent by themselves when none runs; you \
-        rarely start it by hand. It keeps a journal in $XDG_STATE_HOME/uploadmon (default \
-        ~/.local/state/uploadmon), listens on a socket only your user may use, picks up unfinished \
-        uploads after a crash, and exits after being idle (no uploads, no clients) for a while. \
-        `uploadmon agent config` sets how many uploads it runs at once and a total rate limit.
-        """,
+        discussion: CommandHelp.agent,
         subcommands: [Run.self, Stop.self, Config.self, Install.self, Uninstall.self],
         defaultSubcommand: Run.self
     )
@@ -66,12 +60,7 @@ extension AgentCommand {
     struct Install: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the agent as a systemd user service: started by its socket for the first client, at login, and after a reboot with lingering.",
-            discussion: """
-            Writes uploadmon-agent.socket and uploadmon-agent.service to ~/.config/systemd/user \
-            ($XDG_CONFIG_HOME), enables and starts them. Where there is no systemd user instance \
-            (containers, shells without a login session), it says so and changes nothing; the agent \
-            then keeps starting on demand as before.
-            """
+            discussion: CommandHelp.agent2
         )
 
         @Flag(name: .long, help: "Only print the two unit files (to install them by hand); change nothing.")

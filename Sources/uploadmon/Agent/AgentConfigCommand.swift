@@ -7,25 +7,7 @@ extension AgentCommand {
     struct Config: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show or set what the agent runs with: uploads at once and a total rate limit, optionally only at certain hours.",
-            discussion: """
-            Without options, shows the settings. With options, changes them, stores them next to the \
-            journal, and puts them in force in a running agent at once (uploads already sending go \
-            on; the rate applies from their next write). Every later start of the agent reads them, \
-            whoever starts it: the monitor, `send --background`, or `agent run`.
-
-            The rate limit is for all the agent's uploads together; an upload's own --limit-rate \
-            still applies to it as well.
-
-            Examples:
-              uploadmon agent config
-              uploadmon agent config --concurrency 4
-              uploadmon agent config --limit-rate 2MB --between 09:00-18:00
-                (at most 2 MB/s in working hours, full speed otherwise)
-              uploadmon agent config --limit-rate 500k --between 22:00-06:00
-                (a window that runs over midnight)
-              uploadmon agent config --all-day        (the limit at every hour)
-              uploadmon agent config --limit-rate none  (full speed again)
-            """
+            discussion: CommandHelp.agentConfig
         )
 
         @Option(name: .long, help: "How many uploads run at once, over all clients (1 to \(AgentSettings.maxConcurrency)).")

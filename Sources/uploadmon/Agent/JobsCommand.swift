@@ -8,18 +8,7 @@ struct JobsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jobs",
         abstract: "List the agent's scheduled jobs (watched folders, maintenance) with their next run.",
-        discussion: """
-        Jobs run inside the agent, each not before its next-run time and never more often than its \
-        interval; a job that came due while the agent was not running runs once when it starts. \
-        Maintenance (daily by default) prunes finished uploads and events older than a week, removes \
-        leftover temporary files, rotates a large agent log and vacuums the journal when worthwhile.
-
-        Examples:
-          uploadmon jobs
-          uploadmon jobs run 2
-          uploadmon jobs remove ~/Pictures/incoming
-          uploadmon jobs maintenance --every 12h --keep 30d
-        """,
+        discussion: CommandHelp.jobs,
         subcommands: [List.self, Run.self, Remove.self, Maintenance.self],
         defaultSubcommand: List.self
     )

@@ -6,14 +6,7 @@ struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show the background uploads from the journal, and whether the agent runs.",
-        discussion: """
-        Reads the journal directly, so it works whether or not the agent runs. Header values are \
-        never shown.
-
-        Examples:
-          uploadmon status
-          uploadmon status --json | jq '.uploads[] | select(.state == "failed")'
-        """
+        discussion: CommandHelp.status
     )
 
     @Flag(name: .long, help: "Print one JSON document: the agent and the uploads.")

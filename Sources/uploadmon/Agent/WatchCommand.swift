@@ -7,24 +7,7 @@ struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Have the background agent upload the new image files of a folder, checking it every few minutes.",
-        discussion: """
-        The agent (started when none runs) looks at the folder every --every, not in its subfolders. \
-        A file is queued once its size and modification time stayed the same over two looks in a \
-        row, so a file still being copied or downloaded is never sent half-written; hidden files \
-        and names like *.part, *.crdownload, *.tmp or *~ are never looked at. Each file is queued \
-        once: a file that changes after it was queued is not sent again (a file that leaves the \
-        folder is forgotten, so a new one under the same name is new). Without --new-only, the \
-        files already in the folder are sent too.
-
-        While a folder is watched the agent does not exit when idle. Watching the same folder again \
-        updates its settings. List jobs with `uploadmon jobs`, look now with `uploadmon jobs run ID`, \
-        stop watching with `uploadmon jobs remove ID` (or the folder).
-
-        Examples:
-          uploadmon watch ~/Pictures/incoming --to http://127.0.0.1:3000/photo
-          uploadmon watch /srv/camera --to https://host/photo --every 30s --new-only \\
-              -H 'Authorization: Bearer …'
-        """
+        discussion: CommandHelp.watch
     )
 
     @Argument(help: ArgumentHelp("The folder to watch.", valueName: "folder"))

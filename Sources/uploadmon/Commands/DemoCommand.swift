@@ -8,13 +8,7 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Open the monitor on generated sample images, uploading to a built-in receiver.",
-        discussion: """
-        Everything happens on 127.0.0.1 on a free port: the receiver runs with --images-only and \
-        stops when you quit. The samples include a ~200 MB PNG (its bar fills over several seconds), \
-        one with a Japanese name, and a text file named notes.jpg that the receiver refuses with \
-        415, so a red panel shows too. Mark files with Space (or * for all), press u, watch. \
-        Samples are generated once and reused; received files go to a new folder each run.
-        """
+        discussion: CommandHelp.demo
     )
 
     @Option(help: "Folder for the samples and the received files (default: uploadmon-demo-UID in the temporary folder, private to you).")

@@ -7,22 +7,7 @@ struct DestinationsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "destinations",
         abstract: "List, add, remove and check saved destinations (used as --to NAME).",
-        discussion: """
-        A destination is a URL (or s3://bucket/prefix/) with the sending options that go with it, \
-        kept in $XDG_CONFIG_HOME/uploadmon/destinations.toml (~/.config/…), a TOML file you may \
-        edit by hand. `--to NAME` in send, watch and the monitor uses it; options on the command \
-        line win over its own. The default destination is used when --to is not given. \
-        No secrets are kept in it: logins come from ~/.netrc (--netrc), the environment, or a \
-        header file (-H @FILE, kept as its path).
-
-        Examples:
-          uploadmon destinations add blog --to https://blog.example.com/photo --field file \\
-              -H @~/.config/uploadmon/blog.headers --strip-location --default
-          uploadmon destinations check blog
-          uploadmon send *.jpg --to blog
-
-        More: Docs/destinations.md in the source tree.
-        """,
+        discussion: CommandHelp.destinations,
         subcommands: [List.self, Add.self, Remove.self, Default.self, Check.self],
         defaultSubcommand: List.self
     )
@@ -64,12 +49,7 @@ struct DestinationsCommand: AsyncParsableCommand {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "check", abstract: "Prove a destination's URL and credentials with one request that uploads nothing.",
-            discussion: """
-            `check NAME` (or the default destination, or --to URL with options): an OPTIONS request \
-            with the headers an upload carries (a tus or resumable server says what it speaks), or \
-            for s3:// a signed HEAD of the bucket. Exit 0 when it answered as an upload endpoint \
-            would, 1 when it refused (credentials, no such path), 2 when nothing answered.
-            """)
+            discussion: CommandHelp.destinations2)
         @OptionGroup var upload: UploadOptions
         /// Set when `--to` named a saved destination (`DestinationArguments`).
         @Option(name: .customLong("destination-name"), help: .hidden)

@@ -14,20 +14,7 @@ struct MonitorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "monitor",
         abstract: "Browse for images, queue uploads and watch them go (the default command).",
-        discussion: """
-        Opens the monitor in DIR (default: the current directory). Mark images with Space, queue \
-        them with u, watch the bars, and read the server's answer in the response panel: green for \
-        2xx, red for anything else. Press ? inside for every key.
-
-        Examples:
-          uploadmon ~/Pictures --to http://127.0.0.1:3000/photo
-          uploadmon . --to https://example.com/upload --field file \\
-              -H 'Authorization: Bearer …'
-          uploadmon --to http://host/photo --notify osc
-            (desktop notifications, through SSH too)
-
-        More: Docs/monitor.md (every key, the mouse, previews) in the source tree.
-        """
+        discussion: CommandHelp.monitor
     )
 
     @Argument(help: ArgumentHelp("The directory to start in.", valueName: "dir"))

@@ -8,16 +8,7 @@ struct PresignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presign",
         abstract: "Print a presigned PUT URL for an S3 object (SigV4 in the query), valid for --expires.",
-        discussion: """
-        The credentials, region and endpoint are read as for send --to s3:// (AWS_ACCESS_KEY_ID and \
-        AWS_SECRET_ACCESS_KEY, else AWS_PROFILE in ~/.aws; AWS_REGION; AWS_ENDPOINT_URL). Whoever \
-        holds the URL can upload that one object until it expires, without the credentials: hand \
-        it to a demo's client, or use it here with send FILE --put --to URL.
-
-        Examples:
-          uploadmon presign s3://photos/2026/cat.jpg --expires 1h
-          curl -T cat.jpg "$(uploadmon presign s3://photos/cat.jpg)"
-        """
+        discussion: CommandHelp.presign
     )
 
     @Argument(help: ArgumentHelp("The object: s3://bucket/key.", valueName: "s3-url"))

@@ -11,49 +11,7 @@ struct SendCommand: AsyncParsableCommand {
         commandName: "send",
         _superCommandName: "uploadmon",
         abstract: "Upload files without the monitor and print what happens.",
-        discussion: """
-        Each file is sent as multipart/form-data: the -F text fields first, then the file in --field; \
-        to an endpoint that speaks tus 1.0.0 (found by --protocol auto, or --protocol tus) as its raw \
-        bytes, the -F fields, name and type in Upload-Metadata, resumed from the server's offset. \
-        Only images are sent unless --any-file is given. '-' reads standard input and sends it chunked \
-        (by tus: --chunk-size at a time, its length said at its end, where the server takes that).
-
-        Output: on a terminal, one line per file redrawn in place; otherwise one line per event; \
-        with --json, one JSON object per event. NO_COLOR turns colour off.
-
-        Ctrl-C cancels the uploads still running or queued (the lines say so) and exits 130; a \
-        second Ctrl-C stops at once. SIGTERM does the same as the first Ctrl-C and exits 143.
-
-        A folder among the files sends the images in it (-r: in its subfolders too; --include and \
-        --exclude choose among them). A file that cannot be sent (missing, unreadable, not an image) \
-        is said and the others go; --strict sends none then.
-
-        Exit status: 0 every upload got a 2xx answer; 1 an answer was not 2xx; 2 an upload got no \
-        answer (connection, timeout, file error) or a file was refused and the others sent; 3 every upload got a 2xx answer but one was cut \
-        off before its end (--answer-timeout, a closed connection: the file arrived, the answer \
-        did not all arrive); 64 bad command line, or every file refused (with --strict: any); 130/143 interrupted.
-
-        Examples:
-          uploadmon send cat.jpg --to http://127.0.0.1:3000/photo
-          uploadmon send *.png --to https://example.com/upload --field file \\
-              -H 'Authorization: Bearer …'
-          uploadmon send photo.heic --name holiday --to http://127.0.0.1:3000/photo
-            (sent as holiday.heic)
-          uploadmon send key.jpg -F key=uploads/key.jpg -F policy=… \\
-              --to https://bucket.example.com/
-          cat shot.png | uploadmon send - --name shot.png \\
-              --to http://127.0.0.1:3000/photo
-          uploadmon send *.jpg --to http://host/photo --json --retries 3
-          uploadmon send clip.jpg --to https://tus.example.com/files/ --chunk-size 5MiB --retries 5
-          uploadmon send clip.jpg --to https://api.example.com/ --upload-url https://up.example.com/u/ab12
-          uploadmon send ~/DCIM -r --include '*.jpg' --to https://host/photo --dry-run
-          uploadmon send ~/photos/*.jpg --to https://host/photo --background
-            (then: uploadmon status)
-          find ~/photos -name '*.jpg' -print0 | \\
-              uploadmon send --files-from - --null --to https://host/photo --background
-
-        More: Docs/sending.md (folders, globs, PUT, S3, lists, digests) and privacy.md in the source tree.
-        """
+        discussion: CommandHelp.send
     )
 
     @Argument(help: ArgumentHelp("Files to upload; '-' reads standard input.", valueName: "file"))

@@ -12,34 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Receive uploads: POST multipart/form-data with the file in --field, answered with {\"filename\": …}.",
-        discussion: """
-        Files are streamed to a temporary name in --dir and renamed when complete; an existing name \
-        gets a numbered suffix, and an aborted upload leaves nothing behind. Errors are answered as \
-        JSON {"error": …}: 400 malformed or missing field, 404 other paths, 405 other methods, \
-        413 over --max-size, 415 not multipart/form-data (or not an image with --images-only). \
-        One line per request is printed. SIGINT or SIGTERM stops accepting at once, lets uploads in \
-        progress finish within --shutdown-grace, then abandons the rest (their partial files removed).
-
-        Uploads are resumable (draft-ietf-httpbis-resumable-upload, interop versions 6, 8, 9 and 10): a \
-        POST with Upload-Complete creates an upload resource under /resumable/ (announced with 104 \
-        to clients that name an interop version); HEAD gives its offset, PATCH appends, DELETE \
-        cancels, OPTIONS says the limits. Partial uploads are kept in --dir/.uploadmon-resumable \
-        (never served, never stored as a file until complete), survive a restart, and are removed \
-        --resume-max-age after their creation, or --resume-idle after a request last touched them. \
-        One client (an IPv4 address, an IPv6 /64) holds at most --resume-per-client unfinished \
-        uploads and all clients 4096: a new one then replaces the least recently active one of \
-        that client (of the client holding the most, at the total). The complete body is stored \
-        as a one-shot upload is; a refused one keeps nothing.
-
-        Examples:
-          uploadmon serve
-          uploadmon serve --port 8080 --dir /srv/photos --max-size 200MB --images-only
-          uploadmon serve --tls-cert cert.pem --tls-key key.pem
-            (clients: uploadmon send … --cacert ca.pem)
-          curl -F photo=@cat.jpg http://127.0.0.1:3000/photo
-
-        More: Docs/receiver.md in the source tree.
-        """
+        discussion: CommandHelp.serve
     )
 
     @Option(help: "Address to bind; loopback unless you say otherwise.") var host = ServeArguments.standard.host
