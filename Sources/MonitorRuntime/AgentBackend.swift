@@ -52,32 +52,38 @@ public final class AgentBackend: MonitorBackend {
         subscription.withLockedValue { machine in
             let actions = input(&machine)
             guard !actions.isEmpty else { return }
-            acting.async { [self] in actions.forEach(perform) }
+            acting.async { [self] in
+                // One time for the run: its events arrived together.
+                let time = now()
+                for action in actions { perform(action, at: time) }
+            }
         }
     }
 
-    private func perform(_ action: AgentSubscription.Action) {
+    private func perform(_ action: AgentSubscription.Action, at time: EventTime) {
         switch action {
         case .attach(let snapshot):
-            let time = now()
             post(.attached(Self.reattachment(snapshot, at: time.date), time))
-        case .deliver(let event): post(.upload(event, now()))
+        case .deliver(let event): post(.upload(event, time))
         case .jobs(let jobs):
-            let time = now()
             post(.jobs(Self.summaries(jobs, at: time.date), time))
         case .saveCursor(let seq): saveCursorSoon(seq)
         case .lost:
-            post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, now()))
+            post(.notice("Lost the agent; starting it again (unfinished uploads resume from the journal)", isError: true, time))
         case .reconnect(let seconds):
             acting.asyncAfter(deadline: HouseClock.waitDeadline(after: seconds)) { [self] in reconnect() }
         case .stopped(let reason):
-            post(.notice("The agent stopped (\(reason)); queuing files starts it again", isError: false, now()))
+            post(.notice("The agent stopped (\(reason)); queuing files starts it again", isError: false, time))
         }
     }
 
     private func attach(_ agent: AgentClient) {
         subscription.withLockedValue { $0.connecting() }
-        agent.onEvent { [self] message in handle { $0.received(message) } }
+        // A run of events (what one read of the socket brought) is decided under one lock and
+        // carried out in one turn of `acting`: one hand-over per read, not per event.
+        agent.onEvents { [self] messages in
+            handle { machine in messages.flatMap { machine.received($0) } }
+        }
         agent.onClose { [self] in handle { $0.closed() } }
         DispatchQueue.global().async { [self] in
             do {

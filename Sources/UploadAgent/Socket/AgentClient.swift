@@ -10,14 +10,15 @@ public struct AgentError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// A connection to the agent. Requests wait for their reply; events arrive on `onEvent`, on the
-/// connection's reader thread, in the order the agent sent them. Call `close` when done.
+/// A connection to the agent. Requests wait for their reply; events arrive on `onEvents` (or
+/// `onEvent`), on the connection's reader thread, in the order the agent sent them: the events
+/// one read of the socket brought, together. Call `close` when done.
 public final class AgentClient: Sendable {
     let connection: LineConnection
     let clientName: String
     private let state = NIOLockedValueBox(ClientState())
     /// One handler each, swapped whole (see `Callback` for why never a function in a lock box).
-    private let eventHandler = Callback<AgentMessage>()
+    private let eventHandler = Callback<[AgentMessage]>()
     private let closeHandler = Callback<Void>()
 
     private struct ClientState {
@@ -65,6 +66,12 @@ public final class AgentClient: Sendable {
 
     /// Called for every pushed event (after `subscribe`).
     public func onEvent(_ handler: @escaping @Sendable (AgentMessage) -> Void) {
+        eventHandler.set { messages in messages.forEach(handler) }
+    }
+
+    /// Called with the pushed events in runs, in order: those that came in one read of the
+    /// socket (a replacement for `onEvent`).
+    public func onEvents(_ handler: @escaping @Sendable ([AgentMessage]) -> Void) {
         eventHandler.set(handler)
     }
 
@@ -125,9 +132,22 @@ public final class AgentClient: Sendable {
 
     private func startReading() {
         let thread = Thread { [self] in
+            var events: [AgentMessage] = []
             while let line = try? connection.readLine() {
-                guard let message = try? AgentCoding.decodeMessage(from: line) else { continue }
-                deliver(message)
+                var next: [UInt8]? = line
+                // Everything this read brought: events in one run, a reply in its place.
+                while let line = next {
+                    if let message = try? AgentCoding.decodeMessage(from: line) {
+                        if case .reply = message {
+                            deliver(&events)
+                            answer(message)
+                        } else {
+                            events.append(message)
+                        }
+                    }
+                    next = connection.bufferedLine()
+                }
+                deliver(&events)
             }
             closed()
         }
@@ -135,18 +155,20 @@ public final class AgentClient: Sendable {
         thread.start()
     }
 
-    private func deliver(_ message: AgentMessage) {
-        switch message {
-        case .reply(let id, let reply):
-            let slot = state.withLockedValue { s -> ReplySlot? in
-                // id 0: the agent refused the connection before any request was read.
-                if id == 0, let first = s.waiting.keys.min() { return s.waiting.removeValue(forKey: first) }
-                return s.waiting.removeValue(forKey: id)
-            }
-            slot?.fill(reply)
-        case .event, .jobs, .stopping:
-            eventHandler(message)
+    private func deliver(_ events: inout [AgentMessage]) {
+        guard !events.isEmpty else { return }
+        eventHandler(events)
+        events.removeAll(keepingCapacity: true)
+    }
+
+    private func answer(_ message: AgentMessage) {
+        guard case .reply(let id, let reply) = message else { return }
+        let slot = state.withLockedValue { s -> ReplySlot? in
+            // id 0: the agent refused the connection before any request was read.
+            if id == 0, let first = s.waiting.keys.min() { return s.waiting.removeValue(forKey: first) }
+            return s.waiting.removeValue(forKey: id)
         }
+        slot?.fill(reply)
     }
 
     private func closed() {

@@ -13,7 +13,16 @@ public final class LineConnection: @unchecked Sendable {
     private var buffer: [UInt8] = []
     private var start = 0
     private let writer: DispatchQueue
-    private let state = NIOLockedValueBox((pending: 0, closed: false))
+    private let state = NIOLockedValueBox(Output())
+
+    /// Bytes queued and not yet written (`outgoing` plus a write under way), whether a flush is
+    /// scheduled or running, and whether the connection is shut.
+    private struct Output {
+        var pending = 0
+        var outgoing: [UInt8] = []
+        var flushing = false
+        var closed = false
+    }
     public let maxPendingBytes: Int
 
     public init(fd: Int32, label: String = "uploadmon.connection", maxPendingBytes: Int = 64 << 20) {
@@ -32,53 +41,97 @@ public final class LineConnection: @unchecked Sendable {
         // scanned once, not once per read.
         var searched = start
         while true {
-            if let newline = buffer[searched...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[start..<newline])
-                start = newline + 1
-                if start > 1 << 16, start * 2 > buffer.count {
-                    buffer.removeFirst(start)
-                    start = 0
-                }
-                return line
-            }
+            if let line = takeLine(searchingFrom: searched) { return line }
             searched = buffer.count
             guard buffer.count - start <= limit else {
                 throw SocketError(operation: "read a message longer than \(limit) bytes from", path: "the socket", code: EMSGSIZE)
             }
-            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard try receive() else { return nil }
+        }
+    }
+
+    /// The next line when it has already been read whole from the socket; nil otherwise, without
+    /// waiting. A reader takes every message one read brought before it hands them on, so a
+    /// burst of events costs one hand-over, not one each.
+    public func bufferedLine() -> [UInt8]? {
+        takeLine(searchingFrom: start)
+    }
+
+    private func takeLine(searchingFrom searched: Int) -> [UInt8]? {
+        guard let newline = buffer[searched...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let line = Array(buffer[start..<newline])
+        start = newline + 1
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start > 1 << 16, start * 2 > buffer.count {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        return line
+    }
+
+    /// Reads what the socket has (up to 64 KiB) onto the end of the buffer; false at end of stream.
+    private func receive() throws(SocketError) -> Bool {
+        let chunk = 64 * 1024
+        let old = buffer.count
+        while true {
+            var n = 0
+            buffer.append(contentsOf: repeatElement(0, count: chunk))
+            buffer.withUnsafeMutableBytes { n = recv(fd, $0.baseAddress! + old, chunk, 0) }
+            let failure = errno
+            buffer.removeLast(chunk - max(0, n))
             if n < 0 {
-                if errno == EINTR { continue }
-                if errno == ECONNRESET { return nil }
-                throw SocketError(operation: "read from", path: "the socket", code: errno)
+                if failure == EINTR { continue }
+                if failure == ECONNRESET { return false }
+                throw SocketError(operation: "read from", path: "the socket", code: failure)
             }
-            if n == 0 { return nil }
-            buffer.append(contentsOf: chunk[..<n])
+            return n > 0
         }
     }
 
     /// Queues `line` plus a newline for sending. Returns false when the connection is closed or
     /// the peer is too far behind (the connection is then shut down).
+    ///
+    /// Lines queued while a write is under way go out together in the next one: a subscriber's
+    /// camera roll of events was one `send` and one dispatch per event.
     @discardableResult
     public func send(_ line: Data) -> Bool {
         let size = line.count + 1
-        let accepted = state.withLockedValue { s -> Bool in
-            guard !s.closed, s.pending + size <= maxPendingBytes else { return false }
+        let (accepted, schedule) = state.withLockedValue { s -> (Bool, Bool) in
+            guard !s.closed, s.pending + size <= maxPendingBytes else { return (false, false) }
             s.pending += size
-            return true
+            s.outgoing.append(contentsOf: line)
+            s.outgoing.append(UInt8(ascii: "\n"))
+            defer { s.flushing = true }
+            return (true, !s.flushing)
         }
         guard accepted else {
             shutdown()
             return false
         }
-        writer.async { [self] in
-            var bytes = [UInt8](line)
-            bytes.append(UInt8(ascii: "\n"))
+        if schedule { writer.async { [self] in flush() } }
+        return true
+    }
+
+    /// Writes what is queued until nothing is (lines queued meanwhile included).
+    private func flush() {
+        var bytes: [UInt8] = []
+        while true {
+            let more = state.withLockedValue { s -> Bool in
+                guard !s.outgoing.isEmpty else {
+                    s.flushing = false
+                    return false
+                }
+                swap(&bytes, &s.outgoing)
+                return true
+            }
+            guard more else { return }
             let ok = Self.writeAll(fd, bytes)
-            state.withLockedValue { $0.pending -= size }
+            state.withLockedValue { $0.pending -= bytes.count }
+            bytes.removeAll(keepingCapacity: true)
             if !ok { shutdown() }
         }
-        return true
     }
 
     /// Sends and waits until the bytes are written (for a last message before closing).
