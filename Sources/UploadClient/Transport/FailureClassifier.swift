@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOHTTP1
 import NIOSSL
 import AsyncHTTPClient
 import UploadCore
@@ -137,6 +138,13 @@ enum FailureClassifier {
         if let tls = error as? NIOSSLExtraError, tls == .failedToValidateHostname {
             // NIOSSL's own check after a trusted chain; its text says "<none>" for an IP target.
             return UploadFailure(.certificateRejected, "certificate name mismatch: the certificate is not made out for the host asked for")
+        }
+        if let malformed = error as? MalformedAnswer {
+            return UploadFailure(.other, malformed.description)
+        }
+        if let parsing = error as? HTTPParserError {
+            // Through AsyncHTTPClient the bytes are not at hand: the parser's words, said as the server's.
+            return UploadFailure(.other, "the server's answer was refused as malformed (\(parsing))")
         }
         if let unknown = error as? SocketAddressError.UnknownHost {
             return UploadFailure(.cannotConnect, "cannot resolve \(unknown.host): \(Self.resolverWords(unknown))")

@@ -38,13 +38,16 @@ public struct RequestHeader: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// Whether `name` can be a field name: an RFC 9110 token (one or more tchar).
     public static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                true
-            default:
-                "!#$%&'*+-.^_`|~".utf8.contains(byte)
-            }
+        !name.isEmpty && name.utf8.allSatisfy(isTokenByte)
+    }
+
+    /// Whether `byte` is an RFC 9110 tchar.
+    public static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
     }
 

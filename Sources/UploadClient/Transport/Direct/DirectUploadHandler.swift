@@ -201,11 +201,27 @@ struct DirectResponseDecoder: ByteToMessageDecoder {
     mutating func decoderRemoved(context: ChannelHandlerContext) { parser.decoderRemoved(context: context) }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        try parser.decode(context: context, buffer: &buffer)
+        do {
+            return try parser.decode(context: context, buffer: &buffer)
+        } catch {
+            throw Self.named(error, buffer)
+        }
     }
 
     mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
-        try parser.decodeLast(context: context, buffer: &buffer, seenEOF: seenEOF)
+        do {
+            return try parser.decodeLast(context: context, buffer: &buffer, seenEOF: seenEOF)
+        } catch {
+            throw Self.named(error, buffer)
+        }
+    }
+
+    /// A head the parser refused for a character, with the field it is in: the parser keeps a
+    /// head's bytes in the buffer until the head is whole, so they are still there to read.
+    static func named(_ error: any Error, _ buffer: ByteBuffer) -> any Error {
+        guard let parsing = error as? HTTPParserError, parsing == .invalidHeaderToken || parsing == .invalidCharactersUsed,
+              let found = MalformedAnswer.find(in: buffer.readableBytesView) else { return error }
+        return found
     }
 }
 
