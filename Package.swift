@@ -24,7 +24,10 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
-        .target(name: "UploadCore", dependencies: ["PreviewModel", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "UploadCore", dependencies: ["PreviewModel", "CChecksum", .product(name: "Crypto", package: "swift-crypto")]),
+        // CRC-32C (S3's x-amz-checksum-crc32c) with the processor's instruction where there is
+        // one, and the combination of parts' values into the whole object's.
+        .target(name: "CChecksum"),
         // The resumable protocols as values: the draft's and tus's header grammars and the
         // client's machines, which decide and leave the sending to the transports.
         .target(name: "UploadProtocols", dependencies: ["UploadCore", .product(name: "Crypto", package: "swift-crypto")]),

@@ -219,11 +219,11 @@ def key_latency():
     return times
 
 
-def monitor_run(n, folder):
+def monitor_run(n, folder, label=""):
     """Every file marked and queued; the time until all arrived (nothing else runs meanwhile),
     then the monitor's CPU while it shows the finished queue."""
-    home = home_for(f"monitor-{n}")
-    server, url, received = start_receiver(f"monitor-{n}")
+    home = home_for(f"monitor-{n}{label}")
+    server, url, received = start_receiver(f"monitor-{n}{label}")
     pid = open_monitor(home, folder, url)
     tmux("send-keys", "-t", "roll", "*")
     wait_screen(lambda s: f"{n} marked" in s or f"{n:,} marked" in s, 30)
@@ -331,14 +331,14 @@ try:
         ratios = []
         for round in range(max(1, args.rounds)):
             os.sync()
-            took, idle, monitor_cpu = monitor_run(n, folder)
+            took, idle, monitor_cpu = monitor_run(n, folder, label=f"-{round}")
             os.sync()
             alone_runs.append(agent_alone(n, folder, label=f"-again{round}"))
             (before, after) = alone_runs[-2:]
             (alone, alone_cpu) = before if before[0] <= after[0] else after
             ratios.append(took / alone)
             print(f"{n:>7} files: round {round + 1}: agent alone {before[0]:.1f} s and {after[0]:.1f} s around the monitor's "
-                  f"{took:.1f} s = {took / alone:.2f}x", flush=True)
+                  f"{took:.1f} s = {took / alone:.2f}x; {alone_cpu}; through the monitor {monitor_cpu}", flush=True)
         ratio = statistics.median(ratios)
         print(f"{n:>7} files: agent alone {alone:6.1f} s, through the monitor {took:6.1f} s = {took / alone:.2f}x (goal <= 1.10x)")
         if len(ratios) > 1:

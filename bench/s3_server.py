@@ -6,7 +6,10 @@ against an IAM user of its own. Used by the tests (UploadTesting.S3Peer).
 
 Prints `PORT ACCESS_KEY_ID SECRET_ACCESS_KEY` once the buckets exist; then answers lines on
 standard input: `get BUCKET KEY` → `SIZE SHA256` (or `none`), `keys BUCKET` → the keys as a
-JSON list, `uploads BUCKET` → the keys of multipart uploads not completed nor aborted. It exits when its standard input ends or its parent is gone.
+JSON list, `uploads BUCKET` → the keys of multipart uploads not completed nor aborted,
+`checksum BUCKET KEY` → the CRC-32C the object was stored with (HeadObject's ChecksumCRC32C, or
+`-`), its checksum type (or `-`), and the CRC-32C of its bytes by Python's crc32c (PyPI), each
+base64. It exits when its standard input ends or its parent is gone.
 """
 import hashlib, json, os, socket, sys
 # Requests are signed and checked from the fourth on (the first three make the user and its key);
@@ -56,6 +59,13 @@ for line in sys.stdin:
         if words[0] == "get":
             body = s3.get_object(Bucket=words[1], Key=words[2].rstrip("\n"))["Body"].read()
             out.write(f"{len(body)} {hashlib.sha256(body).hexdigest()}\n")
+        elif words[0] == "checksum":
+            import base64, crc32c
+            key = words[2].rstrip("\n")
+            head = s3.head_object(Bucket=words[1], Key=key, ChecksumMode="ENABLED")
+            body = s3.get_object(Bucket=words[1], Key=key)["Body"].read()
+            mine = base64.b64encode(crc32c.crc32c(body).to_bytes(4, "big")).decode()
+            out.write(f"{head.get('ChecksumCRC32C') or '-'} {head.get('ChecksumType') or '-'} {mine}\n")
         elif words[0] == "uploads":
             listed = s3.list_multipart_uploads(Bucket=words[1].strip()).get("Uploads", [])
             out.write(json.dumps([u["Key"] for u in listed]) + "\n")

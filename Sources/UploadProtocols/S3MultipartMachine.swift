@@ -20,8 +20,12 @@ public struct S3MultipartMachine: Sendable {
         /// One page of the parts S3 has: from the first, or after part `after` (a truncated
         /// answer's `NextPartNumberMarker`).
         case listParts(uploadID: String, after: Int? = nil)
-        /// The parts put together; `body` is the `CompleteMultipartUpload` XML.
-        case complete(uploadID: String, body: String)
+        /// The parts put together; `body` is the `CompleteMultipartUpload` XML; `whole`: the
+        /// object's CRC-32C, for S3 to check (when every part was sent with its own).
+        case complete(uploadID: String, body: String, whole: CRC32C? = nil)
+        /// `HeadObject` asking for the object's checksum (`x-amz-checksum-mode: ENABLED`): what
+        /// S3 kept, when the completion's answer did not name it.
+        case confirm
     }
 
     /// Part `number`: the file's bytes `from ..< to`.
@@ -85,12 +89,18 @@ public struct S3MultipartMachine: Sendable {
     private var inFlight: Set<Int> = []
     /// A part failed: how the attempt ends once the parts in flight have answered.
     private var ending: Ending?
+    /// Whether uploads this machine creates are checked by CRC-32C (`S3Checksum`).
+    private let checksums: Bool
+    /// Parts S3 refused for their checksum, to be sent once more, and those already sent again.
+    private var resend: [Int] = []
+    private var resent: Set<Int> = []
     /// The pages of ListParts read so far, and the marker of the last one.
     private var listedParts: [S3Part] = []
     private var listedAfter: Int?
 
     private enum State: Sendable {
         case idle, creating, listing, uploading, completing
+        case confirming(AttemptResult, whole: CRC32C)
         case done
     }
 
@@ -100,9 +110,12 @@ public struct S3MultipartMachine: Sendable {
     }
 
     /// An upload of `size` bytes of `file` to `objectURL`, continuing `point` when it is an S3
-    /// upload of the same file.
-    public init(objectURL: String, file: FileFingerprint, size: Int64, point: ResumePoint?, preferredPart: Int64 = defaultPart) {
+    /// upload of the same file. `checksums`: an upload it creates is checked by CRC-32C, part
+    /// by part and whole (one continued keeps what it was created with).
+    public init(objectURL: String, file: FileFingerprint, size: Int64, point: ResumePoint?, preferredPart: Int64 = defaultPart,
+                checksums: Bool = false) {
         self.objectURL = objectURL
+        self.checksums = checksums
         self.file = file
         self.size = size
         if let point, point.kind == .s3, point.uploadID != nil, point.file == file, point.bodyLength == size, point.uploadURL == objectURL,
@@ -124,6 +137,13 @@ public struct S3MultipartMachine: Sendable {
         }
         state = .creating
         return decide(.request(.create))
+    }
+
+    /// Whether the parts carry their CRC-32C: the upload was created to be checked so. The
+    /// creation's fields say so when this is true before `created`.
+    public var sendsChecksums: Bool {
+        if let point { return point.checksum == S3Checksum.name }
+        return checksums
     }
 
     /// How many parts the file has.
@@ -149,7 +169,8 @@ public struct S3MultipartMachine: Sendable {
                 + "(\(ByteFormat.bytes(Int64(response.body.count))) of answer read): nothing of the file was sent")
             return finish(AttemptResult(outcome: .failed(failure), response: response, bytesSent: result.bytesSent))
         }
-        let created = ResumePoint.s3(objectURL: objectURL, uploadID: uploadID, partSize: partSize, bodyLength: size, file: file)
+        let created = ResumePoint.s3(objectURL: objectURL, uploadID: uploadID, partSize: partSize, bodyLength: size, file: file,
+                                     checksum: checksums ? S3Checksum.name : nil)
         point = created
         reports.append(.resumable(created, startedOver: nil))
         return beginParts(width: width)
@@ -181,20 +202,39 @@ public struct S3MultipartMachine: Sendable {
         return beginParts(width: width)
     }
 
-    /// Part `number`'s answer.
-    public mutating func partUploaded(_ number: Int, _ result: AttemptResult, width: Int = 1) -> Decision {
+    /// Part `number`'s answer; `sent`: the CRC-32C it carried. A part S3 refused for its
+    /// checksum (or kept with another value than the one sent) goes once more; a second
+    /// refusal ends the upload with the reason.
+    public mutating func partUploaded(_ number: Int, _ result: AttemptResult, sent: CRC32C? = nil, width: Int = 1) -> Decision {
         guard case .uploading = state, inFlight.remove(number) != nil, var current = point else {
             return decide(.finish(ResumableUploadMachine.misuse))
         }
         bytesSent += result.bytesSent
-        if let etag = Self.keptPart(result) {
+        var damaged: String?
+        if let response = result.response, let sent {
+            if S3Checksum.refusedForChecksum(response) {
+                damaged = "S3 refused part \(number) for its checksum (\(S3MultipartMachine.element("Code", in: response.body) ?? "400"))"
+            } else if case .mismatch(let said) = S3Checksum.verdict(of: response, sent: sent) {
+                damaged = "S3 kept part \(number) with CRC-32C \(said), not \(sent.base64) as sent"
+            }
+        }
+        if let damaged {
+            if !resent.contains(number), ending == nil {
+                resent.insert(number)
+                resend.append(number)
+            } else if ending == nil {
+                ending = .failed(AttemptResult(outcome: .failed(UploadFailure(.integrityMismatch,
+                    damaged + " twice: the bytes read from the file did not arrive as they were read")), response: result.response,
+                    bytesSent: result.bytesSent))
+            }
+        } else if let etag = Self.keptPart(result) {
             let size = part(number).size
             let at = current.parts.firstIndex { $0.number >= number } ?? current.parts.endIndex
             if at < current.parts.endIndex, current.parts[at].number == number {
                 current.offset -= current.parts[at].size
                 current.parts.remove(at: at)
             }
-            current.parts.insert(S3Part(number: number, etag: etag, size: size), at: at)
+            current.parts.insert(S3Part(number: number, etag: etag, size: size, crc32c: sendsChecksums ? sent?.base64 : nil), at: at)
             current.offset += size
             point = current
             reports.append(.resumable(current, startedOver: nil))
@@ -223,7 +263,18 @@ public struct S3MultipartMachine: Sendable {
         if (200..<300).contains(response.status), code == nil, Self.element("ETag", in: response.body) != nil {
             reports.append(.resumable(nil, startedOver: nil))
             state = .done
-            return decide(.finish(AttemptResult(outcome: result.outcome, response: response, bytesSent: bytesSent)))
+            var done = AttemptResult(outcome: result.outcome, response: response, bytesSent: bytesSent)
+            if let whole = wholeChecksum(current) {
+                switch S3Checksum.verdict(ofCompletion: response, whole: whole) {
+                case .verified: done = S3Checksum.marked(done)
+                case .mismatch(let said): done.outcome = .failed(S3Checksum.mismatch("the object", said: said, sent: whole))
+                case .none:
+                    // The answer does not say (moto's does not): ask what S3 kept.
+                    state = .confirming(done, whole: whole)
+                    return decide(.request(.confirm))
+                }
+            }
+            return decide(.finish(done))
         }
         if let code, ["InvalidPart", "InvalidPartOrder", "NoSuchUpload"].contains(code) {
             return startOver("S3 would not put the parts together (\(code))")
@@ -233,6 +284,23 @@ public struct S3MultipartMachine: Sendable {
         return finish(AttemptResult(outcome: .failed(failure), response: response, bytesSent: bytesSent), keeping: current)
     }
 
+    /// `HeadObject`'s answer: the object's checksum as S3 kept it, compared with the whole one
+    /// sent. An answer that names none (or none came) leaves the completed upload as it was.
+    public mutating func confirmed(_ result: AttemptResult) -> Decision {
+        guard case .confirming(var done, let whole) = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
+        state = .done
+        bytesSent += result.bytesSent
+        done.bytesSent = bytesSent
+        if let response = result.response {
+            switch S3Checksum.verdict(of: response, sent: whole) {
+            case .verified: done = S3Checksum.marked(done)
+            case .mismatch(let said): done.outcome = .failed(S3Checksum.mismatch("the object", said: said, sent: whole))
+            case .none: break
+            }
+        }
+        return decide(.finish(done))
+    }
+
     /// The parts S3 does not have yet are the ones to send.
     private mutating func beginParts(width: Int) -> Decision {
         let have = Set(point?.parts.map(\.number) ?? [])
@@ -240,6 +308,8 @@ public struct S3MultipartMachine: Sendable {
         started = 0
         inFlight = []
         ending = nil
+        resend = []
+        resent = []
         state = .uploading
         return nextParts(width: width)
     }
@@ -255,6 +325,12 @@ public struct S3MultipartMachine: Sendable {
             }
         }
         let room = max(1, width) - inFlight.count
+        if room > 0, !resend.isEmpty {
+            let now = resend.prefix(room).map(part)
+            resend.removeFirst(now.count)
+            inFlight.formUnion(now.map(\.number))
+            return decide(.parts(uploadID: uploadID, now))
+        }
         if room > 0, started < pending.count {
             let now = pending[started..<min(pending.count, started + room)].map(part)
             started += now.count
@@ -263,8 +339,24 @@ public struct S3MultipartMachine: Sendable {
         }
         if !inFlight.isEmpty { return decide(.parts(uploadID: uploadID, [])) }
         state = .completing
-        let list = current.parts.map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.escaped($0.etag))</ETag></Part>" }.joined()
-        return decide(.request(.complete(uploadID: uploadID, body: "<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>")))
+        let whole = wholeChecksum(current)
+        let list = current.parts.map { part in
+            let crc = whole != nil ? part.crc32c.map { "<ChecksumCRC32C>\($0)</ChecksumCRC32C>" } ?? "" : ""
+            return "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(Self.escaped(part.etag))</ETag>\(crc)</Part>"
+        }.joined()
+        return decide(.request(.complete(uploadID: uploadID, body: "<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>", whole: whole)))
+    }
+
+    /// The whole object's CRC-32C, from its parts' in order, when the upload is checked so and
+    /// every part's value is known (parts listed by a server that keeps none leave it unknown).
+    private func wholeChecksum(_ current: ResumePoint) -> CRC32C? {
+        guard current.checksum == S3Checksum.name, current.parts.count == partCount else { return nil }
+        var whole: CRC32C?
+        for part in current.parts {
+            guard let text = part.crc32c, let crc = CRC32C(base64: text) else { return nil }
+            whole = whole.map { $0.followed(by: crc, length: part.size) } ?? crc
+        }
+        return whole
     }
 
     private mutating func startOver(_ why: String) -> Decision {
@@ -296,7 +388,7 @@ public struct S3MultipartMachine: Sendable {
         return xml.components(separatedBy: "<Part>").dropFirst().compactMap { chunk in
             guard let number = element("PartNumber", in: chunk).flatMap(Int.init),
                   let etag = element("ETag", in: chunk), let size = element("Size", in: chunk).flatMap(Int64.init) else { return nil }
-            return S3Part(number: number, etag: unescaped(etag), size: size)
+            return S3Part(number: number, etag: unescaped(etag), size: size, crc32c: element("ChecksumCRC32C", in: chunk))
         }
     }
 

@@ -54,6 +54,14 @@ public final class S3Peer: @unchecked Sendable {
         return (size, String(words[1]))
     }
 
+    /// The CRC-32C the object at `key` was stored with and its type (HeadObject's, nil when it
+    /// has none), and the CRC-32C of its bytes as Python's crc32c works it out; all base64.
+    public func checksum(_ bucket: String, _ key: String) -> (kept: String?, type: String?, ofBytes: String)? {
+        let words = ask("checksum \(bucket) \(key)").split(separator: " ").map(String.init)
+        guard words.count == 3 else { return nil }
+        return (words[0] == "-" ? nil : words[0], words[1] == "-" ? nil : words[1], words[2])
+    }
+
     /// The keys in `bucket`.
     public func keys(_ bucket: String) -> [String] {
         (try? JSONSerialization.jsonObject(with: Data(ask("keys \(bucket)").utf8)) as? [String]) ?? []

@@ -64,3 +64,59 @@ import UploadTesting
         #expect(seen.all.contains { $0.head.hasPrefix("PUT") && $0.head.contains("partNumber=") }, "a part was sent")
     }
 }
+
+/// An S3 that refuses what arrived for its checksum (`400 BadDigest`, as S3 does when the
+/// CRC-32C sent is not that of the bytes it got): the object goes once more, then the upload
+/// fails with S3's reason.
+@Suite(.timeLimit(.minutes(2))) struct S3ChecksumRefusalTests {
+    let folder = TestFiles.makeTemporaryDirectory("s3-bad-digest")
+    static let environment = ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_REGION": "us-east-1"]
+    static let badDigest = "<Error><Code>BadDigest</Code><Message>The CRC32C you specified did not match the calculated checksum.</Message></Error>"
+
+    func server(refusing count: Int, seen: Captures) throws -> RawServer {
+        let refusals = NIOLockedValueBox(count)
+        return try RawServer { connection in
+            let request = readRequest(connection)
+            seen.add(request)
+            let refuse = refusals.withLockedValue { n -> Bool in
+                defer { n -= 1 }
+                return n > 0
+            }
+            let answer = refuse
+                ? "HTTP/1.1 400 Bad Request\r\nContent-Type: application/xml\r\nContent-Length: \(Self.badDigest.utf8.count)\r\nConnection: close\r\n\r\n" + Self.badDigest
+                : "HTTP/1.1 200 OK\r\nETag: \"e\"\r\n\(S3Checksum.header): \(request.header(S3Checksum.header) ?? "")\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            connection.write(answer)
+            connection.close()
+        }
+    }
+
+    @Test func refusedOnceTheObjectGoesAgainAndIsVerified() async throws {
+        let seen = Captures()
+        let server = try server(refusing: 1, seen: seen)
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/a.jpg", size: 200_000)
+        var environment = Self.environment
+        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(server.port)"
+        let result = try await S3ClientTests.send(path, to: "s3://photos/", environment: environment)
+        #expect(result.outcome.isSuccess, "\(result.outcome)")
+        #expect(result.response?.verified == "crc32c")
+        let puts = seen.all.filter { $0.head.hasPrefix("PUT") }
+        #expect(puts.count == 2)
+        var crc = CRC32C()
+        crc.update(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(puts.allSatisfy { $0.header(S3Checksum.header) == crc.base64 && $0.body.count == 200_000 }, "\(puts.map(\.head))")
+    }
+
+    @Test func refusedTwiceTheUploadFailsWithS3sReason() async throws {
+        let seen = Captures()
+        let server = try server(refusing: 5, seen: seen)
+        defer { server.stop() }
+        let path = try TestFiles.writeImage(at: folder + "/b.jpg", size: 200_000)
+        var environment = Self.environment
+        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(server.port)"
+        let result = try await S3ClientTests.send(path, to: "s3://photos/", environment: environment)
+        guard case .failed(let failure) = result.outcome else { Issue.record("\(result.outcome)"); return }
+        #expect(failure.message.contains("BadDigest") && failure.message.contains("CRC32C"), "\(failure.message)")
+        #expect(seen.all.filter { $0.head.hasPrefix("PUT") }.count == 2, "sent twice, not more")
+    }
+}

@@ -168,3 +168,44 @@ struct S3MultipartClientTests {
         #expect(S3AccessSource.requestURL(for: "https://h/p", environment: local) == "https://h/p")
     }
 }
+
+/// What S3 checks of what arrives: every object and every part goes with its CRC-32C, and a
+/// multipart upload is completed with the whole object's, which moto works out itself from the
+/// parts it put together (with Python's crc32c): equal, the upload is verified.
+@Suite(.enabled(if: S3Peer.available && PythonDigests.hasModules(["crc32c"]), "needs moto[server], boto3 and crc32c (.ci/run installs them)"))
+struct S3ChecksumClientTests {
+    @Test func aMultipartUploadIsVerifiedByTheWholeObjectsCRC() async throws {
+        let server = try await S3Peer.start(buckets: ["big"])
+        defer { server.stop() }
+        let path = try await TestFiles.image("whole.jpg", size: 21_000_000, in: "s3-crc")
+        let result = try await S3ClientTests.send(path, to: "s3://big/", environment: server.environment)
+        #expect(result.outcome.isSuccess, "\(result.outcome)")
+        #expect(result.response?.verified == "crc32c", "moto's CompleteMultipartUpload named the object's CRC-32C, equal to ours")
+        let stored = try #require(server.checksum("big", "whole.jpg"))
+        #expect(stored.type == "FULL_OBJECT" && stored.kept == stored.ofBytes, "\(stored)")
+    }
+
+    @Test func anObjectInOnePutCarriesTheCRCOfItsBytes() async throws {
+        let server = try await S3Peer.start(buckets: ["photos"])
+        defer { server.stop() }
+        let path = try await TestFiles.image("one.jpg", size: 300_000, in: "s3-crc-one")
+        let result = try await S3ClientTests.send(path, to: "s3://photos/", environment: server.environment)
+        #expect(result.outcome.isSuccess, "\(result.outcome)")
+        // moto keeps the value sent; Python's crc32c over the bytes it stored says it is theirs.
+        let stored = try #require(server.checksum("photos", "one.jpg"))
+        #expect(stored.kept != nil && stored.kept == stored.ofBytes, "\(stored)")
+        #expect(result.response?.verified == "crc32c")
+    }
+
+    @Test func withoutDigestsNothingIsSentToCheck() async throws {
+        let server = try await S3Peer.start(buckets: ["photos"])
+        defer { server.stop() }
+        let path = try await TestFiles.image("plain.jpg", size: 300_000, in: "s3-crc-off")
+        let transport = try HTTPUploadTransport(digests: false, exchanger: nil, environment: server.environment)
+        let result = await transport.perform(try UploadRequest.forPath(path, url: "s3://photos/"), observer: AttemptObserver())
+        try await transport.shutdown()
+        #expect(result.outcome.isSuccess, "\(result.outcome)")
+        #expect(server.checksum("photos", "plain.jpg")?.kept == nil)
+        #expect(result.response?.verified == nil)
+    }
+}

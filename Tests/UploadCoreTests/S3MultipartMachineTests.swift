@@ -179,7 +179,7 @@ import UploadProtocols
         #expect(Self.parts(fifth)?.map(\.number) == [5])
         guard case .resumable(let kept?, nil)? = fifth.reports.first else { Issue.record("\(fifth.reports)"); return }
         #expect(kept.parts.map(\.number) == [1, 2, 3, 4] && kept.offset == 32 << 20)
-        guard case .complete(_, let body)? = Self.request(m.partUploaded(5, Self.answer(200, [("ETag", "e5")]), width: 4)) else {
+        guard case .complete(_, let body, _)? = Self.request(m.partUploaded(5, Self.answer(200, [("ETag", "e5")]), width: 4)) else {
             Issue.record("not completed"); return
         }
         #expect(body.components(separatedBy: "<PartNumber>").dropFirst().map { $0.prefix(1) } == ["1", "2", "3", "4", "5"])

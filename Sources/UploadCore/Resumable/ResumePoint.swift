@@ -13,11 +13,15 @@ public struct S3Part: Sendable, Hashable, Codable {
     public let number: Int
     public let etag: String
     public let size: Int64
+    /// The part's CRC-32C as S3 checked it (base64, `x-amz-checksum-crc32c`); nil when it was
+    /// sent without one.
+    public var crc32c: String?
 
-    public init(number: Int, etag: String, size: Int64) {
+    public init(number: Int, etag: String, size: Int64, crc32c: String? = nil) {
         self.number = number
         self.etag = etag
         self.size = size
+        self.crc32c = crc32c
     }
 }
 
@@ -54,6 +58,10 @@ public struct ResumePoint: Sendable, Hashable, Codable {
     public var uploadID: String?
     public var parts: [S3Part] = []
     public var partSize: Int64 = 0
+    /// S3: the checksum the multipart upload was created with (`crc32c`: every part carries
+    /// its CRC-32C, and the whole object's is checked at completion); nil for one created
+    /// without (its parts must go without too).
+    public var checksum: String?
 
     public init(uploadURL: String, version: Int, boundary: String, bodyLength: Int64, file: FileFingerprint, offset: Int64 = 0) {
         self.uploadURL = uploadURL
@@ -75,18 +83,21 @@ public struct ResumePoint: Sendable, Hashable, Codable {
 
     /// An S3 multipart upload `uploadID` of `bodyLength` bytes of `file` to the object at
     /// `objectURL`, in parts of `partSize` bytes.
-    public static func s3(objectURL: String, uploadID: String, partSize: Int64, bodyLength: Int64, file: FileFingerprint, parts: [S3Part] = []) -> ResumePoint {
+    public static func s3(
+        objectURL: String, uploadID: String, partSize: Int64, bodyLength: Int64, file: FileFingerprint, parts: [S3Part] = [], checksum: String? = nil
+    ) -> ResumePoint {
         var point = ResumePoint(uploadURL: objectURL, version: 0, boundary: "", bodyLength: bodyLength, file: file,
                                 offset: parts.reduce(0) { $0 + $1.size })
         point.kind = .s3
         point.uploadID = uploadID
         point.partSize = partSize
         point.parts = parts
+        point.checksum = checksum
         return point
     }
 
     enum CodingKeys: String, CodingKey {
-        case uploadURL, kind = "protocol", version, boundary, bodyLength, file, offset, expires, unconfirmed, uploadID, parts, partSize
+        case uploadURL, kind = "protocol", version, boundary, bodyLength, file, offset, expires, unconfirmed, uploadID, parts, partSize, checksum
     }
 
     public init(from decoder: any Decoder) throws {
@@ -103,6 +114,7 @@ public struct ResumePoint: Sendable, Hashable, Codable {
         uploadID = try c.decodeIfPresent(String.self, forKey: .uploadID)
         parts = try c.decodeIfPresent([S3Part].self, forKey: .parts) ?? []
         partSize = try c.decodeIfPresent(Int64.self, forKey: .partSize) ?? 0
+        checksum = try c.decodeIfPresent(String.self, forKey: .checksum)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -119,5 +131,6 @@ public struct ResumePoint: Sendable, Hashable, Codable {
         try c.encodeIfPresent(uploadID, forKey: .uploadID)
         if !parts.isEmpty { try c.encode(parts, forKey: .parts) }
         if partSize > 0 { try c.encode(partSize, forKey: .partSize) }
+        try c.encodeIfPresent(checksum, forKey: .checksum)
     }
 }

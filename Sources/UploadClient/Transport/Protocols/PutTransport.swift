@@ -32,6 +32,16 @@ extension HTTPUploadTransport {
                                        followsOtherOrigins: followsRedirectsElsewhere)
         var next = machine.start()
         var last: Endpoint?
+        // S3 checks each object by its CRC-32C: worked out before the head goes, and the object
+        // sent once more if S3 refused what arrived for it.
+        var checksum: CRC32C?
+        if prepared.s3 != nil, s3Checksums(prepared), let size = prepared.source.size {
+            switch await crc32c(of: prepared, 0..<size, size: size) {
+            case .success(let crc): checksum = crc
+            case .failure(let failure): return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: 0)
+            }
+        }
+        var resentForChecksum = false
         while true {
             switch next {
             case .finish(let result):
@@ -50,6 +60,9 @@ extension HTTPUploadTransport {
                 var fields = baseHeaders(headers)
                 fields.replaceOrAdd(name: "Content-Type", value: contentType)
                 Self.addDigestFields(&fields, content: upFront, want: digests)
+                if let checksum {
+                    for (name, value) in S3Checksum.fields(checksum) { fields.replaceOrAdd(name: name, value: value) }
+                }
                 if let s3 = prepared.s3 {
                     for (name, value) in s3.signingFields(method: "PUT", endpoint: endpoint, headers: fields.map { ($0.name, $0.value) }, date: clock.wall()) {
                         fields.replaceOrAdd(name: name, value: value)
@@ -64,7 +77,20 @@ extension HTTPUploadTransport {
                 let (result, sent, content) = await sendBody(.PUT, to: endpoint, fields: fields, layout: layout, prepared, inOneWrite: inOneWrite,
                                                              inMemory: inMemory, pipePrefix: prepared.pipePrefix, eventLoop: eventLoop, observer: observer)
                 if let content { observer.content(content) }
-                next = machine.answered(await judged(result, sent: sent, url: endpoint.url, layout: layout, prepared))
+                var answered = result
+                if let checksum, let response = result.response {
+                    if S3Checksum.refusedForChecksum(response), !resentForChecksum {
+                        resentForChecksum = true
+                        last = nil
+                        continue
+                    }
+                    switch S3Checksum.verdict(of: response, sent: checksum) {
+                    case .verified: answered = S3Checksum.marked(result)
+                    case .mismatch(let said): answered.outcome = .failed(S3Checksum.mismatch("the object", said: said, sent: checksum))
+                    case .none: break
+                    }
+                }
+                next = machine.answered(await judged(answered, sent: sent, url: endpoint.url, layout: layout, prepared))
             }
         }
     }

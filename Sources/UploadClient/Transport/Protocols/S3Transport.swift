@@ -20,19 +20,20 @@ extension HTTPUploadTransport {
         }
         let object = prepared.endpoint.appendingName(request.uploadName)
         let contentType = request.headers.last { $0.name.lowercased() == "content-type" }?.value ?? prepared.media.mime
-        var machine = S3MultipartMachine(objectURL: object.url, file: opened, size: size, point: resume ? request.resume : nil)
+        var machine = S3MultipartMachine(objectURL: object.url, file: opened, size: size, point: resume ? request.resume : nil,
+                                         checksums: s3Checksums(prepared))
         let share = observer.share, alone = rateLimit != nil
         let width: @Sendable () -> Int = { alone ? 1 : share() }
         let tally = PartTally(observer: observer, size: size)
         observer.started(object.url, size)
-        return await withTaskGroup(of: (Int, AttemptResult).self, returning: AttemptResult.self) { parts -> AttemptResult in
+        return await withTaskGroup(of: (Int, AttemptResult, CRC32C?).self, returning: AttemptResult.self) { parts -> AttemptResult in
             await runS3Multipart(&machine, parts: &parts, request, prepared, object: object, contentType: contentType, s3: s3, size: size,
                                  width: width, tally: tally, eventLoop: eventLoop, observer: observer)
         }
     }
 
     private func runS3Multipart(
-        _ machine: inout S3MultipartMachine, parts: inout TaskGroup<(Int, AttemptResult)>, _ request: UploadRequest, _ prepared: Prepared,
+        _ machine: inout S3MultipartMachine, parts: inout TaskGroup<(Int, AttemptResult, CRC32C?)>, _ request: UploadRequest, _ prepared: Prepared,
         object: Endpoint, contentType: String, s3: S3Access, size: Int64, width: @Sendable () -> Int, tally: PartTally,
         eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
@@ -49,6 +50,9 @@ extension HTTPUploadTransport {
             case .request(.create):
                 var fields = baseHeaders(request.headers)
                 fields.replaceOrAdd(name: "Content-Type", value: contentType)
+                if machine.sendsChecksums {
+                    for (name, value) in S3Checksum.creationFields { fields.replaceOrAdd(name: name, value: value) }
+                }
                 decision = machine.created(await signedExchange(.POST, object, query: "uploads", fields: fields, body: .buffers([]),
                                                                 s3: s3, eventLoop: eventLoop, observer: .init()), width: width())
             case .request(.listParts(let uploadID, let after)):
@@ -57,20 +61,29 @@ extension HTTPUploadTransport {
                                                                fields: baseHeaders([]), body: .none, s3: s3, eventLoop: eventLoop, observer: .init()),
                                           width: width())
             case .parts(let uploadID, let starting):
+                let checked = machine.sendsChecksums
                 for part in starting {
                     parts.addTask {
-                        (part.number, await self.sendS3Part(part, of: object, uploadID: uploadID, prepared, s3: s3, size: size,
-                                                            eventLoop: eventLoop, observer: tally.observer(for: part)))
+                        await self.sendS3Part(part, of: object, uploadID: uploadID, prepared, s3: s3, size: size, checked: checked,
+                                              eventLoop: eventLoop, observer: tally.observer(for: part))
                     }
                 }
-                guard let (number, result) = await parts.next() else {
+                guard let (number, result, sent) = await parts.next() else {
                     return AttemptResult(outcome: .failed(UploadFailure(.other, "internal error: no S3 part in flight")), response: nil, bytesSent: 0)
                 }
                 tally.ended(number, kept: S3MultipartMachine.keptPart(result) != nil)
-                decision = machine.partUploaded(number, result, width: width())
-            case .request(.complete(let uploadID, let body)):
+                decision = machine.partUploaded(number, result, sent: sent, width: width())
+            case .request(.confirm):
+                var fields = baseHeaders([])
+                fields.replaceOrAdd(name: "x-amz-checksum-mode", value: "ENABLED")
+                decision = machine.confirmed(await signedExchange(.HEAD, object, query: "", fields: fields, body: .none,
+                                                                  s3: s3, eventLoop: eventLoop, observer: .init()))
+            case .request(.complete(let uploadID, let body, let whole)):
                 var fields = baseHeaders([])
                 fields.replaceOrAdd(name: "Content-Type", value: "application/xml")
+                if let whole {
+                    for (name, value) in S3Checksum.completionFields(whole) { fields.replaceOrAdd(name: name, value: value) }
+                }
                 decision = machine.completed(await signedExchange(.POST, object, query: "uploadId=" + Endpoint.percentEncoded(uploadID),
                                                                   fields: fields, body: .buffers([ByteBuffer(string: body)]),
                                                                   s3: s3, eventLoop: eventLoop, observer: .init()))
@@ -78,18 +91,62 @@ extension HTTPUploadTransport {
         }
     }
 
-    /// One part: the file's bytes `part.from ..< part.to`, streamed.
+    /// One part: the file's bytes `part.from ..< part.to`, streamed; `checked`: with its
+    /// CRC-32C, worked out first (returned with the answer: what the part carried).
     func sendS3Part(
         _ part: S3MultipartMachine.Part, of object: Endpoint, uploadID: String, _ prepared: Prepared, s3: S3Access, size: Int64,
-        eventLoop: EventLoop, observer: AttemptObserver
-    ) async -> AttemptResult {
-        var streamer = makeStreamer(.bare(contentType: prepared.media, fileSize: size), prepared, pipePrefix: nil, startOffset: part.from, eventLoop: eventLoop)
-        streamer.endOffset = part.to
+        checked: Bool, eventLoop: EventLoop, observer: AttemptObserver
+    ) async -> (Int, AttemptResult, CRC32C?) {
         var fields = baseHeaders([])
         fields.replaceOrAdd(name: "Content-Type", value: "application/octet-stream")
-        return await signedExchange(.PUT, object, query: "partNumber=\(part.number)&uploadId=" + Endpoint.percentEncoded(uploadID),
-                                    fields: fields, body: .streamed(streamer), progressBase: part.from, progressTotal: size,
-                                    s3: s3, eventLoop: eventLoop, observer: observer)
+        var sent: CRC32C?
+        if checked {
+            switch await crc32c(of: prepared, part.from..<part.to, size: size) {
+            case .success(let crc):
+                sent = crc
+                for (name, value) in S3Checksum.fields(crc) { fields.replaceOrAdd(name: name, value: value) }
+            case .failure(let failure):
+                return (part.number, AttemptResult(outcome: .failed(failure), response: nil, bytesSent: 0), nil)
+            }
+        }
+        var streamer = makeStreamer(.bare(contentType: prepared.media, fileSize: size), prepared, pipePrefix: nil, startOffset: part.from, eventLoop: eventLoop)
+        streamer.endOffset = part.to
+        let result = await signedExchange(.PUT, object, query: "partNumber=\(part.number)&uploadId=" + Endpoint.percentEncoded(uploadID),
+                                          fields: fields, body: .streamed(streamer), progressBase: part.from, progressTotal: size,
+                                          s3: s3, eventLoop: eventLoop, observer: observer)
+        return (part.number, result, sent)
+    }
+
+    /// Whether uploads to S3 carry CRC-32Cs for S3 to check: not with `--no-digest`, nor for a
+    /// pipe (its bytes cannot be read ahead of sending them).
+    func s3Checksums(_ prepared: Prepared) -> Bool {
+        digests && !prepared.source.isPipe
+    }
+
+    /// The CRC-32C of `range` of what is sent, read off the event loop (a second read of bytes
+    /// the page cache holds once the first has been made; the processor's CRC instruction
+    /// keeps both well under the cost of sending them).
+    func crc32c(of prepared: Prepared, _ range: Range<Int64>, size: Int64) async -> Result<CRC32C, UploadFailure> {
+        if let preloaded = prepared.preloaded, range.upperBound <= Int64(preloaded.readableBytes) {
+            var crc = CRC32C()
+            preloaded.withUnsafeReadableBytes { bytes in
+                crc.update(UnsafeRawBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)]))
+            }
+            return .success(crc)
+        }
+        let source = prepared.source
+        do {
+            let crc = try await threadPool.runIfActive { () throws -> CRC32C in
+                var crc = CRC32C()
+                try source.forEachPiece(range, expected: size) { piece in piece.withUnsafeReadableBytes { crc.update($0) } }
+                return crc
+            }
+            return .success(crc)
+        } catch let failure as UploadFailure {
+            return .failure(failure)
+        } catch {
+            return .failure(UploadFailure(.fileError, "cannot read the file to work out its checksum: \(error)"))
+        }
     }
 
     /// One request to `object` with `query`, signed for S3 as it leaves.
