@@ -7,6 +7,8 @@ public struct PlainReporter: SendReporter {
     /// Each running upload's line prefix (`#3 cat.jpg`), made once rather than for each of its
     /// five or so lines.
     private var prefixes: [UploadID: String] = [:]
+    /// Uploads whose resource on another origin was said (once each).
+    private var saidElsewhere: Set<UploadID> = []
 
     public init(console: any TextSink) {
         self.console = console
@@ -20,7 +22,12 @@ public struct PlainReporter: SendReporter {
             return
         }
         let who = prefixes[id] ?? "\(id) \(InvisibleCharacters.escaped(state.name))"
-        if case .finished = event { prefixes[id] = nil } else { prefixes[id] = who }
+        if case .finished = event {
+            prefixes[id] = nil
+            saidElsewhere.remove(id)
+        } else {
+            prefixes[id] = who
+        }
         switch event {
         case .queued(let record):
             say("\(who) queued\(record.fileSize.map { " (\(ByteFormat.bytes($0)))" } ?? "")")
@@ -45,6 +52,9 @@ public struct PlainReporter: SendReporter {
             say("\(who) \(state.record.resumedText ?? "resumed"): \(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again")
         case .resumable(_, _, let why?):
             say("\(who) starting over from 0: \(why)")
+        case .resumable(_, let point?, nil) where point.isElsewhere(than: state.record.url) && !saidElsewhere.contains(id):
+            saidElsewhere.insert(id)
+            say("\(who) the server keeps the upload at \(RedactedURL.display(point.uploadURL)), another origin than the endpoint's; its bytes go there")
         case .allFinished, .resumable, .content:
             break
         }

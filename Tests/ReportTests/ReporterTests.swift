@@ -146,3 +146,28 @@ let resumedStory: [UploadEvent] = {
         #expect(out.text.contains("\u{1B}[31m✗ <U+202E>gnp.exe"))
     }
 }
+
+/// A server that keeps the upload on another origin (a tus creation's or the draft's `Location`
+/// naming another host or port): followed, as the protocols mean, and said once.
+@Suite struct UploadElsewhereReportTests {
+    @Test func theOtherOriginIsSaidOnceAndTheSameOriginNever() {
+        let file = FileFingerprint(size: 1800, modificationNanoseconds: 1)
+        func queued(_ id: UploadID, _ url: String) -> UploadEvent {
+            .queued(UploadRecord(id: id, name: "\(id.rawValue).jpg", path: nil, url: url, origin: "", fileSize: 1800,
+                                 createdAt: Date(timeIntervalSince1970: 1_700_000_000)))
+        }
+        var far = ResumePoint.tus(uploadURL: "http://store.example:9000/files/abc", bodyLength: 1800, file: file)
+        let near = ResumePoint.tus(uploadURL: "http://h/files/def", bodyLength: 1800, file: file)
+        let s3 = ResumePoint.s3(objectURL: "https://b.s3.us-east-1.amazonaws.com/k.jpg", uploadID: "U", partSize: 8 << 20, bodyLength: 1800, file: file)
+        let out = Captured()
+        var reporter = PlainReporter(console: out)
+        var events: [UploadEvent] = [queued(one, "http://h/files"), .resumable(one, far)]
+        far.offset = 900
+        events += [.resumable(one, far), queued(two, "http://h/files"), .resumable(two, near),
+                   queued(UploadID(3), "s3://b/"), .resumable(UploadID(3), s3)]
+        report(&reporter, events)
+        let said = out.lines.filter { $0.contains("another origin") }
+        #expect(said == ["#1 1.jpg the server keeps the upload at http://store.example:9000/files/abc, another origin than the endpoint's; its bytes go there"],
+                "\(out.text)")
+    }
+}

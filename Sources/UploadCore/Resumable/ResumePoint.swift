@@ -96,6 +96,15 @@ public struct ResumePoint: Sendable, Hashable, Codable {
         return point
     }
 
+    /// Whether the server keeps the upload on another origin than `url`'s (the endpoint the file
+    /// was given for): the draft's `104`/`201` and tus's creation name the upload resource
+    /// where the server likes, and the bytes go there (said, not refused: it is the protocol's
+    /// own way). S3's object URL is made here, never the server's choice.
+    public func isElsewhere(than url: String) -> Bool {
+        guard kind != .s3, let resource = Endpoint(uploadURL), let endpoint = Endpoint(url) else { return false }
+        return resource.origin != endpoint.origin
+    }
+
     enum CodingKeys: String, CodingKey {
         case uploadURL, kind = "protocol", version, boundary, bodyLength, file, offset, expires, unconfirmed, uploadID, parts, partSize, checksum
     }
