@@ -65,7 +65,13 @@ os.makedirs(work + "/run", mode=0o700, exist_ok=True)
 rclone_env = dict(os.environ, RCLONE_CONFIG="/dev/null")
 
 
+def server_cpu():
+    fields = open(f"/proc/{server.pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed(command, environment):
+    served_before = server_cpu()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     done = subprocess.run(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -75,7 +81,7 @@ def timed(command, environment):
         raise SystemExit(f"{command[0]} failed: {done.stderr[-2000:]}")
     for name in os.listdir(served + "/photos"):
         os.remove(os.path.join(served, "photos", name))
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall, server_cpu() - served_before
 
 
 clients = {
@@ -100,11 +106,12 @@ try:
     gib = size / (1 << 30)
     print(f"== {gib:g} GiB to rclone serve s3 (tmpfs) on loopback, {args.rounds} rounds, medians; "
           f"CRC-32C by {'the processor' if open('/proc/cpuinfo').read().find(' sse4_2') >= 0 else 'tables'}")
-    print(f"  {'client':24s} {'CPU s/GiB':>10s} {'wall s':>8s}")
+    print(f"  {'client':24s} {'CPU s/GiB':>10s} {'wall s':>8s} {'server CPU s':>13s}")
     for name, rows in results.items():
         cpu = statistics.median(r[0] for r in rows) / gib
         wall = statistics.median(r[1] for r in rows)
-        print(f"  {name:24s} {cpu:10.2f} {wall:8.2f}   (CPU each: {', '.join(f'{r[0] / gib:.2f}' for r in rows)})")
+        served = statistics.median(r[2] for r in rows)
+        print(f"  {name:24s} {cpu:10.2f} {wall:8.2f} {served:13.2f}   (CPU each: {', '.join(f'{r[0] / gib:.2f}' for r in rows)})")
 finally:
     server.terminate()
     server.wait()

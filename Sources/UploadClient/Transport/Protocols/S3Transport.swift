@@ -138,7 +138,7 @@ extension HTTPUploadTransport {
         do {
             let crc = try await threadPool.runIfActive { () throws -> CRC32C in
                 var crc = CRC32C()
-                try source.forEachPiece(range, expected: size) { piece in piece.withUnsafeReadableBytes { crc.update($0) } }
+                try source.scan(range, expected: size) { crc.update($0) }
                 return crc
             }
             return .success(crc)
