@@ -94,6 +94,10 @@ public struct S3MultipartMachine: Sendable {
     /// Parts S3 refused for their checksum, to be sent once more, and those already sent again.
     private var resend: [Int] = []
     private var resent: Set<Int> = []
+    /// A part's answer named the CRC-32C S3 kept: the server keeps checksums, so what it kept
+    /// of the whole object is worth asking when the completion does not say (a server that
+    /// keeps none, rclone's, would read the whole object again only to answer the question).
+    private var keepsChecksums = false
     /// The pages of ListParts read so far, and the marker of the last one.
     private var listedParts: [S3Part] = []
     private var listedAfter: Int?
@@ -212,6 +216,7 @@ public struct S3MultipartMachine: Sendable {
         bytesSent += result.bytesSent
         var damaged: String?
         if let response = result.response, let sent {
+            if case .verified = S3Checksum.verdict(of: response, sent: sent) { keepsChecksums = true }
             if S3Checksum.refusedForChecksum(response) {
                 damaged = "S3 refused part \(number) for its checksum (\(S3MultipartMachine.element("Code", in: response.body) ?? "400"))"
             } else if case .mismatch(let said) = S3Checksum.verdict(of: response, sent: sent) {
@@ -268,10 +273,12 @@ public struct S3MultipartMachine: Sendable {
                 switch S3Checksum.verdict(ofCompletion: response, whole: whole) {
                 case .verified: done = S3Checksum.marked(done)
                 case .mismatch(let said): done.outcome = .failed(S3Checksum.mismatch("the object", said: said, sent: whole))
-                case .none:
-                    // The answer does not say (moto's does not): ask what S3 kept.
+                case .none where keepsChecksums:
+                    // The answer does not say (moto's does not), but the parts' did: ask what S3 kept.
                     state = .confirming(done, whole: whole)
                     return decide(.request(.confirm))
+                case .none:
+                    break
                 }
             }
             return decide(.finish(done))
