@@ -170,7 +170,7 @@ public final class MonitorProgram: @unchecked Sendable {
 
         func apply(_ event: MonitorEvent) {
             let effects = MonitorReducer.reduce(&state, event)
-            pacer.changed()
+            pacer.changed(urgent: event.isTheUsers)
             for effect in effects { perform(effect, terminal: terminal) }
         }
 
@@ -184,7 +184,7 @@ public final class MonitorProgram: @unchecked Sendable {
             // Before deciding to draw: a slow judgement just forgotten (`observe`) or just made
             // (an answer) changes how the picture on screen should look, and the loop may
             // otherwise sleep in `poll` with nothing left to wake it.
-            if terminal.drawLightly(pacer.slowLink) { pacer.changed() }
+            if terminal.drawLightly(pacer.slowLink) { pacer.changed(urgent: true) }
             // A link too slow even for light pictures gets cells; pixels are tried again later.
             budget.observe(at: t)
             let pixels = pixelsAllowed()

@@ -1,5 +1,8 @@
 import Monitor
+import TerminalCanvas
 import Testing
+import UploadCore
+import Foundation
 
 /// When the monitor draws, ticks and sleeps.
 @Suite struct FramePacerTests {
@@ -8,7 +11,7 @@ import Testing
         do { let result = pacer.drawNow(at: 0); #expect(result, "the first frame at once") }
         do { let result = pacer.drawNow(at: 0.001); #expect(!result, "nothing changed") }
         #expect(pacer.sleep(at: 0.001, uploadsActive: false) == nil, "idle and drawn: wait for input alone")
-        pacer.changed()
+        pacer.changed(urgent: true)
         do { let result = pacer.drawNow(at: 0.01); #expect(!result, "too soon after the last frame") }
         let wait = pacer.sleep(at: 0.01, uploadsActive: false)
         #expect(wait.map { abs($0 - (1.0 / 30 - 0.01)) < 1e-9 } == true, "sleep until the frame may be drawn: \(String(describing: wait))")
@@ -16,10 +19,35 @@ import Testing
         // A burst of changes inside one frame's time makes one frame.
         var frames = 0
         for step in 1...300 {
-            pacer.changed()
+            pacer.changed(urgent: true)
             if pacer.drawNow(at: 1.0 / 30 + Double(step) * 0.001) { frames += 1 }
         }
-        #expect((8...9).contains(frames), "0.3 s of changes in 1 ms steps at ≤ 30 frames a second: \(frames)")
+        #expect((8...9).contains(frames), "0.3 s of keys in 1 ms steps at ≤ 30 frames a second: \(frames)")
+    }
+
+    /// What only the uploads changed is drawn at the background rate; a key among it is drawn
+    /// at the user's rate at once.
+    @Test func theUploadsAloneAreDrawnAtTwelveFramesASecondAndAKeyAtOnce() {
+        var pacer = FramePacer()
+        _ = pacer.drawNow(at: 0)
+        var frames = 0
+        for step in 1...1000 {
+            pacer.changed()
+            if pacer.drawNow(at: Double(step) * 0.001) { frames += 1 }
+        }
+        #expect((11...12).contains(frames), "1 s of upload events in 1 ms steps: \(frames) frames")
+        // Just after a background frame: an upload event waits its twelfth of a second…
+        let last = pacer.lastFrame
+        pacer.changed()
+        do { let result = pacer.drawNow(at: last + 0.04); #expect(!result) }
+        #expect(pacer.sleep(at: last + 0.04, uploadsActive: false).map { abs($0 - (1.0 / 12 - 0.04)) < 1e-9 } == true)
+        // …a key does not: a thirtieth after the last frame is enough.
+        pacer.changed(urgent: true)
+        #expect(pacer.sleep(at: last + 0.04, uploadsActive: false) == 0)
+        do { let result = pacer.drawNow(at: last + 0.04); #expect(result) }
+        #expect(!pacer.urgent, "drawn: what comes next is background again")
+        #expect(MonitorEvent.key(.character("j"), EventTime(seconds: 0, clock: "", date: .init(timeIntervalSince1970: 0))).isTheUsers)
+        #expect(!MonitorEvent.tick(EventTime(seconds: 0, clock: "", date: .init(timeIntervalSince1970: 0))).isTheUsers)
     }
 
     @Test func ticksOnlyWhileUploadsRun() {
@@ -47,13 +75,13 @@ private func draws(_ pacer: inout FramePacer, at t: Double) -> Bool { pacer.draw
         pacer.sent(at: 0, asked: true)
         pacer.answered(1, at: 0.3)
         #expect(pacer.answering == .yes)
-        pacer.changed()
+        pacer.changed(urgent: true)
         #expect(draws(&pacer, at: 0.3))
         pacer.sent(at: 0.3, asked: true)
         // A held key on a link where the answer takes 0.4 s: 12 changes, no frame.
         var frames = 0
         for step in 1...12 {
-            pacer.changed()
+            pacer.changed(urgent: true)
             if pacer.drawNow(at: 0.3 + Double(step) / 30) { frames += 1 }
         }
         #expect(frames == 0, "nothing drawn while the terminal has not shown the last frame")
@@ -68,7 +96,7 @@ private func draws(_ pacer: inout FramePacer, at t: Double) -> Bool { pacer.draw
         var pacer = FramePacer()
         #expect(draws(&pacer, at: 0))
         pacer.sent(at: 0, asked: true)
-        pacer.changed()
+        pacer.changed(urgent: true)
         #expect(draws(&pacer, at: 1.0 / 30), "an answer not yet known to come is not waited for")
     }
 
@@ -77,7 +105,7 @@ private func draws(_ pacer: inout FramePacer, at t: Double) -> Bool { pacer.draw
         var frames = 0
         var t = 0.0
         for _ in 0..<90 {
-            pacer.changed()
+            pacer.changed(urgent: true)
             if pacer.drawNow(at: t) {
                 frames += 1
                 pacer.sent(at: t, asked: true)
@@ -94,10 +122,10 @@ private func draws(_ pacer: inout FramePacer, at t: Double) -> Bool { pacer.draw
         pacer.sent(at: 0, asked: true)
         pacer.answered(1, at: 0.01)
         _ = pacer.drawNow(at: 0) // nothing owed
-        pacer.changed()
+        pacer.changed(urgent: true)
         #expect(draws(&pacer, at: 0.1))
         pacer.sent(at: 0.1, asked: true)
-        pacer.changed()
+        pacer.changed(urgent: true)
         #expect(!draws(&pacer, at: 0.1 + pacer.patience - 0.01))
         let wait = pacer.sleep(at: 1, uploadsActive: false)
         #expect(wait.map { abs($0 - (0.1 + pacer.patience - 1)) < 1e-9 } == true, "wakes when the patience ends: \(String(describing: wait))")
@@ -110,7 +138,7 @@ private func draws(_ pacer: inout FramePacer, at t: Double) -> Bool { pacer.draw
         var frames = 0
         while t < 10 {
             pacer.observe(at: t)
-            pacer.changed()
+            pacer.changed(urgent: true)
             if pacer.drawNow(at: t) {
                 frames += 1
                 pacer.sent(at: t, asked: pacer.asks)
@@ -130,7 +158,7 @@ private func draws(_ pacer: inout FramePacer, at t: Double) -> Bool { pacer.draw
         var pacer = FramePacer()
         #expect(draws(&pacer, at: 0))
         pacer.sent(at: 0, asked: false)
-        pacer.changed()
+        pacer.changed(urgent: true)
         #expect(draws(&pacer, at: 1.0 / 30))
         #expect(pacer.sleep(at: 1, uploadsActive: false) == nil)
     }

@@ -50,6 +50,18 @@ public enum MonitorEvent: Sendable, Equatable {
     case sentContentsKnown(Set<String>)
 }
 
+extension MonitorEvent {
+    /// Whether the user is waiting to see this: what a key asked for (a key itself, a folder
+    /// opened, a picture under the cursor), a resize, the first look at the agent. Such a frame
+    /// is drawn at once; what only the uploads changed waits for the slower background rate.
+    public var isTheUsers: Bool {
+        switch self {
+        case .key, .resize, .directoryLoaded, .previewLoaded, .previewRested, .attached: true
+        case .directoryChanged, .upload, .enqueueRefused, .tick, .notice, .jobs, .contentHashed, .sentContentsKnown: false
+        }
+    }
+}
+
 /// What the monitor learns when it attaches to the agent.
 public struct Reattachment: Sendable, Equatable {
     /// The agent's uploads, each the record every view reads; the monitor shows them as they

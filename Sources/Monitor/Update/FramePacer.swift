@@ -13,7 +13,14 @@
 /// that does not answer is never slowed; after `silentAfter` it is not asked again), and a lost
 /// answer holds the screen for at most `patience`.
 public struct FramePacer: Sendable, Equatable {
+    /// Frames a second for what the user did (a key, a resize): the screen answers at once.
     public var maxFramesPerSecond = 30.0
+    /// Frames a second for what only the uploads changed: bars and counts read as well at this
+    /// rate, and a camera roll's thousands of events cost the monitor (and the machine the
+    /// uploads share) a third of the drawing.
+    public var backgroundFramesPerSecond = 12.0
+    /// What is owed is the user's doing: drawn at the faster rate.
+    public private(set) var urgent = true
     public var tickInterval = 0.5
     /// Something changed since the last frame.
     public private(set) var dirty = true
@@ -62,10 +69,14 @@ public struct FramePacer: Sendable, Equatable {
 
     public init() {}
 
-    var frameGap: Double { 1 / maxFramesPerSecond }
+    /// The least time between frames for what is owed now.
+    var frameGap: Double { 1 / (urgent ? maxFramesPerSecond : min(backgroundFramesPerSecond, maxFramesPerSecond)) }
 
-    /// Something changed: a frame is owed.
-    public mutating func changed() { dirty = true }
+    /// Something changed: a frame is owed; `urgent` when the user did it (a key, a resize).
+    public mutating func changed(urgent: Bool = false) {
+        dirty = true
+        if urgent { self.urgent = true }
+    }
 
     /// Whether the frame drawn next should end with the question.
     public var asks: Bool { answering != .no }
@@ -81,6 +92,7 @@ public struct FramePacer: Sendable, Equatable {
         guard dirty, now - lastFrame >= frameGap, caughtUp(at: now) else { return false }
         lastFrame = now
         dirty = false
+        urgent = false
         return true
     }
 
