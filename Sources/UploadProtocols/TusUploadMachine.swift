@@ -132,7 +132,12 @@ public struct TusUploadMachine: Sendable {
         guard case .creating(let withBody) = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
         guard let response = result.response else {
             // A creation that carried the file and was cut: no upload URL came back, so nothing
-            // can be continued; the next attempt creates again.
+            // can be continued, whatever the server kept. The link is known to cut a request of
+            // that size: the next attempt creates empty first, so a cut body can be continued
+            // (or, from a server that keeps nothing of a cut, is noticed and chunked).
+            if withBody, case .failed(let failure) = result.outcome, failure.kind != .cancelled, failure.kind != .fileError {
+                link.cut(after: result.bytesSent)
+            }
             return finish(withBody ? result : ResumableUploadMachine.beforeTheBody(result))
         }
         guard (200..<300).contains(response.status) else {
@@ -281,8 +286,10 @@ public struct TusUploadMachine: Sendable {
             state = .heading(known)
             return decide(.request(.head(known)))
         }
+        // Not when the link has cut a request no larger than the file: a creation cut with its
+        // body leaves no upload URL to continue.
         let withBody = capabilities.has("creation-with-upload") && length <= smallFile && length > 0
-            && (chunkSize.map { length <= $0 } ?? true)
+            && (chunkSize.map { length <= $0 } ?? true) && (link.cutAfter.map { $0 > length } ?? true)
         if withBody { rounds.report(.sending(bodyLength: length)) }
         state = .creating(withBody: withBody)
         return decide(.request(.create(length: length, withBody: withBody)))

@@ -99,6 +99,34 @@ import UploadProtocols
         #expect(Self.request(plain.start()) == .create(length: 50_000, withBody: false))
     }
 
+    /// A creation cut while it carried the file leaves no upload URL: whatever the server kept
+    /// of it cannot be continued. The next attempt (given what this one learnt of the link)
+    /// creates empty, so its body's cut can be continued or, from a server that keeps nothing
+    /// of a cut, noticed.
+    @Test func aCreationCutWithItsBodyIsNotSentWithTheBodyAgain() throws {
+        let capabilities = TusCapabilities(extensions: ["creation", "creation-with-upload"])
+        var m = Self.machine(capabilities: capabilities, length: 900_000)
+        #expect(Self.request(m.start()) == .create(length: 900_000, withBody: true))
+        var cut = Self.failed(.connectionLost)
+        cut.bytesSent = 600_000
+        let ended = try #require(Self.finished(m.created(cut)))
+        #expect(ended.resume == nil)
+        #expect(m.link.cutAfter == 600_000)
+        var next = Self.machine(capabilities: capabilities, length: 900_000)
+        next.link = m.link
+        #expect(Self.request(next.start()) == .create(length: 900_000, withBody: false))
+        // A smaller file than the cut request still goes in its creation; a cancel teaches nothing.
+        var small = Self.machine(capabilities: capabilities, length: 500_000)
+        small.link = m.link
+        #expect(Self.request(small.start()) == .create(length: 500_000, withBody: true))
+        var cancelled = Self.machine(capabilities: capabilities, length: 900_000)
+        _ = cancelled.start()
+        var stop = Self.failed(.cancelled)
+        stop.bytesSent = 600_000
+        _ = cancelled.created(stop)
+        #expect(cancelled.link.cutAfter == nil)
+    }
+
     @Test func aCutPatchKeepsThePointAndTheNextAttemptAsksTheOffset() {
         var m = Self.machine()
         _ = m.start()
