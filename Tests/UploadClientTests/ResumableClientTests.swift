@@ -158,15 +158,8 @@ import UploadTesting
     /// resuming continues it (the file about once on the wire) and what arrives is the edited file.
     @Test func aPhotoSentWithoutItsLocationResumesAfterCuts() async throws {
         let receiver = try await ReceiverHarness.start()
-        // SOI, an EXIF APP1 whose IFD0 points to a GPS IFD (one rational), SOF0, SOS, then the rest.
-        var tiff: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0]
-        tiff += [1, 0] + [0x25, 0x88, 4, 0, 1, 0, 0, 0, 26, 0, 0, 0] + [0, 0, 0, 0]
-        tiff += [1, 0] + [2, 0, 5, 0, 3, 0, 0, 0, 44, 0, 0, 0] + [0, 0, 0, 0]
-        tiff += [48, 0, 0, 0, 1, 0, 0, 0, 51, 0, 0, 0, 1, 0, 0, 0, 96, 11, 0, 0, 100, 0, 0, 0]
-        let app1 = Array("Exif\0\0".utf8) + tiff
-        var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, UInt8((app1.count + 2) >> 8), UInt8((app1.count + 2) & 0xFF)] + app1
-        bytes += [0xFF, 0xC0, 0, 11, 8, 0, 1, 0, 1, 1, 1, 0x11, 0]
-        bytes += [0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0]
+        // A JPEG that says where it was taken, then the rest.
+        var bytes = PictureWriter.locatedJPEGHead
         // The same content as the other resuming tests (bytes that vary by offset), as a scan's
         // data (no marker inside).
         let filler = try file(in: receiver.root, name: "filler.jpg")

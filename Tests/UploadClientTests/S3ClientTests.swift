@@ -203,14 +203,7 @@ struct S3ChecksumClientTests {
     func aPhotoSentWithoutItsLocationCarriesTheCRCOfWhatLeaves(size: Int) async throws {
         let server = try await S3Peer.start(buckets: ["photos"])
         defer { server.stop() }
-        var tiff: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0]
-        tiff += [1, 0] + [0x25, 0x88, 4, 0, 1, 0, 0, 0, 26, 0, 0, 0] + [0, 0, 0, 0]
-        tiff += [1, 0] + [2, 0, 5, 0, 3, 0, 0, 0, 44, 0, 0, 0] + [0, 0, 0, 0]
-        tiff += [48, 0, 0, 0, 1, 0, 0, 0, 51, 0, 0, 0, 1, 0, 0, 0, 96, 11, 0, 0, 100, 0, 0, 0]
-        let app1 = Array("Exif\0\0".utf8) + tiff
-        var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, UInt8((app1.count + 2) >> 8), UInt8((app1.count + 2) & 0xFF)] + app1
-        bytes += [0xFF, 0xC0, 0, 11, 8, 0, 1, 0, 1, 1, 1, 0x11, 0]
-        bytes += [0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0]
+        var bytes = PictureWriter.locatedJPEGHead
         bytes += (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 131 >> 3) == 0xFF ? 0xFE : UInt8(truncatingIfNeeded: $0 &* 131 >> 3) } + [0xFF, 0xD9]
         let folder = TestFiles.makeTemporaryDirectory("s3-crc-strip")
         let path = folder + "/located.jpg"
