@@ -2,7 +2,7 @@
 """A TCP relay that makes loopback look like a distant link, for the benchmarks.
 
     bench/relay.py --listen PORT --to PORT [--host ADDRESS] [--delay-ms 100] [--mbit 50] [--reset-after BYTES]
-                   [--reset-count K] [--count-file PATH]
+                   [--reset-count K] [--count-file PATH] [--queue-ms 250]
 
 Every byte is delivered --delay-ms after it would have left a link of --mbit megabits per
 second (one-way delay; the round trip is twice it). The bandwidth is shared by all connections
@@ -10,7 +10,9 @@ in each direction, as one access link is. With --reset-after, each connection is
 once that many bytes went towards the server (with --reset-count, only the first K connections
 that get that far): what is still on its way then is lost, as on a real link. With --count-file,
 two numbers are written there whenever a connection ends: the bytes clients put on the wire
-towards the server, and the bytes that reached it. SIGUSR1 re-arms the cuts (the next K
+towards the server, and the bytes that reached it. --queue-ms: how far ahead of the link the relay
+reads from a sender (its queue; a real path holds a sender to about its window, a round trip or
+two). SIGUSR1 re-arms the cuts (the next K
 connections are cut again). This kernel has no netem; this is the stand-in.
 Prints "listening PORT" on standard output once it accepts connections.
 """
@@ -36,7 +38,7 @@ def counted(count):
 def delivered(count):
     toward_server[1] += count
 
-async def pump(reader, writer, link, delay, limit=None, on_limit=None, count=None, on_delivered=None, armed=lambda: True):
+async def pump(reader, writer, link, delay, limit=None, on_limit=None, count=None, on_delivered=None, armed=lambda: True, queue_ahead=0.25):
     queue = asyncio.Queue()
     async def deliver():
         while True:
@@ -75,8 +77,8 @@ async def pump(reader, writer, link, delay, limit=None, on_limit=None, count=Non
             queue.put_nowait((finished + delay, data))
             # Back-pressure: do not read far ahead of what the link can carry.
             ahead = link.free_at - time.monotonic()
-            if ahead > 0.25:
-                await asyncio.sleep(ahead - 0.25)
+            if ahead > queue_ahead:
+                await asyncio.sleep(ahead - queue_ahead)
     except (ConnectionError, OSError):
         pass
     queue.put_nowait((0, None))
@@ -101,6 +103,7 @@ async def main():
     parser.add_argument("--reset-after", type=int)
     parser.add_argument("--reset-count", type=int)
     parser.add_argument("--count-file")
+    parser.add_argument("--queue-ms", type=float, default=250)
     args = parser.parse_args()
     rate = args.mbit * 1e6 / 8
     up, down = Link(rate), Link(rate)
@@ -122,8 +125,8 @@ async def main():
         # The connection itself costs a round trip, as a real handshake over the link does.
         await asyncio.sleep(2 * delay)
         await asyncio.gather(
-            pump(client_reader, server_writer, up, delay, limit, cut, counted, delivered, armed),
-            pump(server_reader, client_writer, down, delay),
+            pump(client_reader, server_writer, up, delay, limit, cut, counted, delivered, armed, args.queue_ms / 1000),
+            pump(server_reader, client_writer, down, delay, queue_ahead=args.queue_ms / 1000),
             return_exceptions=True)
         for w in (client_writer, server_writer):
             try:
