@@ -214,15 +214,8 @@ public struct S3MultipartMachine: Sendable {
             return decide(.finish(ResumableUploadMachine.misuse))
         }
         bytesSent += result.bytesSent
-        var damaged: String?
-        if let response = result.response, let sent {
-            if case .verified = S3Checksum.verdict(of: response, sent: sent) { keepsChecksums = true }
-            if S3Checksum.refusedForChecksum(response) {
-                damaged = "S3 refused part \(number) for its checksum (\(S3MultipartMachine.element("Code", in: response.body) ?? "400"))"
-            } else if case .mismatch(let said) = S3Checksum.verdict(of: response, sent: sent) {
-                damaged = "S3 kept part \(number) with CRC-32C \(said), not \(sent.base64) as sent"
-            }
-        }
+        if let response = result.response, let sent, case .verified = S3Checksum.verdict(of: response, sent: sent) { keepsChecksums = true }
+        let damaged = Self.damaged(number, result, sent: sent)
         if let damaged {
             if !resent.contains(number), ending == nil {
                 resent.insert(number)
@@ -232,7 +225,7 @@ public struct S3MultipartMachine: Sendable {
                     damaged + " twice: the bytes read from the file did not arrive as they were read")), response: result.response,
                     bytesSent: result.bytesSent))
             }
-        } else if let etag = Self.keptPart(result) {
+        } else if let etag = Self.keptPart(result, sent: sent) {
             let size = part(number).size
             let at = current.parts.firstIndex { $0.number >= number } ?? current.parts.endIndex
             if at < current.parts.endIndex, current.parts[at].number == number {
@@ -249,11 +242,25 @@ public struct S3MultipartMachine: Sendable {
         return nextParts(width: width)
     }
 
-    /// The ETag S3 gave a part it kept (a 2xx answer naming one); nil for a part it did not keep.
-    public static func keptPart(_ result: AttemptResult) -> String? {
-        guard let response = result.response, (200..<300).contains(response.status),
+    /// The ETag S3 gave a part it kept (a 2xx answer naming one, and not another CRC-32C than
+    /// the one `sent`); nil for a part it did not keep, or kept damaged.
+    public static func keptPart(_ result: AttemptResult, sent: CRC32C? = nil) -> String? {
+        guard damaged(0, result, sent: sent) == nil, let response = result.response, (200..<300).contains(response.status),
               let etag = response.header("ETag"), !etag.isEmpty else { return nil }
         return etag
+    }
+
+    /// Why part `number`'s answer says it did not arrive as sent with the CRC-32C `sent`: S3
+    /// refused it for its checksum, or kept another value; nil otherwise.
+    static func damaged(_ number: Int, _ result: AttemptResult, sent: CRC32C?) -> String? {
+        guard let response = result.response, let sent else { return nil }
+        if S3Checksum.refusedForChecksum(response) {
+            return "S3 refused part \(number) for its checksum (\(element("Code", in: response.body) ?? "400"))"
+        }
+        if case .mismatch(let said) = S3Checksum.verdict(of: response, sent: sent) {
+            return "S3 kept part \(number) with CRC-32C \(said), not \(sent.base64) as sent"
+        }
+        return nil
     }
 
     /// `CompleteMultipartUpload`'s answer: a `200` whose body is an `<Error>` failed (S3 says

@@ -103,6 +103,10 @@ import UploadProtocols
         var m = created()
         let wrong = Self.partAnswer("e1", CRC32C(value: 7), sent: 8 << 20)
         #expect(T.parts(m.partUploaded(1, wrong, sent: Self.crcs[0])) == T.part(1, 0, 8 << 20))
+        // Not kept, for the progress either (the shell's tally would count its bytes twice).
+        #expect(Machine.keptPart(wrong, sent: Self.crcs[0]) == nil)
+        #expect(Machine.keptPart(Self.partAnswer("e1", Self.crcs[0], sent: 1), sent: Self.crcs[0]) == "e1")
+        #expect(Machine.keptPart(Self.partAnswer("e1", nil, sent: 1), sent: Self.crcs[0]) == "e1", "a server that says nothing kept it")
     }
 
     @Test func anUploadCreatedWithoutChecksumsIsContinuedWithout() throws {

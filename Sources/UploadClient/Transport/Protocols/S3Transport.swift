@@ -71,7 +71,8 @@ extension HTTPUploadTransport {
                 guard let (number, result, sent) = await parts.next() else {
                     return AttemptResult(outcome: .failed(UploadFailure(.other, "internal error: no S3 part in flight")), response: nil, bytesSent: 0)
                 }
-                tally.ended(number, kept: S3MultipartMachine.keptPart(result) != nil)
+                // A part kept with another CRC than sent goes again: its bytes are not counted twice.
+                tally.ended(number, kept: S3MultipartMachine.keptPart(result, sent: sent) != nil)
                 decision = machine.partUploaded(number, result, sent: sent, width: width())
             case .request(.confirm):
                 var fields = baseHeaders([])
