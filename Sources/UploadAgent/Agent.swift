@@ -26,6 +26,9 @@ public actor Agent {
     var events: AgentEvents
     /// Uploads whose end the batch being processed recorded: the queue forgets them together.
     private var finishedInBatch: [UploadID] = []
+    /// Uploads whose progress is not told to clients in the batch being processed: they end
+    /// well in it (see `endingWell`).
+    private var quietProgress: Set<UploadID> = []
     /// The uploads handed over that wait for room in the queue, and those it holds.
     var backlog = UploadBacklog(window: UploadBacklog.window(concurrency: 1))
     private var lastActivity: Double
@@ -199,9 +202,11 @@ public actor Agent {
             recorded = batch.map { _ in .failure(error) }
         }
         // Then each in order, as it came: progress and the logged events interleaved.
+        quietProgress = subscribers.isEmpty ? [] : Self.endingWell(batch)
         for (event, result) in zip(batch, recorded) {
             process(event, recorded: result, at: now)
         }
+        quietProgress.removeAll(keepingCapacity: true)
         if !finishedInBatch.isEmpty {
             let finished = finishedInBatch
             finishedInBatch.removeAll(keepingCapacity: true)
@@ -219,6 +224,7 @@ public actor Agent {
             case .checkpoint(let id, let sent, let expected):
                 do { try journal.checkpoint(id, bytesSent: sent, expected: expected, at: now) } catch { log("journal: \(error)") }
             case .broadcast(let seq, let event):
+                if case .progress(let id, _, _, _) = event, quietProgress.contains(id) { continue }
                 broadcast(.event(seq: seq, event: event, at: now))
             case .freeSlot(let id):
                 backlog.finished(id)
@@ -234,6 +240,17 @@ public actor Agent {
                 FreedMemory.release()
             }
         }
+    }
+
+    /// The uploads that end well within `batch`: their progress in it need not be told, since a
+    /// good end counts every byte as sent (a small photo's upload is a start, one progress, its
+    /// content, the answer and the end: one event in six less for each of a camera roll's).
+    static func endingWell(_ batch: [UploadEvent]) -> Set<UploadID> {
+        var ids: Set<UploadID> = []
+        for event in batch {
+            if case .finished(let id, let outcome) = event, outcome.isSuccess { ids.insert(id) }
+        }
+        return ids
     }
 
     func broadcast(_ message: AgentMessage) {

@@ -105,3 +105,23 @@ struct JobScheduleTests {
         #expect(JobSchedule.sleep(until: now.addingTimeInterval(86400), now: now) == 60)
     }
 }
+
+/// A subscriber is not told the progress of an upload that ends well in the same batch: the
+/// good end counts every byte as sent.
+@Suite struct QuietProgressTests {
+    @Test func onlyTheUploadsThatEndWellInTheBatchAreQuiet() {
+        let (a, b, c) = (UploadID(1), UploadID(2), UploadID(3))
+        let batch: [UploadEvent] = [
+            .progress(a, bytesSent: 10, totalBytesSent: 10, totalBytesExpected: 10),
+            .progress(b, bytesSent: 10, totalBytesSent: 10, totalBytesExpected: 10),
+            .progress(c, bytesSent: 5, totalBytesSent: 5, totalBytesExpected: 10),
+            .finished(a, .answered(status: 201)),
+            .finished(b, .answered(status: 500)),
+        ]
+        #expect(Agent.endingWell(batch) == [a], "a failed end keeps its bytes told; one still running too")
+        var record = UploadRecord(id: a, name: "a.jpg", path: nil, url: "", origin: "", fileSize: 10, createdAt: Date(timeIntervalSince1970: 0))
+        record.apply(.started(a, attempt: 1, url: "http://h/", totalBytes: 10), at: Date(timeIntervalSince1970: 1))
+        record.apply(.finished(a, .answered(status: 201)), at: Date(timeIntervalSince1970: 2))
+        #expect(record.bytesSent == 10, "the end alone counts every byte")
+    }
+}
