@@ -225,7 +225,7 @@ public struct S3MultipartMachine: Sendable {
                     damaged + " twice: the bytes read from the file did not arrive as they were read")), response: result.response,
                     bytesSent: result.bytesSent))
             }
-        } else if let etag = Self.keptPart(result, sent: sent) {
+        } else if let etag = Self.keptPart(result) {
             let size = part(number).size
             let at = current.parts.firstIndex { $0.number >= number } ?? current.parts.endIndex
             if at < current.parts.endIndex, current.parts[at].number == number {

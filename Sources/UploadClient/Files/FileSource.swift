@@ -137,17 +137,9 @@ final class FileSource: Sendable {
     /// Hands `range` of what is sent to `body` in pieces read into one buffer used again and
     /// again (a fresh mebibyte for each piece cost a page fault every 4 KiB: most of a pass
     /// over a file in the page cache). An edited file goes through `read`.
-    func scan(_ range: Range<Int64>, expected: Int64? = nil, _ body: (UnsafeRawBufferPointer) -> Void) throws(UploadFailure) {
+    func scan(_ range: Range<Int64>, expected: Int64? = nil, _ body: (UnsafeRawBufferPointer) -> Void) throws {
         guard edited == nil, !isPipe else {
-            let allocator = ByteBufferAllocator()
-            var at = range.lowerBound
-            while at < range.upperBound {
-                let piece = try read(offset: at, count: Int(min(Int64(1 << 20), range.upperBound - at)), allocator: allocator)
-                guard piece.readableBytes > 0 else { throw sizeChanged(expected: expected ?? range.upperBound, endedAt: at) }
-                piece.withUnsafeReadableBytes(body)
-                at += Int64(piece.readableBytes)
-            }
-            return
+            return try forEachPiece(range, expected: expected) { $0.withUnsafeReadableBytes(body) }
         }
         let size = 256 << 10
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 64)
