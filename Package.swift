@@ -24,7 +24,11 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
-        .target(name: "UploadCore", dependencies: ["PreviewModel", "CChecksum", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "UploadCore", dependencies: ["CChecksum", .product(name: "Crypto", package: "swift-crypto")]),
+        // What a photo becomes on the way out: stripped of its location (the file's own bytes,
+        // rebuilt from what is known safe), converted and resized (decoded, resampled and written
+        // again), with one allowlist of the metadata a written photo keeps.
+        .target(name: "PhotoRewrite", dependencies: ["UploadCore", "PreviewModel", "CImageDecode"]),
         // CRC-32C (S3's x-amz-checksum-crc32c) with the processor's instruction where there is
         // one, and the combination of parts' values into the whole object's.
         .target(name: "CChecksum"),
@@ -65,7 +69,7 @@ let package = Package(
         .target(
             name: "UploadClient",
             dependencies: [
-                "UploadCore", "UploadProtocols",
+                "UploadCore", "UploadProtocols", "PhotoRewrite",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -132,7 +136,7 @@ let package = Package(
             name: "UploadCommands",
             dependencies: [
                 "UploadCore", "UploadClient", "Receiver", "Monitor", "MonitorRuntime", "TerminalCanvas",
-                "UploadJournal", "UploadAgent", "UploadReports",
+                "UploadJournal", "UploadAgent", "UploadReports", "PhotoRewrite",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The destinations file: TOML, which people edit by hand (toml++ underneath).
@@ -190,7 +194,7 @@ let package = Package(
             dependencies: ["UploadCore", "UploadProtocols", "UploadTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .testTarget(name: "TerminalCanvasTests", dependencies: ["TerminalCanvas"]),
-        .testTarget(name: "ImagePreviewTests", dependencies: ["ImagePreview", "CImageDecode", "TerminalCanvas", "UploadTesting"]),
+        .testTarget(name: "ImagePreviewTests", dependencies: ["ImagePreview", "CImageDecode", "TerminalCanvas", "UploadTesting", "PhotoRewrite"]),
         .testTarget(
             name: "MonitorTests",
             dependencies: ["Monitor", "TerminalCanvas", "UploadCore", "PreviewModel", "UploadTesting"],
@@ -199,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "UploadClientTests",
             dependencies: [
-                "UploadCore", "UploadProtocols", "UploadClient", "Receiver", "UploadTesting",
+                "UploadCore", "UploadProtocols", "UploadClient", "Receiver", "UploadTesting", "PhotoRewrite",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import PhotoRewrite
 import Foundation
 import PreviewModel
 import Testing

@@ -1,3 +1,4 @@
+import PhotoRewrite
 import Foundation
 import Testing
 import UploadCore

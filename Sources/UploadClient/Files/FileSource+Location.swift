@@ -1,3 +1,4 @@
+import PhotoRewrite
 import NIOCore
 import UploadCore
 

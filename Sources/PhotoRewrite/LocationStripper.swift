@@ -1,4 +1,5 @@
 import PreviewModel
+import UploadCore
 
 /// What `--strip-location` sends: the photo rebuilt from what is known safe, never the photo
 /// with what was recognised taken out. A JPEG keeps its start and end markers, its frame,

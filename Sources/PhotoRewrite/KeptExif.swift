@@ -1,4 +1,5 @@
 import PreviewModel
+import UploadCore
 
 /// The EXIF a photo keeps under `--strip-location`: how to turn it upright, when it was taken,
 /// the camera and its exposure. Read from the photo's own EXIF, each value checked for its
