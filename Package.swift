@@ -59,7 +59,7 @@ let package = Package(
         // start), headers from libheif-dev and libavif-dev.
         .target(
             name: "CImageDecode",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("dl")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("gif"), .linkedLibrary("dl"), .linkedLibrary("m")]
         ),
         .target(name: "ImagePreview", dependencies: ["CImageDecode", "UploadCore", "PreviewModel"]),
         // Writing JPEGs (libjpeg) and inflating zlib streams, for tests and benchmarks only.

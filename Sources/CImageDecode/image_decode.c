@@ -14,6 +14,7 @@
 #endif
 #include <png.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,105 @@ static int sampled(long long i, long long n, long long m) {
 
 /// Whether source row `y` is read into the picture at all (others can be skipped).
 int um_scaler_wants(const um_scaler *s, int y) {
-    return sampled(y, s->source_height, s->height);
+    return s->fine || sampled(y, s->source_height, s->height);
+}
+
+static int um_scaler_start(um_scaler *s);
+
+// MARK: Lanczos resampling (`fine`)
+
+#define LANCZOS_A 3.0
+
+static double sinc(double x) {
+    if (x == 0) return 1;
+    double px = M_PI * x;
+    return sin(px) / px;
+}
+
+static double lanczos(double x) {
+    return (x > -LANCZOS_A && x < LANCZOS_A) ? sinc(x) * sinc(x / LANCZOS_A) : 0;
+}
+
+/// The weights that take `n` source samples to `m`: the filter is widened by the reduction
+/// (it stays a low-pass filter at the output's rate), each output's weights sum to one, and a
+/// window that would leave the picture is moved inside it with zeros where it ends.
+static int um_axis_init(um_axis *axis, int n, int m) {
+    double scale = (double)n / m;
+    double stretch = scale > 1 ? scale : 1;
+    double radius = LANCZOS_A * stretch;
+    int taps = (int)ceil(radius * 2) + 1;
+    if (taps > n) taps = n;
+    axis->taps = taps;
+    axis->start = malloc((size_t)m * sizeof(int));
+    axis->weights = calloc((size_t)m * taps, sizeof(float));
+    double *raw = malloc((size_t)taps * sizeof(double));
+    if (!axis->start || !axis->weights || !raw) { free(raw); return -1; }
+    for (int o = 0; o < m; o++) {
+        double center = (o + 0.5) * scale;
+        int first = (int)floor(center - radius);
+        int last = (int)ceil(center + radius);
+        if (first < 0) first = 0;
+        if (last > n - 1) last = n - 1;
+        int start = first;
+        if (start + taps > n) start = n - taps;
+        double total = 0;
+        for (int k = 0; k < taps; k++) {
+            int i = start + k;
+            double w = (i >= first && i <= last) ? lanczos((i + 0.5 - center) / stretch) : 0;
+            raw[k] = w;
+            total += w;
+        }
+        if (total == 0) { raw[0] = 1; total = 1; }
+        axis->start[o] = start;
+        for (int k = 0; k < taps; k++) axis->weights[(size_t)o * taps + k] = (float)(raw[k] / total);
+    }
+    free(raw);
+    return 0;
+}
+
+static void um_axis_free(um_axis *axis) {
+    free(axis->start); free(axis->weights);
+    axis->start = NULL; axis->weights = NULL;
+}
+
+static unsigned char clamp_byte(float v) {
+    if (v <= 0) return 0;
+    if (v >= 255) return 255;
+    return (unsigned char)(v + 0.5f);
+}
+
+/// Source row `y` filtered across into its place in the ring.
+static void um_fine_across(um_scaler *s, int y, const unsigned char *row) {
+    float *to = s->ring + (size_t)(y % s->ring_rows) * s->width * 3;
+    int taps = s->across.taps;
+    for (int o = 0; o < s->width; o++) {
+        const unsigned char *p = row + (size_t)s->across.start[o] * 3;
+        const float *w = s->across.weights + (size_t)o * taps;
+        float r = 0, g = 0, b = 0;
+        for (int k = 0; k < taps; k++) {
+            r += w[k] * p[k * 3];
+            g += w[k] * p[k * 3 + 1];
+            b += w[k] * p[k * 3 + 2];
+        }
+        to[o * 3] = r; to[o * 3 + 1] = g; to[o * 3 + 2] = b;
+    }
+}
+
+/// Makes every output row whose source rows have all arrived (up to `last`).
+static void um_fine_down(um_scaler *s, int last) {
+    int taps = s->down.taps;
+    size_t stride = (size_t)s->width * 3;
+    while (s->row < s->height && s->down.start[s->row] + taps - 1 <= last) {
+        unsigned char *out = s->rgb + (size_t)s->row * stride;
+        const float *w = s->down.weights + (size_t)s->row * taps;
+        int start = s->down.start[s->row];
+        for (size_t i = 0; i < stride; i++) {
+            float v = 0;
+            for (int k = 0; k < taps; k++) v += w[k] * s->ring[(size_t)((start + k) % s->ring_rows) * stride + i];
+            out[i] = clamp_byte(v);
+        }
+        s->row++;
+    }
 }
 
 void um_fit(int sw, int sh, int max_w, int max_h, int *w, int *h) {
@@ -56,6 +155,19 @@ void um_fit(int sw, int sh, int max_w, int max_h, int *w, int *h) {
 int um_scaler_init(um_scaler *s, int sw, int sh, int w, int h, unsigned char *rgb) {
     memset(s, 0, sizeof *s);
     s->source_width = sw; s->source_height = sh; s->width = w; s->height = h; s->rgb = rgb;
+    return um_scaler_start(s);
+}
+
+static int um_scaler_start(um_scaler *s) {
+    int sw = s->source_width, w = s->width, h = s->height, sh = s->source_height;
+    if (s->fine) {
+        // Every column is read; the ring holds the rows one output row needs.
+        s->column = calloc((size_t)sw, sizeof(int));
+        if (!s->column || um_axis_init(&s->across, sw, w) != 0 || um_axis_init(&s->down, sh, h) != 0) return -1;
+        s->ring_rows = s->down.taps;
+        s->ring = malloc((size_t)s->ring_rows * w * 3 * sizeof(float));
+        return s->ring ? 0 : -1;
+    }
     s->sums = calloc((size_t)w * 3, sizeof(uint32_t));
     s->counts = calloc((size_t)w, sizeof(uint32_t));
     s->column = malloc((size_t)sw * sizeof(int));
@@ -71,7 +183,10 @@ int um_output(um_image *out, um_scaler *s, int sw, int sh, int max_w, int max_h)
     out->height = h;
     out->rgb = malloc((size_t)w * h * 3);
     if (!out->rgb) return -1;
-    return um_scaler_init(s, sw, sh, w, h, out->rgb);
+    memset(s, 0, sizeof *s);
+    s->source_width = sw; s->source_height = sh; s->width = w; s->height = h; s->rgb = out->rgb;
+    s->fine = out->fine;
+    return um_scaler_start(s);
 }
 
 static void um_scaler_flush(um_scaler *s) {
@@ -87,6 +202,11 @@ static void um_scaler_flush(um_scaler *s) {
 
 /// Adds source row `y` (RGB).
 void um_scaler_add(um_scaler *s, int y, const unsigned char *row) {
+    if (s->fine) {
+        um_fine_across(s, y, row);
+        um_fine_down(s, y);
+        return;
+    }
     int target = (int)((long long)y * s->height / s->source_height);
     while (s->row < target) { um_scaler_flush(s); s->row++; }
     if (!um_scaler_wants(s, y)) return;
@@ -101,12 +221,24 @@ void um_scaler_add(um_scaler *s, int y, const unsigned char *row) {
 }
 
 void um_scaler_finish(um_scaler *s) {
+    if (s->fine) {
+        um_fine_down(s, s->source_height - 1);
+        return;
+    }
     while (s->row < s->height) { um_scaler_flush(s); s->row++; }
 }
 
 void um_scaler_free(um_scaler *s) {
-    free(s->sums); free(s->counts); free(s->column);
-    s->sums = NULL; s->counts = NULL; s->column = NULL;
+    free(s->sums); free(s->counts); free(s->column); free(s->ring);
+    s->sums = NULL; s->counts = NULL; s->column = NULL; s->ring = NULL;
+    um_axis_free(&s->across);
+    um_axis_free(&s->down);
+}
+
+void um_image_reset(um_image *out) {
+    int fine = out->fine;
+    memset(out, 0, sizeof *out);
+    out->fine = fine;
 }
 
 void um_image_free(um_image *image) {
@@ -119,6 +251,9 @@ void um_image_free(um_image *image) {
     free(image->xmp);
     image->xmp = NULL;
     image->xmp_size = 0;
+    free(image->icc);
+    image->icc = NULL;
+    image->icc_size = 0;
 }
 
 int um_fail(um_image *out, const char *message) {
@@ -211,6 +346,7 @@ static int decode_jpeg(FILE *file, int max_width, int max_height, long long max_
         return um_fail(out, message);
     }
     jpeg_stdio_src(&info, file);
+    if (out->fine) jpeg_save_markers(&info, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&info, TRUE);
     out->source_width = (int)info.image_width;
     out->source_height = (int)info.image_height;
@@ -231,10 +367,18 @@ static int decode_jpeg(FILE *file, int max_width, int max_height, long long max_
         }
     }
     // A preview is a few dozen cells wide: the fastest IDCT and plain upsampling lose nothing
-    // visible at that size.
-    info.dct_method = JDCT_IFAST;
-    info.do_fancy_upsampling = FALSE;
+    // visible at that size. A photo written again gets the accurate ones.
+    info.dct_method = out->fine ? JDCT_ISLOW : JDCT_IFAST;
+    info.do_fancy_upsampling = out->fine ? TRUE : FALSE;
     info.do_block_smoothing = FALSE;
+    if (out->fine) {
+        JOCTET *icc = NULL;
+        unsigned int icc_size = 0;
+        if (jpeg_read_icc_profile(&info, &icc, &icc_size) && icc) {
+            out->icc = icc;
+            out->icc_size = icc_size;
+        }
+    }
     int cmyk = info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK;
     info.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
     jpeg_start_decompress(&info);
@@ -288,7 +432,7 @@ static int decode_jpeg(FILE *file, int max_width, int max_height, long long max_
 
 int um_decode_jpeg(const char *path, int max_width, int max_height, long long max_progressive_pixels,
                    const volatile int *cancel, um_image *out) {
-    memset(out, 0, sizeof *out);
+    um_image_reset(out);
     if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
     FILE *file = fopen(path, "rb");
     if (!file) return um_fail(out, "cannot open the file");
@@ -297,7 +441,7 @@ int um_decode_jpeg(const char *path, int max_width, int max_height, long long ma
 
 int um_decode_jpeg_bytes(const unsigned char *bytes, size_t size, int max_width, int max_height,
                          const volatile int *cancel, um_image *out) {
-    memset(out, 0, sizeof *out);
+    um_image_reset(out);
     if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
     if (size == 0) return um_fail(out, "no picture");
     FILE *file = fmemopen((void *)bytes, size, "rb");
@@ -325,7 +469,7 @@ static void png_warning_fn(png_structp png, png_const_charp message) {
 
 int um_decode_png(const char *path, int max_width, int max_height, long long max_interlaced_pixels,
                   const volatile int *cancel, um_image *out) {
-    memset(out, 0, sizeof *out);
+    um_image_reset(out);
     if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
     FILE *file = fopen(path, "rb");
     if (!file) return um_fail(out, "cannot open the file");
@@ -361,6 +505,14 @@ int um_decode_png(const char *path, int max_width, int max_height, long long max
     png_set_user_limits(png, 1000000, 1000000);
     png_read_info(png, info);
     int sw = (int)png_get_image_width(png, info), sh = (int)png_get_image_height(png, info);
+    png_charp icc_name = NULL;
+    png_bytep icc = NULL;
+    png_uint_32 icc_size = 0;
+    int compression = 0;
+    if (out->fine && png_get_iCCP(png, info, &icc_name, &compression, &icc, &icc_size) && icc && icc_size > 0) {
+        out->icc = malloc(icc_size);
+        if (out->icc) { memcpy(out->icc, icc, icc_size); out->icc_size = icc_size; }
+    }
     out->source_width = sw;
     out->source_height = sh;
     int color = png_get_color_type(png, info);
@@ -417,7 +569,7 @@ int um_decode_png(const char *path, int max_width, int max_height, long long max
             if (s.column[x] < 0) continue; // a column no output pixel samples
             const unsigned char *p = source + (size_t)x * channels;
             if (channels == 4) {
-                um_over_grey(pixels + x * 3, p);
+                um_over(pixels + x * 3, p, um_background(out));
             } else {
                 pixels[x * 3] = p[0]; pixels[x * 3 + 1] = p[1]; pixels[x * 3 + 2] = p[2];
             }

@@ -98,7 +98,7 @@ static void copy_xmp(const avifRWData *data, um_image *out) {
 int um_decode_avif(const char *path, int max_width, int max_height, long long max_whole_pixels,
                    const volatile int *cancel, um_image *out) {
     if (!um_avif_available()) return um_decode_heif(path, max_width, max_height, max_whole_pixels, cancel, out);
-    memset(out, 0, sizeof *out);
+    um_image_reset(out);
     if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
     avifDecoder *decoder = avif.decoder_create();
     if (!decoder) return um_fail(out, "out of memory");
@@ -117,7 +117,12 @@ int um_decode_avif(const char *path, int max_width, int max_height, long long ma
     status = avif.decoder_parse(decoder);
     if (status != AVIF_RESULT_OK) { result = avif_fail(out, "not a readable AVIF file", status); goto done; }
     avifImage *image = decoder->image;
+    out->images = decoder->imageCount;
     copy_exif(&image->exif, out);
+    if (out->fine && image->icc.size > 0 && image->icc.size <= (4u << 20) && (out->icc = malloc(image->icc.size))) {
+        memcpy(out->icc, image->icc.data, image->icc.size);
+        out->icc_size = image->icc.size;
+    }
     copy_xmp(&image->xmp, out);
     int fw = (int)image->width, fh = (int)image->height;
     if (fw < 1 || fh < 1) { result = um_fail(out, "the AVIF picture has no size"); goto done; }
@@ -215,7 +220,7 @@ int um_decode_avif(const char *path, int max_width, int max_height, long long ma
             }
             const unsigned char *p = rgb.pixels + (size_t)(v + cy - band) * rgb.rowBytes + (size_t)(u + cx) * pixel;
             if (alpha) {
-                um_over_grey(row + (size_t)x * 3, p);
+                um_over(row + (size_t)x * 3, p, um_background(out));
             } else {
                 row[x * 3] = p[0], row[x * 3 + 1] = p[1], row[x * 3 + 2] = p[2];
             }

@@ -14,7 +14,7 @@
 
 int um_decode_gif(const char *path, int max_width, int max_height, long long max_whole_pixels,
                   const volatile int *cancel, um_image *out) {
-    memset(out, 0, sizeof *out);
+    um_image_reset(out);
     if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
     int error = 0;
     GifFileType *gif = DGifOpenFileName(path, &error);
@@ -91,7 +91,7 @@ int um_decode_gif(const char *path, int max_width, int max_height, long long max
                 int i = -1;
                 if (row && x >= fx && x < fx + fw) i = row[x - fx];
                 if (i < 0 || i == transparent || i >= colours->ColorCount) {
-                    p[0] = p[1] = p[2] = UM_TRANSPARENT_GREY;
+                    p[0] = p[1] = p[2] = (unsigned char)um_background(out);
                 } else {
                     p[0] = colours->Colors[i].Red; p[1] = colours->Colors[i].Green; p[2] = colours->Colors[i].Blue;
                 }

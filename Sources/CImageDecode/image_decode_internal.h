@@ -6,7 +6,18 @@
 #include "image_decode.h"
 #include <stdint.h>
 
-/// Box-filters rows arriving top to bottom into a smaller picture, one output row at a time.
+/// One axis of a Lanczos resampling: for each output index, the first source index it reads
+/// and `taps` weights from there (the same count for all, zero where the filter ends early).
+typedef struct {
+    int taps;
+    int *start; // output count
+    float *weights; // output count * taps
+} um_axis;
+
+/// Box-filters rows arriving top to bottom into a smaller picture, one output row at a time;
+/// or, `fine`, resamples every pixel with a Lanczos-3 filter: each row is filtered across as
+/// it arrives into a ring of filtered rows, and an output row is made as soon as the last
+/// source row it needs has arrived.
 typedef struct {
     int source_width, source_height, width, height;
     int row; // the output row being gathered
@@ -14,6 +25,10 @@ typedef struct {
     uint32_t *counts; // width
     int *column; // output column of each source column, -1 for columns not sampled
     unsigned char *rgb;
+    int fine;
+    um_axis across, down;
+    float *ring; // ring_rows rows of width * 3, source rows filtered across
+    int ring_rows;
 } um_scaler;
 
 int um_scaler_init(um_scaler *s, int sw, int sh, int w, int h, unsigned char *rgb);
@@ -31,9 +46,15 @@ int um_output(um_image *out, um_scaler *s, int sw, int sh, int max_w, int max_h)
 /// The dark grey transparency lies on: it reads as "transparent" on light and dark terminals.
 #define UM_TRANSPARENT_GREY 48
 
-/// One RGBA pixel composited over `UM_TRANSPARENT_GREY` into RGB.
-static inline void um_over_grey(unsigned char *rgb, const unsigned char *rgba) {
-    unsigned a = rgba[3], back = UM_TRANSPARENT_GREY * (255 - a);
+/// What transparency lies on in `out`: grey for a preview, white for a photo written again.
+static inline unsigned um_background(const um_image *out) { return out->fine ? 255 : UM_TRANSPARENT_GREY; }
+
+/// Clears `out` for a decode, keeping what the caller asked (`fine`).
+void um_image_reset(um_image *out);
+
+/// One RGBA pixel composited over `background` into RGB.
+static inline void um_over(unsigned char *rgb, const unsigned char *rgba, unsigned background) {
+    unsigned a = rgba[3], back = background * (255 - a);
     rgb[0] = (unsigned char)((rgba[0] * a + back) / 255);
     rgb[1] = (unsigned char)((rgba[1] * a + back) / 255);
     rgb[2] = (unsigned char)((rgba[2] * a + back) / 255);

@@ -33,9 +33,9 @@
 #endif
 #include <webp/demux.h>
 
-/// A row of RGBA pixels over the transparency grey, as PNG's alpha.
-static void composite(unsigned char *rgb, const unsigned char *rgba, size_t pixels) {
-    for (size_t i = 0; i < pixels; i++) um_over_grey(rgb + i * 3, rgba + i * 4);
+/// A row of RGBA pixels over `out`'s background, as PNG's alpha.
+static void composite(unsigned char *rgb, const unsigned char *rgba, size_t pixels, const um_image *out) {
+    for (size_t i = 0; i < pixels; i++) um_over(rgb + i * 3, rgba + i * 4, um_background(out));
 }
 
 // MARK: WebP
@@ -69,9 +69,46 @@ static unsigned char *read_file(const char *path, size_t limit, size_t *size, ch
 /// WebP files are read whole; beyond this a "photo" is not one.
 #define UM_WEBP_MAX_FILE (256u << 20)
 
+/// A decoded WebP picture resampled into `out` (`fine`).
+static int webp_resample(const WebPDecBuffer *buffer, int alpha, int max_width, int max_height, um_image *out) {
+    um_scaler s;
+    memset(&s, 0, sizeof s);
+    unsigned char *row = malloc((size_t)buffer->width * 3);
+    if (!row || um_output(out, &s, buffer->width, buffer->height, max_width, max_height) != 0) {
+        free(row);
+        um_scaler_free(&s);
+        return um_fail(out, "out of memory");
+    }
+    for (int y = 0; y < buffer->height; y++) {
+        const uint8_t *source = buffer->u.RGBA.rgba + (size_t)y * buffer->u.RGBA.stride;
+        if (alpha) composite(row, source, (size_t)buffer->width, out);
+        um_scaler_add(&s, y, alpha ? row : source);
+    }
+    um_scaler_finish(&s);
+    um_scaler_free(&s);
+    free(row);
+    return 0;
+}
+
+/// A WebP's ICCP chunk, copied into `out` (`fine`).
+static void webp_copy_icc(const unsigned char *data, size_t size, um_image *out) {
+    WebPData whole = {data, size};
+    WebPDemuxer *demux = WebPDemux(&whole);
+    if (!demux) return;
+    WebPChunkIterator chunk;
+    if (WebPDemuxGetChunk(demux, "ICCP", 1, &chunk)) {
+        if (chunk.chunk.size > 0 && (out->icc = malloc(chunk.chunk.size))) {
+            memcpy(out->icc, chunk.chunk.bytes, chunk.chunk.size);
+            out->icc_size = chunk.chunk.size;
+        }
+        WebPDemuxReleaseChunkIterator(&chunk);
+    }
+    WebPDemuxDelete(demux);
+}
+
 int um_decode_webp(const char *path, int max_width, int max_height, long long max_whole_pixels,
                    const volatile int *cancel, um_image *out) {
-    memset(out, 0, sizeof *out);
+    um_image_reset(out);
     if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
     size_t size = 0;
     unsigned char *data = read_file(path, UM_WEBP_MAX_FILE, &size, out->error, sizeof out->error);
@@ -86,6 +123,7 @@ int um_decode_webp(const char *path, int max_width, int max_height, long long ma
     VP8StatusCode status = WebPGetFeatures(bitstream, bitstream_size, &config.input);
     if (status != VP8_STATUS_OK) { free(data); return um_fail(out, status == VP8_STATUS_NOT_ENOUGH_DATA ? "the WebP file is cut short" : "not a valid WebP file"); }
     int canvas_width = config.input.width, canvas_height = config.input.height;
+    if (out->fine) webp_copy_icc(data, size, out);
     if (config.input.has_animation) {
         // An animation shows its first frame.
         WebPData whole = {data, size};
@@ -117,7 +155,8 @@ int um_decode_webp(const char *path, int max_width, int max_height, long long ma
     }
     int w, h;
     um_fit(sw, sh, max_width, max_height, &w, &h);
-    config.options.use_scaling = (w != sw || h != sh);
+    // A photo written again is resampled here (Lanczos) rather than by the decoder.
+    config.options.use_scaling = !out->fine && (w != sw || h != sh);
     config.options.scaled_width = w;
     config.options.scaled_height = h;
     // A second thread for the loop filter: the preview worker is one thread, the machine has more.
@@ -142,7 +181,9 @@ int um_decode_webp(const char *path, int max_width, int max_height, long long ma
             result = um_fail(out, status == VP8_STATUS_SUSPENDED || status == VP8_STATUS_NOT_ENOUGH_DATA
                                   ? "the WebP file is cut short" : "the WebP picture is damaged");
         }
-        if (result == 0) {
+        if (result == 0 && out->fine) {
+            result = webp_resample(&config.output, config.input.has_alpha, max_width, max_height, out);
+        } else if (result == 0) {
             WebPDecBuffer *buffer = &config.output;
             int channels = config.input.has_alpha ? 4 : 3;
             out->width = buffer->width;
@@ -156,7 +197,7 @@ int um_decode_webp(const char *path, int max_width, int max_height, long long ma
                 for (int y = 0; y < out->height; y++) {
                     const uint8_t *row = rows + (size_t)y * stride;
                     unsigned char *to = out->rgb + (size_t)y * out->width * 3;
-                    if (channels == 4) composite(to, row, (size_t)out->width);
+                    if (channels == 4) composite(to, row, (size_t)out->width, out);
                     else memcpy(to, row, (size_t)out->width * 3);
                 }
             }
@@ -196,6 +237,10 @@ static struct {
     int (*image_get_width)(const struct heif_image *, enum heif_channel);
     int (*image_get_height)(const struct heif_image *, enum heif_channel);
     void (*image_release)(const struct heif_image *);
+    // Optional: the colour profile (a photo written again keeps it).
+    int (*context_get_number_of_top_level_images)(struct heif_context *);
+    size_t (*image_handle_get_raw_color_profile_size)(const struct heif_image_handle *);
+    struct heif_error (*image_handle_get_raw_color_profile)(const struct heif_image_handle *, void *);
 } heif;
 
 static pthread_once_t heif_once = PTHREAD_ONCE_INIT;
@@ -232,6 +277,9 @@ static void heif_load(void) {
     FIND(image_get_height, "heif_image_get_height")
     FIND(image_release, "heif_image_release")
 #undef FIND
+    *(void **)&heif.context_get_number_of_top_level_images = dlsym(lib, "heif_context_get_number_of_top_level_images");
+    *(void **)&heif.image_handle_get_raw_color_profile_size = dlsym(lib, "heif_image_handle_get_raw_color_profile_size");
+    *(void **)&heif.image_handle_get_raw_color_profile = dlsym(lib, "heif_image_handle_get_raw_color_profile");
     heif.loaded = 1;
 }
 
@@ -278,7 +326,7 @@ static void heif_copy_metadata(struct heif_image_handle *handle, um_image *out) 
 /// `thumbnail_only`: the largest thumbnail of the right shape whatever its size, or a failure.
 static int decode_heif(const char *path, int max_width, int max_height, long long max_whole_pixels,
                        const volatile int *cancel, int thumbnail_only, um_image *out) {
-    memset(out, 0, sizeof *out);
+    um_image_reset(out);
     if (max_width < 1 || max_height < 1) return um_fail(out, "no room to draw");
     char why[160];
     if (!um_heif_available(why, sizeof why)) return um_fail(out, why);
@@ -292,6 +340,18 @@ static int decode_heif(const char *path, int max_width, int max_height, long lon
     error = heif.context_get_primary_image_handle(context, &primary);
     if (error.code != heif_error_Ok) { result = heif_fail(out, "the HEIF file has no primary picture", error); goto done; }
     heif_copy_metadata(primary, out);
+    if (heif.context_get_number_of_top_level_images) out->images = heif.context_get_number_of_top_level_images(context);
+    if (out->fine && heif.image_handle_get_raw_color_profile_size && heif.image_handle_get_raw_color_profile) {
+        size_t length = heif.image_handle_get_raw_color_profile_size(primary);
+        if (length > 0 && length <= (4u << 20) && (out->icc = malloc(length))) {
+            if (heif.image_handle_get_raw_color_profile(primary, out->icc).code == heif_error_Ok) {
+                out->icc_size = length;
+            } else {
+                free(out->icc);
+                out->icc = NULL;
+            }
+        }
+    }
     int pw = heif.image_handle_get_width(primary), ph = heif.image_handle_get_height(primary);
     out->source_width = pw;
     out->source_height = ph;
@@ -301,7 +361,8 @@ static int decode_heif(const char *path, int max_width, int max_height, long lon
     // A phone's HEIC carries a small picture of itself: when it has the pixels the box needs,
     // it is decoded instead of the 12 megapixels (libheif cannot stop a decode half-way).
     chosen = primary;
-    int thumbnails = heif.image_handle_get_number_of_thumbnails(primary);
+    // A photo written again is made from the picture itself, never from its thumbnail.
+    int thumbnails = out->fine ? 0 : heif.image_handle_get_number_of_thumbnails(primary);
     if (thumbnails > 0) {
         heif_item_id ids[4];
         int n = heif.image_handle_get_list_of_thumbnail_IDs(primary, ids, thumbnails < 4 ? thumbnails : 4);
@@ -361,7 +422,7 @@ static int decode_heif(const char *path, int max_width, int max_height, long lon
     for (int y = 0; y < ih; y++) {
         if (!um_scaler_wants(&s, y)) continue;
         const uint8_t *source = plane + (size_t)y * stride;
-        if (alpha) composite(row, source, (size_t)iw);
+        if (alpha) composite(row, source, (size_t)iw, out);
         um_scaler_add(&s, y, alpha ? row : source);
     }
     um_scaler_finish(&s);

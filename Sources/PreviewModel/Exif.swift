@@ -393,3 +393,57 @@ private extension String {
         return String(s)
     }
 }
+
+extension ExifSummary {
+    /// The TIFF structure of the EXIF in a file's first bytes (`head`): a JPEG's `Exif` APP1, a
+    /// PNG's eXIf chunk, a WebP's EXIF chunk; nil when there is none there or for other formats.
+    package static func tiff(in head: [UInt8], format: ImageProbe.Format) -> [UInt8]? {
+        switch format {
+        case .jpeg:
+            for payload in app1Payloads(head) {
+                if let tiff = exifTIFF(head, payload) { return Array(head[tiff]) }
+            }
+            return nil
+        case .png:
+            guard head.count >= 8 else { return nil }
+            var at = 8
+            while at + 8 <= head.count {
+                let length = head[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+                let data = at + 8
+                guard length >= 0, length <= Int(Int32.max) else { return nil }
+                let type = head[(at + 4)..<(at + 8)]
+                if type.elementsEqual("IEND".utf8) || type.elementsEqual("IDAT".utf8) { return nil }
+                if type.elementsEqual("eXIf".utf8) { return data + length <= head.count ? Array(head[data..<data + length]) : nil }
+                at = data + length + 4
+            }
+            return nil
+        case .webp:
+            guard head.count >= 12, head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WEBP".utf8) else { return nil }
+            var at = 12
+            while at + 8 <= head.count {
+                let size = Int(head[at + 4]) | Int(head[at + 5]) << 8 | Int(head[at + 6]) << 16 | Int(head[at + 7]) << 24
+                let payload = at + 8
+                guard payload + size <= head.count else { return nil }
+                if head[at..<at + 4].elementsEqual("EXIF".utf8) {
+                    var tiff = payload
+                    if size >= 6, head[tiff..<tiff + 6].elementsEqual("Exif\0\0".utf8) { tiff += 6 }
+                    return Array(head[tiff..<payload + size])
+                }
+                at = payload + size + (size & 1)
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// The TIFF structure inside a HEIF's EXIF block (a 4-byte offset to the header, then it).
+    package static func tiff(inHEIFBlock block: [UInt8]) -> [UInt8]? {
+        guard block.count >= 4 else { return nil }
+        let offset = Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3])
+        var start = 4 + offset
+        guard start >= 4, start < block.count else { return nil }
+        if block.count - start >= 6, block[start..<start + 6].elementsEqual("Exif\0\0".utf8) { start += 6 }
+        return Array(block[start...])
+    }
+}

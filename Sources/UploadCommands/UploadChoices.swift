@@ -34,6 +34,11 @@ public struct UploadChoices: Sendable, Equatable {
     public var noProxy: String?
     public var noDigest = false
     public var stripLocation = false
+    /// `--convert jpeg|webp|keep`, `--quality`, `--max-dimension`, `--max-bytes`, as typed.
+    public var convert: String?
+    public var quality: Int?
+    public var maxDimension: Int?
+    public var maxBytes: String?
     public var `protocol`: UploadProtocol = .auto
     public var put = false
     public var createDirs = false
@@ -81,6 +86,7 @@ public struct UploadChoices: Sendable, Equatable {
         if let chunkSize, let refusal = ByteSize.refusal(chunkSize, option: "--chunk-size", atLeast: 1, like: "5MiB or 6MiB") {
             return refusal
         }
+        if let refusal = conversionRefusal { return refusal }
         if destinationList != nil, netrcGiven { return DestinationList.netrcRefusal }
         if let refusal = Destination.refusal(destinationList == nil ? to : nil, protocol: `protocol`, put: put, createDirs: createDirs, formFields: formFieldsGiven) {
             return refusal
@@ -94,6 +100,34 @@ public struct UploadChoices: Sendable, Equatable {
             try transportSettings(for: to, environment: environment).validate()
         } catch {
             return error.message
+        }
+        return nil
+    }
+
+    /// What `--convert`, `--quality`, `--max-dimension` and `--max-bytes` ask, or nil when none
+    /// is given.
+    public var conversion: PhotoConversion? {
+        guard convert != nil || quality != nil || maxDimension != nil || maxBytes != nil else { return nil }
+        return PhotoConversion(
+            format: convert.flatMap { PhotoConversion.Format(rawValue: $0.lowercased()) } ?? .keep,
+            quality: quality ?? PhotoConversion.defaultQuality, maxDimension: maxDimension,
+            maxBytes: maxBytes.flatMap(ByteSize.parse))
+    }
+
+    /// Why the conversion options cannot be used; nil when they can.
+    var conversionRefusal: String? {
+        if let convert, PhotoConversion.Format(rawValue: convert.lowercased()) == nil {
+            return "--convert \(convert) is not a format photos are written in: jpeg, webp or keep"
+        }
+        if let maxBytes, let refusal = ByteSize.refusal(maxBytes, option: "--max-bytes", atLeast: 1024, like: "500k or 2MB") {
+            return refusal
+        }
+        if let quality, !(1...100).contains(quality) { return "--quality \(quality) is out of range: from 1 to 100" }
+        if let maxDimension, !(16...65_500).contains(maxDimension) {
+            return "--max-dimension \(maxDimension) is out of range: from 16 to 65500 pixels"
+        }
+        if quality != nil, conversion?.changesAnything != true {
+            return "--quality sets how photos written again are written: add --convert jpeg or webp, --max-dimension or --max-bytes"
         }
         return nil
     }
@@ -114,7 +148,7 @@ public struct UploadChoices: Sendable, Equatable {
             resume: !noResume, stripLocation: stripLocation,
             proxy: chosen, digests: !noDigest,
             uploadProtocol: uploadProtocol, chunkSize: chunkSize.flatMap(ByteSize.parse), createDirs: createDirs,
-            noProxy: chosen == nil ? nil : bypass, followsRedirectsElsewhere: location
+            noProxy: chosen == nil ? nil : bypass, followsRedirectsElsewhere: location, conversion: conversion
         )
     }
 

@@ -5,6 +5,12 @@
 
 /// A decoded picture, scaled down while decoding to fit a box: 8-bit RGB, rows top to bottom.
 typedef struct {
+    /// Input, set by the caller before decoding (every other field is cleared): decode for a
+    /// photo that is written again rather than for a preview: the accurate IDCT and smooth
+    /// chroma upsampling for JPEG, every source pixel resampled with a Lanczos-3 filter
+    /// (rather than a box over a few samples), the file's own pixels rather than a thumbnail,
+    /// the colour profile kept in `icc`, and transparency laid on white rather than grey.
+    int fine;
     /// The picture's own size, as the file says.
     int source_width;
     int source_height;
@@ -24,6 +30,13 @@ typedef struct {
     /// HEIF: the primary picture's XMP item (`mime`, application/rdf+xml), or NULL.
     unsigned char *xmp;
     size_t xmp_size;
+    /// With `fine`: the picture's ICC colour profile (JPEG's APP2 chunks joined, PNG's iCCP
+    /// inflated, WebP's ICCP, HEIF's and AVIF's colr profile), or NULL when it has none.
+    unsigned char *icc;
+    size_t icc_size;
+    /// HEIF: how many pictures the file holds at its top level (a burst holds several); AVIF:
+    /// how many frames (an animation has several). 0 where not counted.
+    int images;
 } um_image;
 
 /// At most this many scans of a JPEG are read (as djpeg -maxscans): a normal progressive
@@ -91,5 +104,20 @@ int um_decode_heif_thumbnail(const char *path, int max_width, int max_height, um
 int um_heif_available(char *why, size_t why_size);
 
 void um_image_free(um_image *image);
+
+/// Writes `rgb` (`width` x `height`, 3 bytes a pixel) as a baseline JPEG in memory at
+/// `quality` (1-100; 4:2:0 below 90, 4:4:4 from 90, as cjpeg), with optimised Huffman tables,
+/// the accurate DCT, a JFIF header, `exif` (a TIFF structure, written as APP1 "Exif") and `icc`
+/// (APP2 ICC_PROFILE chunks) when given. The same pixels and settings always give the same
+/// bytes. Returns 0 and sets `*bytes` (free with free()) and `*size`; otherwise -1 and `error`.
+int um_encode_jpeg(const unsigned char *rgb, int width, int height, int quality,
+                   const unsigned char *exif, size_t exif_size, const unsigned char *icc, size_t icc_size,
+                   unsigned char **bytes, size_t *size, char *error, size_t error_size);
+
+/// The same as lossy WebP through libwebp (`quality` 1-100, method 4), with `exif` (a TIFF
+/// structure) and `icc` in an extended (VP8X) file when given.
+int um_encode_webp(const unsigned char *rgb, int width, int height, int quality,
+                   const unsigned char *exif, size_t exif_size, const unsigned char *icc, size_t icc_size,
+                   unsigned char **bytes, size_t *size, char *error, size_t error_size);
 
 #endif

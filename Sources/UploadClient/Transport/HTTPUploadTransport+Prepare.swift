@@ -16,11 +16,14 @@ extension HTTPUploadTransport {
         let media: MediaType
         let pipePrefix: ByteBuffer?
         let preloaded: ByteBuffer?
+        /// The name the file goes by: the request's, with the extension of the format it was
+        /// converted to (`IMG_1234.HEIC` → `IMG_1234.jpg`).
+        let uploadName: String
 
         func layout(_ boundary: Boundary, for request: UploadRequest) -> MultipartLayout {
             MultipartLayout(
                 boundary: boundary, fields: request.formFields, fileField: request.field,
-                fileName: request.uploadName, contentType: media, fileSize: source.size
+                fileName: uploadName, contentType: media, fileSize: source.size
             )
         }
     }
@@ -31,24 +34,31 @@ extension HTTPUploadTransport {
         let prefix: [UInt8]
         var pipePrefix: ByteBuffer?
         var preloaded: ByteBuffer?
+        var uploadName = request.uploadName
         switch request.source {
         case .file(let path):
             // On a thread of its own, within a limit: a read from a file system that stopped
             // answering never returns, and must hold neither an event loop nor the queue.
             let (expected, strip, holdable) = (request.expectedFile, stripLocation, Int64(streamChunkSize))
-            (source, prefix, preloaded) = try await preparation.run(limit: preparationLimit, clockOn: eventLoop, describing: path) { () throws(UploadFailure) in
+            let conversion = self.conversion.flatMap { $0.changesAnything ? $0 : nil }
+            var converted = false
+            (source, prefix, preloaded, converted) = try await preparation.run(limit: preparationLimit, clockOn: eventLoop, describing: path) { () throws(UploadFailure) in
                 var opened = try FileSource.open(path: path)
                 if let expected, let fingerprint = opened.openedAs, let change = expected.change(to: fingerprint) {
                     throw UploadFailure(.fileError, "\(path) \(change)")
                 }
-                if strip { opened = try opened.withoutLocation() }
+                var converted = false
+                if let conversion { (opened, converted) = try opened.converted(conversion, stripLocation: strip) }
+                // A converted photo was written with only the metadata it may keep.
+                if strip, !converted { opened = try opened.withoutLocation() }
                 if let size = opened.size, size <= holdable {
                     // Small enough to hold: one read serves the sniffing, the size check and the body.
                     let whole = try opened.readWhole(size: size)
-                    return (opened, Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength)), whole)
+                    return (opened, Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength)), whole, converted)
                 }
-                return (opened, try opened.prefix(), nil)
+                return (opened, try opened.prefix(), nil, converted)
             }
+            if converted, let conversion { uploadName = Self.convertedName(request.uploadName, conversion, prefix: prefix) }
         case .standardInput:
             source = FileSource.standardInput()
             let size = chunkSize
@@ -79,7 +89,15 @@ extension HTTPUploadTransport {
         } catch {
             throw UploadFailure(.fileError, error.description)
         }
-        return Prepared(endpoint: endpoint, s3: s3, source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded)
+        return Prepared(endpoint: endpoint, s3: s3, source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded,
+                        uploadName: uploadName)
+    }
+
+    /// The name a converted photo goes by: its extension follows what was written (with
+    /// `--convert keep`, the photo's own format).
+    static func convertedName(_ name: String, _ conversion: PhotoConversion, prefix: [UInt8]) -> String {
+        guard conversion.format == .keep else { return conversion.sentName(name) }
+        return name
     }
 
     /// Where requests for `url` go: its endpoint, or for `s3://bucket/key` the bucket's URL for

@@ -29,6 +29,9 @@ public final class HTTPUploadTransport: UploadTransport {
     let resume: Bool
     /// Whether photos are sent without where they were taken (`--strip-location`).
     let stripLocation: Bool
+    /// What photos are made into before they are sent (`--convert`, `--max-dimension`,
+    /// `--max-bytes`), or nil.
+    let conversion: PhotoConversion?
     /// Whether uploads carry their digest and ask for the server's (`--no-digest`: false).
     let digests: Bool
     /// Whether each upload works out its file's SHA-256 as it is read ("already sent" by
@@ -84,12 +87,14 @@ public final class HTTPUploadTransport: UploadTransport {
         eventLoopGroup: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton,
         clock: HouseClock = .system,
-        followsRedirectsElsewhere: Bool = false
+        followsRedirectsElsewhere: Bool = false,
+        conversion: PhotoConversion? = nil
     ) throws {
         try self.init(tls: tls, timeouts: timeouts, chunkSize: chunkSize, rateLimit: rateLimit, sharedLimit: sharedLimit, resume: resume,
                       stripLocation: stripLocation, proxy: proxy, noProxy: noProxy, digests: digests, contentIdentity: contentIdentity,
                       uploadProtocol: uploadProtocol, tusChunkSize: tusChunkSize, createDirs: createDirs, direct: direct, eventLoopGroup: eventLoopGroup,
-                      threadPool: threadPool, exchanger: nil, clock: clock, followsRedirectsElsewhere: followsRedirectsElsewhere)
+                      threadPool: threadPool, exchanger: nil, clock: clock, followsRedirectsElsewhere: followsRedirectsElsewhere,
+                      conversion: conversion)
     }
 
     /// `exchanger`: what carries the requests (nil: the direct way where it can, AsyncHTTPClient otherwise).
@@ -116,8 +121,10 @@ public final class HTTPUploadTransport: UploadTransport {
         preparationLimit: TimeAmount = PreparationThreads.defaultLimit,
         preparation: PreparationThreads = .shared,
         clock: HouseClock = .system,
-        followsRedirectsElsewhere: Bool = false
+        followsRedirectsElsewhere: Bool = false,
+        conversion: PhotoConversion? = nil
     ) throws {
+        self.conversion = conversion
         self.followsRedirectsElsewhere = followsRedirectsElsewhere
         self.preparation = preparation
         self.preparationLimit = preparationLimit
@@ -177,7 +184,8 @@ public final class HTTPUploadTransport: UploadTransport {
             exchanger: nil,
             preparationLimit: preparationLimit,
             clock: clock,
-            followsRedirectsElsewhere: settings.followsRedirectsElsewhere
+            followsRedirectsElsewhere: settings.followsRedirectsElsewhere,
+            conversion: settings.conversion
         )
     }
 

@@ -68,6 +68,10 @@ public struct DestinationCommands {
         if choices.retries != standard.retries { settings["retries"] = .number(choices.retries) }
         if let rate = choices.limitRate { settings["limit-rate"] = .text(rate) }
         if choices.stripLocation { settings["strip-location"] = .flag(true) }
+        if let convert = choices.convert { settings["convert"] = .text(convert) }
+        if let quality = choices.quality { settings["quality"] = .number(quality) }
+        if let side = choices.maxDimension { settings["max-dimension"] = .number(side) }
+        if let bytes = choices.maxBytes { settings["max-bytes"] = .text(bytes) }
         if let cacert = choices.caCertificate { settings["cacert"] = .text(cacert) }
         if let chunk = choices.chunkSize { settings["chunk-size"] = .text(chunk) }
         if choices.createDirs { settings["create-dirs"] = .flag(true) }

@@ -37,14 +37,18 @@ public struct TransportSettings: Sendable, Hashable, Codable {
     /// A 307/308 to another origin is followed (`-L`/`--location`, as curl's); without it the
     /// upload ends saying where the server wanted the file.
     public var followsRedirectsElsewhere: Bool
+    /// Photos made into another format or size before they are sent (`--convert`,
+    /// `--max-dimension`, `--max-bytes`); nil: sent as they are.
+    public var conversion: PhotoConversion?
 
     public init(
         caCertificatePath: String? = nil, insecure: Bool = false, rateLimit: Int64? = nil,
         connectTimeout: Double = 10, stallTimeout: Double = 30, answerTimeout: Double = 60, retries: Int = 0,
         resume: Bool = true, stripLocation: Bool = false, proxy: String? = nil, digests: Bool = true,
         uploadProtocol: UploadProtocol = .auto, chunkSize: Int64? = nil, createDirs: Bool = false,
-        noProxy: String? = nil, followsRedirectsElsewhere: Bool = false
+        noProxy: String? = nil, followsRedirectsElsewhere: Bool = false, conversion: PhotoConversion? = nil
     ) {
+        self.conversion = conversion
         self.followsRedirectsElsewhere = followsRedirectsElsewhere
         self.noProxy = noProxy
         self.createDirs = createDirs
@@ -72,7 +76,7 @@ public struct TransportSettings: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume, stripLocation, proxy, digests
-        case uploadProtocol = "protocol", chunkSize, createDirs, noProxy, followsRedirectsElsewhere = "location"
+        case uploadProtocol = "protocol", chunkSize, createDirs, noProxy, followsRedirectsElsewhere = "location", conversion = "convert"
     }
 
     /// Settings stored before uploads could resume read as resuming.
@@ -94,7 +98,8 @@ public struct TransportSettings: Sendable, Hashable, Codable {
             chunkSize: try c.decodeIfPresent(Int64.self, forKey: .chunkSize),
             createDirs: try c.decodeIfPresent(Bool.self, forKey: .createDirs) ?? false,
             noProxy: try c.decodeIfPresent(String.self, forKey: .noProxy),
-            followsRedirectsElsewhere: try c.decodeIfPresent(Bool.self, forKey: .followsRedirectsElsewhere) ?? false)
+            followsRedirectsElsewhere: try c.decodeIfPresent(Bool.self, forKey: .followsRedirectsElsewhere) ?? false,
+            conversion: try c.decodeIfPresent(PhotoConversion.self, forKey: .conversion))
     }
 
     /// Refuses settings no upload can run with, naming the option: the command line checks them
@@ -110,6 +115,7 @@ public struct TransportSettings: Sendable, Hashable, Codable {
         if let chunkSize, chunkSize < 1 || chunkSize > BoundedNumber.maxBytes {
             throw RangeError(message: "--chunk-size \(chunkSize) is out of range: from 1 byte to \(BoundedNumber.maxBytes) bytes")
         }
+        try conversion?.validate()
         guard (0...1000).contains(retries) else { throw RangeError(message: "--retries \(retries) is out of range: allowed 0 to 1000") }
         if let proxy {
             do throws(UploadInputError) { _ = try ProxyTarget(parsing: proxy) } catch { throw RangeError(message: error.description) }

@@ -27,7 +27,7 @@ extension HTTPUploadTransport {
         let inMemory = inMemoryDigests(layout, prepared, url: prepared.endpoint.url)
         let upFront = inMemory?.value
         let contentType = request.headers.last { $0.name.lowercased() == "content-type" }?.value ?? prepared.media.mime
-        var machine = PutUploadMachine(endpoint: prepared.endpoint, fileName: request.uploadName, headers: request.headers,
+        var machine = PutUploadMachine(endpoint: prepared.endpoint, fileName: prepared.uploadName, headers: request.headers,
                                        canSendAgain: !prepared.source.isPipe, createDirs: createDirs, signed: prepared.s3 != nil,
                                        followsOtherOrigins: followsRedirectsElsewhere)
         var next = machine.start()

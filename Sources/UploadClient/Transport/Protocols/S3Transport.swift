@@ -18,7 +18,7 @@ extension HTTPUploadTransport {
         guard let opened = prepared.source.openedAs else {
             return AttemptResult(outcome: .failed(UploadFailure(.other, "S3 needs an object's length before its bytes")), response: nil, bytesSent: 0)
         }
-        let object = prepared.endpoint.appendingName(request.uploadName)
+        let object = prepared.endpoint.appendingName(prepared.uploadName)
         let contentType = request.headers.last { $0.name.lowercased() == "content-type" }?.value ?? prepared.media.mime
         var machine = S3MultipartMachine(objectURL: object.url, file: opened, size: size, point: resume ? request.resume : nil,
                                          checksums: s3Checksums(prepared))

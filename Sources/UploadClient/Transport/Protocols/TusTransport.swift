@@ -13,7 +13,7 @@ extension HTTPUploadTransport {
         let metadata: String
         do throws(TusFields.MetadataProblem) {
             metadata = try TusFields.metadata(request.formFields.map { ($0.name, $0.value) }
-                + [("filename", request.uploadName), ("filetype", prepared.media.mime)])
+                + [("filename", prepared.uploadName), ("filetype", prepared.media.mime)])
         } catch {
             return AttemptResult(outcome: .failed(UploadFailure(.other, error.description)), response: nil, bytesSent: 0)
         }

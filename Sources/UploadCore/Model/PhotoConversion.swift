@@ -1,0 +1,81 @@
+/// What a photo is made into before it is sent (`--convert`, `--quality`, `--max-dimension`,
+/// `--max-bytes`): plain data, kept with the upload in the agent's journal so a retry or a
+/// resume makes the same bytes again.
+public struct PhotoConversion: Sendable, Hashable, Codable {
+    /// The format written.
+    public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
+        case jpeg, webp
+        /// The photo's own format: written again only when it must be resized or made smaller.
+        case keep
+
+        /// The extension a file of this format is named with.
+        public var fileExtension: String? {
+            switch self {
+            case .jpeg: "jpg"
+            case .webp: "webp"
+            case .keep: nil
+            }
+        }
+    }
+
+    public var format: Format
+    /// 1-100, the encoder's quality (the largest that fits when `maxBytes` is given).
+    public var quality: Int
+    /// The longest side in pixels, after the photo is turned upright; nil: the photo's own.
+    public var maxDimension: Int?
+    /// The largest the written photo may be; nil: no limit.
+    public var maxBytes: Int64?
+
+    /// cjpeg's, Pillow's and most exporters' default.
+    public static let defaultQuality = 85
+    /// The lowest quality `maxBytes` may go down to before the photo is refused: below it a
+    /// photo shows its blocks.
+    public static let lowestQuality = 30
+
+    public init(format: Format = .keep, quality: Int = Self.defaultQuality, maxDimension: Int? = nil, maxBytes: Int64? = nil) {
+        self.format = format
+        self.quality = quality
+        self.maxDimension = maxDimension
+        self.maxBytes = maxBytes
+    }
+
+    /// Whether anything is asked at all (`--convert keep` alone changes nothing).
+    public var changesAnything: Bool { format != .keep || maxDimension != nil || maxBytes != nil }
+
+    /// The name a photo called `name` is sent as: its extension follows the format written
+    /// (`IMG_1234.HEIC` → `IMG_1234.jpg`); a name that already says the format keeps its own
+    /// spelling (`a.JPEG` stays).
+    public func sentName(_ name: String) -> String {
+        guard let wanted = format.fileExtension else { return name }
+        let dot = name.lastIndex(of: ".")
+        let stem = dot.map { name[..<$0] }.map(String.init) ?? name
+        let current = dot.map { name[name.index(after: $0)...].lowercased() }
+        let same: Set<String> = format == .jpeg ? ["jpg", "jpeg", "jpe", "jfif"] : [wanted]
+        if let current, same.contains(current), !stem.isEmpty { return name }
+        return (stem.isEmpty ? name : stem) + "." + wanted
+    }
+
+    /// Refuses settings no photo can be written with, naming the option.
+    public func validate() throws(RangeError) {
+        guard (1...100).contains(quality) else { throw RangeError(message: "--quality \(quality) is out of range: from 1 to 100") }
+        if let maxDimension, !(16...65_500).contains(maxDimension) {
+            throw RangeError(message: "--max-dimension \(maxDimension) is out of range: from 16 to 65500 pixels")
+        }
+        if let maxBytes, maxBytes < 1024 || maxBytes > BoundedNumber.maxBytes {
+            throw RangeError(message: "--max-bytes \(maxBytes) is out of range: at least 1 KiB (e.g. 500k, 2MB)")
+        }
+    }
+
+    /// The settings in words, for dry runs and the monitor ("JPEG q85, at most 2048 px, 2 MB").
+    public var words: String {
+        var parts: [String] = []
+        switch format {
+        case .jpeg: parts.append("as JPEG q\(quality)")
+        case .webp: parts.append("as WebP q\(quality)")
+        case .keep: break
+        }
+        if let maxDimension { parts.append("at most \(maxDimension) px") }
+        if let maxBytes { parts.append("at most \(ByteFormat.bytes(maxBytes))") }
+        return parts.joined(separator: ", ")
+    }
+}
