@@ -194,6 +194,7 @@ let package = Package(
             dependencies: ["UploadCore", "UploadProtocols", "UploadTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .testTarget(name: "TerminalCanvasTests", dependencies: ["TerminalCanvas"]),
+        .testTarget(name: "PhotoRewriteTests", dependencies: ["PhotoRewrite", "PreviewModel", "UploadCore", "UploadTesting"]),
         .testTarget(name: "ImagePreviewTests", dependencies: ["ImagePreview", "CImageDecode", "TerminalCanvas", "UploadTesting", "PhotoRewrite"]),
         .testTarget(
             name: "MonitorTests",
