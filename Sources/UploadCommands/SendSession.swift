@@ -224,19 +224,20 @@ public struct SendSession: Sendable {
         for (request, size) in requests {
             total += size ?? 0
             let destination = RedactedURL.display(request.url)
+            let sentName = settings.conversion.map { $0.sentName(request.uploadName) } ?? request.uploadName
             if json {
                 var line = JSONLine()
                 line["event"] = .string("planned")
                 line["file"] = .string(request.source.path)
                 if let size { line["bytes"] = .number(Double(size)) }
                 line["to"] = .string(destination)
-                line["name"] = .string(request.uploadName)
+                line["name"] = .string(sentName)
                 line["protocol"] = .string(S3Location.isS3(request.url) ? "s3" : settings.uploadProtocol.rawValue)
                 if settings.uploadProtocol == .multipart || settings.uploadProtocol == .auto { line["field"] = .string(request.field) }
                 output.write(InvisibleCharacters.jsonEscaped(line.text) + "\n")
             } else {
                 let sizeText = size.map { " (\(ByteFormat.bytes($0)))" } ?? ""
-                let renamed = (request.source.path as NSString).lastPathComponent == request.uploadName ? "" : " as \(request.uploadName)"
+                let renamed = (request.source.path as NSString).lastPathComponent == sentName ? "" : " as \(sentName)"
                 output.write(InvisibleCharacters.escaped("would send \(request.source.path)\(sizeText) to \(destination)\(renamed)") + "\n")
             }
         }
@@ -247,7 +248,10 @@ public struct SendSession: Sendable {
         return SendExit.success
     }
 
-    private var stripNote: String { settings.stripLocation ? ", without where the photos were taken" : "" }
+    private var stripNote: String {
+        let conversion = settings.conversion.map { $0.changesAnything ? ", photos " + $0.words : "" } ?? ""
+        return conversion + (settings.stripLocation ? ", without where the photos were taken" : "")
+    }
 
     /// Says each refusal and that nothing was sent: the usage status.
     public func refuse(_ reasons: [String]) -> Int32 {

@@ -1,0 +1,112 @@
+import Foundation
+import ImagePreview
+import Testing
+import UploadCore
+import UploadJournal
+import UploadTesting
+
+/// `--convert`, `--max-dimension`, `--max-bytes` from the command line and through the agent,
+/// against the built-in receiver; what arrives is read with djpeg (libjpeg-turbo-progs).
+@Suite(.serialized, .timeLimit(.minutes(4)),
+       .enabled(if: ["/usr/bin/heif-enc", "/usr/bin/djpeg"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) },
+                "needs heif-enc and djpeg (.ci/run installs libheif-examples and libjpeg-turbo-progs)"))
+struct ConvertCLITests {
+    /// A phone's HEIC (4:3, 1600 x 1200), a screenshot PNG (1000 x 2000) and a small JPEG.
+    func photos(_ root: String) throws -> (heic: String, png: String, small: String) {
+        var rgb = [UInt8](repeating: 128, count: 1600 * 1200 * 3)
+        for y in 0..<1200 {
+            for x in 0..<1600 {
+                rgb[(y * 1600 + x) * 3] = UInt8(x * 255 / 1600)
+                rgb[(y * 1600 + x) * 3 + 1] = UInt8(y * 255 / 1200)
+            }
+        }
+        let jpeg = root + "/source.jpg"
+        try PictureWriter.jpeg(RGBImage(width: 1600, height: 1200, rgb: rgb), to: jpeg, quality: 92)
+        let heic = root + "/IMG_0001.HEIC"
+        let encode = Process()
+        encode.executableURL = URL(fileURLWithPath: "/usr/bin/heif-enc")
+        encode.arguments = ["-q", "80", "-o", heic, jpeg]
+        encode.standardOutput = FileHandle.nullDevice
+        try encode.run()
+        encode.waitUntilExit()
+        let png = root + "/shot.png"
+        try PictureWriter.png(RGBImage(width: 1000, height: 2000, rgb: [UInt8](repeating: 200, count: 1000 * 2000 * 3)), to: png)
+        let small = root + "/small.jpg"
+        try PictureWriter.jpeg(RGBImage(width: 300, height: 200, rgb: [UInt8](repeating: 90, count: 300 * 200 * 3)), to: small)
+        return (heic, png, small)
+    }
+
+    /// The size djpeg reads in `path`.
+    func size(_ path: String) throws -> (Int, Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/djpeg")
+        process.arguments = ["-pnm", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let header = String(decoding: data.prefix(32), as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        guard process.terminationStatus == 0, header.count >= 3, let w = Int(header[1]), let h = Int(header[2]) else { return (0, 0) }
+        return (w, h)
+    }
+
+    @Test func sendConvertsWhatMustChangeAndNamesItAfterItsFormat() async throws {
+        let receiver = try await ReceiverHarness.start()
+        defer { Task { await receiver.cleanUp() } }
+        let (heic, png, small) = try await offPool { try photos(receiver.root) }
+        let plan = try await CLIRun.run(["send", heic, png, small, "--to", receiver.url, "--convert", "jpeg", "--max-dimension", "512", "--dry-run"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("as IMG_0001.jpg") && plan.stdout.contains("as shot.jpg"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("photos as JPEG q85, at most 512 px"), "\(plan.stdout)")
+        #expect(receiver.storedNames().isEmpty)
+
+        let run = try await CLIRun.run(["send", heic, png, small, "--to", receiver.url, "--convert", "jpeg", "--max-dimension", "512"])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(receiver.storedNames() == ["IMG_0001.jpg", "shot.jpg", "small.jpg"], "\(receiver.storedNames())")
+        #expect(try size(receiver.directory + "/IMG_0001.jpg") == (512, 384))
+        #expect(try size(receiver.directory + "/shot.jpg") == (256, 512))
+        // Already a JPEG within the size: sent as it is, byte for byte.
+        #expect(FileManager.default.contents(atPath: receiver.directory + "/small.jpg") == FileManager.default.contents(atPath: small))
+    }
+
+    @Test func theAgentConvertsAsTheCommandSaid() async throws {
+        let receiver = try await ReceiverHarness.start()
+        defer { Task { await receiver.cleanUp() } }
+        let root = TestFiles.makeTemporaryDirectory("convert-agent")
+        let env = AgentCLITests.environment(root)
+        defer { if let pid = AgentCLITests.agentPID(root) { kill(pid, SIGKILL) } }
+        let (heic, _, _) = try await offPool { try photos(root) }
+        let queued = try await CLIRun.run(["send", heic, "--to", receiver.url, "--convert", "jpeg", "--max-bytes", "60k", "--background"], environment: env)
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
+        try await AgentCLITests.waitFor("the upload to finish") { try journal.snapshot(UploadID(1))?.state == .succeeded }
+        #expect(receiver.storedNames() == ["IMG_0001.jpg"])
+        let stored = FileManager.default.contents(atPath: receiver.directory + "/IMG_0001.jpg")
+        #expect((stored?.count ?? .max) <= 60 * 1024)
+        #expect(try size(receiver.directory + "/IMG_0001.jpg") == (1600, 1200))
+    }
+
+    @Test func whatCannotBeConvertedIsSaidInWords() async throws {
+        let receiver = try await ReceiverHarness.start()
+        defer { Task { await receiver.cleanUp() } }
+        let (_, png, small) = try await offPool { try photos(receiver.root) }
+        for (arguments, says) in [
+            (["--convert", "gif"], "--convert gif is not a format photos are written in: jpeg, webp or keep"),
+            (["--quality", "70"], "--quality sets how photos written again are written"),
+            (["--convert", "jpeg", "--quality", "0"], "--quality 0 is out of range: from 1 to 100"),
+            (["--max-dimension", "4"], "--max-dimension 4 is out of range"),
+            (["--max-bytes", "10"], "--max-bytes"),
+        ] {
+            let run = try await CLIRun.run(["send", small, "--to", receiver.url] + arguments)
+            #expect(run.status == 64, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains(says), "\(arguments): \(run.stderr)")
+        }
+        // A PNG resized in its own format cannot be written; the JPEG beside it goes.
+        let run = try await CLIRun.run(["send", png, small, "--to", receiver.url, "--max-dimension", "100"])
+        #expect(run.status != 0)
+        #expect(run.stdout.contains("a PNG photo cannot be written again in its own format; add --convert jpeg or --convert webp"), "\(run.stdout)")
+        #expect(receiver.storedNames() == ["small.jpg"], "\(receiver.storedNames())")
+        #expect(try size(receiver.directory + "/small.jpg") == (100, 67))
+    }
+}
