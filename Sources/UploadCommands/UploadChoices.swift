@@ -115,7 +115,7 @@ public struct UploadChoices: Sendable, Equatable {
     }
 
     /// Why the conversion options cannot be used; nil when they can.
-    var conversionRefusal: String? {
+    public var conversionRefusal: String? {
         if let convert, PhotoConversion.Format(rawValue: convert.lowercased()) == nil {
             return "--convert \(convert) is not a format photos are written in: jpeg, webp or keep"
         }

@@ -15,7 +15,7 @@ struct Uploadmon: AsyncParsableCommand {
         abstract: "Send image files to an HTTP endpoint as multipart/form-data and watch them go.",
         discussion: CommandHelp.uploadmon,
         version: UploadmonVersion.current,
-        subcommands: [MonitorCommand.self, SendCommand.self, ServeCommand.self, DemoCommand.self, PresignCommand.self, StatusCommand.self, RetryCommand.self, CancelCommand.self, WatchCommand.self, JobsCommand.self, AgentCommand.self, CompletionsCommand.self, DestinationsCommand.self],
+        subcommands: [MonitorCommand.self, SendCommand.self, ServeCommand.self, DemoCommand.self, PresignCommand.self, ConvertCommand.self, StatusCommand.self, RetryCommand.self, CancelCommand.self, WatchCommand.self, JobsCommand.self, AgentCommand.self, CompletionsCommand.self, DestinationsCommand.self],
         defaultSubcommand: MonitorCommand.self
     )
 
