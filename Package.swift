@@ -59,6 +59,9 @@ let package = Package(
         // start), headers from libheif-dev and libavif-dev.
         .target(
             name: "CImageDecode",
+            // The resampling loops of a photo written again are most of its time: optimised
+            // (and vectorised) in every build, tests' too.
+            cSettings: [.unsafeFlags(["-O3"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("gif"), .linkedLibrary("dl"), .linkedLibrary("m")]
         ),
         .target(name: "ImagePreview", dependencies: ["CImageDecode", "UploadCore", "PreviewModel"]),

@@ -29,6 +29,8 @@ typedef struct {
     um_axis across, down;
     float *ring; // ring_rows rows of width * 3, source rows filtered across
     int ring_rows;
+    float *sums_row; // width * 3: an output row being summed
+    float *source_row; // source_width * 3: the row being filtered across, as floats
 } um_scaler;
 
 int um_scaler_init(um_scaler *s, int sw, int sh, int w, int h, unsigned char *rgb);
