@@ -92,11 +92,25 @@ public enum PhotoConverter {
         let kept = tiff.flatMap(KeptExif.read(tiff:))
         let orientation = turnsApplied ? .up : kept?.orientation.flatMap { Orientation(rawValue: Int($0)) } ?? .up
         let count = Int(image.width) * Int(image.height) * 3
-        let decoded = RGBImage(width: Int(image.width), height: Int(image.height), rgb: Array(UnsafeBufferPointer(start: pixels, count: count)))
-        let upright = decoded.upright(orientation)
         let exif = writtenExif(tiff, kept: kept, stripLocation: stripLocation)
         let icc = image.icc.map { Array(UnsafeBufferPointer(start: $0, count: image.icc_size)) }
-        return try write(upright, as: target, settings: settings, exif: exif, icc: icc)
+        let decoded = UnsafeBufferPointer(start: pixels, count: count)
+        guard orientation == .up else {
+            // Turned: a copy, turned (the decoder's pixels are freed after).
+            let upright = RGBImage(width: Int(image.width), height: Int(image.height), rgb: Array(decoded)).upright(orientation)
+            return try upright.rgb.withUnsafeBufferPointer { rgb throws(Refusal) in
+                try write(Pixels(rgb: rgb, width: upright.width, height: upright.height), as: target, settings: settings, exif: exif, icc: icc)
+            }
+        }
+        // Upright already: written straight from the decoder's pixels, with no copy of them.
+        return try write(Pixels(rgb: decoded, width: Int(image.width), height: Int(image.height)), as: target, settings: settings, exif: exif, icc: icc)
+    }
+
+    /// Pixels to write: 8-bit RGB rows, top to bottom, no padding.
+    struct Pixels {
+        let rgb: UnsafeBufferPointer<UInt8>
+        let width: Int
+        let height: Int
     }
 
     /// The EXIF the written photo carries: under `--strip-location` only what `KeptExif` keeps;
@@ -125,7 +139,7 @@ public enum PhotoConverter {
 
     /// `picture` written as `format` at the settings' quality, or the largest quality whose
     /// result fits `maxBytes` (found by halving the range: about six encodes).
-    static func write(_ picture: RGBImage, as format: PhotoConversion.Format, settings: PhotoConversion,
+    static func write(_ picture: Pixels, as format: PhotoConversion.Format, settings: PhotoConversion,
                       exif: [UInt8]?, icc: [UInt8]?) throws(Refusal) -> Converted {
         func encode(_ quality: Int) throws(Refusal) -> [UInt8] {
             try PhotoConverter.encode(picture, as: format, quality: quality, exif: exif, icc: icc)
@@ -155,19 +169,18 @@ public enum PhotoConverter {
         return Converted(bytes: best, width: picture.width, height: picture.height, format: format, quality: quality)
     }
 
-    static func encode(_ picture: RGBImage, as format: PhotoConversion.Format, quality: Int, exif: [UInt8]?, icc: [UInt8]?) throws(Refusal) -> [UInt8] {
+    static func encode(_ picture: Pixels, as format: PhotoConversion.Format, quality: Int, exif: [UInt8]?, icc: [UInt8]?) throws(Refusal) -> [UInt8] {
         var bytes: UnsafeMutablePointer<UInt8>?
         var size = 0
         var error = [CChar](repeating: 0, count: 200)
-        let status: Int32 = picture.rgb.withUnsafeBufferPointer { rgb in
-            (exif ?? []).withUnsafeBufferPointer { exifBytes in
+        let rgb = picture.rgb
+        let status: Int32 = (exif ?? []).withUnsafeBufferPointer { exifBytes in
                 (icc ?? []).withUnsafeBufferPointer { iccBytes in
                     let encoder = format == .webp ? um_encode_webp : um_encode_jpeg
                     return encoder(rgb.baseAddress, Int32(picture.width), Int32(picture.height), Int32(quality),
                                    exif == nil ? nil : exifBytes.baseAddress, exifBytes.count,
                                    icc == nil ? nil : iccBytes.baseAddress, iccBytes.count, &bytes, &size, &error, error.count)
                 }
-            }
         }
         guard status == 0, let bytes else {
             throw Refusal(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
