@@ -45,12 +45,14 @@ public struct SentLedger: Sendable {
 
     /// Of `paths`, those whose content (as it would be sent) already went to `endpoint`, by
     /// path. Blocking: reads every file once; one that cannot be read is not skipped (sending it
-    /// says why it cannot go).
-    public func alreadySent(_ paths: [String], to endpoint: String, stripLocation: Bool) -> [String: Skip] {
+    /// says why it cannot go). With a `conversion`, a photo is known by its original and the
+    /// settings (`ContentIdentity.converted`): sent converted the same way before, it is skipped
+    /// without being converted again.
+    public func alreadySent(_ paths: [String], to endpoint: String, stripLocation: Bool, conversion: PhotoConversion? = nil) -> [String: Skip] {
         resolvePending(to: endpoint)
         var skips: [String: Skip] = [:]
         for path in paths {
-            guard let content = try? ContentIdentity.sha256(of: path, stripLocation: stripLocation),
+            guard let content = try? ContentIdentity.sha256(of: path, stripLocation: stripLocation, conversion: conversion),
                   let earlier = try? journal.sentBefore(sha256: content.hex, to: endpoint)
             else { continue }
             skips[path] = Skip(path: path, sha256: content.hex, earlier: earlier)
@@ -91,7 +93,7 @@ public struct SentLedger: Sendable {
         for state in tracker.states.values where state.outcome?.isSuccess == true {
             let record = state.record
             let endpoint = given ?? record.url
-            if let sha256 = record.contentSHA256 {
+            if let sha256 = record.sentIdentity {
                 sent.append(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: state.name, sentAt: now))
             } else if let path = record.path, let size = record.fileSize, let mtime = record.fileModified, let ctime = record.fileChanged {
                 let absolute = path.hasPrefix("/") ? path : URL(fileURLWithPath: path).standardizedFileURL.path

@@ -268,9 +268,9 @@ public struct SendSession: Sendable {
             return requests
         }
         let paths = requests.compactMap { if case .file(let path) = $0.0.source { path } else { nil } }
-        let stripLocation = settings.stripLocation
+        let (stripLocation, conversion) = (settings.stripLocation, settings.conversion)
         // Hashing reads every file: off the cooperative threads.
-        let skips = await Task.detached { ledger.alreadySent(paths, to: endpoint, stripLocation: stripLocation) }.value
+        let skips = await Task.detached { ledger.alreadySent(paths, to: endpoint, stripLocation: stripLocation, conversion: conversion) }.value
         return requests.filter { entry in
             guard case .file(let path) = entry.0.source, let skip = skips[path] else { return true }
             // One line each, written at once (the reporters' lines follow).

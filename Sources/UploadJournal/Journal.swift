@@ -238,7 +238,7 @@ public final class Journal: Sendable {
         row.store(record)
         row.updatedAt = now
         row.roundTripDates(since: read, now: now)
-        if case .finished(_, let outcome) = event, outcome.isSuccess, let sha256 = record.contentSHA256 {
+        if case .finished(_, let outcome) = event, outcome.isSuccess, let sha256 = record.sentIdentity {
             try Self.rememberRecent(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.name, sentAt: now), in: db)
         }
         // Noted once nothing of the event can fail: a failure rolls its savepoint back, and the
@@ -331,7 +331,7 @@ extension UploadRow {
             createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil, headersCleared: false,
             shownURL: nil, retryReason: nil, retryAt: nil, responseHeaders: nil, resume: request.resume, bytesSaved: 0,
             idempotencyKey: request.idempotencyKey ?? UploadRequest.newIdempotencyKey(), answerCut: nil, verified: nil,
-            contentSHA256: nil)
+            contentSHA256: nil, sourceSHA256: nil)
     }
 
     var pending: PendingUpload {

@@ -62,6 +62,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     var verified: String?
     /// The SHA-256 (hex) of the file's bytes as last sent.
     var contentSHA256: String?
+    /// For a photo converted on the way, the digest naming its original and the settings.
+    var sourceSHA256: String?
 
     /// The columns, by the names the table has, in the order of the fields above (and of
     /// `selection`, which reads them by position).
@@ -70,6 +72,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         case origin, state, attempts, bytesSent, bytesExpected, status, reason, body, bodyBytesTotal, failureKind
         case failureMessage, failureCode, createdAt, updatedAt, startedAt, finishedAt, headersCleared, shownURL
         case retryReason, retryAt, responseHeaders, resume, bytesSaved, idempotencyKey, answerCut, verified, contentSHA256
+        case sourceSHA256
     }
 
     enum Columns {
@@ -125,6 +128,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         record.resume = resume
         record.bytesSaved = bytesSaved
         record.contentSHA256 = contentSHA256
+        record.sourceSHA256 = sourceSHA256
         record.fileModified = fileMtimeNs
         record.fileChanged = fileCtimeNs
         record.withoutLocation = settings.stripLocation
@@ -149,6 +153,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         answerCut = record.response?.cut
         verified = record.response?.verified
         contentSHA256 = record.contentSHA256
+        sourceSHA256 = record.sourceSHA256
         responseHeaders = record.response.map { $0.headers.map { [$0.0, $0.1] } }
         retryReason = record.phase.retry?.reason
         retryAt = record.phase.retry?.due
@@ -260,6 +265,7 @@ extension UploadRow {
         put(.answerCut, answerCut, old?.answerCut)
         put(.verified, verified, old?.verified)
         put(.contentSHA256, contentSHA256, old?.contentSHA256)
+        put(.sourceSHA256, sourceSHA256, old?.sourceSHA256)
         return out
     }
 

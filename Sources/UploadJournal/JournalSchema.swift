@@ -217,6 +217,13 @@ enum JournalSchema {
                 t.column("sentAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v15: converted photos' identity") { db in
+            // A photo converted on the way is known by its original and the settings
+            // (`ContentIdentity.converted`), not by the bytes sent.
+            try db.alter(table: "upload") { t in
+                t.add(column: "sourceSHA256", .text)
+            }
+        }
         return migrator
     }
 }

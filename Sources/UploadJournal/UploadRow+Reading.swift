@@ -121,5 +121,6 @@ extension UploadRow {
         answerCut = optional(.answerCut)
         verified = optional(.verified)
         contentSHA256 = optional(.contentSHA256)
+        sourceSHA256 = optional(.sourceSHA256)
     }
 }

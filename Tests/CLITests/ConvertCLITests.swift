@@ -87,6 +87,44 @@ struct ConvertCLITests {
         #expect(try size(receiver.directory + "/IMG_0001.jpg") == (1600, 1200))
     }
 
+    /// `--skip-sent` knows a photo sent converted by its original and the settings, whether the
+    /// agent or a foreground `send` sent it, under any name; other settings send it again.
+    @Test func skipSentKnowsAPhotoSentConvertedWithTheSameSettings() async throws {
+        let receiver = try await ReceiverHarness.start()
+        defer { Task { await receiver.cleanUp() } }
+        let root = TestFiles.makeTemporaryDirectory("convert-skip")
+        let env = AgentCLITests.environment(root)
+        defer { if let pid = AgentCLITests.agentPID(root) { kill(pid, SIGKILL) } }
+        let (heic, png, _) = try await offPool { try photos(root) }
+        let settings = ["--convert", "jpeg", "--max-dimension", "512"]
+        let queued = try await CLIRun.run(["send", heic, "--to", receiver.url, "--background"] + settings, environment: env)
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
+        try await AgentCLITests.waitFor("the upload to finish") { try journal.snapshot(UploadID(1))?.state == .succeeded }
+        // A foreground send of the screenshot, converted too.
+        let first = try await CLIRun.run(["send", png, "--to", receiver.url] + settings, environment: env)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(receiver.storedNames() == ["IMG_0001.jpg", "shot.jpg"], "\(receiver.storedNames())")
+
+        // The same photos under other names, the same settings: nothing goes.
+        let moved = root + "/moved.heic"
+        try FileManager.default.copyItem(atPath: heic, toPath: moved)
+        let again = try await CLIRun.run(["send", moved, png, "--to", receiver.url, "--skip-sent"] + settings, environment: env)
+        #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
+        #expect(again.stdout.contains("moved.heic: skipped, already sent to") && again.stdout.contains("as IMG_0001.HEIC"), "\(again.stdout)")
+        #expect(again.stdout.contains("shot.png: skipped, already sent to"), "\(again.stdout)")
+        #expect(receiver.storedNames().count == 2, "\(receiver.storedNames())")
+
+        // Other settings make other bytes: sent.
+        let smaller = try await CLIRun.run(["send", moved, "--to", receiver.url, "--skip-sent", "--convert", "jpeg", "--max-dimension", "256"], environment: env)
+        #expect(smaller.status == 0, "\(smaller.stdout) \(smaller.stderr)")
+        #expect(!smaller.stdout.contains("skipped"), "\(smaller.stdout)")
+        #expect(receiver.storedNames().count == 3, "\(receiver.storedNames())")
+        // Sent as it is, the original is not what went either.
+        let plain = try await CLIRun.run(["send", png, "--to", receiver.url, "--skip-sent"], environment: env)
+        #expect(plain.status == 0 && !plain.stdout.contains("skipped"), "\(plain.stdout) \(plain.stderr)")
+    }
+
     @Test func whatCannotBeConvertedIsSaidInWords() async throws {
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }

@@ -92,7 +92,7 @@ extension Agent {
             // Hashing reads every settled file: off the agent's own thread.
             let ledger = SentLedger(journal: journal)
             let paths = plan.settled.map { spec.directory + "/" + $0.name }
-            let sent = await Task.detached { ledger.alreadySent(paths, to: spec.url, stripLocation: spec.settings.stripLocation) }.value
+            let sent = await Task.detached { ledger.alreadySent(paths, to: spec.url, stripLocation: spec.settings.stripLocation, conversion: spec.settings.conversion) }.value
             plan.settled.removeAll { entry in
                 guard let skip = sent[spec.directory + "/" + entry.name] else { return false }
                 let note = SentLedger.sentText(skip.earlier, name: entry.name)

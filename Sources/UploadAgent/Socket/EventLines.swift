@@ -26,9 +26,13 @@ enum EventLines {
             out += #","event":{"progress":{"_0":"# + String(id.rawValue) + #","bytesSent":"# + String(bytesSent)
             if let totalBytesExpected { out += #","totalBytesExpected":"# + String(totalBytesExpected) }
             out += #","totalBytesSent":"# + String(totalBytesSent)
-        case .content(let id, let sha256):
+        case .content(let id, let sha256, let source):
             out += #","event":{"content":{"_0":"# + String(id.rawValue) + #","sha256":"#
             JSONLine.appendString(sha256, to: &out)
+            if let source {
+                out += #","source":"#
+                JSONLine.appendString(source, to: &out)
+            }
         case .queued(let record):
             guard let fresh = freshRecord(record) else { return nil }
             out += #","event":{"queued":{"_0":"# + fresh
@@ -137,7 +141,12 @@ enum EventLines {
             event = .progress(UploadID(id), bytesSent: Int64(sent), totalBytesSent: Int64(total), totalBytesExpected: expected)
         case "content":
             guard reader.literal(#","sha256":""#), let sha = reader.plainString() else { return nil }
-            event = .content(UploadID(id), sha256: sha)
+            var source: String?
+            if reader.literal(#","source":""#) {
+                guard let text = reader.plainString() else { return nil }
+                source = text
+            }
+            event = .content(UploadID(id), sha256: sha, source: source)
         case "response":
             guard reader.literal(#","_1":"#), let response = reader.response() else { return nil }
             event = .response(UploadID(id), response)

@@ -19,6 +19,19 @@ extension HTTPUploadTransport {
         /// The name the file goes by: the request's, with the extension of the format it was
         /// converted to (`IMG_1234.HEIC` → `IMG_1234.jpg`).
         let uploadName: String
+        /// For a photo converted on the way, the digest naming its original and the settings
+        /// (`ContentIdentity.converted`): what "already sent" knows it by.
+        let sourceIdentity: String?
+        /// For a photo converted on the way, the SHA-256 of the bytes sent, worked out as it
+        /// was prepared (the protocols' own digests are not always made).
+        let convertedContent: String?
+
+        /// The digests an attempt that read the whole file reports: the bytes sent (as the
+        /// body's digest found them, or as preparing found them), and the source's identity.
+        func content(_ found: String?, _ observer: AttemptObserver) {
+            guard let sent = found ?? convertedContent else { return }
+            observer.content(sent, sourceIdentity)
+        }
 
         func layout(_ boundary: Boundary, for request: UploadRequest) -> MultipartLayout {
             MultipartLayout(
@@ -35,6 +48,7 @@ extension HTTPUploadTransport {
         var pipePrefix: ByteBuffer?
         var preloaded: ByteBuffer?
         var uploadName = request.uploadName
+        var identity: (source: String, sent: String)?
         switch request.source {
         case .file(let path):
             // On a thread of its own, within a limit: a read from a file system that stopped
@@ -42,21 +56,30 @@ extension HTTPUploadTransport {
             let (expected, strip, holdable) = (request.expectedFile, stripLocation, Int64(streamChunkSize))
             let conversion = self.conversion.flatMap { $0.changesAnything ? $0 : nil }
             var converted = false
-            (source, prefix, preloaded, converted) = try await preparation.run(limit: preparationLimit, clockOn: eventLoop, describing: path) { () throws(UploadFailure) in
+            (source, prefix, preloaded, converted, identity) = try await preparation.run(limit: preparationLimit, clockOn: eventLoop, describing: path) { () throws(UploadFailure) in
                 var opened = try FileSource.open(path: path)
                 if let expected, let fingerprint = opened.openedAs, let change = expected.change(to: fingerprint) {
                     throw UploadFailure(.fileError, "\(path) \(change)")
                 }
                 var converted = false
-                if let conversion { (opened, converted) = try opened.converted(conversion, stripLocation: strip) }
+                var source: String?
+                if let conversion {
+                    // Known by its original and the settings, whether or not it needed converting.
+                    source = ContentIdentity.converted(original: try ContentIdentity.sha256(of: opened).hex, conversion, stripLocation: strip)
+                    (opened, converted) = try opened.converted(conversion, stripLocation: strip)
+                }
                 // A converted photo was written with only the metadata it may keep.
                 if strip, !converted { opened = try opened.withoutLocation() }
+                // What is sent hashed too: a converted photo is held in memory, and "already
+                // sent" must never learn it by the file's bytes (as an upload not hashed is).
+                var identity: (source: String, sent: String)?
+                if let source { identity = (source, try ContentIdentity.sha256(of: opened).hex) }
                 if let size = opened.size, size <= holdable {
                     // Small enough to hold: one read serves the sniffing, the size check and the body.
                     let whole = try opened.readWhole(size: size)
-                    return (opened, Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength)), whole, converted)
+                    return (opened, Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength)), whole, converted, identity)
                 }
-                return (opened, try opened.prefix(), nil, converted)
+                return (opened, try opened.prefix(), nil, converted, identity)
             }
             if converted, let conversion { uploadName = Self.convertedName(request.uploadName, conversion, prefix: prefix) }
         case .standardInput:
@@ -90,7 +113,7 @@ extension HTTPUploadTransport {
             throw UploadFailure(.fileError, error.description)
         }
         return Prepared(endpoint: endpoint, s3: s3, source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded,
-                        uploadName: uploadName)
+                        uploadName: uploadName, sourceIdentity: identity?.source, convertedContent: identity?.sent)
     }
 
     /// The name a converted photo goes by: its extension follows what was written (with

@@ -26,8 +26,9 @@ public struct AttemptObserver: Sendable {
     public var resumable: @Sendable (_ point: ResumePoint?, _ startedOver: String?) -> Void
     /// The attempt continues at `offset` of `length` body bytes.
     public var resumed: @Sendable (_ offset: Int64, _ length: Int64) -> Void
-    /// The SHA-256 (hex) of the file's bytes as sent, once the attempt has read all of them.
-    public var content: @Sendable (_ sha256: String) -> Void
+    /// The SHA-256 (hex) of the file's bytes as sent, once the attempt has read all of them,
+    /// and for a converted photo the digest naming its original and the conversion.
+    public var content: @Sendable (_ sha256: String, _ source: String?) -> Void
     /// How many requests the attempt may have in flight now (parts sent side by side): its
     /// share of the queue's concurrency, which changes as other uploads start and end.
     public var share: @Sendable () -> Int
@@ -38,7 +39,7 @@ public struct AttemptObserver: Sendable {
         redirected: @escaping @Sendable (String) -> Void = { _ in },
         resumable: @escaping @Sendable (ResumePoint?, String?) -> Void = { _, _ in },
         resumed: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in },
-        content: @escaping @Sendable (String) -> Void = { _ in },
+        content: @escaping @Sendable (String, String?) -> Void = { _, _ in },
         share: @escaping @Sendable () -> Int = { 1 }
     ) {
         self.content = content

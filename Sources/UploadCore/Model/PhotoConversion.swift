@@ -39,6 +39,12 @@ public struct PhotoConversion: Sendable, Hashable, Codable {
         self.maxBytes = maxBytes
     }
 
+    /// The settings as the identity of a converted photo names them (`ContentIdentity.converted`):
+    /// every one that changes the bytes written, in a fixed spelling.
+    public var identityText: String {
+        "format=\(format.rawValue) quality=\(quality) max-dimension=\(maxDimension ?? 0) max-bytes=\(maxBytes ?? 0)"
+    }
+
     /// Whether anything is asked at all (`--convert keep` alone changes nothing).
     public var changesAnything: Bool { format != .keep || maxDimension != nil || maxBytes != nil }
 

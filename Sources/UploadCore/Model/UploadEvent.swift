@@ -22,8 +22,11 @@ public enum UploadEvent: Sendable, Hashable, Codable {
     /// This attempt continues at `offset` of the body's `length` bytes instead of at 0.
     case resumed(UploadID, offset: Int64, of: Int64)
     /// The SHA-256 (lowercase hex) of the file's bytes as this attempt sent them (after
-    /// `--strip-location`, the stripped bytes): what "already sent" is matched by.
-    case content(UploadID, sha256: String)
+    /// `--strip-location`, the stripped bytes): what "already sent" is matched by. For a photo
+    /// converted on the way (`--convert`…), `source` names the original and the settings
+    /// (`ContentIdentity.converted`), and "already sent" matches by it instead: it is known
+    /// before the photo is converted again.
+    case content(UploadID, sha256: String, source: String? = nil)
 
     public var uploadID: UploadID? {
         switch self {
@@ -31,7 +34,7 @@ public enum UploadEvent: Sendable, Hashable, Codable {
             return record.id
         case .started(let id, _, _, _), .progress(let id, _, _, _),
              .response(let id, _), .redirected(let id, _), .retryScheduled(let id, _, _, _),
-             .finished(let id, _), .resumable(let id, _, _), .resumed(let id, _, _), .content(let id, _):
+             .finished(let id, _), .resumable(let id, _, _), .resumed(let id, _, _), .content(let id, _, _):
             return id
         case .allFinished:
             return nil

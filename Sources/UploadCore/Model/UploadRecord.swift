@@ -116,6 +116,11 @@ public struct UploadRecord: Sendable, Hashable {
     public var bytesSaved: Int64 = 0
     /// The SHA-256 (lowercase hex) of the file's bytes as last sent, once an attempt read them all.
     public var contentSHA256: String?
+    /// For a photo converted on the way, the digest naming the original and the conversion.
+    public var sourceSHA256: String?
+    /// What "already sent" knows this upload's content by: the original and the conversion for
+    /// a converted photo, else the bytes sent.
+    public var sentIdentity: String? { sourceSHA256 ?? contentSHA256 }
 
     public init(
         id: UploadID, name: String, path: String?, url: String, field: String = "photo", origin: String, fileSize: Int64?,
@@ -222,8 +227,9 @@ public struct UploadRecord: Sendable, Hashable {
             bytesSaved += offset
             bytesSent = offset
             bytesExpected = length
-        case .content(_, let sha256):
+        case .content(_, let sha256, let source):
             contentSHA256 = sha256
+            sourceSHA256 = source
         case .allFinished:
             break
         }
@@ -258,7 +264,7 @@ extension UploadRecord: Codable {
         case status, reason, body, error, errorKind, retryReason, retryAt, queuedAt, startedAt, finishedAt
         case response, failure
         case uploadURL, offset, resume, resumedAt, bytesSaved, uploadProtocol = "protocol"
-        case fileModifiedNs, fileChangedNs, verified, sha256, withoutLocation
+        case fileModifiedNs, fileChangedNs, verified, sha256, sourceSHA256, withoutLocation
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -300,6 +306,7 @@ extension UploadRecord: Codable {
         try c.encodeIfPresent(resumedAt, forKey: .resumedAt)
         if bytesSaved > 0 { try c.encode(bytesSaved, forKey: .bytesSaved) }
         try c.encodeIfPresent(contentSHA256, forKey: .sha256)
+        try c.encodeIfPresent(sourceSHA256, forKey: .sourceSHA256)
         if withoutLocation { try c.encode(true, forKey: .withoutLocation) }
     }
 
@@ -325,6 +332,7 @@ extension UploadRecord: Codable {
         resumedAt = try c.decodeIfPresent(Int64.self, forKey: .resumedAt)
         bytesSaved = try c.decodeIfPresent(Int64.self, forKey: .bytesSaved) ?? 0
         contentSHA256 = try c.decodeIfPresent(String.self, forKey: .sha256)
+        sourceSHA256 = try c.decodeIfPresent(String.self, forKey: .sourceSHA256)
         withoutLocation = try c.decodeIfPresent(Bool.self, forKey: .withoutLocation) ?? false
         phase = UploadPhase(
             state: try c.decode(UploadState.self, forKey: .state), attempts: attempts,

@@ -34,7 +34,7 @@ extension HTTPUploadTransport {
                                                          inMemory: inMemory, pipePrefix: machine.isFirstRequest ? prepared.pipePrefix : nil,
                                                          eventLoop: eventLoop, observer: observer)
             if machine.isFirstRequest, plan.plainAnsweredAsTus(result) { return nil }
-            if let content { observer.content(content) }
+            prepared.content(content, observer)
             next = machine.answered(await judged(result, sent: sent, url: endpoint.url, layout: layout, prepared))
         }
     }

@@ -76,7 +76,7 @@ extension HTTPUploadTransport {
                 }
                 let (result, sent, content) = await sendBody(.PUT, to: endpoint, fields: fields, layout: layout, prepared, inOneWrite: inOneWrite,
                                                              inMemory: inMemory, pipePrefix: prepared.pipePrefix, eventLoop: eventLoop, observer: observer)
-                if let content { observer.content(content) }
+                prepared.content(content, observer)
                 var answered = result
                 if let checksum, let response = result.response {
                     if S3Checksum.refusedForChecksum(response), !resentForChecksum {

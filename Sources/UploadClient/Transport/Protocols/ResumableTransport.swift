@@ -43,7 +43,7 @@ extension HTTPUploadTransport {
             case .sendPlainly:
                 return nil
             case .finish(let result):
-                if let content { observer.content(content) }
+                prepared.content(content, observer)
                 return await judged(result, sent: sentDigest, url: request.url, layout: lastLayout, prepared)
             case .request(.ask):
                 guard let origin = origin(of: request.url) else {

@@ -65,7 +65,7 @@ extension HTTPUploadTransport {
             switch decision.next {
             case .finish(var result):
                 if let origin { links.withLockedValue { $0[origin] = machine.link } }
-                if result.outcome.isSuccess, let content = digest?.fileHex { observer.content(content) }
+                if result.outcome.isSuccess { prepared.content(digest?.fileHex, observer) }
                 result.bytesSent = bytesSent
                 return result
             case .request(.create(let total, let withBody)):
@@ -151,7 +151,7 @@ extension HTTPUploadTransport {
         while true {
             switch next {
             case .finish(var result):
-                if result.outcome.isSuccess, digests { observer.content(stream.sha256Hex) }
+                if result.outcome.isSuccess, digests || prepared.convertedContent != nil { prepared.content(digests ? stream.sha256Hex : nil, observer) }
                 result.bytesSent = sent
                 return result
             case .request(.create):
