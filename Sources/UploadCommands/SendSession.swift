@@ -206,6 +206,8 @@ public struct SendSession: Sendable {
         // for a list's URLs, each a destination of its own. Appended to the journal's log: the
         // journal itself is not opened for it (a third of a small upload's whole process).
         if list == nil { SentLedger.rememberInLog(result.tracker, endpoint: endpoint, at: clock.wall(), paths: paths) }
+        // A photo refused for its format: the flag that would have sent it.
+        if !json, let hint = FormatRefusal.hint(result.tracker, conversion: settings.conversion) { output.write(hint + "\n") }
         if let signal = result.interruption { return SendExit.interrupted(by: signal) }
         return Self.exitStatus(for: result.tracker)
     }

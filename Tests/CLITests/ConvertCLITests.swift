@@ -125,6 +125,31 @@ struct ConvertCLITests {
         #expect(plain.status == 0 && !plain.stdout.contains("skipped"), "\(plain.stdout) \(plain.stderr)")
     }
 
+    /// A server that takes JPEG only (415 with `Accept: image/jpeg` for anything else): `send`
+    /// names the flag that would have sent the HEIC, and with it the HEIC goes.
+    @Test func aRefusalForTheFormatNamesTheFlag() async throws {
+        let server = try RawServer { connection in
+            let request = connection.read(until: "--\r\n", timeout: 10)
+            if request.contains("Content-Type: image/jpeg") {
+                connection.write("HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+            } else {
+                let body = #"{"detail":"only JPEG photos are accepted"}"#
+                connection.write("HTTP/1.1 415 Unsupported Media Type\r\nAccept: image/jpeg\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+            }
+            connection.close()
+        }
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("convert-415")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let (heic, _, small) = try await offPool { try photos(root) }
+        let refused = try await CLIRun.run(["send", heic, small, "--to", server.url])
+        #expect(refused.status != 0, "\(refused.stdout)")
+        #expect(refused.stdout.contains("1 photo was refused for its format (IMG_0001.HEIC): --convert jpeg sends it as JPEG"), "\(refused.stdout)")
+        let converted = try await CLIRun.run(["send", heic, "--to", server.url, "--convert", "jpeg"])
+        #expect(converted.status == 0, "\(converted.stdout) \(converted.stderr)")
+        #expect(!converted.stdout.contains("refused for its format"), "\(converted.stdout)")
+    }
+
     @Test func whatCannotBeConvertedIsSaidInWords() async throws {
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }
