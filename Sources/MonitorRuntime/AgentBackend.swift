@@ -174,6 +174,7 @@ public final class AgentBackend: MonitorBackend {
             let accepted = items.map { item in
                 var own = destination.settings
                 own.stripLocation = item.stripLocation
+                if let conversion = item.conversion { own.conversion = conversion }
                 return EnqueueItem(request: destination.uploads.unchecked(item), settings: own, origin: "monitor")
             }
             guard !accepted.isEmpty else { return }

@@ -67,6 +67,7 @@ public final class LocalBackend: MonitorBackend {
     private func transport(for item: QueueItem, _ destination: MonitorDestination) throws -> HTTPUploadTransport? {
         var wanted = destination.settings
         wanted.stripLocation = item.stripLocation
+        if let conversion = item.conversion { wanted.conversion = conversion }
         guard wanted != settings else { return nil }
         return try others.withLockedValue { others in
             if let made = others[wanted] { return made }

@@ -101,6 +101,7 @@ public struct MonitorSession: Sendable {
         initial.destinationName = destinationName
         initial.uploadsOutliveMonitor = useAgent
         initial.stripLocation = settings.stripLocation
+        initial.conversion = settings.conversion
         let final = await program.run(initial)
         let handing = backend.filesBeingHandedOver
         if handing > 0 { output.say("Handing \(handing) queued file(s) to the agent, which sends them…") }

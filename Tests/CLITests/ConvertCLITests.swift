@@ -150,6 +150,42 @@ struct ConvertCLITests {
         #expect(!converted.stdout.contains("refused for its format"), "\(converted.stdout)")
     }
 
+    /// The monitor, in tmux, against a server that takes JPEG only: the HEIC is refused, the
+    /// status line offers `C`, and `C` sends it again as a JPEG, which the server takes.
+    @Test func theMonitorOffersToSendARefusedHEICAgainAsJPEG() async throws {
+        let captured = NSLockedHeads()
+        let server = try RawServer { connection in
+            let request = connection.read(until: "--\r\n", timeout: 10)
+            let jpeg = request.contains("Content-Type: image/jpeg")
+            captured.add(jpeg ? "jpeg" : "other")
+            if jpeg {
+                connection.write("HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+            } else {
+                connection.write("HTTP/1.1 415 Unsupported Media Type\r\nAccept: image/jpeg\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            }
+            connection.close()
+        }
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("convert-monitor")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let (heic, _, _) = try await offPool { try photos(root) }
+        let pictures = root + "/pictures"
+        try FileManager.default.createDirectory(atPath: pictures, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: heic, toPath: pictures + "/IMG_0001.HEIC")
+        let tmux = try await TmuxSession.start("\(CLIRun.binary) '\(pictures)' --to \(server.url) --notify none --no-agent")
+        defer { tmux.kill() }
+        try await tmux.waitFor { $0.contains("IMG_0001.HEIC") }
+        try await tmux.send("u")
+        let offered = try await tmux.waitFor { $0.contains("C sends the refused photos again as JPEG") }
+        #expect(offered.contains("415"), "\(offered)")
+        #expect(captured.all == ["other"])
+        try await tmux.send("C")
+        let sent = try await tmux.waitFor { $0.contains("Created") && captured.all.count == 2 }
+        #expect(captured.all == ["other", "jpeg"], "\(sent)")
+        #expect(sent.contains("IMG_0001.jpg") || sent.contains("IMG_0001.HEIC"), "\(sent)")
+        try await tmux.send("q")
+    }
+
     @Test func whatCannotBeConvertedIsSaidInWords() async throws {
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }

@@ -300,3 +300,35 @@ import UploadCore
         #expect(before > 0 && after < before / 2)
     }
 }
+
+/// A server that refuses a photo for its format: the monitor says so, and `C` sends every photo
+/// refused so again, converted to what the server asked for (once: a second `C` has none left).
+@Suite struct FormatRefusalKeyTests {
+    @Test func cSendsThePhotosRefusedForTheirFormatAgainConverted() {
+        var state = Fixtures.state()
+        state.stripLocation = true
+        let heic = QueueItem(path: "/photos/IMG_1.HEIC", uploadName: "IMG_1.HEIC", stripLocation: true, modified: 5, changed: 6)
+        let jpeg = QueueItem(path: "/photos/cat.jpg", uploadName: "cat.jpg")
+        let avif = QueueItem(path: "/photos/b.avif", uploadName: "b.avif")
+        for (i, item) in [heic, jpeg, avif].enumerated() {
+            Fixtures.upload(&state, Fixtures.queued(UploadID(i + 1), item, totalBytes: 100), at: 1)
+        }
+        Fixtures.upload(&state, .response(UploadID(1), Fixtures.response(415, #"{"detail":"JPEG only"}"#)), at: 2)
+        Fixtures.upload(&state, .finished(UploadID(1), .answered(status: 415)), at: 2)
+        #expect(state.message?.text.contains("IMG_1.HEIC was refused for its format: C sends the refused photos again as JPEG") == true)
+        // Another refusal, not for the format; and one a 415 for a JPEG (nothing to convert).
+        Fixtures.upload(&state, .response(UploadID(2), Fixtures.response(415, "")), at: 3)
+        Fixtures.upload(&state, .finished(UploadID(2), .answered(status: 415)), at: 3)
+        Fixtures.upload(&state, .response(UploadID(3), Fixtures.response(422, #"{"detail":"only jpg files"}"#)), at: 3)
+        Fixtures.upload(&state, .finished(UploadID(3), .answered(status: 422)), at: 3)
+        #expect(state.queue.formatRefused.keys.sorted { $0.rawValue < $1.rawValue } == [UploadID(1), UploadID(3)])
+
+        let items = Fixtures.enqueued(Fixtures.press(&state, .character("C")))
+        #expect(items.map(\.path) == ["/photos/IMG_1.HEIC", "/photos/b.avif"])
+        #expect(items.allSatisfy { $0.conversion?.format == .jpeg })
+        #expect(items[0].stripLocation && items[0].modified == 5 && items[0].changed == 6)
+        #expect(state.message?.text == "Sending 2 refused photos again as JPEG")
+        #expect(Fixtures.press(&state, .character("C")) == [])
+        #expect(state.message?.text == "No photo was refused for its format")
+    }
+}

@@ -133,8 +133,13 @@ public struct QueueItem: Sendable, Hashable {
     public var modified: Int64?
     /// The inode's change time it was listed with (ns since 1970).
     public var changed: Int64?
+    /// How the photo is written before it goes, when not as the destination says (`C`: a
+    /// photo the server refused for its format, sent again converted).
+    public var conversion: PhotoConversion?
 
-    public init(path: String, uploadName: String, stripLocation: Bool = false, modified: Int64? = nil, changed: Int64? = nil) {
+    public init(path: String, uploadName: String, stripLocation: Bool = false, modified: Int64? = nil, changed: Int64? = nil,
+                conversion: PhotoConversion? = nil) {
+        self.conversion = conversion
         self.path = path
         self.uploadName = uploadName
         self.stripLocation = stripLocation

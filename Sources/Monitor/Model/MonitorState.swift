@@ -1,5 +1,6 @@
 import Foundation
 import TerminalCanvas
+import UploadCore
 /// Which pane keys go to.
 public enum Pane: Sendable, Equatable { case browser, queue }
 
@@ -66,6 +67,8 @@ public struct MonitorState: Sendable {
     /// Photos go without where they were taken unless a file says otherwise (`--strip-location`;
     /// `L` turns it on or off for the marked files).
     public var stripLocation = false
+    /// How photos are written before they go (`--convert`…), as the destination says; nil: as they are.
+    public var conversion: PhotoConversion?
 
     /// Whether the file at `path` would be sent without its location.
     public func strips(_ path: String) -> Bool { browser.stripChoices[path] ?? stripLocation }

@@ -41,6 +41,9 @@ public struct QueueState: Sendable {
     public private(set) var moving: Set<UploadID> = []
     /// The failed rows, for jumping from one to the next (`nextFailed`).
     public private(set) var failedRows: Set<UploadID> = []
+    /// The rows the server refused for their format, which a conversion would answer
+    /// (`FormatRefusal`), each with the format it wants: `C` sends them again converted.
+    public private(set) var formatRefused: [UploadID: PhotoConversion.Format] = [:]
 
     public init() {}
 
@@ -137,6 +140,7 @@ public struct QueueState: Sendable {
             case .queued, .finished: moving.remove(id)
             }
             if let outcome = row.outcome, !outcome.isSuccess { failedRows.insert(id) } else { failedRows.remove(id) }
+            formatRefused[id] = Self.wantedFormat(row)
         }
         let url = row.record.url
         guard url.isEmpty || url == endpoint else { return }
@@ -170,10 +174,25 @@ public struct QueueState: Sendable {
     private mutating func recount() {
         position = [:]
         for (index, id) in rows.enumerated() { position[id] = index }
-        (files, sentContents, contentRows, pathRows, tally, moving, failedRows) = ([:], [], [:], [:], QueueTally(), [], [])
+        (files, sentContents, contentRows, pathRows, tally, moving, failedRows, formatRefused) = ([:], [], [:], [:], QueueTally(), [], [], [:])
         for id in rows {
             if let row = tracker[id] { count(id, row, sign: 1) }
         }
+    }
+
+    /// The format `row`'s server asked for when it refused the photo for its format; nil when it
+    /// did not, or the photo went converted already (its identity names the conversion).
+    static func wantedFormat(_ row: TransferState) -> PhotoConversion.Format? {
+        guard case .answered? = row.outcome, let response = row.response, row.record.sourceSHA256 == nil else { return nil }
+        return FormatRefusal.wanted(name: row.name, response: response, conversion: nil)
+    }
+
+    /// The rows refused for their format, in queue order, taken out of `formatRefused` (they
+    /// are being sent again).
+    mutating func takeFormatRefused() -> [(id: UploadID, format: PhotoConversion.Format)] {
+        let taken = formatRefused.sorted { (position[$0.key] ?? 0) < (position[$1.key] ?? 0) }.map { (id: $0.key, format: $0.value) }
+        formatRefused = [:]
+        return taken
     }
 
     /// The next failed row after the selection (wrapping), when there is one.

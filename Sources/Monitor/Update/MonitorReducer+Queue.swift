@@ -44,6 +44,35 @@ extension MonitorReducer {
         return []
     }
 
+    /// When `row` was refused for its format, the status line says what `C` does about it.
+    static func offerConversion(_ id: UploadID, _ row: TransferState, _ state: inout MonitorState) {
+        guard let format = state.queue.formatRefused[id] else { return }
+        state.message = StatusMessage(
+            "\(InvisibleCharacters.escaped(row.name)) was refused for its format: C sends the refused photos again as \(format == .jpeg ? "JPEG" : "WebP")",
+            isError: true)
+    }
+
+    /// `C`: every photo the server refused for its format queued again, converted to the format
+    /// it asked for (the rest of the destination's settings kept).
+    static func resendConverted(_ state: inout MonitorState) -> [MonitorEffect] {
+        let refused = state.queue.takeFormatRefused()
+        var items: [QueueItem] = []
+        for (id, format) in refused {
+            guard let row = state.queue.state(id), let path = row.record.path else { continue }
+            var conversion = state.conversion ?? PhotoConversion()
+            conversion.format = format
+            items.append(QueueItem(path: path, uploadName: row.name, stripLocation: row.record.withoutLocation,
+                                   modified: row.record.fileModified, changed: row.record.fileChanged, conversion: conversion))
+        }
+        guard !items.isEmpty else {
+            state.message = StatusMessage("No photo was refused for its format", isError: true)
+            return []
+        }
+        let format = items[0].conversion?.format == .webp ? "WebP" : "JPEG"
+        state.message = StatusMessage("Sending \(items.count) refused photo\(items.count == 1 ? "" : "s") again as \(format)")
+        return [.enqueue(items)]
+    }
+
     /// Rebuilds rows from the agent's snapshot without a word, then says what finished while
     /// no monitor was watching: one summary line with the totals, a line for every failure and,
     /// when few finished, for each success; a notification each when few, else one.
@@ -61,9 +90,10 @@ extension MonitorReducer {
         appendLog(&state, LogEntry(clock: time.clock, text: summary, kind: totals.failed == 0 ? .ok : .failed))
         let each = totals.total <= Self.awayOneByOne
         var effects: [MonitorEffect] = []
-        for (_, row, outcome) in away where each || !outcome.isSuccess {
+        for (id, row, outcome) in away where each || !outcome.isSuccess {
             let line = LogLine.finished(row, outcome: outcome)
             appendLog(&state, LogEntry(clock: time.clock, text: line, kind: outcome.isSuccess ? .ok : .failed))
+            offerConversion(id, row, &state)
             if totals.total <= Self.awayNotifiedOneByOne { effects.append(.notify(title: "uploadmon", body: line)) }
         }
         if !each, totals.ok > 0 {
@@ -122,6 +152,7 @@ extension MonitorReducer {
             if state.queue.followLatest, let index = state.queue.index(of: id) { state.queue.selected = index }
             let line = LogLine.finished(row, outcome: outcome)
             appendLog(&state, LogEntry(clock: time.clock, text: line, kind: outcome.isSuccess ? .ok : .failed))
+            offerConversion(id, row, &state)
             return [.notify(title: "uploadmon", body: line)]
         case .allFinished(let summary):
             // The queue counts what finished in each drain (retries by hand once, uploads

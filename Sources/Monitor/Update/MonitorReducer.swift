@@ -107,6 +107,8 @@ public enum MonitorReducer {
             }
             state.modal = .destinations(selected: state.destinations.firstIndex { $0.name == state.destinationName } ?? 0)
             return []
+        case .character("C"):
+            return resendConverted(&state)
         case .character("p"):
             state.preview.enabled.toggle()
             state.message = StatusMessage(state.preview.enabled

@@ -23,6 +23,7 @@ extension MonitorView {
         "  J    the agent's scheduled jobs (watched folders, maintenance)",
         "  p    preview of the photo under the cursor on / off",
         "  D    where the next uploads go, among the saved destinations",
+        "  C    send the photos refused for their format again, converted (as JPEG)",
     ]
 
     static func drawModal(_ canvas: inout Canvas, _ modal: Modal, _ state: MonitorState, _ theme: Theme) {
