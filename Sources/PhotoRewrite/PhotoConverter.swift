@@ -44,18 +44,10 @@ public enum PhotoConverter {
         }
         try refuseSeveralPictures(probe.format, head.bytes)
         let target: PhotoConversion.Format
-        switch (settings.format, probe.format) {
-        case (.jpeg, _), (.keep, .jpeg): target = .jpeg
-        case (.webp, _), (.keep, .webp): target = .webp
-        default: target = .keep
-        }
-        let sameFormat = (target == .jpeg && probe.format == .jpeg) || (target == .webp && probe.format == .webp)
-        let longest = max(probe.width ?? 0, probe.height ?? 0)
-        let fitsSize = settings.maxDimension.map { longest > 0 && longest <= $0 } ?? true
-        let fitsBytes = settings.maxBytes.map { head.fileSize <= $0 } ?? true
-        if (sameFormat || settings.format == .keep) && fitsSize && fitsBytes { return nil }
-        guard target != .keep else {
-            throw Refusal("a \(probe.format.rawValue) photo cannot be written again in its own format; add --convert jpeg or --convert webp")
+        switch settings.outcome(source: probe.format.rawValue, width: probe.width, height: probe.height, fileSize: head.fileSize) {
+        case .asItIs: return nil
+        case .refused(let why): throw Refusal(why)
+        case .written(let format, _, _): target = format
         }
         var image = um_image()
         image.fine = 1

@@ -1,5 +1,6 @@
 import UploadTesting
-import Monitor
+@testable import Monitor
+import PreviewModel
 import TerminalCanvas
 import Testing
 import UploadCore
@@ -330,5 +331,48 @@ import UploadCore
         #expect(state.message?.text == "Sending 2 refused photos again as JPEG")
         #expect(Fixtures.press(&state, .character("C")) == [])
         #expect(state.message?.text == "No photo was refused for its format")
+    }
+}
+
+/// `F` chooses how the photos queued from now on are written; the preview says what leaves.
+@Suite struct ConversionChoiceTests {
+    @Test func fGoesThroughTheWaysAndTheNextQueuedFilesCarryIt() {
+        var state = Fixtures.state()
+        #expect(state.sendsAs == nil)
+        // Queued before any choice: as the destination says (nothing carried).
+        Fixtures.press(&state, .down)
+        #expect(Fixtures.enqueued(Fixtures.press(&state, .character("u"))).map(\.conversion) == [nil])
+        Fixtures.press(&state, .character("F"))
+        #expect(state.message?.text == "Photos queued from now on go as JPEG q85")
+        Fixtures.press(&state, .character("F"))
+        #expect(state.message?.text == "Photos queued from now on go as JPEG q85, at most 2048 px")
+        #expect(Fixtures.enqueued(Fixtures.press(&state, .character("u"))).map(\.conversion) == [PhotoConversion(format: .jpeg, maxDimension: 2048)])
+        Fixtures.press(&state, .character("F"), .character("F"))
+        #expect(state.message?.text == "Photos queued from now on go as they are")
+        #expect(Fixtures.enqueued(Fixtures.press(&state, .character("u"))).map(\.conversion) == [PhotoConversion(format: .keep)])
+        Fixtures.press(&state, .character("F"))
+        #expect(state.sendsAs == PhotoConversion(format: .jpeg))
+    }
+
+    @Test func aDestinationsOwnWayComesFirst() {
+        var state = Fixtures.state()
+        let own = PhotoConversion(format: .webp, quality: 70, maxBytes: 500_000)
+        state.conversion = own
+        #expect(state.conversionChoices.first == own)
+        Fixtures.press(&state, .character("F"))
+        #expect(state.sendsAs == PhotoConversion(format: .keep))
+    }
+
+    @Test func thePreviewSaysWhatLeaves() {
+        let heic = PreviewInfo(format: .heic, width: 4032, height: 3024, fileSize: 2_400_000)
+        let small = PreviewInfo(format: .jpeg, width: 800, height: 600, fileSize: 90_000)
+        let png = PreviewInfo(format: .png, width: 3000, height: 1000, fileSize: 900_000)
+        let jpeg2048 = PhotoConversion(format: .jpeg, maxDimension: 2048)
+        #expect(MonitorView.leavingText(heic, jpeg2048) == "sends JPEG q85 2048×1536")
+        #expect(MonitorView.leavingText(small, jpeg2048) == "sends it as it is")
+        #expect(MonitorView.leavingText(heic, PhotoConversion(format: .jpeg, maxBytes: 1_000_000)) == "sends JPEG ≤ 1.00 MB 4032×3024")
+        #expect(MonitorView.leavingText(png, PhotoConversion(maxDimension: 1000))?.hasPrefix("not sent: a PNG photo cannot be written again in its own format") == true)
+        #expect(MonitorView.leavingText(heic, nil) == nil)
+        #expect(MonitorView.leavingText(heic, PhotoConversion(format: .keep)) == nil)
     }
 }

@@ -69,6 +69,18 @@ public struct MonitorState: Sendable {
     public var stripLocation = false
     /// How photos are written before they go (`--convert`…), as the destination says; nil: as they are.
     public var conversion: PhotoConversion?
+    /// How the user chose to write photos queued from now on (`F`), over the destination's.
+    public var conversionChoice: PhotoConversion?
+    /// How photos queued now are written.
+    public var sendsAs: PhotoConversion? { conversionChoice ?? conversion }
+
+    /// The ways `F` goes through, the destination's own first when it is none of them.
+    public var conversionChoices: [PhotoConversion] {
+        var choices = [PhotoConversion(format: .keep), PhotoConversion(format: .jpeg), PhotoConversion(format: .jpeg, maxDimension: 2048),
+                       PhotoConversion(format: .webp, maxDimension: 2048)]
+        if let conversion, conversion.changesAnything, !choices.contains(conversion) { choices.insert(conversion, at: 0) }
+        return choices
+    }
 
     /// Whether the file at `path` would be sent without its location.
     public func strips(_ path: String) -> Bool { browser.stripChoices[path] ?? stripLocation }

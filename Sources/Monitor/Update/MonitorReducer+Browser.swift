@@ -129,7 +129,8 @@ extension MonitorReducer {
             QueueItem(path: $0, uploadName: browser.renames[$0] ?? UploadName.uploadName(ofPath: $0),
                       stripLocation: browser.stripChoices[$0] ?? state.stripLocation,
                       modified: listed[$0].flatMap { $0.modified == 0 ? nil : $0.modified },
-                      changed: listed[$0].flatMap { $0.changed == 0 ? nil : $0.changed })
+                      changed: listed[$0].flatMap { $0.changed == 0 ? nil : $0.changed },
+                      conversion: state.conversionChoice)
         }
         browser.marks.removeAll()
         state.message = StatusMessage(items.count == 1 ? "Queued \(items[0].uploadName)" : "Queued \(items.count) files")

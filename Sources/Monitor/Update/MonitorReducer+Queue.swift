@@ -59,7 +59,7 @@ extension MonitorReducer {
         var items: [QueueItem] = []
         for (id, format) in refused {
             guard let row = state.queue.state(id), let path = row.record.path else { continue }
-            var conversion = state.conversion ?? PhotoConversion()
+            var conversion = state.sendsAs ?? PhotoConversion()
             conversion.format = format
             items.append(QueueItem(path: path, uploadName: row.name, stripLocation: row.record.withoutLocation,
                                    modified: row.record.fileModified, changed: row.record.fileChanged, conversion: conversion))

@@ -109,6 +109,14 @@ public enum MonitorReducer {
             return []
         case .character("C"):
             return resendConverted(&state)
+        case .character("F"):
+            // The next way of writing photos, for the files queued from now on.
+            let choices = state.conversionChoices
+            let now = state.sendsAs.flatMap { $0.changesAnything ? $0 : nil } ?? PhotoConversion(format: .keep)
+            let next = choices[((choices.firstIndex(of: now) ?? -1) + 1) % choices.count]
+            state.conversionChoice = next
+            state.message = StatusMessage(next.changesAnything ? "Photos queued from now on go \(next.words)" : "Photos queued from now on go as they are")
+            return []
         case .character("p"):
             state.preview.enabled.toggle()
             state.message = StatusMessage(state.preview.enabled

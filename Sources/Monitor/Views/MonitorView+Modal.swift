@@ -23,6 +23,7 @@ extension MonitorView {
         "  J    the agent's scheduled jobs (watched folders, maintenance)",
         "  p    preview of the photo under the cursor on / off",
         "  D    where the next uploads go, among the saved destinations",
+        "  F    how photos queued from now on are written: as they are, JPEG, 2048 px…",
         "  C    send the photos refused for their format again, converted (as JPEG)",
     ]
 

@@ -24,11 +24,11 @@ extension MonitorView {
             for (i, line) in lines.enumerated() {
                 canvas.write(line, x: inside.x, y: inside.y + i, style: problemIsHonestRefusal(problem) ? theme.muted : theme.failed, clip: inside)
             }
-            if let info = problem.info { writeInfo(&canvas, info, infoRow, theme) }
+            if let info = problem.info { writeInfo(&canvas, info, infoRow, theme, sendsAs: state.sendsAs) }
         case .success(let preview):
             let image = preview.image
             if let request = state.preview.wanted, request.inPixels {
-                writeInfo(&canvas, preview.info, infoRow, theme)
+                writeInfo(&canvas, preview.info, infoRow, theme, sendsAs: state.sendsAs)
                 // Hidden under a dialog (kitty would draw over it).
                 guard state.modal == nil, theme.pixels != nil else { return }
                 if state.preview.rested {
@@ -56,7 +56,7 @@ extension MonitorView {
             } else {
                 canvas.picture = CellPicture(x: x, y: y, width: image.width, height: image.height, rgb: image.rgb)
             }
-            writeInfo(&canvas, preview.info, infoRow, theme)
+            writeInfo(&canvas, preview.info, infoRow, theme, sendsAs: state.sendsAs)
         }
     }
 
@@ -65,8 +65,9 @@ extension MonitorView {
         return false
     }
 
-    static func writeInfo(_ canvas: inout Canvas, _ info: PreviewInfo, _ row: Rect, _ theme: Theme) {
+    static func writeInfo(_ canvas: inout Canvas, _ info: PreviewInfo, _ row: Rect, _ theme: Theme, sendsAs: PhotoConversion? = nil) {
         var parts: [String] = []
+        if let leaving = leavingText(info, sendsAs) { parts.append(leaving) }
         if let w = info.width, let h = info.height { parts.append("\(w)×\(h)") }
         if let date = info.dateTaken { parts.append(readableDate(date)) }
         if let camera = info.camera { parts.append(camera) }
@@ -76,6 +77,23 @@ extension MonitorView {
         if parts.isEmpty, let format = info.format { parts.append(format.rawValue) }
         canvas.write(TextLayout.truncate(parts.joined(separator: " · "), width: row.width, ellipsis: theme.glyphs.ellipsis),
                      x: row.x, y: row.y, style: theme.muted, clip: row)
+    }
+
+    /// What leaves when photos are converted: "sends JPEG 2048×1536", "sends it as it is", or
+    /// why it cannot be converted; nil when photos go as they are.
+    static func leavingText(_ info: PreviewInfo, _ conversion: PhotoConversion?) -> String? {
+        guard let conversion, conversion.changesAnything, let format = info.format else { return nil }
+        switch conversion.outcome(source: format.rawValue, width: info.width, height: info.height, fileSize: info.fileSize ?? 0) {
+        case .asItIs:
+            return "sends it as it is"
+        case .refused(let why):
+            return "not sent: " + why
+        case .written(let target, let width, let height):
+            let pixels = width.flatMap { w in height.map { " \(w)×\($0)" } } ?? ""
+            // With a size limit the quality is the largest that fits, found as it is written.
+            let quality = conversion.maxBytes.map { " ≤ " + ByteFormat.bytes($0) } ?? " q\(conversion.quality)"
+            return "sends \(target == .webp ? "WebP" : "JPEG")\(quality)\(pixels)"
+        }
     }
 
     /// EXIF's "2024:05:01 10:22:03" as "2024-05-01 10:22".

@@ -42,6 +42,7 @@ public enum MonitorView {
         let rightText = right.joined(separator: " · ") + " "
         let rightWidth = DisplayWidth.of(rightText)
         let left = " uploadmon → " + (state.destinationName.map { "\($0) · " } ?? "") + state.endpoint
+            + (state.sendsAs.flatMap { $0.changesAnything ? " · photos " + $0.words : nil } ?? "")
         let leftRoom = rect.width - rightWidth - 1
         if leftRoom >= 12 {
             canvas.write(TextLayout.truncate(left, width: leftRoom, ellipsis: theme.glyphs.ellipsis), x: rect.x, y: rect.y, style: theme.titleBar.bolded)

@@ -45,6 +45,51 @@ public struct PhotoConversion: Sendable, Hashable, Codable {
         "format=\(format.rawValue) quality=\(quality) max-dimension=\(maxDimension ?? 0) max-bytes=\(maxBytes ?? 0)"
     }
 
+    /// What becomes of one photo: sent as it is, written again (in this format, at about this
+    /// size), or refused with the reason.
+    public enum Outcome: Sendable, Equatable {
+        case asItIs
+        case written(Format, width: Int?, height: Int?)
+        case refused(String)
+    }
+
+    /// What these settings make of a photo in `source` format (as `ImageProbe` names it: "JPEG",
+    /// "PNG", "WebP", "HEIC", "AVIF", "GIF"…), of these upright dimensions and file size: the
+    /// converter's own decision, and what the monitor's preview says will leave.
+    public func outcome(source: String, width: Int?, height: Int?, fileSize: Int64) -> Outcome {
+        let target: Format
+        switch (format, source) {
+        case (.jpeg, _), (.keep, "JPEG"): target = .jpeg
+        case (.webp, _), (.keep, "WebP"): target = .webp
+        default: target = .keep
+        }
+        let sameFormat = (target == .jpeg && source == "JPEG") || (target == .webp && source == "WebP")
+        let longest = max(width ?? 0, height ?? 0)
+        let fitsSize = maxDimension.map { longest > 0 && longest <= $0 } ?? true
+        let fitsBytes = maxBytes.map { fileSize <= $0 } ?? true
+        if (sameFormat || format == .keep) && fitsSize && fitsBytes { return .asItIs }
+        guard ["JPEG", "PNG", "WebP", "HEIC", "AVIF"].contains(source) else {
+            return .refused("\(source) files are not converted (a GIF may be an animation); send it as it is or convert it first")
+        }
+        guard target != .keep else {
+            return .refused("a \(source) photo cannot be written again in its own format; add --convert jpeg or --convert webp")
+        }
+        guard let width, let height, let maxDimension else { return .written(target, width: width, height: height) }
+        let fitted = Self.fitted(width: width, height: height, within: maxDimension)
+        return .written(target, width: fitted.width, height: fitted.height)
+    }
+
+    /// `width`×`height` scaled to fit a `side`×`side` square (never enlarged), rounded as the
+    /// decoders' `um_fit` rounds.
+    public static func fitted(width: Int, height: Int, within side: Int) -> (width: Int, height: Int) {
+        var scale = 1.0
+        if width > side { scale = Double(side) / Double(width) }
+        if Double(height) * scale > Double(side) { scale = Double(side) / Double(height) }
+        let w = min(side, max(1, Int(Double(width) * scale + 0.5)))
+        let h = min(side, max(1, Int(Double(height) * scale + 0.5)))
+        return (w, h)
+    }
+
     /// Whether anything is asked at all (`--convert keep` alone changes nothing).
     public var changesAnything: Bool { format != .keep || maxDimension != nil || maxBytes != nil }
 
