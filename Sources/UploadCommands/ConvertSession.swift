@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import PhotoRewrite
 import UploadCore
 
@@ -21,26 +22,48 @@ public struct ConvertSession: Sendable {
 
     /// Writes each file, saying a line for each on `output` and each refusal on `errors`; 0 when
     /// every file was written, 1 when some could not be, 64 when nothing could start.
-    public func run(output: (String) -> Void, errors: (String) -> Void) -> Int32 {
+    public func run(output: @Sendable (String) -> Void, errors: @Sendable (String) -> Void) -> Int32 {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             errors("uploadmon convert: \(outputDirectory) is not a folder")
             return 64
         }
-        var failed = 0
-        for file in files {
+        // One photo per core at a time (each conversion is one thread's work), said in the
+        // order the files were given as soon as those before them are done.
+        let said = Mutex(Said(lines: Array(repeating: nil, count: files.count)))
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            let file = files[index]
             let name = conversion.sentName(UploadName.uploadName(ofPath: file))
             let target = outputDirectory + "/" + name
+            let line: Said.Line
             do {
-                let (bytes, said) = try written(file)
+                let (bytes, words) = try written(file)
                 try write(bytes, to: target)
-                output(InvisibleCharacters.escaped("\(file) → \(target): \(said), \(ByteFormat.bytes(Int64(bytes.count)))"))
+                line = .done(InvisibleCharacters.escaped("\(file) → \(target): \(words), \(ByteFormat.bytes(Int64(bytes.count)))"))
             } catch {
-                failed += 1
-                errors(InvisibleCharacters.escaped("\(file): \(error)"))
+                line = .failed(InvisibleCharacters.escaped("\(file): \(error)"))
+            }
+            said.withLock { said in
+                said.lines[index] = line
+                while said.next < said.lines.count, let ready = said.lines[said.next] {
+                    switch ready {
+                    case .done(let text): output(text)
+                    case .failed(let text): said.failed += 1; errors(text)
+                    }
+                    said.lines[said.next] = nil
+                    said.next += 1
+                }
             }
         }
-        return failed == 0 ? 0 : 1
+        return said.withLock { $0.failed } == 0 ? 0 : 1
+    }
+
+    /// What the conversions said, kept until those before them were said.
+    struct Said: Sendable {
+        enum Line: Sendable { case done(String), failed(String) }
+        var lines: [Line?]
+        var next = 0
+        var failed = 0
     }
 
     struct Refused: Error, CustomStringConvertible { let description: String }

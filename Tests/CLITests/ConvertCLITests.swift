@@ -186,6 +186,28 @@ struct ConvertCLITests {
         try await tmux.send("q")
     }
 
+    /// `uploadmon convert`: the files written into a folder, one per core at a time, said in the
+    /// order given; one that cannot be written and one already there are said, the rest written.
+    @Test func convertWritesTheFolderAndSaysEachInOrder() async throws {
+        let root = TestFiles.makeTemporaryDirectory("convert-folder")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let (heic, png, small) = try await offPool { try photos(root) }
+        let out = root + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let text = root + "/notes.txt"
+        try Data("not a photo".utf8).write(to: URL(fileURLWithPath: text))
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: out + "/small.jpg"))
+        let run = try await CLIRun.run(["convert", heic, text, png, small, "-o", out, "--convert", "jpeg", "--max-dimension", "640"])
+        #expect(run.status == 1, "\(run.stdout) \(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[0].hasPrefix(heic + " → " + out + "/IMG_0001.jpg: JPEG 640 x 480 q85")
+                && lines[1].hasPrefix(png + " → " + out + "/shot.jpg: JPEG 320 x 640"), "\(run.stdout)")
+        #expect(run.stderr.contains("notes.txt: only photos can be converted"), "\(run.stderr)")
+        #expect(run.stderr.contains("small.jpg exists; not overwritten"), "\(run.stderr)")
+        #expect(try size(out + "/IMG_0001.jpg") == (640, 480))
+        #expect(FileManager.default.contents(atPath: out + "/small.jpg") == Data("mine".utf8))
+    }
+
     @Test func whatCannotBeConvertedIsSaidInWords() async throws {
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }
