@@ -16,24 +16,14 @@ struct ConvertCommand: ParsableCommand {
     @Option(name: [.customShort("o"), .long], help: ArgumentHelp("The folder the photos are written into (named as they would be sent; a file there is not overwritten).", valueName: "folder"))
     var outputDir: String
 
-    @Option(name: .long, help: ArgumentHelp("jpeg, webp or keep (default keep).", valueName: "jpeg|webp|keep"))
-    var convert: String?
-
-    @Option(name: .long, help: ArgumentHelp("1-100 (default 85).", valueName: "1-100"))
-    var quality: Int?
-
-    @Option(name: .long, help: ArgumentHelp("The longest side, in pixels.", valueName: "pixels"))
-    var maxDimension: Int?
-
-    @Option(name: .long, help: ArgumentHelp("The largest a photo may be (e.g. 2MB).", valueName: "size"))
-    var maxBytes: String?
+    @OptionGroup var conversion: ConversionOptions
 
     @Flag(name: .long, help: "Write the photos without where they were taken.")
     var stripLocation = false
 
     var choices: UploadChoices {
         var c = UploadChoices(to: "http://localhost/")
-        (c.convert, c.quality, c.maxDimension, c.maxBytes) = (convert, quality, maxDimension, maxBytes)
+        conversion.apply(to: &c)
         return c
     }
 

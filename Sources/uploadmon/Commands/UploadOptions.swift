@@ -85,17 +85,7 @@ struct UploadOptions: ParsableArguments {
     @Flag(name: .long, help: "Send photos without where they were taken: GPS in EXIF and location in XMP removed from JPEG, PNG, WebP, HEIC and AVIF, nothing else changed (no re-encoding); other formats are refused.")
     var stripLocation = false
 
-    @Option(name: .long, help: ArgumentHelp("Send photos as JPEG or WebP (HEIC, AVIF, PNG and WebP photos decoded and written again; a photo already in that format goes as it is unless it must be resized), or keep each one's format. The name follows the format (IMG_1234.HEIC goes as IMG_1234.jpg), the photo is turned upright and keeps its colour profile and EXIF (only what --strip-location keeps, with it).", valueName: "jpeg|webp|keep"))
-    var convert: String?
-
-    @Option(name: .long, help: ArgumentHelp("The quality photos written again are written at (1-100, default 85).", valueName: "1-100"))
-    var quality: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Make photos at most this many pixels on their longest side (upright), resampled with a Lanczos filter; smaller ones are not enlarged.", valueName: "pixels"))
-    var maxDimension: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Make photos at most this large (e.g. 2MB, 500k): written at the highest quality that fits (not below 30); a photo that cannot fit is refused with what would help.", valueName: "size"))
-    var maxBytes: String?
+    @OptionGroup var conversion: ConversionOptions
 
     @Option(name: .long, help: ArgumentHelp("The upload protocol: auto (what the endpoint's origin speaks, learnt from one OPTIONS and remembered: tus 1.0.0, the resumable-upload draft, or a plain POST), multipart (a multipart/form-data POST, resumed by the draft where offered) or tus (tus 1.0.0: the file's raw bytes, its name and type in Upload-Metadata).", valueName: "auto|multipart|tus|put"))
     var `protocol`: UploadProtocol = .auto
@@ -120,7 +110,7 @@ struct UploadOptions: ParsableArguments {
         (c.limitRate, c.connectTimeout, c.stallTimeout, c.answerTimeout, c.noResume) = (limitRate, connectTimeout, stallTimeout, answerTimeout, noResume)
         (c.proxy, c.noProxy, c.noDigest, c.stripLocation, c.protocol, c.put, c.createDirs, c.chunkSize) = (proxy, noproxy, noDigest, stripLocation, `protocol`, put, createDirs, chunkSize)
         c.location = location
-        (c.convert, c.quality, c.maxDimension, c.maxBytes) = (convert, quality, maxDimension, maxBytes)
+        conversion.apply(to: &c)
         return c
     }
 
