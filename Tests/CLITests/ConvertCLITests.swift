@@ -208,6 +208,30 @@ struct ConvertCLITests {
         #expect(FileManager.default.contents(atPath: out + "/small.jpg") == Data("mine".utf8))
     }
 
+    /// A watched folder converts as the command said, and its `--skip-sent` knows a copy of a
+    /// photo it sent converted.
+    @Test func aWatchedFolderConvertsAndKnowsWhatItSentConverted() async throws {
+        let receiver = try await ReceiverHarness.start()
+        defer { Task { await receiver.cleanUp() } }
+        let root = TestFiles.makeTemporaryDirectory("convert-watch")
+        let env = AgentCLITests.environment(root)
+        defer { if let pid = AgentCLITests.agentPID(root) { kill(pid, SIGKILL) } }
+        let (heic, _, _) = try await offPool { try photos(root) }
+        let folder = root + "/camera"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: heic, toPath: folder + "/IMG_0001.HEIC")
+        let watched = try await CLIRun.run(["watch", folder, "--to", receiver.url, "--every", "1s", "--skip-sent",
+                                            "--convert", "jpeg", "--max-dimension", "512"], environment: env)
+        #expect(watched.status == 0, "\(watched.stderr)")
+        try await AgentCLITests.waitFor("IMG_0001.jpg to arrive", seconds: 30) { receiver.storedNames() == ["IMG_0001.jpg"] }
+        #expect(try size(receiver.directory + "/IMG_0001.jpg") == (512, 384))
+        try FileManager.default.copyItem(atPath: heic, toPath: folder + "/copy.heic")
+        let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
+        try await AgentCLITests.waitFor("the copy to be passed over", seconds: 30) { try journal.watchFiles(2)["copy.heic"]?.state == .skipped }
+        #expect(receiver.storedNames() == ["IMG_0001.jpg"])
+        _ = try await CLIRun.run(["agent", "stop"], environment: env)
+    }
+
     @Test func whatCannotBeConvertedIsSaidInWords() async throws {
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }
