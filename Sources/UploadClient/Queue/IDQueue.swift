@@ -39,6 +39,9 @@ public struct IDQueue: Sendable {
         return id
     }
 
+    /// The first `count` ids, in order, left waiting.
+    public func first(_ count: Int) -> ArraySlice<UploadID> { items[head..<min(items.count, head + max(0, count))] }
+
     /// Removes `id` if it waits; says whether it did.
     @discardableResult
     public mutating func remove(_ id: UploadID) -> Bool {

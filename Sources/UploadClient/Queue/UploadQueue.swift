@@ -174,6 +174,9 @@ public actor UploadQueue {
     private func run(_ actions: [UploadQueueMachine.Action]) {
         let now = machine.shares
         shares.withLockedValue { $0 = now }
+        // Whatever changed the line (a start, an upload queued behind the others), the next
+        // in it are made ready.
+        defer { prepareAhead() }
         for action in actions {
             switch action {
             case .emit(let event):
@@ -242,6 +245,15 @@ public actor UploadQueue {
             transport.endAttempt(on: executor)
             await self.attemptEnded(id, attempt: attempt, result: result, reported: reported.withLockedValue { $0 })
         }
+    }
+
+    /// The uploads next in line, handed to their transports to make ready while others send
+    /// (`HTTPUploadTransport.prepareAhead`: photos converted on the cores the uploads leave free).
+    private func prepareAhead() {
+        let next = machine.upcoming(HTTPUploadTransport.aheadLimit)
+        guard !next.isEmpty else { return }
+        if transports.isEmpty { return transport.prepareAhead(next.map { $0.1 }) }
+        for (id, request) in next { (transports[id] ?? transport).prepareAhead([request]) }
     }
 
     private func discarded(_ key: Int) {

@@ -307,6 +307,12 @@ struct UploadQueueMachine {
         return dropped
     }
 
+    /// The next `count` uploads to start, in order, with their requests: what may be made ready
+    /// ahead of their turn (a photo converted while others upload).
+    func upcoming(_ count: Int) -> [(UploadID, UploadRequest)] {
+        waiting.first(count).compactMap { id in entries[id].map { (id, $0.request) } }
+    }
+
     // MARK: Steps
 
     private mutating func pump(into actions: inout [Action]) {

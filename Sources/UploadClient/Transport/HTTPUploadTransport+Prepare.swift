@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 import UploadCore
@@ -41,6 +42,72 @@ extension HTTPUploadTransport {
         }
     }
 
+    /// A file opened and checked, converted or stripped as asked, sniffed, and held when small.
+    struct OpenedFile: @unchecked Sendable {
+        let source: FileSource
+        let prefix: [UInt8]
+        let preloaded: ByteBuffer?
+        let converted: Bool
+        /// For a converted photo: its identity and the digest of the bytes sent.
+        let identity: (source: String, sent: String)?
+    }
+
+    /// Opens `path` for an upload (blocking: on a preparation thread): checked against what was
+    /// queued, converted (`conversion`) or stripped of its location, and read whole when it is
+    /// at most `holdable` bytes.
+    static func openFile(
+        _ path: String, expected: FileFingerprint?, stripLocation strip: Bool, conversion: PhotoConversion?, holdable: Int64
+    ) throws(UploadFailure) -> OpenedFile {
+        var opened = try FileSource.open(path: path)
+        if let expected, let fingerprint = opened.openedAs, let change = expected.change(to: fingerprint) {
+            throw UploadFailure(.fileError, "\(path) \(change)")
+        }
+        var converted = false
+        var source: String?
+        if let conversion {
+            // Known by its original and the settings, whether or not it needed converting.
+            source = ContentIdentity.converted(original: try ContentIdentity.sha256(of: opened).hex, conversion, stripLocation: strip)
+            (opened, converted) = try opened.converted(conversion, stripLocation: strip)
+        }
+        // A converted photo was written with only the metadata it may keep.
+        if strip, !converted { opened = try opened.withoutLocation() }
+        // What is sent hashed too: a converted photo is held in memory, and "already
+        // sent" must never learn it by the file's bytes (as an upload not hashed is).
+        var identity: (source: String, sent: String)?
+        if let source { identity = (source, try ContentIdentity.sha256(of: opened).hex) }
+        if let size = opened.size, size <= holdable {
+            // Small enough to hold: one read serves the sniffing, the size check and the body.
+            let whole = try opened.readWhole(size: size)
+            return OpenedFile(source: opened, prefix: Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength)), preloaded: whole,
+                              converted: converted, identity: identity)
+        }
+        return OpenedFile(source: opened, prefix: try opened.prefix(), preloaded: nil, converted: converted, identity: identity)
+    }
+
+    /// How many uploads next in line are made ready ahead of their turn: one per core, so
+    /// conversions keep every core busy while the uploads wait on the network.
+    static let aheadLimit = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    /// Starts making ready those of `requests` (next in line) that take long to: photos to
+    /// convert. At most `aheadLimit` are held, done or not; an attempt takes its own.
+    public func prepareAhead(_ requests: [UploadRequest]) {
+        guard let conversion = self.conversion, conversion.changesAnything else { return }
+        let (strip, holdable, limit, threads) = (stripLocation, Int64(streamChunkSize), preparationLimit, preparation)
+        for request in requests {
+            guard case .file(let path) = request.source else { continue }
+            let expected = request.expectedFile
+            ahead.start(path, expected: expected, limit: Self.aheadLimit) {
+                do throws(UploadFailure) {
+                    return .success(try await threads.run(limit: limit, describing: path) { () throws(UploadFailure) in
+                        try Self.openFile(path, expected: expected, stripLocation: strip, conversion: conversion, holdable: holdable)
+                    })
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+    }
+
     func prepare(_ request: UploadRequest, eventLoop: EventLoop) async throws(UploadFailure) -> Prepared {
         let (endpoint, s3) = try destination(request.url)
         let source: FileSource
@@ -53,34 +120,19 @@ extension HTTPUploadTransport {
         case .file(let path):
             // On a thread of its own, within a limit: a read from a file system that stopped
             // answering never returns, and must hold neither an event loop nor the queue.
-            let (expected, strip, holdable) = (request.expectedFile, stripLocation, Int64(streamChunkSize))
             let conversion = self.conversion.flatMap { $0.changesAnything ? $0 : nil }
-            var converted = false
-            (source, prefix, preloaded, converted, identity) = try await preparation.run(limit: preparationLimit, clockOn: eventLoop, describing: path) { () throws(UploadFailure) in
-                var opened = try FileSource.open(path: path)
-                if let expected, let fingerprint = opened.openedAs, let change = expected.change(to: fingerprint) {
-                    throw UploadFailure(.fileError, "\(path) \(change)")
+            let file: OpenedFile
+            if let ready = ahead.take(path, expected: request.expectedFile) {
+                // Made ready while the uploads before it went (converted ahead of its turn).
+                file = try await ready.value.get()
+            } else {
+                let (expected, strip, holdable) = (request.expectedFile, stripLocation, Int64(streamChunkSize))
+                file = try await preparation.run(limit: preparationLimit, clockOn: eventLoop, describing: path) { () throws(UploadFailure) in
+                    try Self.openFile(path, expected: expected, stripLocation: strip, conversion: conversion, holdable: holdable)
                 }
-                var converted = false
-                var source: String?
-                if let conversion {
-                    // Known by its original and the settings, whether or not it needed converting.
-                    source = ContentIdentity.converted(original: try ContentIdentity.sha256(of: opened).hex, conversion, stripLocation: strip)
-                    (opened, converted) = try opened.converted(conversion, stripLocation: strip)
-                }
-                // A converted photo was written with only the metadata it may keep.
-                if strip, !converted { opened = try opened.withoutLocation() }
-                // What is sent hashed too: a converted photo is held in memory, and "already
-                // sent" must never learn it by the file's bytes (as an upload not hashed is).
-                var identity: (source: String, sent: String)?
-                if let source { identity = (source, try ContentIdentity.sha256(of: opened).hex) }
-                if let size = opened.size, size <= holdable {
-                    // Small enough to hold: one read serves the sniffing, the size check and the body.
-                    let whole = try opened.readWhole(size: size)
-                    return (opened, Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength)), whole, converted, identity)
-                }
-                return (opened, try opened.prefix(), nil, converted, identity)
             }
+            (source, prefix, preloaded, identity) = (file.source, file.prefix, file.preloaded, file.identity)
+            let converted = file.converted
             if converted, let conversion { uploadName = Self.convertedName(request.uploadName, conversion, prefix: prefix) }
         case .standardInput:
             source = FileSource.standardInput()

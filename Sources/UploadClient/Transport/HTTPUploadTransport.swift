@@ -51,6 +51,8 @@ public final class HTTPUploadTransport: UploadTransport {
     let proxyRoute: ProxyRoute
     /// Where a file is read before its upload, and for how long at most (`PreparationThreads`).
     let preparation: PreparationThreads
+    /// Files made ready ahead of their uploads' turn (`prepareAhead`).
+    let ahead = PreparedAhead()
     let preparationLimit: TimeAmount
     /// The URLs requests go to, parsed.
     let endpoints = ParsedEndpoints()

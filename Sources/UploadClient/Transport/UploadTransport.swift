@@ -69,10 +69,16 @@ public protocol UploadTransport: Sendable {
     /// Removes what the server keeps of an upload that will not be continued (it failed for
     /// good): best effort, within a short time. Returns what happened, in words, for a log.
     func discard(_ point: ResumePoint, of request: UploadRequest) async -> String
+
+    /// These uploads come next, in order: what of them takes long to make ready before a byte
+    /// goes (a photo to convert) may be made ready now, on cores the uploads leave free, and be
+    /// taken by their attempts when they start.
+    func prepareAhead(_ requests: [UploadRequest])
 }
 
 extension UploadTransport {
     public func beginAttempt() -> (any TaskExecutor)? { nil }
     public func endAttempt(on executor: (any TaskExecutor)?) {}
     public func discard(_ point: ResumePoint, of request: UploadRequest) async -> String { "not removed (this transport cannot)" }
+    public func prepareAhead(_ requests: [UploadRequest]) {}
 }
