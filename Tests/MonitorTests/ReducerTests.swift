@@ -331,6 +331,10 @@ import UploadCore
         #expect(state.message?.text == "Sending 2 refused photos again as JPEG")
         #expect(Fixtures.press(&state, .character("C")) == [])
         #expect(state.message?.text == "No photo was refused for its format")
+        // Counting the rows again (another endpoint, and back) does not offer them a second time.
+        state.queue.endpoint = "http://elsewhere/photo"
+        state.queue.endpoint = ""
+        #expect(state.queue.formatRefused.isEmpty)
     }
 }
 

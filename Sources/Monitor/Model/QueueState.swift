@@ -44,6 +44,9 @@ public struct QueueState: Sendable {
     /// The rows the server refused for their format, which a conversion would answer
     /// (`FormatRefusal`), each with the format it wants: `C` sends them again converted.
     public private(set) var formatRefused: [UploadID: PhotoConversion.Format] = [:]
+    /// Rows refused for their format that `C` sent again already: counting the rows again (the
+    /// endpoint changed) must not offer them a second time.
+    private var resentForFormat: Set<UploadID> = []
 
     public init() {}
 
@@ -107,6 +110,7 @@ public struct QueueState: Sendable {
         guard !finished.isEmpty else { return 0 }
         rows.removeAll { finished.contains($0) }
         tracker.forget(finished)
+        resentForFormat.subtract(finished)
         recount()
         return finished.count
     }
@@ -140,7 +144,7 @@ public struct QueueState: Sendable {
             case .queued, .finished: moving.remove(id)
             }
             if let outcome = row.outcome, !outcome.isSuccess { failedRows.insert(id) } else { failedRows.remove(id) }
-            formatRefused[id] = Self.wantedFormat(row)
+            formatRefused[id] = resentForFormat.contains(id) ? nil : Self.wantedFormat(row)
         }
         let url = row.record.url
         guard url.isEmpty || url == endpoint else { return }
@@ -192,6 +196,7 @@ public struct QueueState: Sendable {
     mutating func takeFormatRefused() -> [(id: UploadID, format: PhotoConversion.Format)] {
         let taken = formatRefused.sorted { (position[$0.key] ?? 0) < (position[$1.key] ?? 0) }.map { (id: $0.key, format: $0.value) }
         formatRefused = [:]
+        resentForFormat.formUnion(taken.map(\.id))
         return taken
     }
 
