@@ -65,4 +65,8 @@ static inline void um_over(unsigned char *rgb, const unsigned char *rgba, unsign
 /// Records `message` as the error, frees the pixels, returns -1.
 int um_fail(um_image *out, const char *message);
 
+/// Registers with libheif (the handle of the loaded libheif) a libde265 decoder that uses every
+/// core; 0 where libheif does not link libde265 itself, and decodes as it always has.
+int um_hevc_register(void *libheif);
+
 #endif

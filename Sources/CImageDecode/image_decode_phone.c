@@ -280,6 +280,7 @@ static void heif_load(void) {
     *(void **)&heif.context_get_number_of_top_level_images = dlsym(lib, "heif_context_get_number_of_top_level_images");
     *(void **)&heif.image_handle_get_raw_color_profile_size = dlsym(lib, "heif_image_handle_get_raw_color_profile_size");
     *(void **)&heif.image_handle_get_raw_color_profile = dlsym(lib, "heif_image_handle_get_raw_color_profile");
+    um_hevc_register(lib);
     heif.loaded = 1;
 }
 

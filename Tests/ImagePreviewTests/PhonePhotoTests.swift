@@ -364,3 +364,38 @@ enum PhoneEncoders {
         #expect(why.contains("cut short") || why.contains("damaged"), "\(why)")
     }
 }
+
+/// A HEIC's picture is decoded on every core (libde265's worker threads, through a decoder this
+/// process registers with libheif) and comes out pixel for pixel as libheif's own decoder gives
+/// it in another process (heif-convert, one thread).
+@Suite(.enabled(if: PhoneEncoders.heif && PhoneEncoders.has("heif-convert"), "needs heif-enc and heif-convert (libheif-examples)"))
+struct HEVCThreadsTests {
+    let directory = TestFiles.makeTemporaryDirectory("hevc-threads")
+
+    @Test func everyCoreDecodesTheSamePixelsAsLibheifItself() throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(Int(um_heif_decode_threads()) == (cores < 2 ? 1 : min(cores, 8)))
+        // Detail everywhere (so a row decoded out of turn would show), wavefront-coded by x265.
+        let (width, height) = (1280, 960)
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        var seed: UInt32 = 7
+        for i in rgb.indices {
+            seed = seed &* 1_103_515_245 &+ 12345
+            rgb[i] = UInt8(truncatingIfNeeded: (i / 3 % width) / 5 + Int(seed >> 27))
+        }
+        let png = directory + "/detail.png", heic = directory + "/detail.heic", back = directory + "/back.png"
+        try PictureWriter.png(RGBImage(width: width, height: height, rgb: rgb), to: png)
+        try PhoneEncoders.run("heif-enc", ["-q", "70", "-o", heic, png])
+        try PhoneEncoders.run("heif-convert", [heic, back])
+        func decoded(_ decode: (UnsafeMutablePointer<um_image>) -> Int32) -> [UInt8]? {
+            var image = um_image()
+            image.fine = 1
+            defer { um_image_free(&image) }
+            guard decode(&image) == 0, let pixels = image.rgb, image.width == Int32(width), image.height == Int32(height) else { return nil }
+            return Array(UnsafeBufferPointer(start: pixels, count: width * height * 3))
+        }
+        let ours = try #require(decoded { um_decode_heif(heic, Int32(width), Int32(height), 1 << 30, nil, $0) })
+        let theirs = try #require(decoded { um_decode_png(back, Int32(width), Int32(height), 1 << 30, nil, $0) })
+        #expect(ours == theirs, "\(zip(ours, theirs).filter { $0 != $1 }.count) of \(ours.count) samples differ")
+    }
+}

@@ -103,6 +103,10 @@ int um_decode_heif_thumbnail(const char *path, int max_width, int max_height, um
 /// Whether libheif could be loaded; if not, `why` (when not NULL) says so.
 int um_heif_available(char *why, size_t why_size);
 
+/// The threads libde265 decodes a HEIC's picture on: the cores (at most 8) where libheif links
+/// libde265 itself and this process's own decoder is registered with it, else 1 (libheif's).
+int um_heif_decode_threads(void);
+
 void um_image_free(um_image *image);
 
 /// Writes `rgb` (`width` x `height`, 3 bytes a pixel) as a baseline JPEG in memory at
