@@ -119,6 +119,10 @@ int um_decode_avif(const char *path, int max_width, int max_height, long long ma
     avifImage *image = decoder->image;
     out->images = decoder->imageCount;
     copy_exif(&image->exif, out);
+    if (out->fine) {
+        out->colour_primaries = (int)image->colorPrimaries;
+        out->transfer_characteristics = (int)image->transferCharacteristics;
+    }
     if (out->fine && image->icc.size > 0 && image->icc.size <= (4u << 20) && (out->icc = malloc(image->icc.size))) {
         memcpy(out->icc, image->icc.data, image->icc.size);
         out->icc_size = image->icc.size;

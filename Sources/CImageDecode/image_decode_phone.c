@@ -241,6 +241,8 @@ static struct {
     int (*context_get_number_of_top_level_images)(struct heif_context *);
     size_t (*image_handle_get_raw_color_profile_size)(const struct heif_image_handle *);
     struct heif_error (*image_handle_get_raw_color_profile)(const struct heif_image_handle *, void *);
+    struct heif_error (*image_handle_get_nclx_color_profile)(const struct heif_image_handle *, struct heif_color_profile_nclx **);
+    void (*nclx_color_profile_free)(struct heif_color_profile_nclx *);
 } heif;
 
 static pthread_once_t heif_once = PTHREAD_ONCE_INIT;
@@ -280,6 +282,8 @@ static void heif_load(void) {
     *(void **)&heif.context_get_number_of_top_level_images = dlsym(lib, "heif_context_get_number_of_top_level_images");
     *(void **)&heif.image_handle_get_raw_color_profile_size = dlsym(lib, "heif_image_handle_get_raw_color_profile_size");
     *(void **)&heif.image_handle_get_raw_color_profile = dlsym(lib, "heif_image_handle_get_raw_color_profile");
+    *(void **)&heif.image_handle_get_nclx_color_profile = dlsym(lib, "heif_image_handle_get_nclx_color_profile");
+    *(void **)&heif.nclx_color_profile_free = dlsym(lib, "heif_nclx_color_profile_free");
     um_hevc_register(lib);
     heif.loaded = 1;
 }
@@ -352,6 +356,14 @@ static int decode_heif(const char *path, int max_width, int max_height, long lon
                 out->icc = NULL;
             }
         }
+    }
+    if (out->fine && heif.image_handle_get_nclx_color_profile && heif.nclx_color_profile_free) {
+        struct heif_color_profile_nclx *nclx = NULL;
+        if (heif.image_handle_get_nclx_color_profile(primary, &nclx).code == heif_error_Ok && nclx) {
+            out->colour_primaries = (int)nclx->color_primaries;
+            out->transfer_characteristics = (int)nclx->transfer_characteristics;
+        }
+        if (nclx) heif.nclx_color_profile_free(nclx);
     }
     int pw = heif.image_handle_get_width(primary), ph = heif.image_handle_get_height(primary);
     out->source_width = pw;

@@ -85,7 +85,15 @@ public enum PhotoConverter {
         let orientation = turnsApplied ? .up : kept?.orientation.flatMap { Orientation(rawValue: Int($0)) } ?? .up
         let count = Int(image.width) * Int(image.height) * 3
         let exif = writtenExif(tiff, kept: kept, stripLocation: stripLocation)
-        let icc = image.icc.map { Array(UnsafeBufferPointer(start: $0, count: image.icc_size)) }
+        var icc = image.icc.map { Array(UnsafeBufferPointer(start: $0, count: image.icc_size)) }
+        if icc == nil {
+            // Colours given as code points (a phone's Display P3 HEIC): written as a profile.
+            switch ColourProfile.need(primaries: Int(image.colour_primaries), transfer: Int(image.transfer_characteristics)) {
+            case .none: break
+            case .profile(let profile, _): icc = profile
+            case .refused(let why): throw Refusal(why)
+            }
+        }
         let decoded = UnsafeBufferPointer(start: pixels, count: count)
         guard orientation == .up else {
             // Turned: a copy, turned (the decoder's pixels are freed after).

@@ -216,6 +216,80 @@ import UploadTesting
             try PhotoConverter.convert(path: burst, PhotoConversion(format: .jpeg), stripLocation: false)
         }
     }
+
+    /// A phone's HEIC (and an AVIF) says "Display P3" with code points (an nclx colour box), not
+    /// a profile: the JPEG or WebP written from it carries a Display P3 profile, read back by
+    /// exiftool and applied by Little CMS (through Pillow) as Apple's own profile would be.
+    @Test func aDisplayP3PhotoDescribedByCodePointsStaysP3() throws {
+        let avifenc = try #require(Tools.path("avifenc"), "avifenc (libavif-bin) writes the AVIF")
+        let exiftool = try #require(Tools.path("exiftool"), "exiftool reads the profile written")
+        let jpeg = folder + "/for-p3.jpg"
+        try PictureWriter.jpeg(Self.quadrants(320, 240), to: jpeg, quality: 95)
+        let p3 = folder + "/p3.avif", srgb = folder + "/srgb.avif", pq = folder + "/pq.avif"
+        for (path, cicp) in [(p3, "12/13/6"), (srgb, "1/13/6"), (pq, "9/16/9")] {
+            try Tools.run(avifenc, ["--min", "10", "--max", "20", "-s", "8", "--cicp", cicp, jpeg, path])
+        }
+        var sources = [p3]
+        // HEIC's nclx box as libheif 1.16+ writes it (Debian's heif-enc 1.15 writes none).
+        let heic = folder + "/p3.heic"
+        let python = "from PIL import Image; import pillow_heif, sys; pillow_heif.register_heif_opener(); "
+            + "Image.open(sys.argv[1]).save(sys.argv[2], quality=90, color_primaries=12, transfer_characteristics=13, matrix_coefficients=6, full_range_flag=1)"
+        if (try? Tools.run("/usr/bin/python3", ["-c", python, jpeg, heic])) != nil { sources.append(heic) }
+        for source in sources {
+            for format in [PhotoConversion.Format.jpeg, .webp] {
+                let converted = try #require(try PhotoConverter.convert(path: source, PhotoConversion(format: format), stripLocation: false))
+                let out = write(converted.bytes, "p3-\((source as NSString).pathExtension).\(format.rawValue)")
+                let tags = try Tools.output(exiftool, ["-s", "-ProfileDescription", "-RedMatrixColumn", "-GreenMatrixColumn", "-BlueMatrixColumn",
+                                                       "-MediaWhitePoint", "-ColorSpaceData", out])
+                #expect(tags.contains("ProfileDescription              : Display P3"), "\(source) \(format): \(tags)")
+                #expect(tags.contains("ColorSpaceData                  : RGB"), "\(tags)")
+                // Apple's own Display P3 profile: red 0.5151 0.2412 -0.0011 (Bradford-adapted to D50).
+                for (name, want) in [("RedMatrixColumn", [0.5151, 0.2412, -0.0011]), ("GreenMatrixColumn", [0.2919, 0.6922, 0.0419]),
+                                     ("BlueMatrixColumn", [0.1572, 0.0666, 0.7841]), ("MediaWhitePoint", [0.9642, 1.0, 0.8249])] {
+                    let line = try #require(tags.split(separator: "\n").first { $0.hasPrefix(name) }, "\(name) in \(tags)")
+                    let read = line.split(separator: ":")[1].split(separator: " ").compactMap { Double($0) }
+                    #expect(read.count == 3 && zip(read, want).allSatisfy { abs($0 - $1) < 0.0015 }, "\(name): \(read) vs \(want)")
+                }
+            }
+        }
+        // Little CMS turns P3 (200, 100, 50) through the profile into sRGB (215, 93, 31), as the
+        // P3-to-sRGB matrix and the sRGB curve give by hand.
+        let lcms = "import io, sys; from PIL import Image, ImageCms; "
+            + "p = ImageCms.ImageCmsProfile(io.BytesIO(Image.open(sys.argv[1]).info['icc_profile'])); "
+            + "t = ImageCms.buildTransform(p, ImageCms.createProfile('sRGB'), 'RGB', 'RGB'); "
+            + "print(*ImageCms.applyTransform(Image.new('RGB', (1, 1), (200, 100, 50)), t).getpixel((0, 0)))"
+        if let applied = try? Tools.output("/usr/bin/python3", ["-c", lcms, folder + "/p3-avif.jpeg"]) {
+            let rgb = applied.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+            #expect(rgb.count == 3 && zip(rgb, [215, 93, 31]).allSatisfy { abs($0 - $1) <= 1 }, "\(applied)")
+        }
+        // sRGB needs no profile; an HDR curve cannot be kept in a JPEG and is refused in words.
+        let plain = try #require(try PhotoConverter.convert(path: srgb, PhotoConversion(format: .jpeg), stripLocation: false))
+        #expect(Tools.iccProfile(in: plain.bytes) == nil)
+        #expect(throws: PhotoConverter.Refusal("an HDR photo (PQ curve) is not converted: as JPEG or WebP its colours would be wrong")) {
+            try PhotoConverter.convert(path: pq, PhotoConversion(format: .jpeg), stripLocation: false)
+        }
+    }
+
+    @Test func theProfilesCurveIsTheSRGBCurve() {
+        guard case .profile(let icc, let name) = ColourProfile.need(primaries: 12, transfer: 13) else {
+            Issue.record("Display P3 needs a profile")
+            return
+        }
+        #expect(name == "Display P3")
+        #expect(Int(icc[0]) << 24 | Int(icc[1]) << 16 | Int(icc[2]) << 8 | Int(icc[3]) == icc.count, "the header's size")
+        #expect(icc.count % 4 == 0 && Array(icc[36..<40]) == Array("acsp".utf8))
+        // The tone curve at 0.5 (stored) is sRGB's 0.2140 (linear).
+        let curve = icc.indices.dropLast(4).first { Array(icc[$0..<$0 + 4]) == Array("curv".utf8) }
+        #expect(curve != nil)
+        if let curve {
+            let at = curve + 12 + 2 * 511
+            let value = Double(Int(icc[at]) << 8 | Int(icc[at + 1])) / 65535
+            #expect(abs(value - pow((511.0 / 1023 + 0.055) / 1.055, 2.4)) < 0.0001 && abs(value - 0.2140) < 0.001)
+        }
+        #expect(ColourProfile.need(primaries: 1, transfer: 13) == .none)
+        #expect(ColourProfile.need(primaries: 0, transfer: 0) == .none)
+        #expect(ColourProfile.need(primaries: 22, transfer: 13) == .refused("its colours are described by primaries 22, which this converter does not know; send it as it is"))
+    }
 }
 
 /// The outside tools the tests read results with.

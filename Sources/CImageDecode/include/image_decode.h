@@ -37,6 +37,11 @@ typedef struct {
     /// HEIF: how many pictures the file holds at its top level (a burst holds several); AVIF:
     /// how many frames (an animation has several). 0 where not counted.
     int images;
+    /// With `fine`, HEIF and AVIF: the colour description the file gives instead of (or beside)
+    /// a profile (ITU-T H.273 code points: 12 is Display P3's primaries, 13 the sRGB curve);
+    /// 0 where it gives none.
+    int colour_primaries;
+    int transfer_characteristics;
 } um_image;
 
 /// At most this many scans of a JPEG are read (as djpeg -maxscans): a normal progressive
