@@ -97,7 +97,7 @@ public struct MonitorSession: Sendable {
         let home = environment["HOME"] ?? "/"
         let start = URL(fileURLWithPath: directory).standardizedFileURL.path
         var initial = MonitorState(width: 80, height: 24, endpoint: shownEndpoint, directory: start, home: home)
-        initial.destinations = destinations.keys.sorted().compactMap { name in destinations[name].map { DestinationEntry(name: name, shown: $0.shown, refusal: $0.refusal) } }
+        initial.destinations = destinations.keys.sorted().compactMap { name in destinations[name].map { DestinationEntry(name: name, shown: $0.shown, refusal: $0.refusal, conversion: $0.destination?.settings.conversion) } }
         initial.destinationName = destinationName
         initial.uploadsOutliveMonitor = useAgent
         initial.stripLocation = settings.stripLocation

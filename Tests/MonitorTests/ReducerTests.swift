@@ -367,6 +367,23 @@ import UploadCore
         #expect(state.sendsAs == PhotoConversion(format: .keep))
     }
 
+    @Test func anotherDestinationBringsItsOwnWayAndForgetsTheChoice() {
+        var state = Fixtures.state()
+        let small = PhotoConversion(format: .jpeg, maxDimension: 1024)
+        state.destinations = [DestinationEntry(name: "blog", shown: "https://blog.example/photo", conversion: small),
+                              DestinationEntry(name: "archive", shown: "https://archive.example/photo")]
+        Fixtures.press(&state, .character("F"))
+        #expect(state.sendsAs == PhotoConversion(format: .jpeg))
+        Fixtures.press(&state, .character("D"), .enter)
+        #expect(state.destinationName == "blog")
+        #expect(state.conversionChoice == nil && state.sendsAs == small)
+        #expect(state.message?.text == "Uploads queued from now on go to blog (https://blog.example/photo); photos go as JPEG q85, at most 1024 px")
+        Fixtures.press(&state, .down)
+        #expect(Fixtures.enqueued(Fixtures.press(&state, .character("u"))).map(\.conversion) == [nil], "the destination's own way, not a choice")
+        Fixtures.press(&state, .character("D"), .down, .enter)
+        #expect(state.destinationName == "archive" && state.sendsAs == nil)
+    }
+
     @Test func thePreviewSaysWhatLeaves() {
         let heic = PreviewInfo(format: .heic, width: 4032, height: 3024, fileSize: 2_400_000)
         let small = PreviewInfo(format: .jpeg, width: 800, height: 600, fileSize: 90_000)

@@ -22,9 +22,11 @@ public struct DestinationEntry: Sendable, Equatable {
     public var name: String
     public var shown: String
     public var refusal: String?
+    /// How it writes photos before they go (its `--convert`…); nil: as they are.
+    public var conversion: PhotoConversion?
 
-    public init(name: String, shown: String, refusal: String? = nil) {
-        (self.name, self.shown, self.refusal) = (name, shown, refusal)
+    public init(name: String, shown: String, refusal: String? = nil, conversion: PhotoConversion? = nil) {
+        (self.name, self.shown, self.refusal, self.conversion) = (name, shown, refusal, conversion)
     }
 }
 

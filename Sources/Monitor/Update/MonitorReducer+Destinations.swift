@@ -29,7 +29,11 @@ extension MonitorReducer {
         guard destination.name != state.destinationName else { return [] }
         state.destinationName = destination.name
         state.endpoint = destination.shown
-        state.message = StatusMessage("Uploads queued from now on go to \(destination.name) (\(destination.shown))")
+        // The photos go as the new destination writes them; an `F` choice was for the old one.
+        state.conversion = destination.conversion
+        state.conversionChoice = nil
+        let written = destination.conversion.flatMap { $0.changesAnything ? "; photos go \($0.words)" : nil } ?? ""
+        state.message = StatusMessage("Uploads queued from now on go to \(destination.name) (\(destination.shown))\(written)")
         return [.switchDestination(name: destination.name)]
     }
 }
