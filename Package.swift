@@ -129,7 +129,7 @@ let package = Package(
             name: "MonitorRuntime",
             dependencies: [
                 "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadJournal", "UploadAgent", "UploadReports", "ImagePreview",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "PhotoRewrite", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // What each command does past its command line (the send session, the agent's process,
@@ -234,7 +234,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MonitorRuntimeTests",
-            dependencies: ["MonitorRuntime", "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadTesting", "ImagePreview", "UploadJournal", "UploadAgent"]
+            dependencies: ["MonitorRuntime", "Monitor", "TerminalCanvas", "UploadCore", "UploadClient", "UploadTesting", "ImagePreview", "UploadJournal", "UploadAgent",
+                           "PhotoRewrite", "PreviewModel"]
         ),
         .testTarget(
             name: "CommandTests",

@@ -105,6 +105,7 @@ public final class MonitorProgram: @unchecked Sendable {
     /// When to report that the cursor rested on a picture (`awaitPreviewRest`); loop thread only.
     private var restDue: (request: PreviewRequest, at: Double)?
     private lazy var previews = PreviewWorker { [inbox] request, result in inbox.post(.event(.previewLoaded(request, result))) }
+    private lazy var measurer = ConversionMeasurer { [inbox] request, bytes in inbox.post(.event(.conversionMeasured(request, bytes: bytes))) }
     /// The open folder, watched for files arriving and leaving.
     private lazy var folderWatch = DirectoryWatcher { [inbox] listing in inbox.post(.event(.directoryChanged(listing))) }
     private lazy var hasher = ContentHashWorker(stripLocation: settings.stripLocation, journal: settings.contentCache) { [inbox] file, digest, remaining in
@@ -291,6 +292,8 @@ public final class MonitorProgram: @unchecked Sendable {
             restDue = (request, elapsed() + PreviewState.restBeforePixels)
         case .hashContents(let files):
             hasher.request(files)
+        case .measureConversion(let request):
+            measurer.request(request)
         case .quit:
             break
         }

@@ -35,6 +35,35 @@ import UploadCore
         #expect(shown.text.contains("4000×3000 · 2.10 MB"))
     }
 
+    /// With a conversion chosen (`F`), the photo under the cursor is written off the loop and
+    /// the pane tells its exact size; the cursor moving on or another choice asks anew, and a
+    /// size measured for other settings is never shown.
+    @Test func thePaneTellsTheBytesAPhotoLeavesWith() throws {
+        func measures(_ effects: [MonitorEffect]) -> [ConversionMeasure] {
+            effects.compactMap { if case .measureConversion(let request) = $0 { request } else { nil } }
+        }
+        var state = Fixtures.state()
+        let cat = try #require(loads(Fixtures.press(&state, .down)).first)
+        // The picture says HEIC (as a phone's photo): JPEG means writing it anew.
+        let heic = Preview(image: picture(10, 8).image, info: PreviewInfo(format: .heic, width: 4000, height: 3000, fileSize: 2_100_000))
+        #expect(measures(MonitorReducer.reduce(&state, .previewLoaded(cat, .success(heic)))).isEmpty, "as it is: nothing to write")
+        let jpeg = PhotoConversion(format: .jpeg)
+        let asked = measures(Fixtures.press(&state, .character("F")))
+        #expect(asked == [ConversionMeasure(path: "/photos/cat.jpg", size: 2_100_000, conversion: jpeg, stripLocation: false)])
+        let theme = Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor)
+        #expect(MonitorView.render(state, theme: theme).text.contains("sends JPEG q85 4000×3000 · 4000×3000"))
+        _ = MonitorReducer.reduce(&state, .conversionMeasured(asked[0], bytes: 812_345))
+        #expect(MonitorView.render(state, theme: theme).text.contains("sends JPEG q85 4000×3000, 812 kB"))
+        // Another way: asked anew, the old size not shown for it.
+        let smaller = measures(Fixtures.press(&state, .character("F")))
+        #expect(smaller.map(\.conversion) == [PhotoConversion(format: .jpeg, maxDimension: 2048)])
+        #expect(!MonitorView.render(state, theme: theme).text.contains("812 kB"))
+        // Back to the first way: known, shown without writing it again.
+        Fixtures.press(&state, .character("F"), .character("F"))
+        #expect(measures(Fixtures.press(&state, .character("F"))).isEmpty)
+        #expect(state.sendsAs == jpeg && MonitorView.render(state, theme: theme).text.contains("812 kB"))
+    }
+
     /// A first picture (the photo's EXIF thumbnail) is shown at once and replaced by the photo;
     /// it is never kept as the answer: moving away and back decodes the photo again, and a
     /// first picture arriving after the photo does not take its place.

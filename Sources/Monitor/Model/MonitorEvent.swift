@@ -48,6 +48,8 @@ public enum MonitorEvent: Sendable, Equatable {
     case contentHashed(ContentHashRequest, sha256: String?, remaining: Int)
     /// What was sent to this endpoint by content, from the journal (sends from a shell, pruned uploads).
     case sentContentsKnown(Set<String>)
+    /// A photo asked for with `measureConversion` is written (nil: it could not be).
+    case conversionMeasured(ConversionMeasure, bytes: Int64?)
 }
 
 extension MonitorEvent {
@@ -56,7 +58,7 @@ extension MonitorEvent {
     /// is drawn at once; what only the uploads changed waits for the slower background rate.
     public var isTheUsers: Bool {
         switch self {
-        case .key, .resize, .directoryLoaded, .previewLoaded, .previewRested, .attached: true
+        case .key, .resize, .directoryLoaded, .previewLoaded, .previewRested, .attached, .conversionMeasured: true
         case .directoryChanged, .upload, .enqueueRefused, .tick, .notice, .jobs, .contentHashed, .sentContentsKnown: false
         }
     }
@@ -119,6 +121,9 @@ public enum MonitorEffect: Sendable, Equatable {
     /// Hash these files off the loop (by their content as they would be sent), in order; a newer
     /// list replaces what of the last one is still waiting. Results come back as `contentHashed`.
     case hashContents([ContentHashRequest])
+    /// Write the photo under the cursor as it would leave, off the loop, to tell its size; a
+    /// newer request replaces one waiting. The size comes back as `conversionMeasured`.
+    case measureConversion(ConversionMeasure)
     case quit
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import TerminalCanvas
 import UploadCore
+import PreviewModel
 /// Which pane keys go to.
 public enum Pane: Sendable, Equatable { case browser, queue }
 
@@ -82,6 +83,22 @@ public struct MonitorState: Sendable {
                        PhotoConversion(format: .webp, maxDimension: 2048)]
         if let conversion, conversion.changesAnything, !choices.contains(conversion) { choices.insert(conversion, at: 0) }
         return choices
+    }
+
+    /// The photo in the preview, when the next upload would write it anew (not as it is, not
+    /// refused): what to measure for its exact size.
+    public var measureRequest: ConversionMeasure? {
+        guard let wanted = preview.wanted, let conversion = sendsAs, conversion.changesAnything else { return nil }
+        let info: PreviewInfo?
+        switch preview.shown {
+        case .success(let shown)?: info = shown.info
+        case .failure(let problem)?: info = problem.info
+        case nil: info = nil
+        }
+        guard let info, let format = info.format,
+              case .written = conversion.outcome(source: format.rawValue, width: info.width, height: info.height, fileSize: info.fileSize ?? 0)
+        else { return nil }
+        return ConversionMeasure(path: wanted.path, size: wanted.size, conversion: conversion, stripLocation: strips(wanted.path))
     }
 
     /// Whether the file at `path` would be sent without its location.

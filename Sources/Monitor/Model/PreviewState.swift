@@ -1,5 +1,6 @@
 import TerminalCanvas
 import PreviewModel
+import UploadCore
 
 /// One picture to show: which file (as it was when listed) and the box it must fit, in cells.
 public struct PreviewRequest: Sendable, Hashable {
@@ -35,6 +36,19 @@ public struct PreviewRequest: Sendable, Hashable {
     }
 }
 
+/// A photo under the cursor, written as it would leave, to tell its exact size.
+public struct ConversionMeasure: Sendable, Hashable {
+    public var path: String
+    /// The file's size when listed: a file that changed is measured again.
+    public var size: Int64
+    public var conversion: PhotoConversion
+    public var stripLocation: Bool
+
+    public init(path: String, size: Int64, conversion: PhotoConversion, stripLocation: Bool) {
+        (self.path, self.size, self.conversion, self.stripLocation) = (path, size, conversion, stripLocation)
+    }
+}
+
 /// The preview pane: on or off (`p`), what it wants to show, and the last few results.
 public struct PreviewState: Sendable, Equatable {
     public var enabled = true
@@ -50,8 +64,24 @@ public struct PreviewState: Sendable, Equatable {
     /// The last results, newest last: moving back to a photo shows it at once.
     private var cache: [(request: PreviewRequest, result: Result<Preview, PreviewProblem>)] = []
     public static let cacheSize = 8
+    /// The photo under the cursor as it would be written (`F`, the destination's `--convert`),
+    /// measured off the loop; nil when nothing is to be written.
+    public internal(set) var measureWanted: ConversionMeasure?
+    /// Bytes written for the last few measured, by what was measured.
+    private var measured: [(request: ConversionMeasure, bytes: Int64)] = []
 
     public init() {}
+
+    /// The exact size `request` leaves with, once measured.
+    public func measuredBytes(_ request: ConversionMeasure?) -> Int64? {
+        request.flatMap { request in measured.last { $0.request == request }?.bytes }
+    }
+
+    mutating func storeMeasure(_ request: ConversionMeasure, bytes: Int64) {
+        measured.removeAll { $0.request == request }
+        measured.append((request, bytes))
+        if measured.count > Self.cacheSize { measured.removeFirst(measured.count - Self.cacheSize) }
+    }
 
     public func result(for request: PreviewRequest) -> Result<Preview, PreviewProblem>? {
         cache.last { $0.request == request }?.result
@@ -81,5 +111,6 @@ public struct PreviewState: Sendable, Equatable {
 
     public static func == (a: PreviewState, b: PreviewState) -> Bool {
         a.enabled == b.enabled && a.wanted == b.wanted && a.rested == b.rested && a.cache.map(\.request) == b.cache.map(\.request)
+            && a.measureWanted == b.measureWanted && a.measured.map(\.request) == b.measured.map(\.request)
     }
 }

@@ -23,6 +23,12 @@ public enum MonitorReducer {
             if let wanted, state.preview.needsDecoding(wanted) { effects.append(.loadPreview(wanted)) }
             if let wanted, wanted.inPixels { effects.append(.awaitPreviewRest(wanted)) }
         }
+        // The photo under the cursor, as the next upload would write it: its exact size.
+        let measure = state.measureRequest
+        if measure != state.preview.measureWanted {
+            state.preview.measureWanted = measure
+            if let measure, state.preview.measuredBytes(measure) == nil { effects.append(.measureConversion(measure)) }
+        }
         return effects
     }
 
@@ -82,6 +88,9 @@ public enum MonitorReducer {
             return []
         case .previewRested(let request):
             if request == state.preview.wanted { state.preview.rested = true }
+            return []
+        case .conversionMeasured(let request, let bytes):
+            if let bytes { state.preview.storeMeasure(request, bytes: bytes) }
             return []
         }
     }

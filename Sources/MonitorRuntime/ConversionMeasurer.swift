@@ -1,0 +1,76 @@
+import Dispatch
+import Foundation
+import Monitor
+import NIOConcurrencyHelpers
+import PhotoRewrite
+
+/// Writes the photo under the cursor as it would leave (`F`, the destination's `--convert`), off
+/// the monitor's loop, to tell its exact size. One at a time: a request waits `settle` seconds
+/// for the cursor to stop (a newer one replaces it), so holding `j` through a folder writes
+/// only the photo the cursor stops on.
+public final class ConversionMeasurer: Sendable {
+    public typealias Measure = @Sendable (ConversionMeasure) -> Int64?
+
+    private struct State {
+        var next: ConversionMeasure?
+        /// Bumped by every request: a wait that sees another number was overtaken.
+        var generation = 0
+        var running = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let measure: Measure
+    private let settle: Double
+    private let deliver: @Sendable (ConversionMeasure, Int64?) -> Void
+
+    /// The usual measure: the converter's output, its length; a photo that goes as it is, its
+    /// own size; one that cannot be converted, nil (the pane already says why).
+    public static let writeFile: Measure = { request in
+        do {
+            let written = try PhotoConverter.convert(path: request.path, request.conversion, stripLocation: request.stripLocation)
+            return written.map { Int64($0.bytes.count) } ?? request.size
+        } catch {
+            return nil
+        }
+    }
+
+    public init(settle: Double = 0.25, measure: @escaping Measure = ConversionMeasurer.writeFile,
+                deliver: @escaping @Sendable (ConversionMeasure, Int64?) -> Void) {
+        self.settle = settle
+        self.measure = measure
+        self.deliver = deliver
+    }
+
+    public func request(_ request: ConversionMeasure) {
+        let start = state.withLockedValue { state -> Bool in
+            state.next = request
+            state.generation += 1
+            guard !state.running else { return false }
+            state.running = true
+            return true
+        }
+        if start { DispatchQueue.global(qos: .utility).async { [self] in run() } }
+    }
+
+    private func run() {
+        while true {
+            let seen = state.withLockedValue { $0.generation }
+            Thread.sleep(forTimeInterval: settle)
+            enum Step { case wait, stop, measure(ConversionMeasure) }
+            let step = state.withLockedValue { state -> Step in
+                guard state.generation == seen else { return .wait }  // overtaken: the cursor still moves
+                guard let job = state.next else {
+                    state.running = false
+                    return .stop
+                }
+                state.next = nil
+                return .measure(job)
+            }
+            switch step {
+            case .wait: continue
+            case .stop: return
+            case .measure(let job): deliver(job, measure(job))
+            }
+        }
+    }
+}

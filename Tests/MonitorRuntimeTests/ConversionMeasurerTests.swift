@@ -1,0 +1,48 @@
+import Foundation
+import Monitor
+import MonitorRuntime
+import NIOConcurrencyHelpers
+import PhotoRewrite
+import PreviewModel
+import Testing
+import UploadCore
+import UploadTesting
+
+/// The photo under the cursor written off the loop, as the next upload would write it, for the
+/// preview to tell its exact size.
+@Suite struct ConversionMeasurerTests {
+    /// Requests that follow one another faster than the cursor settles write only the last.
+    @Test func onlyThePhotoTheCursorStopsOnIsWritten() async throws {
+        let measured = NIOLockedValueBox<[String]>([])
+        let delivered = NIOLockedValueBox<[(String, Int64?)]>([])
+        let worker = ConversionMeasurer(settle: 0.2, measure: { request in
+            measured.withLockedValue { $0.append(request.path) }
+            return Int64(request.path.count)
+        }) { request, bytes in delivered.withLockedValue { $0.append((request.path, bytes)) } }
+        let jpeg = PhotoConversion(format: .jpeg)
+        for name in ["a.heic", "bb.heic", "ccc.heic"] {
+            worker.request(ConversionMeasure(path: "/p/" + name, size: 1, conversion: jpeg, stripLocation: false))
+        }
+        #expect(try await eventually { delivered.withLockedValue { $0.count } == 1 })
+        #expect(measured.withLockedValue { $0 } == ["/p/ccc.heic"])
+        #expect(delivered.withLockedValue { $0.first?.1 } == Int64("/p/ccc.heic".count))
+        // The worker is idle again: the next request is written too.
+        worker.request(ConversionMeasure(path: "/p/d.heic", size: 1, conversion: jpeg, stripLocation: false))
+        #expect(try await eventually { delivered.withLockedValue { $0.count } == 2 })
+    }
+
+    /// The usual measure is the converter's own output; a photo that goes as it is, its size.
+    @Test func theSizeIsWhatTheConverterWrites() throws {
+        let folder = TestFiles.makeTemporaryDirectory("measure")
+        let path = folder + "/shot.png"
+        var rgb = [UInt8](repeating: 0, count: 400 * 300 * 3)
+        for i in rgb.indices { rgb[i] = UInt8(truncatingIfNeeded: i &* 31 >> 4) }
+        try PictureWriter.png(RGBImage(width: 400, height: 300, rgb: rgb), to: path)
+        let size = Int64(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0)
+        let asJPEG = ConversionMeasure(path: path, size: size, conversion: PhotoConversion(format: .jpeg, maxDimension: 200), stripLocation: false)
+        let bytes = try #require(ConversionMeasurer.writeFile(asJPEG))
+        let converted = try #require(try PhotoConverter.convert(path: path, asJPEG.conversion, stripLocation: false))
+        #expect(bytes == Int64(converted.bytes.count) && bytes != size)
+        #expect(ConversionMeasurer.writeFile(ConversionMeasure(path: folder + "/gone.png", size: 9, conversion: asJPEG.conversion, stripLocation: false)) == nil)
+    }
+}
