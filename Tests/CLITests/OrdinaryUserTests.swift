@@ -145,6 +145,33 @@ struct OrdinaryUserTests {
         #expect(run.stdout.contains("/uploadmon-demo-\(user.uid)/"), "\(run.stdout)")
     }
 
+    /// A phone's HEIC converted on the way out, as the account: sent as a JPEG of the size
+    /// asked, remembered in the account's own journal (a second `--skip-sent` skips it), and
+    /// `uploadmon convert` writes into the account's folder.
+    @Test(.enabled(if: ["/usr/bin/heif-enc", "/usr/bin/djpeg"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) },
+                   "needs heif-enc and djpeg (.ci/run installs them)"))
+    func aHEICConvertedOnTheWayOut() async throws {
+        let receiver = try await ReceiverHarness.start()
+        defer { Task { await receiver.cleanUp() } }
+        let (heic, _, _) = try await offPool { try ConvertCLITests().photos(user.home + "/pictures") }
+        try user.own(heic)
+        let options = ["--convert", "jpeg", "--max-dimension", "400", "--skip-sent"]
+        let sent = try await user.run(["send", heic, "--to", receiver.url] + options)
+        #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
+        #expect(receiver.storedNames() == ["IMG_0001.jpg"], "\(sent.stdout) \(sent.stderr)")
+        #expect(try ConvertCLITests().size(receiver.directory + "/IMG_0001.jpg") == (400, 300))
+        let again = try await user.run(["send", heic, "--to", receiver.url] + options)
+        #expect(again.status == 0 && again.stdout.contains("skipped, already sent"), "\(again.stdout) \(again.stderr)")
+        let out = user.home + "/pictures/converted"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try user.own(out)
+        let converted = try await user.run(["convert", heic, "-o", out, "--convert", "jpeg", "--max-dimension", "200"])
+        #expect(converted.status == 0, "\(converted.stdout) \(converted.stderr)")
+        #expect(try ConvertCLITests().size(out + "/IMG_0001.jpg") == (200, 150))
+        var info = stat()
+        #expect(stat(out + "/IMG_0001.jpg", &info) == 0 && info.st_uid == user.uid, "written as the account")
+    }
+
     /// `send --background` starts the account's own agent, which sends the file.
     @Test func theAgentStartsOnDemandAndSends() async throws {
         let receiver = try await ReceiverHarness.start()
