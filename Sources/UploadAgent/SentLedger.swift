@@ -94,7 +94,7 @@ public struct SentLedger: Sendable {
             let record = state.record
             let endpoint = given ?? record.url
             if let sha256 = record.sentIdentity {
-                sent.append(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: state.name, sentAt: now))
+                sent.append(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.sentName ?? state.name, sentAt: now))
             } else if let path = record.path, let size = record.fileSize, let mtime = record.fileModified, let ctime = record.fileChanged {
                 let absolute = path.hasPrefix("/") ? path : URL(fileURLWithPath: path).standardizedFileURL.path
                 pending.append(PendingSent(endpoint: endpoint, path: absolute, size: size, mtimeNs: mtime, ctimeNs: ctime,

@@ -239,7 +239,7 @@ public final class Journal: Sendable {
         row.updatedAt = now
         row.roundTripDates(since: read, now: now)
         if case .finished(_, let outcome) = event, outcome.isSuccess, let sha256 = record.sentIdentity {
-            try Self.rememberRecent(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.name, sentAt: now), in: db)
+            try Self.rememberRecent(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.sentName ?? record.name, sentAt: now), in: db)
         }
         // Noted once nothing of the event can fail: a failure rolls its savepoint back, and the
         // row stays as the batch's earlier events left it.
@@ -331,7 +331,7 @@ extension UploadRow {
             createdAt: now, updatedAt: now, startedAt: nil, finishedAt: nil, headersCleared: false,
             shownURL: nil, retryReason: nil, retryAt: nil, responseHeaders: nil, resume: request.resume, bytesSaved: 0,
             idempotencyKey: request.idempotencyKey ?? UploadRequest.newIdempotencyKey(), answerCut: nil, verified: nil,
-            contentSHA256: nil, sourceSHA256: nil)
+            contentSHA256: nil, sourceSHA256: nil, sentName: nil)
     }
 
     var pending: PendingUpload {

@@ -64,6 +64,8 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     var contentSHA256: String?
     /// For a photo converted on the way, the digest naming its original and the settings.
     var sourceSHA256: String?
+    /// For a photo converted on the way, the name it went under (`IMG_0001.jpg`).
+    var sentName: String?
 
     /// The columns, by the names the table has, in the order of the fields above (and of
     /// `selection`, which reads them by position).
@@ -72,7 +74,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         case origin, state, attempts, bytesSent, bytesExpected, status, reason, body, bodyBytesTotal, failureKind
         case failureMessage, failureCode, createdAt, updatedAt, startedAt, finishedAt, headersCleared, shownURL
         case retryReason, retryAt, responseHeaders, resume, bytesSaved, idempotencyKey, answerCut, verified, contentSHA256
-        case sourceSHA256
+        case sourceSHA256, sentName
     }
 
     enum Columns {
@@ -129,6 +131,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         record.bytesSaved = bytesSaved
         record.contentSHA256 = contentSHA256
         record.sourceSHA256 = sourceSHA256
+        record.sentName = sentName
         record.fileModified = fileMtimeNs
         record.fileChanged = fileCtimeNs
         record.withoutLocation = settings.stripLocation
@@ -154,6 +157,7 @@ struct UploadRow: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
         verified = record.response?.verified
         contentSHA256 = record.contentSHA256
         sourceSHA256 = record.sourceSHA256
+        sentName = record.sentName
         responseHeaders = record.response.map { $0.headers.map { [$0.0, $0.1] } }
         retryReason = record.phase.retry?.reason
         retryAt = record.phase.retry?.due
@@ -266,6 +270,7 @@ extension UploadRow {
         put(.verified, verified, old?.verified)
         put(.contentSHA256, contentSHA256, old?.contentSHA256)
         put(.sourceSHA256, sourceSHA256, old?.sourceSHA256)
+        put(.sentName, sentName, old?.sentName)
         return out
     }
 

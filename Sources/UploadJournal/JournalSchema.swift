@@ -224,6 +224,12 @@ enum JournalSchema {
                 t.add(column: "sourceSHA256", .text)
             }
         }
+        migrator.registerMigration("v16: converted photos' names") { db in
+            // The name a converted photo went under (IMG_0001.jpg), for "already sent … as".
+            try db.alter(table: "upload") { t in
+                t.add(column: "sentName", .text)
+            }
+        }
         return migrator
     }
 }

@@ -122,5 +122,6 @@ extension UploadRow {
         verified = optional(.verified)
         contentSHA256 = optional(.contentSHA256)
         sourceSHA256 = optional(.sourceSHA256)
+        sentName = optional(.sentName)
     }
 }

@@ -47,7 +47,9 @@ import UploadCore
             let event: UploadEvent = switch round % 8 {
             case 0: .started(id, attempt: Int.random(in: 1...1000, using: &generator), url: Self.randomText(&generator), totalBytes: round % 12 == 0 ? nil : big)
             case 1: .progress(id, bytesSent: big / 3, totalBytesSent: big, totalBytesExpected: round % 12 == 1 ? nil : big + 1)
-            case 2: .content(id, sha256: round % 12 == 2 ? Self.randomText(&generator) : String(repeating: "0f", count: 32))
+            case 2: .content(id, sha256: round % 12 == 2 ? Self.randomText(&generator) : String(repeating: "0f", count: 32),
+                             source: round % 5 == 0 ? String(repeating: "1e", count: 32) : nil,
+                             name: round % 3 == 0 ? Self.randomText(&generator) : nil)
             case 3: .finished(id, .answered(status: Int.random(in: 100...599, using: &generator)))
             case 4: .finished(id, .failed(UploadFailure(.cannotConnect, Self.randomText(&generator), code: 111)))
             case 5: .response(id, answer)

@@ -111,8 +111,9 @@ struct ConvertCLITests {
         try FileManager.default.copyItem(atPath: heic, toPath: moved)
         let again = try await CLIRun.run(["send", moved, png, "--to", receiver.url, "--skip-sent"] + settings, environment: env)
         #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
-        #expect(again.stdout.contains("moved.heic: skipped, already sent to") && again.stdout.contains("as IMG_0001.HEIC"), "\(again.stdout)")
-        #expect(again.stdout.contains("shot.png: skipped, already sent to"), "\(again.stdout)")
+        // Each said under the name it went by: the agent's (IMG_0001.jpg) and the foreground send's (shot.jpg).
+        #expect(again.stdout.contains("moved.heic: skipped, already sent to") && again.stdout.contains("as IMG_0001.jpg (same content)"), "\(again.stdout)")
+        #expect(again.stdout.contains("shot.png: skipped, already sent to") && again.stdout.contains("as shot.jpg (same content)"), "\(again.stdout)")
         #expect(receiver.storedNames().count == 2, "\(receiver.storedNames())")
 
         // Other settings make other bytes: sent.

@@ -26,12 +26,16 @@ enum EventLines {
             out += #","event":{"progress":{"_0":"# + String(id.rawValue) + #","bytesSent":"# + String(bytesSent)
             if let totalBytesExpected { out += #","totalBytesExpected":"# + String(totalBytesExpected) }
             out += #","totalBytesSent":"# + String(totalBytesSent)
-        case .content(let id, let sha256, let source):
+        case .content(let id, let sha256, let source, let name):
             out += #","event":{"content":{"_0":"# + String(id.rawValue) + #","sha256":"#
             JSONLine.appendString(sha256, to: &out)
             if let source {
                 out += #","source":"#
                 JSONLine.appendString(source, to: &out)
+            }
+            if let name {
+                out += #","name":"#
+                JSONLine.appendString(name, to: &out)
             }
         case .queued(let record):
             guard let fresh = freshRecord(record) else { return nil }
@@ -146,7 +150,12 @@ enum EventLines {
                 guard let text = reader.plainString() else { return nil }
                 source = text
             }
-            event = .content(UploadID(id), sha256: sha, source: source)
+            var name: String?
+            if reader.literal(#","name":""#) {
+                guard let text = reader.plainString() else { return nil }
+                name = text
+            }
+            event = .content(UploadID(id), sha256: sha, source: source, name: name)
         case "response":
             guard reader.literal(#","_1":"#), let response = reader.response() else { return nil }
             event = .response(UploadID(id), response)

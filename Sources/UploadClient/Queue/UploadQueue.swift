@@ -236,7 +236,7 @@ public actor UploadQueue {
                 events.yield(.resumable(id, point, startedOver: why))
             },
             resumed: { offset, length in events.yield(.resumed(id, offset: offset, of: length)) },
-            content: { sha256, source in events.yield(.content(id, sha256: sha256, source: source)) },
+            content: { sha256, source, name in events.yield(.content(id, sha256: sha256, source: source, name: name)) },
             share: { [shares] in shares.withLockedValue { $0[id] } ?? 1 }
         )
         let executor = transport.beginAttempt()

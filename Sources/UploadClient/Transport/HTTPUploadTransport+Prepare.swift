@@ -31,7 +31,8 @@ extension HTTPUploadTransport {
         /// body's digest found them, or as preparing found them), and the source's identity.
         func content(_ found: String?, _ observer: AttemptObserver) {
             guard let sent = found ?? convertedContent else { return }
-            observer.content(sent, sourceIdentity)
+            // A converted photo's name (IMG_0001.jpg) is what "already sent … as" must say.
+            observer.content(sent, sourceIdentity, sourceIdentity == nil ? nil : uploadName)
         }
 
         func layout(_ boundary: Boundary, for request: UploadRequest) -> MultipartLayout {

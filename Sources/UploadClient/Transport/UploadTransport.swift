@@ -28,7 +28,7 @@ public struct AttemptObserver: Sendable {
     public var resumed: @Sendable (_ offset: Int64, _ length: Int64) -> Void
     /// The SHA-256 (hex) of the file's bytes as sent, once the attempt has read all of them,
     /// and for a converted photo the digest naming its original and the conversion.
-    public var content: @Sendable (_ sha256: String, _ source: String?) -> Void
+    public var content: @Sendable (_ sha256: String, _ source: String?, _ sentName: String?) -> Void
     /// How many requests the attempt may have in flight now (parts sent side by side): its
     /// share of the queue's concurrency, which changes as other uploads start and end.
     public var share: @Sendable () -> Int
@@ -39,7 +39,7 @@ public struct AttemptObserver: Sendable {
         redirected: @escaping @Sendable (String) -> Void = { _ in },
         resumable: @escaping @Sendable (ResumePoint?, String?) -> Void = { _, _ in },
         resumed: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in },
-        content: @escaping @Sendable (String, String?) -> Void = { _, _ in },
+        content: @escaping @Sendable (String, String?, String?) -> Void = { _, _, _ in },
         share: @escaping @Sendable () -> Int = { 1 }
     ) {
         self.content = content

@@ -25,8 +25,9 @@ public enum UploadEvent: Sendable, Hashable, Codable {
     /// `--strip-location`, the stripped bytes): what "already sent" is matched by. For a photo
     /// converted on the way (`--convert`…), `source` names the original and the settings
     /// (`ContentIdentity.converted`), and "already sent" matches by it instead: it is known
-    /// before the photo is converted again.
-    case content(UploadID, sha256: String, source: String? = nil)
+    /// before the photo is converted again; `name` is the name it was sent under
+    /// (`IMG_0001.HEIC` went as `IMG_0001.jpg`).
+    case content(UploadID, sha256: String, source: String? = nil, name: String? = nil)
 
     public var uploadID: UploadID? {
         switch self {
@@ -34,7 +35,7 @@ public enum UploadEvent: Sendable, Hashable, Codable {
             return record.id
         case .started(let id, _, _, _), .progress(let id, _, _, _),
              .response(let id, _), .redirected(let id, _), .retryScheduled(let id, _, _, _),
-             .finished(let id, _), .resumable(let id, _, _), .resumed(let id, _, _), .content(let id, _, _):
+             .finished(let id, _), .resumable(let id, _, _), .resumed(let id, _, _), .content(let id, _, _, _):
             return id
         case .allFinished:
             return nil

@@ -118,6 +118,9 @@ public struct UploadRecord: Sendable, Hashable {
     public var contentSHA256: String?
     /// For a photo converted on the way, the digest naming the original and the conversion.
     public var sourceSHA256: String?
+    /// For a photo converted on the way, the name it went under when that is not `name`
+    /// (`IMG_0001.HEIC` went as `IMG_0001.jpg`).
+    public var sentName: String?
     /// What "already sent" knows this upload's content by: the original and the conversion for
     /// a converted photo, else the bytes sent.
     public var sentIdentity: String? { sourceSHA256 ?? contentSHA256 }
@@ -227,9 +230,10 @@ public struct UploadRecord: Sendable, Hashable {
             bytesSaved += offset
             bytesSent = offset
             bytesExpected = length
-        case .content(_, let sha256, let source):
+        case .content(_, let sha256, let source, let name):
             contentSHA256 = sha256
             sourceSHA256 = source
+            if let name { sentName = name }
         case .allFinished:
             break
         }
@@ -264,7 +268,7 @@ extension UploadRecord: Codable {
         case status, reason, body, error, errorKind, retryReason, retryAt, queuedAt, startedAt, finishedAt
         case response, failure
         case uploadURL, offset, resume, resumedAt, bytesSaved, uploadProtocol = "protocol"
-        case fileModifiedNs, fileChangedNs, verified, sha256, sourceSHA256, withoutLocation
+        case fileModifiedNs, fileChangedNs, verified, sha256, sourceSHA256, sentName, withoutLocation
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -307,6 +311,7 @@ extension UploadRecord: Codable {
         if bytesSaved > 0 { try c.encode(bytesSaved, forKey: .bytesSaved) }
         try c.encodeIfPresent(contentSHA256, forKey: .sha256)
         try c.encodeIfPresent(sourceSHA256, forKey: .sourceSHA256)
+        try c.encodeIfPresent(sentName, forKey: .sentName)
         if withoutLocation { try c.encode(true, forKey: .withoutLocation) }
     }
 
@@ -333,6 +338,7 @@ extension UploadRecord: Codable {
         bytesSaved = try c.decodeIfPresent(Int64.self, forKey: .bytesSaved) ?? 0
         contentSHA256 = try c.decodeIfPresent(String.self, forKey: .sha256)
         sourceSHA256 = try c.decodeIfPresent(String.self, forKey: .sourceSHA256)
+        sentName = try c.decodeIfPresent(String.self, forKey: .sentName)
         withoutLocation = try c.decodeIfPresent(Bool.self, forKey: .withoutLocation) ?? false
         phase = UploadPhase(
             state: try c.decode(UploadState.self, forKey: .state), attempts: attempts,

@@ -59,7 +59,7 @@ struct UploadRun {
 
     /// The file digests the uploads reported ("already sent"), in the order of their ids.
     func contents() -> [String] {
-        events.compactMap { if case .content(let id, let sha256, _) = $0 { (id.rawValue, sha256) } else { nil } }
+        events.compactMap { if case .content(let id, let sha256, _, _) = $0 { (id.rawValue, sha256) } else { nil } }
             .sorted { $0.0 < $1.0 }.map(\.1)
     }
 
