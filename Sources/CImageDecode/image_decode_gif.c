@@ -12,6 +12,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// The frames that follow in `gif` (read up to its end or the first damage), at most 65535.
+static int gif_frames_after(GifFileType *gif) {
+    int frames = 0;
+    for (;;) {
+        GifRecordType type;
+        if (DGifGetRecordType(gif, &type) == GIF_ERROR || type == TERMINATE_RECORD_TYPE) return frames;
+        GifByteType *block = NULL;
+        if (type == EXTENSION_RECORD_TYPE) {
+            int code;
+            if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return frames;
+            while (block) {
+                if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return frames;
+            }
+        } else if (type == IMAGE_DESC_RECORD_TYPE) {
+            if (DGifGetImageDesc(gif) == GIF_ERROR) return frames;
+            if (++frames >= 65535) return frames;
+            int size;
+            if (DGifGetCode(gif, &size, &block) == GIF_ERROR) return frames;
+            while (block) {
+                if (DGifGetCodeNext(gif, &block) == GIF_ERROR) return frames;
+            }
+        }
+    }
+}
+
 int um_decode_gif(const char *path, int max_width, int max_height, long long max_whole_pixels,
                   const volatile int *cancel, um_image *out) {
     um_image_reset(out);
@@ -99,6 +124,16 @@ int um_decode_gif(const char *path, int max_width, int max_height, long long max
             um_scaler_add(&s, y, rgb);
         }
         um_scaler_finish(&s);
+        if (out->fine) {
+            // A photo written again must not be an animation's first frame: the frames after
+            // it are counted (their compressed data skipped, not decoded).
+            if (!frame->Interlace) {
+                for (int y = sh > fy ? sh : fy; y < fy + fh; y++) {
+                    if (DGifGetLine(gif, line, fw) == GIF_ERROR) break;
+                }
+            }
+            out->images = 1 + gif_frames_after(gif);
+        }
         break;
     }
 done:

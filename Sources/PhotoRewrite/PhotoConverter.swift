@@ -40,7 +40,7 @@ public enum PhotoConverter {
     public static func convert(path: String, _ settings: PhotoConversion, stripLocation: Bool) throws(Refusal) -> Converted? {
         let head = try readHead(path)
         guard let probe = ImageProbe.probe(head.bytes) else {
-            throw Refusal("only photos can be converted (JPEG, PNG, WebP, HEIC, AVIF); this is not one of them")
+            throw Refusal("only photos can be converted (JPEG, PNG, WebP, HEIC, AVIF, GIF); this is not one of them")
         }
         try refuseSeveralPictures(probe.format, head.bytes)
         let target: PhotoConversion.Format
@@ -58,22 +58,23 @@ public enum PhotoConverter {
             case .jpeg: um_decode_jpeg(cPath, side, side, maxWholePixels, nil, &image)
             case .png: um_decode_png(cPath, side, side, maxWholePixels, nil, &image)
             case .webp: um_decode_webp(cPath, side, side, maxWholePixels, nil, &image)
+            case .gif: um_decode_gif(cPath, side, side, maxWholePixels, nil, &image)
             case .avif: um_decode_avif(cPath, side, side, maxWholePixels, nil, &image)
             case .heic: um_decode_heif(cPath, side, side, maxWholePixels, nil, &image)
             default: -2
             }
         }
         guard status != -2 else {
-            throw Refusal("\(probe.format.rawValue) files are not converted (a GIF may be an animation); send it as it is or convert it first")
+            throw Refusal("\(probe.format.rawValue) files are not converted; send it as it is or convert it first")
         }
         guard status == 0, let pixels = image.rgb else {
             let why = withUnsafeBytes(of: image.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             throw Refusal("the photo cannot be decoded: \(why.isEmpty ? "unknown error" : why.replacingOccurrences(of: "to preview", with: "to convert"))")
         }
         if image.images > 1 {
-            throw Refusal(probe.format == .avif
-                ? "an animated AVIF (\(image.images) frames) is not converted: only its first frame would arrive"
-                : "this HEIF holds \(image.images) pictures (a burst or a collection); it is not converted: only one would arrive")
+            throw Refusal(probe.format == .heic
+                ? "this HEIF holds \(image.images) pictures (a burst or a collection); it is not converted: only one would arrive"
+                : "an animated \(probe.format.rawValue) (\(image.images) frames) is not converted: only its first frame would arrive")
         }
         // The file's EXIF: HEIF's and AVIF's from the container (their turns already applied by
         // the decoder), the others' from their first bytes (their orientation applied here).

@@ -170,6 +170,22 @@ import UploadTesting
         #expect(throws: PhotoConverter.Refusal("an animated WebP is not converted: only its first frame would arrive")) {
             try PhotoConverter.convert(path: animated, PhotoConversion(format: .jpeg), stripLocation: false)
         }
+        // An animated GIF: refused, its frames counted; a GIF of one frame is a picture like any.
+        let palette: [(UInt8, UInt8, UInt8)] = [(230, 20, 20), (20, 20, 230)]
+        let halves = (0..<(40 * 30)).map { UInt8($0 % 40 < 20 ? 0 : 1) }
+        let frame = GIFWriter.Frame(width: 40, height: 30, indexes: halves)
+        let gif = write(GIFWriter.gif(width: 40, height: 30, palette: palette, frames: [frame, frame, frame]), "anim.gif")
+        #expect(throws: PhotoConverter.Refusal("an animated GIF (3 frames) is not converted: only its first frame would arrive")) {
+            try PhotoConverter.convert(path: gif, PhotoConversion(format: .jpeg), stripLocation: false)
+        }
+        let still = write(GIFWriter.gif(width: 40, height: 30, palette: palette, frames: [frame]), "still.gif")
+        let converted = try #require(try PhotoConverter.convert(path: still, PhotoConversion(format: .jpeg), stripLocation: false))
+        #expect(converted.format == .jpeg && converted.bytes.starts(with: [0xFF, 0xD8]) && converted.width == 40)
+        if let djpeg = Tools.path("djpeg") {
+            let decoded = try Tools.ppm(djpeg, write(converted.bytes, "still.jpg"))
+            #expect(decoded.width == 40 && decoded.height == 30)
+            #expect(Self.close(decoded.pixel(5, 15), (230, 20, 20), within: 30) && Self.close(decoded.pixel(35, 15), (20, 20, 230), within: 30))
+        }
         let text = write(Array("not a photo".utf8), "notes.jpg")
         #expect(throws: PhotoConverter.Refusal.self) { try PhotoConverter.convert(path: text, PhotoConversion(format: .jpeg), stripLocation: false) }
     }

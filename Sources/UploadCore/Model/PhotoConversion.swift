@@ -68,8 +68,8 @@ public struct PhotoConversion: Sendable, Hashable, Codable {
         let fitsSize = maxDimension.map { longest > 0 && longest <= $0 } ?? true
         let fitsBytes = maxBytes.map { fileSize <= $0 } ?? true
         if (sameFormat || format == .keep) && fitsSize && fitsBytes { return .asItIs }
-        guard ["JPEG", "PNG", "WebP", "HEIC", "AVIF"].contains(source) else {
-            return .refused("\(source) files are not converted (a GIF may be an animation); send it as it is or convert it first")
+        guard ["JPEG", "PNG", "WebP", "HEIC", "AVIF", "GIF"].contains(source) else {
+            return .refused("\(source) files are not converted; send it as it is or convert it first")
         }
         guard target != .keep else {
             return .refused("a \(source) photo cannot be written again in its own format; add --convert jpeg or --convert webp")
