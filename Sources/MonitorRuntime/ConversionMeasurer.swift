@@ -9,7 +9,7 @@ import PhotoRewrite
 /// for the cursor to stop (a newer one replaces it), so holding `j` through a folder writes
 /// only the photo the cursor stops on.
 public final class ConversionMeasurer: Sendable {
-    public typealias Measure = @Sendable (ConversionMeasure) -> Int64?
+    public typealias Measure = @Sendable (ConversionMeasure) -> ConversionMeasure.Found?
 
     private struct State {
         var next: ConversionMeasure?
@@ -21,21 +21,21 @@ public final class ConversionMeasurer: Sendable {
     private let state = NIOLockedValueBox(State())
     private let measure: Measure
     private let settle: Double
-    private let deliver: @Sendable (ConversionMeasure, Int64?) -> Void
+    private let deliver: @Sendable (ConversionMeasure, ConversionMeasure.Found?) -> Void
 
     /// The usual measure: the converter's output, its length; a photo that goes as it is, its
-    /// own size; one that cannot be converted, nil (the pane already says why).
+    /// own size; one the converter refuses, its reason.
     public static let writeFile: Measure = { request in
-        do {
+        do throws(PhotoConverter.Refusal) {
             let written = try PhotoConverter.convert(path: request.path, request.conversion, stripLocation: request.stripLocation)
-            return written.map { Int64($0.bytes.count) } ?? request.size
+            return .bytes(written.map { Int64($0.bytes.count) } ?? request.size)
         } catch {
-            return nil
+            return .refused(error.description)
         }
     }
 
     public init(settle: Double = 0.25, measure: @escaping Measure = ConversionMeasurer.writeFile,
-                deliver: @escaping @Sendable (ConversionMeasure, Int64?) -> Void) {
+                deliver: @escaping @Sendable (ConversionMeasure, ConversionMeasure.Found?) -> Void) {
         self.settle = settle
         self.measure = measure
         self.deliver = deliver

@@ -105,7 +105,7 @@ public final class MonitorProgram: @unchecked Sendable {
     /// When to report that the cursor rested on a picture (`awaitPreviewRest`); loop thread only.
     private var restDue: (request: PreviewRequest, at: Double)?
     private lazy var previews = PreviewWorker { [inbox] request, result in inbox.post(.event(.previewLoaded(request, result))) }
-    private lazy var measurer = ConversionMeasurer { [inbox] request, bytes in inbox.post(.event(.conversionMeasured(request, bytes: bytes))) }
+    private lazy var measurer = ConversionMeasurer { [inbox] request, found in inbox.post(.event(.conversionMeasured(request, found))) }
     /// The open folder, watched for files arriving and leaving.
     private lazy var folderWatch = DirectoryWatcher { [inbox] listing in inbox.post(.event(.directoryChanged(listing))) }
     private lazy var hasher = ContentHashWorker(stripLocation: settings.stripLocation, journal: settings.contentCache) { [inbox] file, digest, remaining in

@@ -14,10 +14,10 @@ import UploadTesting
     /// Requests that follow one another faster than the cursor settles write only the last.
     @Test func onlyThePhotoTheCursorStopsOnIsWritten() async throws {
         let measured = NIOLockedValueBox<[String]>([])
-        let delivered = NIOLockedValueBox<[(String, Int64?)]>([])
+        let delivered = NIOLockedValueBox<[(String, ConversionMeasure.Found?)]>([])
         let worker = ConversionMeasurer(settle: 0.2, measure: { request in
             measured.withLockedValue { $0.append(request.path) }
-            return Int64(request.path.count)
+            return .bytes(Int64(request.path.count))
         }) { request, bytes in delivered.withLockedValue { $0.append((request.path, bytes)) } }
         let jpeg = PhotoConversion(format: .jpeg)
         for name in ["a.heic", "bb.heic", "ccc.heic"] {
@@ -25,7 +25,7 @@ import UploadTesting
         }
         #expect(try await eventually { delivered.withLockedValue { $0.count } == 1 })
         #expect(measured.withLockedValue { $0 } == ["/p/ccc.heic"])
-        #expect(delivered.withLockedValue { $0.first?.1 } == Int64("/p/ccc.heic".count))
+        #expect(delivered.withLockedValue { $0.first?.1 } == .bytes(Int64("/p/ccc.heic".count)))
         // The worker is idle again: the next request is written too.
         worker.request(ConversionMeasure(path: "/p/d.heic", size: 1, conversion: jpeg, stripLocation: false))
         #expect(try await eventually { delivered.withLockedValue { $0.count } == 2 })
@@ -40,9 +40,13 @@ import UploadTesting
         try PictureWriter.png(RGBImage(width: 400, height: 300, rgb: rgb), to: path)
         let size = Int64(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0)
         let asJPEG = ConversionMeasure(path: path, size: size, conversion: PhotoConversion(format: .jpeg, maxDimension: 200), stripLocation: false)
-        let bytes = try #require(ConversionMeasurer.writeFile(asJPEG))
         let converted = try #require(try PhotoConverter.convert(path: path, asJPEG.conversion, stripLocation: false))
-        #expect(bytes == Int64(converted.bytes.count) && bytes != size)
-        #expect(ConversionMeasurer.writeFile(ConversionMeasure(path: folder + "/gone.png", size: 9, conversion: asJPEG.conversion, stripLocation: false)) == nil)
+        #expect(ConversionMeasurer.writeFile(asJPEG) == .bytes(Int64(converted.bytes.count)) && Int64(converted.bytes.count) != size)
+        // What the file's header could not tell is said: an animated GIF's frames.
+        let frame = GIFWriter.Frame(width: 8, height: 8, indexes: [UInt8](repeating: 0, count: 64))
+        let gif = folder + "/anim.gif"
+        try Data(GIFWriter.gif(width: 8, height: 8, palette: [(9, 9, 9)], frames: [frame, frame])).write(to: URL(fileURLWithPath: gif))
+        #expect(ConversionMeasurer.writeFile(ConversionMeasure(path: gif, size: 9, conversion: asJPEG.conversion, stripLocation: false))
+            == .refused("an animated GIF (2 frames) is not converted: only its first frame would arrive"))
     }
 }

@@ -52,7 +52,7 @@ import UploadCore
         #expect(asked == [ConversionMeasure(path: "/photos/cat.jpg", size: 2_100_000, conversion: jpeg, stripLocation: false)])
         let theme = Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor)
         #expect(MonitorView.render(state, theme: theme).text.contains("sends JPEG q85 4000×3000 · 4000×3000"))
-        _ = MonitorReducer.reduce(&state, .conversionMeasured(asked[0], bytes: 812_345))
+        _ = MonitorReducer.reduce(&state, .conversionMeasured(asked[0], .bytes(812_345)))
         #expect(MonitorView.render(state, theme: theme).text.contains("sends JPEG q85 4000×3000, 812 kB"))
         // Another way: asked anew, the old size not shown for it.
         let smaller = measures(Fixtures.press(&state, .character("F")))
@@ -62,6 +62,10 @@ import UploadCore
         Fixtures.press(&state, .character("F"), .character("F"))
         #expect(measures(Fixtures.press(&state, .character("F"))).isEmpty)
         #expect(state.sendsAs == jpeg && MonitorView.render(state, theme: theme).text.contains("812 kB"))
+        // What only writing it finds (an animation's frames) is said instead of a size.
+        Fixtures.press(&state, .character("F"))
+        _ = MonitorReducer.reduce(&state, .conversionMeasured(smaller[0], .refused("an animated GIF (2 frames) is not converted")))
+        #expect(MonitorView.render(state, theme: theme).text.contains("not sent: an animated GIF (2 frames)"))
     }
 
     /// A first picture (the photo's EXIF thumbnail) is shown at once and replaced by the photo;

@@ -48,8 +48,8 @@ public enum MonitorEvent: Sendable, Equatable {
     case contentHashed(ContentHashRequest, sha256: String?, remaining: Int)
     /// What was sent to this endpoint by content, from the journal (sends from a shell, pruned uploads).
     case sentContentsKnown(Set<String>)
-    /// A photo asked for with `measureConversion` is written (nil: it could not be).
-    case conversionMeasured(ConversionMeasure, bytes: Int64?)
+    /// A photo asked for with `measureConversion` is written, or refused (nil: it could not be read).
+    case conversionMeasured(ConversionMeasure, ConversionMeasure.Found?)
 }
 
 extension MonitorEvent {

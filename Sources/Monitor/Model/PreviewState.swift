@@ -47,6 +47,14 @@ public struct ConversionMeasure: Sendable, Hashable {
     public init(path: String, size: Int64, conversion: PhotoConversion, stripLocation: Bool) {
         (self.path, self.size, self.conversion, self.stripLocation) = (path, size, conversion, stripLocation)
     }
+
+    /// What writing it found.
+    public enum Found: Sendable, Hashable {
+        /// The bytes it leaves with.
+        case bytes(Int64)
+        /// The converter's refusal (an animation's frames counted, an HDR curve…).
+        case refused(String)
+    }
 }
 
 /// The preview pane: on or off (`p`), what it wants to show, and the last few results.
@@ -67,19 +75,19 @@ public struct PreviewState: Sendable, Equatable {
     /// The photo under the cursor as it would be written (`F`, the destination's `--convert`),
     /// measured off the loop; nil when nothing is to be written.
     public internal(set) var measureWanted: ConversionMeasure?
-    /// Bytes written for the last few measured, by what was measured.
-    private var measured: [(request: ConversionMeasure, bytes: Int64)] = []
+    /// What writing the last few measured found, by what was measured.
+    private var measured: [(request: ConversionMeasure, found: ConversionMeasure.Found)] = []
 
     public init() {}
 
-    /// The exact size `request` leaves with, once measured.
-    public func measuredBytes(_ request: ConversionMeasure?) -> Int64? {
-        request.flatMap { request in measured.last { $0.request == request }?.bytes }
+    /// What writing `request` found (its exact size, or why it cannot go), once measured.
+    public func measured(_ request: ConversionMeasure?) -> ConversionMeasure.Found? {
+        request.flatMap { request in measured.last { $0.request == request }?.found }
     }
 
-    mutating func storeMeasure(_ request: ConversionMeasure, bytes: Int64) {
+    mutating func storeMeasure(_ request: ConversionMeasure, _ found: ConversionMeasure.Found) {
         measured.removeAll { $0.request == request }
-        measured.append((request, bytes))
+        measured.append((request, found))
         if measured.count > Self.cacheSize { measured.removeFirst(measured.count - Self.cacheSize) }
     }
 

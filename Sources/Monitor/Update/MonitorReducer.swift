@@ -27,7 +27,7 @@ public enum MonitorReducer {
         let measure = state.measureRequest
         if measure != state.preview.measureWanted {
             state.preview.measureWanted = measure
-            if let measure, state.preview.measuredBytes(measure) == nil { effects.append(.measureConversion(measure)) }
+            if let measure, state.preview.measured(measure) == nil { effects.append(.measureConversion(measure)) }
         }
         return effects
     }
@@ -89,8 +89,8 @@ public enum MonitorReducer {
         case .previewRested(let request):
             if request == state.preview.wanted { state.preview.rested = true }
             return []
-        case .conversionMeasured(let request, let bytes):
-            if let bytes { state.preview.storeMeasure(request, bytes: bytes) }
+        case .conversionMeasured(let request, let found):
+            if let found { state.preview.storeMeasure(request, found) }
             return []
         }
     }

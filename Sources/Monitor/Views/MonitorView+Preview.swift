@@ -24,11 +24,11 @@ extension MonitorView {
             for (i, line) in lines.enumerated() {
                 canvas.write(line, x: inside.x, y: inside.y + i, style: problemIsHonestRefusal(problem) ? theme.muted : theme.failed, clip: inside)
             }
-            if let info = problem.info { writeInfo(&canvas, info, infoRow, theme, sendsAs: state.sendsAs, bytes: state.preview.measuredBytes(state.measureRequest)) }
+            if let info = problem.info { writeInfo(&canvas, info, infoRow, theme, sendsAs: state.sendsAs, measured: state.preview.measured(state.measureRequest)) }
         case .success(let preview):
             let image = preview.image
             if let request = state.preview.wanted, request.inPixels {
-                writeInfo(&canvas, preview.info, infoRow, theme, sendsAs: state.sendsAs, bytes: state.preview.measuredBytes(state.measureRequest))
+                writeInfo(&canvas, preview.info, infoRow, theme, sendsAs: state.sendsAs, measured: state.preview.measured(state.measureRequest))
                 // Hidden under a dialog (kitty would draw over it).
                 guard state.modal == nil, theme.pixels != nil else { return }
                 if state.preview.rested {
@@ -56,7 +56,7 @@ extension MonitorView {
             } else {
                 canvas.picture = CellPicture(x: x, y: y, width: image.width, height: image.height, rgb: image.rgb)
             }
-            writeInfo(&canvas, preview.info, infoRow, theme, sendsAs: state.sendsAs, bytes: state.preview.measuredBytes(state.measureRequest))
+            writeInfo(&canvas, preview.info, infoRow, theme, sendsAs: state.sendsAs, measured: state.preview.measured(state.measureRequest))
         }
     }
 
@@ -65,9 +65,10 @@ extension MonitorView {
         return false
     }
 
-    static func writeInfo(_ canvas: inout Canvas, _ info: PreviewInfo, _ row: Rect, _ theme: Theme, sendsAs: PhotoConversion? = nil, bytes: Int64? = nil) {
+    static func writeInfo(_ canvas: inout Canvas, _ info: PreviewInfo, _ row: Rect, _ theme: Theme, sendsAs: PhotoConversion? = nil,
+                          measured: ConversionMeasure.Found? = nil) {
         var parts: [String] = []
-        if let leaving = leavingText(info, sendsAs, bytes: bytes) { parts.append(leaving) }
+        if let leaving = leavingText(info, sendsAs, measured: measured) { parts.append(leaving) }
         if let w = info.width, let h = info.height { parts.append("\(w)×\(h)") }
         if let date = info.dateTaken { parts.append(readableDate(date)) }
         if let camera = info.camera { parts.append(camera) }
@@ -82,7 +83,7 @@ extension MonitorView {
     /// What leaves when photos are converted: "sends JPEG q85 2048×1536, 412 KB" (the bytes
     /// once the photo was written off the loop), "sends it as it is", or why it cannot be
     /// converted; nil when photos go as they are.
-    static func leavingText(_ info: PreviewInfo, _ conversion: PhotoConversion?, bytes: Int64? = nil) -> String? {
+    static func leavingText(_ info: PreviewInfo, _ conversion: PhotoConversion?, measured: ConversionMeasure.Found? = nil) -> String? {
         guard let conversion, conversion.changesAnything, let format = info.format else { return nil }
         switch conversion.outcome(source: format.rawValue, width: info.width, height: info.height, fileSize: info.fileSize ?? 0) {
         case .asItIs:
@@ -90,10 +91,13 @@ extension MonitorView {
         case .refused(let why):
             return "not sent: " + why
         case .written(let target, let width, let height):
+            // Writing it found what the file's header could not tell (an animated GIF's frames).
+            if case .refused(let why)? = measured { return "not sent: " + why }
             let pixels = width.flatMap { w in height.map { " \(w)×\($0)" } } ?? ""
             // With a size limit the quality is the largest that fits, found as it is written.
             let quality = conversion.maxBytes.map { " ≤ " + ByteFormat.bytes($0) } ?? " q\(conversion.quality)"
-            return "sends \(target == .webp ? "WebP" : "JPEG")\(quality)\(pixels)" + (bytes.map { ", " + ByteFormat.bytes($0) } ?? "")
+            let bytes = if case .bytes(let count)? = measured { ", " + ByteFormat.bytes(count) } else { "" }
+            return "sends \(target == .webp ? "WebP" : "JPEG")\(quality)\(pixels)" + bytes
         }
     }
 
