@@ -1,4 +1,5 @@
 import Foundation
+import ImagePreview
 import Testing
 import UploadCore
 import UploadJournal
@@ -20,6 +21,35 @@ struct S3CLITests {
         #expect(server.object("holiday", "2026/one.jpg")?.size == 2_000_000)
         #expect(server.object("holiday", "2026/two.jpg")?.size == 40_000)
         #expect(!run.stdout.contains(server.secretAccessKey) && !run.stderr.contains(server.secretAccessKey))
+    }
+
+    /// A photo converted on the way into an object large enough for parts (over 8 MiB) is
+    /// remembered by its original and the settings, as a one-PUT object is: sent again with
+    /// `--skip-sent`, it is skipped without being converted again.
+    @Test func aConvertedPhotoSentInPartsIsKnownAsSent() async throws {
+        let server = try await S3Peer.start(buckets: ["big"])
+        defer { server.stop() }
+        let root = TestFiles.makeTemporaryDirectory("s3-convert")
+        let png = root + "/scan.png"
+        try await offPool {
+            // Grain everywhere: as a JPEG at quality 100 it stays well over the 8 MiB threshold.
+            var seed: UInt32 = 1
+            var rgb = [UInt8](repeating: 0, count: 3000 * 2400 * 3)
+            for i in rgb.indices {
+                seed = seed &* 1_664_525 &+ 1_013_904_223
+                rgb[i] = UInt8(truncatingIfNeeded: seed >> 24)
+            }
+            try PictureWriter.png(RGBImage(width: 3000, height: 2400, rgb: rgb), to: png)
+        }
+        let environment = AgentCLITests.environment(root).merging(server.environment) { $1 }
+        let options = ["--to", "s3://big/", "--convert", "jpeg", "--quality", "100", "--skip-sent"]
+        let first = try await CLIRun.run(["send", png] + options, environment: environment)
+        #expect(first.status == 0, "\(first.stdout) \(first.stderr)")
+        let stored = try #require(server.object("big", "scan.jpg"))
+        #expect(stored.size > 8 << 20, "\(stored.size) bytes: in parts")
+        let again = try await CLIRun.run(["send", png] + options, environment: environment)
+        #expect(again.status == 0 && again.stdout.contains("scan.png: skipped, already sent") && again.stdout.contains("as scan.jpg"),
+                "\(again.stdout) \(again.stderr)")
     }
 
     @Test func aProfileInTheAWSFilesIsReadAsTheAWSToolsReadIt() async throws {

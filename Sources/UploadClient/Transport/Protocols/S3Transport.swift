@@ -46,6 +46,9 @@ extension HTTPUploadTransport {
                 if let response = result.response, let words = S3Access.explained(response) {
                     return AttemptResult(outcome: .failed(UploadFailure(.other, words)), response: response, bytesSent: result.bytesSent, resume: result.resume)
                 }
+                // The parts go side by side, so no one digest of the whole is made here; a photo
+                // converted on the way was hashed as it was written, and is remembered by that.
+                if result.outcome.isSuccess { prepared.content(nil, observer) }
                 return result
             case .request(.create):
                 var fields = baseHeaders(request.headers)
