@@ -141,9 +141,16 @@ extension SendInvocation {
             case "to": break
             case "field": options.field = value
             case "netrc-file": options.netrcFile = value
-            case "concurrency", "retries":
+            case "concurrency", "retries", "quality", "max-dimension":
                 guard value.allSatisfy(\.isASCIIDigit), let number = Int(value) else { return nil }
-                if key == "concurrency" { options.concurrency = number } else { options.retries = number }
+                switch key {
+                case "concurrency": options.concurrency = number
+                case "retries": options.retries = number
+                case "quality": options.quality = number
+                default: options.maxDimension = number
+                }
+            case "convert": options.convert = value
+            case "max-bytes": options.maxBytes = value
             case "cacert": options.caCertificate = value
             case "limit-rate": options.limitRate = value
             case "connect-timeout": options.connectTimeout = value
@@ -210,7 +217,7 @@ extension SendInvocation {
         case "-L", "--location": return .flag("location")
         case "--to", "--field", "--netrc-file", "--concurrency", "--retries", "--cacert", "--limit-rate", "--connect-timeout",
              "--stall-timeout", "--answer-timeout", "--proxy", "--noproxy", "--protocol", "--chunk-size", "--files-from", "--name",
-             "--upload-url":
+             "--upload-url", "--convert", "--quality", "--max-dimension", "--max-bytes":
             return .value(String(name.dropFirst(2)))
         case "--netrc", "--netrc-optional", "--any-file", "--insecure", "--no-resume", "--no-digest", "--strip-location", "--put",
              "--create-dirs", "--null", "--json", "--skip-sent", "--background", "--strict", "--dry-run":

@@ -1,5 +1,6 @@
 import Testing
 import UploadCommands
+import UploadCore
 
 /// `send`'s command line read without ArgumentParser (`SendInvocation.quick`): the usual shapes
 /// read as the declaration reads them, anything else left to ArgumentParser. (That both read
@@ -25,6 +26,14 @@ import UploadCommands
         #expect(full.options.concurrency == 3 && full.options.retries == 2)
         #expect(full.options.field == "file" && full.options.protocol == .tus)
         #expect(full.options.connectTimeout == "5s" && full.options.limitRate == "500k")
+
+        // The photo conversion options: read here, checked by UploadChoices as declared.
+        let convert = try #require(SendInvocation.quick(["IMG.HEIC", "--to", "http://h/p", "--convert", "jpeg", "--quality=90",
+                                                         "--max-dimension", "2048", "--max-bytes", "2MB"]))
+        #expect(convert.options.convert == "jpeg" && convert.options.quality == 90 && convert.options.maxDimension == 2048)
+        #expect(convert.options.maxBytes == "2MB")
+        #expect(convert.options.conversion == PhotoConversion(format: .jpeg, quality: 90, maxDimension: 2048, maxBytes: 2_000_000))
+        #expect(SendInvocation.quick(["a.jpg", "--quality", "-5", "--to", "http://h/p"]) == nil, "a negative number: ArgumentParser says it")
 
         let list = try #require(SendInvocation.quick(["--files-from", "-", "--null", "--to", "http://h/p", "--background"]))
         #expect(list.filesFrom == "-" && list.nullSeparated && list.background && list.files.isEmpty)
