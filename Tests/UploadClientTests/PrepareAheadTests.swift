@@ -59,4 +59,30 @@ import UploadTesting
         #expect(transport.ahead.count == 0)
         try await transport.shutdown()
     }
+
+    /// An attempt cancelled while its photo is still being converted ahead stops waiting at
+    /// once; the conversion's result, when it comes, is dropped. A finished one is handed over.
+    @Test func aCancelledAttemptDoesNotWaitForItsConversion() async throws {
+        let slow = Task<Result<HTTPUploadTransport.OpenedFile, UploadFailure>, Never>.detached {
+            try? await Task.sleep(for: .seconds(600))
+            return .failure(UploadFailure(.other, "late"))
+        }
+        defer { slow.cancel() }
+        let waiter = Task { await PreparedAhead.value(of: slow) }
+        try await Task.sleep(for: .milliseconds(50))
+        waiter.cancel()
+        let got = await waiter.value
+        #expect(got == nil, "no result: the wait ended with the cancel")
+        let cancelledFirst = Task { () async -> Bool in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await PreparedAhead.value(of: slow) == nil
+        }
+        #expect(await cancelledFirst.value, "cancelled before it waits: no wait at all")
+        let quick = Task<Result<HTTPUploadTransport.OpenedFile, UploadFailure>, Never>.detached { .failure(UploadFailure(.other, "quick")) }
+        guard case .failure(let failure)? = await PreparedAhead.value(of: quick) else {
+            Issue.record("the finished work is handed over")
+            return
+        }
+        #expect(failure.message == "quick")
+    }
 }

@@ -41,4 +41,34 @@ final class PreparedAhead: Sendable {
 
     /// How many are held (done or not).
     var count: Int { state.withLockedValue { $0.entries.count } }
+
+    /// What `task` makes ready, waited for until the waiting task is cancelled: then nil at
+    /// once (the work goes on by itself, its result dropped), as a cancelled upload must not
+    /// wait for a conversion it will not send.
+    static func value(of task: Task<Result<HTTPUploadTransport.OpenedFile, UploadFailure>, Never>) async -> Result<HTTPUploadTransport.OpenedFile, UploadFailure>? {
+        typealias Waiting = CheckedContinuation<Result<HTTPUploadTransport.OpenedFile, UploadFailure>?, Never>
+        let wait = NIOLockedValueBox<(continuation: Waiting?, over: Bool)>((nil, false))
+        /// The waiting continuation, once: whoever comes first (the work or the cancel) ends the wait.
+        @Sendable func end() -> Waiting? {
+            wait.withLockedValue { wait in
+                defer { (wait.continuation, wait.over) = (nil, true) }
+                return wait.over ? nil : wait.continuation
+            }
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: Waiting) in
+                let over = wait.withLockedValue { wait in
+                    if !wait.over { wait.continuation = continuation }
+                    return wait.over
+                }
+                guard !over else { return continuation.resume(returning: nil) }
+                Task {
+                    let result = await task.value
+                    end()?.resume(returning: result)
+                }
+            }
+        } onCancel: {
+            end()?.resume(returning: nil)
+        }
+    }
 }

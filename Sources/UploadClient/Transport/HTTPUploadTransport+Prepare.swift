@@ -125,7 +125,8 @@ extension HTTPUploadTransport {
             let file: OpenedFile
             if let ready = ahead.take(path, expected: request.expectedFile) {
                 // Made ready while the uploads before it went (converted ahead of its turn).
-                file = try await ready.value.get()
+                guard let made = await PreparedAhead.value(of: ready) else { throw FailureClassifier.cancelled(bodySent: false) }
+                file = try made.get()
             } else {
                 let (expected, strip, holdable) = (request.expectedFile, stripLocation, Int64(streamChunkSize))
                 file = try await preparation.run(limit: preparationLimit, clockOn: eventLoop, describing: path) { () throws(UploadFailure) in
