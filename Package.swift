@@ -216,7 +216,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "CLITests", dependencies: ["UploadTesting", "UploadJournal", "ImagePreview"], exclude: ["Resources"]),
+        .testTarget(name: "CLITests", dependencies: ["UploadTesting", "UploadJournal", "ImagePreview", "UploadCommands"], exclude: ["Resources"]),
         .testTarget(
             name: "JournalTests",
             dependencies: ["UploadJournal", "UploadCore", "UploadTesting", .product(name: "GRDB", package: "GRDB.swift")]
