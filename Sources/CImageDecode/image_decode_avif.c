@@ -36,10 +36,22 @@ static struct {
 /// Rows of RGB converted at a time (even: 4:2:0 chroma rows serve two).
 #define UM_AVIF_BAND 32
 
+/// The library the headers describe: its structures are read by their layout, so the one
+/// loaded must be the one compiled against. The soname follows libavif's own numbering (its
+/// CMake SOVERSION), by the headers' version; a libavif not listed stops the build here,
+/// rather than loading a library of another layout at run time.
+#if AVIF_VERSION_MAJOR == 1
+#define UM_AVIF_SONAME "libavif.so.16"
+#elif AVIF_VERSION_MAJOR == 0 && AVIF_VERSION_MINOR == 11
+#define UM_AVIF_SONAME "libavif.so.15"
+#else
+#error "this libavif's soname is not known here: add it to UM_AVIF_SONAME by its AVIF_VERSION (see libavif's CMakeLists SOVERSION)"
+#endif
+
 static pthread_once_t avif_once = PTHREAD_ONCE_INIT;
 
 static void avif_load(void) {
-    void *lib = dlopen("libavif.so.15", RTLD_NOW | RTLD_LOCAL);
+    void *lib = dlopen(UM_AVIF_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!lib) return;
 #define FIND(field, name) \
     if (!(*(void **)&avif.field = dlsym(lib, name))) return;

@@ -245,10 +245,18 @@ static struct {
     void (*nclx_color_profile_free)(struct heif_color_profile_nclx *);
 } heif;
 
+/// libheif keeps its soname at its major version (libheif.so.1 for every 1.x), taken from the
+/// headers compiled against: another major stops the build rather than loading a stranger.
+#if (LIBHEIF_NUMERIC_VERSION >> 24) == 1
+#define UM_HEIF_SONAME "libheif.so.1"
+#else
+#error "a libheif other than 1.x: check its soname and the functions found below"
+#endif
+
 static pthread_once_t heif_once = PTHREAD_ONCE_INIT;
 
 static void heif_load(void) {
-    void *lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *lib = dlopen(UM_HEIF_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         snprintf(heif.why, sizeof heif.why, "HEIF and AVIF need libheif (Debian: apt-get install libheif1)");
         return;
