@@ -47,12 +47,13 @@ public enum PreviewDecoder {
         info.width = probe.width
         info.height = probe.height
         var orientation = Orientation.up
-        let exif: ExifSummary? = switch probe.format {
-        case .jpeg: ExifSummary.fromJPEG(head)
-        case .png: ExifSummary.fromPNG(head)
-        case .webp: ExifSummary.fromWebP(head)
-        default: nil
-        }
+        let exif: ExifSummary? =
+            switch probe.format {
+            case .jpeg: ExifSummary.fromJPEG(head)
+            case .png: ExifSummary.fromPNG(head)
+            case .webp: ExifSummary.fromWebP(head)
+            default: nil
+            }
         if let exif {
             orientation = exif.orientation
             describe(&info, exif)
@@ -63,8 +64,10 @@ public enum PreviewDecoder {
 
     /// `first`, when given, gets the file's own small copy of itself first (`firstPicture`),
     /// from the same read of the file.
-    public static func decode(path: String, fitting width: Int, _ height: Int, cancel: CancelFlag? = nil,
-                              first: ((Preview) -> Void)? = nil) -> Result<Preview, PreviewProblem> {
+    public static func decode(
+        path: String, fitting width: Int, _ height: Int, cancel: CancelFlag? = nil,
+        first: ((Preview) -> Void)? = nil
+    ) -> Result<Preview, PreviewProblem> {
         guard width > 0, height > 0 else { return .failure(.cannotPreview("no room to draw", nil)) }
         let inspected: Inspected
         switch inspect(path) {
@@ -152,8 +155,9 @@ public enum PreviewDecoder {
             return nil
         }
         guard let pixels = image.rgb else { return nil }
-        let stored = RGBImage(width: Int(image.width), height: Int(image.height),
-                              rgb: Array(UnsafeBufferPointer(start: pixels, count: Int(image.width) * Int(image.height) * 3)))
+        let stored = RGBImage(
+            width: Int(image.width), height: Int(image.height),
+            rgb: Array(UnsafeBufferPointer(start: pixels, count: Int(image.width) * Int(image.height) * 3)))
         return Preview(image: stored.upright(inspected.orientation), info: info, provisional: true)
     }
 

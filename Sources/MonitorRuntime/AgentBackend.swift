@@ -113,8 +113,10 @@ public final class AgentBackend: MonitorBackend {
     /// subscription's to time the next one.
     private func reconnect() {
         guard !subscription.withLockedValue({ $0.isClosing }) else { return }
-        guard let connection = try? AgentLauncher.connectOrStart(
-            paths: paths, client: "monitor", executable: AgentLauncher.currentExecutable()) else {
+        guard
+            let connection = try? AgentLauncher.connectOrStart(
+                paths: paths, client: "monitor", executable: AgentLauncher.currentExecutable())
+        else {
             handle { $0.reconnectFailed() }
             return
         }
@@ -240,7 +242,6 @@ public final class AgentBackend: MonitorBackend {
         }
         client.withLockedValue({ $0 }).close()
     }
-
 
     /// The agent's uploads and what finished while no monitor watched, for the monitor.
     public static func reattachment(_ snapshot: AgentSnapshot, at now: Date) -> Reattachment {

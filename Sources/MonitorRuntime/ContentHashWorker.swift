@@ -83,7 +83,8 @@ public final class ContentHashWorker: Sendable {
                 continue
             }
             if let earlier = kept[file.path], earlier.size == file.size, earlier.mtimeNs == file.modified, file.modified != 0,
-               earlier.ctimeNs == file.changed, file.changed != 0 {
+                earlier.ctimeNs == file.changed, file.changed != 0
+            {
                 state.withLockedValue { $0.cache[file] = earlier.sha256 }
                 deliver(file, earlier.sha256, remaining)
                 continue
@@ -95,9 +96,10 @@ public final class ContentHashWorker: Sendable {
             let digest = try? ContentIdentity.sha256(of: file.path, stripLocation: stripLocation).hex
             if let digest {
                 state.withLockedValue { $0.cache[file] = digest }
-                toKeep.append(CachedContent(
-                    path: file.path, size: file.size, mtimeNs: file.modified, ctimeNs: file.changed == 0 ? nil : file.changed,
-                    stripped: stripLocation, sha256: digest))
+                toKeep.append(
+                    CachedContent(
+                        path: file.path, size: file.size, mtimeNs: file.modified, ctimeNs: file.changed == 0 ? nil : file.changed,
+                        stripped: stripLocation, sha256: digest))
                 if toKeep.count >= 200 {
                     try? journal?.cacheContents(toKeep)
                     toKeep = []

@@ -34,8 +34,10 @@ public final class ConversionMeasurer: Sendable {
         }
     }
 
-    public init(settle: Double = 0.25, measure: @escaping Measure = ConversionMeasurer.writeFile,
-                deliver: @escaping @Sendable (ConversionMeasure, ConversionMeasure.Found?) -> Void) {
+    public init(
+        settle: Double = 0.25, measure: @escaping Measure = ConversionMeasurer.writeFile,
+        deliver: @escaping @Sendable (ConversionMeasure, ConversionMeasure.Found?) -> Void
+    ) {
         self.settle = settle
         self.measure = measure
         self.deliver = deliver
@@ -56,7 +58,10 @@ public final class ConversionMeasurer: Sendable {
         while true {
             let seen = state.withLockedValue { $0.generation }
             Thread.sleep(forTimeInterval: settle)
-            enum Step { case wait, stop, measure(ConversionMeasure) }
+            enum Step {
+                case wait, stop
+                case measure(ConversionMeasure)
+            }
             let step = state.withLockedValue { state -> Step in
                 guard state.generation == seen else { return .wait }  // overtaken: the cursor still moves
                 guard let job = state.next else {

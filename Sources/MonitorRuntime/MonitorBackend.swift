@@ -96,8 +96,9 @@ public final class LocalBackend: MonitorBackend {
                 do {
                     let (request, size) = try destination.uploads.request(for: item)
                     let own = try self.transport(for: item, destination)
-                    await queue.enqueue(request, totalBytes: size, origin: "monitor", fileModified: item.modified, fileChanged: item.changed,
-                                        withoutLocation: item.stripLocation, transport: own)
+                    await queue.enqueue(
+                        request, totalBytes: size, origin: "monitor", fileModified: item.modified, fileChanged: item.changed,
+                        withoutLocation: item.stripLocation, transport: own)
                 } catch let error as UploadInputError {
                     outlet.post(.enqueueRefused(name: item.uploadName, reason: error.description, outlet.now()))
                 } catch {

@@ -113,8 +113,10 @@ public final class MonitorProgram: @unchecked Sendable {
     }
 
     /// `makeTerminal` is called on the loop's thread, which is the only one that touches it.
-    public init(backend: any MonitorBackend, settings: Settings, clock: HouseClock = .system,
-                makeTerminal: @escaping @Sendable (_ wantColors: Bool) -> any MonitorTerminal) {
+    public init(
+        backend: any MonitorBackend, settings: Settings, clock: HouseClock = .system,
+        makeTerminal: @escaping @Sendable (_ wantColors: Bool) -> any MonitorTerminal
+    ) {
         self.backend = backend
         self.settings = settings
         self.makeTerminal = makeTerminal

@@ -36,8 +36,10 @@ public final class PreviewWorker: Sendable {
         return PreviewDecoder.decode(path: request.path, fitting: box.width, box.height, cancel: flag, first: first)
     }
 
-    public init(limit: Double = 30, decode: @escaping Decode = PreviewWorker.decodeFile,
-                deliver: @escaping @Sendable (PreviewRequest, Result<Preview, PreviewProblem>) -> Void) {
+    public init(
+        limit: Double = 30, decode: @escaping Decode = PreviewWorker.decodeFile,
+        deliver: @escaping @Sendable (PreviewRequest, Result<Preview, PreviewProblem>) -> Void
+    ) {
         self.limit = limit
         self.decode = decode
         self.deliver = deliver
@@ -75,8 +77,11 @@ public final class PreviewWorker: Sendable {
         }
         guard case .some(let lane) = restart else { return }
         if let request {
-            deliver(request, .failure(.cannotPreview(
-                "reading it took longer than \(DurationText.describe(limit)) (a network file system that stopped answering?)", nil)))
+            deliver(
+                request,
+                .failure(
+                    .cannotPreview(
+                        "reading it took longer than \(DurationText.describe(limit)) (a network file system that stopped answering?)", nil)))
         }
         if let lane { start(lane) }
     }
@@ -108,9 +113,10 @@ public final class PreviewWorker: Sendable {
                 preview.cells = preview.image.fitted(request.columns, request.rows * 2)
                 return .success(preview)
             }
-            let result = withCells(decode(request, flag) { first in
-                if !flag.isCancelled { self.deliver(request, withCells(.success(first))) }
-            })
+            let result = withCells(
+                decode(request, flag) { first in
+                    if !flag.isCancelled { self.deliver(request, withCells(.success(first))) }
+                })
             // Done, at once with the check: a lane given up meanwhile says nothing more (its
             // request was answered), and a watchdog after this finds nothing to give up.
             let current = state.withLockedValue { state -> Bool in

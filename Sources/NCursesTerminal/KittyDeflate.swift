@@ -10,7 +10,8 @@ extension NCursesTerminal {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         guard rgb.withUnsafeBufferPointer({ um_zlib_compress($0.baseAddress, $0.count, 1, &output, &length) }) == 0,
-              let output else { return nil }
+            let output
+        else { return nil }
         defer { free(output) }
         return Array(UnsafeBufferPointer(start: output, count: length))
     }

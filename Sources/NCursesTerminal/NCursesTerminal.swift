@@ -134,7 +134,8 @@ public final class NCursesTerminal {
             if result == um_key_code_yes() {
                 if Int32(value) == KEY_RESIZE { continue }
                 if Int32(value) == KEY_MOUSE {
-                    var x: Int32 = 0, y: Int32 = 0
+                    var x: Int32 = 0
+                    var y: Int32 = 0
                     switch um_mouse_event(&x, &y) {
                     case 1: keys.append(.mouse(.press, x: Int(x), y: Int(y)))
                     case 2: keys += [.mouse(.press, x: Int(x), y: Int(y)), .mouse(.press, x: Int(x), y: Int(y))]
@@ -181,10 +182,11 @@ public final class NCursesTerminal {
             // The old picture's rows are repainted from what curses holds for them.
             _ = um_redraw_lines(Int32(old.y), Int32(old.rows))
         }
-        let pixelsDamaged = pixels.map { pixels in
-            full || cellsChanged(in: pixels.bounds, from: previous, to: canvas)
-                || (pixelGraphics?.kind == .sixel && repaint.contains { $0 >= pixels.y && $0 < pixels.y + pixels.rows })
-        } ?? false
+        let pixelsDamaged =
+            pixels.map { pixels in
+                full || cellsChanged(in: pixels.bounds, from: previous, to: canvas)
+                    || (pixelGraphics?.kind == .sixel && repaint.contains { $0 >= pixels.y && $0 < pixels.y + pixels.rows })
+            } ?? false
         // Smaller on a slow link and the link has recovered: drawn whole (a sixel picture covers
         // the smaller one's cells; a kitty image is replaced).
         let wholeAgain = pixels != nil && pixels == shownPixels && shownPixelsLight && !lightly
@@ -199,7 +201,10 @@ public final class NCursesTerminal {
             var x = 0
             while x < columns {
                 let cell = canvas[x, y]
-                if cell.isContinuation { x += 1; continue }
+                if cell.isContinuation {
+                    x += 1
+                    continue
+                }
                 // The bottom-right cell scrolls the screen on some terminals; leave it alone.
                 if y == height - 1 && x == width - 1 { break }
                 put(cell, x: x, y: y)
@@ -272,7 +277,8 @@ public final class NCursesTerminal {
         var rows: [Int: [Int]] = [:]
         for y in 0..<new.height { rows[key(new, y), default: []].append(y) }
         var sources: [Int] = []
-        var low = Int.max, high = Int.min
+        var low = Int.max
+        var high = Int.min
         for y in 0..<old.height where !rowEqual(old, new, y) {
             let elsewhere = (rows[key(old, y)] ?? []).filter { $0 != y }
             guard !elsewhere.isEmpty else { continue }
@@ -296,7 +302,8 @@ public final class NCursesTerminal {
         var bytes: [UInt8]
         switch (graphics.kind, light) {
         case (.kitty, let light) where graphics.throughTmux:
-            bytes = KittyPlaceholders.place(light ?? pixels, id: kittyID, over: (pixels.columns, pixels.rows), compress: Self.deflate)
+            bytes =
+                KittyPlaceholders.place(light ?? pixels, id: kittyID, over: (pixels.columns, pixels.rows), compress: Self.deflate)
                 + KittyPlaceholders.cells(id: kittyID, x: pixels.x, y: pixels.y, columns: pixels.columns, rows: pixels.rows)
         case (.kitty, var light?):
             (light.x, light.y) = (pixels.x, pixels.y)
@@ -307,7 +314,9 @@ public final class NCursesTerminal {
         emit(bytes + cursorAsCursesHasIt())
         shownPixels = pixels
         shownPixelsLight = light != nil
-        pixelsSent = (bytes.count, light != nil ? bytes.count : bytes.count / LightDrawing.wholeCost(halvings: LightDrawing.halvings(graphics.kind, lightly: true)))
+        pixelsSent = (
+            bytes.count, light != nil ? bytes.count : bytes.count / LightDrawing.wholeCost(halvings: LightDrawing.halvings(graphics.kind, lightly: true))
+        )
     }
 
     /// Draws the picture's rows that curses may have written over (all of them when it is new),
@@ -316,7 +325,8 @@ public final class NCursesTerminal {
         defer { shownPicture = picture }
         guard let picture, colorDepth != .none else { return }
         let depth = LightDrawing.depth(colorDepth, lightly: lightly)
-        let rows: [Int] = picture == shownPicture && depth == shownDepth
+        let rows: [Int] =
+            picture == shownPicture && depth == shownDepth
             ? rewritten.filter { $0 >= picture.y && $0 < picture.y + picture.rows }.map { $0 - picture.y }
             : Array(0..<picture.rows)
         guard !rows.isEmpty else { return }

@@ -55,8 +55,9 @@ public enum TerminalProbe {
                 guard let replies = ask(TerminalReplies.tmuxQuery(passthrough: passes), into: TerminalReplies(insideTmux: passes)) else {
                     return Outcome(nil)
                 }
-                return Outcome(replies.graphics(windowCell: windowCell()), pending: !replies.complete,
-                               throughTmux: passes && replies.deviceAttributes != nil)
+                return Outcome(
+                    replies.graphics(windowCell: windowCell()), pending: !replies.complete,
+                    throughTmux: passes && replies.deviceAttributes != nil)
             case .tmuxByName:
                 // Its options cannot be asked from here: the terminal around it is asked through
                 // it, and answers only if it passes them on. Tmux's own answer comes at once, the
@@ -66,8 +67,10 @@ public enum TerminalProbe {
                 // and must not reach the keys (`ESC P > | t m u x …` would mark and upload).
                 guard named.version != nil else { return Outcome(nil, pending: true) }
                 guard named.version?.hasPrefix("tmux ") == true,
-                      let replies = ask(TerminalReplies.tmuxQuery(passthrough: true), into: TerminalReplies(insideTmux: true),
-                                        afterTmuxMilliseconds: tmuxNeighbourMilliseconds(environment)) else { return Outcome(nil) }
+                    let replies = ask(
+                        TerminalReplies.tmuxQuery(passthrough: true), into: TerminalReplies(insideTmux: true),
+                        afterTmuxMilliseconds: tmuxNeighbourMilliseconds(environment))
+                else { return Outcome(nil) }
                 return Outcome(replies.graphics(windowCell: windowCell()), pending: !replies.complete, throughTmux: replies.complete)
             }
         case .kitty, .sixel:
@@ -81,8 +84,9 @@ public enum TerminalProbe {
             let size = cell ?? (10, 20)
             // Kitty inside tmux: through its passthrough, as placeholders (the user vouches for both).
             let throughTmux = choice == .kitty && environment["TMUX"] != nil
-            return Outcome(PixelGraphics(kind: choice == .kitty ? .kitty : .sixel, cellWidth: size.width, cellHeight: size.height, throughTmux: throughTmux),
-                           pending: pending)
+            return Outcome(
+                PixelGraphics(kind: choice == .kitty ? .kitty : .sixel, cellWidth: size.width, cellHeight: size.height, throughTmux: throughTmux),
+                pending: pending)
         }
     }
 
@@ -90,7 +94,8 @@ public enum TerminalProbe {
     public static func windowCell() -> (width: Int, height: Int)? {
         var size = winsize()
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0,
-              size.ws_xpixel >= size.ws_col, size.ws_ypixel >= size.ws_row else { return nil }
+            size.ws_xpixel >= size.ws_col, size.ws_ypixel >= size.ws_row
+        else { return nil }
         return (Int(size.ws_xpixel) / Int(size.ws_col), Int(size.ws_ypixel) / Int(size.ws_row))
     }
 
@@ -106,8 +111,10 @@ public enum TerminalProbe {
     /// Sends `query` and reads answers into `start` until they are complete or the wait ends
     /// (`afterTmuxMilliseconds` after tmux's own answer, if given); nil when standard input or
     /// output is not a terminal.
-    public static func ask(_ query: [UInt8] = TerminalReplies.query, into start: TerminalReplies = TerminalReplies(),
-                           timeoutMilliseconds: Int = timeoutMilliseconds, afterTmuxMilliseconds: Int? = nil) -> TerminalReplies? {
+    public static func ask(
+        _ query: [UInt8] = TerminalReplies.query, into start: TerminalReplies = TerminalReplies(),
+        timeoutMilliseconds: Int = timeoutMilliseconds, afterTmuxMilliseconds: Int? = nil
+    ) -> TerminalReplies? {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return nil }
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }

@@ -47,12 +47,14 @@ enum TerminalRestore {
         let text: String
         if runtimeTraces, let report {
             reportPath = strdup(report)
-            text = "uploadmon crashed; the terminal was given back. The backtrace is in \(report)"
+            text =
+                "uploadmon crashed; the terminal was given back. The backtrace is in \(report)"
                 + " (please attach it to a report).\r\n"
         } else if runtimeTraces {
             text = "uploadmon crashed; the terminal was given back. The backtrace follows (please attach it to a report).\r\n"
         } else {
-            text = "uploadmon crashed; the terminal was given back (no backtrace: the Swift runtime's backtracer is off; SWIFT_BACKTRACE=enable=yes turns it on).\r\n"
+            text =
+                "uploadmon crashed; the terminal was given back (no backtrace: the Swift runtime's backtracer is off; SWIFT_BACKTRACE=enable=yes turns it on).\r\n"
         }
         notice = strdup(text)
         noticeLength = text.utf8.count

@@ -38,7 +38,10 @@ enum TmuxQuestion {
             guard ready > 0 else { break }
             let n = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { finished = n == 0; break }
+            if n <= 0 {
+                finished = n == 0
+                break
+            }
             output += buffer[0..<n]
         }
         if !finished { kill(pid, SIGKILL) }

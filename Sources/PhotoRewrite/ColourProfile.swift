@@ -110,10 +110,14 @@ public enum ColourProfile {
         let scale = p.inverse * white
         let toXYZ = Matrix(columns: (0..<3).map { c in p.column(c).map { $0 * scale[c] } })
         let bradford = Matrix(rows: [[0.8951, 0.2664, -0.1614], [-0.7502, 1.7135, 0.0367], [0.0389, -0.0685, 1.0296]])
-        let from = bradford * white, to = bradford * [d50.0, d50.1, d50.2]
+        let from = bradford * white
+        let to = bradford * [d50.0, d50.1, d50.2]
         let gains = Matrix(rows: [[to[0] / from[0], 0, 0], [0, to[1] / from[1], 0], [0, 0, to[2] / from[2]]])
         let adapted = bradford.inverse * gains * bradford * toXYZ
-        return (0..<3).map { c in let v = adapted.column(c); return (v[0], v[1], v[2]) }
+        return (0..<3).map { c in
+            let v = adapted.column(c)
+            return (v[0], v[1], v[2])
+        }
     }
 
     static func descriptionTag(_ text: String) -> [UInt8] {
@@ -125,7 +129,10 @@ public enum ColourProfile {
     static func xyzTag(_ v: (Double, Double, Double)) -> [UInt8] { Array("XYZ ".utf8) + [0, 0, 0, 0] + xyz(v) }
     static func xyz(_ v: (Double, Double, Double)) -> [UInt8] { s15(v.0) + s15(v.1) + s15(v.2) }
     static func s15(_ v: Double) -> [UInt8] { be32(Int(Int32((v * 65536).rounded()))) }
-    static func be32(_ v: Int) -> [UInt8] { let u = UInt32(truncatingIfNeeded: v); return [UInt8(u >> 24), UInt8(u >> 16 & 0xFF), UInt8(u >> 8 & 0xFF), UInt8(u & 0xFF)] }
+    static func be32(_ v: Int) -> [UInt8] {
+        let u = UInt32(truncatingIfNeeded: v)
+        return [UInt8(u >> 24), UInt8(u >> 16 & 0xFF), UInt8(u >> 8 & 0xFF), UInt8(u & 0xFF)]
+    }
     static func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
     static func be16(_ v: Int) -> [UInt8] { be16(UInt16(v)) }
 
@@ -142,9 +149,11 @@ public enum ColourProfile {
         var inverse: Matrix {
             let (a, b, c, d, e, f, g, h, i) = (m[0][0], m[0][1], m[0][2], m[1][0], m[1][1], m[1][2], m[2][0], m[2][1], m[2][2])
             let det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
-            return Matrix(rows: [[(e * i - f * h) / det, (c * h - b * i) / det, (b * f - c * e) / det],
-                                 [(f * g - d * i) / det, (a * i - c * g) / det, (c * d - a * f) / det],
-                                 [(d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det]])
+            return Matrix(rows: [
+                [(e * i - f * h) / det, (c * h - b * i) / det, (b * f - c * e) / det],
+                [(f * g - d * i) / det, (a * i - c * g) / det, (c * d - a * f) / det],
+                [(d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det],
+            ])
         }
     }
 }

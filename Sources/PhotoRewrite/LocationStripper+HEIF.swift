@@ -35,11 +35,14 @@ extension LocationStripper {
     static let heifMaxBlanked: Int64 = 16 << 20
 
     /// The 1-based indexes of the properties some item marks essential (ipma).
-    static func essentialProperties(_ ipma: HEIFBox, bytes: (Int64, Int64) throws(Refusal) -> [UInt8],
-                                    damaged: (String) -> Refusal) throws(Refusal) -> Set<Int> {
+    static func essentialProperties(
+        _ ipma: HEIFBox, bytes: (Int64, Int64) throws(Refusal) -> [UInt8],
+        damaged: (String) -> Refusal
+    ) throws(Refusal) -> Set<Int> {
         let data = try bytes(ipma.payload, ipma.end - ipma.payload)
         guard data.count >= 8 else { throw damaged("has a cut item property table") }
-        let version = data[0], wide = data[3] & 1 == 1
+        let version = data[0]
+        let wide = data[3] & 1 == 1
         var at = 4
         func take(_ n: Int) throws(Refusal) -> Int {
             guard at + n <= data.count else { throw damaged("has a cut item property table") }
@@ -116,7 +119,7 @@ extension LocationStripper {
         guard top.first?.type == "ftyp" else { throw damaged("does not begin with ftyp") }
         var meta: HEIFBox?
         var unknownTopLevel: [HEIFBox] = []
-        var dataAreas: [Range<Int64>] = []   // mdat payloads: where item data may lie
+        var dataAreas: [Range<Int64>] = []  // mdat payloads: where item data may lie
         var edits: [ByteEdit] = []
         var blanked: Int64 = 0
         func blank(_ range: Range<Int64>, with replacement: [UInt8]? = nil) throws(Refusal) {
@@ -177,8 +180,10 @@ extension LocationStripper {
                 // it, and an item could be located there): the box keeps its length.
                 if data.count > 20 {
                     let nameEnd = data[20...].firstIndex(of: 0) ?? data.count - 1
-                    try blank(box.payload + 20..<box.end, with: [UInt8](repeating: 0x20, count: nameEnd - 20)
-                        + [UInt8](repeating: 0, count: data.count - nameEnd))
+                    try blank(
+                        box.payload + 20..<box.end,
+                        with: [UInt8](repeating: 0x20, count: nameEnd - 20)
+                            + [UInt8](repeating: 0, count: data.count - nameEnd))
                 }
             case "idat": idat = box.payload..<box.end
             case "iloc": ilocBox = box
@@ -188,7 +193,9 @@ extension LocationStripper {
                 for entry in try boxes(from: first, to: box.end, "iinf") {
                     guard entry.type == "infe" else { throw damaged("has a box '\(entry.type)' among its item descriptions") }
                     let data = try bytes(entry.payload, entry.end - entry.payload)
-                    guard data.count >= 4, data[0] == 2 || data[0] == 3 else { throw damaged("describes an item in an old form (infe version \(data.first ?? 0))") }
+                    guard data.count >= 4, data[0] == 2 || data[0] == 3 else {
+                        throw damaged("describes an item in an old form (infe version \(data.first ?? 0))")
+                    }
                     let idLength = data[0] == 2 ? 2 : 4
                     guard data.count >= 4 + idLength + 2 + 4 else { throw damaged("has a cut item description") }
                     let id = UInt32(number(data[4..<4 + idLength]))
@@ -229,7 +236,9 @@ extension LocationStripper {
                             if property.type == "auxC" {
                                 let data = try bytes(property.payload, property.end - property.payload)
                                 let urn = String(decoding: data.dropFirst(4).prefix { $0 != 0 }, as: UTF8.self)
-                                guard heifAuxiliaryKinds.contains(urn) else { throw damaged("has an auxiliary picture of a kind this tool does not know ('\(urn)')") }
+                                guard heifAuxiliaryKinds.contains(urn) else {
+                                    throw damaged("has an auxiliary picture of a kind this tool does not know ('\(urn)')")
+                                }
                             }
                         }
                     default: throw damaged("has a box '\(child.type)' among its item properties")
@@ -267,7 +276,9 @@ extension LocationStripper {
         _ = try take(3)
         guard version <= 2 else { throw damaged("has an item location table of version \(version)") }
         let sizes = try take(2)
-        let offsetSize = Int(sizes >> 12 & 0xF), lengthSize = Int(sizes >> 8 & 0xF), baseSize = Int(sizes >> 4 & 0xF)
+        let offsetSize = Int(sizes >> 12 & 0xF)
+        let lengthSize = Int(sizes >> 8 & 0xF)
+        let baseSize = Int(sizes >> 4 & 0xF)
         let indexSize = version >= 1 ? Int(sizes & 0xF) : 0
         let count = try take(version < 2 ? 2 : 4)
         for _ in 0..<count {
@@ -280,7 +291,8 @@ extension LocationStripper {
             var ranges: [Range<Int64>] = []
             for _ in 0..<extents {
                 if indexSize > 0 { _ = try take(indexSize) }
-                let offset = try take(offsetSize), length = try take(lengthSize)
+                let offset = try take(offsetSize)
+                let length = try take(lengthSize)
                 switch method {
                 case 0:
                     guard length > 0 else { throw damaged("has item \(id) running to the end of the file") }
@@ -331,7 +343,7 @@ extension LocationStripper {
                 fresh = [0, 0, 0, 6] + Array("Exif\0\0".utf8) + (kept.map { $0.tiff() } ?? [])
                 if fresh.count > old.count || kept?.isEmpty != false { fresh = [] }
             } else if item.type == "iptc" {
-                fresh = []   // IPTC (cities, places, people): zeros
+                fresh = []  // IPTC (cities, places, people): zeros
             } else {
                 // XMP: whitespace, which an XML reader takes for an empty document.
                 fresh = [UInt8](repeating: 0x20, count: old.count)

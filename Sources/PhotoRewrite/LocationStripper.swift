@@ -39,7 +39,9 @@ public enum LocationStripper {
             throw Refusal("only the location of JPEG, PNG, WebP, HEIC and AVIF files can be removed; this one is sent only without --strip-location")
         }
         if isHEIF(head) { return try heif(size: size, read: read) }
-        let pieces = head[0] == 0xFF ? try jpeg(size: size, read: read)
+        let pieces =
+            head[0] == 0xFF
+            ? try jpeg(size: size, read: read)
             : isWebP(head) ? try webp(size: size, read: read) : try png(size: size, read: read)
         return Self.edits(from: pieces, size: size)
     }
@@ -79,8 +81,8 @@ public enum LocationStripper {
     }
 
     static func jpeg(size: Int64, read: (Int64, Int) -> [UInt8]) throws(Refusal) -> [Piece] {
-        var kept: [Piece] = [.file(0..<2)]   // SOI
-        var fresh: [UInt8] = []              // JFIF and EXIF, right after SOI
+        var kept: [Piece] = [.file(0..<2)]  // SOI
+        var fresh: [UInt8] = []  // JFIF and EXIF, right after SOI
         var exif: KeptExif?
         var sawFrame = false
         var sawScan = false
@@ -92,7 +94,7 @@ public enum LocationStripper {
             let code = marker[1]
             switch code {
             case 0xFF:
-                at += 1   // a fill byte before a marker: left out
+                at += 1  // a fill byte before a marker: left out
                 continue
             case 0xD9:
                 guard sawFrame, sawScan else { throw damaged("ends without a picture (no frame or scan)") }
@@ -121,7 +123,7 @@ public enum LocationStripper {
                 sawFrame = true
                 kept.append(.file(segment))
             case 0xC4, 0xCC, 0xDB, 0xDC, 0xDD:
-                kept.append(.file(segment))   // DHT, DAC, DQT, DNL, DRI: what a decoder needs
+                kept.append(.file(segment))  // DHT, DAC, DQT, DNL, DRI: what a decoder needs
             case 0xDA:
                 guard sawFrame else { throw damaged("has a scan before its frame header") }
                 sawScan = true
@@ -152,7 +154,7 @@ public enum LocationStripper {
                     kept.append(.bytes([0xFF, 0xEE, 0x00, 0x0E] + payload))
                 }
             case 0xE3...0xED, 0xEF, 0xFE:
-                break   // other APPn segments and comments: left out
+                break  // other APPn segments and comments: left out
             default:
                 throw damaged("uses marker 0xFF\(hex(code)), which this tool does not know")
             }
@@ -171,7 +173,10 @@ public enum LocationStripper {
             var advance = bytes.count
             while let found = bytes[i...].firstIndex(of: 0xFF) {
                 // The byte after FF is in the next block: read again from the FF.
-                guard found + 1 < bytes.count else { advance = found; break }
+                guard found + 1 < bytes.count else {
+                    advance = found
+                    break
+                }
                 let next = bytes[found + 1]
                 if next == 0x00 || (0xD0...0xD7).contains(next) || next == 0xFF {
                     i = found + 1
@@ -179,7 +184,7 @@ public enum LocationStripper {
                 }
                 return at + Int64(found)
             }
-            guard advance > 0 else { break }   // the file ends with FF
+            guard advance > 0 else { break }  // the file ends with FF
             at += Int64(advance)
         }
         throw damaged("ends inside its compressed picture (no end-of-image marker)")
@@ -235,17 +240,19 @@ public enum LocationStripper {
             if name == "eXIf", exif == nil {
                 exif = KeptExif.read(tiff: read(at + 8, Int(length)))
             } else if keptChunks.contains(name) {
-                if (name == "IDAT" || name == "IEND"), !exifPlaced {
+                if name == "IDAT" || name == "IEND", !exifPlaced {
                     // The fresh eXIf goes before the picture data, where viewers look for it.
                     exifPlaced = true
                     if let exif, !exif.isEmpty {
                         let data = exif.tiff()
-                        pieces.append(.bytes(PNGEncoder.bigEndian(UInt32(data.count)) + Array("eXIf".utf8) + data
-                                             + PNGEncoder.bigEndian(CRC32.checksum(Array("eXIf".utf8) + data))))
+                        pieces.append(
+                            .bytes(
+                                PNGEncoder.bigEndian(UInt32(data.count)) + Array("eXIf".utf8) + data
+                                    + PNGEncoder.bigEndian(CRC32.checksum(Array("eXIf".utf8) + data))))
                     }
                 }
                 pieces.append(.file(chunk))
-                if name == "IEND" { return pieces }   // and nothing after it
+                if name == "IEND" { return pieces }  // and nothing after it
             } else if type[0] & 0x20 == 0 {
                 throw damaged("has a critical chunk \(name) this tool does not know")
             }

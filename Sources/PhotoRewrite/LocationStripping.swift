@@ -37,8 +37,8 @@ public struct EditedFile: Sendable, Equatable {
         var pieces: [Piece] = []
         var want = count
         var position = virtual
-        var originalAt: Int64 = 0   // original offset of the current run's start
-        var virtualAt: Int64 = 0    // virtual offset of the same point
+        var originalAt: Int64 = 0  // original offset of the current run's start
+        var virtualAt: Int64 = 0  // virtual offset of the same point
         for edit in edits {
             // The untouched run before this edit.
             let runLength = edit.range.lowerBound - originalAt

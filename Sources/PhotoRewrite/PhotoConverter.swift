@@ -72,14 +72,16 @@ public enum PhotoConverter {
             throw Refusal("the photo cannot be decoded: \(why.isEmpty ? "unknown error" : why.replacingOccurrences(of: "to preview", with: "to convert"))")
         }
         if image.images > 1 {
-            throw Refusal(probe.format == .heic
-                ? "this HEIF holds \(image.images) pictures (a burst or a collection); it is not converted: only one would arrive"
-                : "an animated \(probe.format.rawValue) (\(image.images) frames) is not converted: only its first frame would arrive")
+            throw Refusal(
+                probe.format == .heic
+                    ? "this HEIF holds \(image.images) pictures (a burst or a collection); it is not converted: only one would arrive"
+                    : "an animated \(probe.format.rawValue) (\(image.images) frames) is not converted: only its first frame would arrive")
         }
         // The file's EXIF: HEIF's and AVIF's from the container (their turns already applied by
         // the decoder), the others' from their first bytes (their orientation applied here).
         let turnsApplied = probe.format == .heic || probe.format == .avif
-        let tiff: [UInt8]? = turnsApplied
+        let tiff: [UInt8]? =
+            turnsApplied
             ? image.exif.flatMap { ExifSummary.tiff(inHEIFBlock: Array(UnsafeBufferPointer(start: $0, count: image.exif_size))) }
             : ExifSummary.tiff(in: head.bytes, format: probe.format)
         let kept = tiff.flatMap(KeptExif.read(tiff:))
@@ -140,8 +142,10 @@ public enum PhotoConverter {
 
     /// `picture` written as `format` at the settings' quality, or the largest quality whose
     /// result fits `maxBytes` (found by halving the range: about six encodes).
-    static func write(_ picture: Pixels, as format: PhotoConversion.Format, settings: PhotoConversion,
-                      exif: [UInt8]?, icc: [UInt8]?) throws(Refusal) -> Converted {
+    static func write(
+        _ picture: Pixels, as format: PhotoConversion.Format, settings: PhotoConversion,
+        exif: [UInt8]?, icc: [UInt8]?
+    ) throws(Refusal) -> Converted {
         func encode(_ quality: Int) throws(Refusal) -> [UInt8] {
             try PhotoConverter.encode(picture, as: format, quality: quality, exif: exif, icc: icc)
         }
@@ -149,7 +153,8 @@ public enum PhotoConverter {
         var best = try encode(asked)
         var quality = asked
         if let limit = settings.maxBytes, Int64(best.count) > limit {
-            var low = min(PhotoConversion.lowestQuality, asked), high = asked - 1
+            var low = min(PhotoConversion.lowestQuality, asked)
+            var high = asked - 1
             var found: (Int, [UInt8])?
             while low <= high {
                 let middle = (low + high) / 2
@@ -163,7 +168,9 @@ public enum PhotoConverter {
             }
             guard let found else {
                 let smallest = try encode(min(PhotoConversion.lowestQuality, asked))
-                throw Refusal("even at quality \(min(PhotoConversion.lowestQuality, asked)) this photo is \(ByteFormat.bytes(Int64(smallest.count))) at \(picture.width) x \(picture.height), over --max-bytes \(ByteFormat.bytes(limit)); allow more bytes or give a smaller --max-dimension")
+                throw Refusal(
+                    "even at quality \(min(PhotoConversion.lowestQuality, asked)) this photo is \(ByteFormat.bytes(Int64(smallest.count))) at \(picture.width) x \(picture.height), over --max-bytes \(ByteFormat.bytes(limit)); allow more bytes or give a smaller --max-dimension"
+                )
             }
             (quality, best) = found
         }
@@ -176,12 +183,13 @@ public enum PhotoConverter {
         var error = [CChar](repeating: 0, count: 200)
         let rgb = picture.rgb
         let status: Int32 = (exif ?? []).withUnsafeBufferPointer { exifBytes in
-                (icc ?? []).withUnsafeBufferPointer { iccBytes in
-                    let encoder = format == .webp ? um_encode_webp : um_encode_jpeg
-                    return encoder(rgb.baseAddress, Int32(picture.width), Int32(picture.height), Int32(quality),
-                                   exif == nil ? nil : exifBytes.baseAddress, exifBytes.count,
-                                   icc == nil ? nil : iccBytes.baseAddress, iccBytes.count, &bytes, &size, &error, error.count)
-                }
+            (icc ?? []).withUnsafeBufferPointer { iccBytes in
+                let encoder = format == .webp ? um_encode_webp : um_encode_jpeg
+                return encoder(
+                    rgb.baseAddress, Int32(picture.width), Int32(picture.height), Int32(quality),
+                    exif == nil ? nil : exifBytes.baseAddress, exifBytes.count,
+                    icc == nil ? nil : iccBytes.baseAddress, iccBytes.count, &bytes, &size, &error, error.count)
+            }
         }
         guard status == 0, let bytes else {
             throw Refusal(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))

@@ -45,9 +45,15 @@ public struct ExifSummary: Sendable, Equatable {
         while at + 4 <= bytes.count {
             guard bytes[at] == 0xFF else { break }
             let marker = bytes[at + 1]
-            if marker == 0xFF { at += 1; continue } // fill byte
-            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { at += 2; continue }
-            if marker == 0xDA || marker == 0xD9 { break } // image data: no metadata comes after it
+            if marker == 0xFF {
+                at += 1
+                continue
+            }  // fill byte
+            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 {
+                at += 2
+                continue
+            }
+            if marker == 0xDA || marker == 0xD9 { break }  // image data: no metadata comes after it
             let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
             guard length >= 2 else { break }
             let payload = at + 4
@@ -78,9 +84,11 @@ public struct ExifSummary: Sendable, Equatable {
     /// ever shown until the photo itself is decoded.
     public static func jpegThumbnail(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
         guard let tiff = app1Payloads(bytes).lazy.compactMap({ exifTIFF(bytes, $0) }).first,
-              let reader = TIFFReader(Array(bytes[tiff])), let ifd0 = reader.uint32(at: 4),
-              let ifd1 = reader.next(after: Int(ifd0)), ifd1 != Int(ifd0) else { return nil }
-        var offset: Int?, size: Int?
+            let reader = TIFFReader(Array(bytes[tiff])), let ifd0 = reader.uint32(at: 4),
+            let ifd1 = reader.next(after: Int(ifd0)), ifd1 != Int(ifd0)
+        else { return nil }
+        var offset: Int?
+        var size: Int?
         for entry in reader.entries(at: ifd1) {
             if entry.tag == 0x0201 { offset = reader.integer(entry) }
             if entry.tag == 0x0202 { size = reader.integer(entry) }
@@ -147,7 +155,7 @@ public struct ExifSummary: Sendable, Equatable {
                 guard data + length <= bytes.count else { return nil }
                 return fromTIFF(Array(bytes[data..<(data + length)]))
             }
-            at = data + length + 4 // the CRC
+            at = data + length + 4  // the CRC
         }
         return nil
     }
@@ -157,7 +165,9 @@ public struct ExifSummary: Sendable, Equatable {
         guard let reader = TIFFReader(tiff), let ifd0 = reader.uint32(at: 4) else { return nil }
         var summary = ExifSummary()
         let entries0 = reader.entries(at: Int(ifd0))
-        var make: String?, model: String?, dateTime: String?
+        var make: String?
+        var model: String?
+        var dateTime: String?
         var exifIFD: Int?
         var gpsIFD: Int?
         for entry in entries0 {
@@ -185,7 +195,10 @@ public struct ExifSummary: Sendable, Equatable {
     /// GPSLatitudeRef/GPSLatitude/GPSLongitudeRef/GPSLongitude (tags 1-4) as a point; nil when
     /// any is missing or out of range.
     static func location(_ reader: TIFFReader, _ ifd: Int) -> GeoPoint? {
-        var latitudeRef: String?, longitudeRef: String?, latitude: Double?, longitude: Double?
+        var latitudeRef: String?
+        var longitudeRef: String?
+        var latitude: Double?
+        var longitude: Double?
         for entry in reader.entries(at: ifd) {
             switch entry.tag {
             case 1: latitudeRef = reader.ascii(entry)
@@ -246,7 +259,8 @@ enum XMPLocation {
     static func find(packet: ArraySlice<UInt8>) -> GeoPoint? {
         let text = String(decoding: packet.prefix(256 * 1024), as: UTF8.self)
         guard let latitude = value(of: "GPSLatitude", in: text).flatMap(coordinate),
-              let longitude = value(of: "GPSLongitude", in: text).flatMap(coordinate) else { return nil }
+            let longitude = value(of: "GPSLongitude", in: text).flatMap(coordinate)
+        else { return nil }
         return GeoPoint(latitude: latitude, longitude: longitude)
     }
 
@@ -275,7 +289,8 @@ enum XMPLocation {
 
 /// EXIF orientation: how the stored pixels must be turned to show the photo upright.
 public enum Orientation: Int, Sendable, CaseIterable {
-    case up = 1, upMirrored, down, downMirrored, leftMirrored, right, rightMirrored, left
+    case up = 1
+    case upMirrored, down, downMirrored, leftMirrored, right, rightMirrored, left
 
     /// Whether upright, the picture is the stored one's height wide (a quarter turn).
     public var swapsSides: Bool { rawValue >= 5 }
@@ -310,7 +325,8 @@ public struct TIFFReader: Sendable {
 
     public func uint16(at offset: Int) -> UInt16? {
         guard offset >= 0, offset + 2 <= bytes.count else { return nil }
-        let a = UInt16(bytes[offset]), b = UInt16(bytes[offset + 1])
+        let a = UInt16(bytes[offset])
+        let b = UInt16(bytes[offset + 1])
         return bigEndian ? a << 8 | b : b << 8 | a
     }
 
@@ -350,7 +366,8 @@ public struct TIFFReader: Sendable {
     /// The first RATIONAL of an entry as numerator and denominator (nil: another type, or a zero denominator).
     public func rational(_ entry: Entry) -> (UInt32, UInt32)? {
         guard entry.type == 5, entry.count >= 1, let offset = uint32(at: entry.valueAt),
-              let numerator = uint32(at: Int(offset)), let denominator = uint32(at: Int(offset) + 4), denominator != 0 else { return nil }
+            let numerator = uint32(at: Int(offset)), let denominator = uint32(at: Int(offset) + 4), denominator != 0
+        else { return nil }
         return (numerator, denominator)
     }
 
@@ -385,8 +402,8 @@ public struct TIFFReader: Sendable {
     }
 }
 
-private extension String {
-    func trimmingCharacters(in set: Character) -> String {
+extension String {
+    fileprivate func trimmingCharacters(in set: Character) -> String {
         var s = Substring(self)
         while s.first == set { s.removeFirst() }
         while s.last == set { s.removeLast() }

@@ -5,7 +5,14 @@ import Foundation
 public struct ImageProbe: Sendable, Equatable {
     /// The image formats the preview knows by their first bytes.
     public enum Format: String, Sendable {
-        case jpeg = "JPEG", png = "PNG", gif = "GIF", webp = "WebP", heic = "HEIC", avif = "AVIF", bmp = "BMP", tiff = "TIFF"
+        case jpeg = "JPEG"
+        case png = "PNG"
+        case gif = "GIF"
+        case webp = "WebP"
+        case heic = "HEIC"
+        case avif = "AVIF"
+        case bmp = "BMP"
+        case tiff = "TIFF"
     }
 
     public var format: Format
@@ -28,15 +35,24 @@ public struct ImageProbe: Sendable, Equatable {
         func be32(_ i: Int) -> Int? { i + 4 <= b.count ? Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3]) : nil }
         func le32(_ i: Int) -> Int? { i + 4 <= b.count ? Int(b[i + 3]) << 24 | Int(b[i + 2]) << 16 | Int(b[i + 1]) << 8 | Int(b[i]) : nil }
         func le24(_ i: Int) -> Int? { i + 3 <= b.count ? Int(b[i + 2]) << 16 | Int(b[i + 1]) << 8 | Int(b[i]) : nil }
-        func ascii(_ i: Int, _ s: String) -> Bool { let u = Array(s.utf8); return i + u.count <= b.count && Array(b[i..<i + u.count]) == u }
+        func ascii(_ i: Int, _ s: String) -> Bool {
+            let u = Array(s.utf8)
+            return i + u.count <= b.count && Array(b[i..<i + u.count]) == u
+        }
 
         if b.count >= 3, b[0] == 0xFF, b[1] == 0xD8, b[2] == 0xFF {
             var probe = ImageProbe(format: .jpeg)
             var at = 2
             while at + 9 <= b.count, b[at] == 0xFF {
                 let marker = b[at + 1]
-                if marker == 0xFF { at += 1; continue }
-                if (0xD0...0xD7).contains(marker) || marker == 0x01 { at += 2; continue }
+                if marker == 0xFF {
+                    at += 1
+                    continue
+                }
+                if (0xD0...0xD7).contains(marker) || marker == 0x01 {
+                    at += 2
+                    continue
+                }
                 guard let length = be16(at + 2), length >= 2 else { break }
                 // Start-of-frame markers (not DHT C4, JPG C8, DAC CC) carry the size.
                 if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) {
@@ -71,7 +87,9 @@ public struct ImageProbe: Sendable, Equatable {
         }
         if ascii(4, "ftyp") {
             let brand = b.count >= 12 ? String(decoding: b[8..<12], as: UTF8.self) : ""
-            let format: Format? = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"].contains(brand) ? .heic
+            let format: Format? =
+                ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"].contains(brand)
+                ? .heic
                 : ["avif", "avis"].contains(brand) ? .avif : nil
             guard let format else { return nil }
             var probe = ImageProbe(format: format)

@@ -32,7 +32,10 @@ public struct PreviewInfo: Sendable, Equatable {
     /// Where the photo was taken, when its metadata says.
     public var location: GeoPoint?
 
-    public init(format: ImageProbe.Format? = nil, width: Int? = nil, height: Int? = nil, dateTaken: String? = nil, camera: String? = nil, fileSize: Int64? = nil, location: GeoPoint? = nil) {
+    public init(
+        format: ImageProbe.Format? = nil, width: Int? = nil, height: Int? = nil, dateTaken: String? = nil, camera: String? = nil, fileSize: Int64? = nil,
+        location: GeoPoint? = nil
+    ) {
         self.location = location
         self.format = format
         self.width = width
@@ -59,4 +62,3 @@ public enum PreviewProblem: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 }
-

@@ -23,23 +23,33 @@ public struct RGBImage: Sendable, Equatable {
     public func fitted(_ boxWidth: Int, _ boxHeight: Int) -> RGBImage {
         guard width > 0, height > 0, boxWidth > 0, boxHeight > 0, width > boxWidth || height > boxHeight else { return self }
         let scale = min(Double(boxWidth) / Double(width), Double(boxHeight) / Double(height))
-        let outWidth = max(1, Int(Double(width) * scale)), outHeight = max(1, Int(Double(height) * scale))
+        let outWidth = max(1, Int(Double(width) * scale))
+        let outHeight = max(1, Int(Double(height) * scale))
         var out = [UInt8](repeating: 0, count: outWidth * outHeight * 3)
         rgb.withUnsafeBufferPointer { source in
             for oy in 0..<outHeight {
-                let y0 = oy * height / outHeight, y1 = max(y0 + 1, (oy + 1) * height / outHeight)
+                let y0 = oy * height / outHeight
+                let y1 = max(y0 + 1, (oy + 1) * height / outHeight)
                 for ox in 0..<outWidth {
-                    let x0 = ox * width / outWidth, x1 = max(x0 + 1, (ox + 1) * width / outWidth)
-                    var r = 0, g = 0, b = 0
+                    let x0 = ox * width / outWidth
+                    let x1 = max(x0 + 1, (ox + 1) * width / outWidth)
+                    var r = 0
+                    var g = 0
+                    var b = 0
                     for y in y0..<y1 {
                         var i = (y * width + x0) * 3
                         for _ in x0..<x1 {
-                            r += Int(source[i]); g += Int(source[i + 1]); b += Int(source[i + 2])
+                            r += Int(source[i])
+                            g += Int(source[i + 1])
+                            b += Int(source[i + 2])
                             i += 3
                         }
                     }
-                    let n = (y1 - y0) * (x1 - x0), o = (oy * outWidth + ox) * 3
-                    out[o] = UInt8(r / n); out[o + 1] = UInt8(g / n); out[o + 2] = UInt8(b / n)
+                    let n = (y1 - y0) * (x1 - x0)
+                    let o = (oy * outWidth + ox) * 3
+                    out[o] = UInt8(r / n)
+                    out[o + 1] = UInt8(g / n)
+                    out[o + 2] = UInt8(b / n)
                 }
             }
         }
@@ -66,7 +76,8 @@ public struct RGBImage: Sendable, Equatable {
                 case .rightMirrored: (dx, dy) = (h - 1 - y, w - 1 - x)
                 case .left: (dx, dy) = (y, w - 1 - x)
                 }
-                let from = (y * w + x) * 3, to = (dy * outWidth + dx) * 3
+                let from = (y * w + x) * 3
+                let to = (dy * outWidth + dx) * 3
                 out[to] = rgb[from]
                 out[to + 1] = rgb[from + 1]
                 out[to + 2] = rgb[from + 2]

@@ -4,7 +4,10 @@ extension Canvas {
     @discardableResult
     public mutating func frame(_ rect: Rect, title: String = "", style: CellStyle = .plain, titleStyle: CellStyle? = nil, glyphs: Glyphs) -> Rect {
         guard rect.width >= 2, rect.height >= 2 else { return Rect(x: rect.x, y: rect.y, width: 0, height: 0) }
-        let top = rect.y, bottom = rect.maxY - 1, left = rect.x, right = rect.maxX - 1
+        let top = rect.y
+        let bottom = rect.maxY - 1
+        let left = rect.x
+        let right = rect.maxX - 1
         for x in left...right {
             write(String(glyphs.horizontal), x: x, y: top, style: style)
             write(String(glyphs.horizontal), x: x, y: bottom, style: style)

@@ -111,8 +111,10 @@ public struct Canvas: Sendable, Equatable {
     }
 
     public func clipped(_ rect: Rect) -> Rect {
-        let x0 = max(0, rect.x), y0 = max(0, rect.y)
-        let x1 = min(width, rect.maxX), y1 = min(height, rect.maxY)
+        let x0 = max(0, rect.x)
+        let y0 = max(0, rect.y)
+        let x1 = min(width, rect.maxX)
+        let y1 = min(height, rect.maxY)
         return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 

@@ -19,8 +19,10 @@ public enum KittyPlaceholders {
 
     /// Sends `picture` (`over` the cells it is stretched over, else its own) as a virtual
     /// placement of `id`, every chunk wrapped for tmux, answers suppressed.
-    public static func place(_ picture: PixelPicture, id: UInt32, over cells: (columns: Int, rows: Int),
-                             compress: KittyEncoder.Compressor? = nil) -> [UInt8] {
+    public static func place(
+        _ picture: PixelPicture, id: UInt32, over cells: (columns: Int, rows: Int),
+        compress: KittyEncoder.Compressor? = nil
+    ) -> [UInt8] {
         let keys = "a=T,U=1,i=\(id),f=24,s=\(picture.width),v=\(picture.height),c=\(cells.columns),r=\(cells.rows),q=2,"
         return Array(KittyEncoder.chunks(picture.rgb, keys: keys, continuation: "q=2,", compress: compress).map(TmuxPassthrough.wrap).joined())
     }
@@ -29,7 +31,8 @@ public enum KittyPlaceholders {
     /// carries its row, column and the id's high byte, so a row redrawn in part (a tmux popup
     /// or status line over it) still shows the right piece.
     public static func cells(id: UInt32, x: Int, y: Int, columns: Int, rows: Int) -> [UInt8] {
-        let rows = min(rows, limit), columns = min(columns, limit)
+        let rows = min(rows, limit)
+        let columns = min(columns, limit)
         let high = Int(id >> 24)
         var out: [UInt8] = []
         for row in 0..<rows {

@@ -64,9 +64,10 @@ public struct CellPicture: Sendable, Equatable {
             for column in 0..<width {
                 let top = (2 * row * width + column) * 3
                 let lower = 2 * row + 1 < height ? ((2 * row + 1) * width + column) * 3 : nil
-                cells.append(PictureCell(
-                    top: RGB(rgb[top], rgb[top + 1], rgb[top + 2]),
-                    bottom: lower.map { RGB(rgb[$0], rgb[$0 + 1], rgb[$0 + 2]) }))
+                cells.append(
+                    PictureCell(
+                        top: RGB(rgb[top], rgb[top + 1], rgb[top + 2]),
+                        bottom: lower.map { RGB(rgb[$0], rgb[$0 + 1], rgb[$0 + 2]) }))
             }
         }
         self.init(x: x, y: y, columns: width, rows: rows, cells: cells)
@@ -126,7 +127,9 @@ public enum PictureEncoder {
             return best
         }
         func distance(_ a: (Int, Int, Int), _ b: RGB) -> Int {
-            let dr = a.0 - Int(b.r), dg = a.1 - Int(b.g), db = a.2 - Int(b.b)
+            let dr = a.0 - Int(b.r)
+            let dg = a.1 - Int(b.g)
+            let db = a.2 - Int(b.b)
             return dr * dr + dg * dg + db * db
         }
         let (ri, gi, bi) = (nearestLevel(rgb.r), nearestLevel(rgb.g), nearestLevel(rgb.b))

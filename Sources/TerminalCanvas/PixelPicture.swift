@@ -58,17 +58,20 @@ public struct PixelPicture: Sendable, Equatable {
     /// block), a quarter of the bytes, centred in the cells it had (`cellWidth` x `cellHeight`
     /// pixels a cell), so it lies within them. Nil when it is too small to halve.
     public func halved(cellWidth: Int, cellHeight: Int) -> PixelPicture? {
-        let w = width / 2, h = height / 2
+        let w = width / 2
+        let h = height / 2
         guard w >= 8, h >= 8, cellWidth > 0, cellHeight > 0 else { return nil }
         var out = [UInt8](repeating: 0, count: w * h * 3)
         rgb.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { target in
                 for y in 0..<h {
-                    let top = 2 * y * width * 3, bottom = top + width * 3
+                    let top = 2 * y * width * 3
+                    let bottom = top + width * 3
                     for x in 0..<w {
                         let left = 6 * x
                         for c in 0..<3 {
-                            let sum = Int(source[top + left + c]) + Int(source[top + left + 3 + c])
+                            let sum =
+                                Int(source[top + left + c]) + Int(source[top + left + 3 + c])
                                 + Int(source[bottom + left + c]) + Int(source[bottom + left + 3 + c])
                             target[(y * w + x) * 3 + c] = UInt8((sum + 2) / 4)
                         }
@@ -76,9 +79,11 @@ public struct PixelPicture: Sendable, Equatable {
                 }
             }
         }
-        let newColumns = (w + cellWidth - 1) / cellWidth, newRows = (h + cellHeight - 1) / cellHeight
-        return PixelPicture(x: x + max(0, (columns - newColumns) / 2), y: y + max(0, (rows - newRows) / 2),
-                            columns: min(columns, newColumns), rows: min(rows, newRows), width: w, height: h, rgb: out)
+        let newColumns = (w + cellWidth - 1) / cellWidth
+        let newRows = (h + cellHeight - 1) / cellHeight
+        return PixelPicture(
+            x: x + max(0, (columns - newColumns) / 2), y: y + max(0, (rows - newRows) / 2),
+            columns: min(columns, newColumns), rows: min(rows, newRows), width: w, height: h, rgb: out)
     }
 }
 
@@ -105,7 +110,8 @@ public enum KittyEncoder {
     /// carries `keys` (and `o=z` when `compress` made it smaller), the others `continuation`;
     /// each says whether more follow (`m=`).
     public static func chunks(_ rgb: [UInt8], keys: String, continuation: String = "", compress: Compressor? = nil) -> [[UInt8]] {
-        var keys = keys, data = rgb
+        var keys = keys
+        var data = rgb
         if let squeezed = compress?(rgb), squeezed.count < rgb.count {
             keys += "o=z,"
             data = squeezed
@@ -115,8 +121,9 @@ public enum KittyEncoder {
         var offset = 0
         repeat {
             let end = min(payload.count, offset + chunkSize)
-            out.append(Array("\u{1B}_G\(out.isEmpty ? keys : continuation)m=\(end < payload.count ? 1 : 0);".utf8)
-                       + payload[offset..<end] + Array("\u{1B}\\".utf8))
+            out.append(
+                Array("\u{1B}_G\(out.isEmpty ? keys : continuation)m=\(end < payload.count ? 1 : 0);".utf8)
+                    + payload[offset..<end] + Array("\u{1B}\\".utf8))
             offset = end
         } while offset < payload.count
         return out
@@ -136,7 +143,10 @@ public enum SixelEncoder {
     public static let palette: [RGB] = {
         var colours: [RGB] = []
         for r in cubeLevels { for g in cubeLevels { for b in cubeLevels { colours.append(RGB(UInt8(r), UInt8(g), UInt8(b))) } } }
-        for i in 0..<24 { let v = UInt8(8 + 10 * i); colours.append(RGB(v, v, v)) }
+        for i in 0..<24 {
+            let v = UInt8(8 + 10 * i)
+            colours.append(RGB(v, v, v))
+        }
         return colours
     }()
 
@@ -181,7 +191,8 @@ public enum SixelEncoder {
     }
 
     public static func bytes(_ picture: PixelPicture) -> [UInt8] {
-        let width = picture.width, height = picture.height
+        let width = picture.width
+        let height = picture.height
         var out = Array("\u{1B}[\(picture.y + 1);\(picture.x + 1)H\u{1B}P0;0;0q\"1;1;\(width);\(height)".utf8)
         let indices = quantise(picture)
         var used = [Bool](repeating: false, count: palette.count)
@@ -258,7 +269,8 @@ public enum Base64 {
         return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
             bytes.withUnsafeBufferPointer { input in
                 alphabet.withUnsafeBufferPointer { table in
-                    var i = 0, o = 0
+                    var i = 0
+                    var o = 0
                     while i + 3 <= input.count {
                         let v = Int(input[i]) << 16 | Int(input[i + 1]) << 8 | Int(input[i + 2])
                         out[o] = table[v >> 18 & 63]

@@ -61,11 +61,17 @@ public struct TerminalReplies: Sendable, Equatable {
         pending += bytes
         var start = 0
         while let escape = pending[start...].firstIndex(of: 0x1B) {
-            guard escape + 1 < pending.count else { start = escape; break }
+            guard escape + 1 < pending.count else {
+                start = escape
+                break
+            }
             let introducer = pending[escape + 1]
             if introducer == UInt8(ascii: "_") || introducer == UInt8(ascii: "P") {
                 // APC … ST: a kitty graphics answer; DCS … ST: the name and version.
-                guard let end = stringTerminator(after: escape + 2) else { start = escape; break }
+                guard let end = stringTerminator(after: escape + 2) else {
+                    start = escape
+                    break
+                }
                 let body = String(decoding: pending[(escape + 2)..<end], as: UTF8.self)
                 if introducer == UInt8(ascii: "_") {
                     if body.hasPrefix("Gi=31;") && body.dropFirst(6).hasPrefix("OK") { kittyGraphics = true }

@@ -58,8 +58,9 @@ public actor Agent {
         (lastActivity, startedAt) = (configuration.clock.monotonic(), configuration.clock.wall())
         settings = configuration.settings
         events = AgentEvents(checkpointInterval: configuration.checkpointInterval, progressInterval: configuration.progressInterval)
-        defaultTransport = try HTTPUploadTransport(settings: TransportSettings(), sharedLimit: sharedLimit,
-                                                   preparationLimit: configuration.preparationLimit, clock: configuration.clock)
+        defaultTransport = try HTTPUploadTransport(
+            settings: TransportSettings(), sharedLimit: sharedLimit,
+            preparationLimit: configuration.preparationLimit, clock: configuration.clock)
         queue = UploadQueue(transport: defaultTransport, concurrency: configuration.settings.concurrency, log: log, clock: configuration.clock)
         do {
             preparation = try PreparationWatch(path: configuration.paths.preparing)
@@ -117,8 +118,9 @@ public actor Agent {
             transport = FailingTransport(failure: UploadFailure(.fileError, "\(error)"))
         }
         let watched = preparation.map { PreparationWatchedTransport(inner: transport, id: upload.id, watch: $0) as any UploadTransport }
-        return UploadQueue.Item(upload.request, record: upload.record, attemptsSoFar: upload.attempts,
-                                transport: watched ?? transport, retryPolicy: upload.settings.retryPolicy)
+        return UploadQueue.Item(
+            upload.request, record: upload.record, attemptsSoFar: upload.attempts,
+            transport: watched ?? transport, retryPolicy: upload.settings.retryPolicy)
     }
 
     /// The uploads the last agent was preparing when it stopped: one that has now stopped an
@@ -287,9 +289,11 @@ public actor Agent {
         }
         switch envelope.request {
         case .hello(let version, _):
-            reply = version == AgentProtocol.version
+            reply =
+                version == AgentProtocol.version
                 ? .hello(version: AgentProtocol.version, pid: getpid())
-                : .error(message: "this agent speaks protocol \(AgentProtocol.version), the client \(version); stop it with `uploadmon agent stop` and start again")
+                : .error(
+                    message: "this agent speaks protocol \(AgentProtocol.version), the client \(version); stop it with `uploadmon agent stop` and start again")
         case .subscribe(let after):
             do {
                 let snapshot = try makeSnapshot(after: after)
@@ -332,8 +336,9 @@ public actor Agent {
         let missed = try after.map { try journal.entries(after: $0) } ?? []
         let recent = try journal.snapshots(limit: configuration.snapshotLimit)
         let earlier = try recent.first.map { try journal.failed(before: $0.id, limit: AgentSnapshot.failuresKept) } ?? []
-        var snapshot = AgentSnapshot(uploads: recent, missed: missed, lastSequence: last, jobs: try journal.jobSnapshots(),
-                                     earlierFailures: earlier.isEmpty ? nil : earlier)
+        var snapshot = AgentSnapshot(
+            uploads: recent, missed: missed, lastSequence: last, jobs: try journal.jobSnapshots(),
+            earlierFailures: earlier.isEmpty ? nil : earlier)
         if let after {
             let away = try journal.finishedCounts(after: after)
             (snapshot.awaySucceeded, snapshot.awayFailed) = (away.succeeded, away.failed)

@@ -149,7 +149,8 @@ extension AgentSettings {
             let description = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
             let words = description.split(separator: " ")
             if let index = words.lastIndex(of: "character"), index + 1 < words.count,
-               let offset = Int(words[index + 1].trimmingCharacters(in: .punctuationCharacters)), offset <= data.count {
+                let offset = Int(words[index + 1].trimmingCharacters(in: .punctuationCharacters)), offset <= data.count
+            {
                 return (data.prefix(offset).filter { $0 == 0x0A }.count + 1, "the file is not JSON: \(description)")
             }
             return (nil, "the file is not JSON: \(description)")
@@ -161,7 +162,10 @@ extension AgentSettings {
         func key(_ path: [any CodingKey]) -> String? { path.last(where: { $0.intValue == nil })?.stringValue }
         switch error {
         case .typeMismatch(let type, let context):
-            return (key(context.codingPath), "\(key(context.codingPath) ?? "a value") is not \(type == Int.self || type == Int64.self ? "a whole number that fits" : "of type \(type)")")
+            return (
+                key(context.codingPath),
+                "\(key(context.codingPath) ?? "a value") is not \(type == Int.self || type == Int64.self ? "a whole number that fits" : "of type \(type)")"
+            )
         case .valueNotFound(_, let context):
             return (key(context.codingPath), "\(key(context.codingPath) ?? "a value") is missing")
         case .keyNotFound(let missing, _):

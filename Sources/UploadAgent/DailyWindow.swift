@@ -23,7 +23,8 @@ public struct DailyWindow: Codable, Sendable, Hashable, CustomStringConvertible 
     /// Read from a file or the socket by the same rules as from the command line.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let start = try container.decode(Int.self, forKey: .start), end = try container.decode(Int.self, forKey: .end)
+        let start = try container.decode(Int.self, forKey: .start)
+        let end = try container.decode(Int.self, forKey: .end)
         do throws(RangeError) {
             try self.init(start: start, end: end)
         } catch {
@@ -37,7 +38,8 @@ public struct DailyWindow: Codable, Sendable, Hashable, CustomStringConvertible 
         func minutes(_ part: Substring) -> Int? {
             let pieces = part.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
             guard pieces.count == 2, pieces.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0 >= "0" && $0 <= "9" } }),
-                  let hour = Int(pieces[0]), let minute = Int(pieces[1]), hour < 24, minute < 60 else { return nil }
+                let hour = Int(pieces[0]), let minute = Int(pieces[1]), hour < 24, minute < 60
+            else { return nil }
             return hour * 60 + minute
         }
         guard parts.count == 2, let start = minutes(parts[0]), let end = minutes(parts[1]) else {
@@ -51,7 +53,8 @@ public struct DailyWindow: Codable, Sendable, Hashable, CustomStringConvertible 
     public var argument: String { "\(Self.clock(start))-\(Self.clock(end))" }
 
     static func clock(_ minutes: Int) -> String {
-        let hour = minutes / 60, minute = minutes % 60
+        let hour = minutes / 60
+        let minute = minutes % 60
         return (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
     }
 

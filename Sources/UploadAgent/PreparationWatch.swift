@@ -51,7 +51,8 @@ public final class PreparationWatch: @unchecked Sendable {
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
             let fields = line.split(separator: UInt8(ascii: " "))
             guard fields.count == 2, let id = Int(String(decoding: fields[0], as: UTF8.self)), id > 0,
-                  let stops = Int(String(decoding: fields[1], as: UTF8.self)), stops >= 0, stops < 1_000 else { continue }
+                let stops = Int(String(decoding: fields[1], as: UTF8.self)), stops >= 0, stops < 1_000
+            else { continue }
             found[UploadID(id)] = max(found[UploadID(id)] ?? 0, stops + 1)
         }
         return found
@@ -129,8 +130,9 @@ struct PreparationWatchedTransport: UploadTransport {
             // (failed with the reason, in the queue) and the other uploads go on.
             result = await inner.perform(request, observer: watched)
             if result.stalledInPreparation, case .failed(let failure) = result.outcome {
-                result = AttemptResult(outcome: .failed(UploadFailure(.preparationStalled, failure.message + PreparationWatch.stalledTwice)),
-                                       response: nil, bytesSent: 0)
+                result = AttemptResult(
+                    outcome: .failed(UploadFailure(.preparationStalled, failure.message + PreparationWatch.stalledTwice)),
+                    response: nil, bytesSent: 0)
             }
         }
         watch.end(id)

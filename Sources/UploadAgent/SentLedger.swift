@@ -53,7 +53,7 @@ public struct SentLedger: Sendable {
         var skips: [String: Skip] = [:]
         for path in paths {
             guard let content = try? ContentIdentity.sha256(of: path, stripLocation: stripLocation, conversion: conversion),
-                  let earlier = try? journal.sentBefore(sha256: content.hex, to: endpoint)
+                let earlier = try? journal.sentBefore(sha256: content.hex, to: endpoint)
             else { continue }
             skips[path] = Skip(path: path, sha256: content.hex, earlier: earlier)
         }
@@ -78,7 +78,7 @@ public struct SentLedger: Sendable {
         try? paths.prepare()
         do {
             if try SentLog(journal: paths.journal).append(sent: sent, pending: pending) {
-                _ = try? Journal(path: paths.journal) // opening it takes the log in
+                _ = try? Journal(path: paths.journal)  // opening it takes the log in
             }
         } catch {
             try? open(paths: paths)?.journal.remember(sent: sent, pending: pending)
@@ -97,8 +97,10 @@ public struct SentLedger: Sendable {
                 sent.append(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.sentName ?? state.name, sentAt: now))
             } else if let path = record.path, let size = record.fileSize, let mtime = record.fileModified, let ctime = record.fileChanged {
                 let absolute = path.hasPrefix("/") ? path : URL(fileURLWithPath: path).standardizedFileURL.path
-                pending.append(PendingSent(endpoint: endpoint, path: absolute, size: size, mtimeNs: mtime, ctimeNs: ctime,
-                                           stripped: record.withoutLocation, name: state.name, sentAt: now))
+                pending.append(
+                    PendingSent(
+                        endpoint: endpoint, path: absolute, size: size, mtimeNs: mtime, ctimeNs: ctime,
+                        stripped: record.withoutLocation, name: state.name, sentAt: now))
             }
         }
         return (sent, pending)
@@ -112,7 +114,8 @@ public struct SentLedger: Sendable {
         var sent: [SentContent] = []
         for one in pending where one.matches(FileFingerprint.of(path: one.path)) {
             guard let content = try? ContentIdentity.sha256(of: one.path, stripLocation: one.stripped),
-                  one.matches(FileFingerprint.of(path: one.path)) else { continue }
+                one.matches(FileFingerprint.of(path: one.path))
+            else { continue }
             sent.append(SentContent(endpoint: endpoint, sha256: content.hex, size: one.size, name: one.name, sentAt: one.sentAt))
         }
         try? journal.resolvePending(pending, sent: sent)

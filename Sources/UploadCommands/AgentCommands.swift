@@ -149,7 +149,8 @@ public struct WatchSetup {
         guard case .file(let directory) = template.request.source else { return }
         let connection = try AgentHost.connectOrStart(paths: paths, client: "watch")
         defer { connection.client.close() }
-        let reply = try connection.client.request(.watch(directory: directory, template: template, everySeconds: everySeconds, newOnly: newOnly, skipSent: skipSent), timeout: 60)
+        let reply = try connection.client.request(
+            .watch(directory: directory, template: template, everySeconds: everySeconds, newOnly: newOnly, skipSent: skipSent), timeout: 60)
         guard case .job(let job, let created) = reply else {
             throw CommandFailure.failed(AgentClient.text(of: reply, doing: "watch \(directory)"))
         }
@@ -157,7 +158,8 @@ public struct WatchSetup {
             output.sayJSON(try PrettyJSON.text(job))
             return
         }
-        for line in lines(job, created: created, directory: directory, agent: AgentWording.which(pid: connection.client.agentPID, started: connection.started)) {
+        for line in lines(job, created: created, directory: directory, agent: AgentWording.which(pid: connection.client.agentPID, started: connection.started))
+        {
             output.say(line)
         }
     }
@@ -196,7 +198,9 @@ public struct AgentSettingsChange: Sendable {
     /// Why these options cannot be taken, or nil.
     public var refusal: String? {
         if between != nil && allDay { return "--between and --all-day contradict each other; give one" }
-        if let limitRate, limitRate != "none", let refusal = ByteSize.refusal(limitRate, option: "--limit-rate", atLeast: 1, like: "500k or 2MB, or none for full speed", noun: "rate") {
+        if let limitRate, limitRate != "none",
+            let refusal = ByteSize.refusal(limitRate, option: "--limit-rate", atLeast: 1, like: "500k or 2MB, or none for full speed", noun: "rate")
+        {
             return refusal
         }
         do throws(RangeError) {
@@ -293,7 +297,9 @@ public struct BackgroundControl {
 
     /// The ids given, or every upload in `states` when `all`; usage errors said in words.
     func ids(_ given: [String], all: Bool, states: [UploadState], flag: String) throws(CommandFailure) -> [UploadID] {
-        guard all != !given.isEmpty else { throw .usage(all ? "name ids or give \(flag), not both" : "name the uploads by id (uploadmon status shows them), or give \(flag)") }
+        guard all != !given.isEmpty else {
+            throw .usage(all ? "name ids or give \(flag), not both" : "name the uploads by id (uploadmon status shows them), or give \(flag)")
+        }
         if all {
             guard FileManager.default.fileExists(atPath: paths.journal) else { return [] }
             do { return try Journal(path: paths.journal).ids(in: states) } catch { throw .failed("cannot read the journal \(paths.journal): \(error)") }
@@ -324,7 +330,9 @@ public struct BackgroundControl {
         let done = ids.count - refused.count
         var lines = refused.map { "uploadmon: " + $0 }
         if done > 0 {
-            lines.append("\(verb == "retry" ? "Retrying" : "Cancelled") \(done) upload\(done == 1 ? "" : "s")\(verb == "retry" ? " in the background agent" : ""); follow with uploadmon status, or open the monitor.")
+            lines.append(
+                "\(verb == "retry" ? "Retrying" : "Cancelled") \(done) upload\(done == 1 ? "" : "s")\(verb == "retry" ? " in the background agent" : ""); follow with uploadmon status, or open the monitor."
+            )
         }
         return (lines.joined(separator: "\n"), refused.isEmpty ? 0 : 1)
     }

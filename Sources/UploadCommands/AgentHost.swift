@@ -69,9 +69,10 @@ public enum AgentHost {
         }
         let recovered = try await agent.start()
         server.start()
-        log("agent \(getpid()) listening on \(listening); journal \(paths.journal); "
-            + (idleExit > 0 ? "exits after \(ByteFormat.duration(idleExit)) idle" : "never exits when idle")
-            + (recovered > 0 ? "; \(recovered) unfinished upload(s) resumed" : ""))
+        log(
+            "agent \(getpid()) listening on \(listening); journal \(paths.journal); "
+                + (idleExit > 0 ? "exits after \(ByteFormat.duration(idleExit)) idle" : "never exits when idle")
+                + (recovered > 0 ? "; \(recovered) unfinished upload(s) resumed" : ""))
         log("settings: \(settings.inForce(at: clock.wall()))")
 
         let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in

@@ -37,7 +37,9 @@ public struct BackgroundSend {
     /// The closing line (none in JSON): where the uploads go on and how to follow them.
     public func sayContinuing(agentPID: Int32, started: Bool) {
         guard !json else { return }
-        output.say("The uploads continue in the background (\(AgentWording.which(pid: agentPID, started: started))). Follow them with `uploadmon status` or the monitor.")
+        output.say(
+            "The uploads continue in the background (\(AgentWording.which(pid: agentPID, started: started))). Follow them with `uploadmon status` or the monitor."
+        )
     }
 
     /// Says what the agent did with each file; how many it refused.
@@ -48,7 +50,10 @@ public struct BackgroundSend {
             case .queued, .accepted:
                 guard let upload = result.queuedUpload else { continue }
                 if json {
-                    output.sayJSON(String(decoding: AgentCoding.encode(Queued(id: upload.id.rawValue, file: upload.path ?? "-", name: upload.name, url: upload.url)), as: UTF8.self))
+                    output.sayJSON(
+                        String(
+                            decoding: AgentCoding.encode(Queued(id: upload.id.rawValue, file: upload.path ?? "-", name: upload.name, url: upload.url)),
+                            as: UTF8.self))
                 } else {
                     output.say("queued \(upload.id) \(InvisibleCharacters.escaped(upload.name)) → \(upload.url)")
                 }

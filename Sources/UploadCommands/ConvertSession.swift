@@ -48,7 +48,9 @@ public struct ConvertSession: Sendable {
                 while said.next < said.lines.count, let ready = said.lines[said.next] {
                     switch ready {
                     case .done(let text): output(text)
-                    case .failed(let text): said.failed += 1; errors(text)
+                    case .failed(let text):
+                        said.failed += 1
+                        errors(text)
                     }
                     said.lines[said.next] = nil
                     said.next += 1
@@ -60,7 +62,10 @@ public struct ConvertSession: Sendable {
 
     /// What the conversions said, kept until those before them were said.
     struct Said: Sendable {
-        enum Line: Sendable { case done(String), failed(String) }
+        enum Line: Sendable {
+            case done(String)
+            case failed(String)
+        }
         var lines: [Line?]
         var next = 0
         var failed = 0

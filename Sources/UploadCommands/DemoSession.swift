@@ -39,8 +39,9 @@ public struct DemoSession {
             throw CommandFailure.failed("cannot write the demo's samples in \(samples): \(Self.words(error)) (give another folder with --dir)")
         }
         // The demo's receiver: `serve --images-only` on a free loopback port, silent.
-        let receiver = try await RunningReceiver.start(ReceiverConfiguration(
-            host: "127.0.0.1", port: 0, directory: received, imagesOnly: true, limits: .init(shutdownGrace: .seconds(1))))
+        let receiver = try await RunningReceiver.start(
+            ReceiverConfiguration(
+                host: "127.0.0.1", port: 0, directory: received, imagesOnly: true, limits: .init(shutdownGrace: .seconds(1))))
         do {
             let result = try await body(files, samples, receiver.url, received)
             await receiver.stop()
@@ -61,7 +62,9 @@ public struct DemoSession {
                 remembersSent: false, output: output)
             let final = try await session.run(makeTerminal: makeTerminal)
             let counts = final.queue.counts
-            output.write("Receiver stored \(counts.ok) file\(counts.ok == 1 ? "" : "s") in \(received)\nTry it yourself: uploadmon serve, then uploadmon ~/Pictures --to http://127.0.0.1:3000/photo\n")
+            output.write(
+                "Receiver stored \(counts.ok) file\(counts.ok == 1 ? "" : "s") in \(received)\nTry it yourself: uploadmon serve, then uploadmon ~/Pictures --to http://127.0.0.1:3000/photo\n"
+            )
         }
     }
 
@@ -76,8 +79,9 @@ public struct DemoSession {
             if let interrupted = result.interruption { return SendExit.interrupted(by: interrupted) }
             let missing = Self.missing(result.tracker)
             guard missing.isEmpty else {
-                output.complain("the demo did not work: \(missing.count) of \(files.count - 1) pictures did not arrive ("
-                    + missing.map { "\($0.name): \($0.why)" }.joined(separator: "; ") + ")")
+                output.complain(
+                    "the demo did not work: \(missing.count) of \(files.count - 1) pictures did not arrive ("
+                        + missing.map { "\($0.name): \($0.why)" }.joined(separator: "; ") + ")")
                 return missing.contains { $0.failed } ? SendExit.transportError : SendExit.httpError
             }
             return SendExit.success

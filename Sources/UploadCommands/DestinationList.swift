@@ -38,8 +38,9 @@ public struct DestinationList: Sendable, Equatable {
                 throw .usage("line \(number) of the destination list \(name): \(error.description)")
             }
             if let (first, at) = origin, first != endpoint.origin {
-                throw .usage("the destination list \(name) names two origins, \(first) (line \(at)) and \(endpoint.origin) (line \(number)): "
-                    + "one list goes to one origin (its proxy, headers and connections are chosen once); send each origin's files with a list of their own")
+                throw .usage(
+                    "the destination list \(name) names two origins, \(first) (line \(at)) and \(endpoint.origin) (line \(number)): "
+                        + "one list goes to one origin (its proxy, headers and connections are chosen once); send each origin's files with a list of their own")
             }
             if origin == nil { origin = (endpoint.origin, number) }
             lines.append(Line(file: file, url: url))
@@ -47,7 +48,9 @@ public struct DestinationList: Sendable, Equatable {
         guard !lines.isEmpty else { throw .usage("the destination list \(name) names no URL") }
         let withFiles = lines.filter { $0.file != nil }.count
         guard withFiles == 0 || withFiles == lines.count else {
-            throw .usage("the destination list \(name) names a file on some lines and not on others: give `FILE URL` on every line, or URLs alone paired with the files on the command line")
+            throw .usage(
+                "the destination list \(name) names a file on some lines and not on others: give `FILE URL` on every line, or URLs alone paired with the files on the command line"
+            )
         }
         return DestinationList(lines: lines, name: name)
     }

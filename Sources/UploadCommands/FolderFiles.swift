@@ -26,7 +26,8 @@ public struct FolderFiles: Sendable, Equatable {
 
     /// Names that are images', by their extension (lower case).
     static let imageExtensions: Set<String> = [
-        "jpg", "jpeg", "jpe", "jfif", "png", "gif", "webp", "heic", "heif", "hif", "avif", "tif", "tiff", "bmp", "dng", "cr2", "cr3", "nef", "arw", "orf", "rw2", "raf",
+        "jpg", "jpeg", "jpe", "jfif", "png", "gif", "webp", "heic", "heif", "hif", "avif", "tif", "tiff", "bmp", "dng", "cr2", "cr3", "nef", "arw", "orf",
+        "rw2", "raf",
     ]
 
     /// The operands with every folder replaced by its files.
@@ -46,7 +47,9 @@ public struct FolderFiles: Sendable, Equatable {
             walk(root, relative: "", into: &found, skippedFolders: &skippedFolders, unreadable: &unreadable)
             files += found
             if found.isEmpty {
-                notes.append("\(operand): no \(anyFile ? "file" : "image") to send in it\(skippedFolders > 0 ? " (\(skippedFolders) subfolder(s) not searched: -r searches them)" : "")")
+                notes.append(
+                    "\(operand): no \(anyFile ? "file" : "image") to send in it\(skippedFolders > 0 ? " (\(skippedFolders) subfolder(s) not searched: -r searches them)" : "")"
+                )
             }
             for (folder, reason) in unreadable { notes.append("\(folder): cannot read the folder (\(reason)); its files were not sent") }
         }
@@ -69,7 +72,11 @@ public struct FolderFiles: Sendable, Equatable {
             var st = stat()
             guard stat(path, &st) == 0 else { continue }
             if st.st_mode & S_IFMT == S_IFDIR {
-                if recursive { walk(path, relative: inFolder, into: &found, skippedFolders: &skippedFolders, unreadable: &unreadable) } else { skippedFolders += 1 }
+                if recursive {
+                    walk(path, relative: inFolder, into: &found, skippedFolders: &skippedFolders, unreadable: &unreadable)
+                } else {
+                    skippedFolders += 1
+                }
                 continue
             }
             guard st.st_mode & S_IFMT == S_IFREG, chosen(name: name, path: inFolder) else { continue }

@@ -14,7 +14,10 @@ public enum ManyOperands {
         struct Dump: Decodable {
             struct Command: Decodable { let arguments: [Argument]? }
             struct Argument: Decodable {
-                struct Name: Decodable { let kind: String; let name: String }
+                struct Name: Decodable {
+                    let kind: String
+                    let name: String
+                }
                 let kind: String
                 let names: [Name]?
             }

@@ -78,8 +78,9 @@ public struct MonitorSession: Sendable {
         } else {
             let transport = try HTTPUploadTransport(settings: settings, clock: clock)
             let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: settings.retryPolicy, clock: clock)
-            backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, settings: settings,
-                                   make: { [clock] in try HTTPUploadTransport(settings: $0, clock: clock) })
+            backend = LocalBackend(
+                queue: queue, transport: transport, uploads: uploads, settings: settings,
+                make: { [clock] in try HTTPUploadTransport(settings: $0, clock: clock) })
         }
         let colors = environment["NO_COLOR"].map(\.isEmpty) ?? true
         let glyphs = MonitorProgram.speaksUTF8() ? Glyphs.unicode : .ascii
@@ -97,7 +98,9 @@ public struct MonitorSession: Sendable {
         let home = environment["HOME"] ?? "/"
         let start = URL(fileURLWithPath: directory).standardizedFileURL.path
         var initial = MonitorState(width: 80, height: 24, endpoint: shownEndpoint, directory: start, home: home)
-        initial.destinations = destinations.keys.sorted().compactMap { name in destinations[name].map { DestinationEntry(name: name, shown: $0.shown, refusal: $0.refusal, conversion: $0.destination?.settings.conversion) } }
+        initial.destinations = destinations.keys.sorted().compactMap { name in
+            destinations[name].map { DestinationEntry(name: name, shown: $0.shown, refusal: $0.refusal, conversion: $0.destination?.settings.conversion) }
+        }
         initial.destinationName = destinationName
         initial.uploadsOutliveMonitor = useAgent
         initial.stripLocation = settings.stripLocation

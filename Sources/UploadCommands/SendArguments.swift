@@ -37,7 +37,8 @@ public struct SendArguments: Sendable {
             return "--to @LIST sends each file to its own URL; \(skipSent ? "--skip-sent knows what was sent by one destination" : "--upload-url names one")"
         }
         if destinationList == "-", filesFrom == "-" || stdinFile || headersFromStandardInput {
-            return "standard input cannot be both the destination list and \(filesFrom == "-" ? "the --files-from list" : stdinFile ? "a file to send" : "the -H @- headers")"
+            return
+                "standard input cannot be both the destination list and \(filesFrom == "-" ? "the --files-from list" : stdinFile ? "a file to send" : "the -H @- headers")"
         }
         if nullSeparated && filesFrom == nil { return "--null describes the --files-from list; there is none" }
         if filesFrom == "-" && stdinFile { return "standard input cannot be both the --files-from list and a file to send" }

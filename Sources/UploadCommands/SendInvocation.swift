@@ -39,8 +39,12 @@ public struct SendInvocation: Sendable, Equatable {
     /// The arguments as `SendArguments` checks them together.
     public var arguments: SendArguments {
         var arguments = SendArguments(files: files, filesFrom: filesFrom)
-        (arguments.nullSeparated, arguments.destinationList, arguments.headersFromStandardInput) = (nullSeparated, options.destinationList, options.headersFromStandardInput)
-        (arguments.skipSent, arguments.uploadURL, arguments.uploadProtocol, arguments.background, arguments.name) = (skipSent, uploadURL, options.uploadProtocol, background, name)
+        (arguments.nullSeparated, arguments.destinationList, arguments.headersFromStandardInput) = (
+            nullSeparated, options.destinationList, options.headersFromStandardInput
+        )
+        (arguments.skipSent, arguments.uploadURL, arguments.uploadProtocol, arguments.background, arguments.name) = (
+            skipSent, uploadURL, options.uploadProtocol, background, name
+        )
         arguments.concurrencyGiven = options.concurrency != UploadChoices.standard.concurrency
         return arguments
     }
@@ -216,17 +220,17 @@ extension SendInvocation {
         case "-r", "--recursive": return .flag("recursive")
         case "-L", "--location": return .flag("location")
         case "--to", "--field", "--netrc-file", "--concurrency", "--retries", "--cacert", "--limit-rate", "--connect-timeout",
-             "--stall-timeout", "--answer-timeout", "--proxy", "--noproxy", "--protocol", "--chunk-size", "--files-from", "--name",
-             "--upload-url", "--convert", "--quality", "--max-dimension", "--max-bytes":
+            "--stall-timeout", "--answer-timeout", "--proxy", "--noproxy", "--protocol", "--chunk-size", "--files-from", "--name",
+            "--upload-url", "--convert", "--quality", "--max-dimension", "--max-bytes":
             return .value(String(name.dropFirst(2)))
         case "--netrc", "--netrc-optional", "--any-file", "--insecure", "--no-resume", "--no-digest", "--strip-location", "--put",
-             "--create-dirs", "--null", "--json", "--skip-sent", "--background", "--strict", "--dry-run":
+            "--create-dirs", "--null", "--json", "--skip-sent", "--background", "--strict", "--dry-run":
             return .flag(String(name.dropFirst(2)))
         default: return nil
         }
     }
 }
 
-private extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -133,7 +133,8 @@ public struct SendSession: Sendable {
 
     /// Sends `files` (or hands them to the agent) and returns the exit status.
     public func run(_ files: [String]) async throws -> Int32 {
-        var files = files, urls: [String]?
+        var files = files
+        var urls: [String]?
         if let list {
             do throws(CommandFailure) {
                 let pairs = try list.destinations(for: files)
@@ -153,7 +154,8 @@ public struct SendSession: Sendable {
         let status = try await send(checked.accepted)
         guard !checked.refused.isEmpty else { return status }
         if !json {
-            output.complain("uploadmon: \(checked.refused.count) file\(checked.refused.count == 1 ? " was" : "s were") refused and not sent (said above)\(strictHint)")
+            output.complain(
+                "uploadmon: \(checked.refused.count) file\(checked.refused.count == 1 ? " was" : "s were") refused and not sent (said above)\(strictHint)")
         }
         return Self.withRefusals(status)
     }
@@ -195,8 +197,9 @@ public struct SendSession: Sendable {
             // The file's own digest ("already sent") is worked out as it is sent only for `--json`,
             // which reports it; otherwise the journal keeps what was sent by path and stamps, and
             // it is hashed when "already sent" is asked (`--skip-sent`, the monitor).
-            result = try await Self.send(requests, settings: settings, concurrency: concurrency, json: json, output: output,
-                                         contentIdentity: json, clock: clock)
+            result = try await Self.send(
+                requests, settings: settings, concurrency: concurrency, json: json, output: output,
+                contentIdentity: json, clock: clock)
         } catch let error as UploadInputError {
             // A setting that cannot work (an unreadable --cacert): nothing was sent.
             output.complain("uploadmon: \(error.description); nothing was sent")
@@ -244,8 +247,11 @@ public struct SendSession: Sendable {
             }
         }
         if !json {
-            let field = settings.uploadProtocol == .tus || settings.uploadProtocol == .put || S3Location.isS3(endpoint) ? "" : ", the file in the form field \(field)"
-            output.write("\(requests.count) file\(requests.count == 1 ? "" : "s"), \(ByteFormat.bytes(total)), by \(S3Location.isS3(endpoint) ? "S3 uploads" : how)\(field)\(stripNote); nothing was sent (--dry-run)\n")
+            let field =
+                settings.uploadProtocol == .tus || settings.uploadProtocol == .put || S3Location.isS3(endpoint) ? "" : ", the file in the form field \(field)"
+            output.write(
+                "\(requests.count) file\(requests.count == 1 ? "" : "s"), \(ByteFormat.bytes(total)), by \(S3Location.isS3(endpoint) ? "S3 uploads" : how)\(field)\(stripNote); nothing was sent (--dry-run)\n"
+            )
         }
         return SendExit.success
     }
@@ -316,7 +322,8 @@ public struct SendSession: Sendable {
         let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: settings.retryPolicy, clock: clock)
         let style = OutputStyle.detect()
         let lines = LineOutput()
-        var reporter: any SendReporter = json
+        var reporter: any SendReporter =
+            json
             ? JSONReporter(console: lines) : style.isTTY ? TTYReporter(style: style) as any SendReporter : PlainReporter(console: lines)
         let flusher = lines.flushPeriodically()
         for (request, size) in requests {

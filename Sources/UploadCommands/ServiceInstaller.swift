@@ -32,7 +32,9 @@ public struct Systemctl: ServiceControl {
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw CommandFailure.failed("`systemctl --user \(arguments.joined(separator: " "))` failed (exit \(process.terminationStatus)): \(said.trimmingCharacters(in: .whitespacesAndNewlines))")
+            throw CommandFailure.failed(
+                "`systemctl --user \(arguments.joined(separator: " "))` failed (exit \(process.terminationStatus)): \(said.trimmingCharacters(in: .whitespacesAndNewlines))"
+            )
         }
     }
 }
@@ -105,7 +107,10 @@ public struct ServiceInstaller {
     public func printUnits() throws {
         if let warning = Self.buildFolderWarning(executable) { complain(warning) }
         let units = try units()
-        say("# \(directory)/\(AgentUnits.socketName)\n\(units.socketUnit)\n# \(directory)/\(AgentUnits.serviceName)\n\(units.serviceUnit)".dropLast(units.serviceUnit.hasSuffix("\n") ? 1 : 0).description)
+        say(
+            "# \(directory)/\(AgentUnits.socketName)\n\(units.socketUnit)\n# \(directory)/\(AgentUnits.serviceName)\n\(units.serviceUnit)".dropLast(
+                units.serviceUnit.hasSuffix("\n") ? 1 : 0
+            ).description)
     }
 
     /// Writes the units, enables and starts them (or says why it cannot, changing nothing).
@@ -139,7 +144,9 @@ public struct ServiceInstaller {
         if lingers(user) {
             say("Lingering is on for \(user): the agent starts at boot, without a login, and watched folders are scanned after a reboot.")
         } else {
-            say("Lingering is off for \(user): the agent starts when you log in and stops when your last session ends. `loginctl enable-linger \(user)` starts it at boot and keeps it running after you log out.")
+            say(
+                "Lingering is off for \(user): the agent starts when you log in and stops when your last session ends. `loginctl enable-linger \(user)` starts it at boot and keeps it running after you log out."
+            )
         }
         say("`uploadmon agent uninstall` removes the service; `systemctl --user status \(AgentUnits.serviceName)` shows it.")
     }

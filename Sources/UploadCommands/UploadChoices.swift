@@ -57,7 +57,8 @@ public struct UploadChoices: Sendable, Equatable {
     /// anything with a scheme, and what does not start like a host are left as written.
     public static func assumingScheme(_ to: String) -> String {
         guard !to.contains("://"), let first = to.unicodeScalars.first,
-              CharacterSet.alphanumerics.contains(first) || first == "[" else { return to }
+            CharacterSet.alphanumerics.contains(first) || first == "["
+        else { return to }
         return "http://" + to
     }
 
@@ -88,7 +89,9 @@ public struct UploadChoices: Sendable, Equatable {
         }
         if let refusal = conversionRefusal { return refusal }
         if destinationList != nil, netrcGiven { return DestinationList.netrcRefusal }
-        if let refusal = Destination.refusal(destinationList == nil ? to : nil, protocol: `protocol`, put: put, createDirs: createDirs, formFields: formFieldsGiven) {
+        if let refusal = Destination.refusal(
+            destinationList == nil ? to : nil, protocol: `protocol`, put: put, createDirs: createDirs, formFields: formFieldsGiven)
+        {
             return refusal
         }
         guard concurrency >= 1 else { return "--concurrency must be at least 1" }
@@ -139,7 +142,9 @@ public struct UploadChoices: Sendable, Equatable {
         // each request's own host (a redirect elsewhere is routed by where it goes).
         let rules = ProxyRules(proxy: proxy, noProxy: noProxy, environment: environment)
         let bypass = rules.bypassList
-        let chosen = bypass.map(ProxyRules.bypassesEveryHost) == true ? nil
+        let chosen =
+            bypass.map(ProxyRules.bypassesEveryHost) == true
+            ? nil
             : rules.proxyForScheme(of: S3AccessSource.requestURL(for: url, environment: environment))
         return TransportSettings(
             caCertificatePath: caCertificate, insecure: insecure, rateLimit: limitRate.flatMap(ByteSize.parse),
@@ -174,15 +179,18 @@ public struct UploadChoices: Sendable, Equatable {
     }
 
     /// The `-H` headers, `@FILE` ones read from their files, and a netrc login (`HeaderArguments`).
-    public func parsedHeaders(readingStandardInput: Bool = true, environment: [String: String] = ProcessInfo.processInfo.environment) throws(UploadInputError) -> [RequestHeader] {
+    public func parsedHeaders(readingStandardInput: Bool = true, environment: [String: String] = ProcessInfo.processInfo.environment) throws(UploadInputError)
+        -> [RequestHeader]
+    {
         try HeaderArguments(headers, netrc: netrcChoice(environment: environment), standardInput: { HeaderInput.standardInput })
             .parse(for: to, readingStandardInput: readingStandardInput)
     }
 
     /// The netrc file asked for, if any (`~` from `HOME`).
     public func netrcChoice(environment: [String: String] = ProcessInfo.processInfo.environment) -> NetrcChoice? {
-        HeaderArguments.netrcChoice(netrc: netrc, netrcFile: netrcFile, netrcOptional: netrcOptional,
-                                    home: environment["HOME"] ?? NSHomeDirectory())
+        HeaderArguments.netrcChoice(
+            netrc: netrc, netrcFile: netrcFile, netrcOptional: netrcOptional,
+            home: environment["HOME"] ?? NSHomeDirectory())
     }
 
     /// The endpoint as sent: without the URL's own login and password when a netrc entry replaces them.

@@ -55,8 +55,9 @@ extension EventRow {
             // Logged by an earlier version, whose `queued` carried the name and size alone: the
             // record it stands for, with what it said.
             guard let legacy = try? c.decode(LegacyQueued.self, forKey: .event) else { throw error }
-            event = .queued(UploadRecord(
-                id: legacy.queued.id, name: legacy.queued.name, path: nil, url: "", origin: "", fileSize: legacy.queued.totalBytes, createdAt: at))
+            event = .queued(
+                UploadRecord(
+                    id: legacy.queued.id, name: legacy.queued.name, path: nil, url: "", origin: "", fileSize: legacy.queued.totalBytes, createdAt: at))
         }
     }
 
@@ -66,7 +67,10 @@ extension EventRow {
             let id: UploadID
             let name: String
             let totalBytes: Int64?
-            enum CodingKeys: String, CodingKey { case id = "_0", name, totalBytes }
+            enum CodingKeys: String, CodingKey {
+                case id = "_0"
+                case name, totalBytes
+            }
         }
         let queued: Fields
     }

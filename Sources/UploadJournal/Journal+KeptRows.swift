@@ -94,21 +94,21 @@ struct ChangedRows {
     func write(_ db: Database) throws {
         for (read, row) in zip(reads, rows) {
             #if DEBUG
-            let id = row.id
-            // Writing the changed columns alone must leave the row as writing all of them does.
-            let select = try db.cachedStatement(sql: "SELECT * FROM upload WHERE id = ?")
-            var whole: UploadRow?
-            try db.inSavepoint {
-                try row.update(db)
-                whole = try UploadRow.fetchOne(select, arguments: [id])
-                return .rollback
-            }
+                let id = row.id
+                // Writing the changed columns alone must leave the row as writing all of them does.
+                let select = try db.cachedStatement(sql: "SELECT * FROM upload WHERE id = ?")
+                var whole: UploadRow?
+                try db.inSavepoint {
+                    try row.update(db)
+                    whole = try UploadRow.fetchOne(select, arguments: [id])
+                    return .rollback
+                }
             #endif
             try row.updateChanges(from: read, db)
             #if DEBUG
-            let written = try UploadRow.fetchOne(select, arguments: [id])
-            precondition(written == whole, "the changed columns differ from the whole row: \(String(describing: written)) vs \(String(describing: whole))")
-            precondition(written == row, "the row written is not the row kept: \(String(describing: written)) vs \(row)")
+                let written = try UploadRow.fetchOne(select, arguments: [id])
+                precondition(written == whole, "the changed columns differ from the whole row: \(String(describing: written)) vs \(String(describing: whole))")
+                precondition(written == row, "the row written is not the row kept: \(String(describing: written)) vs \(row)")
             #endif
         }
     }

@@ -24,9 +24,9 @@ extension Journal {
             let uploads = db.changesCount
             try db.execute(
                 sql: """
-                DELETE FROM event WHERE at < ? AND (uploadID IS NULL OR uploadID NOT IN
-                    (SELECT id FROM upload WHERE state NOT IN ('succeeded', 'failed')))
-                """,
+                    DELETE FROM event WHERE at < ? AND (uploadID IS NULL OR uploadID NOT IN
+                        (SELECT id FROM upload WHERE state NOT IN ('succeeded', 'failed')))
+                    """,
                 arguments: [cutoff])
             return PruneResult(uploads: uploads, events: db.changesCount)
         }
@@ -37,9 +37,11 @@ extension Journal {
     @discardableResult
     public func vacuumIfWorthwhile() throws -> Bool {
         let (free, total, pageSize) = try pool.read { db in
-            (try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0,
-             try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0,
-             try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096)
+            (
+                try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0,
+                try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0,
+                try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+            )
         }
         guard total > 0, free * 4 >= total, free * pageSize >= 1 << 20 else { return false }
         try pool.writeWithoutTransaction { db in

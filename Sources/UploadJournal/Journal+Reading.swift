@@ -30,10 +30,12 @@ extension Journal {
     /// failed (each once, however often it ended), counted by SQLite over the log's range.
     public func finishedCounts(after seq: Int64) throws -> (succeeded: Int, failed: Int) {
         try pool.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT u.state, COUNT(DISTINCT u.id) FROM event e JOIN upload u ON u.id = e.uploadID
-                WHERE e.seq > ? AND e.kind = 'finished' GROUP BY u.state
-                """, arguments: [seq])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT u.state, COUNT(DISTINCT u.id) FROM event e JOIN upload u ON u.id = e.uploadID
+                    WHERE e.seq > ? AND e.kind = 'finished' GROUP BY u.state
+                    """, arguments: [seq])
             var counts = (succeeded: 0, failed: 0)
             for row in rows {
                 let state: String = row[0]
@@ -49,8 +51,9 @@ extension Journal {
     public func unfinishedCounts() throws -> [UploadState: Int] {
         try pool.read { db in
             var counts: [UploadState: Int] = [:]
-            let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) FROM upload WHERE state NOT IN (?, ?) GROUP BY state",
-                                        arguments: [UploadState.succeeded, UploadState.failed])
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT state, COUNT(*) FROM upload WHERE state NOT IN (?, ?) GROUP BY state",
+                arguments: [UploadState.succeeded, UploadState.failed])
             for row in rows {
                 if let state = UploadState(rawValue: row[0]) { counts[state] = row[1] }
             }
@@ -72,8 +75,11 @@ extension Journal {
     /// The ids of the uploads in `states`, oldest first.
     public func ids(in states: [UploadState]) throws -> [UploadID] {
         try pool.read { db in
-            try Int64.fetchAll(db, UploadRow.select(UploadRow.Columns.id).filter(states.map(\.rawValue).contains(UploadRow.Columns.state))
-                .order(UploadRow.Columns.id)).map { UploadID(Int($0)) }
+            try Int64.fetchAll(
+                db,
+                UploadRow.select(UploadRow.Columns.id).filter(states.map(\.rawValue).contains(UploadRow.Columns.state))
+                    .order(UploadRow.Columns.id)
+            ).map { UploadID(Int($0)) }
         }
     }
 

@@ -100,17 +100,21 @@ extension Journal {
         try pool.write { db in
             // One prepared statement, not a record encoded per row: a thousand files sent
             // cost a tenth of send's CPU the other way.
-            let insert = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO sentPending (endpoint, path, size, mtimeNs, ctimeNs, stripped, name, sentAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO sentPending (endpoint, path, size, mtimeNs, ctimeNs, stripped, name, sentAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
             for one in pending {
-                try insert.execute(arguments: [one.endpoint, one.path, one.size, one.mtimeNs, one.ctimeNs, one.stripped, one.name, JournalDates.text(one.sentAt)])
+                try insert.execute(arguments: [
+                    one.endpoint, one.path, one.size, one.mtimeNs, one.ctimeNs, one.stripped, one.name, JournalDates.text(one.sentAt),
+                ])
             }
             let count = try PendingSent.fetchCount(db)
             if count > Self.maxPendingSent {
-                try db.execute(sql: "DELETE FROM sentPending WHERE rowid IN (SELECT rowid FROM sentPending ORDER BY sentAt LIMIT ?)",
-                               arguments: [count - Self.maxPendingSent])
+                try db.execute(
+                    sql: "DELETE FROM sentPending WHERE rowid IN (SELECT rowid FROM sentPending ORDER BY sentAt LIMIT ?)",
+                    arguments: [count - Self.maxPendingSent])
             }
         }
     }
@@ -180,8 +184,10 @@ extension Journal {
 
     /// A sent content's columns as `sentContent` and `sentRecent` both store them.
     private static func columns(_ sent: SentContent) -> [DatabaseValue] {
-        [SentContent.key(sent.endpoint).databaseValue, sent.sha256.lowercased().databaseValue, sent.size.databaseValue,
-         sent.name.databaseValue, JournalDates.text(sent.sentAt)]
+        [
+            SentContent.key(sent.endpoint).databaseValue, sent.sha256.lowercased().databaseValue, sent.size.databaseValue,
+            sent.name.databaseValue, JournalDates.text(sent.sentAt),
+        ]
     }
 
     static func remember(_ sent: SentContent, in db: Database) throws {
@@ -206,10 +212,11 @@ extension Journal {
     }
 
     static func settleSent(_ db: Database) throws {
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO sentContent (endpoint, sha256, size, name, sentAt)
-            SELECT endpoint, sha256, size, name, sentAt FROM sentRecent ORDER BY id
-            """)
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO sentContent (endpoint, sha256, size, name, sentAt)
+                SELECT endpoint, sha256, size, name, sentAt FROM sentRecent ORDER BY id
+                """)
         try db.execute(sql: "DELETE FROM sentRecent")
     }
 

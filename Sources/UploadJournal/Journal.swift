@@ -67,20 +67,20 @@ public final class Journal: Sendable {
             try uploads.map { upload in
                 var row = UploadRow(new: upload, at: now)
                 #if DEBUG
-                // The prepared insert must store what the record's own encoding stores.
-                var viaRecord: UploadRow?
-                try db.inSavepoint {
-                    var copy = row
-                    try copy.insert(db)
-                    viaRecord = try UploadRow.fetchOne(db, key: copy.id)
-                    return .rollback
-                }
+                    // The prepared insert must store what the record's own encoding stores.
+                    var viaRecord: UploadRow?
+                    try db.inSavepoint {
+                        var copy = row
+                        try copy.insert(db)
+                        viaRecord = try UploadRow.fetchOne(db, key: copy.id)
+                        return .rollback
+                    }
                 #endif
                 try row.insertPrepared(db)
                 #if DEBUG
-                var inserted = try UploadRow.fetchOne(db, key: row.id)
-                inserted?.id = viaRecord?.id
-                precondition(inserted == viaRecord, "the prepared insert differs: \(String(describing: inserted)) vs \(String(describing: viaRecord))")
+                    var inserted = try UploadRow.fetchOne(db, key: row.id)
+                    inserted?.id = viaRecord?.id
+                    precondition(inserted == viaRecord, "the prepared insert differs: \(String(describing: inserted)) vs \(String(describing: viaRecord))")
                 #endif
                 return row.record
             }
@@ -186,7 +186,9 @@ public final class Journal: Sendable {
     }
 
     /// One event, inside the batch's transaction.
-    private func record(_ event: UploadEvent, id: UploadID, kind: String, at now: Date, into changed: inout ChangedRows, _ db: Database) throws -> RecordedEvent? {
+    private func record(_ event: UploadEvent, id: UploadID, kind: String, at now: Date, into changed: inout ChangedRows, _ db: Database) throws
+        -> RecordedEvent?
+    {
         // A statement compiled once per connection: compiling it (SQLite's parser and
         // authorizer over every column) cost more than the rest of the read.
         let select = try db.cachedStatement(sql: UploadRow.selectByID)
@@ -194,10 +196,10 @@ public final class Journal: Sendable {
         let before = changed[key]
         guard var row = try before ?? inFlight.withLock({ $0[key] }) ?? UploadRow.fetchAll(columns: select, arguments: [key]).first else { return nil }
         #if DEBUG
-        if before == nil {
-            let stored = try UploadRow.fetchAll(columns: select, arguments: [key]).first
-            precondition(row == stored, "the kept row of \(id) is not the journal's: \(row) vs \(String(describing: stored))")
-        }
+            if before == nil {
+                let stored = try UploadRow.fetchAll(columns: select, arguments: [key]).first
+                precondition(row == stored, "the kept row of \(id) is not the journal's: \(row) vs \(String(describing: stored))")
+            }
         #endif
         let read = row
         var logged = event
@@ -239,7 +241,8 @@ public final class Journal: Sendable {
         row.updatedAt = now
         row.roundTripDates(since: read, now: now)
         if case .finished(_, let outcome) = event, outcome.isSuccess, let sha256 = record.sentIdentity {
-            try Self.rememberRecent(SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.sentName ?? record.name, sentAt: now), in: db)
+            try Self.rememberRecent(
+                SentContent(endpoint: endpoint, sha256: sha256, size: record.fileSize ?? 0, name: record.sentName ?? record.name, sentAt: now), in: db)
         }
         // Noted once nothing of the event can fail: a failure rolls its savepoint back, and the
         // row stays as the batch's earlier events left it.
@@ -248,14 +251,14 @@ public final class Journal: Sendable {
             return RecordedEvent(event: logged, entry: nil)
         }
         #if DEBUG
-        // The prepared insert must store what the record's own encoding stores.
-        var viaRecord: Row?
-        try db.inSavepoint {
-            var entry = EventRow(seq: nil, uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now)
-            try entry.insert(db)
-            viaRecord = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [entry.seq])
-            return .rollback
-        }
+            // The prepared insert must store what the record's own encoding stores.
+            var viaRecord: Row?
+            try db.inSavepoint {
+                var entry = EventRow(seq: nil, uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now)
+                try entry.insert(db)
+                viaRecord = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [entry.seq])
+                return .rollback
+            }
         #endif
         let seq = try EventRow.append(uploadID: Int64(id.rawValue), kind: kind, event: logged, at: now, db)
         if case .finished = event {
@@ -264,8 +267,8 @@ public final class Journal: Sendable {
                 .execute(arguments: [key, seq])
         }
         #if DEBUG
-        let appended = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [seq])
-        precondition(appended == viaRecord, "the appended event differs: \(String(describing: appended)) vs \(String(describing: viaRecord))")
+            let appended = try Row.fetchOne(db, sql: "SELECT uploadID, kind, event, at FROM event WHERE seq = ?", arguments: [seq])
+            precondition(appended == viaRecord, "the appended event differs: \(String(describing: appended)) vs \(String(describing: viaRecord))")
         #endif
         changed.note(row, readAs: read)
         return RecordedEvent(event: logged, entry: JournalEntry(seq: seq, event: logged, at: now))

@@ -222,11 +222,15 @@ extension UploadRow {
         func json<T: Encodable & Equatable & Sendable>(_ column: CodingKeys, _ new: T?, _ previous: T?) throws {
             guard all || new != previous else { return }
             guard let new else { return out.append((column.stringValue, .null)) }
-            out.append((column.stringValue, try JSONColumns.text(new, column: column.stringValue) { value in
-                // An answer's headers, on every upload: written directly, not through an encoder.
-                if let pairs = value as? [[String]] { return JSONColumns.text(pairs) }
-                return String(decoding: try Self.databaseJSONEncoder(for: column.stringValue).encode(value), as: UTF8.self)
-            }))
+            out.append(
+                (
+                    column.stringValue,
+                    try JSONColumns.text(new, column: column.stringValue) { value in
+                        // An answer's headers, on every upload: written directly, not through an encoder.
+                        if let pairs = value as? [[String]] { return JSONColumns.text(pairs) }
+                        return String(decoding: try Self.databaseJSONEncoder(for: column.stringValue).encode(value), as: UTF8.self)
+                    }
+                ))
         }
         put(.path, path, old?.path)
         put(.fileSize, fileSize, old?.fileSize)

@@ -82,14 +82,15 @@ enum JournalSchema {
             // Before intervals had a range, `watch --every 3000000d` stored a next run past year
             // 9999: text no date reads back from, so every later read of the jobs failed. Such
             // jobs run at the next chance, with their interval brought into its range.
-            try db.execute(sql: """
-                UPDATE job SET earliestBeginAt = strftime('%Y-%m-%d %H:%M:%f', 'now')
-                    WHERE typeof(earliestBeginAt) != 'text' OR length(earliestBeginAt) != 23;
-                UPDATE job SET intervalSeconds = 31536000
-                    WHERE intervalSeconds > 31536000 OR intervalSeconds != intervalSeconds;
-                UPDATE job SET intervalSeconds = 60 WHERE kind = 'maintenance' AND intervalSeconds < 60;
-                UPDATE job SET intervalSeconds = 1 WHERE intervalSeconds < 1;
-                """)
+            try db.execute(
+                sql: """
+                    UPDATE job SET earliestBeginAt = strftime('%Y-%m-%d %H:%M:%f', 'now')
+                        WHERE typeof(earliestBeginAt) != 'text' OR length(earliestBeginAt) != 23;
+                    UPDATE job SET intervalSeconds = 31536000
+                        WHERE intervalSeconds > 31536000 OR intervalSeconds != intervalSeconds;
+                    UPDATE job SET intervalSeconds = 60 WHERE kind = 'maintenance' AND intervalSeconds < 60;
+                    UPDATE job SET intervalSeconds = 1 WHERE intervalSeconds < 1;
+                    """)
         }
         migrator.registerMigration("v4: header values only while needed") { db in
             // Header values (tokens, cookies) are kept only while an upload may still be sent;
@@ -97,10 +98,11 @@ enum JournalSchema {
             try db.alter(table: "upload") { t in
                 t.add(column: "headersCleared", .boolean).notNull().defaults(to: false)
             }
-            try db.execute(sql: """
-                UPDATE upload SET headers = '[]', headersCleared = 1
-                    WHERE state IN ('succeeded', 'failed') AND headers != '[]'
-                """)
+            try db.execute(
+                sql: """
+                    UPDATE upload SET headers = '[]', headersCleared = 1
+                        WHERE state IN ('succeeded', 'failed') AND headers != '[]'
+                    """)
         }
         migrator.registerMigration("v5: one upload record") { db in
             // The row holds all of an upload's record: where the last attempt went after a

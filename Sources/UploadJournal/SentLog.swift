@@ -76,7 +76,7 @@ public struct SentLog: Sendable {
         var sent: [SentContent] = []
         var pending: [PendingSent] = []
         var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        lines.removeLast() // after the last line feed: empty, or a line never finished
+        lines.removeLast()  // after the last line feed: empty, or a line never finished
         for line in lines {
             let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map { unescape(Array($0)) }
             switch (fields.first, fields.count) {
@@ -85,9 +85,12 @@ public struct SentLog: Sendable {
                 sent.append(SentContent(endpoint: fields[1], sha256: fields[2], size: size, name: fields[4], sentAt: at))
             case ("p", 9):
                 guard let size = Int64(fields[3]), size >= 0, let mtime = Int64(fields[4]), let ctime = Int64(fields[5]),
-                      let at = Self.time(fields[8]) else { continue }
-                pending.append(PendingSent(endpoint: fields[1], path: fields[2], size: size, mtimeNs: mtime, ctimeNs: ctime,
-                                           stripped: fields[6] == "1", name: fields[7], sentAt: at))
+                    let at = Self.time(fields[8])
+                else { continue }
+                pending.append(
+                    PendingSent(
+                        endpoint: fields[1], path: fields[2], size: size, mtimeNs: mtime, ctimeNs: ctime,
+                        stripped: fields[6] == "1", name: fields[7], sentAt: at))
             default:
                 continue
             }
@@ -103,13 +106,17 @@ public struct SentLog: Sendable {
     }
 
     static func line(_ sent: SentContent) -> String {
-        ["s", escape(sent.endpoint), escape(sent.sha256), String(sent.size), escape(sent.name),
-         String(sent.sentAt.timeIntervalSince1970)].joined(separator: "\t") + "\n"
+        [
+            "s", escape(sent.endpoint), escape(sent.sha256), String(sent.size), escape(sent.name),
+            String(sent.sentAt.timeIntervalSince1970),
+        ].joined(separator: "\t") + "\n"
     }
 
     static func line(_ pending: PendingSent) -> String {
-        ["p", escape(pending.endpoint), escape(pending.path), String(pending.size), String(pending.mtimeNs), String(pending.ctimeNs),
-         pending.stripped ? "1" : "0", escape(pending.name), String(pending.sentAt.timeIntervalSince1970)].joined(separator: "\t") + "\n"
+        [
+            "p", escape(pending.endpoint), escape(pending.path), String(pending.size), String(pending.mtimeNs), String(pending.ctimeNs),
+            pending.stripped ? "1" : "0", escape(pending.name), String(pending.sentAt.timeIntervalSince1970),
+        ].joined(separator: "\t") + "\n"
     }
 
     static func escape(_ text: String) -> String {
@@ -133,7 +140,8 @@ public struct SentLog: Sendable {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let value = UInt8(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self), radix: 16) {
+                let value = UInt8(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self), radix: 16)
+            {
                 out.append(value)
                 index += 3
             } else {

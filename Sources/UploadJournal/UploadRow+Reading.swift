@@ -30,9 +30,9 @@ extension UploadRow {
     init(row: Row) throws {
         try self.init { position in row[Self.columns[position].stringValue] ?? .null }
         #if DEBUG
-        // Read column by column, the row must be what the record's own decoding reads.
-        let decoded = try FetchableRecordDecoder().decode(UploadRow.self, from: row)
-        precondition(decoded == self, "the row read by hand differs from its Codable reading: \(self) vs \(decoded)")
+            // Read column by column, the row must be what the record's own decoding reads.
+            let decoded = try FetchableRecordDecoder().decode(UploadRow.self, from: row)
+            precondition(decoded == self, "the row read by hand differs from its Codable reading: \(self) vs \(decoded)")
         #endif
     }
 
@@ -41,9 +41,9 @@ extension UploadRow {
     init(columns row: Row) throws {
         try self.init { position in row[position] }
         #if DEBUG
-        precondition(Array(row.columnNames) == Self.columns.map(\.stringValue), "a row read by position must select UploadRow.selection")
-        let byName = try UploadRow(row: row)
-        precondition(byName == self, "the row read by position differs from its reading by name: \(self) vs \(byName)")
+            precondition(Array(row.columnNames) == Self.columns.map(\.stringValue), "a row read by position must select UploadRow.selection")
+            let byName = try UploadRow(row: row)
+            precondition(byName == self, "the row read by position differs from its reading by name: \(self) vs \(byName)")
         #endif
     }
 

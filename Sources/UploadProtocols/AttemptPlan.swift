@@ -58,8 +58,10 @@ public struct AttemptPlan: Sendable, Equatable {
     private var tusRefused = false
     private var draftDeclined = false
 
-    public init(asked: UploadProtocol, resume: Bool, point: ResumableProtocol?, handedOut: Bool, size: Int64?,
-                directPossible: Bool, throughHTTPProxy: Bool, bodyInMemory: Bool, known: OriginSupport?) {
+    public init(
+        asked: UploadProtocol, resume: Bool, point: ResumableProtocol?, handedOut: Bool, size: Int64?,
+        directPossible: Bool, throughHTTPProxy: Bool, bodyInMemory: Bool, known: OriginSupport?
+    ) {
         self.asked = asked
         self.resume = resume
         self.point = point
@@ -98,7 +100,8 @@ public struct AttemptPlan: Sendable, Equatable {
         // known to refuse it (one that took the question and said nothing gets an optimistic
         // creation, which a plain server answers as the ordinary upload).
         if resume, let size, !draftDeclined,
-           point == .draft || (size >= Self.resumeThreshold && mayResumeByTheDraft) {
+            point == .draft || (size >= Self.resumeThreshold && mayResumeByTheDraft)
+        {
             return .draft(optimistic: seesInterimAnswers)
         }
         return .multipart(inOneWrite: bodyInMemory && directPossible)
@@ -146,8 +149,9 @@ public struct AttemptPlan: Sendable, Equatable {
     /// 403, 407, 413) is final.
     public mutating func tusAttemptRefused(_ result: AttemptResult) -> Bool {
         guard asked == .auto, point == nil, !handedOut, !tusShown, let response = result.response,
-              (400..<500).contains(response.status), ![401, 403, 407, 413].contains(response.status),
-              !TusCapabilities.speaksTus(response) else { return false }
+            (400..<500).contains(response.status), ![401, 403, 407, 413].contains(response.status),
+            !TusCapabilities.speaksTus(response)
+        else { return false }
         known = .unsupported
         tusRefused = true
         return true
@@ -158,7 +162,8 @@ public struct AttemptPlan: Sendable, Equatable {
     /// is asked what it offers, and the same file goes by tus.
     public mutating func plainAnsweredAsTus(_ result: AttemptResult) -> Bool {
         guard asked == .auto, !tusShown, let response = result.response, (400..<500).contains(response.status),
-              TusCapabilities.speaksTus(response) else { return false }
+            TusCapabilities.speaksTus(response)
+        else { return false }
         tusShown = true
         askedOrigin = false
         known = nil

@@ -64,17 +64,20 @@ public struct PlainUploadMachine: Sendable {
     public mutating func answered(_ result: AttemptResult) -> Next {
         bytesSent += result.bytesSent
         guard let response = result.response, response.status == 307 || response.status == 308,
-              let location = response.header("Location"), let next = current.resolve(location), canSendAgain
+            let location = response.header("Location"), let next = current.resolve(location), canSendAgain
         else {
             return .finish(AttemptResult(outcome: result.outcome, response: result.response, bytesSent: bytesSent))
         }
         guard redirects < Self.maxRedirects else {
-            return .finish(AttemptResult(
-                outcome: .failed(UploadFailure(.tooManyRedirects, "more than \(Self.maxRedirects) redirects; the last pointed to \(next.shown)")),
-                response: response, bytesSent: bytesSent))
+            return .finish(
+                AttemptResult(
+                    outcome: .failed(UploadFailure(.tooManyRedirects, "more than \(Self.maxRedirects) redirects; the last pointed to \(next.shown)")),
+                    response: response, bytesSent: bytesSent))
         }
         if !endpoint.sharesCredentials(with: next), signed || !followsOtherOrigins {
-            let why = signed ? Self.leftOrigin(status: response.status, to: next, from: endpoint)
+            let why =
+                signed
+                ? Self.leftOrigin(status: response.status, to: next, from: endpoint)
                 : Self.otherOrigin(status: response.status, to: next, from: endpoint)
             return .finish(AttemptResult(outcome: .failed(UploadFailure(.other, why)), response: response, bytesSent: bytesSent))
         }

@@ -42,8 +42,10 @@ public struct PutUploadMachine: Sendable {
     /// A `PUT` to `endpoint` (a URL ending in `/` gets `fileName`, percent-encoded) with the
     /// user's `headers`; `canSendAgain`: the body can be made again (a file, not a pipe);
     /// `signed`: each request is signed for the endpoint's origin (S3), so no redirect leaves it.
-    public init(endpoint: Endpoint, fileName: String, headers: [RequestHeader], canSendAgain: Bool, createDirs: Bool, signed: Bool = false,
-                followsOtherOrigins: Bool = false) {
+    public init(
+        endpoint: Endpoint, fileName: String, headers: [RequestHeader], canSendAgain: Bool, createDirs: Bool, signed: Bool = false,
+        followsOtherOrigins: Bool = false
+    ) {
         let target = endpoint.appendingName(fileName)
         self.endpoint = target
         self.headers = headers
@@ -66,10 +68,14 @@ public struct PutUploadMachine: Sendable {
             let collections = plain.target.collections
             guard let deepest = collections.first else { return follow(plain.answered(result)) }
             guard collections.count <= Self.deepest else {
-                return finish(AttemptResult(
-                    outcome: .failed(UploadFailure(.other, "the server is missing a folder on the way to \(plain.target.shown), "
-                        + "and it is more than \(Self.deepest) folders deep: uploadmon makes at most \(Self.deepest) (--create-dirs)")),
-                    response: result.response, bytesSent: result.bytesSent))
+                return finish(
+                    AttemptResult(
+                        outcome: .failed(
+                            UploadFailure(
+                                .other,
+                                "the server is missing a folder on the way to \(plain.target.shown), "
+                                    + "and it is more than \(Self.deepest) folders deep: uploadmon makes at most \(Self.deepest) (--create-dirs)")),
+                        response: result.response, bytesSent: result.bytesSent))
             }
             madeCollections = true
             state = .making(trying: deepest, above: Array(collections.dropFirst()), below: [], conflict: result)
@@ -102,9 +108,10 @@ public struct PutUploadMachine: Sendable {
             state = .making(trying: next, above: above, below: below, conflict: conflict)
             return makeCollection(next)
         default:
-            return finish(AttemptResult(
-                outcome: .failed(UploadFailure(.other, "cannot make the folder \(trying.shown) (--create-dirs): MKCOL answered \(response.status)")),
-                response: response, bytesSent: conflict.bytesSent))
+            return finish(
+                AttemptResult(
+                    outcome: .failed(UploadFailure(.other, "cannot make the folder \(trying.shown) (--create-dirs): MKCOL answered \(response.status)")),
+                    response: response, bytesSent: conflict.bytesSent))
         }
     }
 
@@ -117,7 +124,8 @@ public struct PutUploadMachine: Sendable {
         let body = String(decoding: response.body, as: UTF8.self)
         let reason: String
         if body.contains("<Code>SignatureDoesNotMatch</Code>") {
-            reason = "403 SignatureDoesNotMatch: the server's signature of this request is not the URL's. A presigned URL signs the "
+            reason =
+                "403 SignatureDoesNotMatch: the server's signature of this request is not the URL's. A presigned URL signs the "
                 + "method, the path and the headers it was made with, often Content-Type: this upload sent Content-Type: \(contentType); "
                 + "give the one the URL was signed with (-H 'Content-Type: ...'), or make the URL again for this file"
         } else if body.contains("<Code>AccessDenied</Code>"), body.lowercased().contains("expired") {

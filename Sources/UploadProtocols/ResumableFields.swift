@@ -106,10 +106,12 @@ public struct UploadLimit: Sendable, Equatable {
 
     /// The field's value, e.g. `max-size=1073741824, max-age=86400`.
     public var fieldValue: String {
-        [("max-size", maxSize), ("min-size", minSize), ("max-append-size", maxAppendSize),
-         ("min-append-size", minAppendSize), ("max-age", maxAge)]
-            .compactMap { key, value in value.map { "\(key)=\($0)" } }
-            .joined(separator: ", ")
+        [
+            ("max-size", maxSize), ("min-size", minSize), ("max-append-size", maxAppendSize),
+            ("min-append-size", minAppendSize), ("max-age", maxAge),
+        ]
+        .compactMap { key, value in value.map { "\(key)=\($0)" } }
+        .joined(separator: ", ")
     }
 
     /// Reads an RFC 9651 dictionary: unknown keys are ignored; a known key whose value is not a
@@ -129,7 +131,7 @@ public struct UploadLimit: Sendable, Equatable {
             case "min-size": minSize = number
             case "max-append-size": maxAppendSize = number
             case "min-append-size": minAppendSize = number
-            default: maxAge = number // `expires` is interop version 5's name for it
+            default: maxAge = number  // `expires` is interop version 5's name for it
             }
         }
     }

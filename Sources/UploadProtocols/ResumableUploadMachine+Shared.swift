@@ -40,8 +40,9 @@ extension ResumableUploadMachine {
 
     /// An input that does not fit the state: a bug in the shell, reported as the attempt's end
     /// rather than a crash.
-    static let misuse = AttemptResult(outcome: .failed(UploadFailure(.other, "internal error: the resumable upload's steps went out of order")),
-                                      response: nil, bytesSent: 0)
+    static let misuse = AttemptResult(
+        outcome: .failed(UploadFailure(.other, "internal error: the resumable upload's steps went out of order")),
+        response: nil, bytesSent: 0)
 }
 
 extension UploadFailure {

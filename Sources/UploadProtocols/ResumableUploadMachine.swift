@@ -57,8 +57,10 @@ public struct ResumableUploadMachine: Sendable {
     /// body made again with the point's boundary would be `bodyLength` long. Files under
     /// `threshold` are not worth a resource of their own. `optimistic`: the shell can see interim
     /// answers, so a new upload goes in the creation request itself.
-    public init(endpoint: Endpoint, file: FileFingerprint, fileSize: Int64, point: ResumePoint?, bodyLength: Int64?, threshold: Int64,
-                optimistic: Bool = false) {
+    public init(
+        endpoint: Endpoint, file: FileFingerprint, fileSize: Int64, point: ResumePoint?, bodyLength: Int64?, threshold: Int64,
+        optimistic: Bool = false
+    ) {
         self.endpoint = endpoint
         self.optimistic = optimistic
         self.file = file
@@ -112,20 +114,24 @@ public struct ResumableUploadMachine: Sendable {
         guard case .creating(let version, let remembered) = state else { return decide(.finish(Self.misuse)) }
         guard let response = result.response else { return finish(Self.beforeTheBody(result)) }
         guard (200..<300).contains(response.status), let location = response.header("Location"),
-              let resource = endpoint.resolve(location) else {
+            let resource = endpoint.resolve(location)
+        else {
             // A server that said it resumes and then would not create: an answer that says why
             // the upload cannot go (413, 401, …) is the upload's; anything else, the ordinary
             // way. When that was remembered from another process, the origin may have changed
             // since: only a refusal that the plain upload would meet too ends it.
-            let final = remembered ? [401, 403, 407, 413].contains(response.status)
+            let final =
+                remembered
+                ? [401, 403, 407, 413].contains(response.status)
                 : (400..<500).contains(response.status) && response.status != 404 && response.status != 405
             if final { return finish(result) }
             rounds.report(.originRefused)
             return plain()
         }
         learnLimit(response)
-        let created = ResumePoint(uploadURL: resource.url, version: version, boundary: boundary, bodyLength: bodyLength,
-                                  file: file, offset: ResumableFields.integer(response.header(ResumableFields.offset)) ?? 0)
+        let created = ResumePoint(
+            uploadURL: resource.url, version: version, boundary: boundary, bodyLength: bodyLength,
+            file: file, offset: ResumableFields.integer(response.header(ResumableFields.offset)) ?? 0)
         point = created
         rounds.report(.resumable(created, startedOver: nil))
         return beginAppend(created)
@@ -140,8 +146,9 @@ public struct ResumableUploadMachine: Sendable {
         _ interim: UploadResponse, endpoint: Endpoint, version: Int, boundary: String, bodyLength: Int64, file: FileFingerprint
     ) -> ResumePoint? {
         guard interim.status == 104, ResumableFields.version(interim.header(ResumableFields.interopVersion)) == version,
-              let location = interim.header("Location"),
-              let resource = endpoint.resolve(location) else { return nil }
+            let location = interim.header("Location"),
+            let resource = endpoint.resolve(location)
+        else { return nil }
         return ResumePoint(uploadURL: resource.url, version: version, boundary: boundary, bodyLength: bodyLength, file: file)
     }
 
@@ -203,8 +210,9 @@ public struct ResumableUploadMachine: Sendable {
             return finish(AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: 0))
         }
         // The server keeps no answer: the upload did arrive whole, which is all that can be said.
-        let note = UploadResponse(status: 200, reason: "OK", headers: [], body: Array("the server has the whole upload; its answer was lost".utf8),
-                                  bodyBytesTotal: 0)
+        let note = UploadResponse(
+            status: 200, reason: "OK", headers: [], body: Array("the server has the whole upload; its answer was lost".utf8),
+            bodyBytesTotal: 0)
         return finish(AttemptResult(outcome: .answered(status: 200), response: note, bytesSent: 0))
     }
 
@@ -282,8 +290,10 @@ public struct ResumableUploadMachine: Sendable {
         if resumed, current.offset > 0 { rounds.report(.resumed(offset: current.offset, bodyLength: current.bodyLength)) }
         if let limit = appendLimit, limit < Self.smallestAppend, current.bodyLength - current.offset > limit {
             let requests = (current.bodyLength - current.offset + limit - 1) / limit
-            let refusal = UploadFailure(.other, "the server takes at most \(limit) bytes per request (max-append-size in Upload-Limit): "
-                + "the rest would take \(requests) requests; below \(Self.smallestAppend / 1024) KiB a request, uploadmon does not send that way")
+            let refusal = UploadFailure(
+                .other,
+                "the server takes at most \(limit) bytes per request (max-append-size in Upload-Limit): "
+                    + "the rest would take \(requests) requests; below \(Self.smallestAppend / 1024) KiB a request, uploadmon does not send that way")
             rounds.report(.resumable(nil, startedOver: nil))
             state = .deleting(AttemptResult(outcome: .failed(refusal), response: nil, bytesSent: 0))
             return decide(.request(.delete(current)))

@@ -33,20 +33,23 @@ public struct S3Access: Sendable, Equatable {
         func setting(_ name: String) -> String? { fromCredentials[name] ?? fromConfig[name] }
         let credentials: AWSCredentials
         if let key = environment["AWS_ACCESS_KEY_ID"], !key.isEmpty, let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty {
-            credentials = AWSCredentials(accessKeyID: key, secretAccessKey: secret, sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+            credentials = AWSCredentials(
+                accessKeyID: key, secretAccessKey: secret, sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
         } else if let key = setting("aws_access_key_id"), let secret = setting("aws_secret_access_key") {
             credentials = AWSCredentials(accessKeyID: key, secretAccessKey: secret, sessionToken: setting("aws_session_token"))
         } else {
             throw .noAWSCredentials(profile: profile, files: [credentialsFile, configFile])
         }
-        let region = [environment["AWS_REGION"], environment["AWS_DEFAULT_REGION"], fromConfig["region"], fromCredentials["region"]]
+        let region =
+            [environment["AWS_REGION"], environment["AWS_DEFAULT_REGION"], fromConfig["region"], fromCredentials["region"]]
             .compactMap { $0 }.first { !$0.isEmpty } ?? "us-east-1"
         let endpoint = [environment["AWS_ENDPOINT_URL_S3"], environment["AWS_ENDPOINT_URL"], fromConfig["endpoint_url"]]
             .compactMap { $0 }.first { !$0.isEmpty }
         if let endpoint { _ = try Endpoint(parsing: endpoint) }
         let style = fromConfig["s3.addressing_style"]?.lowercased()
-        return S3Access(credentials: credentials, region: region, endpointURL: endpoint.map { String($0.reversed().drop { $0 == "/" }.reversed()) },
-                        pathStyle: endpoint != nil || style == "path")
+        return S3Access(
+            credentials: credentials, region: region, endpointURL: endpoint.map { String($0.reversed().drop { $0 == "/" }.reversed()) },
+            pathStyle: endpoint != nil || style == "path")
     }
 
     /// The URL a request for `location`'s key goes to.
@@ -66,9 +69,10 @@ public struct S3Access: Sendable, Equatable {
     /// the body is not hashed (`UNSIGNED-PAYLOAD`: it streams from the file).
     public func signingFields(method: String, endpoint: Endpoint, headers: [(name: String, value: String)], date: Date) -> [(name: String, value: String)] {
         let parts = endpoint.target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        let request = SigV4.Request(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "",
-                                    headers: [("Host", endpoint.hostField)] + headers.filter { !Self.unsigned.contains($0.name.lowercased()) },
-                                    payloadHash: SigV4.unsignedPayload)
+        let request = SigV4.Request(
+            method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "",
+            headers: [("Host", endpoint.hostField)] + headers.filter { !Self.unsigned.contains($0.name.lowercased()) },
+            payloadHash: SigV4.unsignedPayload)
         return [("Host", endpoint.hostField)] + SigV4.sign(request, credentials: credentials, region: region, service: "s3", date: date)
     }
 
@@ -87,12 +91,15 @@ public struct S3Access: Sendable, Equatable {
     public func presigned(method: String, _ endpoint: Endpoint, expires: Int64, date: Date) -> String {
         let stamp = SigV4.timestamp(date)
         let scope = "\(stamp.prefix(8))/\(region)/s3/aws4_request"
-        var query = [("X-Amz-Algorithm", "AWS4-HMAC-SHA256"), ("X-Amz-Credential", "\(credentials.accessKeyID)/\(scope)"),
-                     ("X-Amz-Date", stamp), ("X-Amz-Expires", String(expires)), ("X-Amz-SignedHeaders", "host")]
+        var query = [
+            ("X-Amz-Algorithm", "AWS4-HMAC-SHA256"), ("X-Amz-Credential", "\(credentials.accessKeyID)/\(scope)"),
+            ("X-Amz-Date", stamp), ("X-Amz-Expires", String(expires)), ("X-Amz-SignedHeaders", "host"),
+        ]
         if let token = credentials.sessionToken { query.append(("X-Amz-Security-Token", token)) }
         let text = query.map { "\(Endpoint.percentEncoded($0.0))=\(Endpoint.percentEncoded($0.1))" }.joined(separator: "&")
-        let request = SigV4.Request(method: method, path: endpoint.target, query: text, headers: [("Host", endpoint.hostField)],
-                                    payloadHash: SigV4.unsignedPayload)
+        let request = SigV4.Request(
+            method: method, path: endpoint.target, query: text, headers: [("Host", endpoint.hostField)],
+            payloadHash: SigV4.unsignedPayload)
         let authorization = SigV4.authorization(request, credentials: credentials, region: region, service: "s3", timestamp: stamp)
         let signature = authorization.split(separator: "=").last.map(String.init) ?? ""
         return endpoint.url + "?" + text + "&X-Amz-Signature=" + signature

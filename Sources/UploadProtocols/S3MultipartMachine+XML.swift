@@ -16,7 +16,8 @@ extension S3MultipartMachine {
         let xml = String(decoding: body, as: UTF8.self)
         return xml.components(separatedBy: "<Part>").dropFirst().compactMap { chunk in
             guard let number = element("PartNumber", in: chunk).flatMap(Int.init),
-                  let etag = element("ETag", in: chunk), let size = element("Size", in: chunk).flatMap(Int64.init) else { return nil }
+                let etag = element("ETag", in: chunk), let size = element("Size", in: chunk).flatMap(Int64.init)
+            else { return nil }
             return S3Part(number: number, etag: unescaped(etag), size: size, crc32c: element("ChecksumCRC32C", in: chunk))
         }
     }

@@ -116,14 +116,17 @@ public struct S3MultipartMachine: Sendable {
     /// An upload of `size` bytes of `file` to `objectURL`, continuing `point` when it is an S3
     /// upload of the same file. `checksums`: an upload it creates is checked by CRC-32C, part
     /// by part and whole (one continued keeps what it was created with).
-    public init(objectURL: String, file: FileFingerprint, size: Int64, point: ResumePoint?, preferredPart: Int64 = defaultPart,
-                checksums: Bool = false) {
+    public init(
+        objectURL: String, file: FileFingerprint, size: Int64, point: ResumePoint?, preferredPart: Int64 = defaultPart,
+        checksums: Bool = false
+    ) {
         self.objectURL = objectURL
         self.checksums = checksums
         self.file = file
         self.size = size
         if let point, point.kind == .s3, point.uploadID != nil, point.file == file, point.bodyLength == size, point.uploadURL == objectURL,
-           point.partSize >= Self.smallestPart {
+            point.partSize >= Self.smallestPart
+        {
             self.point = point
             partSize = point.partSize
         } else {
@@ -169,12 +172,15 @@ public struct S3MultipartMachine: Sendable {
         guard let uploadID = Self.element("UploadId", in: response.body) else {
             // A success that names no upload has made nothing the parts can go to: a protocol
             // error, never the upload's success (nothing of the file was sent).
-            let failure = UploadFailure(.other, "S3 answered \(response.status) to starting the multipart upload without an UploadId "
-                + "(\(ByteFormat.bytes(Int64(response.body.count))) of answer read): nothing of the file was sent")
+            let failure = UploadFailure(
+                .other,
+                "S3 answered \(response.status) to starting the multipart upload without an UploadId "
+                    + "(\(ByteFormat.bytes(Int64(response.body.count))) of answer read): nothing of the file was sent")
             return finish(AttemptResult(outcome: .failed(failure), response: response, bytesSent: result.bytesSent))
         }
-        let created = ResumePoint.s3(objectURL: objectURL, uploadID: uploadID, partSize: partSize, bodyLength: size, file: file,
-                                     checksum: checksums ? S3Checksum.name : nil)
+        let created = ResumePoint.s3(
+            objectURL: objectURL, uploadID: uploadID, partSize: partSize, bodyLength: size, file: file,
+            checksum: checksums ? S3Checksum.name : nil)
         point = created
         reports.append(.resumable(created, startedOver: nil))
         return beginParts(width: width)
@@ -192,7 +198,8 @@ public struct S3MultipartMachine: Sendable {
             let page = Self.parts(in: response.body).filter { $0.number >= 1 && $0.number <= partCount && part($0.number).size == $0.size }
             listedParts += page
             if Self.element("IsTruncated", in: response.body) == "true",
-               let next = Self.element("NextPartNumberMarker", in: response.body).flatMap(Int.init), next > (listedAfter ?? 0), next < partCount {
+                let next = Self.element("NextPartNumberMarker", in: response.body).flatMap(Int.init), next > (listedAfter ?? 0), next < partCount
+            {
                 listedAfter = next
                 return decide(.request(.listParts(uploadID: uploadID, after: next)))
             }
@@ -221,9 +228,13 @@ public struct S3MultipartMachine: Sendable {
                 resent.insert(number)
                 resend.append(number)
             } else if ending == nil {
-                ending = .failed(AttemptResult(outcome: .failed(UploadFailure(.integrityMismatch,
-                    damaged + " twice: the bytes read from the file did not arrive as they were read")), response: result.response,
-                    bytesSent: result.bytesSent))
+                ending = .failed(
+                    AttemptResult(
+                        outcome: .failed(
+                            UploadFailure(
+                                .integrityMismatch,
+                                damaged + " twice: the bytes read from the file did not arrive as they were read")), response: result.response,
+                        bytesSent: result.bytesSent))
             }
         } else if let etag = Self.keptPart(result) {
             let size = part(number).size
@@ -246,7 +257,8 @@ public struct S3MultipartMachine: Sendable {
     /// the one `sent`); nil for a part it did not keep, or kept damaged.
     public static func keptPart(_ result: AttemptResult, sent: CRC32C? = nil) -> String? {
         guard damaged(0, result, sent: sent) == nil, let response = result.response, (200..<300).contains(response.status),
-              let etag = response.header("ETag"), !etag.isEmpty else { return nil }
+            let etag = response.header("ETag"), !etag.isEmpty
+        else { return nil }
         return etag
     }
 

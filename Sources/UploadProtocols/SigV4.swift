@@ -88,8 +88,10 @@ public enum SigV4 {
         let names = fields.keys.sorted()
         let canonicalHeaders = names.map { "\($0):\(fields[$0]!.joined(separator: ","))\n" }.joined()
         let signedHeaders = names.joined(separator: ";")
-        let text = [request.method, request.path.isEmpty ? "/" : request.path, canonicalQuery(request.query),
-                    canonicalHeaders, signedHeaders, request.payloadHash].joined(separator: "\n")
+        let text = [
+            request.method, request.path.isEmpty ? "/" : request.path, canonicalQuery(request.query),
+            canonicalHeaders, signedHeaders, request.payloadHash,
+        ].joined(separator: "\n")
         return (text, signedHeaders)
     }
 
@@ -110,8 +112,9 @@ public enum SigV4 {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-                      Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        return String(
+            format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }
 
     /// The query's parameters sorted by name, then value, each encoded as AWS does (RFC 3986's

@@ -84,8 +84,10 @@ public struct TusCapabilities: Sendable, Hashable, Codable {
     /// Learnt: the most bytes one request may carry (a `413` named it).
     public var maxRequest: Int64?
 
-    public init(extensions: [String] = ["creation"], maxSize: Int64? = nil, checksumAlgorithms: [String] = [],
-                discardsCutRequests: Bool? = nil, cutAfter: Int64? = nil, maxRequest: Int64? = nil) {
+    public init(
+        extensions: [String] = ["creation"], maxSize: Int64? = nil, checksumAlgorithms: [String] = [],
+        discardsCutRequests: Bool? = nil, cutAfter: Int64? = nil, maxRequest: Int64? = nil
+    ) {
         self.extensions = extensions
         self.maxSize = maxSize
         self.checksumAlgorithms = checksumAlgorithms
@@ -104,10 +106,12 @@ public struct TusCapabilities: Sendable, Hashable, Codable {
     /// not a version spoken here).
     public init?(options response: UploadResponse) {
         guard (200..<300).contains(response.status),
-              TusFields.list(response.header(TusFields.version)).contains(TusFields.protocolVersion) else { return nil }
-        self.init(extensions: TusFields.list(response.header(TusFields.extensions)).map { $0.lowercased() },
-                  maxSize: TusFields.integer(response.header(TusFields.maxSize)),
-                  checksumAlgorithms: TusFields.list(response.header(TusFields.checksumAlgorithms)).map { $0.lowercased() })
+            TusFields.list(response.header(TusFields.version)).contains(TusFields.protocolVersion)
+        else { return nil }
+        self.init(
+            extensions: TusFields.list(response.header(TusFields.extensions)).map { $0.lowercased() },
+            maxSize: TusFields.integer(response.header(TusFields.maxSize)),
+            checksumAlgorithms: TusFields.list(response.header(TusFields.checksumAlgorithms)).map { $0.lowercased() })
     }
 
     /// Whether an answer comes from a tus server (every answer but `OPTIONS` carries
@@ -155,8 +159,10 @@ public struct TusChecksum: Sendable {
 
     /// The field's value: the algorithm and the base64 of the digest.
     public func fieldValue() -> String {
-        let digest: [UInt8] = if let sha256 { Array(sha256.finalize()) } else if let sha512 { Array(sha512.finalize()) }
-            else if let sha1 { Array(sha1.finalize()) } else { Array(md5!.finalize()) }
+        let digest: [UInt8] =
+            if let sha256 { Array(sha256.finalize()) } else if let sha512 { Array(sha512.finalize()) } else if let sha1 { Array(sha1.finalize()) } else {
+                Array(md5!.finalize())
+            }
         return "\(algorithm) \(Data(digest).base64EncodedString())"
     }
 }

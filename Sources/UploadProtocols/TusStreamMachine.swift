@@ -67,7 +67,9 @@ public struct TusStreamMachine: Sendable {
     public mutating func start() -> Next {
         guard case .idle = state else { return .finish(ResumableUploadMachine.misuse) }
         guard capabilities.has("creation-defer-length") else {
-            return fail("the server does not take an upload whose length is said only at its end (tus creation-defer-length), and standard input has no length before it ends: save it to a file first, or use --protocol multipart")
+            return fail(
+                "the server does not take an upload whose length is said only at its end (tus creation-defer-length), and standard input has no length before it ends: save it to a file first, or use --protocol multipart"
+            )
         }
         state = .creating
         return .request(.create)
@@ -176,8 +178,9 @@ public struct TusStreamMachine: Sendable {
         if offset < bufferEnd { return patch() }
         guard ended else { return read() }
         let note = TusUploadMachine.completionNote(uploadURL: uploadURL, length: bufferEnd)
-        let final = UploadResponse(status: answer.status, reason: answer.reason, headers: answer.headers,
-                                   body: Array(note.utf8), bodyBytesTotal: Int64(note.utf8.count))
+        let final = UploadResponse(
+            status: answer.status, reason: answer.reason, headers: answer.headers,
+            body: Array(note.utf8), bodyBytesTotal: Int64(note.utf8.count))
         return finish(AttemptResult(outcome: .answered(status: answer.status), response: final, bytesSent: 0))
     }
 

@@ -93,8 +93,10 @@ public struct TusUploadMachine: Sendable {
     /// `handedOut`: an upload URL another service handed out (`send --upload-url`), continued
     /// from the server's offset; with no `point` (the first attempt), the upload begins at it.
     /// When the server no longer has it, the attempt fails: nothing here can create it again.
-    public init(endpoint: Endpoint, file: FileFingerprint, length: Int64, point: ResumePoint?, capabilities: TusCapabilities,
-                chunkSize: Int64? = nil, smallFile: Int64 = 1 << 20, handedOut: String? = nil) {
+    public init(
+        endpoint: Endpoint, file: FileFingerprint, length: Int64, point: ResumePoint?, capabilities: TusCapabilities,
+        chunkSize: Int64? = nil, smallFile: Int64 = 1 << 20, handedOut: String? = nil
+    ) {
         self.endpoint = endpoint
         self.handedOut = handedOut != nil
         self.file = file
@@ -120,9 +122,13 @@ public struct TusUploadMachine: Sendable {
     public mutating func start() -> Decision {
         guard case .idle = state else { return decide(.finish(ResumableUploadMachine.misuse)) }
         if let maxSize = capabilities.maxSize, length > maxSize {
-            return finish(AttemptResult(outcome: .failed(UploadFailure(.other,
-                "the server takes uploads of at most \(ByteFormat.bytes(maxSize)) (Tus-Max-Size); this one is \(ByteFormat.bytes(length))")),
-                response: nil, bytesSent: 0))
+            return finish(
+                AttemptResult(
+                    outcome: .failed(
+                        UploadFailure(
+                            .other,
+                            "the server takes uploads of at most \(ByteFormat.bytes(maxSize)) (Tus-Max-Size); this one is \(ByteFormat.bytes(length))")),
+                    response: nil, bytesSent: 0))
         }
         return beginRound()
     }
@@ -148,13 +154,16 @@ public struct TusUploadMachine: Sendable {
         guard let location = response.header("Location"), let resource = endpoint.resolve(location) else {
             // A success that names no upload URL has made nothing the file can be sent to: it
             // is the server's fault, never the upload's success.
-            return finish(AttemptResult(outcome: .failed(UploadFailure(.other, TusFields.noUploadURL(response))), response: response,
-                                        bytesSent: result.bytesSent))
+            return finish(
+                AttemptResult(
+                    outcome: .failed(UploadFailure(.other, TusFields.noUploadURL(response))), response: response,
+                    bytesSent: result.bytesSent))
         }
         let offset = TusFields.integer(response.header(TusFields.offset)) ?? 0
         guard offset <= length else { return protocolError("the server says it has \(offset) bytes of a \(length)-byte upload") }
-        let created = ResumePoint.tus(uploadURL: resource.url, bodyLength: length, file: file, offset: offset,
-                                      expires: response.header(TusFields.expires))
+        let created = ResumePoint.tus(
+            uploadURL: resource.url, bodyLength: length, file: file, offset: offset,
+            expires: response.header(TusFields.expires))
         point = created
         rounds.report(.resumable(created, startedOver: nil))
         if !withBody { rounds.report(.sending(bodyLength: length)) }
@@ -238,8 +247,9 @@ public struct TusUploadMachine: Sendable {
             // does (aiohttp: "Maximum request body size 2097152 exceeded."), the rest goes in
             // chunks of that, and the origin is remembered to take no more.
             guard let limit = Self.requestLimit(in: response, sent: chunkEnd(current) - current.offset) else {
-                return finish(AttemptResult(outcome: .answered(status: 413), response: response, bytesSent: result.bytesSent),
-                              keeping: current)
+                return finish(
+                    AttemptResult(outcome: .answered(status: 413), response: response, bytesSent: result.bytesSent),
+                    keeping: current)
             }
             tries += 1
             requestLimit = min(requestLimit ?? limit, limit)
@@ -249,9 +259,13 @@ public struct TusUploadMachine: Sendable {
             // The chunk arrived damaged and was dropped: that chunk again.
             tries += 1
             guard tries < Self.chunkTries else {
-                return finish(AttemptResult(outcome: .failed(UploadFailure(.integrityMismatch,
-                    "the server found a chunk damaged \(Self.chunkTries) times (460 checksum mismatch)")), response: response,
-                    bytesSent: result.bytesSent), keeping: current)
+                return finish(
+                    AttemptResult(
+                        outcome: .failed(
+                            UploadFailure(
+                                .integrityMismatch,
+                                "the server found a chunk damaged \(Self.chunkTries) times (460 checksum mismatch)")), response: response,
+                        bytesSent: result.bytesSent), keeping: current)
             }
             return patch(current)
         case 403, 404, 410:
@@ -260,8 +274,9 @@ public struct TusUploadMachine: Sendable {
             return finish(result, keeping: current)
         default:
             // 413, 415, 400, 412…: the server's refusal is the upload's answer.
-            return finish(AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: result.bytesSent),
-                          keeping: current)
+            return finish(
+                AttemptResult(outcome: .answered(status: response.status), response: response, bytesSent: result.bytesSent),
+                keeping: current)
         }
     }
 
@@ -288,7 +303,8 @@ public struct TusUploadMachine: Sendable {
         }
         // Not when the link has cut a request no larger than the file: a creation cut with its
         // body leaves no upload URL to continue.
-        let withBody = capabilities.has("creation-with-upload") && length <= smallFile && length > 0
+        let withBody =
+            capabilities.has("creation-with-upload") && length <= smallFile && length > 0
             && (chunkSize.map { length <= $0 } ?? true) && (link.cutAfter.map { $0 > length } ?? true)
         if withBody { rounds.report(.sending(bodyLength: length)) }
         state = .creating(withBody: withBody)
@@ -300,8 +316,9 @@ public struct TusUploadMachine: Sendable {
         guard current.offset >= length else { return patch(current) }
         rounds.report(.resumable(nil, startedOver: nil))
         let note = Self.completionNote(uploadURL: current.uploadURL, length: length)
-        let final = UploadResponse(status: answer.status, reason: answer.reason, headers: answer.headers,
-                                   body: Array(note.utf8), bodyBytesTotal: Int64(note.utf8.count))
+        let final = UploadResponse(
+            status: answer.status, reason: answer.reason, headers: answer.headers,
+            body: Array(note.utf8), bodyBytesTotal: Int64(note.utf8.count))
         return finish(AttemptResult(outcome: .answered(status: answer.status), response: final, bytesSent: sent))
     }
 
@@ -332,7 +349,10 @@ public struct TusUploadMachine: Sendable {
                 continue
             }
             if digits.count >= 5, digits.count <= 15, let number = Int64(digits),
-               number >= ResumableUploadMachine.smallestAppend, number < sent { numbers.insert(number) }
+                number >= ResumableUploadMachine.smallestAppend, number < sent
+            {
+                numbers.insert(number)
+            }
             digits = ""
         }
         guard numbers.count == 1, let limit = numbers.first else { return nil }
@@ -350,8 +370,10 @@ public struct TusUploadMachine: Sendable {
     private mutating func gone(_ why: String) -> Decision {
         if handedOut {
             rounds.report(.resumable(nil, startedOver: nil))
-            return finish(AttemptResult(outcome: .failed(UploadFailure(.other, "the upload URL given with --upload-url cannot be continued: \(why)")),
-                                        response: nil, bytesSent: 0))
+            return finish(
+                AttemptResult(
+                    outcome: .failed(UploadFailure(.other, "the upload URL given with --upload-url cannot be continued: \(why)")),
+                    response: nil, bytesSent: 0))
         }
         point = nil
         rounds.startOver(why)

@@ -17,32 +17,50 @@ public struct JSONReporter: SendReporter {
         func set(_ key: String, _ value: Int) { line[key] = .int(Int64(value)) }
         switch event {
         case .queued(let record):
-            set("event", "queued"); set("id", record.id.rawValue); set("name", record.name)
+            set("event", "queued")
+            set("id", record.id.rawValue)
+            set("name", record.name)
             if let path = record.path { set("file", path) }
             if let total = record.fileSize { set("totalBytes", total) }
         case .started(let id, let attempt, let url, let total):
-            set("event", "started"); set("id", id.rawValue); set("attempt", attempt); set("url", url)
+            set("event", "started")
+            set("id", id.rawValue)
+            set("attempt", attempt)
+            set("url", url)
             if let total { set("totalBytes", total) }
         case .progress(let id, let bytes, let sent, let expected):
             let complete = expected.map { sent >= $0 } ?? false
             guard throttle.shouldShow(id, now: now, complete: complete) else { return }
-            set("event", "progress"); set("id", id.rawValue); set("bytesSent", bytes); set("totalBytesSent", sent)
+            set("event", "progress")
+            set("id", id.rawValue)
+            set("bytesSent", bytes)
+            set("totalBytesSent", sent)
             if let expected { set("totalBytesExpected", expected) }
             if let rate = tracker[id]?.meter.bytesPerSecond, rate.isFinite { set("bytesPerSecond", Int64(rate)) }
         case .response(let id, let response):
-            set("event", "response"); set("id", id.rawValue); set("status", response.status); set("reason", response.reason)
-            set("body", response.bodyText); set("bodyBytes", response.bodyBytesTotal)
+            set("event", "response")
+            set("id", id.rawValue)
+            set("status", response.status)
+            set("reason", response.reason)
+            set("body", response.bodyText)
+            set("bodyBytes", response.bodyBytesTotal)
             if let cut = response.cut { set("answerCut", cut) }
             if let verified = response.verified { set("verified", verified) }
         case .redirected(let id, let url):
-            set("event", "redirected"); set("id", id.rawValue); set("url", url)
+            set("event", "redirected")
+            set("id", id.rawValue)
+            set("url", url)
             // Whether the request's own headers (-H, --netrc) go there: only to the endpoint's origin.
             if let endpoint = tracker[id]?.record.url { line["headersSent"] = .bool(CredentialScope.carries(to: url, givenFor: endpoint)) }
         case .retryScheduled(let id, let attempt, let delay, let reason):
-            set("event", "retry"); set("id", id.rawValue); set("attempt", attempt); set("reason", reason)
+            set("event", "retry")
+            set("id", id.rawValue)
+            set("attempt", attempt)
+            set("reason", reason)
             line["delaySeconds"] = .number(delay)
         case .finished(let id, let outcome):
-            set("event", "finished"); set("id", id.rawValue)
+            set("event", "finished")
+            set("id", id.rawValue)
             line["ok"] = .bool(outcome.isSuccess)
             switch outcome {
             case .answered(let status):
@@ -57,11 +75,17 @@ public struct JSONReporter: SendReporter {
             if let sha256 = tracker[id]?.record.contentSHA256 { set("sha256", sha256) }
             if let elapsed = tracker[id]?.elapsed { line["seconds"] = .number((elapsed * 1000).rounded() / 1000) }
         case .allFinished(let summary):
-            set("event", "allFinished"); set("succeeded", summary.succeeded); set("failed", summary.failed); set("cancelled", summary.cancelled)
+            set("event", "allFinished")
+            set("succeeded", summary.succeeded)
+            set("failed", summary.failed)
+            set("cancelled", summary.cancelled)
         case .resumable(let id, let point, let startedOver):
-            set("event", "resumable"); set("id", id.rawValue)
+            set("event", "resumable")
+            set("id", id.rawValue)
             if let point {
-                set("uploadURL", point.uploadURL); set("offset", point.offset); set("bodyBytes", point.bodyLength)
+                set("uploadURL", point.uploadURL)
+                set("offset", point.offset)
+                set("bodyBytes", point.bodyLength)
                 set("protocol", point.kind.rawValue)
                 if point.kind == .draft { set("interopVersion", point.version) }
                 if let expires = point.expires { set("expires", expires) }
@@ -70,7 +94,10 @@ public struct JSONReporter: SendReporter {
             }
             if let startedOver { set("startedOver", startedOver) }
         case .resumed(let id, let offset, let length):
-            set("event", "resumed"); set("id", id.rawValue); set("offset", offset); set("bodyBytes", length)
+            set("event", "resumed")
+            set("id", id.rawValue)
+            set("offset", offset)
+            set("bodyBytes", length)
         case .content:
             // Said with `finished` (`sha256`), not as a line of its own.
             return

@@ -37,7 +37,10 @@ public enum StatusTable {
     public static func totalsLine(_ counts: [UploadState: Int], shown: Int) -> String {
         let total = counts.values.reduce(0, +)
         var parts: [String] = []
-        for (state, word) in [(UploadState.succeeded, "sent"), (.failed, "failed or cancelled"), (.sending, "sending"), (.waitingToRetry, "waiting to retry"), (.queued, "queued")] {
+        for (state, word) in [
+            (UploadState.succeeded, "sent"), (.failed, "failed or cancelled"), (.sending, "sending"), (.waitingToRetry, "waiting to retry"),
+            (.queued, "queued"),
+        ] {
             if let count = counts[state], count > 0 { parts.append("\(count) \(word)") }
         }
         let more = total > shown ? " (the newest \(shown) shown; --limit N shows more)" : ""

@@ -41,7 +41,10 @@ public struct TTYReporter: SendReporter {
         var stillCommitting = true
         drawn = 0
         while index < tracker.order.count {
-            guard let state = tracker[tracker.order[index]] else { index += 1; continue }
+            guard let state = tracker[tracker.order[index]] else {
+                index += 1
+                continue
+            }
             out += "\u{1B}[2K" + line(state) + "\n"
             if stillCommitting && state.outcome != nil {
                 committed = index + 1

@@ -72,12 +72,15 @@ public final class ApacheDAVPeer: @unchecked Sendable {
         // This process blocks nearly every signal on its threads and a child inherits that mask:
         // Apache would never see the SIGTERM that stops it. Unblocked before the shell starts.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        process.arguments = [
+            "python3", "-c",
+            """
             import os, signal, sys
             signal.pthread_sigmask(signal.SIG_SETMASK, [])
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             os.execv("/bin/sh", ["sh", "-c", sys.argv[1]])
-            """, "\(Self.apache) -f \(base)/httpd.conf -DFOREGROUND & server=$!; read _; kill $server; wait $server"]
+            """, "\(Self.apache) -f \(base)/httpd.conf -DFOREGROUND & server=$!; read _; kill $server; wait $server",
+        ]
         process.standardInput = input
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")

@@ -121,12 +121,15 @@ public final class CuttingRelay: @unchecked Sendable {
         while true {
             let n = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
             if n <= 0 { break }
-            let limit = spared ? nil : state.withLockedValue { state -> Int64? in
-                guard let first = state.cuts.first, sent + Int64(n) >= first, state.sparing > 0 else { return state.cuts.first }
-                state.sparing -= 1
-                spared = true
-                return nil
-            }
+            let limit =
+                spared
+                ? nil
+                : state.withLockedValue { state -> Int64? in
+                    guard let first = state.cuts.first, sent + Int64(n) >= first, state.sparing > 0 else { return state.cuts.first }
+                    state.sparing -= 1
+                    spared = true
+                    return nil
+                }
             var count = n
             if let limit, sent + Int64(n) >= limit { count = Int(limit - sent) }
             if count > 0, !Self.writeAll(server, buffer, count) { break }

@@ -25,7 +25,10 @@ public enum GIFWriter {
     public static func gif(width: Int, height: Int, palette: [(UInt8, UInt8, UInt8)], frames: [Frame]) -> [UInt8] {
         func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
         var out = Array("GIF89a".utf8) + le16(width) + le16(height) + [0xF7, 0, 0]
-        for i in 0..<256 { let c = i < palette.count ? palette[i] : (0, 0, 0); out += [c.0, c.1, c.2] }
+        for i in 0..<256 {
+            let c = i < palette.count ? palette[i] : (0, 0, 0)
+            out += [c.0, c.1, c.2]
+        }
         if frames.count > 1 { out += [0x21, 0xFF, 11] + Array("NETSCAPE2.0".utf8) + [3, 1, 0, 0, 0] }
         for frame in frames {
             out += [0x21, 0xF9, 4, frame.transparent == nil ? 0 : 1, 10, 0, frame.transparent ?? 0, 0]
@@ -38,18 +41,26 @@ public enum GIFWriter {
             var sinceClear = 0
             for y in rows {
                 for x in 0..<frame.width {
-                    if sinceClear == 254 { codes.append(256); sinceClear = 0 }
+                    if sinceClear == 254 {
+                        codes.append(256)
+                        sinceClear = 0
+                    }
                     codes.append(Int(frame.indexes[y * frame.width + x]))
                     sinceClear += 1
                 }
             }
             codes.append(257)
             var data: [UInt8] = []
-            var buffer = 0, bits = 0
+            var buffer = 0
+            var bits = 0
             for code in codes {
                 buffer |= code << bits
                 bits += 9
-                while bits >= 8 { data.append(UInt8(buffer & 0xFF)); buffer >>= 8; bits -= 8 }
+                while bits >= 8 {
+                    data.append(UInt8(buffer & 0xFF))
+                    buffer >>= 8
+                    bits -= 8
+                }
             }
             if bits > 0 { data.append(UInt8(buffer & 0xFF)) }
             out.append(8)

@@ -32,8 +32,9 @@ public final class NIOResumablePeer: Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.configureHTTPServerPipeline()
                     try sync.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-                    try sync.addHandler(HTTPResumableUploadHandler(
-                        context: context.withLockedValue { $0! }, handlers: [KeepBody(bodies: bodies)]))
+                    try sync.addHandler(
+                        HTTPResumableUploadHandler(
+                            context: context.withLockedValue { $0! }, handlers: [KeepBody(bodies: bodies)]))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).wait()

@@ -22,7 +22,8 @@ public final class NetworkNamespace: @unchecked Sendable {
         let tag = "\(getpid() % 10_000)\(Int.random(in: 100...999))"
         name = "umtest-\(tag)"
         link = "umt\(tag)"
-        let net = Int.random(in: 64...250), subnet = Int.random(in: 1...250)
+        let net = Int.random(in: 64...250)
+        let subnet = Int.random(in: 1...250)
         let here = "10.\(net).\(subnet).1"
         address = "10.\(net).\(subnet).2"
         let steps: [[String]] = [
@@ -51,7 +52,8 @@ public final class NetworkNamespace: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.ip!)
         process.arguments = ["netns", "exec", name] + arguments
-        let output = Pipe(), input = Pipe()
+        let output = Pipe()
+        let input = Pipe()
         process.standardOutput = output
         process.standardInput = input
         FileManager.default.createFile(atPath: log, contents: nil)

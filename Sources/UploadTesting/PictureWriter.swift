@@ -32,7 +32,8 @@ public enum PictureWriter {
         let status = image.rgb.withUnsafeBufferPointer { rgb in
             if let exif {
                 exif.withUnsafeBufferPointer { app1 in
-                    um_write_jpeg(path, rgb.baseAddress, Int32(image.width), Int32(image.height), Int32(quality), app1.baseAddress, app1.count, &error, error.count)
+                    um_write_jpeg(
+                        path, rgb.baseAddress, Int32(image.width), Int32(image.height), Int32(quality), app1.baseAddress, app1.count, &error, error.count)
                 }
             } else {
                 um_write_jpeg(path, rgb.baseAddress, Int32(image.width), Int32(image.height), Int32(quality), nil, 0, &error, error.count)
@@ -74,10 +75,13 @@ public enum PictureWriter {
         if let model { ifd0.append((0x0110, .ascii(model))) }
         ifd0.append((0x0112, .short(orientation)))
         func tiff(offset: Int) -> [UInt8] {
-            TIFFBuilder(bigEndian: bigEndian, [
-                TIFFBuilder.Directory(ifd0, next: 1),
-                TIFFBuilder.Directory([(0x0103, .short(6)), (0x0201, .long(offset)), (0x0202, .long(thumbnail.count))]),
-            ]).bytes()
+            TIFFBuilder(
+                bigEndian: bigEndian,
+                [
+                    TIFFBuilder.Directory(ifd0, next: 1),
+                    TIFFBuilder.Directory([(0x0103, .short(6)), (0x0201, .long(offset)), (0x0202, .long(thumbnail.count))]),
+                ]
+            ).bytes()
         }
         return Array("Exif\0\0".utf8) + tiff(offset: tiff(offset: 0).count) + thumbnail
     }
@@ -127,7 +131,7 @@ public enum PictureWriter {
         for entry in entries {
             directory += u16(entry.tag) + u16(entry.type) + u32(entry.count)
             if entry.tag == 0x8769 {
-                directory += u32(0) // patched below
+                directory += u32(0)  // patched below
             } else if entry.data.count <= 4 {
                 directory += entry.data + [UInt8](repeating: 0, count: 4 - entry.data.count)
             } else {

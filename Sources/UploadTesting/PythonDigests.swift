@@ -22,7 +22,8 @@ public enum PythonDigests {
 
     /// The field value for the file's bytes, in `algorithms`.
     public static func make(_ path: String, _ algorithms: String...) throws -> String {
-        try run(["-c", "import contentdigest, sys; print(contentdigest.make_digest(open(sys.argv[1], 'rb').read(), algos=sys.argv[2:]))", path] + algorithms).output
+        try run(["-c", "import contentdigest, sys; print(contentdigest.make_digest(open(sys.argv[1], 'rb').read(), algos=sys.argv[2:]))", path] + algorithms)
+            .output
     }
 
     /// The file's SHA-256 in lowercase hex, by Python's hashlib.
@@ -32,10 +33,13 @@ public enum PythonDigests {
 
     /// Whether `value` is a valid RFC 9651 dictionary whose every secure digest matches the file.
     public static func verify(_ value: String, _ path: String) throws -> Bool {
-        try run(["-c", """
+        try run([
+            "-c",
+            """
             import contentdigest, http_sf, sys
             http_sf.parse(sys.argv[1].encode(), tltype='dictionary')
             sys.exit(0 if contentdigest.verify(sys.argv[1], open(sys.argv[2], 'rb').read()) else 1)
-            """, value, path]).status == 0
+            """, value, path,
+        ]).status == 0
     }
 }

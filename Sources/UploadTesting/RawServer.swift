@@ -26,7 +26,11 @@ public final class RawServer: @unchecked Sendable {
                     return
                 }
                 lock.lock()
-                if stopped { lock.unlock(); Glibc.close(client); return }
+                if stopped {
+                    lock.unlock()
+                    Glibc.close(client)
+                    return
+                }
                 lock.unlock()
                 Thread.detachNewThread { behaviour(RawConnection(fd: client)) }
             }

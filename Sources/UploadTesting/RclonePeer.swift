@@ -27,8 +27,10 @@ public final class RclonePeer: @unchecked Sendable {
 
     /// `send`'s environment for `s3://` to it.
     public var environment: [String: String] {
-        ["AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey, "AWS_REGION": "us-east-1",
-         "AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"]
+        [
+            "AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey, "AWS_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)",
+        ]
     }
 
     public static func start(_ kind: Kind, buckets: [String] = []) async throws -> RclonePeer {
@@ -45,7 +47,8 @@ public final class RclonePeer: @unchecked Sendable {
         FileManager.default.createFile(atPath: logPath, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["rclone", "serve", kind.rawValue, "--addr", "127.0.0.1:0", "--config", "/dev/null", root]
+        process.arguments =
+            ["rclone", "serve", kind.rawValue, "--addr", "127.0.0.1:0", "--config", "/dev/null", root]
             + (kind == .s3 ? ["--auth-key", "\(accessKeyID),\(secretAccessKey)"] : [])
         process.standardOutput = FileHandle(forWritingAtPath: logPath)
         process.standardError = FileHandle(forWritingAtPath: logPath)

@@ -38,9 +38,11 @@ public final class ReceiverHarness: Sendable {
             tls: tls, limits: limits, resumableMaxAge: resumableMaxAge, resumableIdleAge: resumableIdleAge,
             resumablePerClient: resumablePerClient, resumableMaxAppend: resumableMaxAppend
         )
-        let running = try await RunningReceiver.start(configuration, clock: clock, log: { line in
-            lines.withLockedValue { $0.append(line) }
-        })
+        let running = try await RunningReceiver.start(
+            configuration, clock: clock,
+            log: { line in
+                lines.withLockedValue { $0.append(line) }
+            })
         return ReceiverHarness(running: running, directory: directory, root: root, lines: lines)
     }
 

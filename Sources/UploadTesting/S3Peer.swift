@@ -22,8 +22,10 @@ public final class S3Peer: @unchecked Sendable {
 
     /// The environment an uploadmon process needs to reach it (credentials, region, endpoint).
     public var environment: [String: String] {
-        ["AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey, "AWS_REGION": "us-east-1",
-         "AWS_ENDPOINT_URL": endpointURL]
+        [
+            "AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey, "AWS_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": endpointURL,
+        ]
     }
 
     /// `checked`: signatures are verified (false: moto takes anything, for presigned URLs, whose

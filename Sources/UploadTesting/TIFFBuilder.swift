@@ -38,7 +38,9 @@ public struct TIFFBuilder {
 
     func encoded(_ value: Value, offsets: [Int]) -> (type: Int, count: Int, bytes: [UInt8]) {
         switch value {
-        case .ascii(let text): let b = Array(text.utf8) + [0]; return (2, b.count, b)
+        case .ascii(let text):
+            let b = Array(text.utf8) + [0]
+            return (2, b.count, b)
         case .short(let v): return (3, 1, u16(v))
         case .long(let v): return (4, 1, u32(v))
         case .rationals(let list): return (5, list.count, list.flatMap { u32($0.0) + u32($0.1) })

@@ -78,7 +78,10 @@ public enum TestFiles {
     /// Whether two files hold the same bytes, compared in chunks.
     public static func sameContents(_ a: String, _ b: String) -> Bool {
         guard let ha = FileHandle(forReadingAtPath: a), let hb = FileHandle(forReadingAtPath: b) else { return false }
-        defer { try? ha.close(); try? hb.close() }
+        defer {
+            try? ha.close()
+            try? hb.close()
+        }
         while true {
             let da = (try? ha.read(upToCount: 1 << 20)) ?? nil
             let db = (try? hb.read(upToCount: 1 << 20)) ?? nil

@@ -69,15 +69,19 @@ public final class TusPeer: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         logPath = root + "/access.log"
         FileManager.default.createFile(atPath: logPath, contents: nil)
-        let arguments: (String, [String]) = switch server {
-        case .tuspyserver:
-            ("tus_server.py", [directory, String(maxSize ?? 128 << 30), logPath]
-                + (checksums ? ["checksum", corrupting.map(String.init).joined(separator: ",")] : []))
-        case .aiohttpTus(let maxRequest):
-            ("tus_aiohttp_server.py", [directory, String(maxRequest), logPath])
-        case .fastapiTusd:
-            ("tus_fastapi_server.py", [directory, String(maxSize ?? 128 << 30), logPath])
-        }
+        let arguments: (String, [String]) =
+            switch server {
+            case .tuspyserver:
+                (
+                    "tus_server.py",
+                    [directory, String(maxSize ?? 128 << 30), logPath]
+                        + (checksums ? ["checksum", corrupting.map(String.init).joined(separator: ",")] : [])
+                )
+            case .aiohttpTus(let maxRequest):
+                ("tus_aiohttp_server.py", [directory, String(maxRequest), logPath])
+            case .fastapiTusd:
+                ("tus_fastapi_server.py", [directory, String(maxSize ?? 128 << 30), logPath])
+            }
         let peer = try PeerProcess.launch(arguments.0, arguments.1, logPath: logPath, what: "the tus server")
         guard let port = Int(peer.firstLine.trimmingCharacters(in: .whitespaces)) else {
             peer.stop()
@@ -108,12 +112,14 @@ public final class TusPeer: @unchecked Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { $0.hasSuffix(".info") }.sorted().compactMap { name in
             guard let data = FileManager.default.contents(atPath: directory + "/" + name),
-                  let info = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+                let info = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return nil }
             let id = String(name.dropLast(5))
-            return Upload(id: id, path: directory + "/" + id, size: (info["size"] as? NSNumber)?.int64Value ?? -1,
-                          offset: (info["offset"] as? NSNumber)?.int64Value ?? -1,
-                          metadata: info["metadata"] as? [String: String] ?? [:],
-                          parts: (info["upload_part"] as? NSNumber)?.intValue ?? 0)
+            return Upload(
+                id: id, path: directory + "/" + id, size: (info["size"] as? NSNumber)?.int64Value ?? -1,
+                offset: (info["offset"] as? NSNumber)?.int64Value ?? -1,
+                metadata: info["metadata"] as? [String: String] ?? [:],
+                parts: (info["upload_part"] as? NSNumber)?.intValue ?? 0)
         }
     }
 
@@ -138,8 +144,10 @@ public final class TusPeer: @unchecked Sendable {
         let metadata = "filename \(Data(filename.utf8).base64EncodedString()),filetype \(Data(filetype.utf8).base64EncodedString())"
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        curl.arguments = ["curl", "-s", "-o", "/dev/null", "-X", "POST", "-H", "Tus-Resumable: 1.0.0", "-H", "Upload-Length: \(length)",
-                          "-H", "Upload-Metadata: \(metadata)", url]
+        curl.arguments = [
+            "curl", "-s", "-o", "/dev/null", "-X", "POST", "-H", "Tus-Resumable: 1.0.0", "-H", "Upload-Length: \(length)",
+            "-H", "Upload-Metadata: \(metadata)", url,
+        ]
         try curl.run()
         curl.waitUntilExit()
         guard let id = uploads.map(\.id).first(where: { !before.contains($0) }) else { throw PeerError(message: "curl created no upload") }
@@ -163,7 +171,8 @@ public final class TusPeer: @unchecked Sendable {
     public func expire(_ id: String) throws {
         let path = directory + "/" + id + ".info"
         guard let data = FileManager.default.contents(atPath: path),
-              var info = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            var info = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else {
             throw PeerError(message: "no upload \(id)")
         }
         info["expires"] = "Mon, 01 Jan 2001 00:00:00 GMT"

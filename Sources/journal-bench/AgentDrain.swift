@@ -23,14 +23,17 @@ enum AgentDrain {
             let news = (0..<uploads).map { index in
                 let file = String(format: "/home/u/small/p%05d.jpg", index)
                 let request = UploadRequest(source: .file(path: file), url: "http://127.0.0.1:8080/photo", uploadName: (file as NSString).lastPathComponent)
-                return NewUpload(request: request, fingerprint: FileFingerprint(size: 2048, modificationNanoseconds: 1_700_000_000_000_000_000 + Int64(index)), settings: settings, origin: "send")
+                return NewUpload(
+                    request: request, fingerprint: FileFingerprint(size: 2048, modificationNanoseconds: 1_700_000_000_000_000_000 + Int64(index)),
+                    settings: settings, origin: "send")
             }
             let answer = UploadResponse(
                 status: 200, reason: "OK", headers: [("Content-Type", "application/json"), ("Content-Length", "26")],
                 body: Array(#"{"filename": "p00000.jpg"}"#.utf8), bodyBytesTotal: 26)
             var added: [UploadRecord] = []
             let add = try cpu { added = try journal.add(news, at: now) }
-            var pendingTime = 0.0, recordTime = 0.0
+            var pendingTime = 0.0
+            var recordTime = 0.0
             let ids = added.map(\.id)
             for window in stride(from: 0, to: ids.count, by: 128) {
                 let slice = Array(ids[window..<min(ids.count, window + 128)])
@@ -62,8 +65,11 @@ enum AgentDrain {
             let sorted = figures[name, default: []].sorted()
             let median = sorted[sorted.count / 2]
             total += median
-            print(String(format: "  %@ %6.1f µs  (%.3f s; rounds %@)", name.padding(toLength: 8, withPad: " ", startingAt: 0), median / Double(uploads) * 1e6, median,
-                         sorted.map { String(format: "%.3f", $0) }.joined(separator: " ")))
+            print(
+                String(
+                    format: "  %@ %6.1f µs  (%.3f s; rounds %@)", name.padding(toLength: 8, withPad: " ", startingAt: 0), median / Double(uploads) * 1e6,
+                    median,
+                    sorted.map { String(format: "%.3f", $0) }.joined(separator: " ")))
         }
         print(String(format: "  total    %6.1f µs", total / Double(uploads) * 1e6))
     }

@@ -21,25 +21,35 @@ var directory = NSTemporaryDirectory() + "uploadmon-journal-bench-\(getpid())"
 var arguments = CommandLine.arguments.dropFirst()
 while let flag = arguments.popFirst() {
     guard flag.hasPrefix("--"), let value = arguments.popFirst() else {
-        FileHandle.standardError.write(Data("usage: journal-bench [--days N] [--per-day N] [--scan-minutes N] [--keep-days N] [--folder-days N] [--dir DIR] | [--agent-drain N] [--batch N] [--rounds N]\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "usage: journal-bench [--days N] [--per-day N] [--scan-minutes N] [--keep-days N] [--folder-days N] [--dir DIR] | [--agent-drain N] [--batch N] [--rounds N]\n"
+                    .utf8))
         exit(64)
     }
     let name = String(flag.dropFirst(2))
-    if name == "dir" { directory = value; continue }
+    if name == "dir" {
+        directory = value
+        continue
+    }
     guard options[name] != nil, let number = Double(value), number >= 0 else {
         FileHandle.standardError.write(Data("journal-bench: unknown option or bad value: \(flag) \(value)\n".utf8))
         exit(64)
     }
     options[name] = number
 }
-let days = Int(options["days"]!), perDay = Int(options["per-day"]!)
-let scanSeconds = options["scan-minutes"]! * 60, keep = options["keep-days"]! * 86_400, folderDays = options["folder-days"]!
+let days = Int(options["days"]!)
+let perDay = Int(options["per-day"]!)
+let scanSeconds = options["scan-minutes"]! * 60
+let keep = options["keep-days"]! * 86_400
+let folderDays = options["folder-days"]!
 try? FileManager.default.removeItem(atPath: directory)
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }
 
 if options["agent-drain"]! > 0 {
-    try AgentDrain.run(uploads: Int(options["agent-drain"]!), batch: max(1, Int(options["batch"]!)), rounds: max(1, Int(options["rounds"]!)), directory: directory)
+    try AgentDrain.run(
+        uploads: Int(options["agent-drain"]!), batch: max(1, Int(options["batch"]!)), rounds: max(1, Int(options["rounds"]!)), directory: directory)
     try? FileManager.default.removeItem(atPath: directory)
     exit(0)
 }
@@ -109,6 +119,8 @@ for day in 1...days {
     let counts = try journal.tableCounts()
     let bytes = journal.sizeOnDisk()
     let kept = max(1, counts["upload"] ?? 1)
-    print(String(format: "%3d  %11.1f  %12.0f  %7d  %6d  %10d  %11d  (%d, %d)", day, Double(bytes) / 1_048_576, Double(bytes) / Double(kept),
-                 counts["upload"] ?? 0, counts["event"] ?? 0, counts["watch_file"] ?? 0, counts["sentContent"] ?? 0, pruned.uploads, pruned.events))
+    print(
+        String(
+            format: "%3d  %11.1f  %12.0f  %7d  %6d  %10d  %11d  (%d, %d)", day, Double(bytes) / 1_048_576, Double(bytes) / Double(kept),
+            counts["upload"] ?? 0, counts["event"] ?? 0, counts["watch_file"] ?? 0, counts["sentContent"] ?? 0, pruned.uploads, pruned.events))
 }

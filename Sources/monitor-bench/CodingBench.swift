@@ -11,15 +11,19 @@ func benchCoding() {
     var messages: [AgentMessage] = []
     for i in 1...2_000 {
         let id = UploadID(i)
-        let record = UploadRecord(id: id, name: "IMG_\(i).jpg", path: "/home/ann/Pictures/roll/IMG_\(i).jpg", url: endpoint,
-                                  origin: "monitor", fileSize: 40_000, createdAt: now)
+        let record = UploadRecord(
+            id: id, name: "IMG_\(i).jpg", path: "/home/ann/Pictures/roll/IMG_\(i).jpg", url: endpoint,
+            origin: "monitor", fileSize: 40_000, createdAt: now)
         let events: [UploadEvent] = [
             .queued(record),
             .started(id, attempt: 1, url: endpoint, totalBytes: 40_200),
             .progress(id, bytesSent: 40_200, totalBytesSent: 40_200, totalBytesExpected: 40_200),
             .content(id, sha256: String(repeating: "ab", count: 32)),
-            .response(id, UploadResponse(status: 200, reason: "OK", headers: [("Content-Type", "application/json"), ("Content-Length", "24")],
-                                         body: Array(#"{"filename":"IMG_\#(i).jpg"}"#.utf8), bodyBytesTotal: 24)),
+            .response(
+                id,
+                UploadResponse(
+                    status: 200, reason: "OK", headers: [("Content-Type", "application/json"), ("Content-Length", "24")],
+                    body: Array(#"{"filename":"IMG_\#(i).jpg"}"#.utf8), bodyBytesTotal: 24)),
             .finished(id, .answered(status: 200)),
         ]
         for (n, event) in events.enumerated() {
@@ -54,9 +58,11 @@ func benchCoding() {
     }
     print("  per kind, µs to write/read: " + perKind.joined(separator: ", "))
     let count = Double(messages.count * rounds)
-    print(String(format: "agent socket: %d events of 6 kinds, %.0f bytes a line; writing %.2f µs, reading %.2f µs per event (%.2f s and %.2f s for 20,000 uploads)",
-                 messages.count, Double(bytes) / Double(lines.count), writing / count * 1e6, reading / count * 1e6,
-                 writing / count * 120_000, reading / count * 120_000))
+    print(
+        String(
+            format: "agent socket: %d events of 6 kinds, %.0f bytes a line; writing %.2f µs, reading %.2f µs per event (%.2f s and %.2f s for 20,000 uploads)",
+            messages.count, Double(bytes) / Double(lines.count), writing / count * 1e6, reading / count * 1e6,
+            writing / count * 120_000, reading / count * 120_000))
 }
 
 func printCodingSamples() {
@@ -64,11 +70,14 @@ func printCodingSamples() {
     let now = Date(timeIntervalSince1970: 1_700_000_000.25)
     let id = UploadID(7)
     let record = UploadRecord(id: id, name: "IMG_7.jpg", path: "/home/ann/IMG_7.jpg", url: endpoint, origin: "monitor", fileSize: 40_000, createdAt: now)
-    for event: UploadEvent in [.queued(record), .started(id, attempt: 1, url: endpoint, totalBytes: 40_200),
-                               .progress(id, bytesSent: 40_200, totalBytesSent: 40_200, totalBytesExpected: nil),
-                               .content(id, sha256: "abcd"),
-                               .response(id, UploadResponse(status: 200, reason: "OK", headers: [("Content-Type", "application/json")], body: Array(#"{"f":"\é"}"#.utf8), bodyBytesTotal: 9)),
-                               .finished(id, .answered(status: 200)), .finished(id, .failed(UploadFailure(.cannotConnect, "refused", code: 111)))] {
+    for event: UploadEvent in [
+        .queued(record), .started(id, attempt: 1, url: endpoint, totalBytes: 40_200),
+        .progress(id, bytesSent: 40_200, totalBytesSent: 40_200, totalBytesExpected: nil),
+        .content(id, sha256: "abcd"),
+        .response(
+            id, UploadResponse(status: 200, reason: "OK", headers: [("Content-Type", "application/json")], body: Array(#"{"f":"\é"}"#.utf8), bodyBytesTotal: 9)),
+        .finished(id, .answered(status: 200)), .finished(id, .failed(UploadFailure(.cannotConnect, "refused", code: 111))),
+    ] {
         print(String(decoding: AgentCoding.encode(AgentMessage.event(seq: 12, event: event, at: now)), as: UTF8.self))
     }
 }

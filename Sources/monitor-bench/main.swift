@@ -42,14 +42,18 @@ func busyState(width: Int, height: Int, rows: Int) -> MonitorState {
         let id = UploadID(i)
         let t = EventTime(seconds: Double(i) * 0.01, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + Double(i) * 0.01))
         let total: Int64 = 2_000_000
-        let record = UploadRecord(id: id, name: "IMG_\(i)_夕焼け.jpg", path: "/photos/IMG_\(i)_夕焼け.jpg", url: "http://127.0.0.1:3000/photo",
-                                  origin: "monitor", fileSize: total, createdAt: t.date)
+        let record = UploadRecord(
+            id: id, name: "IMG_\(i)_夕焼け.jpg", path: "/photos/IMG_\(i)_夕焼け.jpg", url: "http://127.0.0.1:3000/photo",
+            origin: "monitor", fileSize: total, createdAt: t.date)
         _ = MonitorReducer.reduce(&state, .upload(.queued(record), t))
         _ = MonitorReducer.reduce(&state, .upload(.started(id, attempt: 1, url: "http://127.0.0.1:3000/photo", totalBytes: total), t))
         _ = MonitorReducer.reduce(&state, .upload(.progress(id, bytesSent: total, totalBytesSent: total, totalBytesExpected: total), t))
         if i % 10 != 0 {
             let body = Array(#"{"filename": "IMG_\#(i).jpg"}"#.utf8)
-            _ = MonitorReducer.reduce(&state, .upload(.response(id, UploadResponse(status: i % 7 == 0 ? 415 : 200, reason: "", headers: [], body: body, bodyBytesTotal: Int64(body.count))), t))
+            _ = MonitorReducer.reduce(
+                &state,
+                .upload(
+                    .response(id, UploadResponse(status: i % 7 == 0 ? 415 : 200, reason: "", headers: [], body: body, bodyBytesTotal: Int64(body.count))), t))
             _ = MonitorReducer.reduce(&state, .upload(.finished(id, .answered(status: i % 7 == 0 ? 415 : 200)), t))
         }
     }
@@ -65,7 +69,12 @@ func benchRender() {
         // Change something each frame, as progress does, and scroll the queue now and then.
         let id = UploadID(10 * (frame % 100 + 1))
         let sent = Int64(frame * 3_000)
-        _ = MonitorReducer.reduce(&state, .upload(.progress(id, bytesSent: 3_000, totalBytesSent: sent, totalBytesExpected: 2_000_000), EventTime(seconds: 20 + Double(frame) * 0.033, clock: "12:00:20", date: Date(timeIntervalSince1970: 1_700_000_000 + 20 + Double(frame) * 0.033))))
+        _ = MonitorReducer.reduce(
+            &state,
+            .upload(
+                .progress(id, bytesSent: 3_000, totalBytesSent: sent, totalBytesExpected: 2_000_000),
+                EventTime(seconds: 20 + Double(frame) * 0.033, clock: "12:00:20", date: Date(timeIntervalSince1970: 1_700_000_000 + 20 + Double(frame) * 0.033))
+            ))
         times.append(seconds { _ = MonitorView.render(state, theme: theme) })
     }
     let mean = times.reduce(0, +) / Double(times.count)
@@ -79,8 +88,9 @@ func benchLargeAnswer() {
     let theme = Theme(colors: true, glyphs: .unicode)
     let id = UploadID(101)
     let t = EventTime(seconds: 10, clock: "12:00:10", date: Date(timeIntervalSince1970: 1_700_000_010))
-    let record = UploadRecord(id: id, name: "big-answer.jpg", path: "/photos/big-answer.jpg", url: "http://127.0.0.1:3000/photo",
-                              origin: "monitor", fileSize: 1_000, createdAt: t.date)
+    let record = UploadRecord(
+        id: id, name: "big-answer.jpg", path: "/photos/big-answer.jpg", url: "http://127.0.0.1:3000/photo",
+        origin: "monitor", fileSize: 1_000, createdAt: t.date)
     var items: [String] = []
     var size = 0
     var i = 0
@@ -93,7 +103,8 @@ func benchLargeAnswer() {
     let body = Array(("[" + items.joined(separator: ",") + "]").utf8)
     _ = MonitorReducer.reduce(&state, .upload(.queued(record), t))
     _ = MonitorReducer.reduce(&state, .upload(.started(id, attempt: 1, url: record.url, totalBytes: 1_000), t))
-    _ = MonitorReducer.reduce(&state, .upload(.response(id, UploadResponse(status: 200, reason: "OK", headers: [], body: body, bodyBytesTotal: Int64(body.count))), t))
+    _ = MonitorReducer.reduce(
+        &state, .upload(.response(id, UploadResponse(status: 200, reason: "OK", headers: [], body: body, bodyBytesTotal: Int64(body.count))), t))
     _ = MonitorReducer.reduce(&state, .upload(.finished(id, .answered(status: 200)), t))
     precondition(state.queue.selectedID == id, "the finished upload is shown")
     for _ in 0..<20 { _ = MonitorView.render(state, theme: theme) }
@@ -106,7 +117,9 @@ func benchLargeAnswer() {
         digests.append(seconds { _ = AnswerDigest(record: state.queue.state(id)!.record, lineLimit: 40) })
     }
     let mean = times.reduce(0, +) / Double(times.count)
-    print("render 200x60 with a \(body.count / 1024) KiB JSON answer shown: mean \(ms(mean)), p99 \(ms(percentile(times, 0.99))); of which the answer's lines: median \(ms(percentile(digests, 0.5))) (target <= 2 ms)")
+    print(
+        "render 200x60 with a \(body.count / 1024) KiB JSON answer shown: mean \(ms(mean)), p99 \(ms(percentile(times, 0.99))); of which the answer's lines: median \(ms(percentile(digests, 0.5))) (target <= 2 ms)"
+    )
 }
 
 func benchDirectory() throws {
@@ -117,8 +130,11 @@ func benchDirectory() throws {
         try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for i in 0..<100_000 {
             let name = i % 10 == 0 ? "folder-\(i)" : "photo-\(i)\(i % 3 == 0 ? ".txt" : ".jpg")"
-            if i % 10 == 0 { try fm.createDirectory(atPath: dir + "/" + name, withIntermediateDirectories: false) }
-            else { _ = fm.createFile(atPath: dir + "/" + name, contents: nil) }
+            if i % 10 == 0 {
+                try fm.createDirectory(atPath: dir + "/" + name, withIntermediateDirectories: false)
+            } else {
+                _ = fm.createFile(atPath: dir + "/" + name, contents: nil)
+            }
         }
     }
     var state = MonitorState(width: 200, height: 60, endpoint: "http://127.0.0.1:3000/photo", directory: dir, home: "/")
@@ -126,26 +142,31 @@ func benchDirectory() throws {
     var times: [Double] = []
     var readTimes: [Double] = []
     for _ in 0..<5 {
-        times.append(seconds {
-            var listing: DirectoryListing!
-            readTimes.append(seconds { listing = DirectoryReader.read(dir) })
-            _ = MonitorReducer.reduce(&state, .directoryLoaded(listing))
-            _ = MonitorView.render(state, theme: theme)
-        })
+        times.append(
+            seconds {
+                var listing: DirectoryListing!
+                readTimes.append(seconds { listing = DirectoryReader.read(dir) })
+                _ = MonitorReducer.reduce(&state, .directoryLoaded(listing))
+                _ = MonitorView.render(state, theme: theme)
+            })
     }
     var scroll: [Double] = []
     for _ in 0..<200 {
-        scroll.append(seconds {
-            _ = MonitorReducer.reduce(&state, .key(.pageDown, EventTime(seconds: 1, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 1))))
-            _ = MonitorView.render(state, theme: theme)
-        })
+        scroll.append(
+            seconds {
+                _ = MonitorReducer.reduce(
+                    &state, .key(.pageDown, EventTime(seconds: 1, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 1))))
+                _ = MonitorView.render(state, theme: theme)
+            })
     }
     let filter = seconds {
         _ = MonitorReducer.reduce(&state, .key(.character("/"), EventTime(seconds: 1, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 1))))
         _ = MonitorReducer.reduce(&state, .key(.character("9"), EventTime(seconds: 1, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 1))))
         _ = MonitorView.render(state, theme: theme)
     }
-    print("open 100,000-entry directory (read + sort + first frame): median \(ms(percentile(times, 0.5))), of which reading \(ms(percentile(readTimes, 0.5))) (target <= 500 ms)")
+    print(
+        "open 100,000-entry directory (read + sort + first frame): median \(ms(percentile(times, 0.5))), of which reading \(ms(percentile(readTimes, 0.5))) (target <= 500 ms)"
+    )
     print("  \(state.browser.entries.count) entries; page down + frame: p99 \(ms(percentile(scroll, 0.99))); one filter keystroke + frame: \(ms(filter))")
 }
 
@@ -156,7 +177,9 @@ func photo(width: Int, height: Int, seed: Int) -> RGBImage {
     rgb.withUnsafeMutableBufferPointer { p in
         for y in 0..<height {
             for x in 0..<width {
-                noise ^= noise << 13; noise ^= noise >> 17; noise ^= noise << 5
+                noise ^= noise << 13
+                noise ^= noise >> 17
+                noise ^= noise << 5
                 let grain = Int(noise & 15) - 8
                 let i = (y * width + x) * 3
                 p[i] = UInt8(clamping: x * 255 / width + grain + seed % 40)
@@ -181,9 +204,11 @@ func cursorOn(_ path: String, in state: MonitorState) -> MonitorState {
 /// back, the cursor rests.
 func decodeWantedPreview(_ state: inout MonitorState, path: String) -> Result<Preview, PreviewProblem> {
     let effects = MonitorReducer.reduce(&state, .resize(width: state.width, height: state.height))
-    guard let wanted = effects.lazy.compactMap({ effect -> PreviewRequest? in
-        if case .loadPreview(let request) = effect { request } else { nil }
-    }).first else { fatalError("no preview asked for") }
+    guard
+        let wanted = effects.lazy.compactMap({ effect -> PreviewRequest? in
+            if case .loadPreview(let request) = effect { request } else { nil }
+        }).first
+    else { fatalError("no preview asked for") }
     let box = wanted.pixelBox
     let result = PreviewDecoder.decode(path: path, fitting: box.width, box.height)
     _ = MonitorReducer.reduce(&state, .previewLoaded(wanted, result))
@@ -195,7 +220,8 @@ func benchPreview() throws {
     let dir = NSTemporaryDirectory() + "uploadmon-bench-preview"
     let fm = FileManager.default
     try fm.createDirectory(atPath: dir + "/many", withIntermediateDirectories: true)
-    let jpeg = dir + "/big.jpg", png = dir + "/big.png"
+    let jpeg = dir + "/big.jpg"
+    let png = dir + "/big.png"
     if !fm.fileExists(atPath: jpeg) { try PictureWriter.jpeg(photo(width: 6000, height: 4000, seed: 1), to: jpeg, quality: 90) }
     if !fm.fileExists(atPath: png) { try PictureWriter.png(photo(width: 4000, height: 3000, seed: 2), to: png) }
     // The preview pane of a 200x60 terminal.
@@ -207,15 +233,18 @@ func benchPreview() throws {
         var pane = ""
         for _ in 0..<7 {
             var local = cursorOn(path, in: state)
-            times.append(seconds {
-                let result = decodeWantedPreview(&local, path: path)
-                let canvas = MonitorView.render(local, theme: theme)
-                guard let picture = canvas.picture else { fatalError("no picture: \(result)") }
-                let bytes = PictureEncoder.bytes(picture, depth: .trueColor)
-                pane = "\(picture.columns)x\(picture.rows) cells, \(bytes.count) bytes of escapes"
-            })
+            times.append(
+                seconds {
+                    let result = decodeWantedPreview(&local, path: path)
+                    let canvas = MonitorView.render(local, theme: theme)
+                    guard let picture = canvas.picture else { fatalError("no picture: \(result)") }
+                    let bytes = PictureEncoder.bytes(picture, depth: .trueColor)
+                    pane = "\(picture.columns)x\(picture.rows) cells, \(bytes.count) bytes of escapes"
+                })
         }
-        print("preview of a \(name) ready (decode + scale + layout + cells, \(pane)): median \(ms(percentile(times, 0.5))), worst \(ms(times.max()!)) (target <= \(Int(target)) ms)")
+        print(
+            "preview of a \(name) ready (decode + scale + layout + cells, \(pane)): median \(ms(percentile(times, 0.5))), worst \(ms(times.max()!)) (target <= \(Int(target)) ms)"
+        )
     }
 
     // Real pixels (kitty graphics, sixel) in 10x20-pixel cells: the decode to the pane's pixels,
@@ -224,22 +253,28 @@ func benchPreview() throws {
     pixelState.pixelGraphics = PixelGraphics(kind: .kitty, cellWidth: 10, cellHeight: 20)
     let pixelTheme = Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor, pixels: pixelState.pixelGraphics)
     for (name, path) in [("6000x4000 JPEG", jpeg), ("4000x3000 PNG", png)] {
-        var ready: [Double] = [], kitty: [Double] = [], sixel: [Double] = []
+        var ready: [Double] = []
+        var kitty: [Double] = []
+        var sixel: [Double] = []
         var sizes = ""
         for _ in 0..<7 {
             var local = cursorOn(path, in: pixelState)
             var pixels: PixelPicture?
-            ready.append(seconds {
-                _ = decodeWantedPreview(&local, path: path)
-                pixels = MonitorView.render(local, theme: pixelTheme).pixels
-            })
+            ready.append(
+                seconds {
+                    _ = decodeWantedPreview(&local, path: path)
+                    pixels = MonitorView.render(local, theme: pixelTheme).pixels
+                })
             guard let pixels else { fatalError("no picture in pixels") }
-            var kittyBytes = 0, sixelBytes = 0
+            var kittyBytes = 0
+            var sixelBytes = 0
             kitty.append(seconds { kittyBytes = KittyEncoder.show(pixels, compress: NCursesTerminal.deflate).count })
             sixel.append(seconds { sixelBytes = SixelEncoder.bytes(pixels).count })
             sizes = "\(pixels.width)x\(pixels.height) px; kitty \(kittyBytes / 1024) KiB, sixel \(sixelBytes / 1024) KiB"
         }
-        print("preview of a \(name) in real pixels (\(sizes)): decoded and laid out median \(ms(percentile(ready, 0.5))); escapes on the screen's loop: kitty median \(ms(percentile(kitty, 0.5))), sixel median \(ms(percentile(sixel, 0.5))) (a frame is 16 ms)")
+        print(
+            "preview of a \(name) in real pixels (\(sizes)): decoded and laid out median \(ms(percentile(ready, 0.5))); escapes on the screen's loop: kitty median \(ms(percentile(kitty, 0.5))), sixel median \(ms(percentile(sixel, 0.5))) (a frame is 16 ms)"
+        )
     }
 
     // 1,000 photos; `j` held (30 presses a second) with previews on, decoding in the background.
@@ -255,7 +290,8 @@ func benchPreview() throws {
         let arrived = NIOLockedValueBox<[(PreviewRequest, Result<Preview, PreviewProblem>)]>([])
         let worker = PreviewWorker { request, result in arrived.withLockedValue { $0.append((request, result)) } }
         var frames: [Double] = []
-        var decoded = 0, bytes = 0
+        var decoded = 0
+        var bytes = 0
         let clock = ContinuousClock()
         for press in 0..<999 {
             let due = clock.now.advanced(by: .milliseconds(33))
@@ -265,26 +301,39 @@ func benchPreview() throws {
                 if let pixels = canvas.pixels { bytes += KittyEncoder.show(pixels, compress: NCursesTerminal.deflate).count }
             }
             // A frame when a decoded photo arrives (the loop draws it), and one after the key.
-            let results = arrived.withLockedValue { let a = $0; $0 = []; return a }
+            let results = arrived.withLockedValue {
+                let a = $0
+                $0 = []
+                return a
+            }
             if !results.isEmpty {
-                frames.append(seconds {
-                    for (request, result) in results {
-                        decoded += 1
-                        _ = MonitorReducer.reduce(&browse, .previewLoaded(request, result))
+                frames.append(
+                    seconds {
+                        for (request, result) in results {
+                            decoded += 1
+                            _ = MonitorReducer.reduce(&browse, .previewLoaded(request, result))
+                        }
+                        frame()
+                    })
+            }
+            try? await_sleep(until: clock.now.advanced(by: .milliseconds(16)), clock: clock)
+            frames.append(
+                seconds {
+                    for effect in MonitorReducer.reduce(
+                        &browse,
+                        .key(
+                            .character("j"),
+                            EventTime(seconds: Double(press), clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + Double(press)))))
+                    {
+                        if case .loadPreview(let request) = effect { worker.request(request) }
                     }
                     frame()
                 })
-            }
-            try? await_sleep(until: clock.now.advanced(by: .milliseconds(16)), clock: clock)
-            frames.append(seconds {
-                for effect in MonitorReducer.reduce(&browse, .key(.character("j"), EventTime(seconds: Double(press), clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + Double(press))))) {
-                    if case .loadPreview(let request) = effect { worker.request(request) }
-                }
-                frame()
-            })
             try? await_sleep(until: due, clock: clock)
         }
-        print("holding j through 1,000 photos (1600x1200 JPEG) with previews in \(mode): \(frames.count) frames, p50 \(ms(percentile(frames, 0.5))), p99 \(ms(percentile(frames, 0.99))), worst \(ms(frames.max()!)) (target p99 <= 16 ms); \(decoded) previews finished on the way, the rest cancelled; \(bytes / 1_048_576) MiB of picture escapes")
+        print(
+            "holding j through 1,000 photos (1600x1200 JPEG) with previews in \(mode): \(frames.count) frames, p50 \(ms(percentile(frames, 0.5))), p99 \(ms(percentile(frames, 0.99))), worst \(ms(frames.max()!)) (target p99 <= 16 ms); \(decoded) previews finished on the way, the rest cancelled; \(bytes / 1_048_576) MiB of picture escapes"
+        )
     }
 }
 
@@ -303,11 +352,12 @@ func benchPreviewMemory(_ path: String) {
     let before = peakMiB()
     let result = PreviewDecoder.decode(path: path, fitting: 108, 110)
     guard case .success(let preview) = result else { fatalError("\(result)") }
-    print(String(format: "preview of %@ (%dx%d, %.0f MB file) into %dx%d px: peak RSS %.1f MiB (%.1f MiB before decoding)",
-                 (path as NSString).lastPathComponent, preview.info.width ?? 0, preview.info.height ?? 0,
-                 Double(preview.info.fileSize ?? 0) / 1e6, preview.image.width, preview.image.height, peakMiB(), before))
+    print(
+        String(
+            format: "preview of %@ (%dx%d, %.0f MB file) into %dx%d px: peak RSS %.1f MiB (%.1f MiB before decoding)",
+            (path as NSString).lastPathComponent, preview.info.width ?? 0, preview.info.height ?? 0,
+            Double(preview.info.fileSize ?? 0) / 1e6, preview.image.width, preview.image.height, peakMiB(), before))
 }
-
 
 let what = CommandLine.arguments.dropFirst().first ?? "all"
 let hugePNG = NSTemporaryDirectory() + "uploadmon-bench-preview/huge.png"
@@ -349,22 +399,28 @@ if what == "preview-file" {
         var times: [Double] = []
         var said = ""
         for _ in 0..<7 {
-            times.append(seconds {
-                switch PreviewDecoder.decode(path: path, fitting: width, height) {
-                case .success(let preview): said = "\(preview.image.width)x\(preview.image.height)"
-                case .failure(let problem): fatalError("\(path): \(problem)")
-                }
-            })
+            times.append(
+                seconds {
+                    switch PreviewDecoder.decode(path: path, fitting: width, height) {
+                    case .success(let preview): said = "\(preview.image.width)x\(preview.image.height)"
+                    case .failure(let problem): fatalError("\(path): \(problem)")
+                    }
+                })
         }
         print("uploadmon preview of \((path as NSString).lastPathComponent) (\(box)) -> \(said): median \(ms(percentile(times, 0.5)))")
         var firsts: [Double] = []
         for _ in 0..<7 {
             var found = false
             firsts.append(seconds { found = PreviewDecoder.firstPicture(path: path, fitting: width, height) != nil })
-            if !found { firsts.removeAll(); break }
+            if !found {
+                firsts.removeAll()
+                break
+            }
         }
         if !firsts.isEmpty {
-            print("  first picture (its EXIF thumbnail) of \((path as NSString).lastPathComponent) (\(box)): median \(ms(percentile(firsts, 0.5))) (goal <= 10 ms)")
+            print(
+                "  first picture (its EXIF thumbnail) of \((path as NSString).lastPathComponent) (\(box)): median \(ms(percentile(firsts, 0.5))) (goal <= 10 ms)"
+            )
         }
     }
     exit(0)
@@ -373,7 +429,10 @@ if what == "preview-memory" {
     benchPreviewMemory(CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : hugePNG)
     exit(0)
 }
-if what == "render" || what == "all" { benchRender(); benchLargeAnswer() }
+if what == "render" || what == "all" {
+    benchRender()
+    benchLargeAnswer()
+}
 if what == "queue" || what == "all" { benchQueue() }
 if what == "coding" || what == "all" { benchCoding() }
 if what == "coding-samples" { printCodingSamples() }

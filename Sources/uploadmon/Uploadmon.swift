@@ -15,7 +15,10 @@ struct Uploadmon: AsyncParsableCommand {
         abstract: "Send image files to an HTTP endpoint as multipart/form-data and watch them go.",
         discussion: CommandHelp.uploadmon,
         version: UploadmonVersion.current,
-        subcommands: [MonitorCommand.self, SendCommand.self, ServeCommand.self, DemoCommand.self, PresignCommand.self, ConvertCommand.self, StatusCommand.self, RetryCommand.self, CancelCommand.self, WatchCommand.self, JobsCommand.self, AgentCommand.self, CompletionsCommand.self, DestinationsCommand.self],
+        subcommands: [
+            MonitorCommand.self, SendCommand.self, ServeCommand.self, DemoCommand.self, PresignCommand.self, ConvertCommand.self, StatusCommand.self,
+            RetryCommand.self, CancelCommand.self, WatchCommand.self, JobsCommand.self, AgentCommand.self, CompletionsCommand.self, DestinationsCommand.self,
+        ],
         defaultSubcommand: MonitorCommand.self
     )
 
@@ -25,8 +28,11 @@ struct Uploadmon: AsyncParsableCommand {
     /// Commands that block in tasks (the agent's journal, the monitor) keep the default pool.
     static func main() async {
         do {
-            guard let arguments = try DestinationArguments.commandLine(
-                CommandLineBytes.arguments(), environment: ProcessInfo.processInfo.environment, terminal: isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) else { return }
+            guard
+                let arguments = try DestinationArguments.commandLine(
+                    CommandLineBytes.arguments(), environment: ProcessInfo.processInfo.environment,
+                    terminal: isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1)
+            else { return }
             if let send = quickSend(arguments) {
                 prepareToSend()
                 throw ExitCode(try await send.run())
@@ -87,10 +93,11 @@ struct Uploadmon: AsyncParsableCommand {
     /// A debug build parses it that way too and stops if the two differ.
     static func quickSend(_ arguments: [String]) -> SendInvocation? {
         guard arguments.first == "send", let quick = SendInvocation.quick(Array(arguments.dropFirst())),
-              quick.options.commandLineRefusal() == nil, quick.arguments.refusal() == nil else { return nil }
+            quick.options.commandLineRefusal() == nil, quick.arguments.refusal() == nil
+        else { return nil }
         #if DEBUG
-        let declared = (try? SendCommand.parseAsRoot(Array(arguments.dropFirst())) as? SendCommand)?.invocation
-        precondition(declared == quick, "send's command line read two ways differs: \(String(describing: declared)) vs \(quick)")
+            let declared = (try? SendCommand.parseAsRoot(Array(arguments.dropFirst())) as? SendCommand)?.invocation
+            precondition(declared == quick, "send's command line read two ways differs: \(String(describing: declared)) vs \(quick)")
         #endif
         return quick
     }

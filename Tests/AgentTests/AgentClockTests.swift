@@ -16,8 +16,10 @@ import UploadTesting
         let journal = try Journal(path: paths.journal)
         let time = ManualClock()
         let start = time.clock.wall()
-        let agent = try Agent(configuration: AgentConfiguration(paths: paths, idleExitSeconds: 0, maintenance: (3600, MaintenanceSpec()),
-                                                                clock: time.clock), journal: journal)
+        let agent = try Agent(
+            configuration: AgentConfiguration(
+                paths: paths, idleExitSeconds: 0, maintenance: (3600, MaintenanceSpec()),
+                clock: time.clock), journal: journal)
         try await agent.start()
         func maintenance() throws -> ScheduledJob? { try journal.scheduledJobs().first { $0.spec.kind == .maintenance } }
         #expect(try maintenance()?.earliestBeginAt == start.addingTimeInterval(3600), "first due an interval after the agent's now")

@@ -25,8 +25,9 @@ struct AgentEventsTests {
         #expect(events.handle(progress(id, 100), recorded: .success(nil), backlogEmpty: true, moment: 1000) == [.broadcast(seq: nil, progress(id, 100))])
         #expect(events.handle(progress(id, 200), recorded: .success(nil), backlogEmpty: true, moment: 1000.05) == [])
         #expect(events.handle(progress(id, 300), recorded: .success(nil), backlogEmpty: true, moment: 1000.1) == [.broadcast(seq: nil, progress(id, 300))])
-        #expect(events.handle(progress(id, 400), recorded: .success(nil), backlogEmpty: true, moment: 1001)
-            == [.checkpoint(id, bytesSent: 400, expected: 1000), .broadcast(seq: nil, progress(id, 400))])
+        #expect(
+            events.handle(progress(id, 400), recorded: .success(nil), backlogEmpty: true, moment: 1001)
+                == [.checkpoint(id, bytesSent: 400, expected: 1000), .broadcast(seq: nil, progress(id, 400))])
         // The last bytes are always told, however soon.
         #expect(events.handle(progress(id, 1000), recorded: .success(nil), backlogEmpty: true, moment: 1001.01) == [.broadcast(seq: nil, progress(id, 1000))])
         #expect(events.tracked == 1)
@@ -37,8 +38,9 @@ struct AgentEventsTests {
         let id = UploadID(3)
         _ = events.handle(progress(id, 10), recorded: .success(nil), backlogEmpty: true, moment: 5)
         let finished = UploadEvent.finished(id, .answered(status: 201))
-        #expect(events.handle(finished, recorded: recorded(finished, seq: 42), backlogEmpty: true, moment: 6)
-            == [.freeSlot(id), .forget(id), .log("\(id) finished: ok, 201 Created"), .broadcast(seq: 42, finished)])
+        #expect(
+            events.handle(finished, recorded: recorded(finished, seq: 42), backlogEmpty: true, moment: 6)
+                == [.freeSlot(id), .forget(id), .log("\(id) finished: ok, 201 Created"), .broadcast(seq: 42, finished)])
         #expect(events.tracked == 0)
     }
 
@@ -48,7 +50,10 @@ struct AgentEventsTests {
         let actions = events.handle(.finished(id, .answered(status: 500)), recorded: .failure(JournalDown()), backlogEmpty: true, moment: 1)
         #expect(actions.first == .freeSlot(id))
         #expect(actions.count == 2)
-        guard case .log(let line)? = actions.last else { Issue.record("the failure is logged"); return }
+        guard case .log(let line)? = actions.last else {
+            Issue.record("the failure is logged")
+            return
+        }
         #expect(line.hasPrefix("journal: cannot record \(id)"))
         // One the journal did not know: forgotten, not told.
         #expect(events.handle(.finished(id, .answered(status: 200)), recorded: .success(nil), backlogEmpty: true, moment: 2) == [.freeSlot(id), .forget(id)])
@@ -58,8 +63,9 @@ struct AgentEventsTests {
         var events = machine()
         #expect(events.handle(.allFinished(UploadSummary(succeeded: 3, failed: 1)), recorded: .success(nil), backlogEmpty: false, moment: 1) == [])
         #expect(events.drained == UploadSummary(succeeded: 3, failed: 1))
-        #expect(events.handle(.allFinished(UploadSummary(succeeded: 2, failed: 0)), recorded: .success(nil), backlogEmpty: true, moment: 2)
-            == [.broadcast(seq: nil, .allFinished(UploadSummary(succeeded: 5, failed: 1))), .settleSent, .releaseMemory])
+        #expect(
+            events.handle(.allFinished(UploadSummary(succeeded: 2, failed: 0)), recorded: .success(nil), backlogEmpty: true, moment: 2)
+                == [.broadcast(seq: nil, .allFinished(UploadSummary(succeeded: 5, failed: 1))), .settleSent, .releaseMemory])
         #expect(events.drained == UploadSummary(succeeded: 0, failed: 0))
     }
 

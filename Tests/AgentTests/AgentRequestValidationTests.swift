@@ -12,7 +12,8 @@ struct AgentRequestValidationTests {
     }
 
     @Test func theProbesRequestsAreRefusedWithTheReason() throws {
-        let negative = try AgentCoding.decode(AgentEnvelope.self, from: Array(#"{"id":1,"request":{"maintenance":{"everySeconds":-5,"keepSeconds":604800}}}"#.utf8))
+        let negative = try AgentCoding.decode(
+            AgentEnvelope.self, from: Array(#"{"id":1,"request":{"maintenance":{"everySeconds":-5,"keepSeconds":604800}}}"#.utf8))
         #expect(negative.request.refusal == "everySeconds -5 is out of range: allowed 1m to 365d")
         let huge = try AgentCoding.decode(AgentEnvelope.self, from: Array(#"{"id":2,"request":{"maintenance":{"keepSeconds":1e308}}}"#.utf8))
         #expect(huge.request.refusal?.hasPrefix("keepSeconds 1e+308 is out of range") == true)

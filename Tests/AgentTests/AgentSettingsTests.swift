@@ -85,7 +85,9 @@ import UploadTesting
         #expect(window.step(at: at("2026-11-23T17:59:30")) == .init(rate: 2_000_000, log: nil, wakeAt: at("2026-11-23T18:00:00")))
         #expect(window.step(at: at("2026-11-23T18:00:00")).log == "now at full speed until 09:00")
         // Past a boundary it missed (a suspended laptop): the rate as of now, at once.
-        #expect(window.step(at: at("2026-11-24T12:00:00")) == .init(rate: 2_000_000, log: "now limited to 2.00 MB/s until 18:00", wakeAt: at("2026-11-24T12:01:00")))
+        #expect(
+            window.step(at: at("2026-11-24T12:00:00")) == .init(rate: 2_000_000, log: "now limited to 2.00 MB/s until 18:00", wakeAt: at("2026-11-24T12:01:00"))
+        )
     }
 
     @Test func settingsThatCannotWorkAreRefusedWithTheReason() throws {

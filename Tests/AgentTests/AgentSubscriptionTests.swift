@@ -26,13 +26,17 @@ import UploadJournal
         #expect(subscription.received(event(nil, .progress(id, bytesSent: 5, totalBytesSent: 5, totalBytesExpected: 20))) == [])
         #expect(subscription.received(event(12, finished)) == [.saveCursor(12)], "a finish saves the cursor even while held")
         let actions = subscription.subscribed(snapshot(last: 12))
-        #expect(actions == [
-            .jobs([]), .attach(snapshot(last: 12)),
-            .deliver(started), .deliver(.progress(id, bytesSent: 5, totalBytesSent: 5, totalBytesExpected: 20)), .deliver(finished),
-            .saveCursor(12),
-        ])
+        #expect(
+            actions == [
+                .jobs([]), .attach(snapshot(last: 12)),
+                .deliver(started), .deliver(.progress(id, bytesSent: 5, totalBytesSent: 5, totalBytesExpected: 20)), .deliver(finished),
+                .saveCursor(12),
+            ])
         // Attached: events go straight through.
-        #expect(subscription.received(event(13, .queued(UploadID(4), name: "b.png", totalBytes: 1))) == [.deliver(.queued(UploadID(4), name: "b.png", totalBytes: 1))])
+        #expect(
+            subscription.received(event(13, .queued(UploadID(4), name: "b.png", totalBytes: 1))) == [
+                .deliver(.queued(UploadID(4), name: "b.png", totalBytes: 1))
+            ])
         #expect(subscription.cursor == 13)
     }
 
@@ -68,7 +72,8 @@ import UploadJournal
         let whileConnected = subscription.wanted()
         #expect(!whileConnected, "still connected: nothing to reach again")
         #expect(subscription.closed() == [.stopped(reason: "asked to stop")])
-        let first = subscription.wanted(), second = subscription.wanted()
+        let first = subscription.wanted()
+        let second = subscription.wanted()
         #expect(first)
         #expect(!second, "reached again once")
         // The next connection is like any other: lost, it is reached again by itself.

@@ -20,8 +20,10 @@ struct RunningAgent {
         let paths = StatePaths(stateDirectory: root + "/state", runtimeDirectory: root + "/run")
         try paths.prepare()
         let journal = try Journal(path: paths.journal)
-        let agent = try Agent(configuration: AgentConfiguration(paths: paths, idleExitSeconds: 0, settings: AgentSettings(concurrency: concurrency),
-                                                                preparationLimit: preparationLimit), journal: journal)
+        let agent = try Agent(
+            configuration: AgentConfiguration(
+                paths: paths, idleExitSeconds: 0, settings: AgentSettings(concurrency: concurrency),
+                preparationLimit: preparationLimit), journal: journal)
         try await agent.start()
         let server = try AgentServer(agent: agent, path: paths.socket)
         server.start()
@@ -122,7 +124,10 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         let (_, log) = try await subscribe(watcher, after: nil)
         let stopper = try await running.connect("agent stop")
         let reply = try await offPool { try stopper.request(.stop) }
-        guard case .ok = reply else { Issue.record("stop was not accepted: \(reply)"); return }
+        guard case .ok = reply else {
+            Issue.record("stop was not accepted: \(reply)")
+            return
+        }
         await running.stop()
         #expect(try await eventually { closed.withLockedValue { $0 } })
         #expect(log.stops == ["asked to stop"])
@@ -182,10 +187,19 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
             Issue.record("unexpected reply \(reply)")
             return
         }
-        guard case .queued(let queued) = results[0] else { Issue.record("good.png was refused: \(results[0])"); return }
-        guard case .refused(_, let reason) = results[1] else { Issue.record("notes.txt was queued"); return }
+        guard case .queued(let queued) = results[0] else {
+            Issue.record("good.png was refused: \(results[0])")
+            return
+        }
+        guard case .refused(_, let reason) = results[1] else {
+            Issue.record("notes.txt was queued")
+            return
+        }
         #expect(reason.contains("not an image"))
-        guard case .refused(_, let relative) = results[2] else { Issue.record("a relative path was queued"); return }
+        guard case .refused(_, let relative) = results[2] else {
+            Issue.record("a relative path was queued")
+            return
+        }
         #expect(relative.contains("absolute path"))
         try await running.waitFinished([queued.id])
         #expect(try running.journal.snapshots().map(\.name) == ["good.png"])
@@ -204,9 +218,12 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         do {
             let journal = try Journal(path: paths.journal)
             let fingerprint = try #require(FileFingerprint.of(path: file))
-            let id = try journal.add([NewUpload(
-                request: try UploadRequest.forPath(file, url: receiver.url), fingerprint: fingerprint,
-                settings: TransportSettings(), origin: "test")], at: Date())[0].id
+            let id = try journal.add(
+                [
+                    NewUpload(
+                        request: try UploadRequest.forPath(file, url: receiver.url), fingerprint: fingerprint,
+                        settings: TransportSettings(), origin: "test")
+                ], at: Date())[0].id
             try journal.record(.queued(id, name: "photo.png", totalBytes: fingerprint.size), at: Date())
             try journal.record(.started(id, attempt: 1, url: receiver.url, totalBytes: fingerprint.size + 200), at: Date())
             try journal.checkpoint(id, bytesSent: 1_000_000, expected: fingerprint.size + 200, at: Date())
@@ -255,7 +272,8 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
     @Test func anotherUserIsRefusedOnTheSocket() async throws {
         // Needs root to act as another user, and a python another user may run (not a pyenv shim).
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return }
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+        else { return }
         let root = TestFiles.makeTemporaryDirectory("agent-peer")
         let running = try await RunningAgent.start(root: root)
         var st = stat()
@@ -265,15 +283,15 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         chmod(running.paths.runtimeDirectory, 0o777)
         chmod(running.paths.socket, 0o777)
         let script = """
-        import socket, json
-        s = socket.socket(socket.AF_UNIX)
-        s.connect("\(running.paths.socket)")
-        try:
-            s.sendall(b'{"id":1,"request":{"hello":{"version":1,"client":"intruder"}}}\\n')
-        except BrokenPipeError:
-            pass  # refused before the hello was even read: the refusal is still there to read
-        print(s.makefile().readline().strip())
-        """
+            import socket, json
+            s = socket.socket(socket.AF_UNIX)
+            s.connect("\(running.paths.socket)")
+            try:
+                s.sendall(b'{"id":1,"request":{"hello":{"version":1,"client":"intruder"}}}\\n')
+            except BrokenPipeError:
+                pass  # refused before the hello was even read: the refusal is still there to read
+            print(s.makefile().readline().strip())
+            """
         let output = try await offPool { () -> String in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -306,9 +324,15 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
 
         let settings = AgentSettings(concurrency: 3, rateLimit: 100_000)
         let reply = try await offPool { try client.request(.configure(settings)) }
-        guard case .configured(let applied) = reply else { Issue.record("not configured: \(reply)"); return }
+        guard case .configured(let applied) = reply else {
+            Issue.record("not configured: \(reply)")
+            return
+        }
         #expect(applied == settings)
-        guard case .status(let status) = try await offPool({ try client.request(.status) }) else { Issue.record("no status"); return }
+        guard case .status(let status) = try await offPool({ try client.request(.status) }) else {
+            Issue.record("no status")
+            return
+        }
         #expect(status.settings == settings)
 
         // Two files of 100 kB at 100 kB/s for both together: about 2 s however fast the
@@ -328,7 +352,10 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         }
 
         let refused = try await offPool { try client.request(.configure(AgentSettings(concurrency: 0))) }
-        guard case .error(let message) = refused else { Issue.record("accepted concurrency 0: \(refused)"); return }
+        guard case .error(let message) = refused else {
+            Issue.record("accepted concurrency 0: \(refused)")
+            return
+        }
         #expect(message.contains("from 1 to 64"))
         await running.stop()
         await receiver.stop()
@@ -348,7 +375,8 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         }
         // One that the agent refuses, in the second request: its place in the answers is kept.
         items[AgentClient.enqueueBatch + 3] = EnqueueItem(
-            request: UploadRequest(source: .file(path: "relative.png"), url: "http://127.0.0.1:9/photo", uploadName: "relative.png"), settings: TransportSettings(), origin: "test")
+            request: UploadRequest(source: .file(path: "relative.png"), url: "http://127.0.0.1:9/photo", uploadName: "relative.png"),
+            settings: TransportSettings(), origin: "test")
         let batches = NIOLockedValueBox<[[EnqueueResult]]>([])
         let sent = items
         let unexpected = try await offPool { try client.enqueue(sent) { answered in batches.withLockedValue { $0.append(answered) } } }
@@ -379,10 +407,14 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         var items: [EnqueueItem] = []
         for index in 0..<3 {
             let path = try TestFiles.writeImage(at: root + "/b\(index).png", size: 100)
-            items.append(EnqueueItem(request: try UploadRequest.forPath(path, url: "http://user:secret@127.0.0.1:9/photo"), settings: TransportSettings(), origin: "test"))
+            items.append(
+                EnqueueItem(
+                    request: try UploadRequest.forPath(path, url: "http://user:secret@127.0.0.1:9/photo"), settings: TransportSettings(), origin: "test"))
         }
-        items.insert(EnqueueItem(request: UploadRequest(source: .file(path: "relative.png"), url: "http://127.0.0.1:9/photo", uploadName: "relative.png"),
-                                 settings: TransportSettings(), origin: "test"), at: 1)
+        items.insert(
+            EnqueueItem(
+                request: UploadRequest(source: .file(path: "relative.png"), url: "http://127.0.0.1:9/photo", uploadName: "relative.png"),
+                settings: TransportSettings(), origin: "test"), at: 1)
         let answers = NIOLockedValueBox<[EnqueueResult]>([])
         let sent = items
         let unexpected = try await offPool { try client.enqueue(sent, brief: true) { answered in answers.withLockedValue { $0 += answered } } }
@@ -424,7 +456,10 @@ func enqueue(_ client: AgentClient, _ paths: [String], url: String) async throws
         #expect(await running.agent.backlog.waitingCount == 40)
         let last = UploadID(window + 40)
         let reply = await running.agent.cancel(last)
-        guard case .ok = reply else { Issue.record("the cancel was refused: \(reply)"); return }
+        guard case .ok = reply else {
+            Issue.record("the cancel was refused: \(reply)")
+            return
+        }
         try await running.waitFinished([last])
         let cancelled = try #require(try running.journal.snapshot(last))
         #expect(cancelled.failure == UploadFailure(.cancelled, "cancelled before it started"))

@@ -25,14 +25,16 @@ import UploadTesting
         }
         #expect(states == [.pending, .pending, .parked])
         // Another reason starts the count again.
-        let other = WatchScanner.failed(entry, seen: WatchScanner.failed(entry, seen: nil, reason: "Permission denied", jobID: 1, at: now),
-                                        reason: "Input/output error", jobID: 1, at: now)
+        let other = WatchScanner.failed(
+            entry, seen: WatchScanner.failed(entry, seen: nil, reason: "Permission denied", jobID: 1, at: now),
+            reason: "Input/output error", jobID: 1, at: now)
         #expect(other.failures == 1 && other.state == .pending)
     }
 
     @Test func aParkedFileWaitsUntilItsSizeTimeOrPermissionsChange() {
-        let parked = WatchFile(jobID: 1, name: "a.jpg", fingerprint: entry.fingerprint, state: .parked,
-                               note: "Permission denied", access: "0000 1000:1000", failures: 3, at: now)
+        let parked = WatchFile(
+            jobID: 1, name: "a.jpg", fingerprint: entry.fingerprint, state: .parked,
+            note: "Permission denied", access: "0000 1000:1000", failures: 3, at: now)
         func plan(_ listed: WatchScanner.Entry) -> WatchScanner.Plan {
             WatchScanner.plan(jobID: 1, listing: [listed], known: ["a.jpg": parked], at: now.addingTimeInterval(60))
         }
@@ -57,12 +59,18 @@ import UploadTesting
         let root = TestFiles.makeTemporaryDirectory("parked")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let journal = try Journal(path: root + "/j.sqlite")
-        let spec = WatchSpec(directory: root, template: UploadRequest(source: .file(path: root), url: "http://127.0.0.1:9/photo", uploadName: "-"), settings: TransportSettings())
+        let spec = WatchSpec(
+            directory: root, template: UploadRequest(source: .file(path: root), url: "http://127.0.0.1:9/photo", uploadName: "-"), settings: TransportSettings()
+        )
         let (job, _) = try journal.registerJob(.watch(spec), every: 60, firstRunAt: now, at: now)
         var changes = WatchScanChanges()
         changes.failed = [
-            WatchFile(jobID: job.id, name: "a.jpg", fingerprint: entry.fingerprint, state: .parked, note: "Permission denied", access: "0000 0:0", failures: 3, at: now),
-            WatchFile(jobID: job.id, name: "b.jpg", fingerprint: entry.fingerprint, state: .pending, note: "Permission denied", access: "0000 0:0", failures: 1, at: now),
+            WatchFile(
+                jobID: job.id, name: "a.jpg", fingerprint: entry.fingerprint, state: .parked, note: "Permission denied", access: "0000 0:0", failures: 3,
+                at: now),
+            WatchFile(
+                jobID: job.id, name: "b.jpg", fingerprint: entry.fingerprint, state: .pending, note: "Permission denied", access: "0000 0:0", failures: 1,
+                at: now),
         ]
         _ = try journal.applyWatchScan(job.id, changes, at: now)
         let files = try journal.watchFiles(job.id)

@@ -72,8 +72,12 @@ import UploadTesting
             for name in ["bad.jpg", "good.jpg", "again.jpg"] {
                 let file = try TestFiles.writeImage(at: root + "/" + name, size: 2_000)
                 let fingerprint = try #require(FileFingerprint.of(path: file))
-                let id = try journal.add([NewUpload(request: try UploadRequest.forPath(file, url: receiver.url), fingerprint: fingerprint,
-                                                    settings: TransportSettings(), origin: "test")], at: Date())[0].id
+                let id = try journal.add(
+                    [
+                        NewUpload(
+                            request: try UploadRequest.forPath(file, url: receiver.url), fingerprint: fingerprint,
+                            settings: TransportSettings(), origin: "test")
+                    ], at: Date())[0].id
                 try journal.record(.started(id, attempt: 1, url: receiver.url, totalBytes: fingerprint.size), at: Date())
                 ids.append(id)
             }
@@ -84,7 +88,10 @@ import UploadTesting
         try await running.waitFinished(ids)
         let bad = try #require(try running.journal.snapshot(ids[0]))
         #expect(bad.state == .failed)
-        guard case .failed(let failure)? = bad.outcome else { Issue.record("\(String(describing: bad.outcome))"); return }
+        guard case .failed(let failure)? = bad.outcome else {
+            Issue.record("\(String(describing: bad.outcome))")
+            return
+        }
         #expect(failure.message.contains("stopped 2 times while preparing this file"), "\(failure.message)")
         #expect(try running.journal.snapshot(ids[1])?.state == .succeeded)
         #expect(try running.journal.snapshot(ids[2])?.state == .succeeded, "one stop is tried once more")
@@ -107,8 +114,9 @@ import UploadTesting
         let file = try TestFiles.writeImage(at: root + "/a.jpg", size: 100)
         let fingerprint = try #require(FileFingerprint.of(path: file))
         let request = try UploadRequest.forPath(file, url: "http://127.0.0.1:9/photo")
-        let added = try journal.add((0..<1_500).map { _ in NewUpload(request: request, fingerprint: fingerprint, settings: TransportSettings(), origin: "t") },
-                                    at: Date())
+        let added = try journal.add(
+            (0..<1_500).map { _ in NewUpload(request: request, fingerprint: fingerprint, settings: TransportSettings(), origin: "t") },
+            at: Date())
         let cursor = try journal.lastSequence()
         let failures: Set<Int> = [1, 2, 600, 1_400]
         for record in added {

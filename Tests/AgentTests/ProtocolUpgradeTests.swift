@@ -20,7 +20,10 @@ import UploadTesting
                 let reply: AgentReply
                 switch envelope.request {
                 case .hello(let version, _):
-                    reply = .error(message: "this agent speaks protocol \(AgentProtocol.version - 1), the client \(version); stop it with `uploadmon agent stop` and start again")
+                    reply = .error(
+                        message:
+                            "this agent speaks protocol \(AgentProtocol.version - 1), the client \(version); stop it with `uploadmon agent stop` and start again"
+                    )
                 case .stop:
                     reply = .ok
                 default:
@@ -45,7 +48,10 @@ import UploadTesting
         _ = try olderAgent(at: root + "/b.sock")
         let client = try AgentClient.connect(socketPath: root + "/b.sock", client: "agent stop", timeout: 5, anyProtocol: true)
         #expect(client.agentPID == getpid(), "the pid comes from the socket's peer credentials")
-        guard case .ok = try client.request(.stop, timeout: 5) else { Issue.record("stop was not accepted"); return }
+        guard case .ok = try client.request(.stop, timeout: 5) else {
+            Issue.record("stop was not accepted")
+            return
+        }
         client.close()
     }
 }

@@ -14,12 +14,14 @@ import UploadTesting
         let plain = TransportSettings()
         let limited = TransportSettings(rateLimit: 1 << 20, retries: 2)
         let items = (0..<6).map { n in
-            EnqueueItem(request: UploadRequest(source: .file(path: "/p/\(n).png"), url: "http://127.0.0.1:9/photo", field: "photo", uploadName: "\(n).png"),
-                        settings: n == 3 || n == 5 ? limited : plain, origin: n < 4 ? "send" : "watch")
+            EnqueueItem(
+                request: UploadRequest(source: .file(path: "/p/\(n).png"), url: "http://127.0.0.1:9/photo", field: "photo", uploadName: "\(n).png"),
+                settings: n == 3 || n == 5 ? limited : plain, origin: n < 4 ? "send" : "watch")
         }
         let line = AgentCoding.encode(AgentRequest.enqueue(items: EnqueueBatch(items)))
         guard case .enqueue(let decoded) = try AgentCoding.decode(AgentRequest.self, from: Array(line)) else {
-            Issue.record("not an enqueue request"); return
+            Issue.record("not an enqueue request")
+            return
         }
         #expect(decoded.items == items)
         #expect(decoded.distinctSettings == [plain, limited])
@@ -40,13 +42,15 @@ import UploadTesting
     /// shares; files of different shapes keep theirs.
     @Test func eachFileKeepsItsOwnFieldsOverItsShape() throws {
         let file = FileFingerprint(size: 2048, modificationNanoseconds: 1_700_000_000_123_456_789, changeNanoseconds: nil)
-        var resumed = UploadRequest(source: .file(path: "/p/big.mov"), url: "https://up.example/photo", uploadName: "big.mov",
-                                    expectedFile: FileFingerprint(size: 1 << 30, modificationNanoseconds: -5, changeNanoseconds: 7),
-                                    idempotencyKey: "k-1")
+        var resumed = UploadRequest(
+            source: .file(path: "/p/big.mov"), url: "https://up.example/photo", uploadName: "big.mov",
+            expectedFile: FileFingerprint(size: 1 << 30, modificationNanoseconds: -5, changeNanoseconds: 7),
+            idempotencyKey: "k-1")
         resumed.resume = .tus(uploadURL: "https://up.example/files/abc", bodyLength: 1 << 30, file: resumed.expectedFile!, offset: 12345)
-        var other = UploadRequest(source: .file(path: "/p/tab\there\n.png"), url: "https://other.example/upload?x=1", field: "image",
-                                  uploadName: "ü.png", formFields: [FormField(name: "album", value: "夏")],
-                                  headers: [RequestHeader(name: "Authorization", value: "Bearer hush")], allowAnyFile: true)
+        var other = UploadRequest(
+            source: .file(path: "/p/tab\there\n.png"), url: "https://other.example/upload?x=1", field: "image",
+            uploadName: "ü.png", formFields: [FormField(name: "album", value: "夏")],
+            headers: [RequestHeader(name: "Authorization", value: "Bearer hush")], allowAnyFile: true)
         other.uploadURL = "https://other.example/files/given"
         let requests = [
             UploadRequest(source: .file(path: "/p/a.png"), url: "https://up.example/photo", uploadName: "a.png", expectedFile: file),
@@ -58,7 +62,8 @@ import UploadTesting
         let items = requests.map { EnqueueItem(request: $0, settings: TransportSettings(), origin: "send") }
         let line = AgentCoding.encode(AgentRequest.enqueue(items: EnqueueBatch(items, brief: true)))
         guard case .enqueue(let decoded) = try AgentCoding.decode(AgentRequest.self, from: Array(line)) else {
-            Issue.record("not an enqueue request"); return
+            Issue.record("not an enqueue request")
+            return
         }
         #expect(decoded.items == items)
         #expect(decoded.brief)
@@ -66,18 +71,24 @@ import UploadTesting
 
     /// The brief answer for each file, `[id, name, url, path]`, reads back as it was.
     @Test func briefAnswersTravelAsShortArrays() throws {
-        var record = UploadRecord(id: UploadID(42), name: "a b.png", path: "/p/a b.png", url: "https://up.example/photo", origin: "send",
-                                  fileSize: 1, createdAt: Date(timeIntervalSince1970: 0))
+        var record = UploadRecord(
+            id: UploadID(42), name: "a b.png", path: "/p/a b.png", url: "https://up.example/photo", origin: "send",
+            fileSize: 1, createdAt: Date(timeIntervalSince1970: 0))
         let fromFile = QueuedUpload(record)
         record.path = nil
         let fromStandardInput = QueuedUpload(record)
-        let reply = AgentMessage.reply(id: 3, reply: .enqueued(results: [
-            .accepted(fromFile), .accepted(fromStandardInput), .refused(path: "/p/x.txt", reason: "not an image"),
-        ]))
+        let reply = AgentMessage.reply(
+            id: 3,
+            reply: .enqueued(results: [
+                .accepted(fromFile), .accepted(fromStandardInput), .refused(path: "/p/x.txt", reason: "not an image"),
+            ]))
         let line = AgentCoding.encode(reply)
-        #expect(String(decoding: line, as: UTF8.self).contains(#"[42,"a b.png","https://up.example/photo","/p/a b.png"]"#), "\(String(decoding: line, as: UTF8.self))")
+        #expect(
+            String(decoding: line, as: UTF8.self).contains(#"[42,"a b.png","https://up.example/photo","/p/a b.png"]"#),
+            "\(String(decoding: line, as: UTF8.self))")
         guard case .reply(3, .enqueued(let results)) = try AgentCoding.decode(AgentMessage.self, from: Array(line)) else {
-            Issue.record("not the reply"); return
+            Issue.record("not the reply")
+            return
         }
         #expect(results == [.accepted(fromFile), .accepted(fromStandardInput), .refused(path: "/p/x.txt", reason: "not an image")])
     }
@@ -95,7 +106,8 @@ import UploadTesting
         // Over the socket: the line a client writes is what the agent reads.
         let line = AgentCoding.encode(AgentRequest.enqueue(items: [EnqueueItem(request: request, settings: settings, origin: "send")]))
         guard case .enqueue(let items) = try AgentCoding.decode(AgentRequest.self, from: Array(line)) else {
-            Issue.record("not an enqueue request"); return
+            Issue.record("not an enqueue request")
+            return
         }
         #expect(items.map(\.request) == [request])
         // The header's value travels, but is never what a description shows.

@@ -18,8 +18,10 @@ import UploadTesting
         #expect(ledger.alreadySent([sent, copy, other], to: "http://h/photo", stripLocation: false).isEmpty, "nothing sent yet")
 
         let content = try ContentIdentity.sha256(of: sent).hex
-        try ledger.journal.rememberSent(SentContent(endpoint: "http://h/photo", sha256: content, size: 20_000, name: "a.jpg",
-                                                    sentAt: Date(timeIntervalSince1970: 1_800_000_000)))
+        try ledger.journal.rememberSent(
+            SentContent(
+                endpoint: "http://h/photo", sha256: content, size: 20_000, name: "a.jpg",
+                sentAt: Date(timeIntervalSince1970: 1_800_000_000)))
         let skips = ledger.alreadySent([copy, other, folder + "/missing.jpg"], to: "http://h/photo", stripLocation: false)
         #expect(Array(skips.keys) == [copy], "the copy only; another file and an unreadable one are not skipped")
         let skip = try #require(skips[copy])
@@ -37,8 +39,10 @@ import UploadTesting
         let path = folder + "/\u{202E}gpj.exe\u{1B}[31m.jpg"
         _ = try TestFiles.writeImage(at: path, size: 5_000)
         let content = try ContentIdentity.sha256(of: path).hex
-        try ledger.journal.rememberSent(SentContent(endpoint: "http://h/photo", sha256: content, size: 5_000, name: "\u{202E}old\u{7}.jpg",
-                                                    sentAt: Date(timeIntervalSince1970: 1_800_000_000)))
+        try ledger.journal.rememberSent(
+            SentContent(
+                endpoint: "http://h/photo", sha256: content, size: 5_000, name: "\u{202E}old\u{7}.jpg",
+                sentAt: Date(timeIntervalSince1970: 1_800_000_000)))
         let skip = try #require(ledger.alreadySent([path], to: "http://h/photo", stripLocation: false)[path])
         for text in [skip.text, skip.jsonLine] {
             #expect(!text.unicodeScalars.contains { $0 == "\u{202E}" || $0 == "\u{1B}" || $0 == "\u{7}" }, "\(text.debugDescription)")

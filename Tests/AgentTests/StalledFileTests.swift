@@ -17,37 +17,37 @@ struct StalledFileSystem {
     let server: Process
 
     static let script = #"""
-    import errno, stat, sys, threading, time
-    from fuse import FUSE, Operations, FuseOSError
-    # stalled.jpg: every read waits. stalls-later.jpg: read as a JPEG through its first open,
-    # then every read waits (a link that died between a check and the upload).
-    HEAD = b"\xff\xd8\xff\xe0" + bytes(39996)
-    class Stalled(Operations):
-        def __init__(self):
-            self.lock = threading.Lock()
-            self.opens = 0
-        def getattr(self, path, fh=None):
-            now = time.time()
-            if path == "/":
-                return dict(st_mode=stat.S_IFDIR | 0o755, st_nlink=2, st_ctime=now, st_mtime=now, st_atime=now)
-            if path in ("/stalled.jpg", "/stalls-later.jpg"):
-                return dict(st_mode=stat.S_IFREG | 0o644, st_nlink=1, st_size=len(HEAD), st_ctime=1e9, st_mtime=1e9, st_atime=1e9)
-            raise FuseOSError(errno.ENOENT)
-        def readdir(self, path, fh):
-            return [".", "..", "stalled.jpg", "stalls-later.jpg"]
-        def open(self, path, flags):
-            if path != "/stalls-later.jpg":
-                return 0
-            with self.lock:
-                self.opens += 1
-                return self.opens
-        def read(self, path, size, offset, fh):
-            if path == "/stalls-later.jpg" and fh == 1:
-                return HEAD[offset:offset + size]
-            time.sleep(3600)
-            return b""
-    FUSE(Stalled(), sys.argv[1], foreground=True, allow_other=True, direct_io=True)
-    """#
+        import errno, stat, sys, threading, time
+        from fuse import FUSE, Operations, FuseOSError
+        # stalled.jpg: every read waits. stalls-later.jpg: read as a JPEG through its first open,
+        # then every read waits (a link that died between a check and the upload).
+        HEAD = b"\xff\xd8\xff\xe0" + bytes(39996)
+        class Stalled(Operations):
+            def __init__(self):
+                self.lock = threading.Lock()
+                self.opens = 0
+            def getattr(self, path, fh=None):
+                now = time.time()
+                if path == "/":
+                    return dict(st_mode=stat.S_IFDIR | 0o755, st_nlink=2, st_ctime=now, st_mtime=now, st_atime=now)
+                if path in ("/stalled.jpg", "/stalls-later.jpg"):
+                    return dict(st_mode=stat.S_IFREG | 0o644, st_nlink=1, st_size=len(HEAD), st_ctime=1e9, st_mtime=1e9, st_atime=1e9)
+                raise FuseOSError(errno.ENOENT)
+            def readdir(self, path, fh):
+                return [".", "..", "stalled.jpg", "stalls-later.jpg"]
+            def open(self, path, flags):
+                if path != "/stalls-later.jpg":
+                    return 0
+                with self.lock:
+                    self.opens += 1
+                    return self.opens
+            def read(self, path, size, offset, fh):
+                if path == "/stalls-later.jpg" and fh == 1:
+                    return HEAD[offset:offset + size]
+                time.sleep(3600)
+                return b""
+        FUSE(Stalled(), sys.argv[1], foreground=True, allow_other=True, direct_io=True)
+        """#
 
     /// Where one can be mounted: /dev/fuse, fusepy and a `python3` to run it.
     static let available: Bool = {
@@ -108,8 +108,9 @@ struct StalledFileSystem {
 /// neither the agent nor its other uploads: checked as it is queued, it is refused with the
 /// reason; stalling later, as it is prepared for sending, it is given up after its limit,
 /// tried once more, then left out with the reason, while the rest is sent.
-@Suite(.serialized, .timeLimit(.minutes(2)),
-       .enabled(if: StalledFileSystem.available, "needs /dev/fuse and fusepy (python3 -m pip install fusepy; Debian's fuse3)"))
+@Suite(
+    .serialized, .timeLimit(.minutes(2)),
+    .enabled(if: StalledFileSystem.available, "needs /dev/fuse and fusepy (python3 -m pip install fusepy; Debian's fuse3)"))
 struct StalledFileTests {
     @Test func aFileWhoseReadsNeverReturnIsLeftOutAndTheQueueGoesOn() async throws {
         let receiver = try await ReceiverHarness.start()
@@ -125,9 +126,15 @@ struct StalledFileTests {
             EnqueueItem(request: try UploadRequest.forPath(path, url: receiver.url), settings: TransportSettings(), origin: "test")
         }
         let reply = try await offPool { try client.request(.enqueue(items: EnqueueBatch(items))) }
-        guard case .enqueued(let results) = reply else { Issue.record("\(reply)"); return }
+        guard case .enqueued(let results) = reply else {
+            Issue.record("\(reply)")
+            return
+        }
         // Checked as it is queued: refused with the reason, the rest of the batch taken.
-        guard case .refused(let path, let reason) = results[0] else { Issue.record("\(results[0])"); return }
+        guard case .refused(let path, let reason) = results[0] else {
+            Issue.record("\(results[0])")
+            return
+        }
         #expect(path == stalled.file)
         #expect(reason.hasPrefix("reading \(stalled.file) took longer than 0.7s and was given up"), "\(reason)")
         let ids = results.compactMap { if case .queued(let upload) = $0 { upload.id } else { nil } }
@@ -135,7 +142,10 @@ struct StalledFileTests {
         try await running.waitFinished(ids)
         let left = try #require(try running.journal.snapshot(ids[0]))
         #expect(left.state == .failed)
-        guard case .failed(let failure)? = left.outcome else { Issue.record("\(String(describing: left.outcome))"); return }
+        guard case .failed(let failure)? = left.outcome else {
+            Issue.record("\(String(describing: left.outcome))")
+            return
+        }
         #expect(failure.kind == .preparationStalled)
         #expect(failure.message.contains("reading \(stalled.laterFile) took longer than"), "\(failure.message)")
         #expect(failure.message.contains("twice, so it is left out"), "\(failure.message)")

@@ -77,7 +77,10 @@ import UploadCore
         var machine = UploadQueueMachine(concurrency: concurrency, retryPolicy: RetryPolicy())
         let at = Date(timeIntervalSince1970: 1_700_000_000)
         var sending: [(UploadID, Int)] = []
-        var finished = 0, mostEntries = 0, mostInQueue = 0, nextID = 1
+        var finished = 0
+        var mostEntries = 0
+        var mostInQueue = 0
+        var nextID = 1
         func handle(_ actions: [UploadQueueMachine.Action]) {
             for action in actions {
                 switch action {
@@ -109,8 +112,10 @@ import UploadCore
             // The uploads sending end, oldest first, two at a time.
             for _ in 0..<min(2, sending.count) {
                 let (id, attempt) = sending.removeFirst()
-                handle(machine.attemptEnded(id, attempt: attempt, result: AttemptResult(outcome: .answered(status: 200), response: nil, bytesSent: 10),
-                                            reported: nil, at: at))
+                handle(
+                    machine.attemptEnded(
+                        id, attempt: attempt, result: AttemptResult(outcome: .answered(status: 200), response: nil, bytesSent: 10),
+                        reported: nil, at: at))
             }
         }
         #expect(finished == 100_000)

@@ -8,7 +8,8 @@ import UploadJournal
     let paths = StatePaths(stateDirectory: "/home/ann/.local/state/uploadmon", runtimeDirectory: "/run/user/1000/uploadmon")
 
     @Test func theSocketUnitListensWhereClientsLookAndTheServiceRunsTheAgent() throws {
-        let units = try AgentUnits(executable: "/usr/local/bin/uploadmon", paths: paths, environment: ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/ann"])
+        let units = try AgentUnits(
+            executable: "/usr/local/bin/uploadmon", paths: paths, environment: ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/ann"])
         let socket = units.socketUnit
         #expect(socket.contains("\nListenStream=/run/user/1000/uploadmon/agent.sock\n"))
         #expect(socket.contains("\nSocketMode=0600\n"))
@@ -66,7 +67,10 @@ import UploadJournal
         let none = UserServiceManager.detect(environment: ["PATH": "/usr/bin"], isExecutable: { _ in false }, exists: { _ in true })
         #expect(none == .unavailable(reason: "systemctl is not installed here (no systemd, as in most containers)"))
         let noRuntime = UserServiceManager.detect(environment: ["PATH": "/usr/bin"], isExecutable: { $0 == "/usr/bin/systemctl" }, exists: { _ in true })
-        guard case .unavailable(let reason) = noRuntime else { Issue.record("\(noRuntime)"); return }
+        guard case .unavailable(let reason) = noRuntime else {
+            Issue.record("\(noRuntime)")
+            return
+        }
         #expect(reason.contains("XDG_RUNTIME_DIR is not set"))
         let notRunning = UserServiceManager.detect(
             environment: ["PATH": "/bin:/usr/bin", "XDG_RUNTIME_DIR": "/run/user/1000"], isExecutable: { $0 == "/usr/bin/systemctl" }, exists: { _ in false })

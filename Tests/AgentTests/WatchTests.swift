@@ -24,12 +24,13 @@ import UploadTesting
             WatchScanner.Entry(name: "sent.png", fingerprint: fp(99, 99)),
             WatchScanner.Entry(name: "passed.txt", fingerprint: fp(3)),
         ]
-        let known = Dictionary(uniqueKeysWithValues: [
-            seen("same.png", fp(10, 5), .pending), seen("grew.png", fp(10, 5), .pending),
-            seen("touched.png", fp(10, 5), .pending), seen("empty.png", fp(0), .pending),
-            seen("sent.png", fp(1, 1), .queued), seen("passed.txt", fp(3), .skipped),
-            seen("gone.png", fp(10), .queued),
-        ].map { ($0.name, $0) })
+        let known = Dictionary(
+            uniqueKeysWithValues: [
+                seen("same.png", fp(10, 5), .pending), seen("grew.png", fp(10, 5), .pending),
+                seen("touched.png", fp(10, 5), .pending), seen("empty.png", fp(0), .pending),
+                seen("sent.png", fp(1, 1), .queued), seen("passed.txt", fp(3), .skipped),
+                seen("gone.png", fp(10), .queued),
+            ].map { ($0.name, $0) })
         let plan = WatchScanner.plan(jobID: 1, listing: listing, known: known, at: now)
         #expect(plan.settled.map(\.name) == ["same.png"])
         #expect(plan.changes.pending.map(\.name) == ["new.png", "grew.png", "touched.png"])
@@ -153,7 +154,8 @@ import UploadTesting
     @Test func aWatchThatSkipsSentContentPassesOverACopy() async throws {
         let receiver = try await ReceiverHarness.start()
         let running = try await RunningAgent.start(root: receiver.root)
-        let first = receiver.root + "/first", second = receiver.root + "/second"
+        let first = receiver.root + "/first"
+        let second = receiver.root + "/second"
         for folder in [first, second] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         let original = try TestFiles.writeImage(at: first + "/cat.jpg", size: 30_000)
         let client = try await running.connect("watch")
@@ -228,7 +230,8 @@ import UploadTesting
         let root = TestFiles.makeTemporaryDirectory("nowatch")
         let running = try await RunningAgent.start(root: root)
         let client = try await running.connect("watch")
-        let template = EnqueueItem(request: UploadRequest(source: .file(path: root), url: "http://127.0.0.1:9/photo", uploadName: "-"), settings: TransportSettings(), origin: "watch")
+        let template = EnqueueItem(
+            request: UploadRequest(source: .file(path: root), url: "http://127.0.0.1:9/photo", uploadName: "-"), settings: TransportSettings(), origin: "watch")
         let reply = try await offPool { try client.request(.watch(directory: root + "/missing", template: template, everySeconds: 60, newOnly: false)) }
         guard case .error(let message) = reply else { throw AgentError("watched: \(reply)") }
         #expect(message == "cannot read \(root)/missing: No such file or directory")
@@ -248,9 +251,12 @@ import UploadTesting
         let seeded = try Journal(path: paths.journal)
         let long = Date(timeIntervalSinceNow: -30 * 86400)
         let file = try TestFiles.writeImage(at: root + "/a.jpg", size: 10)
-        let old = try seeded.add([NewUpload(
-            request: UploadRequest(source: .file(path: file), url: "http://127.0.0.1:9/photo", uploadName: "a.jpg"),
-            fingerprint: FileFingerprint.of(path: file)!, settings: TransportSettings(), origin: "send")], at: long)[0].id
+        let old = try seeded.add(
+            [
+                NewUpload(
+                    request: UploadRequest(source: .file(path: file), url: "http://127.0.0.1:9/photo", uploadName: "a.jpg"),
+                    fingerprint: FileFingerprint.of(path: file)!, settings: TransportSettings(), origin: "send")
+            ], at: long)[0].id
         try seeded.record(.started(old, attempt: 1, url: "u", totalBytes: 10), at: long)
         try seeded.record(.finished(old, .answered(status: 200)), at: long)  // its start goes with it: the row says it
         try seeded.ensureJob(.maintenance(MaintenanceSpec()), every: 86400, firstRunAt: Date(timeIntervalSinceNow: -3 * 86400), at: Date())

@@ -90,9 +90,12 @@ import UploadTesting
         let name = "x\u{1B}]0;OWNED\u{07}\u{1B}[2J\u{202E}gnp.jpg"
         try FileManager.default.createDirectory(atPath: root + "/state/uploadmon", withIntermediateDirectories: true)
         let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
-        let added = try journal.add([NewUpload(
-            request: UploadRequest(source: .file(path: "/in/" + name), url: "http://127.0.0.1:9/\u{1B}[2Jphoto", uploadName: name),
-            fingerprint: FileFingerprint(size: 10, modificationNanoseconds: 1), settings: TransportSettings(), origin: "watch /in")], at: Date())
+        let added = try journal.add(
+            [
+                NewUpload(
+                    request: UploadRequest(source: .file(path: "/in/" + name), url: "http://127.0.0.1:9/\u{1B}[2Jphoto", uploadName: name),
+                    fingerprint: FileFingerprint(size: 10, modificationNanoseconds: 1), settings: TransportSettings(), origin: "watch /in")
+            ], at: Date())
         try journal.record(.finished(added[0].id, .failed(UploadFailure(.connectionLost, "reset by \u{1B}[2Jpeer", code: 104))), at: Date())
         func inert(_ text: String) -> Bool { !text.unicodeScalars.contains { InvisibleCharacters.isHidden($0) && $0 != "\n" } }
 
@@ -146,7 +149,8 @@ import UploadTesting
         try FileManager.default.copyItem(atPath: b, toPath: copy)
         let none = try await CLIRun.run(["send", copy, "--to", receiver.url, "--skip-sent"], environment: env)
         #expect(none.status == 0)
-        #expect(none.stdout.contains("\(copy): skipped, already sent to \(receiver.url) on ") && none.stdout.contains(" as b.jpg (same content)"), "\(none.stdout)")
+        #expect(
+            none.stdout.contains("\(copy): skipped, already sent to \(receiver.url) on ") && none.stdout.contains(" as b.jpg (same content)"), "\(none.stdout)")
         #expect(none.stdout.contains("nothing to send: all 1 file(s) were already sent to \(receiver.url)"))
         #expect(!receiver.storedNames().contains("b-copy.jpg"))
         // Stopped before the folder goes: the deferred kill finds the agent by its lock file there.
@@ -351,7 +355,8 @@ import UploadTesting
         #expect(concurrent.status != 0)
         #expect(concurrent.stderr.contains("--concurrency does not apply here: the background agent runs the uploads"))
 
-        let watched = try await CLIRun.run(["watch", folder, "--to", receiver.url, "--every", "1s", "-H", "Authorization: Bearer cli-secret"], environment: env)
+        let watched = try await CLIRun.run(
+            ["watch", folder, "--to", receiver.url, "--every", "1s", "-H", "Authorization: Bearer cli-secret"], environment: env)
         #expect(watched.status == 0, "\(watched.stderr)")
         #expect(watched.stdout.contains("Watching \(folder) every 1s → \(receiver.url) (job 2)."), "\(watched.stdout)")
         #expect(watched.stdout.contains("started the agent"))

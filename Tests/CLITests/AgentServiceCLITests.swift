@@ -20,11 +20,11 @@ import UploadTesting
             let bin = root + "/bin"
             try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
             let script = """
-            #!/bin/sh
-            echo "$*" >> "\(root)/systemctl.log"
-            \(systemctlFails ? "echo 'Failed to connect to bus: No medium found' >&2; exit 1" : "exit 0")
+                #!/bin/sh
+                echo "$*" >> "\(root)/systemctl.log"
+                \(systemctlFails ? "echo 'Failed to connect to bus: No medium found' >&2; exit 1" : "exit 0")
 
-            """
+                """
             try script.write(toFile: bin + "/systemctl", atomically: true, encoding: .utf8)
             chmod(bin + "/systemctl", 0o755)
             try FileManager.default.createDirectory(atPath: root + "/run/systemd", withIntermediateDirectories: true)
@@ -98,17 +98,20 @@ import UploadTesting
     @Test func anAgentStartedForItsSocketServesItAndLeavesItForTheNext() async throws {
         let setup = try Setup()
         let socketPath = setup.root + "/run/uploadmon/agent.sock"
-        try FileManager.default.createDirectory(atPath: setup.root + "/run/uploadmon", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: setup.root + "/run/uploadmon", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let listener = try Self.listen(socketPath)
         defer { close(listener) }
 
         for round in 1...2 {
             let pid = try Self.spawnActivated(listener: listener, environment: setup.environment, stderr: setup.root + "/agent-\(round).log")
             // Reaped as soon as it exits, as a service manager does (a zombie still "exists").
-            let exited = Task { try await offPool { () -> Int32 in
-                var status: Int32 = 0
-                return waitpid(pid, &status, 0) == pid ? status : -1
-            } }
+            let exited = Task {
+                try await offPool { () -> Int32 in
+                    var status: Int32 = 0
+                    return waitpid(pid, &status, 0) == pid ? status : -1
+                }
+            }
             let status = try await CLIRun.run(["status"], environment: setup.environment)
             #expect(status.stdout.contains("Agent: running (pid \(pid))"), "round \(round): \(status.stdout) \(status.stderr)")
             let stop = try await CLIRun.run(["agent", "stop"], environment: setup.environment)
@@ -155,20 +158,27 @@ import UploadTesting
     func systemdsActivatorStartsTheAgentForItsFirstClient() async throws {
         let setup = try Setup()
         let socketPath = setup.root + "/run/uploadmon/agent.sock"
-        try FileManager.default.createDirectory(atPath: setup.root + "/run/uploadmon", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: setup.root + "/run/uploadmon", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // Spawned and reaped by hand: Foundation's Process would keep a long-running child's
         // wait on the thread that reaps every other child the test starts.
         var pipeFDs: [Int32] = [0, 0]
         #expect(pipe(&pipeFDs) == 0)
-        let arguments = ["/usr/bin/systemd-socket-activate", "-l", socketPath] + setup.environment.flatMap { ["-E", "\($0.key)=\($0.value)"] }
+        let arguments =
+            ["/usr/bin/systemd-socket-activate", "-l", socketPath] + setup.environment.flatMap { ["-E", "\($0.key)=\($0.value)"] }
             + [CLIRun.binary, "agent", "run", "--idle-exit", "0"]
         let pid = try Self.spawn(arguments, environment: setup.environment, descriptors: [(pipeFDs[1], 2)], stderr: nil)
         close(pipeFDs[1])
-        let exited = Task { try await offPool { () -> Int32 in
-            var status: Int32 = 0
-            return waitpid(pid, &status, 0) == pid ? status : -1
-        } }
-        defer { kill(pid, SIGKILL); close(pipeFDs[0]) }
+        let exited = Task {
+            try await offPool { () -> Int32 in
+                var status: Int32 = 0
+                return waitpid(pid, &status, 0) == pid ? status : -1
+            }
+        }
+        defer {
+            kill(pid, SIGKILL)
+            close(pipeFDs[0])
+        }
         // It says when it listens; nothing runs until a client comes.
         let reader = pipeFDs[0]
         let listening = try await offPool { () -> String in

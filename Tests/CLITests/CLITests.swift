@@ -32,14 +32,18 @@ struct CLIRun {
 
     /// `executable` with `arguments` (in `environment`, or this process's when nil), its
     /// standard input `stdin`; waits for it and returns what it printed.
-    static func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]?, directory: String?,
-                           stdin: Data?) throws -> CLIRun {
+    static func runProcess(
+        _ executable: String, _ arguments: [String], environment: [String: String]?, directory: String?,
+        stdin: Data?
+    ) throws -> CLIRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.arguments = arguments
         if let environment { process.environment = environment }
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
@@ -81,7 +85,7 @@ struct CLIRun {
             [missing, "--no-digest", "--strip-location", "--any-file", "--insecure", "--no-resume", "--skip-sent"] + to,
             [missing, "--protocol", "tus", "--chunk-size", "5MiB", "--limit-rate", "500k"] + to,
             [missing, "--connect-timeout", "5s", "--stall-timeout", "1m", "--answer-timeout", "90"] + to,
-            [missing, "--proxy", "", "--noproxy", "*"] + to, // an empty value: through ArgumentParser
+            [missing, "--proxy", "", "--noproxy", "*"] + to,  // an empty value: through ArgumentParser
             [missing, "--proxy", "http://127.0.0.1:9", "--noproxy", "example.com"] + to,
             [missing, "--put", "--create-dirs"] + to,
             [missing, "--upload-url", "http://127.0.0.1:9/files/1"] + to,
@@ -104,13 +108,15 @@ struct CLIRun {
         // A host that cannot be resolved is said in the resolver's words, once.
         let nowhere = try await CLIRun.run(["send", photo, "--to", "http://no-such-host.invalid:8080/photo"])
         #expect(nowhere.status == 2)
-        #expect(nowhere.stdout.contains("cannot resolve no-such-host.invalid: ") && !nowhere.stdout.contains("SocketAddressError")
+        #expect(
+            nowhere.stdout.contains("cannot resolve no-such-host.invalid: ") && !nowhere.stdout.contains("SocketAddressError")
                 && !nowhere.stdout.contains("for host"), "\(nowhere.stdout)")
         // A server failing once with 500, then storing it: --retry 1 gets there.
         let asked = S3RedirectTests.Seen()
         let flaky = try S3RedirectTests.server(asked) {
             // The head is noted before the answer is made: the first POST gets the 500.
-            asked.all.filter { $0.hasPrefix("POST ") }.count == 1 ? "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\noops"
+            asked.all.filter { $0.hasPrefix("POST ") }.count == 1
+                ? "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\noops"
                 : "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok"
         }
         defer { flaky.stop() }
@@ -186,7 +192,9 @@ struct CLIRun {
     @Test func jsonEventsAndHiddenHeaderValues() async throws {
         let receiver = try await ReceiverHarness.start()
         let a = try TestFiles.writeImage(at: receiver.root + "/a.jpg", size: 1000)
-        let run = try await CLIRun.run(["send", a, "--to", receiver.url, "--json", "--name", "renamed", "-H", "Authorization: Bearer s3cret-token", "-F", "k=v"])
+        let run = try await CLIRun.run([
+            "send", a, "--to", receiver.url, "--json", "--name", "renamed", "-H", "Authorization: Bearer s3cret-token", "-F", "k=v",
+        ])
         #expect(run.status == 0)
         let events = run.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -309,8 +317,10 @@ struct CLIRun {
     /// embedded pictures too) finds no GPS or location tag in what the receiver stored, djpeg
     /// gives the same pixels, orientation and camera stay; a format it cannot rewrite is
     /// refused, not sent.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") && FileManager.default.isExecutableFile(atPath: "/usr/bin/djpeg"),
-                   "needs exiftool (libimage-exiftool-perl) and djpeg (libjpeg-turbo-progs)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") && FileManager.default.isExecutableFile(atPath: "/usr/bin/djpeg"),
+            "needs exiftool (libimage-exiftool-perl) and djpeg (libjpeg-turbo-progs)"))
     func stripLocationSendsThePhotoWithoutWhereItWasTaken() async throws {
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }
@@ -330,8 +340,12 @@ struct CLIRun {
         let image = RGBImage(width: 1200, height: 900, rgb: rgb)
         try PictureWriter.jpeg(image, to: photo, exif: PictureWriter.exif(orientation: 6, bigEndian: false, make: "Canon", model: "Canon EOS R5"))
         // Location added by exiftool itself: GPS in EXIF and XMP, a city in XMP.
-        _ = try run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
-                                          "-GPSLongitudeRef=E", "-XMP:GPSLatitude=48.8582 N", "-XMP:GPSLongitude=2.2945 E", "-XMP:City=Paris", photo])
+        _ = try run(
+            "/usr/bin/exiftool",
+            [
+                "-q", "-overwrite_original", "-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
+                "-GPSLongitudeRef=E", "-XMP:GPSLatitude=48.8582 N", "-XMP:GPSLongitude=2.2945 E", "-XMP:City=Paris", photo,
+            ])
         #expect(try run("/usr/bin/exiftool", ["-G", "-a", photo]).contains("GPS Latitude"))
 
         let sent = try await CLIRun.run(["send", photo, "--to", receiver.url, "--strip-location"])
@@ -357,27 +371,34 @@ struct CLIRun {
         let gif = receiver.root + "/anim.gif"
         try Data("GIF89a".utf8 + [UInt8](repeating: 0, count: 30)).write(to: URL(fileURLWithPath: gif))
         let refused = try await CLIRun.run(["send", gif, "--to", receiver.url, "--strip-location"])
-        #expect(refused.status == 64 && refused.stderr.contains("only the location of JPEG, PNG, WebP, HEIC and AVIF files can be removed") && refused.stderr.contains("nothing was sent"),
-                "\(refused.stdout) \(refused.stderr)")
+        #expect(
+            refused.status == 64 && refused.stderr.contains("only the location of JPEG, PNG, WebP, HEIC and AVIF files can be removed")
+                && refused.stderr.contains("nothing was sent"),
+            "\(refused.stdout) \(refused.stderr)")
         #expect(!receiver.storedNames().contains("anim.gif"))
     }
 
     /// Photos whose place exiftool itself hid where it can (EXIF GPS, XMP, IPTC, a PNG's eXIf
     /// and iTXt, a second photo after the end marker) arrive with no location exiftool can find,
     /// embedded pictures included, and with none of the planted bytes; the pixels stay.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") && FileManager.default.isExecutableFile(atPath: "/usr/bin/djpeg"),
-                   "needs exiftool (libimage-exiftool-perl) and djpeg (libjpeg-turbo-progs)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") && FileManager.default.isExecutableFile(atPath: "/usr/bin/djpeg"),
+            "needs exiftool (libimage-exiftool-perl) and djpeg (libjpeg-turbo-progs)"))
     func stripLocationLeavesNothingExiftoolCanFind() async throws {
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }
         func run(_ tool: String, _ arguments: [String]) throws -> String { try ToolRun.output(tool, arguments) }
-        let located = ["-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E",
-                       "-XMP:GPSLatitude=48.8582 N", "-XMP:GPSLongitude=2.2945 E", "-XMP:City=Plantedville", "-IPTC:City=Plantedville",
-                       "-IPTC:Sub-location=Planted Tower", "-XMP:Location=Planted Tower"]
+        let located = [
+            "-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E",
+            "-XMP:GPSLatitude=48.8582 N", "-XMP:GPSLongitude=2.2945 E", "-XMP:City=Plantedville", "-IPTC:City=Plantedville",
+            "-IPTC:Sub-location=Planted Tower", "-XMP:Location=Planted Tower",
+        ]
         var files: [String] = []
         let jpeg = receiver.root + "/hidden.jpg"
-        try PictureWriter.jpeg(RGBImage(width: 64, height: 48, rgb: (0..<(64 * 48 * 3)).map { UInt8($0 % 251) }), to: jpeg,
-                               exif: PictureWriter.exif(orientation: 3, bigEndian: true, make: "DJI", model: "FC3411"))
+        try PictureWriter.jpeg(
+            RGBImage(width: 64, height: 48, rgb: (0..<(64 * 48 * 3)).map { UInt8($0 % 251) }), to: jpeg,
+            exif: PictureWriter.exif(orientation: 3, bigEndian: true, make: "DJI", model: "FC3411"))
         _ = try run("/usr/bin/exiftool", ["-q", "-overwrite_original"] + located + [jpeg])
         files.append(jpeg)
         // The same photo with a second located photo after its end marker (as MPF pictures and trailers sit).
@@ -386,10 +407,15 @@ struct CLIRun {
         try Data(once + once).write(to: URL(fileURLWithPath: trailer))
         files.append(trailer)
         let png = receiver.root + "/hidden.png"
-        try PictureWriter.png(RGBImage(width: 16, height: 16, rgb: [UInt8](repeating: 90, count: 16 * 16 * 3)), to: png,
-                              exif: PictureWriter.exif(orientation: 6, bigEndian: false))
-        _ = try run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-EXIF:GPSLatitude=48.8582", "-EXIF:GPSLatitudeRef=N",
-                                          "-XMP:City=Plantedville", "-PNG:Comment=Planted Tower", png])
+        try PictureWriter.png(
+            RGBImage(width: 16, height: 16, rgb: [UInt8](repeating: 90, count: 16 * 16 * 3)), to: png,
+            exif: PictureWriter.exif(orientation: 6, bigEndian: false))
+        _ = try run(
+            "/usr/bin/exiftool",
+            [
+                "-q", "-overwrite_original", "-EXIF:GPSLatitude=48.8582", "-EXIF:GPSLatitudeRef=N",
+                "-XMP:City=Plantedville", "-PNG:Comment=Planted Tower", png,
+            ])
         files.append(png)
         for file in files {
             #expect(!(try run("/usr/bin/exiftool", ["-a", "-G1", "-ee", "-location:all", file])).isEmpty, "\(file) is located to begin with")
@@ -502,7 +528,9 @@ struct CLIRun {
         // The system store does not know this authority: said so by name, final (no retry), exit 2.
         let refused = try await CLIRun.run(["send", file, "--to", receiver.url, "--retries", "3", "--json"])
         #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
-        #expect(refused.stdout.contains(#"certificate not trusted: issued by \"uploadmon test CA\", which is not an authority in the system's trust store"#), "\(refused.stdout)")
+        #expect(
+            refused.stdout.contains(#"certificate not trusted: issued by \"uploadmon test CA\", which is not an authority in the system's trust store"#),
+            "\(refused.stdout)")
         #expect(refused.stdout.components(separatedBy: #""event":"started""#).count == 2, "\(refused.stdout)")
         #expect(!refused.stdout.contains(#""event":"retry""#), "\(refused.stdout)")
         #expect(receiver.storedNames().isEmpty)

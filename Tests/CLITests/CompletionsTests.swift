@@ -21,11 +21,11 @@ import UploadTesting
         #expect(run.stdout.contains("fpath=(\(home)/data/zsh/site-functions $fpath)"))
         // bash, as a new shell would load it: the commands are offered after `uploadmon `.
         let script = """
-        source '\(bash)'
-        COMP_WORDS=(uploadmon se); COMP_CWORD=1; COMP_LINE='uploadmon se'; COMP_POINT=${#COMP_LINE}
-        $(complete -p uploadmon | sed -E 's/.*-F ([^ ]+).*/\\1/') uploadmon se uploadmon
-        printf '%s\\n' "${COMPREPLY[@]}"
-        """
+            source '\(bash)'
+            COMP_WORDS=(uploadmon se); COMP_CWORD=1; COMP_LINE='uploadmon se'; COMP_POINT=${#COMP_LINE}
+            $(complete -p uploadmon | sed -E 's/.*-F ([^ ]+).*/\\1/') uploadmon se uploadmon
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
         let bashRun = Process()
         bashRun.executableURL = URL(fileURLWithPath: "/bin/bash")
         bashRun.arguments = ["--norc", "-c", script]

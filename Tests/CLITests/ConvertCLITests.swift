@@ -7,9 +7,11 @@ import UploadTesting
 
 /// `--convert`, `--max-dimension`, `--max-bytes` from the command line and through the agent,
 /// against the built-in receiver; what arrives is read with djpeg (libjpeg-turbo-progs).
-@Suite(.serialized, .timeLimit(.minutes(4)),
-       .enabled(if: ["/usr/bin/heif-enc", "/usr/bin/djpeg"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) },
-                "needs heif-enc and djpeg (.ci/run installs libheif-examples and libjpeg-turbo-progs)"))
+@Suite(
+    .serialized, .timeLimit(.minutes(4)),
+    .enabled(
+        if: ["/usr/bin/heif-enc", "/usr/bin/djpeg"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) },
+        "needs heif-enc and djpeg (.ci/run installs libheif-examples and libjpeg-turbo-progs)"))
 struct ConvertCLITests {
     /// A phone's HEIC (4:3, 1600 x 1200), a screenshot PNG (1000 x 2000) and a small JPEG.
     func photos(_ root: String) throws -> (heic: String, png: String, small: String) {
@@ -117,7 +119,8 @@ struct ConvertCLITests {
         #expect(receiver.storedNames().count == 2, "\(receiver.storedNames())")
 
         // Other settings make other bytes: sent.
-        let smaller = try await CLIRun.run(["send", moved, "--to", receiver.url, "--skip-sent", "--convert", "jpeg", "--max-dimension", "256"], environment: env)
+        let smaller = try await CLIRun.run(
+            ["send", moved, "--to", receiver.url, "--skip-sent", "--convert", "jpeg", "--max-dimension", "256"], environment: env)
         #expect(smaller.status == 0, "\(smaller.stdout) \(smaller.stderr)")
         #expect(!smaller.stdout.contains("skipped"), "\(smaller.stdout)")
         #expect(receiver.storedNames().count == 3, "\(receiver.storedNames())")
@@ -135,7 +138,8 @@ struct ConvertCLITests {
                 connection.write("HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
             } else {
                 let body = #"{"detail":"only JPEG photos are accepted"}"#
-                connection.write("HTTP/1.1 415 Unsupported Media Type\r\nAccept: image/jpeg\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+                connection.write(
+                    "HTTP/1.1 415 Unsupported Media Type\r\nAccept: image/jpeg\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
             }
             connection.close()
         }
@@ -201,7 +205,8 @@ struct ConvertCLITests {
         let run = try await CLIRun.run(["convert", heic, text, png, small, "-o", out, "--convert", "jpeg", "--max-dimension", "640"])
         #expect(run.status == 1, "\(run.stdout) \(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 2 && lines[0].hasPrefix(heic + " → " + out + "/IMG_0001.jpg: JPEG 640 x 480 q85")
+        #expect(
+            lines.count == 2 && lines[0].hasPrefix(heic + " → " + out + "/IMG_0001.jpg: JPEG 640 x 480 q85")
                 && lines[1].hasPrefix(png + " → " + out + "/shot.jpg: JPEG 320 x 640"), "\(run.stdout)")
         #expect(run.stderr.contains("notes.txt: only photos can be converted"), "\(run.stderr)")
         #expect(run.stderr.contains("small.jpg exists; not overwritten"), "\(run.stderr)")
@@ -221,8 +226,11 @@ struct ConvertCLITests {
         let folder = root + "/camera"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: heic, toPath: folder + "/IMG_0001.HEIC")
-        let watched = try await CLIRun.run(["watch", folder, "--to", receiver.url, "--every", "1s", "--skip-sent",
-                                            "--convert", "jpeg", "--max-dimension", "512"], environment: env)
+        let watched = try await CLIRun.run(
+            [
+                "watch", folder, "--to", receiver.url, "--every", "1s", "--skip-sent",
+                "--convert", "jpeg", "--max-dimension", "512",
+            ], environment: env)
         #expect(watched.status == 0, "\(watched.stderr)")
         try await AgentCLITests.waitFor("IMG_0001.jpg to arrive", seconds: 30) { receiver.storedNames() == ["IMG_0001.jpg"] }
         #expect(try size(receiver.directory + "/IMG_0001.jpg") == (512, 384))

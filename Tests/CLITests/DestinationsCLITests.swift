@@ -13,7 +13,10 @@ import UploadTesting
             captured.add(head)
             if head.hasPrefix("OPTIONS") {
                 let allowed = head.contains("X-Api-Key: k-from-file")
-                connection.write(allowed ? "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n" : "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                connection.write(
+                    allowed
+                        ? "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n" : "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
             } else {
                 _ = connection.read(until: "--\r\n", timeout: 10)
                 connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
@@ -29,10 +32,15 @@ import UploadTesting
 
         // A secret written in the destination is refused, and nothing is saved.
         let inline = try await CLIRun.run(["destinations", "add", "site", "--to", server.url, "-H", "X-Api-Key: k-inline"], environment: environment)
-        #expect(inline.status == 64 && inline.stderr.contains("the header X-Api-Key is written in the file itself") && !inline.stderr.contains("Usage:"), "\(inline.stderr)")
+        #expect(
+            inline.status == 64 && inline.stderr.contains("the header X-Api-Key is written in the file itself") && !inline.stderr.contains("Usage:"),
+            "\(inline.stderr)")
         let address = server.url.replacingOccurrences(of: "http://", with: "")  // as curl takes it
-        let added = try await CLIRun.run(["destinations", "add", "site", "--to", address, "--field", "upload", "-F", "album=trip",
-                                          "-H", "@site.headers", "--protocol", "multipart"], environment: environment, directory: home)
+        let added = try await CLIRun.run(
+            [
+                "destinations", "add", "site", "--to", address, "--field", "upload", "-F", "album=trip",
+                "-H", "@site.headers", "--protocol", "multipart",
+            ], environment: environment, directory: home)
         #expect(added.status == 0 && added.stdout.contains("Added site (\(server.url)) as the default"), "\(added.stdout) \(added.stderr)")
         let file = try String(contentsOfFile: home + "/.config/uploadmon/destinations.toml", encoding: .utf8)
         #expect(file.contains("headers = [\"@\(home)/site.headers\"]") && !file.contains("k-from-file"), "\(file)")
@@ -53,7 +61,9 @@ import UploadTesting
         // check: one OPTIONS with the headers an upload carries; no upload.
         let before = captured.all.count
         let check = try await CLIRun.run(["destinations", "check", "site"], environment: environment)
-        #expect(check.status == 0 && check.stdout.contains("OK site (\(server.url))") && check.stdout.contains("OPTIONS \(server.url) → 204"), "\(check.stdout) \(check.stderr)")
+        #expect(
+            check.status == 0 && check.stdout.contains("OK site (\(server.url))") && check.stdout.contains("OPTIONS \(server.url) → 204"),
+            "\(check.stdout) \(check.stderr)")
         #expect(captured.all.count == before + 1 && captured.all.last?.hasPrefix("OPTIONS") == true)
         // The same URL without the header file: the server's refusal is said, exit 1.
         let refused = try await CLIRun.run(["destinations", "check", "--to", server.url], environment: environment)
@@ -63,7 +73,9 @@ import UploadTesting
 
         // A name that is not saved is said with the names there are.
         let typo = try await CLIRun.run(["send", photo, "--to", "stie"], environment: environment)
-        #expect(typo.status == 64 && typo.stderr.contains("there is no destination stie in \(home)/.config/uploadmon/destinations.toml (it has site)"), "\(typo.stderr)")
+        #expect(
+            typo.status == 64 && typo.stderr.contains("there is no destination stie in \(home)/.config/uploadmon/destinations.toml (it has site)"),
+            "\(typo.stderr)")
 
         let removed = try await CLIRun.run(["destinations", "remove", "site"], environment: environment)
         #expect(removed.status == 0 && removed.stdout.contains("It was the default"), "\(removed.stdout)")
@@ -125,7 +137,12 @@ import UploadTesting
     @Test func theMonitorSwitchesWhereTheNextUploadsGo() async throws {
         let first = try await ReceiverHarness.start()
         let second = try await ReceiverHarness.start()
-        defer { Task { await first.cleanUp(); await second.cleanUp() } }
+        defer {
+            Task {
+                await first.cleanUp()
+                await second.cleanUp()
+            }
+        }
         let home = first.root + "/home"
         let pictures = first.root + "/pictures"
         try FileManager.default.createDirectory(atPath: pictures, withIntermediateDirectories: true)
@@ -136,7 +153,8 @@ import UploadTesting
             let added = try await CLIRun.run(["destinations", "add", name, "--to", receiver.url], environment: environment)
             #expect(added.status == 0, "\(added.stderr)")
         }
-        let tmux = try await TmuxSession.start("cd '\(pictures)' && env HOME='\(home)' XDG_CONFIG_HOME= \(CLIRun.binary) --no-agent --notify none", width: 110, height: 30)
+        let tmux = try await TmuxSession.start(
+            "cd '\(pictures)' && env HOME='\(home)' XDG_CONFIG_HOME= \(CLIRun.binary) --no-agent --notify none", width: 110, height: 30)
         defer { tmux.kill() }
         let opened = try await tmux.waitFor { $0.contains("b.png") }
         #expect(opened.contains("uploadmon → first · \(first.url)"), "the default, by name: \(opened)")

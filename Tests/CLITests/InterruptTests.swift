@@ -13,7 +13,8 @@ import UploadTesting
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLIRun.binary)
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input ?? FileHandle.nullDevice
@@ -37,8 +38,9 @@ import UploadTesting
         let big = try TestFiles.writeImage(at: receiver.root + "/big.jpg", size: 40_000_000)
         let next = try TestFiles.writeImage(at: receiver.root + "/next.jpg", size: 1000)
         let run = try await offPool {
-            try interrupt(["send", big, next, "--to", receiver.url, "--concurrency", "1", "--limit-rate", "4MB"],
-                          after: "big.jpg sending", with: SIGINT)
+            try interrupt(
+                ["send", big, next, "--to", receiver.url, "--concurrency", "1", "--limit-rate", "4MB"],
+                after: "big.jpg sending", with: SIGINT)
         }
         #expect(run.status == 130, "\(run.stdout)\n\(run.stderr)")
         #expect(run.stdout.contains("#1 big.jpg FAILED cancelled (interrupted)"), "\(run.stdout)")

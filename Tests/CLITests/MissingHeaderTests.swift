@@ -19,7 +19,8 @@ struct MissingHeaderTests {
         guard FileManager.default.fileExists(atPath: hidden) else { return }
         let compiler = ["/opt/swift/usr/bin/clang", "/usr/bin/clang", "/usr/bin/cc"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "cc"
         let language = source.hasSuffix(".h") ? "-x c" : ""
-        let script = "mount -t tmpfs none '\(hidden)' && '\(compiler)' -fsyntax-only \(language) -I '\(Self.sources)/CImageDecode/include' '\(Self.sources)/\(source)'"
+        let script =
+            "mount -t tmpfs none '\(hidden)' && '\(compiler)' -fsyntax-only \(language) -I '\(Self.sources)/CImageDecode/include' '\(Self.sources)/\(source)'"
         let run = try CLIRun.runProcess("/usr/bin/unshare", ["-m", "sh", "-c", script], environment: nil, directory: nil, stdin: nil)
         #expect(run.status != 0)
         #expect((run.stdout + run.stderr).contains("install Debian's \(package) (apt-get install \(package))"), "\(run.stdout) \(run.stderr)")

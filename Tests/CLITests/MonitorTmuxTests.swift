@@ -74,7 +74,8 @@ import UploadTesting
     @Test func quitAsksWhileUploadingAndSignalsRestoreTheTerminal() async throws {
         let receiver = try await ReceiverHarness.start()
         _ = try TestFiles.writeImage(at: receiver.root + "/big.png", size: 50_000_000)
-        let tmux = try await TmuxSession.start("\(CLIRun.binary) '\(receiver.root)' --to \(receiver.url) --limit-rate 2MB --notify none --no-agent", width: 100, height: 30)
+        let tmux = try await TmuxSession.start(
+            "\(CLIRun.binary) '\(receiver.root)' --to \(receiver.url) --limit-rate 2MB --notify none --no-agent", width: 100, height: 30)
         defer { tmux.kill() }
 
         try await tmux.waitFor { $0.contains("big.png") }

@@ -54,7 +54,8 @@ import UploadTesting
         defer { Task { await receiver.cleanUp() } }
         try FileManager.default.createDirectory(atPath: receiver.root + "/p/trip", withIntermediateDirectories: true)
         _ = try TestFiles.writeImage(at: receiver.root + "/p/a.png", size: 1000)
-        let tmux = try await TmuxSession.start("\(CLIRun.binary) '\(receiver.root)/p' --to \(receiver.url) --notify none --no-agent --no-mouse", width: 100, height: 30)
+        let tmux = try await TmuxSession.start(
+            "\(CLIRun.binary) '\(receiver.root)/p' --to \(receiver.url) --notify none --no-agent --no-mouse", width: 100, height: 30)
         defer { tmux.kill() }
         try await tmux.waitFor { $0.contains("a.png") }
         try await click(tmux, x: 6, y: 2)

@@ -29,8 +29,13 @@ struct OrdinaryUser: Sendable {
         }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { throw OrdinaryUserError("setpriv (util-linux) is missing") }
         if getpwnam(accountName) == nil {
-            let made = try ToolRun.run("/usr/sbin/useradd", ["--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
-                                                                  "--shell", "/usr/sbin/nologin", accountName]).status
+            let made = try ToolRun.run(
+                "/usr/sbin/useradd",
+                [
+                    "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
+                    "--shell", "/usr/sbin/nologin", accountName,
+                ]
+            ).status
             guard made == 0 || getpwnam(accountName) != nil else { throw OrdinaryUserError("useradd \(accountName) failed (\(made))") }
         }
         guard let entry = getpwnam(accountName) else { throw OrdinaryUserError("no account \(accountName)") }
@@ -58,8 +63,10 @@ struct OrdinaryUser: Sendable {
 
     /// The account's environment: its own HOME and XDG folders, nothing of the test process's.
     var environment: [String: String] {
-        ["HOME": home, "XDG_RUNTIME_DIR": home + "/run", "XDG_STATE_HOME": home + "/.local/state", "XDG_CONFIG_HOME": home + "/.config",
-         "XDG_CACHE_HOME": home + "/.cache", "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "USER": Self.accountName]
+        [
+            "HOME": home, "XDG_RUNTIME_DIR": home + "/run", "XDG_STATE_HOME": home + "/.local/state", "XDG_CONFIG_HOME": home + "/.config",
+            "XDG_CACHE_HOME": home + "/.cache", "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "USER": Self.accountName,
+        ]
     }
 
     /// The command line that runs `arguments` of the binary as the account.
@@ -130,8 +137,10 @@ struct OrdinaryUserTests {
         let secure = try await ReceiverHarness.start(tls: .init(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey))
         defer { Task { await secure.cleanUp() } }
         let secret = try user.picture("secure.jpg")
-        let https = try await user.run(["send", secret, "--to", secure.url.replacingOccurrences(of: "http://", with: "https://"),
-                                        "--cacert", certificates.caCertificate])
+        let https = try await user.run([
+            "send", secret, "--to", secure.url.replacingOccurrences(of: "http://", with: "https://"),
+            "--cacert", certificates.caCertificate,
+        ])
         #expect(https.status == 0, "\(https.stdout) \(https.stderr)")
         #expect(https.stdout.contains("secure.jpg OK 200"), "\(https.stdout) \(https.stderr)")
     }
@@ -148,8 +157,10 @@ struct OrdinaryUserTests {
     /// A phone's HEIC converted on the way out, as the account: sent as a JPEG of the size
     /// asked, remembered in the account's own journal (a second `--skip-sent` skips it), and
     /// `uploadmon convert` writes into the account's folder.
-    @Test(.enabled(if: ["/usr/bin/heif-enc", "/usr/bin/djpeg"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) },
-                   "needs heif-enc and djpeg (.ci/run installs them)"))
+    @Test(
+        .enabled(
+            if: ["/usr/bin/heif-enc", "/usr/bin/djpeg"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) },
+            "needs heif-enc and djpeg (.ci/run installs them)"))
     func aHEICConvertedOnTheWayOut() async throws {
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }

@@ -19,8 +19,10 @@ import UploadTesting
         let status = try await offPool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", Self.script, mode, out, "--", CLIRun.binary, root,
-                                 "--to", "http://127.0.0.1:9/photo", "--notify", "none", "--no-agent"]
+            process.arguments = [
+                "python3", Self.script, mode, out, "--", CLIRun.binary, root,
+                "--to", "http://127.0.0.1:9/photo", "--notify", "none", "--no-agent",
+            ]
             process.standardInput = FileHandle.nullDevice
             try process.run()
             process.waitUntilExit()
@@ -46,10 +48,11 @@ import UploadTesting
             guard let end = piece.range(of: "\u{1B}\\") else { continue }
             let command = piece[..<end.lowerBound]
             let parts = command.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
-            let control = Dictionary(parts[0].split(separator: ",").map { kv in
-                let pair = kv.split(separator: "=", maxSplits: 1)
-                return (String(pair[0]), pair.count > 1 ? String(pair[1]) : "")
-            }, uniquingKeysWith: { a, _ in a })
+            let control = Dictionary(
+                parts[0].split(separator: ",").map { kv in
+                    let pair = kv.split(separator: "=", maxSplits: 1)
+                    return (String(pair[0]), pair.count > 1 ? String(pair[1]) : "")
+                }, uniquingKeysWith: { a, _ in a })
             keys.append(String(parts[0]))
             if control["a"] == "T" {
                 current = (Int(control["s"] ?? "") ?? 0, Int(control["v"] ?? "") ?? 0, control["o"] == "z", "")
@@ -78,7 +81,8 @@ import UploadTesting
             let i = ((height / 2) * width + x) * 3
             return (Int(rgb[i]), Int(rgb[i + 2]))
         }
-        let left = pixel(width / 10), right = pixel(width - 1 - width / 10)
+        let left = pixel(width / 10)
+        let right = pixel(width - 1 - width / 10)
         #expect(left.0 - left.1 > 100 && right.1 - right.0 > 100, "\(what): left \(left), right \(right)")
     }
 
@@ -114,7 +118,8 @@ import UploadTesting
         #expect(sixels.count == 2, "a picture for the JPEG and one for the PNG")
         let root = TestFiles.makeTemporaryDirectory("sixel-decoded")
         for (i, sixel) in sixels.enumerated() {
-            let input = root + "/\(i).six", png = root + "/\(i).png"
+            let input = root + "/\(i).six"
+            let png = root + "/\(i).png"
             try Data(sixel.utf8).write(to: URL(fileURLWithPath: input))
             let decoder = Process()
             decoder.executableURL = URL(fileURLWithPath: "/usr/bin/sixel2png")
@@ -163,8 +168,10 @@ import UploadTesting
         let status = try await offPool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script, mode, out, steps, "--", CLIRun.binary, root,
-                                 "--to", "http://127.0.0.1:9/photo", "--notify", "none", "--no-agent"]
+            process.arguments = [
+                "python3", script, mode, out, steps, "--", CLIRun.binary, root,
+                "--to", "http://127.0.0.1:9/photo", "--notify", "none", "--no-agent",
+            ]
             process.standardInput = FileHandle.nullDevice
             try process.run()
             process.waitUntilExit()
@@ -184,7 +191,10 @@ import UploadTesting
             var grain: UInt32 = UInt32(i + 1) &* 2_654_435_761
             for _ in 0..<150 {
                 for x in 0..<200 {
-                    if x < 50 { rgb += [250, 250, 250]; continue }
+                    if x < 50 {
+                        rgb += [250, 250, 250]
+                        continue
+                    }
                     for c in colour {
                         grain = grain &* 1_664_525 &+ 1_013_904_223
                         rgb.append(UInt8(clamping: Int(c) + Int(grain >> 26) - 32))
@@ -227,7 +237,8 @@ import UploadTesting
         let slow = mode.hasSuffix("-slow")
         // Last, every photo queued to a port where nothing listens: failures fill the log (it
         // scrolls beside the picture) while the cursor rests.
-        let steps = "j*3,j~12,j*12,?,Escape,Tab,Tab,k,PageUp,resize:96x40,j*4,k~6,resize:120x40,G,g,j"
+        let steps =
+            "j*3,j~12,j*12,?,Escape,Tab,Tab,k,PageUp,resize:96x40,j*4,k~6,resize:120x40,G,g,j"
             + (slow ? ",wait:7" : "") + ",Star,u,wait:3"
         let (status, lines) = try await walk(mode, root, steps: steps)
         #expect(status == 0)

@@ -25,8 +25,10 @@ struct PixelGraphicsTmuxTests {
     /// `shown` (`pixels` or `cells`) moves to the second
     /// photo and quits. Returns what tmux wrote to the terminal and the pane as tmux held it
     /// at each photo.
-    func run(version: String, passthrough: String, shown: String, folder: String? = nil, steps: String = "",
-             byNameOnly: Bool = false) async throws -> Run {
+    func run(
+        version: String, passthrough: String, shown: String, folder: String? = nil, steps: String = "",
+        byNameOnly: Bool = false
+    ) async throws -> Run {
         let root = try folder ?? PreviewTmuxTests().folder()
         let out = root + "/terminal.out"
         let conf = root + "/tmux.conf"
@@ -41,8 +43,10 @@ struct PixelGraphicsTmuxTests {
         // Not through Foundation's Process: the tmux server started below would inherit its
         // exit-watch pipe (`TmuxSession.spawnAndWait`).
         let status = try await offPool {
-            try TmuxSession.spawnAndWait(["python3", Self.script, version, shown, out, "tmux -L \(socket) capture-pane -t pixels", steps, "--",
-                                          "tmux", "-L", socket, "-f", conf, "new-session", "-s", "pixels", "-x", "120", "-y", "40", inner])
+            try TmuxSession.spawnAndWait([
+                "python3", Self.script, version, shown, out, "tmux -L \(socket) capture-pane -t pixels", steps, "--",
+                "tmux", "-L", socket, "-f", conf, "new-session", "-s", "pixels", "-x", "120", "-y", "40", inner,
+            ])
         }
         let panes = Array((1...).lazy.map { (try? String(contentsOfFile: out + ".pane\($0)", encoding: .utf8)) }.prefix { $0 != nil }.map { $0! })
         if status != 0 {
@@ -86,7 +90,11 @@ struct PixelGraphicsTmuxTests {
                         let fields = String(String.UnicodeScalarView(scalars[(i + 2)..<j])).split(separator: ";").map { Int($0) ?? -1 }
                         var k = 0
                         while k < fields.count {
-                            if fields[k] == 38, k + 2 < fields.count, fields[k + 1] == 5 { colour = fields[k + 2]; k += 3; continue }
+                            if fields[k] == 38, k + 2 < fields.count, fields[k + 1] == 5 {
+                                colour = fields[k + 2]
+                                k += 3
+                                continue
+                            }
                             if fields[k] == 0 || fields[k] == 39 || fields.isEmpty { colour = -1 }
                             k += 1
                         }
@@ -98,9 +106,14 @@ struct PixelGraphicsTmuxTests {
                 if scalars[i].value == 0x10EEEE {
                     var marks: [Int] = []
                     var j = i + 1
-                    while j < scalars.count, let n = index[scalars[j].value] { marks.append(n); j += 1 }
-                    cells.append(Placeholder(row: marks.count > 0 ? marks[0] : -1, column: marks.count > 1 ? marks[1] : -1,
-                                             high: marks.count > 2 ? marks[2] : 0, colour: colour, line: number, x: x))
+                    while j < scalars.count, let n = index[scalars[j].value] {
+                        marks.append(n)
+                        j += 1
+                    }
+                    cells.append(
+                        Placeholder(
+                            row: marks.count > 0 ? marks[0] : -1, column: marks.count > 1 ? marks[1] : -1,
+                            high: marks.count > 2 ? marks[2] : 0, colour: colour, line: number, x: x))
                     x += 1
                     i = j
                     continue
@@ -116,10 +129,11 @@ struct PixelGraphicsTmuxTests {
     static func kittyKeys(_ text: String) -> [[String: String]] {
         text.components(separatedBy: "\u{1B}_G").dropFirst().map { piece in
             let control = piece.prefix { $0 != ";" && $0 != "\u{1B}" }
-            return Dictionary(control.split(separator: ",").map { kv in
-                let pair = kv.split(separator: "=", maxSplits: 1)
-                return (String(pair[0]), pair.count > 1 ? String(pair[1]) : "")
-            }, uniquingKeysWith: { a, _ in a })
+            return Dictionary(
+                control.split(separator: ",").map { kv in
+                    let pair = kv.split(separator: "=", maxSplits: 1)
+                    return (String(pair[0]), pair.count > 1 ? String(pair[1]) : "")
+                }, uniquingKeysWith: { a, _ in a })
         }
     }
 
@@ -143,7 +157,8 @@ struct PixelGraphicsTmuxTests {
 
         for (pane, placement) in zip(run.panes, placements) {
             let id = Int(placement["i"] ?? "") ?? -1
-            let columns = Int(placement["c"] ?? "") ?? -1, rows = Int(placement["r"] ?? "") ?? -1
+            let columns = Int(placement["c"] ?? "") ?? -1
+            let rows = Int(placement["r"] ?? "") ?? -1
             let cells = Self.placeholders(pane)
             #expect(cells.count == columns * rows && columns > 10 && rows > 5, "\(cells.count) placeholder cells for \(columns)x\(rows)")
             #expect(cells.allSatisfy { $0.colour == id & 0xFF && $0.high == id >> 24 }, "every cell carries the id \(id)")
@@ -158,12 +173,15 @@ struct PixelGraphicsTmuxTests {
     /// consecutive lines, each starting at the same column, one id) or none.
     static func wholeOrNone(_ cells: [Placeholder]) -> Bool {
         guard let first = cells.first else { return true }
-        let rows = (cells.map(\.row).max() ?? 0) + 1, columns = (cells.map(\.column).max() ?? 0) + 1
+        let rows = (cells.map(\.row).max() ?? 0) + 1
+        let columns = (cells.map(\.column).max() ?? 0) + 1
         guard cells.count == rows * columns else { return false }
         for (n, cell) in cells.enumerated() {
-            let row = n / columns, column = n % columns
+            let row = n / columns
+            let column = n % columns
             guard cell.row == row, cell.column == column, cell.line == first.line + row, cell.x == first.x + column,
-                  cell.colour == first.colour, cell.high == first.high else { return false }
+                cell.colour == first.colour, cell.high == first.high
+            else { return false }
         }
         return true
     }
@@ -180,7 +198,8 @@ struct PixelGraphicsTmuxTests {
         #expect(run.panes.count == names.count, "a capture after every step")
         for (pane, name) in zip(run.panes, names) {
             let cells = Self.placeholders(pane)
-            let rows = Set(cells.map(\.row)).sorted(), lines = Set(cells.map(\.line)).sorted()
+            let rows = Set(cells.map(\.row)).sorted()
+            let lines = Set(cells.map(\.line)).sorted()
             #expect(Self.wholeOrNone(cells), "after \(name): \(cells.count) placeholder cells, not one whole picture (picture rows \(rows) on lines \(lines))")
         }
         // Resting on a photo at the end: its picture is there.
@@ -211,10 +230,13 @@ struct PixelGraphicsTmuxTests {
         defer { server.stop() }
         let root = try PreviewTmuxTests().folder()
         let out = root + "/terminal.out"
-        let monitor = "env -u TMUX -u TMUX_PANE TERM=tmux-256color \(CLIRun.binary) '\(root)' --to http://127.0.0.1:\(server.port)/photo --notify none --no-agent"
+        let monitor =
+            "env -u TMUX -u TMUX_PANE TERM=tmux-256color \(CLIRun.binary) '\(root)' --to http://127.0.0.1:\(server.port)/photo --notify none --no-agent"
         let status = try await offPool {
-            try TmuxSession.spawnAndWait(["env", "OUTER_LATE_NAME_MS=1500", "python3", Self.script, "tmux 3.3a", "cells", out, "true", "resize:100x30",
-                                          "--", "sh", "-c", monitor])
+            try TmuxSession.spawnAndWait([
+                "env", "OUTER_LATE_NAME_MS=1500", "python3", Self.script, "tmux 3.3a", "cells", out, "true", "resize:100x30",
+                "--", "sh", "-c", monitor,
+            ])
         }
         let written = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: out))) ?? Data(), as: UTF8.self)
         #expect(status == 0, "exit status \(status)")

@@ -15,8 +15,9 @@ import UploadTesting
 
     func folder() throws -> String {
         let root = TestFiles.makeTemporaryDirectory("preview-tmux")
-        try PictureWriter.jpeg(Self.halves(width: 400, height: 300), to: root + "/a-halves.jpg",
-                               exif: PictureWriter.exif(orientation: 1, bigEndian: false, make: "Canon", model: "Canon EOS R5", dateTaken: "2024:05:01 10:22:03"))
+        try PictureWriter.jpeg(
+            Self.halves(width: 400, height: 300), to: root + "/a-halves.jpg",
+            exif: PictureWriter.exif(orientation: 1, bigEndian: false, make: "Canon", model: "Canon EOS R5", dateTaken: "2024:05:01 10:22:03"))
         try PictureWriter.png(Self.halves(width: 300, height: 200), to: root + "/b-halves.png")
         return root
     }
@@ -59,7 +60,7 @@ import UploadTesting
         if parts.count == 5, parts[1] == 2 { return parts[2] - parts[4] }
         if parts.count == 3, parts[1] == 5, (16...231).contains(parts[2]) {
             let i = parts[2] - 16
-            return (i / 36 - i % 6) * 51 // the cube steps of 0…5 on the same scale as 0…255
+            return (i / 36 - i % 6) * 51  // the cube steps of 0…5 on the same scale as 0…255
         }
         return nil
     }
@@ -78,7 +79,8 @@ import UploadTesting
 
     @Test func aJPEGAndAPNGShowRedCellsLeftOfBlueOnesIn24BitColour() async throws {
         let root = try folder()
-        let tmux = try await TmuxSession.start("env -u NO_COLOR COLORTERM=truecolor \(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent", width: 140, height: 45)
+        let tmux = try await TmuxSession.start(
+            "env -u NO_COLOR COLORTERM=truecolor \(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent", width: 140, height: 45)
         defer { tmux.kill() }
         let screen = try await tmux.waitFor { $0.contains("400×300 · 2024-05-01 10:22 · Canon EOS R5") }
         #expect(screen.contains("Preview · a-halves.jpg"), "\(screen)")
@@ -88,7 +90,9 @@ import UploadTesting
         // The pacer forgets a slow judgement after 5 s without answers and draws the picture
         // in full colour again: under a loaded full run that can take a few rounds.
         let colored = try await tmux.waitFor(timeout: 60, colored: true) { $0.contains("38;2;") }
-        #expect(colored.contains("38;2;"), """
+        #expect(
+            colored.contains("38;2;"),
+            """
             \(colored.components(separatedBy: "38;5;").count - 1) palette colours and no 24-bit one on screen; \
             picture rows: \(colored.split(separator: "\n").filter { $0.contains("▀") }.count)
             """)
@@ -107,20 +111,24 @@ import UploadTesting
 
     @Test func a256ColourTerminalGetsThePaletteAndNoColourGetsShading() async throws {
         let root = try folder()
-        let palette = try await TmuxSession.start("env -u NO_COLOR -u COLORTERM TERM=screen-256color \(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent", width: 140, height: 45)
+        let palette = try await TmuxSession.start(
+            "env -u NO_COLOR -u COLORTERM TERM=screen-256color \(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent", width: 140,
+            height: 45)
         defer { palette.kill() }
         try await palette.waitFor { $0.contains("400×300") && $0.contains("▀") }
         let colored = try await palette.coloredScreen()
         #expect(!colored.contains("38;2;"))
         expectRedLeftOfBlue(colored, "JPEG in 256 colours")
 
-        let plain = try await TmuxSession.start("NO_COLOR=1 \(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent", width: 140, height: 45)
+        let plain = try await TmuxSession.start(
+            "NO_COLOR=1 \(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent", width: 140, height: 45)
         defer { plain.kill() }
         let shaded = try await plain.waitFor { $0.contains("400×300") }
         #expect(!shaded.contains("▀"))
         // Red and blue are darkish: shading characters, a whole block of them.
-        #expect(shaded.split(separator: "\n").filter { $0.contains("::::::::::") || $0.contains("----------") || $0.contains("..........") }.count >= 5,
-                "\(shaded)")
+        #expect(
+            shaded.split(separator: "\n").filter { $0.contains("::::::::::") || $0.contains("----------") || $0.contains("..........") }.count >= 5,
+            "\(shaded)")
     }
 
     /// A phone's formats, made by Debian's encoders: each upright, red left of blue, with the
@@ -141,7 +149,8 @@ import UploadTesting
         for name in ["a.webp", "b.heic", "c.avif"] {
             try run("exiftool", ["-q", "-overwrite_original", "-Make=Apple", "-Model=iPhone 15", "-DateTimeOriginal=2024:05:01 10:22:03", root + "/" + name])
         }
-        let tmux = try await TmuxSession.start("env -u NO_COLOR COLORTERM=truecolor \(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent", width: 140, height: 45)
+        let tmux = try await TmuxSession.start(
+            "env -u NO_COLOR COLORTERM=truecolor \(CLIRun.binary) '\(root)' --to http://127.0.0.1:9/photo --notify none --no-agent", width: 140, height: 45)
         defer { tmux.kill() }
         for (index, name) in ["a.webp", "b.heic", "c.avif"].enumerated() {
             if index > 0 { try await tmux.send("j") }

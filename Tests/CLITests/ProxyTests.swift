@@ -23,8 +23,9 @@ final class ExternalProxy: @unchecked Sendable {
     static func microsocks(login: (String, String)? = nil) throws -> ExternalProxy {
         let port = try freePort()
         let credentials = login.map { ["-u", $0.0, "-P", $0.1] } ?? []
-        return try ExternalProxy(port: port, log: "", executable: "/usr/bin/microsocks",
-                                 arguments: ["-i", "127.0.0.1", "-p", String(port)] + credentials)
+        return try ExternalProxy(
+            port: port, log: "", executable: "/usr/bin/microsocks",
+            arguments: ["-i", "127.0.0.1", "-p", String(port)] + credentials)
     }
 
     private init(port: Int, log: String, executable: String, arguments: [String]) throws {
@@ -37,7 +38,10 @@ final class ExternalProxy: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         for _ in 0..<100 {
-            if let connection = try? RawConnection.connect(to: port) { connection.close(); return }
+            if let connection = try? RawConnection.connect(to: port) {
+                connection.close()
+                return
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
         kill(process.processIdentifier, SIGKILL)
@@ -56,9 +60,11 @@ final class ExternalProxy: @unchecked Sendable {
 }
 
 /// Proxies as curl honours them, against tinyproxy and microsocks (Debian's), started by the tests.
-@Suite(.serialized, .timeLimit(.minutes(3)),
-       .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tinyproxy") && FileManager.default.isExecutableFile(atPath: "/usr/bin/microsocks"),
-                "needs tinyproxy and microsocks"))
+@Suite(
+    .serialized, .timeLimit(.minutes(3)),
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tinyproxy") && FileManager.default.isExecutableFile(atPath: "/usr/bin/microsocks"),
+        "needs tinyproxy and microsocks"))
 struct ProxyTests {
     @Test func uploadsGoThroughTheProxyTheEnvironmentNamesAsCurlReadsIt() async throws {
         let receiver = try await ReceiverHarness.start()
@@ -69,8 +75,9 @@ struct ProxyTests {
         // (as curl sends them), not through CONNECT, which many proxies allow to port 443 only.
         let big = try TestFiles.writeImage(at: receiver.root + "/big.jpg", size: 3_000_000)
         let small = try TestFiles.writeImage(at: receiver.root + "/small.jpg", size: 2000)
-        let viaLower = try await CLIRun.run(["send", big, small, "--to", receiver.url, "--no-resume"],
-                                            environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
+        let viaLower = try await CLIRun.run(
+            ["send", big, small, "--to", receiver.url, "--no-resume"],
+            environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
         #expect(viaLower.status == 0, "\(viaLower.stdout) \(viaLower.stderr)")
         #expect(receiver.storedNames() == ["big.jpg", "small.jpg"])
         let forwarded = proxy.logText.components(separatedBy: "POST http://127.0.0.1:\(receiver.port)/photo").count - 1
@@ -81,8 +88,9 @@ struct ProxyTests {
         let resumable = try TestFiles.writeImage(at: receiver.root + "/resumable.jpg", size: 2_500_000)
         // (Retries: under a fully loaded test run one attempt through tinyproxy has been seen to
         // fail, cause not yet known; what is asserted is the way the requests take.)
-        let resumed = try await CLIRun.run(["send", resumable, "--to", receiver.url, "--retries", "3"],
-                                           environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
+        let resumed = try await CLIRun.run(
+            ["send", resumable, "--to", receiver.url, "--retries", "3"],
+            environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
         #expect(resumed.status == 0, "\(resumed.stdout) \(resumed.stderr)")
         #expect(receiver.storedNames().contains("resumable.jpg"))
         #expect(TestFiles.sameContents(resumable, receiver.directory + "/resumable.jpg"))
@@ -95,8 +103,9 @@ struct ProxyTests {
         #expect(upper.status == 0)
         #expect(proxy.logText == before)
         // no_proxy names the host: direct too.
-        let bypass = try await CLIRun.run(["send", small, "--to", receiver.url],
-                                          environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)", "no_proxy": "127.0.0.1"])
+        let bypass = try await CLIRun.run(
+            ["send", small, "--to", receiver.url],
+            environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)", "no_proxy": "127.0.0.1"])
         #expect(bypass.status == 0)
         #expect(proxy.logText == before)
     }
@@ -117,8 +126,10 @@ struct ProxyTests {
         let destination = "http://127.0.0.1:\(redirector.port)/photo"
         func send(noproxy: String) async throws -> (said: String, proxySaw: String) {
             let before = proxy.logText.count
-            let run = try await CLIRun.run(["send", photo, "--to", destination, "--protocol", "multipart", "--no-resume", "--location",
-                                            "--proxy", "http://127.0.0.1:\(proxy.port)", "--noproxy", noproxy])
+            let run = try await CLIRun.run([
+                "send", photo, "--to", destination, "--protocol", "multipart", "--no-resume", "--location",
+                "--proxy", "http://127.0.0.1:\(proxy.port)", "--noproxy", noproxy,
+            ])
             #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
             return (run.stdout + run.stderr, String(proxy.logText.dropFirst(before)))
         }
@@ -138,8 +149,10 @@ struct ProxyTests {
         defer { Task { await secure.cleanUp() } }
         for (noproxy, throughProxy) in [("127.0.0.1", false), ("localhost", true)] {
             let before = proxy.logText.count
-            let run = try await CLIRun.run(["send", photo, "--to", secure.url, "--cacert", certificates.caCertificate,
-                                            "--proxy", "http://127.0.0.1:\(proxy.port)", "--noproxy", noproxy])
+            let run = try await CLIRun.run([
+                "send", photo, "--to", secure.url, "--cacert", certificates.caCertificate,
+                "--proxy", "http://127.0.0.1:\(proxy.port)", "--noproxy", noproxy,
+            ])
             #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
             let saw = String(proxy.logText.dropFirst(before))
             #expect(saw.contains("CONNECT 127.0.0.1:\(secure.port)") == throughProxy, "--noproxy \(noproxy): \(saw)")
@@ -185,15 +198,20 @@ struct ProxyTests {
         let certificates = try TestCertificates.make(in: TestFiles.makeTemporaryDirectory("tls"))
         let secure = try await ReceiverHarness.start(tls: .init(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey))
         defer { Task { await secure.cleanUp() } }
-        let encrypted = try await CLIRun.run(["send", small, big, "--to", secure.url, "--cacert", certificates.caCertificate,
-                                              "--proxy", "socks5://ann:socks-secret-456@\(proxy)"])
+        let encrypted = try await CLIRun.run([
+            "send", small, big, "--to", secure.url, "--cacert", certificates.caCertificate,
+            "--proxy", "socks5://ann:socks-secret-456@\(proxy)",
+        ])
         #expect(encrypted.status == 0, "\(encrypted.stdout) \(encrypted.stderr)")
         #expect(secure.storedNames() == ["big.jpg", "small.jpg"])
 
         // A wrong password and none at all: said with the proxy's name, final (no retry), on both ways.
         for (target, extra) in [(receiver.url, [String]()), (secure.url, ["--cacert", certificates.caCertificate])] {
-            let refused = try await CLIRun.run(["send", small, "--to", target, "--json", "--retries", "3",
-                                                "--proxy", "socks5h://ann:wrong-789@\(proxy)"] + extra)
+            let refused = try await CLIRun.run(
+                [
+                    "send", small, "--to", target, "--json", "--retries", "3",
+                    "--proxy", "socks5h://ann:wrong-789@\(proxy)",
+                ] + extra)
             #expect(refused.status == 2, "\(refused.stdout) \(refused.stderr)")
             #expect(refused.stdout.contains("the SOCKS5 proxy socks5h://\(proxy) refused: it refused the login given in its URL"), "\(refused.stdout)")
             #expect(!refused.stdout.contains(#""event":"retry""#), "\(refused.stdout)")
@@ -213,11 +231,17 @@ struct ProxyTests {
         let scripted = try RawServer { connection in
             // Each message read by its own length, not by a pause: a loaded machine pauses anywhere.
             let greeting = connection.read(exactly: 2)
-            guard greeting.count == 2 else { connection.close(); return }
+            guard greeting.count == 2 else {
+                connection.close()
+                return
+            }
             _ = connection.read(exactly: Int(greeting[1]))
             connection.send([5, 0])
             var request = connection.read(exactly: 4)
-            guard request.count == 4 else { connection.close(); return }
+            guard request.count == 4 else {
+                connection.close()
+                return
+            }
             switch request[3] {
             case 1: request += connection.read(exactly: 4 + 2)
             case 4: request += connection.read(exactly: 16 + 2)
@@ -234,11 +258,16 @@ struct ProxyTests {
         let file = try TestFiles.writeImage(at: TestFiles.makeTemporaryDirectory("socks") + "/a.jpg", size: 2000)
         for scheme in ["http", "https"] {
             for proxy in ["socks5", "socks5h"] {
-                let run = try await CLIRun.run(["send", file, "--to", "\(scheme)://localhost:9/photo", "--retries", "0", "--insecure",
-                                                "--proxy", "\(proxy)://127.0.0.1:\(scripted.port)"])
+                let run = try await CLIRun.run([
+                    "send", file, "--to", "\(scheme)://localhost:9/photo", "--retries", "0", "--insecure",
+                    "--proxy", "\(proxy)://127.0.0.1:\(scripted.port)",
+                ])
                 #expect(run.status == 2)
-                #expect(run.stdout.contains("the SOCKS5 proxy \(proxy)://127.0.0.1:\(scripted.port) refused: it could not connect to the server: not allowed by the proxy's rules (reply 2)"),
-                        "\(run.stdout) \(run.stderr)")
+                #expect(
+                    run.stdout.contains(
+                        "the SOCKS5 proxy \(proxy)://127.0.0.1:\(scripted.port) refused: it could not connect to the server: not allowed by the proxy's rules (reply 2)"
+                    ),
+                    "\(run.stdout) \(run.stderr)")
             }
         }
         let requests = asked.all

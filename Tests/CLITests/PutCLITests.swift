@@ -14,12 +14,14 @@ struct PutCLITests {
         let root = TestFiles.makeTemporaryDirectory("put-cli")
         let one = try await offPool { try TestFiles.writeImage(at: root + "/one.jpg", size: 3_000_000) }
         let two = try await offPool { try TestFiles.writeImage(at: root + "/two 2.jpg", size: 20_000) }
-        let refused = try await CLIRun.run(["send", one, "--to", server.url + "trip/day1/", "--put", "--json"],
-                                           environment: AgentCLITests.environment(root))
+        let refused = try await CLIRun.run(
+            ["send", one, "--to", server.url + "trip/day1/", "--put", "--json"],
+            environment: AgentCLITests.environment(root))
         #expect(refused.status != 0)
         #expect(refused.stdout.contains("\"status\":409"), "\(refused.stdout)")
-        let run = try await CLIRun.run(["send", one, two, "--to", server.url + "trip/day1/", "--put", "--create-dirs", "--json"],
-                                       environment: AgentCLITests.environment(root))
+        let run = try await CLIRun.run(
+            ["send", one, two, "--to", server.url + "trip/day1/", "--put", "--create-dirs", "--json"],
+            environment: AgentCLITests.environment(root))
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         #expect(server.stored("trip/day1/one.jpg") == FileManager.default.contents(atPath: one))
         #expect(server.stored("trip/day1/two 2.jpg") == FileManager.default.contents(atPath: two))

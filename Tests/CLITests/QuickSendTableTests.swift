@@ -32,8 +32,9 @@ import UploadCommands
                 var line = ["photo.jpg"]
                 if spelled != "--to" { line += ["--to", "http://h/p"] }
                 line += kind == "flag" ? [spelled] : [spelled, Self.sample[spelled] ?? "x"]
-                #expect(SendInvocation.quick(line) != nil,
-                        "send declares \(spelled), which the quick reader does not take: add it to SendInvocation.quick's table")
+                #expect(
+                    SendInvocation.quick(line) != nil,
+                    "send declares \(spelled), which the quick reader does not take: add it to SendInvocation.quick's table")
                 checked += 1
             }
         }

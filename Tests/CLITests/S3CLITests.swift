@@ -15,8 +15,9 @@ struct S3CLITests {
         let root = TestFiles.makeTemporaryDirectory("s3-cli")
         let one = try await offPool { try TestFiles.writeImage(at: root + "/one.jpg", size: 2_000_000) }
         let two = try await offPool { try TestFiles.writeImage(at: root + "/two.jpg", size: 40_000) }
-        let run = try await CLIRun.run(["send", one, two, "--to", "s3://holiday/2026/", "--json"],
-                                       environment: AgentCLITests.environment(root).merging(server.environment) { $1 })
+        let run = try await CLIRun.run(
+            ["send", one, two, "--to", "s3://holiday/2026/", "--json"],
+            environment: AgentCLITests.environment(root).merging(server.environment) { $1 })
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         #expect(server.object("holiday", "2026/one.jpg")?.size == 2_000_000)
         #expect(server.object("holiday", "2026/two.jpg")?.size == 40_000)
@@ -48,8 +49,9 @@ struct S3CLITests {
         let stored = try #require(server.object("big", "scan.jpg"))
         #expect(stored.size > 8 << 20, "\(stored.size) bytes: in parts")
         let again = try await CLIRun.run(["send", png] + options, environment: environment)
-        #expect(again.status == 0 && again.stdout.contains("scan.png: skipped, already sent") && again.stdout.contains("as scan.jpg"),
-                "\(again.stdout) \(again.stderr)")
+        #expect(
+            again.status == 0 && again.stdout.contains("scan.png: skipped, already sent") && again.stdout.contains("as scan.jpg"),
+            "\(again.stdout) \(again.stderr)")
     }
 
     @Test func aProfileInTheAWSFilesIsReadAsTheAWSToolsReadIt() async throws {
@@ -147,8 +149,9 @@ struct S3CLITests {
         #expect(server.object("shared", "by-curl.jpg")?.size == 300_000)
 
         let second = try await CLIRun.run(["presign", "s3://shared/by-send.jpg"], environment: environment)
-        let put = try await CLIRun.run(["send", photo, "--put", "--to", second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)],
-                                       environment: AgentCLITests.environment(root))
+        let put = try await CLIRun.run(
+            ["send", photo, "--put", "--to", second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)],
+            environment: AgentCLITests.environment(root))
         #expect(put.status == 0, "\(put.stdout) \(put.stderr)")
         #expect(server.object("shared", "by-send.jpg")?.size == 300_000)
 
@@ -183,8 +186,9 @@ struct S3CLITests {
         #expect(server.object("shared", "list/one.jpg")?.size == 100_000)
         #expect(server.object("shared", "list/two.jpg")?.size == 200_000)
         // URLs alone, paired in order with the files given, from standard input, in the background.
-        let paired = try await CLIRun.run(["send", a, b, "--put", "--to", "@-", "--background"], stdin: Data((urls[2] + "\n" + urls[3] + "\n").utf8),
-                                          environment: AgentCLITests.environment(root))
+        let paired = try await CLIRun.run(
+            ["send", a, b, "--put", "--to", "@-", "--background"], stdin: Data((urls[2] + "\n" + urls[3] + "\n").utf8),
+            environment: AgentCLITests.environment(root))
         #expect(paired.status == 0, "\(paired.stdout) \(paired.stderr)")
         let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")
         try await AgentCLITests.waitFor("both uploads to finish") {
@@ -211,8 +215,16 @@ struct S3CLITests {
     final class Seen: @unchecked Sendable {
         private let lock = NSLock()
         private var heads: [String] = []
-        func add(_ head: String) { lock.lock(); heads.append(head); lock.unlock() }
-        var all: [String] { lock.lock(); defer { lock.unlock() }; return heads }
+        func add(_ head: String) {
+            lock.lock()
+            heads.append(head)
+            lock.unlock()
+        }
+        var all: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return heads
+        }
     }
 
     /// Answers every request with `answer` once its head and body are read.
@@ -223,7 +235,8 @@ struct S3CLITests {
                 let head = connection.read(until: "\r\n\r\n", timeout: 10)
                 guard head.contains("\r\n\r\n") else { return }
                 seen.add(head)
-                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                let length =
+                    head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                     .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
                 if length > 0 { _ = connection.read(exactly: length) }
                 connection.write(answer())
@@ -232,7 +245,8 @@ struct S3CLITests {
     }
 
     @Test func aRedirectToAnotherOriginIsRefusedAndTheCredentialsStayHome() async throws {
-        let landingSeen = Seen(), endpointSeen = Seen()
+        let landingSeen = Seen()
+        let endpointSeen = Seen()
         let landing = try Self.server(landingSeen) { "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" }
         defer { landing.stop() }
         for target in ["http://127.0.0.1:\(landing.port)/landing", "http://localhost:\(landing.port)/landing"] {

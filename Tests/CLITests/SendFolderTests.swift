@@ -26,7 +26,9 @@ import UploadTesting
         let roll = try roll(receiver.root)
         let run = try await CLIRun.run(["send", roll, roll + "/missing.jpg", "--to", receiver.url, "--concurrency", "1"])
         #expect(run.status == 2, "a refused file is a file error at the end: \(run.stdout) \(run.stderr)")
-        #expect(run.stderr.contains("notes.jpg is not an image (it looks like text)") && run.stderr.contains("missing.jpg: No such file or directory; not sent"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains("notes.jpg is not an image (it looks like text)") && run.stderr.contains("missing.jpg: No such file or directory; not sent"),
+            "\(run.stderr)")
         #expect(run.stderr.contains("uploadmon: 2 files were refused and not sent"))
         // The folder's images in name order, not its subfolders', hidden ones, or other names.
         #expect(receiver.storedNames().sorted() == ["a.png", "b.jpg"], "\(receiver.storedNames())")
@@ -38,8 +40,10 @@ import UploadTesting
         #expect(receiver.storedNames().count == 2)
 
         // -r with rclone's globs: a name pattern at any depth, a path pattern under the folder.
-        let chosen = try await CLIRun.run(["send", roll, "-r", "--include", "*.jpg", "--exclude", "2026/**/skip-*", "--exclude", "notes.jpg",
-                                           "--to", receiver.url, "--json"])
+        let chosen = try await CLIRun.run([
+            "send", roll, "-r", "--include", "*.jpg", "--exclude", "2026/**/skip-*", "--exclude", "notes.jpg",
+            "--to", receiver.url, "--json",
+        ])
         #expect(chosen.status == 0, "\(chosen.stdout) \(chosen.stderr)")
         #expect(receiver.storedNames().count == 4 && receiver.storedNames().contains("c.jpg"), "b.jpg again and c.jpg, not a.png: \(receiver.storedNames())")
         #expect(!receiver.storedNames().contains("skip-me.jpg") && !receiver.storedNames().contains("t.jpg"))
@@ -53,14 +57,20 @@ import UploadTesting
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }
         let roll = try roll(receiver.root)
-        let run = try await CLIRun.run(["send", roll, "-r", "--exclude", "notes.jpg", "--to", receiver.url, "--protocol", "multipart", "--field", "file", "--dry-run"])
+        let run = try await CLIRun.run([
+            "send", roll, "-r", "--exclude", "notes.jpg", "--to", receiver.url, "--protocol", "multipart", "--field", "file", "--dry-run",
+        ])
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         #expect(run.stdout.contains("would send \(roll)/2026/06/c.jpg (1.00 kB) to \(receiver.url)"), "\(run.stdout)")
-        #expect(run.stdout.contains("4 files, 7.00 kB, by a multipart/form-data POST, the file in the form field file; nothing was sent (--dry-run)"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains("4 files, 7.00 kB, by a multipart/form-data POST, the file in the form field file; nothing was sent (--dry-run)"),
+            "\(run.stdout)")
         #expect(receiver.storedNames().isEmpty && receiver.logLines.isEmpty, "not even a question was asked of the server")
         let empty = receiver.root + "/empty"
         try FileManager.default.createDirectory(atPath: empty + "/sub", withIntermediateDirectories: true)
         let nothing = try await CLIRun.run(["send", empty, "--to", receiver.url])
-        #expect(nothing.status == 64 && nothing.stderr.contains("empty: no image to send in it (1 subfolder(s) not searched: -r searches them)"), "\(nothing.stderr)")
+        #expect(
+            nothing.status == 64 && nothing.stderr.contains("empty: no image to send in it (1 subfolder(s) not searched: -r searches them)"),
+            "\(nothing.stderr)")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import UploadTesting
 
@@ -20,8 +20,10 @@ final class TmuxSession: Sendable {
         let session = TmuxSession()
         let wrapped = "LANG=C.UTF-8 LC_ALL=C.UTF-8 \(command); echo EXITED $?; exec sleep 60"
         let status = try await offPool {
-            try spawnAndWait(["tmux", "-u", "-L", session.socket, "-f", "/dev/null", "new-session", "-d", "-s", session.name,
-                              "-x", "\(width)", "-y", "\(height)", wrapped])
+            try spawnAndWait([
+                "tmux", "-u", "-L", session.socket, "-f", "/dev/null", "new-session", "-d", "-s", session.name,
+                "-x", "\(width)", "-y", "\(height)", wrapped,
+            ])
         }
         guard status == 0 else { throw TmuxError.couldNotStart(status) }
         return session

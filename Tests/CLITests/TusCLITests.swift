@@ -13,8 +13,9 @@ struct TusCLITests {
         defer { server.stop() }
         let root = TestFiles.makeTemporaryDirectory("tus-cli")
         let photo = try await offPool { try TestFiles.writeImage(at: root + "/photo.jpg", size: 3_000_000) }
-        let run = try await CLIRun.run(["send", photo, "--to", server.url, "--json", "--chunk-size", "1MiB"],
-                                       environment: AgentCLITests.environment(root))
+        let run = try await CLIRun.run(
+            ["send", photo, "--to", server.url, "--json", "--chunk-size", "1MiB"],
+            environment: AgentCLITests.environment(root))
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -42,8 +43,10 @@ struct TusCLITests {
         let relay = try CuttingRelay(to: server.port, cutAfter: [2_500_000])
         defer { relay.stop() }
         let run = try await CLIRun.run(
-            ["send", "-", "--name", "dump.bin", "--any-file", "--protocol", "tus", "--chunk-size", "1MiB",
-             "--to", "http://127.0.0.1:\(relay.port)/files/", "--json"], stdin: bytes, environment: AgentCLITests.environment(root))
+            [
+                "send", "-", "--name", "dump.bin", "--any-file", "--protocol", "tus", "--chunk-size", "1MiB",
+                "--to", "http://127.0.0.1:\(relay.port)/files/", "--json",
+            ], stdin: bytes, environment: AgentCLITests.environment(root))
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         #expect(relay.cutsDone == 1)
         #expect(server.uploads.count == 1, "one upload, continued: \(server.requests)")
@@ -56,7 +59,9 @@ struct TusCLITests {
         let lines = run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let finished = try #require(lines.first { $0["event"] as? String == "finished" })
         #expect(finished["ok"] as? Bool == true)
-        #expect(finished["sha256"] as? String == (try await offPool { try PythonDigests.sha256Hex(upload.path) }), "the content's digest, as Python's hashlib has it")
+        #expect(
+            finished["sha256"] as? String == (try await offPool { try PythonDigests.sha256Hex(upload.path) }),
+            "the content's digest, as Python's hashlib has it")
     }
 
     /// Chunks smaller than what was read of the pipe to tell its type (64 KiB) keep their size.
@@ -65,8 +70,11 @@ struct TusCLITests {
         defer { server.stop() }
         let root = TestFiles.makeTemporaryDirectory("tus-stdin")
         let bytes = Data((0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-        let run = try await CLIRun.run(["send", "-", "--name", "small.bin", "--any-file", "--protocol", "tus", "--chunk-size", "1000",
-                                        "--to", server.url], stdin: bytes, environment: AgentCLITests.environment(root))
+        let run = try await CLIRun.run(
+            [
+                "send", "-", "--name", "small.bin", "--any-file", "--protocol", "tus", "--chunk-size", "1000",
+                "--to", server.url,
+            ], stdin: bytes, environment: AgentCLITests.environment(root))
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         let upload = try #require(server.uploads.first)
         #expect(FileManager.default.contents(atPath: upload.path) == bytes)
@@ -78,8 +86,9 @@ struct TusCLITests {
         let server = try await TusPeer.start(.aiohttpTus(maxRequest: 64 << 20))
         defer { server.stop() }
         let root = TestFiles.makeTemporaryDirectory("tus-stdin")
-        let run = try await CLIRun.run(["send", "-", "--name", "dump.bin", "--any-file", "--protocol", "tus", "--to", server.url],
-                                       stdin: Data(repeating: 7, count: 1000), environment: AgentCLITests.environment(root))
+        let run = try await CLIRun.run(
+            ["send", "-", "--name", "dump.bin", "--any-file", "--protocol", "tus", "--to", server.url],
+            stdin: Data(repeating: 7, count: 1000), environment: AgentCLITests.environment(root))
         #expect(run.status == 2)
         #expect(run.stdout.contains("tus creation-defer-length") && run.stdout.contains("save it to a file first"), "\(run.stdout)")
         #expect(server.storedFiles.isEmpty)
@@ -105,17 +114,19 @@ struct TusCLITests {
         let size = try #require(TestFiles.size(of: photo))
         let id = try await offPool { try server.create(length: size, filename: "photo.jpg", filetype: "image/jpeg") }
         let handed = try #require(server.uploads.first { $0.id == id })
-        let run = try await CLIRun.run(["send", photo, "--to", server.url, "--upload-url", server.url + handed.id],
-                                       environment: AgentCLITests.environment(root))
+        let run = try await CLIRun.run(
+            ["send", photo, "--to", server.url, "--upload-url", server.url + handed.id],
+            environment: AgentCLITests.environment(root))
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         #expect(server.uploads.count == 1, "nothing created: \(server.requests)")
-        #expect(!server.requests.contains { $0.hasPrefix("POST") && !$0.contains(" 201") } )
+        #expect(!server.requests.contains { $0.hasPrefix("POST") && !$0.contains(" 201") })
         #expect(server.requests.filter { $0.hasPrefix("POST") }.count == 1, "only curl's creation: \(server.requests)")
         #expect(TestFiles.sameContents(photo, handed.path))
 
         // Gone: said, and nothing created in its place.
-        let gone = try await CLIRun.run(["send", photo, "--to", server.url, "--upload-url", server.url + "nosuchupload"],
-                                        environment: AgentCLITests.environment(root))
+        let gone = try await CLIRun.run(
+            ["send", photo, "--to", server.url, "--upload-url", server.url + "nosuchupload"],
+            environment: AgentCLITests.environment(root))
         #expect(gone.status == 2)
         #expect(gone.stdout.contains("the upload URL given with --upload-url cannot be continued: the server no longer has the upload"), "\(gone.stdout)")
         #expect(server.uploads.count == 1)
@@ -131,8 +142,9 @@ struct TusCLITests {
         defer { if let pid = AgentCLITests.agentPID(root) { kill(pid, SIGKILL) } }
         // Paced: 12 s for the file, so the kill lands while it is sent even on a slow machine.
         let big = try await offPool { try TestFiles.writeImage(at: root + "/big.jpg", size: 96 << 20) }
-        let queued = try await CLIRun.run(["send", big, "--to", server.url, "--background", "--limit-rate", "8MB", "--protocol", "tus"],
-                                          environment: env)
+        let queued = try await CLIRun.run(
+            ["send", big, "--to", server.url, "--background", "--limit-rate", "8MB", "--protocol", "tus"],
+            environment: env)
         #expect(queued.status == 0, "\(queued.stderr)")
 
         let journal = try Journal(path: root + "/state/uploadmon/journal.sqlite")

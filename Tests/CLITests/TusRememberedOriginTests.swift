@@ -7,8 +7,10 @@ import UploadTesting
 /// cut request (aiohttp-tus) on a host of its own (a network namespace: a client remembers
 /// nothing of a loopback origin), behind bench/relay.py, which cuts one connection after 6 MB
 /// and is re-armed for the second upload.
-@Suite(.serialized, .timeLimit(.minutes(5)),
-       .enabled(if: NetworkNamespace.available && TusPeer.aiohttpTusAvailable, "needs root, iproute2 and aiohttp-tus (CI runs as root; .ci/run installs aiohttp-tus)"))
+@Suite(
+    .serialized, .timeLimit(.minutes(5)),
+    .enabled(
+        if: NetworkNamespace.available && TusPeer.aiohttpTusAvailable, "needs root, iproute2 and aiohttp-tus (CI runs as root; .ci/run installs aiohttp-tus)"))
 struct TusRememberedOriginTests {
     static let bench = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../bench").standardized.path
 
@@ -27,7 +29,9 @@ struct TusRememberedOriginTests {
 
     /// "sent delivered" as the relay last wrote them.
     func counted(_ path: String) -> (sent: Int64, delivered: Int64) {
-        let parts = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let parts = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: " ").compactMap {
+            Int64($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         return parts.count == 2 ? (parts[0], parts[1]) : (0, 0)
     }
 
@@ -35,14 +39,18 @@ struct TusRememberedOriginTests {
         let host = try NetworkNamespace()
         defer { host.stop() }
         let root = TestFiles.makeTemporaryDirectory("tus-remembered")
-        let server = try host.start(["python3", Self.bench + "/tus_aiohttp_server.py", root + "/files", String(1 << 30), root + "/tus.log"],
-                                    log: root + "/tus.err")
+        let server = try host.start(
+            ["python3", Self.bench + "/tus_aiohttp_server.py", root + "/files", String(1 << 30), root + "/tus.log"],
+            log: root + "/tus.err")
         let port = try await firstLine(server.output)
         #expect(Int(port) != nil, "the tus server said \(port)")
         let count = root + "/count"
-        let relay = try host.start(["python3", Self.bench + "/relay.py", "--host", host.address, "--to", port, "--delay-ms", "1",
-                                    "--mbit", "2000", "--reset-after", "6000000", "--reset-count", "1", "--count-file", count],
-                                   log: root + "/relay.err")
+        let relay = try host.start(
+            [
+                "python3", Self.bench + "/relay.py", "--host", host.address, "--to", port, "--delay-ms", "1",
+                "--mbit", "2000", "--reset-after", "6000000", "--reset-count", "1", "--count-file", count,
+            ],
+            log: root + "/relay.err")
         let listening = try await firstLine(relay.output)
         let url = "http://\(host.address):\(listening.split(separator: " ").last ?? "")/files"
         let size: Int64 = 16_000_000
@@ -59,7 +67,7 @@ struct TusRememberedOriginTests {
         // The first lost its cut request whole: what the link carried before the cut went twice.
         #expect(afterFirst.sent >= size + 5_000_000, "first: \(afterFirst)")
 
-        host.signal(SIGUSR1, where: "relay.py") // one more cut, for the second upload
+        host.signal(SIGUSR1, where: "relay.py")  // one more cut, for the second upload
         let two = try await CLIRun.run(["send", second, "--to", url, "--protocol", "tus", "--retries", "5"], environment: environment)
         #expect(two.status == 0, "\(two.stdout) \(two.stderr)")
         #expect(try await eventually { counted(count).sent >= afterFirst.sent + size })

@@ -85,7 +85,8 @@ struct AgentCommandsTests {
         send.sayContinuing(agentPID: 99, started: true)
         #expect(refused == 1)
         #expect(recorder.said().first == "queued #7 cat.jpg → http://h/photo")
-        #expect(recorder.said().last == "The uploads continue in the background (started the agent (pid 99)). Follow them with `uploadmon status` or the monitor.")
+        #expect(
+            recorder.said().last == "The uploads continue in the background (started the agent (pid 99)). Follow them with `uploadmon status` or the monitor.")
         #expect(recorder.said("err") == ["uploadmon: /p/x.txt: not an image"])
 
         let json = OutputRecorder()
@@ -106,7 +107,8 @@ struct DemoSamplesTests {
         let folder = TestFiles.makeTemporaryDirectory("demo")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let files = try DemoSamples.write(into: folder, bigBytes: 300_000)
-        #expect(files.map { ($0 as NSString).lastPathComponent } == ["sunrise.png", "夕焼け.png", "city-night.png", "mountain-large.png", "tiny.png", "notes.jpg"])
+        #expect(
+            files.map { ($0 as NSString).lastPathComponent } == ["sunrise.png", "夕焼け.png", "city-night.png", "mountain-large.png", "tiny.png", "notes.jpg"])
         for file in files.dropLast() {
             let head = try #require(FileHandle(forReadingAtPath: file)?.readData(ofLength: 8))
             #expect(Array(head) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "\(file)")

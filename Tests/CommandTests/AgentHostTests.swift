@@ -13,7 +13,10 @@ struct AgentHostTests {
         let folder = TestFiles.makeTemporaryDirectory("agent-lock")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/agent.lock"
-        guard case .success(let first) = AgentLock.acquire(path) else { Issue.record("the first lock was refused"); return }
+        guard case .success(let first) = AgentLock.acquire(path) else {
+            Issue.record("the first lock was refused")
+            return
+        }
         #expect(AgentLock.acquire(path) == .failure(.held(pid: getpid())))
         first.release()
         // Another test of this process may fork at any moment; its child holds a copy of the
@@ -23,7 +26,10 @@ struct AgentHostTests {
         for _ in 0..<200 where again == nil {
             if case .success(let lock) = AgentLock.acquire(path) { again = lock } else { usleep(25_000) }
         }
-        guard let again else { Issue.record("the released lock was refused"); return }
+        guard let again else {
+            Issue.record("the released lock was refused")
+            return
+        }
         again.release()
     }
 
@@ -45,7 +51,6 @@ struct AgentHostTests {
         #expect(AgentHost.status(paths, client: "test") == nil)
     }
 }
-
 
 /// The log's time stamps, formatted once a second, read as formatting each line would.
 @Test func theLogsStampIsTheSecondsISO8601Form() {

@@ -54,8 +54,11 @@ import UploadTesting
         let date = Date(timeIntervalSince1970: 1_700_000_000)
         for (index, (name, outcome)) in outcomes.enumerated() {
             let id = UploadID(index + 1)
-            tracker.apply(.queued(UploadRecord(id: id, name: name, path: "/s/" + name, url: "http://127.0.0.1:1/photo", origin: "demo",
-                                               fileSize: 10, createdAt: date)), now: 0, date: date)
+            tracker.apply(
+                .queued(
+                    UploadRecord(
+                        id: id, name: name, path: "/s/" + name, url: "http://127.0.0.1:1/photo", origin: "demo",
+                        fileSize: 10, createdAt: date)), now: 0, date: date)
             if let outcome { tracker.apply(.finished(id, outcome), now: 1, date: date) }
         }
         return tracker
@@ -65,8 +68,10 @@ import UploadTesting
         let fine = Self.tracker([("sunrise.png", .answered(status: 200)), (DemoSamples.refusedName, .answered(status: 415))])
         #expect(DemoSession.missing(fine).isEmpty)
         let denied = UploadFailure(.cannotConnect, "Permission denied", code: 13)
-        let broken = Self.tracker([("sunrise.png", .failed(denied)), ("city-night.png", .answered(status: 500)), ("tiny.png", nil),
-                                   (DemoSamples.refusedName, .failed(denied))])
+        let broken = Self.tracker([
+            ("sunrise.png", .failed(denied)), ("city-night.png", .answered(status: 500)), ("tiny.png", nil),
+            (DemoSamples.refusedName, .failed(denied)),
+        ])
         let missing = DemoSession.missing(broken)
         #expect(missing.map(\.name) == ["sunrise.png", "city-night.png", "tiny.png"])
         #expect(missing.map(\.failed) == [true, false, true])

@@ -15,11 +15,15 @@ import UploadTesting
     }
 
     func refusal(_ text: String) -> String {
-        do throws(CommandFailure) { _ = try parse(text); return "" } catch { return error.message }
+        do throws(CommandFailure) {
+            _ = try parse(text)
+            return ""
+        } catch { return error.message }
     }
 
     @Test func aFileWrittenByHandIsRead() throws {
-        let file = try parse("""
+        let file = try parse(
+            """
             # mine
             default = "blog"
 
@@ -40,25 +44,32 @@ import UploadTesting
         #expect(file.names == ["blog", "bucket"])
         let blog = try #require(file.destination(named: nil))
         #expect(blog.url == "https://blog.example.com/photo")
-        #expect(blog.settings["headers"] == .list(["@/home/ann/.config/uploadmon/blog.headers", "Accept: application/json", "@/home/ann/.config/uploadmon/relative.headers"]))
-        #expect(blog.arguments() == [
-            "--to", "https://blog.example.com/photo", "--field", "file", "--form", "album=holiday", "--form", "visibility=private",
-            "--header", "@/home/ann/.config/uploadmon/blog.headers", "--header", "Accept: application/json",
-            "--header", "@/home/ann/.config/uploadmon/relative.headers", "--netrc", "--concurrency", "4", "--limit-rate", "2MB", "--strip-location",
-        ])
+        #expect(
+            blog.settings["headers"]
+                == .list(["@/home/ann/.config/uploadmon/blog.headers", "Accept: application/json", "@/home/ann/.config/uploadmon/relative.headers"]))
+        #expect(
+            blog.arguments() == [
+                "--to", "https://blog.example.com/photo", "--field", "file", "--form", "album=holiday", "--form", "visibility=private",
+                "--header", "@/home/ann/.config/uploadmon/blog.headers", "--header", "Accept: application/json",
+                "--header", "@/home/ann/.config/uploadmon/relative.headers", "--netrc", "--concurrency", "4", "--limit-rate", "2MB", "--strip-location",
+            ])
         #expect(file.destinations["bucket"]?.protocolName == "s3")
     }
 
     @Test func mistakesAreSaidWithTheFileTheTableAndTheKey() {
-        #expect(refusal("[destinations.blog]\nurl = \"https://x.example/\"\nfeild = \"file\"\n")
-            .hasPrefix("\(path), [destinations.blog]: unknown key feild; a destination has url and protocol, field,"))
-        #expect(refusal("[destinations.blog]\nurl = \"https://x.example/\"\nconcurrency = \"4\"\n")
-            == "\(path), [destinations.blog]: concurrency must be a whole number (uploads at once (send and the monitor without the agent))")
+        #expect(
+            refusal("[destinations.blog]\nurl = \"https://x.example/\"\nfeild = \"file\"\n")
+                .hasPrefix("\(path), [destinations.blog]: unknown key feild; a destination has url and protocol, field,"))
+        #expect(
+            refusal("[destinations.blog]\nurl = \"https://x.example/\"\nconcurrency = \"4\"\n")
+                == "\(path), [destinations.blog]: concurrency must be a whole number (uploads at once (send and the monitor without the agent))")
         #expect(refusal("[destinations.blog]\nfield = \"file\"\n") == "\(path), [destinations.blog]: url = \"…\" is missing")
-        #expect(refusal("default = \"gone\"\n[destinations.blog]\nurl = \"https://x.example/\"\n")
-            == "\(path): default = \"gone\", but there is no [destinations.gone]")
+        #expect(
+            refusal("default = \"gone\"\n[destinations.blog]\nurl = \"https://x.example/\"\n")
+                == "\(path): default = \"gone\", but there is no [destinations.gone]")
         // TOML's own errors keep their place.
-        #expect(refusal("[destinations.blog]\nurl = https://x\n").hasPrefix("\(path), line 2, column 7:"), "\(refusal("[destinations.blog]\nurl = https://x\n"))")
+        #expect(
+            refusal("[destinations.blog]\nurl = https://x\n").hasPrefix("\(path), line 2, column 7:"), "\(refusal("[destinations.blog]\nurl = https://x\n"))")
         #expect(refusal("[destinations.\"with.dot\"]\nurl = \"https://x.example/\"\n").contains("a destination's name is a letter"))
     }
 
@@ -69,8 +80,10 @@ import UploadTesting
         #expect(refusal("[destinations.blog]\nurl = \"https://ann:pw@x.example/\"\n").contains("the URL holds a password"))
         #expect(refusal("[destinations.blog]\nurl = \"https://x.example/o?X-Amz-Signature=abc\"\n").contains("the URL's query has X-Amz-Signature"))
         #expect(refusal("[destinations.blog]\nurl = \"https://x.example/up?access_token=abc\"\n").contains("access_token"))
-        #expect(refusal("[destinations.blog]\nurl = \"https://x.example/\"\nproxy = \"http://u:secret@proxy:3128\"\n").contains("the proxy URL holds a password"))
-        #expect(refusal("[destinations.blog]\nurl = \"https://x.example/\"\nform = [\"api_key=abc\"]\n").contains("the form field api_key sounds like a secret"))
+        #expect(
+            refusal("[destinations.blog]\nurl = \"https://x.example/\"\nproxy = \"http://u:secret@proxy:3128\"\n").contains("the proxy URL holds a password"))
+        #expect(
+            refusal("[destinations.blog]\nurl = \"https://x.example/\"\nform = [\"api_key=abc\"]\n").contains("the form field api_key sounds like a secret"))
         // A user name alone, an album field, a header named as safe: kept.
         #expect(refusal("[destinations.blog]\nurl = \"https://ann@x.example/?album=3\"\nform = [\"author=ann\"]\nheaders = [\"User-Agent: me\"]\n") == "")
     }
@@ -89,9 +102,12 @@ import UploadTesting
             url = "s3://photos/"
             """
         let file = try parse(text)
-        let added = try file.adding(SavedDestination(name: "wiki", url: "https://wiki.example.com/upload", settings: [
-            "field": .text("fi\"le"), "form": .list(["a=b\\c"]), "concurrency": .number(3), "strip-location": .flag(true),
-        ]), makeDefault: true)
+        let added = try file.adding(
+            SavedDestination(
+                name: "wiki", url: "https://wiki.example.com/upload",
+                settings: [
+                    "field": .text("fi\"le"), "form": .list(["a=b\\c"]), "concurrency": .number(3), "strip-location": .flag(true),
+                ]), makeDefault: true)
         let again = try parse(added)
         #expect(again.defaultName == "wiki")
         #expect(again.destinations["wiki"]?.settings["field"] == .text("fi\"le"))
@@ -109,7 +125,9 @@ import UploadTesting
 
         #expect(throws: CommandFailure.self) { try file.adding(SavedDestination(name: "blog", url: "https://x.example/"), makeDefault: false) }
         #expect(throws: CommandFailure.self) { try file.adding(SavedDestination(name: "a.b", url: "https://x.example/"), makeDefault: false) }
-        #expect(throws: CommandFailure.self) { try file.adding(SavedDestination(name: "x", url: "https://x.example/", settings: ["headers": .list(["Cookie: s=1"])]), makeDefault: false) }
+        #expect(throws: CommandFailure.self) {
+            try file.adding(SavedDestination(name: "x", url: "https://x.example/", settings: ["headers": .list(["Cookie: s=1"])]), makeDefault: false)
+        }
     }
 
     @Test func theFileIsWrittenPrivateAndAFirstOneBecomesTheDefault() throws {
@@ -130,7 +148,8 @@ import UploadTesting
         #expect(stat(path, &st) == 0 && st.st_mode & 0o777 == 0o600)
         #expect(stat(home + "/.config/uploadmon", &st) == 0 && st.st_mode & 0o777 == 0o700)
         let file = try commands.load()
-        #expect(file.destinations["local"]?.settings == ["field": .text("file"), "headers": .list(["@" + home + "/secret.headers"]), "concurrency": .number(5)])
+        #expect(
+            file.destinations["local"]?.settings == ["field": .text("file"), "headers": .list(["@" + home + "/secret.headers"]), "concurrency": .number(5)])
         let list = try commands.list()
         #expect(list.contains("* local  auto      http://127.0.0.1:3000/photo  (field file, headers: 1, concurrency 5)"), "\(list)")
         // An --insecure destination would verify nothing ever after.
@@ -144,7 +163,8 @@ import UploadTesting
 }
 
 @Suite struct DestinationArgumentsTests {
-    let file = try! DestinationFile.parse("""
+    let file = try! DestinationFile.parse(
+        """
         default = "blog"
         [destinations.blog]
         url = "https://blog.example.com/photo"
@@ -163,39 +183,56 @@ import UploadTesting
     }
 
     @Test func aNameStandsForItsURLAndOptionsAndTheCommandLineWins() throws {
-        #expect(try expand(["send", "a.jpg", "--to", "blog"]) == .expanded([
-            "send", "--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers",
-            "--concurrency", "4", "--retries", "2", "--strip-location", "a.jpg",
-        ]))
+        #expect(
+            try expand(["send", "a.jpg", "--to", "blog"])
+                == .expanded([
+                    "send", "--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers",
+                    "--concurrency", "4", "--retries", "2", "--strip-location", "a.jpg",
+                ]))
         // Given on the command line (under any spelling): the command line's; -H adds to the destination's.
-        #expect(try expand(["send", "a.jpg", "--to=blog", "--field", "photo", "--retry", "0", "-H", "X-A: 1"]) == .expanded([
-            "send", "--to", "https://blog.example.com/photo", "--header", "@/keys/blog.headers", "--concurrency", "4", "--strip-location",
-            "a.jpg", "--field", "photo", "--retry", "0", "-H", "X-A: 1",
-        ]))
+        #expect(
+            try expand(["send", "a.jpg", "--to=blog", "--field", "photo", "--retry", "0", "-H", "X-A: 1"])
+                == .expanded([
+                    "send", "--to", "https://blog.example.com/photo", "--header", "@/keys/blog.headers", "--concurrency", "4", "--strip-location",
+                    "a.jpg", "--field", "photo", "--retry", "0", "-H", "X-A: 1",
+                ]))
         // The monitor is the default command; its folder stays where it was.
-        #expect(try expand(["~/Pictures", "--to", "wiki"]) == .expanded(["--to", "https://wiki.example.com/upload", "--destination-name", "wiki", "~/Pictures"]))
+        #expect(
+            try expand(["~/Pictures", "--to", "wiki"]) == .expanded(["--to", "https://wiki.example.com/upload", "--destination-name", "wiki", "~/Pictures"]))
         // The agent runs watch's and --background's uploads: the destination's concurrency is not for it.
-        #expect(try expand(["watch", "/in", "--to", "blog"]) == .expanded([
-            "watch", "--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers", "--retries", "2", "--strip-location", "/in",
-        ]))
-        guard case .expanded(let background) = try expand(["send", "a.jpg", "--background"]) else { Issue.record("not expanded"); return }
+        #expect(
+            try expand(["watch", "/in", "--to", "blog"])
+                == .expanded([
+                    "watch", "--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers", "--retries", "2",
+                    "--strip-location", "/in",
+                ]))
+        guard case .expanded(let background) = try expand(["send", "a.jpg", "--background"]) else {
+            Issue.record("not expanded")
+            return
+        }
         #expect(!background.contains("--concurrency"))
         // Operands after `--` are files, never options.
         #expect(try expand(["send", "--to", "wiki", "--", "--field"]) == .expanded(["send", "--to", "https://wiki.example.com/upload", "--", "--field"]))
     }
 
     @Test func withoutToTheDefaultIsUsed() throws {
-        #expect(try expand(["send", "a.jpg"]) == .expanded([
-            "send", "--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers",
-            "--concurrency", "4", "--retries", "2", "--strip-location", "a.jpg",
-        ]))
-        #expect(try expand(["destinations", "check"]) == .expanded([
-            "destinations", "check", "--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers",
-            "--concurrency", "4", "--retries", "2", "--strip-location", "--destination-name", "blog",
-        ]))
-        #expect(try expand(["destinations", "check", "wiki"]) == .expanded([
-            "destinations", "check", "--to", "https://wiki.example.com/upload", "--destination-name", "wiki",
-        ]))
+        #expect(
+            try expand(["send", "a.jpg"])
+                == .expanded([
+                    "send", "--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers",
+                    "--concurrency", "4", "--retries", "2", "--strip-location", "a.jpg",
+                ]))
+        #expect(
+            try expand(["destinations", "check"])
+                == .expanded([
+                    "destinations", "check", "--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers",
+                    "--concurrency", "4", "--retries", "2", "--strip-location", "--destination-name", "blog",
+                ]))
+        #expect(
+            try expand(["destinations", "check", "wiki"])
+                == .expanded([
+                    "destinations", "check", "--to", "https://wiki.example.com/upload", "--destination-name", "wiki",
+                ]))
     }
 
     @Test func urlsListsAndOtherCommandsAreLeftAloneWithoutReadingTheFile() throws {
@@ -217,7 +254,9 @@ import UploadTesting
             _ = try expand(["send", "a.jpg", "--to", "blg"])
             Issue.record("taken")
         } catch {
-            #expect(error.message == "there is no destination blg in /c/destinations.toml (it has blog, wiki); for a host of that name, write its URL (http://blg/…)")
+            #expect(
+                error.message
+                    == "there is no destination blg in /c/destinations.toml (it has blog, wiki); for a host of that name, write its URL (http://blg/…)")
             #expect(error.kind == .refused)
         }
     }
@@ -227,14 +266,20 @@ import UploadTesting
         #expect(try expand([], empty) == .firstRun(passing: []))
         #expect(try expand(["~/Pictures"], empty) == .firstRun(passing: ["~/Pictures"]))
         #expect(try expand(["monitor"], empty) == .firstRun(passing: []))
-        #expect(try expand(["--no-agent", "--notify", "none", "pics", "--graphics=cells"], empty) == .firstRun(passing: ["--no-agent", "--notify", "none", "pics", "--graphics=cells"]))
+        #expect(
+            try expand(["--no-agent", "--notify", "none", "pics", "--graphics=cells"], empty)
+                == .firstRun(passing: ["--no-agent", "--notify", "none", "pics", "--graphics=cells"]))
         #expect(try expand(["a", "b"], empty) == .unchanged)
         // With options of its own, or another command, ArgumentParser says what is missing.
         #expect(try expand(["--field", "x"], empty) == .unchanged)
         #expect(try expand(["send", "a.jpg"], empty) == .unchanged)
         // With a default, bare uploadmon opens the monitor on it.
-        #expect(try expand([]) == .expanded(["--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers",
-                                              "--concurrency", "4", "--retries", "2", "--strip-location", "--destination-name", "blog"]))
+        #expect(
+            try expand([])
+                == .expanded([
+                    "--to", "https://blog.example.com/photo", "--field", "file", "--header", "@/keys/blog.headers",
+                    "--concurrency", "4", "--retries", "2", "--strip-location", "--destination-name", "blog",
+                ]))
     }
 }
 
@@ -274,20 +319,24 @@ import UploadTesting
 
 @Suite struct DestinationCheckTests {
     func answer(_ status: Int, _ headers: [(String, String)] = []) -> AttemptResult {
-        AttemptResult(outcome: .answered(status: status), response: UploadResponse(status: status, reason: "", headers: headers, body: [], bodyBytesTotal: 0), bytesSent: 0)
+        AttemptResult(
+            outcome: .answered(status: status), response: UploadResponse(status: status, reason: "", headers: headers, body: [], bodyBytesTotal: 0),
+            bytesSent: 0)
     }
 
     @Test func whatAnOptionsAnswerProves() {
         let request = "OPTIONS https://x.example/up"
-        #expect(DestinationCheck.reading(options: answer(204, [("Tus-Version", "1.0.0"), ("Tus-Extension", "creation")]), request: request).verdict
-            .contains("speaks tus 1.0.0"))
+        #expect(
+            DestinationCheck.reading(options: answer(204, [("Tus-Version", "1.0.0"), ("Tus-Extension", "creation")]), request: request).verdict
+                .contains("speaks tus 1.0.0"))
         let refused = DestinationCheck.reading(options: answer(401), request: request)
         #expect(!refused.passed && refused.status == "401 Unauthorized" && refused.verdict.contains("wants credentials"))
         #expect(!DestinationCheck.reading(options: answer(404), request: request).passed)
         let noOptions = DestinationCheck.reading(options: answer(405), request: request)
         #expect(noOptions.passed && noOptions.verdict.contains("checked only by an upload"))
         let unreachable = DestinationCheck.reading(
-            options: AttemptResult(outcome: .failed(UploadFailure(.cannotConnect, "Connection refused", code: 111)), response: nil, bytesSent: 0), request: request)
+            options: AttemptResult(outcome: .failed(UploadFailure(.cannotConnect, "Connection refused", code: 111)), response: nil, bytesSent: 0),
+            request: request)
         #expect(!unreachable.passed && unreachable.status == nil && unreachable.verdict == "cannot reach it: cannot connect: Connection refused (code 111)")
         #expect(!DestinationCheck.reading(bucket: answer(403), request: "HEAD", bucket: "b").passed)
         #expect(DestinationCheck.reading(bucket: answer(200), request: "HEAD", bucket: "b").passed)

@@ -35,7 +35,8 @@ struct HeaderArgumentsTests {
     @Test func sizesSayWhatIsWrongWithThem() {
         #expect(ByteSize.refusal("lots", option: "--chunk-size", atLeast: 1, like: "5MiB") == "--chunk-size 'lots' is not a size like 5MiB")
         #expect(ByteSize.refusal("8PiB", option: "--chunk-size", atLeast: 1, like: "5MiB") == nil, "8 PiB is the most, and taken")
-        #expect(ByteSize.refusal("9PiB", option: "--chunk-size", atLeast: 1, like: "5MiB") == "--chunk-size '9PiB' is more than 8 PiB, the most a size can be here")
+        #expect(
+            ByteSize.refusal("9PiB", option: "--chunk-size", atLeast: 1, like: "5MiB") == "--chunk-size '9PiB' is more than 8 PiB, the most a size can be here")
         #expect(ByteSize.refusal("0", option: "--chunk-size", atLeast: 1, like: "5MiB") == "--chunk-size '0' must be at least 1 byte, like 5MiB")
         #expect(ByteSize.refusal("100", option: "--limit-rate", atLeast: 1024, like: "500k")?.contains("must be at least") == true)
         #expect(ByteSize.refusal("5MiB", option: "--chunk-size", atLeast: 1, like: "5MiB") == nil)
@@ -64,7 +65,9 @@ struct HeaderArgumentsTests {
         #expect(given.map(\.value) == ["Bearer t"])
         // Which file: --netrc-file wins and is required; --netrc-optional alone is optional.
         #expect(HeaderArguments.netrcChoice(netrc: false, netrcFile: "/x", netrcOptional: true, home: folder) == NetrcChoice(path: "/x", optional: false))
-        #expect(HeaderArguments.netrcChoice(netrc: false, netrcFile: nil, netrcOptional: true, home: folder) == NetrcChoice(path: folder + "/.netrc", optional: true))
+        #expect(
+            HeaderArguments.netrcChoice(netrc: false, netrcFile: nil, netrcOptional: true, home: folder)
+                == NetrcChoice(path: folder + "/.netrc", optional: true))
         #expect(HeaderArguments.netrcChoice(netrc: false, netrcFile: nil, netrcOptional: false, home: folder) == nil)
     }
 }

@@ -30,13 +30,13 @@ import UploadCommands
 
     @Test func valueOptionsComeFromArgumentParsersOwnDescription() {
         let dump = """
-        {"command": {"arguments": [
-          {"kind": "positional", "valueName": "file"},
-          {"kind": "option", "names": [{"kind": "long", "name": "to"}]},
-          {"kind": "option", "names": [{"kind": "short", "name": "H"}, {"kind": "long", "name": "header"}]},
-          {"kind": "flag", "names": [{"kind": "long", "name": "json"}]}
-        ]}}
-        """
+            {"command": {"arguments": [
+              {"kind": "positional", "valueName": "file"},
+              {"kind": "option", "names": [{"kind": "long", "name": "to"}]},
+              {"kind": "option", "names": [{"kind": "short", "name": "H"}, {"kind": "long", "name": "header"}]},
+              {"kind": "flag", "names": [{"kind": "long", "name": "json"}]}
+            ]}}
+            """
         #expect(ManyOperands.valueOptions(fromHelpDump: dump) == ["--to", "-H", "--header"])
         #expect(ManyOperands.valueOptions(fromHelpDump: "not json").isEmpty)
     }

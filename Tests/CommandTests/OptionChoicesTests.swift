@@ -8,8 +8,10 @@ import UploadTesting
 /// The options every sending command shares, and `serve`'s, checked in process: each refusal
 /// in the words the command prints, and what the accepted ones make.
 @Suite struct OptionChoicesTests {
-    static func refusal(_ to: String = "http://127.0.0.1:3000/photo", environment: [String: String] = [:],
-                        _ change: (inout UploadChoices) -> Void = { _ in }) -> String? {
+    static func refusal(
+        _ to: String = "http://127.0.0.1:3000/photo", environment: [String: String] = [:],
+        _ change: (inout UploadChoices) -> Void = { _ in }
+    ) -> String? {
         var choices = UploadChoices(to: to)
         change(&choices)
         return choices.refusal(environment: environment)
@@ -28,7 +30,11 @@ import UploadTesting
         #expect(Self.refusal { $0.answerTimeout = "-1s" }?.hasPrefix("--answer-timeout") == true)
         #expect(Self.refusal { $0.proxy = "ftp://proxy:21" } != nil, "a proxy of no scheme it speaks")
         #expect(Self.refusal { $0.createDirs = true }?.contains("--create-dirs") == true, "only with --put")
-        #expect(Self.refusal { $0.put = true; $0.formFields = ["a=b"] }?.contains("-F") == true, "a PUT has no form")
+        #expect(
+            Self.refusal {
+                $0.put = true
+                $0.formFields = ["a=b"]
+            }?.contains("-F") == true, "a PUT has no form")
     }
 
     @Test func aDestinationListIsNotOneURLAndTakesNoNetrc() {

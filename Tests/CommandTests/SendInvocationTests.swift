@@ -12,11 +12,12 @@ import UploadCore
         #expect(plain.options == UploadChoices(to: "http://h/photo"))
         #expect(!plain.json && plain.name == nil && plain.filesFrom == nil)
 
-        let full = try #require(SendInvocation.quick([
-            "--to=http://h/u?a=b", "a.jpg", "-F", "k=v", "--form", "k2=v2", "-H", "X-A: 1", "--header=@-", "b.png",
-            "--json", "--no-digest", "--concurrency", "3", "--retries=2", "--field", "file", "--protocol", "tus",
-            "--connect-timeout", "5s", "--limit-rate", "500k", "--strip-location", "--skip-sent", "-",
-        ]))
+        let full = try #require(
+            SendInvocation.quick([
+                "--to=http://h/u?a=b", "a.jpg", "-F", "k=v", "--form", "k2=v2", "-H", "X-A: 1", "--header=@-", "b.png",
+                "--json", "--no-digest", "--concurrency", "3", "--retries=2", "--field", "file", "--protocol", "tus",
+                "--connect-timeout", "5s", "--limit-rate", "500k", "--strip-location", "--skip-sent", "-",
+            ]))
         #expect(full.files == ["a.jpg", "b.png", "-"])
         #expect(full.options.to == "http://h/u?a=b")
         #expect(full.options.formFields == ["k=v", "k2=v2"])
@@ -28,8 +29,11 @@ import UploadCore
         #expect(full.options.connectTimeout == "5s" && full.options.limitRate == "500k")
 
         // The photo conversion options: read here, checked by UploadChoices as declared.
-        let convert = try #require(SendInvocation.quick(["IMG.HEIC", "--to", "http://h/p", "--convert", "jpeg", "--quality=90",
-                                                         "--max-dimension", "2048", "--max-bytes", "2MB"]))
+        let convert = try #require(
+            SendInvocation.quick([
+                "IMG.HEIC", "--to", "http://h/p", "--convert", "jpeg", "--quality=90",
+                "--max-dimension", "2048", "--max-bytes", "2MB",
+            ]))
         #expect(convert.options.convert == "jpeg" && convert.options.quality == 90 && convert.options.maxDimension == 2048)
         #expect(convert.options.maxBytes == "2MB")
         #expect(convert.options.conversion == PhotoConversion(format: .jpeg, quality: 90, maxDimension: 2048, maxBytes: 2_000_000))
@@ -42,20 +46,20 @@ import UploadCore
     @Test func anythingElseIsLeftToArgumentParser() {
         let to = ["--to", "http://h/p"]
         for arguments in [
-            ["a.jpg"],                                   // no --to
-            ["a.jpg", "--to"],                           // a value missing at the end
-            ["a.jpg", "--", "-b.jpg"] + to,              // the end of options
-            ["a.jpg", "-Fk=v"] + to,                     // a short option's value attached
-            ["a.jpg", "-F", "-x"] + to,                  // a value that looks like an option
-            ["a.jpg", "--concurrency", "+2"] + to,       // a number ArgumentParser reads its own way
-            ["a.jpg", "--protocol", "ftp"] + to,         // not one of the protocols
-            ["a.jpg", "--json", "--json"] + to,          // a flag twice
-            ["a.jpg", "--field", "a", "--field", "b"] + to, // a single value twice
-            ["a.jpg", "--json=yes"] + to,                // a flag with a value
-            ["a.jpg", "--verbose"] + to,                 // not an option of send's the table knows
+            ["a.jpg"],  // no --to
+            ["a.jpg", "--to"],  // a value missing at the end
+            ["a.jpg", "--", "-b.jpg"] + to,  // the end of options
+            ["a.jpg", "-Fk=v"] + to,  // a short option's value attached
+            ["a.jpg", "-F", "-x"] + to,  // a value that looks like an option
+            ["a.jpg", "--concurrency", "+2"] + to,  // a number ArgumentParser reads its own way
+            ["a.jpg", "--protocol", "ftp"] + to,  // not one of the protocols
+            ["a.jpg", "--json", "--json"] + to,  // a flag twice
+            ["a.jpg", "--field", "a", "--field", "b"] + to,  // a single value twice
+            ["a.jpg", "--json=yes"] + to,  // a flag with a value
+            ["a.jpg", "--verbose"] + to,  // not an option of send's the table knows
             ["a.jpg", "--help"] + to, ["a.jpg", "-h"] + to, ["a.jpg", "--version"] + to,
-            ["a.jpg", "--answer-timeout"] + to,          // "--to" taken as the value would start with -
-            ["", "a.jpg"] + to,                          // an empty operand
+            ["a.jpg", "--answer-timeout"] + to,  // "--to" taken as the value would start with -
+            ["", "a.jpg"] + to,  // an empty operand
         ] {
             #expect(SendInvocation.quick(arguments) == nil, "\(arguments)")
         }

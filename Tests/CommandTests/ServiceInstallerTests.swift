@@ -60,9 +60,10 @@ struct ServiceInstallerTests {
         let setup = Setup(agentRunning: 4242)
         defer { try? FileManager.default.removeItem(atPath: setup.folder) }
         try setup.installer.install()
-        #expect(setup.systemctl.calls.withLockedValue { $0 } == [
-            ["daemon-reload"], ["enable", "--now", AgentUnits.socketName, AgentUnits.serviceName],
-        ])
+        #expect(
+            setup.systemctl.calls.withLockedValue { $0 } == [
+                ["daemon-reload"], ["enable", "--now", AgentUnits.socketName, AgentUnits.serviceName],
+            ])
         #expect(setup.stops.withLockedValue { $0 } == 1)
         let service = try #require(setup.unit(AgentUnits.serviceName))
         #expect(service.contains("ExecStart=\"/usr/local/bin/uploadmon\" agent run"))
@@ -128,9 +129,10 @@ struct ServiceInstallerTests {
         try setup.installer.install()
         setup.systemctl.calls.withLockedValue { $0 = [] }
         try setup.installer.uninstall()
-        #expect(setup.systemctl.calls.withLockedValue { $0 } == [
-            ["disable", "--now", AgentUnits.serviceName, AgentUnits.socketName], ["daemon-reload"],
-        ])
+        #expect(
+            setup.systemctl.calls.withLockedValue { $0 } == [
+                ["disable", "--now", AgentUnits.serviceName, AgentUnits.socketName], ["daemon-reload"],
+            ])
         #expect(setup.unit(AgentUnits.serviceName) == nil)
         #expect(setup.unit(AgentUnits.socketName) == nil)
     }

@@ -6,8 +6,10 @@ import TerminalCanvas
 import UploadCore
 import UploadTesting
 
-let red: (UInt8, UInt8, UInt8) = (255, 0, 0), green: (UInt8, UInt8, UInt8) = (0, 255, 0)
-let blue: (UInt8, UInt8, UInt8) = (0, 0, 255), white: (UInt8, UInt8, UInt8) = (255, 255, 255)
+let red: (UInt8, UInt8, UInt8) = (255, 0, 0)
+let green: (UInt8, UInt8, UInt8) = (0, 255, 0)
+let blue: (UInt8, UInt8, UInt8) = (0, 0, 255)
+let white: (UInt8, UInt8, UInt8) = (255, 255, 255)
 
 /// A picture whose corners have distinct colours: red, green / blue, white.
 func corners(width: Int = 3, height: Int = 2) -> RGBImage {
@@ -28,17 +30,20 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
 @Suite struct OrientationTests {
     /// Where the stored picture's corners end up once turned upright, for each EXIF value:
     /// top-left, top-right, bottom-left, bottom-right.
-    @Test(arguments: [
-        (1, [red, green, blue, white]), (2, [green, red, white, blue]), (3, [white, blue, green, red]),
-        (4, [blue, white, red, green]), (5, [red, blue, green, white]), (6, [blue, red, white, green]),
-        (7, [white, green, blue, red]), (8, [green, white, red, blue]),
-    ] as [(Int, [(UInt8, UInt8, UInt8)])])
+    @Test(
+        arguments: [
+            (1, [red, green, blue, white]), (2, [green, red, white, blue]), (3, [white, blue, green, red]),
+            (4, [blue, white, red, green]), (5, [red, blue, green, white]), (6, [blue, red, white, green]),
+            (7, [white, green, blue, red]), (8, [green, white, red, blue]),
+        ] as [(Int, [(UInt8, UInt8, UInt8)])])
     func eachOrientationTurnsThePictureUpright(value: Int, expected: [(UInt8, UInt8, UInt8)]) throws {
         let orientation = try #require(Orientation(rawValue: value))
         let upright = corners().upright(orientation)
         #expect(upright.width == (orientation.swapsSides ? 2 : 3) && upright.height == (orientation.swapsSides ? 3 : 2))
-        let found = [upright.pixel(0, 0), upright.pixel(upright.width - 1, 0),
-                     upright.pixel(0, upright.height - 1), upright.pixel(upright.width - 1, upright.height - 1)]
+        let found = [
+            upright.pixel(0, 0), upright.pixel(upright.width - 1, 0),
+            upright.pixel(0, upright.height - 1), upright.pixel(upright.width - 1, upright.height - 1),
+        ]
         for (corner, (got, want)) in zip(["top-left", "top-right", "bottom-left", "bottom-right"], zip(found, expected)) {
             #expect(same(got, want), "orientation \(value), \(corner): \(got) instead of \(want)")
         }
@@ -81,7 +86,10 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         #expect(ExifSummary.fromTIFF([0x49, 0x49, 42, 0, 8, 0, 0, 0, 0xFF, 0xFF]) == ExifSummary())
         var pointingOut = [UInt8]([0x49, 0x49, 42, 0, 8, 0, 0, 0, 1, 0, 0x10, 0x01, 2, 0, 20, 0, 0, 0, 0xF0, 0xFF, 0, 0, 0, 0, 0, 0])
         #expect(ExifSummary.fromTIFF(pointingOut)?.camera == nil)
-        pointingOut[14] = 0xFF; pointingOut[15] = 0xFF; pointingOut[16] = 0xFF; pointingOut[17] = 0xFF
+        pointingOut[14] = 0xFF
+        pointingOut[15] = 0xFF
+        pointingOut[16] = 0xFF
+        pointingOut[17] = 0xFF
         #expect(ExifSummary.fromTIFF(pointingOut)?.camera == nil)
         // Not a JPEG; a JPEG without EXIF.
         #expect(ExifSummary.fromJPEG(Array("GIF89a".utf8)) == nil)
@@ -93,8 +101,10 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
     @Test(arguments: [false, true])
     func aPNGCarriesItsEXIFInAnEXIfChunk(bigEndian: Bool) throws {
         let path = TestFiles.makeTemporaryDirectory("png-exif") + "/exif.png"
-        try PictureWriter.png(corners(), to: path, exif: PictureWriter.exif(
-            orientation: 8, bigEndian: bigEndian, make: "Apple", model: "iPhone 15 Pro", dateTaken: "2025:02:03 04:05:06"))
+        try PictureWriter.png(
+            corners(), to: path,
+            exif: PictureWriter.exif(
+                orientation: 8, bigEndian: bigEndian, make: "Apple", model: "iPhone 15 Pro", dateTaken: "2025:02:03 04:05:06"))
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(String(decoding: bytes[33 + 4..<33 + 8], as: UTF8.self) == "eXIf", "libpng puts it after IHDR")
         let summary = try #require(ExifSummary.fromPNG(bytes))
@@ -128,14 +138,19 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
 
     @Test func aJPEGIsDecodedScaledToFitItsBox() throws {
         let path = directory + "/halves.jpg"
-        try PictureWriter.jpeg(halves(width: 640, height: 480), to: path, exif: PictureWriter.exif(
-            orientation: 1, bigEndian: false, make: "Nikon", model: "Z 6", dateTaken: "2023:08:09 18:00:00"))
+        try PictureWriter.jpeg(
+            halves(width: 640, height: 480), to: path,
+            exif: PictureWriter.exif(
+                orientation: 1, bigEndian: false, make: "Nikon", model: "Z 6", dateTaken: "2023:08:09 18:00:00"))
         let preview = try PreviewDecoder.decode(path: path, fitting: 40, 40).get()
         #expect(preview.image.width == 40 && preview.image.height == 30)
         let (left, right) = leftAndRight(preview.image)
         #expect(same(left, (230, 20, 20), within: 24) && same(right, (20, 20, 230), within: 24), "\(left) \(right)")
-        #expect(preview.info == PreviewInfo(format: .jpeg, width: 640, height: 480, dateTaken: "2023:08:09 18:00:00",
-                                            camera: "Nikon Z 6", fileSize: TestFiles.size(of: path)))
+        #expect(
+            preview.info
+                == PreviewInfo(
+                    format: .jpeg, width: 640, height: 480, dateTaken: "2023:08:09 18:00:00",
+                    camera: "Nikon Z 6", fileSize: TestFiles.size(of: path)))
     }
 
     @Test func aSidewaysJPEGIsShownUpright() throws {
@@ -257,7 +272,10 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
     @Test func probesReadSizesFromHeaders() {
         let webp = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0, 0, 0, 0, 0] + [0x7F, 0x07, 0x00, 0x37, 0x04, 0x00]
         #expect(ImageProbe.probe(webp) == ImageProbe(format: .webp, width: 1920, height: 1080))
-        let heic = [0, 0, 0, 24] + Array("ftypheic".utf8) + [UInt8](repeating: 0, count: 12) + [0, 0, 0, 20] + Array("ispe".utf8) + [0, 0, 0, 0, 0, 0, 0x0F, 0xC0, 0, 0, 0x0B, 0xD0]
+        let heic =
+            [0, 0, 0, 24] + Array("ftypheic".utf8) + [UInt8](repeating: 0, count: 12) + [0, 0, 0, 20] + Array("ispe".utf8) + [
+                0, 0, 0, 0, 0, 0, 0x0F, 0xC0, 0, 0, 0x0B, 0xD0,
+            ]
         #expect(ImageProbe.probe(heic) == ImageProbe(format: .heic, width: 4032, height: 3024))
         #expect(ImageProbe.probe(Array("plain text".utf8)) == nil)
     }
@@ -272,8 +290,9 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         #expect(picture.columns == 2 && picture.rows == 2)
         let text = String(decoding: PictureEncoder.bytes(picture, depth: .trueColor), as: UTF8.self)
             .replacingOccurrences(of: "\u{1B}", with: "⎋")
-        #expect(text == "⎋[3;5H⎋[38;2;255;0;0;48;2;0;255;0m▀⎋[38;2;0;0;255;48;2;255;255;255m▀⎋[0m"
-            + "⎋[4;5H⎋[38;2;10;20;30;49m▀⎋[38;2;40;50;60m▀⎋[0m")
+        #expect(
+            text == "⎋[3;5H⎋[38;2;255;0;0;48;2;0;255;0m▀⎋[38;2;0;0;255;48;2;255;255;255m▀⎋[0m"
+                + "⎋[4;5H⎋[38;2;10;20;30;49m▀⎋[38;2;40;50;60m▀⎋[0m")
         let palette = String(decoding: PictureEncoder.bytes(picture, depth: .palette256, rows: 0..<1), as: UTF8.self)
             .replacingOccurrences(of: "\u{1B}", with: "⎋")
         #expect(palette == "⎋[3;5H⎋[38;5;196;48;5;46m▀⎋[38;5;21;48;5;231m▀⎋[0m")
@@ -308,7 +327,10 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         var sos: Int?
         while i + 4 <= jpeg.count, jpeg[i] == 0xFF {
             let marker = jpeg[i + 1]
-            if marker == 0xDA { sos = i; break }
+            if marker == 0xDA {
+                sos = i
+                break
+            }
             i += 2 + (Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3]))
         }
         let start = try #require(sos)
@@ -393,7 +415,10 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         // 48°51'29.6" N, 2°17'40.2" E: the Eiffel Tower.
         let exif = Self.gpsExif(latitude: (48, 51, 29.6), north: true, longitude: (2, 17, 40.2), east: true, bigEndian: bigEndian)
         try PictureWriter.jpeg(corners(), to: path, exif: exif)
-        guard case .success(let preview) = PreviewDecoder.decode(path: path, fitting: 10, 10) else { Issue.record("no preview"); return }
+        guard case .success(let preview) = PreviewDecoder.decode(path: path, fitting: 10, 10) else {
+            Issue.record("no preview")
+            return
+        }
         #expect(preview.info.location?.coarse == "48.86, 2.29")
         let south = Self.gpsExif(latitude: (33, 52, 4), north: false, longitude: (151, 12, 36), east: false, bigEndian: bigEndian)
         #expect(ExifSummary.fromTIFF(Array(south.dropFirst(6)))?.location?.coarse == "-33.87, -151.21")
@@ -403,7 +428,8 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         let path = folder + "/xmp.jpg"
         try PictureWriter.jpeg(corners(), to: path)
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        let xmp = Array("http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description exif:GPSLatitude=\"48,51.4933N\" exif:GPSLongitude=\"2,17.67W\"/></x:xmpmeta>".utf8)
+        let xmp = Array(
+            "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description exif:GPSLatitude=\"48,51.4933N\" exif:GPSLongitude=\"2,17.67W\"/></x:xmpmeta>".utf8)
         let segment: [UInt8] = [0xFF, 0xE1, UInt8((xmp.count + 2) >> 8), UInt8((xmp.count + 2) & 0xFF)] + xmp
         bytes.insert(contentsOf: segment, at: 2)
         #expect(ExifSummary.fromJPEG(bytes)?.location?.coarse == "48.86, -2.29")
@@ -415,4 +441,3 @@ func same(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8), within toleran
         #expect(GeoPoint(latitude: -0.004, longitude: 179.999)?.coarse == "0.00, 180.00")
     }
 }
-

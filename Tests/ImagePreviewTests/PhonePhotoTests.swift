@@ -22,9 +22,13 @@ enum PhoneEncoders {
 
     /// Camera, date and place, and a quarter turn in the EXIF orientation.
     static func tag(_ path: String) throws {
-        try run("exiftool", ["-q", "-overwrite_original", "-Make=Apple", "-Model=iPhone 15", "-DateTimeOriginal=2024:05:01 10:22:03",
-                             "-GPSLatitude=48.8584", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E",
-                             "-Orientation#=6", path])
+        try run(
+            "exiftool",
+            [
+                "-q", "-overwrite_original", "-Make=Apple", "-Model=iPhone 15", "-DateTimeOriginal=2024:05:01 10:22:03",
+                "-GPSLatitude=48.8584", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E",
+                "-Orientation#=6", path,
+            ])
     }
 }
 
@@ -53,15 +57,19 @@ enum PhoneEncoders {
     /// `path`, made from `halfTransparentPNG`, previewed: red left, the transparent half dark grey.
     func expectTransparentHalfOnGrey(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let preview = try PreviewDecoder.decode(path: path, fitting: 32, 32).get()
-        let left = preview.image.pixel(2, 16), right = preview.image.pixel(29, 16)
-        #expect(same(left, (230, 20, 20), within: 30) && same(right, (48, 48, 48), within: 12), "\(left) \(right)",
-                sourceLocation: sourceLocation)
+        let left = preview.image.pixel(2, 16)
+        let right = preview.image.pixel(29, 16)
+        #expect(
+            same(left, (230, 20, 20), within: 30) && same(right, (48, 48, 48), within: 12), "\(left) \(right)",
+            sourceLocation: sourceLocation)
     }
 
     func expectRedLeftBlueRight(_ image: RGBImage, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let left = image.pixel(1, image.height / 2), right = image.pixel(image.width - 2, image.height / 2)
-        #expect(same(left, (230, 20, 20), within: 40) && same(right, (20, 20, 230), within: 40), "\(what): \(left) \(right)",
-                sourceLocation: sourceLocation)
+        let left = image.pixel(1, image.height / 2)
+        let right = image.pixel(image.width - 2, image.height / 2)
+        #expect(
+            same(left, (230, 20, 20), within: 40) && same(right, (20, 20, 230), within: 40), "\(what): \(left) \(right)",
+            sourceLocation: sourceLocation)
     }
 
     @Test(.enabled(if: PhoneEncoders.webp), arguments: [["-q", "90"], ["-lossless"]])
@@ -82,7 +90,8 @@ enum PhoneEncoders {
         let preview = try PreviewDecoder.decode(path: webp, fitting: 40, 40).get()
         // A quarter turn clockwise: the left (red) half is now on top.
         #expect(preview.image.width == 30 && preview.image.height == 40)
-        let top = preview.image.pixel(preview.image.width / 2, 1), bottom = preview.image.pixel(preview.image.width / 2, preview.image.height - 2)
+        let top = preview.image.pixel(preview.image.width / 2, 1)
+        let bottom = preview.image.pixel(preview.image.width / 2, preview.image.height - 2)
         #expect(same(top, (230, 20, 20), within: 40) && same(bottom, (20, 20, 230), within: 40), "\(top) \(bottom)")
         #expect(preview.info.width == 480 && preview.info.height == 640)
         #expect(preview.info.camera == "Apple iPhone 15" && preview.info.dateTaken == "2024:05:01 10:22:03")
@@ -193,20 +202,25 @@ enum PhoneEncoders {
         }
         let turned = try decoded(["--irot", "1"], "irot")
         #expect(turned.width == 48 && turned.height == 64, "a quarter turn stands it upright: \(turned.width)x\(turned.height)")
-        let top = turned.pixel(turned.width / 2, 1), bottom = turned.pixel(turned.width / 2, turned.height - 2)
-        #expect(same(top, (20, 20, 230), within: 40) && same(bottom, (230, 20, 20), within: 40),
-                "turned anticlockwise, the right (blue) half is on top: \(top) \(bottom)")
+        let top = turned.pixel(turned.width / 2, 1)
+        let bottom = turned.pixel(turned.width / 2, turned.height - 2)
+        #expect(
+            same(top, (20, 20, 230), within: 40) && same(bottom, (230, 20, 20), within: 40),
+            "turned anticlockwise, the right (blue) half is on top: \(top) \(bottom)")
         let mirrored = try decoded(["--imir", "1"], "imir")
-        let left = mirrored.pixel(1, mirrored.height / 2), right = mirrored.pixel(mirrored.width - 2, mirrored.height / 2)
+        let left = mirrored.pixel(1, mirrored.height / 2)
+        let right = mirrored.pixel(mirrored.width - 2, mirrored.height / 2)
         #expect(same(left, (20, 20, 230), within: 40) && same(right, (230, 20, 20), within: 40), "mirrored: \(left) \(right)")
         // Top and bottom exchanged (mode 0), on a picture red above and blue below.
         var rows: [UInt8] = []
         for y in 0..<480 { for _ in 0..<640 { rows += y < 240 ? [230, 20, 20] : [20, 20, 230] } }
-        let stacked = directory + "/stacked.png", flipped = directory + "/flip.avif"
+        let stacked = directory + "/stacked.png"
+        let flipped = directory + "/flip.avif"
         try PictureWriter.png(RGBImage(width: 640, height: 480, rgb: rows), to: stacked)
         try PhoneEncoders.run("avifenc", ["-s", "10", "--imir", "0", stacked, flipped])
         let upsideDown = try PreviewDecoder.decode(path: flipped, fitting: 64, 64).get().image
-        let above = upsideDown.pixel(upsideDown.width / 2, 1), below = upsideDown.pixel(upsideDown.width / 2, upsideDown.height - 2)
+        let above = upsideDown.pixel(upsideDown.width / 2, 1)
+        let below = upsideDown.pixel(upsideDown.width / 2, upsideDown.height - 2)
         #expect(same(above, (20, 20, 230), within: 40) && same(below, (230, 20, 20), within: 40), "flipped: \(above) \(below)")
         let cropped = try decoded(["--crop", "0,0,320,480"], "clap")
         #expect(cropped.width == 43 && cropped.height == 64, "the clean aperture, 320x480: \(cropped.width)x\(cropped.height)")
@@ -220,7 +234,9 @@ enum PhoneEncoders {
     func cutAndDamagedPhonePhotosSayWhy() throws {
         let png = try halvesPNG()
         var files: [String] = []
-        let webp = directory + "/whole.webp", heic = directory + "/whole.heic", avif = directory + "/whole.avif"
+        let webp = directory + "/whole.webp"
+        let heic = directory + "/whole.heic"
+        let avif = directory + "/whole.avif"
         try PhoneEncoders.run("cwebp", ["-quiet", "-q", "90", png, "-o", webp])
         try PhoneEncoders.run("heif-enc", ["-q", "90", png, "-o", heic])
         try PhoneEncoders.run("avifenc", ["-s", "10", png, avif])
@@ -242,7 +258,7 @@ enum PhoneEncoders {
             case .failure(.cannotPreview(let why, _)):
                 #expect(!why.isEmpty)
             case .failure(.noPreview):
-                break // too little left to tell the format: an honest "no preview"
+                break  // too little left to tell the format: an honest "no preview"
             case .success(let preview):
                 // A decoder may conceal damage in the picture's data; it must still be a picture.
                 #expect(preview.image.width > 0 && preview.image.rgb.count == preview.image.width * preview.image.height * 3, "\(path)")
@@ -303,8 +319,9 @@ enum PhoneEncoders {
         #expect(PreviewDecoder.firstPicture(path: plain, fitting: 40, 40) == nil)
         let bogus = directory + "/bogus.jpg"
         let notJPEG = [UInt8](repeating: 7, count: 200)
-        try PictureWriter.jpeg(RGBImage(width: 64, height: 48, rgb: [UInt8](repeating: 90, count: 64 * 48 * 3)), to: bogus,
-                               exif: PictureWriter.exif(thumbnail: notJPEG, bigEndian: true))
+        try PictureWriter.jpeg(
+            RGBImage(width: 64, height: 48, rgb: [UInt8](repeating: 90, count: 64 * 48 * 3)), to: bogus,
+            exif: PictureWriter.exif(thumbnail: notJPEG, bigEndian: true))
         #expect(PreviewDecoder.firstPicture(path: bogus, fitting: 40, 40) == nil)
     }
 
@@ -313,12 +330,17 @@ enum PhoneEncoders {
     @Test(.enabled(if: PhoneEncoders.webp && PhoneEncoders.heif && PhoneEncoders.has("exiftool")))
     func aPlaceInXMPAloneIsSaid() throws {
         let png = try halvesPNG()
-        let webp = directory + "/xmp-only.webp", heic = directory + "/xmp-only.heic"
+        let webp = directory + "/xmp-only.webp"
+        let heic = directory + "/xmp-only.heic"
         try PhoneEncoders.run("cwebp", ["-quiet", "-q", "80", png, "-o", webp])
         try PhoneEncoders.run("heif-enc", ["-q", "80", png, "-o", heic])
         for path in [webp, heic] {
-            try PhoneEncoders.run("exiftool", ["-q", "-overwrite_original", "-XMP:GPSLatitude=48.8584", "-XMP:GPSLongitude=2.2945",
-                                               "-XMP:GPSLatitudeRef=N", "-XMP:GPSLongitudeRef=E", path])
+            try PhoneEncoders.run(
+                "exiftool",
+                [
+                    "-q", "-overwrite_original", "-XMP:GPSLatitude=48.8584", "-XMP:GPSLongitude=2.2945",
+                    "-XMP:GPSLatitudeRef=N", "-XMP:GPSLongitudeRef=E", path,
+                ])
             let info = try PreviewDecoder.decode(path: path, fitting: 40, 40).get().info
             #expect(info.location.map { abs($0.latitude - 48.8584) < 0.001 && abs($0.longitude - 2.2945) < 0.001 } == true, "\(path): \(info)")
         }
@@ -332,10 +354,12 @@ enum PhoneEncoders {
         var halves: [UInt8] = []
         for _ in 0..<60 { for x in 0..<80 { halves.append(x < 40 ? 0 : 1) } }
         let green = [UInt8](repeating: 2, count: 80 * 60)
-        let bytes = GIFWriter.gif(width: 80, height: 60, palette: palette, frames: [
-            GIFWriter.Frame(width: 80, height: 60, indexes: halves, interlaced: interlaced),
-            GIFWriter.Frame(width: 80, height: 60, indexes: green),
-        ])
+        let bytes = GIFWriter.gif(
+            width: 80, height: 60, palette: palette,
+            frames: [
+                GIFWriter.Frame(width: 80, height: 60, indexes: halves, interlaced: interlaced),
+                GIFWriter.Frame(width: 80, height: 60, indexes: green),
+            ])
         let path = directory + "/animated-\(interlaced).gif"
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         let preview = try PreviewDecoder.decode(path: path, fitting: 40, 40).get()
@@ -347,9 +371,14 @@ enum PhoneEncoders {
         var part: [UInt8] = []
         for _ in 0..<30 { for x in 0..<40 { part.append(x < 20 ? 0 : 3) } }
         let placed = directory + "/placed-\(interlaced).gif"
-        _ = FileManager.default.createFile(atPath: placed, contents: Data(GIFWriter.gif(width: 80, height: 60, palette: palette, frames: [
-            GIFWriter.Frame(width: 40, height: 30, indexes: part, left: 20, top: 15, interlaced: interlaced, transparent: 3),
-        ])))
+        _ = FileManager.default.createFile(
+            atPath: placed,
+            contents: Data(
+                GIFWriter.gif(
+                    width: 80, height: 60, palette: palette,
+                    frames: [
+                        GIFWriter.Frame(width: 40, height: 30, indexes: part, left: 20, top: 15, interlaced: interlaced, transparent: 3)
+                    ])))
         let image = try PreviewDecoder.decode(path: placed, fitting: 80, 60).get().image
         #expect(same(image.pixel(30, 30), (230, 20, 20)), "inside the frame: \(image.pixel(30, 30))")
         #expect(same(image.pixel(50, 30), (48, 48, 48)), "transparent: \(image.pixel(50, 30))")
@@ -383,7 +412,9 @@ struct HEVCThreadsTests {
             seed = seed &* 1_103_515_245 &+ 12345
             rgb[i] = UInt8(truncatingIfNeeded: (i / 3 % width) / 5 + Int(seed >> 27))
         }
-        let png = directory + "/detail.png", heic = directory + "/detail.heic", back = directory + "/back.png"
+        let png = directory + "/detail.png"
+        let heic = directory + "/detail.heic"
+        let back = directory + "/back.png"
         try PictureWriter.png(RGBImage(width: width, height: height, rgb: rgb), to: png)
         try PhoneEncoders.run("heif-enc", ["-q", "70", "-o", heic, png])
         try PhoneEncoders.run("heif-convert", [heic, back])

@@ -20,8 +20,10 @@ import UploadCore
     }
 
     static func infe(_ id: Int, _ type: String, contentType: String? = nil) -> [UInt8] {
-        full("infe", version: 2, be16(id) + be16(0) + Array(type.utf8) + Array("name".utf8) + [0]
-            + (contentType.map { Array($0.utf8) + [0] } ?? []))
+        full(
+            "infe", version: 2,
+            be16(id) + be16(0) + Array(type.utf8) + Array("name".utf8) + [0]
+                + (contentType.map { Array($0.utf8) + [0] } ?? []))
     }
 
     static func iinf(_ entries: [[UInt8]]) -> [UInt8] { full("iinf", be16(entries.count) + entries.flatMap { $0 }) }
@@ -41,8 +43,10 @@ import UploadCore
     static let ftyp = box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8))
 
     /// ftyp, then meta with `metaBoxes(mdatStart)`, then an mdat holding `picture` then `exif`.
-    static func file(picture: [UInt8] = [UInt8](repeating: 0xAB, count: 64), exif: [UInt8],
-                     metaBoxes: (_ mdatPayload: Int) -> [[UInt8]]) -> [UInt8] {
+    static func file(
+        picture: [UInt8] = [UInt8](repeating: 0xAB, count: 64), exif: [UInt8],
+        metaBoxes: (_ mdatPayload: Int) -> [[UInt8]]
+    ) -> [UInt8] {
         // The meta's size does not depend on the offsets written in it (fixed-width fields).
         let probe = full("meta", metaBoxes(0).flatMap { $0 })
         let mdatPayload = ftyp.count + probe.count + 8
@@ -54,16 +58,20 @@ import UploadCore
 
     @Test func aSecondItemLocationTableIsRefused() throws {
         let bytes = Self.file(exif: Self.gpsExif) { mdat in
-            [Self.hdlr(), Self.iinf([Self.infe(1, "hvc1"), Self.infe(2, "Exif")]),
-             Self.iloc([(1, 0, UInt32(mdat), 64), (2, 0, UInt32(mdat + 64), UInt32(Self.gpsExif.count))]),
-             Self.iloc([(1, 0, UInt32(mdat), 64)])]
+            [
+                Self.hdlr(), Self.iinf([Self.infe(1, "hvc1"), Self.infe(2, "Exif")]),
+                Self.iloc([(1, 0, UInt32(mdat), 64), (2, 0, UInt32(mdat + 64), UInt32(Self.gpsExif.count))]),
+                Self.iloc([(1, 0, UInt32(mdat), 64)]),
+            ]
         }
         #expect { try S.apply(bytes) } throws: { "\($0)".contains("two 'iloc' boxes") }
     }
 
     @Test func secondDescriptionsAndDataBoxesAreRefused() throws {
-        for (twice, extra) in [("iinf", Self.iinf([Self.infe(3, "hvc1")])), ("idat", Self.box("idat", [1, 2, 3])),
-                               ("hdlr", Self.hdlr())] {
+        for (twice, extra) in [
+            ("iinf", Self.iinf([Self.infe(3, "hvc1")])), ("idat", Self.box("idat", [1, 2, 3])),
+            ("hdlr", Self.hdlr()),
+        ] {
             let bytes = Self.file(exif: []) { mdat in
                 [Self.hdlr(), Self.iinf([Self.infe(1, "hvc1")]), Self.box("idat", [0]), Self.iloc([(1, 0, UInt32(mdat), 64)]), extra]
             }
@@ -116,9 +124,12 @@ import UploadCore
             #expect(throws: LocationStripper.Refusal.self, "\(large)") { try S.apply(bytes) }
         }
         // iloc with 8-byte base, offset and length whose sum overflows.
-        let huge = Self.be64(UInt64(Int64.max)), top = Self.be64(UInt64.max)
-        for (base, offset, length) in [(huge, huge, Self.be64(1)), (Self.be64(16), huge, huge), (top, Self.be64(0), Self.be64(1)),
-                                       (Self.be64(0), Self.be64(0), top), (Self.be64(0), top, Self.be64(8))] {
+        let huge = Self.be64(UInt64(Int64.max))
+        let top = Self.be64(UInt64.max)
+        for (base, offset, length) in [
+            (huge, huge, Self.be64(1)), (Self.be64(16), huge, huge), (top, Self.be64(0), Self.be64(1)),
+            (Self.be64(0), Self.be64(0), top), (Self.be64(0), top, Self.be64(8)),
+        ] {
             for method in [0, 1] {
                 var payload: [UInt8] = [0x88, 0x80] + Self.be16(1)
                 payload += Self.be16(1) + Self.be16(method)

@@ -27,9 +27,13 @@ import UploadTesting
         } else {
             try PhoneEncoders.run("heif-enc", ["-q", "80", "-t", "64", png, "-o", out])
         }
-        try PhoneEncoders.run("exiftool", ["-q", "-overwrite_original", "-Make=Apple", "-Model=iPhone 15", "-DateTimeOriginal=2024:05:01 10:22:03",
-                                           "-Orientation#=6", "-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
-                                           "-GPSLongitudeRef=E", "-XMP:City=\(S.planted)", "-XMP:GPSLatitude=48.8582", "-XMP:GPSLongitude=2.2945", out])
+        try PhoneEncoders.run(
+            "exiftool",
+            [
+                "-q", "-overwrite_original", "-Make=Apple", "-Model=iPhone 15", "-DateTimeOriginal=2024:05:01 10:22:03",
+                "-Orientation#=6", "-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
+                "-GPSLongitudeRef=E", "-XMP:City=\(S.planted)", "-XMP:GPSLatitude=48.8582", "-XMP:GPSLongitude=2.2945", out,
+            ])
         return out
     }
 
@@ -81,8 +85,10 @@ import UploadTesting
         S.expectNoPlace(freed, "a free box")
         #expect(freed.count == withFree.count)
         #expect(try Self.pixels(Self.write(withFree, "heic")) == Self.pixels(Self.write(freed, "heic")))
-        for (label, trailer) in [("a Samsung trailer", box("sefd", planted)), ("a uuid box", box("uuid", [UInt8](repeating: 7, count: 16) + planted)),
-                                 ("an image sequence", box("moov", planted))] {
+        for (label, trailer) in [
+            ("a Samsung trailer", box("sefd", planted)), ("a uuid box", box("uuid", [UInt8](repeating: 7, count: 16) + planted)),
+            ("an image sequence", box("moov", planted)),
+        ] {
             let out = try S.apply(original + trailer)
             S.expectNoPlace(out, label)
             #expect(out.count == original.count, "\(label): cut")
@@ -92,8 +98,10 @@ import UploadTesting
             #expect(between.count == original.count + trailer.count + 8)
             #expect(try Self.pixels(Self.write(between, "heic")) == Self.pixels(Self.write(original, "heic")), "\(label)")
         }
-        for (label, bytes) in [("bytes after the last box", original + Array(S.planted.utf8)),
-                               ("a cut file", Array(original.dropLast(10)))] {
+        for (label, bytes) in [
+            ("bytes after the last box", original + Array(S.planted.utf8)),
+            ("a cut file", Array(original.dropLast(10))),
+        ] {
             #expect(throws: LocationStripper.Refusal.self, "\(label)") { try S.apply(bytes) }
         }
     }

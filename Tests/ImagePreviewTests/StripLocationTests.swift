@@ -40,15 +40,20 @@ func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt
         ifd0.append((0x8769, .directory(1)))
         ifd0 += extraIFD0
         ifd0.sort { $0.tag < $1.tag }
-        return TIFFBuilder(bigEndian: bigEndian, [
-            TIFFBuilder.Directory(ifd0, next: 2), TIFFBuilder.Directory(exif), TIFFBuilder.Directory(ifd1), gps,
-        ])
+        return TIFFBuilder(
+            bigEndian: bigEndian,
+            [
+                TIFFBuilder.Directory(ifd0, next: 2), TIFFBuilder.Directory(exif), TIFFBuilder.Directory(ifd1), gps,
+            ])
     }
 
     static func plainJPEG(progressive: Bool = false) throws -> [UInt8] {
         let path = folder + "/base-\(progressive)-\(UUID().uuidString.prefix(6)).jpg"
-        if progressive { try PictureWriter.progressiveJPEG(corners(width: 40, height: 30), to: path) }
-        else { try PictureWriter.jpeg(corners(width: 40, height: 30), to: path) }
+        if progressive {
+            try PictureWriter.progressiveJPEG(corners(width: 40, height: 30), to: path)
+        } else {
+            try PictureWriter.jpeg(corners(width: 40, height: 30), to: path)
+        }
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
@@ -119,8 +124,9 @@ func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt
         // The GPS rationals as either byte order writes 48/1, 51/1.
         #expect(!contains(out, [48, 0, 0, 0, 1, 0, 0, 0, 51, 0, 0, 0, 1, 0, 0, 0]), "\(label)", sourceLocation: sourceLocation)
         #expect(!contains(out, [0, 0, 0, 48, 0, 0, 0, 1, 0, 0, 0, 51, 0, 0, 0, 1]), "\(label)", sourceLocation: sourceLocation)
-        #expect(ExifSummary.fromJPEG(out)?.location == nil && ExifSummary.fromPNG(out)?.location == nil && ExifSummary.fromWebP(out)?.location == nil,
-                "\(label)", sourceLocation: sourceLocation)
+        #expect(
+            ExifSummary.fromJPEG(out)?.location == nil && ExifSummary.fromPNG(out)?.location == nil && ExifSummary.fromWebP(out)?.location == nil,
+            "\(label)", sourceLocation: sourceLocation)
     }
 
     static func decoded(_ bytes: [UInt8], _ ext: String) throws -> RGBImage? {
@@ -134,7 +140,8 @@ func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt
     static func check(_ bytes: [UInt8], _ label: String, ext: String = "jpg", sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
         let out = try apply(bytes)
         expectNoPlace(out, label, sourceLocation: sourceLocation)
-        let before = try decoded(bytes, ext), after = try decoded(out, ext)
+        let before = try decoded(bytes, ext)
+        let after = try decoded(out, ext)
         #expect(after != nil && before == after, "\(label): the same pixels", sourceLocation: sourceLocation)
         #expect(try apply(out) == out, "\(label): stripping again changes nothing", sourceLocation: sourceLocation)
         #expect(try apply(bytes) == out, "\(label): the same bytes every time", sourceLocation: sourceLocation)
@@ -180,9 +187,12 @@ func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt
         noNext.directories[0].omitNext = true
         // EXIF split over two APP1 segments, and a second EXIF APP1 with only GPS.
         let whole = Self.exifPayload(Self.cameraTIFF())
-        let gpsOnly = TIFFBuilder(bigEndian: true, [
-            TIFFBuilder.Directory([(0x8825, .directory(1))]), TIFFBuilder.Directory(TIFFBuilder.gps(latitude: (48, 51, 2960), longitude: (2, 17, 4020), area: Self.planted)),
-        ])
+        let gpsOnly = TIFFBuilder(
+            bigEndian: true,
+            [
+                TIFFBuilder.Directory([(0x8825, .directory(1))]),
+                TIFFBuilder.Directory(TIFFBuilder.gps(latitude: (48, 51, 2960), longitude: (2, 17, 4020), area: Self.planted)),
+            ])
         let cases: [(String, [[UInt8]])] = [
             ("IFD0 with 1,000 entries", [Self.segment(0xE1, Self.exifPayload(big))]),
             ("IFD0 without its next-IFD offset", [Self.segment(0xE1, Self.exifPayload(noNext))]),
@@ -200,12 +210,15 @@ func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt
 
     @Test func xmpInAnyFormGoes() throws {
         let description = "<rdf:Description xmlns:exif='http://ns.adobe.com/exif/1.0/' exif:GPSLatitude='48,51.49N' photoshop:City='\(Self.planted)'/>"
-        let dji = "<rdf:Description xmlns:drone-dji='http://www.dji.com/drone-dji/1.0/' drone-dji:GpsLatitude='+48.8582' drone-dji:GpsLongitude='+2.2945' drone-dji:Note='\(Self.planted)'/>"
-        let otherPrefix = "<rdf:Description xmlns:e='http://ns.adobe.com/exif/1.0/'><e:GPSLatitude >48,51.49N</e:GPSLatitude ><e:Note>\(Self.planted)</e:Note></rdf:Description>"
+        let dji =
+            "<rdf:Description xmlns:drone-dji='http://www.dji.com/drone-dji/1.0/' drone-dji:GpsLatitude='+48.8582' drone-dji:GpsLongitude='+2.2945' drone-dji:Note='\(Self.planted)'/>"
+        let otherPrefix =
+            "<rdf:Description xmlns:e='http://ns.adobe.com/exif/1.0/'><e:GPSLatitude >48,51.49N</e:GPSLatitude ><e:Note>\(Self.planted)</e:Note></rdf:Description>"
         let spaced = "<rdf:Description exif:GPSLatitude = \"48,51.49N\" exif:Note = \"\(Self.planted)\"/>"
         let standard = "http://ns.adobe.com/xap/1.0/\0"
         let utf16 = Array(standard.utf8) + Array(Self.xmp(description).utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
-        let extended = Array("http://ns.adobe.com/xmp/extension/\0".utf8) + Array("0123456789ABCDEF0123456789ABCDEF".utf8) + [0, 0, 1, 0, 0, 0, 0, 0]
+        let extended =
+            Array("http://ns.adobe.com/xmp/extension/\0".utf8) + Array("0123456789ABCDEF0123456789ABCDEF".utf8) + [0, 0, 1, 0, 0, 0, 0, 0]
             + Array(Self.xmp(description).utf8)
         let cases: [(String, [UInt8])] = [
             ("standard XMP", Array((standard + Self.xmp(description)).utf8)),

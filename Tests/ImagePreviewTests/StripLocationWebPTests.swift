@@ -76,9 +76,13 @@ import UploadTesting
         let original = try Self.encoded("exiftool-\(lossless)-\(alpha)", lossless: lossless, alpha: alpha)
         let path = Self.folder + "/tagged-\(lossless)-\(alpha).webp"
         try Data(original).write(to: URL(fileURLWithPath: path))
-        try PhoneEncoders.run("exiftool", ["-q", "-overwrite_original", "-Make=Apple", "-Model=iPhone 15", "-DateTimeOriginal=2024:05:01 10:22:03",
-                                           "-Orientation#=6", "-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
-                                           "-GPSLongitudeRef=E", "-XMP:City=\(S.planted)", "-XMP:GPSLatitude=48.8582", "-XMP:GPSLongitude=2.2945", path])
+        try PhoneEncoders.run(
+            "exiftool",
+            [
+                "-q", "-overwrite_original", "-Make=Apple", "-Model=iPhone 15", "-DateTimeOriginal=2024:05:01 10:22:03",
+                "-Orientation#=6", "-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
+                "-GPSLongitudeRef=E", "-XMP:City=\(S.planted)", "-XMP:GPSLatitude=48.8582", "-XMP:GPSLongitude=2.2945", path,
+            ])
         let tagged = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(Self.chunks(tagged).map(\.0).contains("XMP "), "exiftool wrote XMP")
         let out = try S.check(tagged, "exiftool's place", ext: "webp")
@@ -131,7 +135,8 @@ import UploadTesting
         // An unknown chunk with the place inside the first frame, after its picture.
         let first = try #require(frames.firstIndex { $0.0 == "ANMF" })
         frames[first].1 += Self.chunk("LOCA", Array(S.planted.utf8))
-        let hostile = Self.riff(frames.map { Self.chunk($0.0, $0.1) } + [Self.chunk("XMP ", Array(S.xmp("<exif:GPSLatitude>48,51.49N</exif:GPSLatitude>").utf8))])
+        let hostile = Self.riff(
+            frames.map { Self.chunk($0.0, $0.1) } + [Self.chunk("XMP ", Array(S.xmp("<exif:GPSLatitude>48,51.49N</exif:GPSLatitude>").utf8))])
         let out = try S.check(hostile, "an animation", ext: "webp")
         try Self.exiftoolFindsNoPlace(out, "an animation")
         #expect(Self.chunks(out).filter { $0.0 == "ANMF" }.count == 2)
@@ -147,7 +152,11 @@ import UploadTesting
         let cases: [(String, [UInt8])] = [
             ("cut short", Array(Self.riff([vp8x, picture]).dropLast(3))),
             ("no picture chunk first", Self.riff([Self.chunk("EXIF", [1, 2, 3, 4]), picture])),
-            ("a chunk past its end", Array("RIFF".utf8) + Self.le32(4 + 18 + 30) + Array("WEBP".utf8) + vp8x + Array("VP8L".utf8) + Self.le32(4000) + [UInt8](repeating: 0, count: 30)),
+            (
+                "a chunk past its end",
+                Array("RIFF".utf8) + Self.le32(4 + 18 + 30) + Array("WEBP".utf8) + vp8x + Array("VP8L".utf8) + Self.le32(4000)
+                    + [UInt8](repeating: 0, count: 30)
+            ),
             ("a second VP8X", Self.riff([vp8x, picture, vp8x])),
         ]
         for (label, bytes) in cases {

@@ -8,11 +8,13 @@ import UploadTesting
     let root = TestFiles.makeTemporaryDirectory("jobs")
 
     func watchSpec(_ directory: String, url: String = "http://127.0.0.1:9/photo", secret: String = "Bearer hush") -> JobSpec {
-        .watch(WatchSpec(
-            directory: directory,
-            template: UploadRequest(source: .file(path: directory), url: url, uploadName: "-",
-                                    headers: [RequestHeader(name: "Authorization", value: secret)]),
-            settings: TransportSettings()))
+        .watch(
+            WatchSpec(
+                directory: directory,
+                template: UploadRequest(
+                    source: .file(path: directory), url: url, uploadName: "-",
+                    headers: [RequestHeader(name: "Authorization", value: secret)]),
+                settings: TransportSettings()))
     }
 
     func newUpload(_ path: String, size: Int64) -> NewUpload {
@@ -27,18 +29,25 @@ import UploadTesting
         #expect(try old.appliedMigrations() == ["v1: uploads and events"])
         // A row as version 1 wrote it (today's code writes columns it did not have).
         try old.pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO upload (path, fileSize, fileMtimeNs, uploadName, url, field, formFields, headers, allowAnyFile,
-                    settings, origin, state, attempts, bytesSent, createdAt, updatedAt)
-                VALUES ('/in/a.png', 10, 42, 'a.png', 'http://127.0.0.1:9/photo', 'photo', '[]',
-                    '[{"name":"Authorization","value":"Bearer v1"}]', 0,
-                    '{"insecure":false,"connectTimeout":10,"stallTimeout":30,"answerTimeout":60,"retries":0}', 'watch /in', 'queued', 0, 0,
-                    '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO upload (path, fileSize, fileMtimeNs, uploadName, url, field, formFields, headers, allowAnyFile,
+                        settings, origin, state, attempts, bytesSent, createdAt, updatedAt)
+                    VALUES ('/in/a.png', 10, 42, 'a.png', 'http://127.0.0.1:9/photo', 'photo', '[]',
+                        '[{"name":"Authorization","value":"Bearer v1"}]', 0,
+                        '{"insecure":false,"connectTimeout":10,"stallTimeout":30,"answerTimeout":60,"retries":0}', 'watch /in', 'queued', 0, 0,
+                        '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
+                    """)
         }
 
         let upgraded = try Journal(path: path)
-        #expect(try upgraded.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times", "v12: sent, to be hashed", "v13: no index by content on uploads", "v14: sent content, recent", "v15: converted photos' identity", "v16: converted photos' names"])
+        #expect(
+            try upgraded.appliedMigrations() == [
+                "v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record",
+                "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times",
+                "v12: sent, to be hashed", "v13: no index by content on uploads", "v14: sent content, recent", "v15: converted photos' identity",
+                "v16: converted photos' names",
+            ])
         #expect(try upgraded.snapshots().map(\.name) == ["a.png"])
         // Still queued: its header values stay, to send it.
         #expect(try upgraded.recover(at: Date()).first?.request.headers == [RequestHeader(name: "Authorization", value: "Bearer v1")])
@@ -121,8 +130,16 @@ import UploadTesting
         let journal = try Journal(path: root + "/j.sqlite")
         let (job, _) = try journal.registerJob(watchSpec("/in"), every: 300, firstRunAt: Date(), at: Date())
         var first = WatchScanChanges()
-        first.pending = [WatchFile(jobID: job.id, name: "a.png", fingerprint: FileFingerprint(size: 10, modificationNanoseconds: 42), state: .pending, at: Date(timeIntervalSinceNow: -60))]
-        first.skipped = [WatchFile(jobID: job.id, name: "notes.txt", fingerprint: FileFingerprint(size: 5, modificationNanoseconds: 1), state: .skipped, note: "not an image", at: Date())]
+        first.pending = [
+            WatchFile(
+                jobID: job.id, name: "a.png", fingerprint: FileFingerprint(size: 10, modificationNanoseconds: 42), state: .pending,
+                at: Date(timeIntervalSinceNow: -60))
+        ]
+        first.skipped = [
+            WatchFile(
+                jobID: job.id, name: "notes.txt", fingerprint: FileFingerprint(size: 5, modificationNanoseconds: 1), state: .skipped, note: "not an image",
+                at: Date())
+        ]
         #expect(try journal.applyWatchScan(job.id, first, at: Date()).isEmpty)
 
         var second = WatchScanChanges()

@@ -12,11 +12,11 @@ import UploadCore
     @Test func theTextIsGRDBsForDatesThatAreHardToGetRight() {
         let dates: [Double] = [
             0, 0.0005, 0.000_999_9, 0.001, 59.999_9, 86_399.999, 86_400,
-            951_782_400, 951_868_799.999, 951_868_800,        // 2000-02-29 and the day after
-            4_107_542_400, 4_107_628_800,                      // 2100-02-28, -03-01 (no 29th)
+            951_782_400, 951_868_799.999, 951_868_800,  // 2000-02-29 and the day after
+            4_107_542_400, 4_107_628_800,  // 2100-02-28, -03-01 (no 29th)
             1_795_000_000.123_456, 1_795_000_000.999_5, 1_795_000_000.000_4,
-            253_402_300_799.999, 253_402_300_800,              // the last millisecond of 9999, then past it
-            -0.001, -86_400.5, -1_000_000_000,                 // before 1970: GRDB's formatter
+            253_402_300_799.999, 253_402_300_800,  // the last millisecond of 9999, then past it
+            -0.001, -86_400.5, -1_000_000_000,  // before 1970: GRDB's formatter
         ]
         for seconds in dates {
             let date = Date(timeIntervalSince1970: seconds)
@@ -36,7 +36,7 @@ import UploadCore
             switch Int.random(in: 0..<5, using: &generator) {
             case 0: seconds = millis / 1000
             case 1: seconds = (millis / 1000).nextDown
-            case 2: seconds = (millis + 0.5) / 1000                // half a millisecond: which way
+            case 2: seconds = (millis + 0.5) / 1000  // half a millisecond: which way
             case 3: seconds = ((millis + 0.5) / 1000).nextDown
             default: seconds = millis / 1000 + Double.random(in: 0..<0.001, using: &generator)
             }

@@ -81,12 +81,24 @@ import UploadTesting
     @Test func migrationsRunOnceAndDataSurvivesReopening() throws {
         let path = root + "/j.sqlite"
         let first = try Journal(path: path)
-        #expect(try first.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times", "v12: sent, to be hashed", "v13: no index by content on uploads", "v14: sent content, recent", "v15: converted photos' identity", "v16: converted photos' names"])
+        #expect(
+            try first.appliedMigrations() == [
+                "v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record",
+                "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times",
+                "v12: sent, to be hashed", "v13: no index by content on uploads", "v14: sent content, recent", "v15: converted photos' identity",
+                "v16: converted photos' names",
+            ])
         let added = try first.add([newUpload("a.png")], at: Date())
         try first.record(.retryScheduled(added[0].id, attempt: 1, delaySeconds: 1, reason: "503"), at: Date())
 
         let again = try Journal(path: path)
-        #expect(try again.appliedMigrations() == ["v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record", "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times", "v12: sent, to be hashed", "v13: no index by content on uploads", "v14: sent content, recent", "v15: converted photos' identity", "v16: converted photos' names"])
+        #expect(
+            try again.appliedMigrations() == [
+                "v1: uploads and events", "v2: scheduled jobs", "v3: readable schedules", "v4: header values only while needed", "v5: one upload record",
+                "v6: parked files", "v7: resumable uploads", "v8: cut answers", "v9: verified answers", "v10: sent content", "v11: inode change times",
+                "v12: sent, to be hashed", "v13: no index by content on uploads", "v14: sent content, recent", "v15: converted photos' identity",
+                "v16: converted photos' names",
+            ])
         #expect(try again.snapshots().map(\.name) == ["a.png"])
         #expect(try again.lastSequence() == 1)
         // The uploads' table keeps the index by state and none by content (nothing reads it).
@@ -149,8 +161,11 @@ import UploadTesting
         // As an earlier version logged: a start, for each.
         try DatabaseQueue(path: path).write { db in
             for id in ids {
-                try db.execute(sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, 'started', ?, ?)", arguments: [
-                    id.rawValue, #"{"started":{"_0":\#(id.rawValue),"attempt":1,"url":"u"}}"#, Date()])
+                try db.execute(
+                    sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, 'started', ?, ?)",
+                    arguments: [
+                        id.rawValue, #"{"started":{"_0":\#(id.rawValue),"attempt":1,"url":"u"}}"#, Date(),
+                    ])
             }
         }
         try journal.record(.finished(ids[0], .answered(status: 200)), at: Date())
@@ -231,7 +246,10 @@ import UploadTesting
         // Each interrupted one waits to be retried at once, and says why: what its logged note
         // folds to, as every event does.
         let interrupted = try #require(try journal.snapshot(ids[1]))
-        guard case .waitingToRetry(2, let reason, _) = interrupted.phase else { Issue.record("\(interrupted.phase)"); return }
+        guard case .waitingToRetry(2, let reason, _) = interrupted.phase else {
+            Issue.record("\(interrupted.phase)")
+            return
+        }
         #expect(reason == "the agent stopped during attempt 1 after 5 bytes; sending again from the start")
         let notes = try journal.entries(after: before)
         #expect(notes.count == 2)
@@ -258,7 +276,8 @@ import UploadTesting
     @Test func headerValuesLeaveTheJournalWhenTheUploadEnds() throws {
         let path = root + "/cleared.sqlite"
         let journal = try Journal(path: path)
-        let ids = try journal.add([newUpload("ok.png", secret: "Bearer ok-secret"), newUpload("failed.png", secret: "Bearer failed-secret")], at: Date()).map(\.id)
+        let ids = try journal.add([newUpload("ok.png", secret: "Bearer ok-secret"), newUpload("failed.png", secret: "Bearer failed-secret")], at: Date()).map(
+            \.id)
         try journal.record(.finished(ids[0], .answered(status: 200)), at: Date())
         try journal.record(.finished(ids[1], .failed(UploadFailure(.cannotConnect, "refused"))), at: Date())
         try journal.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
@@ -342,7 +361,8 @@ import UploadTesting
             for id in ids { try journal.record(.content(id, sha256: String(repeating: "a", count: 64)), at: Date()) }
             most = max(most, journal.inFlight.withLock { $0.count })
             for id in ids {
-                try journal.record(.response(id, UploadResponse(status: 200, reason: "OK", headers: [("A", "b")], body: Array("{}".utf8), bodyBytesTotal: 2)), at: Date())
+                try journal.record(
+                    .response(id, UploadResponse(status: 200, reason: "OK", headers: [("A", "b")], body: Array("{}".utf8), bodyBytesTotal: 2)), at: Date())
                 try journal.record(.finished(id, .answered(status: 200)), at: Date())
             }
         }
@@ -401,8 +421,9 @@ import UploadTesting
     /// those that recording the events one at a time gives.
     @Test func aBatchLeavesTheRowsThatEventsOneAtATimeLeave() throws {
         let at = Date(timeIntervalSince1970: 1_800_000_000.123)
-        let answer = UploadResponse(status: 201, reason: "Created", headers: [("Content-Type", "application/json"), ("Set-Cookie", "s=1")],
-                                    body: Array(#"{"filename":"a.png"}"#.utf8), bodyBytesTotal: 20)
+        let answer = UploadResponse(
+            status: 201, reason: "Created", headers: [("Content-Type", "application/json"), ("Set-Cookie", "s=1")],
+            body: Array(#"{"filename":"a.png"}"#.utf8), bodyBytesTotal: 20)
         func events(_ ids: [UploadID]) -> [UploadEvent] {
             [
                 .started(ids[0], attempt: 1, url: "http://h/p", totalBytes: 300),
@@ -430,8 +451,10 @@ import UploadTesting
     /// Answer headers are written as JSON by hand: what any JSON reader reads back is what was
     /// written, whatever a server put in them.
     @Test func answerHeadersWrittenByHandReadBackAsTheyWere() throws {
-        let tricky = [["Content-Type", "image/png"], ["X-Odd", "quote \" back \\ slash / nl \n tab \t bell \u{7} nul \u{0} del \u{7F}"],
-                      ["X-Intl", "写真 é 🙂"], [], ["", ""]]
+        let tricky = [
+            ["Content-Type", "image/png"], ["X-Odd", "quote \" back \\ slash / nl \n tab \t bell \u{7} nul \u{0} del \u{7F}"],
+            ["X-Intl", "写真 é 🙂"], [], ["", ""],
+        ]
         let text = JSONColumns.text(tricky)
         #expect(try JSONDecoder().decode([[String]].self, from: Data(text.utf8)) == tricky)
         #expect(JSONColumns.text([]) == "[]")
@@ -454,8 +477,9 @@ import UploadTesting
         (row.failureKind, row.failureMessage, row.failureCode) = ("other", "gave up", 9)
         (row.startedAt, row.finishedAt, row.retryAt, row.retryReason) = (at, at, at, "busy")
         (row.headersCleared, row.shownURL, row.responseHeaders) = (true, "http://h/q", [["Retry-After", "1"], ["X", "\"q\" \\"]])
-        row.resume = ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 300,
-                                 file: FileFingerprint(size: 250, modificationNanoseconds: 1), offset: 100)
+        row.resume = ResumePoint(
+            uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 300,
+            file: FileFingerprint(size: 250, modificationNanoseconds: 1), offset: 100)
         (row.bytesSaved, row.idempotencyKey, row.answerCut, row.verified, row.contentSHA256) = (100, "k", "cut", "sha-256", "ab")
         try journal.pool.write { db in
             var whole = row
@@ -490,17 +514,19 @@ import UploadTesting
         let journal = try Journal(path: root + "/refusing.sqlite")
         let ids = try journal.add([newUpload("a.png"), newUpload("b.png")], at: Date()).map(\.id)
         try journal.pool.write { db in
-            try db.execute(sql: """
-                CREATE TEMP TRIGGER refuse_b AFTER INSERT ON event WHEN NEW.uploadID = \(ids[1].rawValue)
-                BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TEMP TRIGGER refuse_b AFTER INSERT ON event WHEN NEW.uploadID = \(ids[1].rawValue)
+                    BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
+                    """)
         }
-        let results = try journal.record([
-            .started(ids[0], attempt: 1, url: "u", totalBytes: 10),
-            .started(ids[1], attempt: 1, url: "u", totalBytes: 10),
-            .finished(ids[1], .answered(status: 200)),
-            .finished(ids[0], .answered(status: 200)),
-        ], at: Date())
+        let results = try journal.record(
+            [
+                .started(ids[0], attempt: 1, url: "u", totalBytes: 10),
+                .started(ids[1], attempt: 1, url: "u", totalBytes: 10),
+                .finished(ids[1], .answered(status: 200)),
+                .finished(ids[0], .answered(status: 200)),
+            ], at: Date())
         #expect(results.map { (try? $0.get()) != nil } == [true, true, false, true])
         #expect(try journal.snapshot(ids[0])?.state == .succeeded)
         #expect(try journal.snapshot(ids[1])?.state == .sending, "its start stays; its end was refused")

@@ -12,8 +12,9 @@ import UploadTesting
     static let at = Date(timeIntervalSince1970: 1_790_000_000.25)
 
     static func pending(_ path: String, name: String = "a.jpg") -> PendingSent {
-        PendingSent(endpoint: "http://127.0.0.1:9/photo", path: path, size: 123, mtimeNs: 1_700_000_000_123_456_789,
-                    ctimeNs: 1_700_000_001_000_000_001, stripped: true, name: name, sentAt: at)
+        PendingSent(
+            endpoint: "http://127.0.0.1:9/photo", path: path, size: 123, mtimeNs: 1_700_000_000_123_456_789,
+            ctimeNs: 1_700_000_001_000_000_001, stripped: true, name: name, sentAt: at)
     }
 
     @Test func recordsComeBackAsTheyWent() throws {
@@ -54,14 +55,18 @@ import UploadTesting
         try log.append(sent: [], pending: [Self.pending("/c.jpg")])
         try journal.drainSentLog()
         #expect(try journal.pendingSent(to: "http://127.0.0.1:9/photo").map(\.path).sorted() == ["/a.jpg", "/b.jpg", "/c.jpg"])
-        try journal.drainSentLog() // nothing left: nothing changes
+        try journal.drainSentLog()  // nothing left: nothing changes
         #expect(try journal.pendingSent(to: "http://127.0.0.1:9/photo").count == 3)
     }
 
     @Test func aLogPastItsLimitSaysSo() throws {
         let log = SentLog(journal: root + "/journal.sqlite")
         let one = Self.pending("/photos/0.jpg")
-        let many = (0..<4_000).map { var copy = one; copy.path = "/photos/\($0).jpg"; return copy }
+        let many = (0..<4_000).map {
+            var copy = one
+            copy.path = "/photos/\($0).jpg"
+            return copy
+        }
         #expect(try log.append(sent: [], pending: many), "\(many.count) records are past \(SentLog.drainAbove) bytes")
     }
 

@@ -15,8 +15,9 @@ import UploadTesting
         let request = UploadRequest(
             source: .file(path: "/data/a.png"), url: "http://user:pw@127.0.0.1:9/photo?token=t", uploadName: "a.png",
             headers: [RequestHeader(name: "Authorization", value: "Bearer hush")])
-        let new = NewUpload(request: request, fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1, changeNanoseconds: 3),
-                            settings: TransportSettings(), origin: "send")
+        let new = NewUpload(
+            request: request, fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1, changeNanoseconds: 3),
+            settings: TransportSettings(), origin: "send")
         return try #require(try journal.add([new], at: t0).first)
     }
 
@@ -41,16 +42,26 @@ import UploadTesting
     static let stories: [[@Sendable (UploadRecord) -> UploadEvent]] = [
         [{ .queued($0) }],
         [{ .queued($0) }, { .started($0.id, attempt: 1, url: "http://***@127.0.0.1:9/photo?token=***", totalBytes: 300) }],
-        [{ .queued($0) }, { .started($0.id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
-         { .redirected($0.id, to: "http://127.0.0.1:10/elsewhere") }, { .response($0.id, created) }, { .finished($0.id, .answered(status: 201)) }],
-        [{ .queued($0) }, { .started($0.id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
-         { .response($0.id, busy) }, { .retryScheduled($0.id, attempt: 2, delaySeconds: 4, reason: "503 Service Unavailable") }],
-        [{ .queued($0) }, { .started($0.id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
-         { .finished($0.id, .failed(UploadFailure(.connectionLost, "reset", code: 104))) }],
-        [{ .queued($0) }, { .started($0.id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
-         { .response($0.id, early) }, { .finished($0.id, .failed(UploadFailure(.answeredEarly, "answered 200 after 140 B of 300 B"))) }],
-        [{ .queued($0) }, { .started($0.id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
-         { .finished($0.id, .answered(status: 204)) }],
+        [
+            { .queued($0) }, { .started($0.id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
+            { .redirected($0.id, to: "http://127.0.0.1:10/elsewhere") }, { .response($0.id, created) }, { .finished($0.id, .answered(status: 201)) },
+        ],
+        [
+            { .queued($0) }, { .started($0.id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
+            { .response($0.id, busy) }, { .retryScheduled($0.id, attempt: 2, delaySeconds: 4, reason: "503 Service Unavailable") },
+        ],
+        [
+            { .queued($0) }, { .started($0.id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
+            { .finished($0.id, .failed(UploadFailure(.connectionLost, "reset", code: 104))) },
+        ],
+        [
+            { .queued($0) }, { .started($0.id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
+            { .response($0.id, early) }, { .finished($0.id, .failed(UploadFailure(.answeredEarly, "answered 200 after 140 B of 300 B"))) },
+        ],
+        [
+            { .queued($0) }, { .started($0.id, attempt: 1, url: "http://127.0.0.1:9/photo", totalBytes: 300) },
+            { .finished($0.id, .answered(status: 204)) },
+        ],
     ]
 
     @Test(arguments: 0..<stories.count)
@@ -146,8 +157,9 @@ import UploadTesting
         var settings = TransportSettings()
         settings.stripLocation = true
         let uploads = [settings, TransportSettings()].map { settings in
-            NewUpload(request: UploadRequest(source: .file(path: "/data/a.jpg"), url: "http://127.0.0.1:9/photo", uploadName: "a.jpg"),
-                      fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1), settings: settings, origin: "monitor")
+            NewUpload(
+                request: UploadRequest(source: .file(path: "/data/a.jpg"), url: "http://127.0.0.1:9/photo", uploadName: "a.jpg"),
+                fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1), settings: settings, origin: "monitor")
         }
         let added = try journal.add(uploads, at: t0)
         #expect(added.map(\.withoutLocation) == [true, false])
@@ -163,16 +175,28 @@ import UploadTesting
     @Test func aQueuedEventLoggedByAnEarlierVersionReadsBack() throws {
         let path = root + "/legacy.sqlite"
         let journal = try Journal(path: path)
-        let id = try #require(try journal.add([NewUpload(
-            request: UploadRequest(source: .file(path: "/data/a.png"), url: "http://127.0.0.1:9/photo", uploadName: "a.png"),
-            fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1), settings: TransportSettings(), origin: "send")], at: t0).first).id
+        let id = try #require(
+            try journal.add(
+                [
+                    NewUpload(
+                        request: UploadRequest(source: .file(path: "/data/a.png"), url: "http://127.0.0.1:9/photo", uploadName: "a.png"),
+                        fingerprint: FileFingerprint(size: 100, modificationNanoseconds: 1), settings: TransportSettings(), origin: "send")
+                ], at: t0
+            ).first
+        ).id
         try DatabaseQueue(path: path).write { db in
-            try db.execute(sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, 'queued', ?, ?)", arguments: [
-                id.rawValue, #"{"queued":{"_0":\#(id.rawValue),"name":"a.png","totalBytes":100}}"#, t0])
+            try db.execute(
+                sql: "INSERT INTO event (uploadID, kind, event, at) VALUES (?, 'queued', ?, ?)",
+                arguments: [
+                    id.rawValue, #"{"queued":{"_0":\#(id.rawValue),"name":"a.png","totalBytes":100}}"#, t0,
+                ])
         }
         let entries = try journal.entries(after: 0)
         #expect(entries.count == 1)
-        guard case .queued(let record) = entries.first?.event else { Issue.record("\(entries)"); return }
+        guard case .queued(let record) = entries.first?.event else {
+            Issue.record("\(entries)")
+            return
+        }
         #expect(record.id == id && record.name == "a.png" && record.fileSize == 100 && record.createdAt == t0)
     }
 

@@ -86,7 +86,9 @@ import UploadTesting
         let folder = TestFiles.makeTemporaryDirectory("hashcache-old")
         let journal = try Journal(path: folder + "/journal.sqlite")
         let path = try TestFiles.writeImage(at: folder + "/a.jpg", size: 30_000)
-        try journal.cacheContents([CachedContent(path: path, size: 30_000, mtimeNs: 7, ctimeNs: nil, stripped: false, sha256: String(repeating: "0", count: 64))])
+        try journal.cacheContents([
+            CachedContent(path: path, size: 30_000, mtimeNs: 7, ctimeNs: nil, stripped: false, sha256: String(repeating: "0", count: 64))
+        ])
         let got = NIOLockedValueBox<[String?]>([])
         let worker = ContentHashWorker(stripLocation: false, journal: journal) { _, digest, _ in got.withLockedValue { $0.append(digest) } }
         worker.request([ContentHashRequest(path: path, size: 30_000, modified: 7, changed: 9)])

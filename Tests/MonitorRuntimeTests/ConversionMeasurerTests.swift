@@ -15,10 +15,13 @@ import UploadTesting
     @Test func onlyThePhotoTheCursorStopsOnIsWritten() async throws {
         let measured = NIOLockedValueBox<[String]>([])
         let delivered = NIOLockedValueBox<[(String, ConversionMeasure.Found?)]>([])
-        let worker = ConversionMeasurer(settle: 0.2, measure: { request in
-            measured.withLockedValue { $0.append(request.path) }
-            return .bytes(Int64(request.path.count))
-        }) { request, bytes in delivered.withLockedValue { $0.append((request.path, bytes)) } }
+        let worker = ConversionMeasurer(
+            settle: 0.2,
+            measure: { request in
+                measured.withLockedValue { $0.append(request.path) }
+                return .bytes(Int64(request.path.count))
+            }
+        ) { request, bytes in delivered.withLockedValue { $0.append((request.path, bytes)) } }
         let jpeg = PhotoConversion(format: .jpeg)
         for name in ["a.heic", "bb.heic", "ccc.heic"] {
             worker.request(ConversionMeasure(path: "/p/" + name, size: 1, conversion: jpeg, stripLocation: false))
@@ -46,7 +49,8 @@ import UploadTesting
         let frame = GIFWriter.Frame(width: 8, height: 8, indexes: [UInt8](repeating: 0, count: 64))
         let gif = folder + "/anim.gif"
         try Data(GIFWriter.gif(width: 8, height: 8, palette: [(9, 9, 9)], frames: [frame, frame])).write(to: URL(fileURLWithPath: gif))
-        #expect(ConversionMeasurer.writeFile(ConversionMeasure(path: gif, size: 9, conversion: asJPEG.conversion, stripLocation: false))
-            == .refused("an animated GIF (2 frames) is not converted: only its first frame would arrive"))
+        #expect(
+            ConversionMeasurer.writeFile(ConversionMeasure(path: gif, size: 9, conversion: asJPEG.conversion, stripLocation: false))
+                == .refused("an animated GIF (2 frames) is not converted: only its first frame would arrive"))
     }
 }

@@ -63,7 +63,11 @@ final class FakeBackend: MonitorBackend {
     /// The monitor's final state; a test that runs out of time cancels it (and so ends it)
     /// instead of waiting for ever.
     static func ended(_ run: Task<MonitorState, Never>) async -> MonitorState {
-        await withTaskCancellationHandler { await run.value } onCancel: { run.cancel() }
+        await withTaskCancellationHandler {
+            await run.value
+        } onCancel: {
+            run.cancel()
+        }
     }
 
     /// The header says every upload ended well: `count ok` and nothing active.
@@ -80,7 +84,10 @@ final class FakeBackend: MonitorBackend {
             .queued(id, name: name, totalBytes: 100),
             .started(id, attempt: 1, url: "http://127.0.0.1:1/photo", totalBytes: 100),
             .progress(id, bytesSent: 100, totalBytesSent: 100, totalBytesExpected: 100),
-            .response(id, UploadResponse(status: 200, reason: "OK", headers: [("Content-Type", "application/json")], body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count))),
+            .response(
+                id,
+                UploadResponse(
+                    status: 200, reason: "OK", headers: [("Content-Type", "application/json")], body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count))),
             .finished(id, .answered(status: 200)),
         ]
     }
@@ -172,7 +179,7 @@ final class FakeBackend: MonitorBackend {
     @Test func keysPressedWhileTheTerminalHasNotShownTheLastFrameAreDrawnAsOneFrameAfterIt() async throws {
         let terminal = FakeTerminal(width: 100, height: 30, answers: true)
         let program = program(FakeBackend(), terminal)
-        program.pacing.patience = 3600 // an answer that never came must not end the wait here
+        program.pacing.patience = 3600  // an answer that never came must not end the wait here
         let run = Task { await program.run(initial(), handlingSignals: false) }
         _ = await terminal.frame { FakeTerminal.text($0).contains("a.png") }
         // A frame after the answer: the terminal is known to answer from here on. A frame the
@@ -326,14 +333,17 @@ final class FakeBackend: MonitorBackend {
         for name in ["home.jpg", "paris.jpg"] {
             let image = RGBImage(width: 64, height: 48, rgb: (0..<(64 * 48 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
             try PictureWriter.jpeg(image, to: folder + "/" + name, exif: PictureWriter.exif(orientation: 1, bigEndian: false, make: "Canon", model: "R5"))
-            _ = try exiftool(["-q", "-overwrite_original", "-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
-                              "-GPSLongitudeRef=E", folder + "/" + name])
+            _ = try exiftool([
+                "-q", "-overwrite_original", "-GPSLatitude=48.8582", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
+                "-GPSLongitudeRef=E", folder + "/" + name,
+            ])
         }
         let transport = try HTTPUploadTransport()
         let queue = UploadQueue(transport: transport, concurrency: 2, retryPolicy: RetryPolicy())
         let uploads = MonitorUploads(url: receiver.url, field: "photo", formFields: [], headers: [], allowAnyFile: false)
-        let backend = LocalBackend(queue: queue, transport: transport, uploads: uploads, settings: TransportSettings(),
-                                   make: { try HTTPUploadTransport(settings: $0) })
+        let backend = LocalBackend(
+            queue: queue, transport: transport, uploads: uploads, settings: TransportSettings(),
+            make: { try HTTPUploadTransport(settings: $0) })
         let terminal = FakeTerminal(width: 160, height: 34)
         let program = program(backend, terminal)
         let start = MonitorState(width: 80, height: 24, endpoint: receiver.url, directory: folder, home: folder)

@@ -37,7 +37,7 @@ import UploadCore
 
     @Test func starMarksTheImagesNotYetSentThenAll() {
         var state = sentAndFailed()
-        Fixtures.press(&state, .tab, .tab) // back in the browser, marks cleared by queueing
+        Fixtures.press(&state, .tab, .tab)  // back in the browser, marks cleared by queueing
         #expect(state.browser.marks.isEmpty)
         Fixtures.press(&state, .character("*"))
         // dog.png failed: not sent, so it is marked with 夕焼け.png; cat.jpg is up already.
@@ -75,15 +75,20 @@ import UploadCore
         var state = Fixtures.state()
         let date = Date(timeIntervalSince1970: 1_800_000_000)
         func record(_ id: Int, _ name: String, url: String) -> UploadRecord {
-            var record = UploadRecord(id: UploadID(id), name: name, path: "/photos/\(name)", url: url, origin: "watch /photos",
-                                      fileSize: name == "cat.jpg" ? 2_100_000 : 512_000, createdAt: date)
+            var record = UploadRecord(
+                id: UploadID(id), name: name, path: "/photos/\(name)", url: url, origin: "watch /photos",
+                fileSize: name == "cat.jpg" ? 2_100_000 : 512_000, createdAt: date)
             record.apply(.started(UploadID(id), attempt: 1, url: url, totalBytes: 10), at: date)
             record.apply(.finished(UploadID(id), .answered(status: 200)), at: date)
             return record
         }
-        _ = MonitorReducer.reduce(&state, .attached(Reattachment(records: [
-            record(1, "cat.jpg", url: state.endpoint), record(2, "dog.png", url: "https://elsewhere.example/upload"),
-        ], at: date, finishedWhileAway: []), Fixtures.time))
+        _ = MonitorReducer.reduce(
+            &state,
+            .attached(
+                Reattachment(
+                    records: [
+                        record(1, "cat.jpg", url: state.endpoint), record(2, "dog.png", url: "https://elsewhere.example/upload"),
+                    ], at: date, finishedWhileAway: []), Fixtures.time))
         #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000)?.kind == .sent)
         #expect(state.queue.status(ofFile: "/photos/dog.png", size: 512_000) == nil, "sent to another endpoint")
     }
@@ -101,8 +106,9 @@ import UploadCore
         Fixtures.upload(&state, .started(cat, attempt: 1, url: state.endpoint, totalBytes: 2_100_200))
         Fixtures.upload(&state, .finished(cat, .answered(status: 200)))
         #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: listed)?.kind == .sent)
-        #expect(state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: listed + 1) == nil,
-                "rewritten since, same size: not the file that was sent")
+        #expect(
+            state.queue.status(ofFile: "/photos/cat.jpg", size: 2_100_000, modified: listed + 1) == nil,
+            "rewritten since, same size: not the file that was sent")
         // Listed again after the rewrite: the browser no longer ticks it.
         entries[1].modified = listed + 1_000_000_000
         _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryListing(path: "/photos", entries: entries)))
@@ -140,8 +146,9 @@ import UploadCore
     static func attachedSentCat() -> (MonitorState, UploadRecord, Date) {
         var state = Fixtures.state()
         let date = Date(timeIntervalSince1970: 1_800_000_000)
-        var record = UploadRecord(id: UploadID(1), name: "cat.jpg", path: "/photos/cat.jpg", url: state.endpoint, origin: "send",
-                                  fileSize: 2_100_000, createdAt: date)
+        var record = UploadRecord(
+            id: UploadID(1), name: "cat.jpg", path: "/photos/cat.jpg", url: state.endpoint, origin: "send",
+            fileSize: 2_100_000, createdAt: date)
         record.fileModified = 1_700_000_000_000_000_000
         record.apply(.finished(UploadID(1), .answered(status: 200)), at: date)
         _ = MonitorReducer.reduce(&state, .attached(Reattachment(records: [record], at: date, finishedWhileAway: []), Fixtures.time))
@@ -177,8 +184,11 @@ import UploadCore
 /// hashed off the loop (`hashContents`) and matched by content with what was sent here.
 @Suite struct ContentStatusTests {
     func hashed(_ state: inout MonitorState, _ name: String, size: Int64, _ sha256: String, remaining: Int = 0) {
-        _ = MonitorReducer.reduce(&state, .contentHashed(ContentHashRequest(path: "/photos/" + name, size: size, modified: 0),
-                                                         sha256: sha256, remaining: remaining))
+        _ = MonitorReducer.reduce(
+            &state,
+            .contentHashed(
+                ContentHashRequest(path: "/photos/" + name, size: size, modified: 0),
+                sha256: sha256, remaining: remaining))
     }
 
     @Test func aFolderListedAsksForItsImagesToBeHashedOnce() {
@@ -186,9 +196,10 @@ import UploadCore
         // Nothing was ever sent here: nothing to match, nothing read.
         #expect(MonitorReducer.reduce(&state, .directoryLoaded(Fixtures.listing)).isEmpty)
         let effects = MonitorReducer.reduce(&state, .sentContentsKnown(["elsewhere"]))
-        let asked: [ContentHashRequest] = effects.compactMap { effect -> [ContentHashRequest]? in
-            if case .hashContents(let files) = effect { files } else { nil }
-        }.first ?? []
+        let asked: [ContentHashRequest] =
+            effects.compactMap { effect -> [ContentHashRequest]? in
+                if case .hashContents(let files) = effect { files } else { nil }
+            }.first ?? []
         // Images only (not notes.txt, not the broken link, not the folder).
         #expect(asked.map(\.path) == ["/photos/cat.jpg", "/photos/dog.png", "/photos/夕焼け.png"])
         #expect(state.contents.remaining == 3)
@@ -228,8 +239,9 @@ import UploadCore
         var state = Fixtures.state()
         let date = Date(timeIntervalSince1970: 1_800_000_000)
         // The agent sent /old/holiday.jpg, whose content is dog.png's.
-        var record = UploadRecord(id: UploadID(1), name: "holiday.jpg", path: "/old/holiday.jpg", url: state.endpoint, origin: "send",
-                                  fileSize: 512_000, createdAt: date)
+        var record = UploadRecord(
+            id: UploadID(1), name: "holiday.jpg", path: "/old/holiday.jpg", url: state.endpoint, origin: "send",
+            fileSize: 512_000, createdAt: date)
         record.apply(.content(UploadID(1), sha256: "d06"), at: date)
         record.apply(.finished(UploadID(1), .answered(status: 200)), at: date)
         _ = MonitorReducer.reduce(&state, .attached(Reattachment(records: [record], at: date, finishedWhileAway: []), Fixtures.time))

@@ -8,14 +8,26 @@ import Foundation
 @Suite struct FramePacerTests {
     @Test func atMostThirtyFramesASecondAndOnlyWhenSomethingChanged() {
         var pacer = FramePacer()
-        do { let result = pacer.drawNow(at: 0); #expect(result, "the first frame at once") }
-        do { let result = pacer.drawNow(at: 0.001); #expect(!result, "nothing changed") }
+        do {
+            let result = pacer.drawNow(at: 0)
+            #expect(result, "the first frame at once")
+        }
+        do {
+            let result = pacer.drawNow(at: 0.001)
+            #expect(!result, "nothing changed")
+        }
         #expect(pacer.sleep(at: 0.001, uploadsActive: false) == nil, "idle and drawn: wait for input alone")
         pacer.changed(urgent: true)
-        do { let result = pacer.drawNow(at: 0.01); #expect(!result, "too soon after the last frame") }
+        do {
+            let result = pacer.drawNow(at: 0.01)
+            #expect(!result, "too soon after the last frame")
+        }
         let wait = pacer.sleep(at: 0.01, uploadsActive: false)
         #expect(wait.map { abs($0 - (1.0 / 30 - 0.01)) < 1e-9 } == true, "sleep until the frame may be drawn: \(String(describing: wait))")
-        do { let result = pacer.drawNow(at: 1.0 / 30); #expect(result) }
+        do {
+            let result = pacer.drawNow(at: 1.0 / 30)
+            #expect(result)
+        }
         // A burst of changes inside one frame's time makes one frame.
         var frames = 0
         for step in 1...300 {
@@ -39,12 +51,18 @@ import Foundation
         // Just after a background frame: an upload event waits its twelfth of a second…
         let last = pacer.lastFrame
         pacer.changed()
-        do { let result = pacer.drawNow(at: last + 0.04); #expect(!result) }
+        do {
+            let result = pacer.drawNow(at: last + 0.04)
+            #expect(!result)
+        }
         #expect(pacer.sleep(at: last + 0.04, uploadsActive: false).map { abs($0 - (1.0 / 12 - 0.04)) < 1e-9 } == true)
         // …a key does not: a thirtieth after the last frame is enough.
         pacer.changed(urgent: true)
         #expect(pacer.sleep(at: last + 0.04, uploadsActive: false) == 0)
-        do { let result = pacer.drawNow(at: last + 0.04); #expect(result) }
+        do {
+            let result = pacer.drawNow(at: last + 0.04)
+            #expect(result)
+        }
         #expect(!pacer.urgent, "drawn: what comes next is background again")
         #expect(MonitorEvent.key(.character("j"), EventTime(seconds: 0, clock: "", date: .init(timeIntervalSince1970: 0))).isTheUsers)
         #expect(!MonitorEvent.tick(EventTime(seconds: 0, clock: "", date: .init(timeIntervalSince1970: 0))).isTheUsers)
@@ -53,12 +71,24 @@ import Foundation
     @Test func ticksOnlyWhileUploadsRun() {
         var pacer = FramePacer()
         _ = pacer.drawNow(at: 0)
-        do { let result = pacer.tickNow(at: 10, uploadsActive: false); #expect(!result) }
+        do {
+            let result = pacer.tickNow(at: 10, uploadsActive: false)
+            #expect(!result)
+        }
         #expect(pacer.sleep(at: 10, uploadsActive: false) == nil)
-        do { let result = pacer.tickNow(at: 10, uploadsActive: true); #expect(result) }
-        do { let result = pacer.tickNow(at: 10.2, uploadsActive: true); #expect(!result) }
+        do {
+            let result = pacer.tickNow(at: 10, uploadsActive: true)
+            #expect(result)
+        }
+        do {
+            let result = pacer.tickNow(at: 10.2, uploadsActive: true)
+            #expect(!result)
+        }
         #expect(pacer.sleep(at: 10.2, uploadsActive: true).map { abs($0 - 0.3) < 1e-9 } == true)
-        do { let result = pacer.tickNow(at: 10.5, uploadsActive: true); #expect(result) }
+        do {
+            let result = pacer.tickNow(at: 10.5, uploadsActive: true)
+            #expect(result)
+        }
     }
 }
 
@@ -121,7 +151,7 @@ private func draws(_ pacer: inout FramePacer, at t: Double) -> Bool { pacer.draw
         _ = pacer.drawNow(at: 0)
         pacer.sent(at: 0, asked: true)
         pacer.answered(1, at: 0.01)
-        _ = pacer.drawNow(at: 0) // nothing owed
+        _ = pacer.drawNow(at: 0)  // nothing owed
         pacer.changed(urgent: true)
         #expect(draws(&pacer, at: 0.1))
         pacer.sent(at: 0.1, asked: true)

@@ -53,14 +53,16 @@ import UploadCore
     }
 
     @Test func anUploadWaitingToRetryShowsWhyAndForHowLong() {
-        let (live, reattached) = screens([
-            (0, .queued(id, name: "big.png", totalBytes: 1000)),
-            (1, .started(id, attempt: 1, url: "http://h/photo", totalBytes: 1200)),
-            (3, .response(id, Fixtures.response(503, "busy", reason: "Service Unavailable"))),
-            (3, .retryScheduled(id, attempt: 2, delaySeconds: 4, reason: "503 Service Unavailable")),
-        ], now: 4)
-        #expect(live.contains { $0.contains("↻ big.png") && $0.contains("waiting to retry in 3 s (attempt 2: 503 Service Unavailable)") },
-                "\(live.joined(separator: "\n"))")
+        let (live, reattached) = screens(
+            [
+                (0, .queued(id, name: "big.png", totalBytes: 1000)),
+                (1, .started(id, attempt: 1, url: "http://h/photo", totalBytes: 1200)),
+                (3, .response(id, Fixtures.response(503, "busy", reason: "Service Unavailable"))),
+                (3, .retryScheduled(id, attempt: 2, delaySeconds: 4, reason: "503 Service Unavailable")),
+            ], now: 4)
+        #expect(
+            live.contains { $0.contains("↻ big.png") && $0.contains("waiting to retry in 3 s (attempt 2: 503 Service Unavailable)") },
+            "\(live.joined(separator: "\n"))")
         #expect(live == reattached, "live:\n\(live.joined(separator: "\n"))\nreattached:\n\(reattached.joined(separator: "\n"))")
     }
 
@@ -87,21 +89,24 @@ import UploadCore
 
     @Test func anUploadThatCannotBeContinuedSaysWhyItStartsOver() {
         var state = Fixtures.state(width: 160, height: 30)
-        for (t, event) in [(0.0, UploadEvent.queued(id, name: "big.png", totalBytes: 1000)),
-                           (1, .resumable(id, nil, startedOver: "the file changed since the upload began"))] {
+        for (t, event) in [
+            (0.0, UploadEvent.queued(id, name: "big.png", totalBytes: 1000)),
+            (1, .resumable(id, nil, startedOver: "the file changed since the upload began")),
+        ] {
             _ = MonitorReducer.reduce(&state, .upload(event, Fixtures.at(t)))
         }
         #expect(state.log.map(\.text).contains("↺ big.png: starting over from 0: the file changed since the upload began"))
     }
 
     @Test func aRedirectedUploadShowsWhereItWent() {
-        let (live, reattached) = screens([
-            (0, .queued(id, name: "big.png", totalBytes: 1000)),
-            (1, .started(id, attempt: 1, url: "http://h/photo", totalBytes: 1200)),
-            (2, .redirected(id, to: "http://other/upload")),
-            (3, .response(id, Fixtures.response(201, #"{"filename":"big.png"}"#, reason: "Created"))),
-            (3, .finished(id, .answered(status: 201))),
-        ], now: 5)
+        let (live, reattached) = screens(
+            [
+                (0, .queued(id, name: "big.png", totalBytes: 1000)),
+                (1, .started(id, attempt: 1, url: "http://h/photo", totalBytes: 1200)),
+                (2, .redirected(id, to: "http://other/upload")),
+                (3, .response(id, Fixtures.response(201, #"{"filename":"big.png"}"#, reason: "Created"))),
+                (3, .finished(id, .answered(status: 201))),
+            ], now: 5)
         #expect(live.contains { $0.contains("http://other/upload") }, "\(live.joined(separator: "\n"))")
         #expect(live == reattached, "live:\n\(live.joined(separator: "\n"))\nreattached:\n\(reattached.joined(separator: "\n"))")
     }

@@ -34,7 +34,9 @@ import UploadCore
         var state = Fixtures.state()
         Fixtures.press(&state, .character("j"), .character(" "), .character(" "), .character("u"))
         let items = Fixtures.enqueued(Fixtures.press(&state, .character("*"), .character("u")))
-        for (n, item) in items.enumerated() { _ = MonitorReducer.reduce(&state, .upload(Fixtures.queued(UploadID(n + 1), item, totalBytes: 10), Fixtures.time)) }
+        for (n, item) in items.enumerated() {
+            _ = MonitorReducer.reduce(&state, .upload(Fixtures.queued(UploadID(n + 1), item, totalBytes: 10), Fixtures.time))
+        }
         #expect(state.queue.rows.count >= 3)
         let queue = MonitorLayout(width: 120, height: 40).queue
         // Inside its frame, under the overall line: the second upload.
@@ -59,9 +61,11 @@ import UploadCore
 @Suite struct DestinationSwitchTests {
     func state() -> MonitorState {
         var state = Fixtures.state()
-        state.destinations = [DestinationEntry(name: "blog", shown: "https://blog.example/photo"),
-                              DestinationEntry(name: "broken", shown: "https://x.example/", refusal: "cannot read /k/h: it does not exist"),
-                              DestinationEntry(name: "wiki", shown: "https://wiki.example/up")]
+        state.destinations = [
+            DestinationEntry(name: "blog", shown: "https://blog.example/photo"),
+            DestinationEntry(name: "broken", shown: "https://x.example/", refusal: "cannot read /k/h: it does not exist"),
+            DestinationEntry(name: "wiki", shown: "https://wiki.example/up"),
+        ]
         state.destinationName = "blog"
         return state
     }

@@ -136,7 +136,8 @@ import UploadCore
         var state = Fixtures.state()
         Fixtures.press(&state, .down, .character(" "), .character(" "))  // space marks and moves on
         let queued = Fixtures.press(&state, .character("u"))
-        #expect(queued.contains(.enqueue([QueueItem(path: "/photos/cat.jpg", uploadName: "cat.jpg"), QueueItem(path: "/photos/dog.png", uploadName: "dog.png")])))
+        #expect(
+            queued.contains(.enqueue([QueueItem(path: "/photos/cat.jpg", uploadName: "cat.jpg"), QueueItem(path: "/photos/dog.png", uploadName: "dog.png")])))
         let items = Fixtures.enqueued(queued)
         Fixtures.upload(&state, Fixtures.queued(UploadID(1), items[0], totalBytes: 2_100_000))
         Fixtures.upload(&state, Fixtures.queued(UploadID(2), items[1], totalBytes: 512_000))

@@ -15,14 +15,21 @@ import UploadCore
     static func counted(_ queue: QueueState, endpoint: String) -> (QueueTally, [String: FileUploadStatus.Kind], Set<String>, Set<UploadID>, Set<UploadID>) {
         var tally = QueueTally()
         var files: [String: (rank: Int, kind: FileUploadStatus.Kind)] = [:]
-        var contents: Set<String> = [], moving: Set<UploadID> = [], failed: Set<UploadID> = []
+        var contents: Set<String> = []
+        var moving: Set<UploadID> = []
+        var failed: Set<UploadID> = []
         for id in queue.rows {
             guard let row = queue.state(id) else { continue }
             let size = row.totalBytes ?? row.sentBytes
             tally.totalBytes += size
             if let outcome = row.outcome {
                 tally.sentBytes += size
-                if outcome.isSuccess { tally.ok += 1 } else { tally.failed += 1; failed.insert(id) }
+                if outcome.isSuccess {
+                    tally.ok += 1
+                } else {
+                    tally.failed += 1
+                    failed.insert(id)
+                }
             } else {
                 tally.sentBytes += row.sentBytes
                 tally.active += 1
@@ -79,8 +86,11 @@ import UploadCore
                 nextID += 1
                 let path = "/photos/p\(next(40)).jpg"
                 let url = next(10) == 0 ? "http://elsewhere/photo" : Self.endpoint
-                upload(.queued(UploadRecord(id: id, name: "p.jpg", path: path, url: url, origin: "monitor", fileSize: Int64(1_000 + next(9_000)),
-                                            createdAt: time.date)))
+                upload(
+                    .queued(
+                        UploadRecord(
+                            id: id, name: "p.jpg", path: path, url: url, origin: "monitor", fileSize: Int64(1_000 + next(9_000)),
+                            createdAt: time.date)))
                 queued.append(id)
             } else if roll < 97 {
                 let id = queued[next(queued.count)]
@@ -119,8 +129,11 @@ import UploadCore
         press(.character("f"))
         #expect(state.message?.text == "No failed uploads in the queue")
         for i in 1...2_000 {
-            upload(.queued(UploadRecord(id: UploadID(i), name: "p\(i).jpg", path: "/photos/p\(i).jpg", url: Self.endpoint, origin: "monitor",
-                                        fileSize: 1_000, createdAt: time.date)))
+            upload(
+                .queued(
+                    UploadRecord(
+                        id: UploadID(i), name: "p\(i).jpg", path: "/photos/p\(i).jpg", url: Self.endpoint, origin: "monitor",
+                        fileSize: 1_000, createdAt: time.date)))
         }
         for i in [5, 1_500] { upload(.finished(UploadID(i), .failed(UploadFailure(.connectionLost, "reset")))) }
         upload(.started(UploadID(7), attempt: 1, url: Self.endpoint, totalBytes: 1_200))
@@ -143,8 +156,9 @@ import UploadCore
         var state = MonitorState(width: 120, height: 40, endpoint: "http://h/photo", directory: "/photos", home: "/")
         let date = Date(timeIntervalSince1970: 1_700_000_000)
         func record(_ id: Int, failed: Bool) -> UploadRecord {
-            var record = UploadRecord(id: UploadID(id), name: "p\(id).jpg", path: "/photos/p\(id).jpg", url: "http://h/photo",
-                                      origin: "send", fileSize: 100, createdAt: date)
+            var record = UploadRecord(
+                id: UploadID(id), name: "p\(id).jpg", path: "/photos/p\(id).jpg", url: "http://h/photo",
+                origin: "send", fileSize: 100, createdAt: date)
             record.apply(.started(UploadID(id), attempt: 1, url: "http://h/photo", totalBytes: 300), at: date)
             record.apply(.finished(UploadID(id), failed ? .failed(UploadFailure(.connectionLost, "reset")) : .answered(status: 200)), at: date)
             return record

@@ -19,30 +19,39 @@ import UploadCore
     }
 
     func attachment() -> Reattachment {
-        Reattachment(records: [
-            record(old, "old.png", size: 10, [
-                (900, .queued(old, name: "old.png", totalBytes: 10)),
-                (890, .started(old, attempt: 1, url: "http://h/photo", totalBytes: 20)),
-                (880, .response(old, Fixtures.response(200, #"{"filename":"old.png"}"#, reason: "OK"))),
-                (880, .finished(old, .answered(status: 200))),
-            ]),
-            record(done, "cat.jpg", size: 100, [
-                (60, .queued(done, name: "cat.jpg", totalBytes: 100)),
-                (50, .started(done, attempt: 1, url: "http://h/photo", totalBytes: 300)),
-                (40, .response(done, Fixtures.response(201, #"{"filename":"cat.jpg"}"#, reason: "Created"))),
-                (40, .finished(done, .answered(status: 201))),
-            ]),
-            record(failed, "dog.png", size: 100, [
-                (60, .queued(failed, name: "dog.png", totalBytes: 100)),
-                (30, .started(failed, attempt: 2, url: "http://h/photo", totalBytes: 300)),
-                (29, .finished(failed, .failed(UploadFailure(.cannotConnect, "Connection refused", code: 111)))),
-            ]),
-            record(sending, "big.png", size: 1000, [
-                (20, .queued(sending, name: "big.png", totalBytes: 1000)),
-                (10, .started(sending, attempt: 1, url: "http://h/photo", totalBytes: 1200)),
-                (0, .progress(sending, bytesSent: 600, totalBytesSent: 600, totalBytesExpected: 1200)),
-            ]),
-        ], missedFinishes: [done, failed], at: Self.date)
+        Reattachment(
+            records: [
+                record(
+                    old, "old.png", size: 10,
+                    [
+                        (900, .queued(old, name: "old.png", totalBytes: 10)),
+                        (890, .started(old, attempt: 1, url: "http://h/photo", totalBytes: 20)),
+                        (880, .response(old, Fixtures.response(200, #"{"filename":"old.png"}"#, reason: "OK"))),
+                        (880, .finished(old, .answered(status: 200))),
+                    ]),
+                record(
+                    done, "cat.jpg", size: 100,
+                    [
+                        (60, .queued(done, name: "cat.jpg", totalBytes: 100)),
+                        (50, .started(done, attempt: 1, url: "http://h/photo", totalBytes: 300)),
+                        (40, .response(done, Fixtures.response(201, #"{"filename":"cat.jpg"}"#, reason: "Created"))),
+                        (40, .finished(done, .answered(status: 201))),
+                    ]),
+                record(
+                    failed, "dog.png", size: 100,
+                    [
+                        (60, .queued(failed, name: "dog.png", totalBytes: 100)),
+                        (30, .started(failed, attempt: 2, url: "http://h/photo", totalBytes: 300)),
+                        (29, .finished(failed, .failed(UploadFailure(.cannotConnect, "Connection refused", code: 111)))),
+                    ]),
+                record(
+                    sending, "big.png", size: 1000,
+                    [
+                        (20, .queued(sending, name: "big.png", totalBytes: 1000)),
+                        (10, .started(sending, attempt: 1, url: "http://h/photo", totalBytes: 1200)),
+                        (0, .progress(sending, bytesSent: 600, totalBytesSent: 600, totalBytesExpected: 1200)),
+                    ]),
+            ], missedFinishes: [done, failed], at: Self.date)
     }
 
     @Test func rowsComeBackQuietlyAndWhatFinishedWhileAwayIsToldOnce() {
@@ -53,15 +62,17 @@ import UploadCore
         #expect(state.queue.state(done)?.elapsed == 10)
         #expect(state.queue.state(sending)?.outcome == nil)
         #expect(state.queue.state(sending)?.sentBytes == 600)
-        #expect(state.log.map(\.text) == [
-            "While you were away: 2 finished (1 ok, 1 failed)",
-            "✓ cat.jpg → 201 in 10 s, 300 B sent",
-            "✗ dog.png → cannot connect: Connection refused (code 111)",
-        ])
-        #expect(effects == [
-            .notify(title: "uploadmon", body: "✓ cat.jpg → 201 in 10 s, 300 B sent"),
-            .notify(title: "uploadmon", body: "✗ dog.png → cannot connect: Connection refused (code 111)"),
-        ])
+        #expect(
+            state.log.map(\.text) == [
+                "While you were away: 2 finished (1 ok, 1 failed)",
+                "✓ cat.jpg → 201 in 10 s, 300 B sent",
+                "✗ dog.png → cannot connect: Connection refused (code 111)",
+            ])
+        #expect(
+            effects == [
+                .notify(title: "uploadmon", body: "✓ cat.jpg → 201 in 10 s, 300 B sent"),
+                .notify(title: "uploadmon", body: "✗ dog.png → cannot connect: Connection refused (code 111)"),
+            ])
         // The response panel follows the latest news.
         #expect(state.queue.selectedID == failed)
     }

@@ -8,7 +8,7 @@ import UploadCore
 @Suite struct BrowserKeyTests {
     @Test func movingStaysInsideTheList() {
         var state = Fixtures.state()
-        #expect(state.browser.visible.count == 5) // notes.txt hidden: images only
+        #expect(state.browser.visible.count == 5)  // notes.txt hidden: images only
         Fixtures.press(&state, .up)
         #expect(state.browser.selected == 0)
         Fixtures.press(&state, .down, .character("j"))
@@ -36,16 +36,22 @@ import UploadCore
         #expect(Fixtures.press(&state, .character("h")) == [.loadDirectory(path: "/", select: "photos")])
         #expect(Fixtures.press(&state, .backspace) == [.loadDirectory(path: "/", select: "photos")])
         #expect(Fixtures.press(&state, .character("~")) == [.loadDirectory(path: "/home/me", select: nil)])
-        _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryListing(path: "/", entries: [
-            DirectoryEntry(name: "etc", kind: .directory), DirectoryEntry(name: "photos", kind: .directory),
-        ], select: "photos")))
+        _ = MonitorReducer.reduce(
+            &state,
+            .directoryLoaded(
+                DirectoryListing(
+                    path: "/",
+                    entries: [
+                        DirectoryEntry(name: "etc", kind: .directory), DirectoryEntry(name: "photos", kind: .directory),
+                    ], select: "photos")))
         #expect(state.browser.current?.name == "photos")
         #expect(Fixtures.press(&state, .left) == [])
     }
 
     @Test func unreadableDirectoryIsAMessageNotACrash() {
         var state = Fixtures.state()
-        _ = MonitorReducer.reduce(&state, .directoryLoaded(DirectoryListing(path: "/root/secret", entries: [], error: "cannot open /root/secret: Permission denied")))
+        _ = MonitorReducer.reduce(
+            &state, .directoryLoaded(DirectoryListing(path: "/root/secret", entries: [], error: "cannot open /root/secret: Permission denied")))
         #expect(state.message == StatusMessage("cannot open /root/secret: Permission denied", isError: true))
         #expect(Fixtures.press(&state, .down, .enter, .character(" "), .character("u"), .character("r")) == [])
     }
@@ -60,11 +66,14 @@ import UploadCore
         Fixtures.press(&state, .character("*"))
         #expect(state.browser.marks.count == 3)
         let effects = Fixtures.press(&state, .character("u"))
-        #expect(effects == [.enqueue([
-            QueueItem(path: "/photos/cat.jpg", uploadName: "cat.jpg"),
-            QueueItem(path: "/photos/dog.png", uploadName: "dog.png"),
-            QueueItem(path: "/photos/夕焼け.png", uploadName: "夕焼け.png"),
-        ])])
+        #expect(
+            effects == [
+                .enqueue([
+                    QueueItem(path: "/photos/cat.jpg", uploadName: "cat.jpg"),
+                    QueueItem(path: "/photos/dog.png", uploadName: "dog.png"),
+                    QueueItem(path: "/photos/夕焼け.png", uploadName: "夕焼け.png"),
+                ])
+            ])
         #expect(state.browser.marks.isEmpty)
         #expect(state.message?.text == "Queued 3 files")
     }
@@ -197,10 +206,11 @@ import UploadCore
         #expect(state.queue.rows == [UploadID(1), UploadID(2), UploadID(3), UploadID(4)])
         #expect(state.queue.state(UploadID(3))?.sentBytes == 100_000_000)
         #expect(state.queue.activeCount == 2)
-        #expect(state.log.map(\.text) == [
-            "✓ cat.jpg → 200 in 1.4 s, 2.10 MB sent",
-            "✗ notes.jpg → 415 Unsupported Media Type",
-        ])
+        #expect(
+            state.log.map(\.text) == [
+                "✓ cat.jpg → 200 in 1.4 s, 2.10 MB sent",
+                "✗ notes.jpg → 415 Unsupported Media Type",
+            ])
         // The selection followed the latest finished upload: the red answer.
         #expect(state.queue.selectedID == UploadID(2))
         #expect(state.queue.state(UploadID(2)).flatMap { AnswerDigest(record: $0.record) }?.isSuccess == false)
@@ -216,10 +226,12 @@ import UploadCore
         #expect(AnswerDigest(failure: UploadFailure(.other, "the server went away")).verdict == "FAILED")
         #expect(AnswerDigest(failure: UploadFailure(.connectionLost, "reset")).verdict == "FAILED connection lost")
         #expect(AnswerDigest(response: UploadResponse(status: 200, reason: "OK", headers: [], body: [], bodyBytesTotal: 0)).verdict == "OK 200")
-        #expect(AnswerDigest(response: UploadResponse(status: 415, reason: "Unsupported Media Type", headers: [], body: [], bodyBytesTotal: 0)).verdict
+        #expect(
+            AnswerDigest(response: UploadResponse(status: 415, reason: "Unsupported Media Type", headers: [], body: [], bodyBytesTotal: 0)).verdict
                 == "FAILED 415 Unsupported Media Type")
         // A message that starts with its kind says it once.
-        #expect(FailureText.line(UploadFailure(.cannotConnect, "cannot connect: Connection refused", code: 111)) == "cannot connect: Connection refused (code 111)")
+        #expect(
+            FailureText.line(UploadFailure(.cannotConnect, "cannot connect: Connection refused", code: 111)) == "cannot connect: Connection refused (code 111)")
         #expect(FailureText.line(UploadFailure(.stalled, "nothing could be written for 30s")) == "stalled: nothing could be written for 30s")
         Fixtures.upload(&state, .finished(UploadID(4), .failed(UploadFailure(.cancelled, "cancelled before it started"))), at: 9)
         #expect(state.log.last?.text == "⊘ dog.png cancelled")
@@ -230,7 +242,9 @@ import UploadCore
         let lines = state.log.count
         #expect(Fixtures.upload(&state, .allFinished(UploadSummary(succeeded: 0, failed: 0)), at: 10) == [])
         #expect(state.log.count == lines)
-        #expect(state.queue.state(UploadID(3)).flatMap { AnswerDigest(record: $0.record) } == AnswerDigest(failure: UploadFailure(.connectionLost, "Connection reset by peer", code: 104)))
+        #expect(
+            state.queue.state(UploadID(3)).flatMap { AnswerDigest(record: $0.record) }
+                == AnswerDigest(failure: UploadFailure(.connectionLost, "Connection reset by peer", code: 104)))
     }
 
     @Test func cancelRetryAndClearApplyToTheSelectedRow() {
@@ -370,8 +384,10 @@ import UploadCore
     @Test func anotherDestinationBringsItsOwnWayAndForgetsTheChoice() {
         var state = Fixtures.state()
         let small = PhotoConversion(format: .jpeg, maxDimension: 1024)
-        state.destinations = [DestinationEntry(name: "blog", shown: "https://blog.example/photo", conversion: small),
-                              DestinationEntry(name: "archive", shown: "https://archive.example/photo")]
+        state.destinations = [
+            DestinationEntry(name: "blog", shown: "https://blog.example/photo", conversion: small),
+            DestinationEntry(name: "archive", shown: "https://archive.example/photo"),
+        ]
         Fixtures.press(&state, .character("F"))
         #expect(state.sendsAs == PhotoConversion(format: .jpeg))
         Fixtures.press(&state, .character("D"), .enter)
@@ -392,7 +408,9 @@ import UploadCore
         #expect(MonitorView.leavingText(heic, jpeg2048) == "sends JPEG q85 2048×1536")
         #expect(MonitorView.leavingText(small, jpeg2048) == "sends it as it is")
         #expect(MonitorView.leavingText(heic, PhotoConversion(format: .jpeg, maxBytes: 1_000_000)) == "sends JPEG ≤ 1.00 MB 4032×3024")
-        #expect(MonitorView.leavingText(png, PhotoConversion(maxDimension: 1000))?.hasPrefix("not sent: a PNG photo cannot be written again in its own format") == true)
+        #expect(
+            MonitorView.leavingText(png, PhotoConversion(maxDimension: 1000))?.hasPrefix("not sent: a PNG photo cannot be written again in its own format")
+                == true)
         #expect(MonitorView.leavingText(heic, nil) == nil)
         #expect(MonitorView.leavingText(heic, PhotoConversion(format: .keep)) == nil)
     }

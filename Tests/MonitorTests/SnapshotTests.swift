@@ -94,10 +94,12 @@ import UploadCore
         state.uploadsOutliveMonitor = true
         let jobs = [
             JobSummary(id: 1, title: "maintenance, keeps 7d of history", every: "1d", lastResult: nil, lastFailed: false, nextRunIn: 7200, isWatch: false),
-            JobSummary(id: 2, title: "watch /srv/camera → http://127.0.0.1:3000/photo (3 queued, 1 settling)", every: "5m",
-                       lastResult: "queued 3 new file(s)", lastFailed: false, nextRunIn: 240, isWatch: true),
-            JobSummary(id: 3, title: "watch /mnt/gone → http://127.0.0.1:3000/photo (0 queued)", every: "1m",
-                       lastResult: "cannot read /mnt/gone: No such file or directory", lastFailed: true, nextRunIn: 20, isWatch: true),
+            JobSummary(
+                id: 2, title: "watch /srv/camera → http://127.0.0.1:3000/photo (3 queued, 1 settling)", every: "5m",
+                lastResult: "queued 3 new file(s)", lastFailed: false, nextRunIn: 240, isWatch: true),
+            JobSummary(
+                id: 3, title: "watch /mnt/gone → http://127.0.0.1:3000/photo (0 queued)", every: "1m",
+                lastResult: "cannot read /mnt/gone: No such file or directory", lastFailed: true, nextRunIn: 20, isWatch: true),
         ]
         _ = MonitorReducer.reduce(&state, .jobs(jobs, Fixtures.at(100)))
         _ = MonitorReducer.reduce(&state, .tick(Fixtures.at(130)))
@@ -114,7 +116,9 @@ import UploadCore
         // Without the agent there are no jobs to show, and the overlay says why.
         var local = Fixtures.busyState(width: 80, height: 24)
         Fixtures.press(&local, .character("J"))
-        #expect(MonitorView.render(local, theme: Theme(colors: true, glyphs: .unicode)).text.contains("Uploads run in this monitor (demo, --no-agent): no agent, no jobs."))
+        #expect(
+            MonitorView.render(local, theme: Theme(colors: true, glyphs: .unicode)).text.contains(
+                "Uploads run in this monitor (demo, --no-agent): no agent, no jobs."))
     }
 
     @Test func everySizeDrawsWithoutCrashing() {

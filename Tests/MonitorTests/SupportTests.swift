@@ -6,17 +6,18 @@ import UploadCore
 
 @Suite struct JSONPrettyTests {
     @Test func reindentsKeepingKeyOrderAndStrings() {
-        #expect(JSONPretty.format(#"{"z":1,"a":[1,2,{}],"s":"x, {y}: \"q\""}"#) == """
-        {
-          "z": 1,
-          "a": [
-            1,
-            2,
-            {}
-          ],
-          "s": "x, {y}: \\"q\\""
-        }
-        """)
+        #expect(
+            JSONPretty.format(#"{"z":1,"a":[1,2,{}],"s":"x, {y}: \"q\""}"#) == """
+                {
+                  "z": 1,
+                  "a": [
+                    1,
+                    2,
+                    {}
+                  ],
+                  "s": "x, {y}: \\"q\\""
+                }
+                """)
         #expect(JSONPretty.format("[]") == "[]")
     }
 
@@ -52,7 +53,8 @@ import UploadCore
 
     /// What the response panel shows comes from the record: its failure, else its answer.
     @Test func theAnswerOfARecord() {
-        var record = UploadRecord(id: UploadID(1), name: "a.jpg", path: nil, url: "http://h/p", origin: "test", fileSize: nil, createdAt: Date(timeIntervalSince1970: 0))
+        var record = UploadRecord(
+            id: UploadID(1), name: "a.jpg", path: nil, url: "http://h/p", origin: "test", fileSize: nil, createdAt: Date(timeIntervalSince1970: 0))
         #expect(AnswerDigest(record: record) == nil)
         let body = Array(String(repeating: #"{"k": "v"},"#, count: 5000).dropLast().utf8)
         let json = Array("[".utf8) + body + Array("]".utf8)
@@ -106,8 +108,11 @@ import UploadCore
         #expect(listing.error == nil)
         #expect(listing.entries.map(\.name) == ["Zeta", "a.txt", "b.JPG", "gone.png", "loop.png"])
         let stamp = FileFingerprint.of(path: root + "/b.JPG")
-        #expect(listing.entries[2] == DirectoryEntry(name: "b.JPG", kind: .file, size: 3, isImage: true,
-                                                     modified: stamp?.modificationNanoseconds ?? -1, changed: stamp?.changeNanoseconds ?? -1))
+        #expect(
+            listing.entries[2]
+                == DirectoryEntry(
+                    name: "b.JPG", kind: .file, size: 3, isImage: true,
+                    modified: stamp?.modificationNanoseconds ?? -1, changed: stamp?.changeNanoseconds ?? -1))
         #expect(listing.entries[3].kind == .brokenLink(reason: "broken symlink"))
         #expect(listing.entries[4].kind == .brokenLink(reason: "symlink loop"))
 

@@ -57,8 +57,9 @@ import UploadTesting
         let djpeg = try #require(Tools.path("djpeg"), "djpeg (libjpeg-turbo-progs) decodes what arrives")
         let source = folder + "/side.jpg"
         // Stored 400 x 300, shown turned a quarter right (EXIF 6): 300 x 400 upright.
-        try PictureWriter.jpeg(Self.quadrants(400, 300), to: source, quality: 95,
-                               exif: PictureWriter.exif(orientation: 6, bigEndian: false, make: "Phone", model: "X"))
+        try PictureWriter.jpeg(
+            Self.quadrants(400, 300), to: source, quality: 95,
+            exif: PictureWriter.exif(orientation: 6, bigEndian: false, make: "Phone", model: "X"))
         let converted = try #require(try PhotoConverter.convert(path: source, PhotoConversion(format: .jpeg, maxDimension: 200), stripLocation: false))
         #expect(converted.width == 150 && converted.height == 200)
         let decoded = try Tools.ppm(djpeg, write(converted.bytes, "side-out.jpg"))
@@ -83,7 +84,8 @@ import UploadTesting
         for y in 0..<size { for x in 0..<size where (x + y) % 2 == 0 { for c in 0..<3 { rgb[(y * size + x) * 3 + c] = 255 } } }
         let source = folder + "/checker.png"
         try PictureWriter.png(RGBImage(width: size, height: size, rgb: rgb), to: source)
-        let converted = try #require(try PhotoConverter.convert(path: source, PhotoConversion(format: .jpeg, quality: 95, maxDimension: 400), stripLocation: false))
+        let converted = try #require(
+            try PhotoConverter.convert(path: source, PhotoConversion(format: .jpeg, quality: 95, maxDimension: 400), stripLocation: false))
         let djpeg = try #require(Tools.path("djpeg"), "djpeg (libjpeg-turbo-progs) decodes what arrives")
         let decoded = try Tools.ppm(djpeg, write(converted.bytes, "checker.jpg"))
         #expect(decoded.width == 400 && decoded.height == 400)
@@ -201,7 +203,9 @@ import UploadTesting
     @Test func locationGoesOnlyWhenAskedAndTheRestStays() throws {
         let exiftool = try #require(Tools.path("exiftool"), "exiftool (libimage-exiftool-perl) reads what arrives")
         let source = folder + "/located.jpg"
-        try PictureWriter.jpeg(Self.quadrants(800, 600), to: source, exif: PictureWriter.exif(orientation: 8, bigEndian: false, make: "Cam", model: "One", dateTaken: "2026:05:01 10:00:00"))
+        try PictureWriter.jpeg(
+            Self.quadrants(800, 600), to: source,
+            exif: PictureWriter.exif(orientation: 8, bigEndian: false, make: "Cam", model: "One", dateTaken: "2026:05:01 10:00:00"))
         try Tools.run(exiftool, ["-q", "-overwrite_original", "-GPSLatitude=48.85", "-GPSLatitudeRef=N", "-GPSLongitude=2.35", "-GPSLongitudeRef=E", source])
         for strip in [false, true] {
             let converted = try #require(try PhotoConverter.convert(path: source, PhotoConversion(format: .jpeg, maxDimension: 400), stripLocation: strip))
@@ -241,27 +245,36 @@ import UploadTesting
         let exiftool = try #require(Tools.path("exiftool"), "exiftool reads the profile written")
         let jpeg = folder + "/for-p3.jpg"
         try PictureWriter.jpeg(Self.quadrants(320, 240), to: jpeg, quality: 95)
-        let p3 = folder + "/p3.avif", srgb = folder + "/srgb.avif", pq = folder + "/pq.avif"
+        let p3 = folder + "/p3.avif"
+        let srgb = folder + "/srgb.avif"
+        let pq = folder + "/pq.avif"
         for (path, cicp) in [(p3, "12/13/6"), (srgb, "1/13/6"), (pq, "9/16/9")] {
             try Tools.run(avifenc, ["--min", "10", "--max", "20", "-s", "8", "--cicp", cicp, jpeg, path])
         }
         var sources = [p3]
         // HEIC's nclx box as libheif 1.16+ writes it (Debian's heif-enc 1.15 writes none).
         let heic = folder + "/p3.heic"
-        let python = "from PIL import Image; import pillow_heif, sys; pillow_heif.register_heif_opener(); "
+        let python =
+            "from PIL import Image; import pillow_heif, sys; pillow_heif.register_heif_opener(); "
             + "Image.open(sys.argv[1]).save(sys.argv[2], quality=90, color_primaries=12, transfer_characteristics=13, matrix_coefficients=6, full_range_flag=1)"
         if (try? Tools.run("/usr/bin/python3", ["-c", python, jpeg, heic])) != nil { sources.append(heic) }
         for source in sources {
             for format in [PhotoConversion.Format.jpeg, .webp] {
                 let converted = try #require(try PhotoConverter.convert(path: source, PhotoConversion(format: format), stripLocation: false))
                 let out = write(converted.bytes, "p3-\((source as NSString).pathExtension).\(format.rawValue)")
-                let tags = try Tools.output(exiftool, ["-s", "-ProfileDescription", "-RedMatrixColumn", "-GreenMatrixColumn", "-BlueMatrixColumn",
-                                                       "-MediaWhitePoint", "-ColorSpaceData", out])
+                let tags = try Tools.output(
+                    exiftool,
+                    [
+                        "-s", "-ProfileDescription", "-RedMatrixColumn", "-GreenMatrixColumn", "-BlueMatrixColumn",
+                        "-MediaWhitePoint", "-ColorSpaceData", out,
+                    ])
                 #expect(tags.contains("ProfileDescription              : Display P3"), "\(source) \(format): \(tags)")
                 #expect(tags.contains("ColorSpaceData                  : RGB"), "\(tags)")
                 // Apple's own Display P3 profile: red 0.5151 0.2412 -0.0011 (Bradford-adapted to D50).
-                for (name, want) in [("RedMatrixColumn", [0.5151, 0.2412, -0.0011]), ("GreenMatrixColumn", [0.2919, 0.6922, 0.0419]),
-                                     ("BlueMatrixColumn", [0.1572, 0.0666, 0.7841]), ("MediaWhitePoint", [0.9642, 1.0, 0.8249])] {
+                for (name, want) in [
+                    ("RedMatrixColumn", [0.5151, 0.2412, -0.0011]), ("GreenMatrixColumn", [0.2919, 0.6922, 0.0419]),
+                    ("BlueMatrixColumn", [0.1572, 0.0666, 0.7841]), ("MediaWhitePoint", [0.9642, 1.0, 0.8249]),
+                ] {
                     let line = try #require(tags.split(separator: "\n").first { $0.hasPrefix(name) }, "\(name) in \(tags)")
                     let read = line.split(separator: ":")[1].split(separator: " ").compactMap { Double($0) }
                     #expect(read.count == 3 && zip(read, want).allSatisfy { abs($0 - $1) < 0.0015 }, "\(name): \(read) vs \(want)")
@@ -270,7 +283,8 @@ import UploadTesting
         }
         // Little CMS turns P3 (200, 100, 50) through the profile into sRGB (215, 93, 31), as the
         // P3-to-sRGB matrix and the sRGB curve give by hand.
-        let lcms = "import io, sys; from PIL import Image, ImageCms; "
+        let lcms =
+            "import io, sys; from PIL import Image, ImageCms; "
             + "p = ImageCms.ImageCmsProfile(io.BytesIO(Image.open(sys.argv[1]).info['icc_profile'])); "
             + "t = ImageCms.buildTransform(p, ImageCms.createProfile('sRGB'), 'RGB', 'RGB'); "
             + "print(*ImageCms.applyTransform(Image.new('RGB', (1, 1), (200, 100, 50)), t).getpixel((0, 0)))"
@@ -304,7 +318,9 @@ import UploadTesting
         }
         #expect(ColourProfile.need(primaries: 1, transfer: 13) == .none)
         #expect(ColourProfile.need(primaries: 0, transfer: 0) == .none)
-        #expect(ColourProfile.need(primaries: 22, transfer: 13) == .refused("its colours are described by primaries 22, which this converter does not know; send it as it is"))
+        #expect(
+            ColourProfile.need(primaries: 22, transfer: 13)
+                == .refused("its colours are described by primaries 22, which this converter does not know; send it as it is"))
     }
 }
 
@@ -324,7 +340,8 @@ enum Tools {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
-        let pipe = Pipe(), errors = Pipe()
+        let pipe = Pipe()
+        let errors = Pipe()
         process.standardOutput = pipe
         process.standardError = errors
         try process.run()
@@ -346,12 +363,16 @@ enum Tools {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
         // "P6\nW H\n255\n"
         var fields: [Int] = []
-        var at = 2, current = ""
+        var at = 2
+        var current = ""
         while fields.count < 3, at < bytes.count {
             let c = bytes[at]
             at += 1
             if c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D {
-                if !current.isEmpty { fields.append(Int(current) ?? 0); current = "" }
+                if !current.isEmpty {
+                    fields.append(Int(current) ?? 0)
+                    current = ""
+                }
             } else {
                 current.append(Character(UnicodeScalar(c)))
             }

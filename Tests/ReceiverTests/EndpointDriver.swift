@@ -45,8 +45,9 @@ final class EndpointDriver: Sendable {
             resumableIdleAge: resumableIdleAge, resumableMaxAppend: resumableMaxAppend)
         let lines = NIOLockedValueBox<[RequestLogLine]>([])
         self.lines = lines
-        endpoint = try ReceiverServer.makeEndpoint(configuration, connections: ConnectionRegistry(limit: 64),
-                                                   log: { line in lines.withLockedValue { $0.append(line) } }, clock: clock)
+        endpoint = try ReceiverServer.makeEndpoint(
+            configuration, connections: ConnectionRegistry(limit: 64),
+            log: { line in lines.withLockedValue { $0.append(line) } }, clock: clock)
     }
 
     /// Every name in the upload folder but the receiver's own hidden ones.

@@ -51,7 +51,10 @@ struct GateMachineTests {
 
     @Test func anAcceptableHeadGoesOnAndItsBodyFollowsIt() {
         var (gate, start) = machine()
-        guard case .none = start else { Issue.record("an admitted connection is not answered"); return }
+        guard case .none = start else {
+            Issue.record("an admitted connection is not answered")
+            return
+        }
         let action = gate.head(head(), now: at(1), verdicts: Verdicts())
         #expect(forwarded(action)?.sendContinue == false)
         #expect(forwarded(action)?.announce == nil)
@@ -62,9 +65,15 @@ struct GateMachineTests {
         // While the responder works nothing runs out; once it has answered, the idle clock runs.
         #expect(gate.timerToArm() == nil)
         gate.answerHead(HTTPResponse(status: .ok))
-        guard case .none = gate.answerEnded(now: at(3)) else { Issue.record("a kept-alive connection stays"); return }
+        guard case .none = gate.answerEnded(now: at(3)) else {
+            Issue.record("a kept-alive connection stays")
+            return
+        }
         #expect(gate.timerToArm() == at(63))
-        guard case .close(nil) = gate.timerFired(now: at(63)) else { Issue.record("an idle connection closes quietly"); return }
+        guard case .close(nil) = gate.timerFired(now: at(63)) else {
+            Issue.record("an idle connection closes quietly")
+            return
+        }
     }
 
     @Test func aClientThatExpectsContinueIsToldAtOnce() {
@@ -85,11 +94,20 @@ struct GateMachineTests {
             return
         }
         // Another head on the same connection is dropped too: it is closing.
-        guard case .none = gate.head(head(), now: at(1.6), verdicts: Verdicts()) else { Issue.record("nothing more is passed on"); return }
+        guard case .none = gate.head(head(), now: at(1.6), verdicts: Verdicts()) else {
+            Issue.record("nothing more is passed on")
+            return
+        }
         // It lingers one second so the client can read the answer, then closes.
         #expect(gate.timerToArm() == at(2))
-        guard case .none = gate.timerFired(now: at(1.9)) else { Issue.record("not before the linger is over"); return }
-        guard case .close(nil) = gate.timerFired(now: at(2)) else { Issue.record("closed after the linger"); return }
+        guard case .none = gate.timerFired(now: at(1.9)) else {
+            Issue.record("not before the linger is over")
+            return
+        }
+        guard case .close(nil) = gate.timerFired(now: at(2)) else {
+            Issue.record("closed after the linger")
+            return
+        }
         #expect(gate.timerToArm() == nil)
     }
 
@@ -120,8 +138,9 @@ struct GateMachineTests {
 
     @Test func aResumableCreationInOurInteropVersionIsAnnounced() {
         var (gate, _) = machine()
-        let action = gate.head(head(.post, "/photo", ["Upload-Complete": "?0", "Upload-Length": "900", "Upload-Draft-Interop-Version": "8"]),
-                               now: at(1), verdicts: Verdicts())
+        let action = gate.head(
+            head(.post, "/photo", ["Upload-Complete": "?0", "Upload-Length": "900", "Upload-Draft-Interop-Version": "8"]),
+            now: at(1), verdicts: Verdicts())
         #expect(forwarded(action)?.announce == GateMachine.Announcement(boundary: "abc", length: 900, version: 8))
     }
 
@@ -160,7 +179,10 @@ struct GateMachineTests {
         _ = gate.bytesArrived(20, now: at(2))
         // The head's clock runs from its first byte.
         #expect(gate.timerToArm() == at(12))
-        guard case .none = gate.timerFired(now: at(11.9)) else { Issue.record("not before its time"); return }
+        guard case .none = gate.timerFired(now: at(11.9)) else {
+            Issue.record("not before its time")
+            return
+        }
         let late = try #require(answer(gate.timerFired(now: at(12))))
         #expect(late.status == 408)
         #expect(late.log?.method == "-")
@@ -181,10 +203,16 @@ struct GateMachineTests {
 
     @Test func anInterruptionFailsOnlyARequestInProgress() {
         var (idle, _) = machine()
-        guard case .close(failing: nil) = idle.interrupted(.stopping) else { Issue.record("an idle connection just closes"); return }
+        guard case .close(failing: nil) = idle.interrupted(.stopping) else {
+            Issue.record("an idle connection just closes")
+            return
+        }
         var (busy, _) = machine()
         _ = busy.head(head(), now: at(1), verdicts: Verdicts())
-        guard case .close(failing: .superseded?) = busy.interrupted(.superseded) else { Issue.record("the request being read is failed"); return }
+        guard case .close(failing: .superseded?) = busy.interrupted(.superseded) else {
+            Issue.record("the request being read is failed")
+            return
+        }
     }
 
     @Test func anAnswerThatSaysCloseEndsTheConnectionInsteadOfDraining() {
@@ -197,10 +225,19 @@ struct GateMachineTests {
         var final = HTTPResponse(status: .contentTooLarge)
         final.headerFields[.connection] = "Close"
         gate.answerHead(final)
-        guard case .flush = gate.answerEnded(now: at(2)) else { Issue.record("the answer is flushed and the connection lingers"); return }
-        guard case .none = gate.bodyPart() else { Issue.record("the rest of the body is not passed on"); return }
+        guard case .flush = gate.answerEnded(now: at(2)) else {
+            Issue.record("the answer is flushed and the connection lingers")
+            return
+        }
+        guard case .none = gate.bodyPart() else {
+            Issue.record("the rest of the body is not passed on")
+            return
+        }
         #expect(gate.timerToArm() == at(3))
         // A client that keeps sending more than the linger allows is cut at once.
-        guard case .close(nil) = gate.bytesArrived(9 << 20, now: at(2.1)) else { Issue.record("cut after too many bytes"); return }
+        guard case .close(nil) = gate.bytesArrived(9 << 20, now: at(2.1)) else {
+            Issue.record("cut after too many bytes")
+            return
+        }
     }
 }

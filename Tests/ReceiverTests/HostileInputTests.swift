@@ -99,8 +99,10 @@ import UploadProtocols
         let receiver = try await ReceiverHarness.start(
             limits: .init(headerTimeout: .seconds(2), idleTimeout: .seconds(2), bodyStallTimeout: .milliseconds(300), shutdownGrace: .milliseconds(300)))
         defer { Task { await receiver.cleanUp() } }
-        let created = try await exchange(["-X", "POST", "-H", "Content-Type: multipart/form-data; boundary=b", "-H", "Upload-Complete: ?0",
-                                          "--data-binary", "", receiver.url])
+        let created = try await exchange([
+            "-X", "POST", "-H", "Content-Type: multipart/form-data; boundary=b", "-H", "Upload-Complete: ?0",
+            "--data-binary", "", receiver.url,
+        ])
         let resource = try #require(created["Location"].flatMap { URL(string: $0)?.path })
         let port = receiver.port
 
@@ -110,7 +112,8 @@ import UploadProtocols
             connection.send(Array(head.utf8))
             return connection.readUntilClosed(timeout: 10).text
         }
-        let issue = "PATCH /resumable/\(Self.token) HTTP/1.1\r\nHost: x\r\nUpload-Offset: 999999999999999\r\nUpload-Complete: ?0\r\n"
+        let issue =
+            "PATCH /resumable/\(Self.token) HTTP/1.1\r\nHost: x\r\nUpload-Offset: 999999999999999\r\nUpload-Complete: ?0\r\n"
             + "Content-Type: application/partial-upload\r\nContent-Length: 9223372036854775807\r\nConnection: close\r\n\r\n"
         let first = try await offPool { try answer(issue) }
         #expect(first.hasPrefix("HTTP/1.1 413 "), "\(first)")
@@ -162,7 +165,8 @@ import UploadProtocols
         let receiver = try await ReceiverHarness.start()
         defer { Task { await receiver.cleanUp() } }
         let port = receiver.port
-        let request = "POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nUpload-Complete: ?1\r\n"
+        let request =
+            "POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nUpload-Complete: ?1\r\n"
             + "Content-Length: \(Self.noFile.utf8.count)\r\n\r\n" + Self.noFile
         for version in [nil, "6", "8"] as [String?] {
             let answers = try await offPool {
@@ -170,7 +174,9 @@ import UploadProtocols
                 defer { connection.close() }
                 var answers: [String] = []
                 for _ in 0..<100 {
-                    let head = version.map { request.replacingOccurrences(of: "Upload-Complete", with: "Upload-Draft-Interop-Version: \($0)\r\nUpload-Complete") } ?? request
+                    let head =
+                        version.map { request.replacingOccurrences(of: "Upload-Complete", with: "Upload-Draft-Interop-Version: \($0)\r\nUpload-Complete") }
+                        ?? request
                     connection.send(Array(head.utf8))
                     answers.append(connection.read(until: "\"}", timeout: 120))
                 }
@@ -190,7 +196,10 @@ import UploadProtocols
             defer { connection.close() }
             var statuses: [String] = []
             for _ in 0..<300 {
-                connection.send(Array("POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nUpload-Complete: ?0\r\nContent-Length: 0\r\n\r\n".utf8))
+                connection.send(
+                    Array(
+                        "POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nUpload-Complete: ?0\r\nContent-Length: 0\r\n\r\n"
+                            .utf8))
                 let text = connection.read(until: "\r\n\r\n", timeout: 10)
                 statuses.append(String(text.split(separator: " ").dropFirst().first ?? ""))
             }
@@ -200,8 +209,10 @@ import UploadProtocols
         // Twenty kept (each a record and a part file), not three hundred.
         #expect(resumableFiles(receiver).count == 40)
         // Another client (the same machine here, so the same address: its own oldest goes) still creates.
-        let created = try await exchange(["-X", "POST", "-H", "Content-Type: multipart/form-data; boundary=b", "-H", "Upload-Complete: ?0",
-                                          "--data-binary", "", receiver.url])
+        let created = try await exchange([
+            "-X", "POST", "-H", "Content-Type: multipart/form-data; boundary=b", "-H", "Upload-Complete: ?0",
+            "--data-binary", "", receiver.url,
+        ])
         #expect(created.status == 201)
     }
 }

@@ -21,7 +21,12 @@ struct IdempotentUploadTests {
 
     @Test func aCompletedKeyIsComparedWithItsStoredFileOrForgottenWhenTheFileIsGone() {
         var asked: [String] = []
-        let found = IdempotentUpload.start(.completed(answer, stored: "cat.png"), directory: "/d", exists: { asked.append($0); return true })
+        let found = IdempotentUpload.start(
+            .completed(answer, stored: "cat.png"), directory: "/d",
+            exists: {
+                asked.append($0)
+                return true
+            })
         #expect(found == .compare(path: "/d/cat.png", answer: answer))
         #expect(asked == ["/d/cat.png"])
         #expect(IdempotentUpload.start(.completed(answer, stored: "cat.png"), directory: "/d", exists: { _ in false }) == .forgetAndRetake)

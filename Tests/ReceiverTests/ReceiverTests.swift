@@ -125,7 +125,8 @@ func json(_ body: String) -> [String: String] {
     @Test func abortedUploadLeavesNoFile() async throws {
         let receiver = try await ReceiverHarness.start()
         let connection = try RawConnection.connect(to: receiver.port)
-        let partial = "POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B0undary\r\nContent-Length: 100000\r\n\r\n"
+        let partial =
+            "POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B0undary\r\nContent-Length: 100000\r\n\r\n"
             + "--B0undary\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"partial.jpg\"\r\n\r\n"
             + String(repeating: "x", count: 5000)
         connection.send(Array(partial.utf8))

@@ -24,13 +24,15 @@ import UploadTesting
     /// backwards range and stopped the whole receiver.
     @Test func completingFromACheckpointBeforeTheEndOfTheLastAppendWorks() async throws {
         let receiver = try EndpointDriver()
-        let head = Array("--\(FormBody.boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"held.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+        let head = Array(
+            "--\(FormBody.boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"held.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
         var content = Array("\u{89}PNG\r\n\u{1A}\n".utf8) + (0..<400_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
         // The first append ends in "\r\n--": the start of a delimiter, as far as it can tell.
         let cut = 250_000
         content.replaceSubrange((cut - head.count - 4)..<(cut - head.count), with: Array("\r\n--".utf8.prefix(4)))
         let body = head + content + Array("\r\n--\(FormBody.boundary)--\r\n".utf8)
-        let created = try await receiver.send(.post, nil, multipart(["Upload-Complete": "?0", "Upload-Length": "\(body.count)", "Upload-Draft-Interop-Version": "8"]))
+        let created = try await receiver.send(
+            .post, nil, multipart(["Upload-Complete": "?0", "Upload-Length": "\(body.count)", "Upload-Draft-Interop-Version": "8"]))
         #expect(created.status == 201, "\(created)")
         let location = try #require(created["Location"])
         #expect(location.hasPrefix("http://uploads.test/resumable/"))
@@ -64,16 +66,22 @@ import UploadTesting
         #expect(head["Upload-Complete"] == "?1" && head["Upload-Offset"] == String(form.bytes.count) && head["Upload-Length"] == String(form.bytes.count))
         #expect(head["Upload-Limit"] != nil)
 
-        let replay = try await receiver.send(.patch, location, partial(["Upload-Offset": "\(form.bytes.count)", "Upload-Complete": "?1", "Upload-Draft-Interop-Version": "9"]))
+        let replay = try await receiver.send(
+            .patch, location, partial(["Upload-Offset": "\(form.bytes.count)", "Upload-Complete": "?1", "Upload-Draft-Interop-Version": "9"]))
         #expect(replay.status == 200 && json(replay.body) == ["filename": "nine.png"], "\(replay)")
         #expect(replay["Upload-Complete"] == "?1")
         // Not at the end, or with content, or in version 8: refused, nothing appended.
         let early = try await receiver.send(.patch, location, partial(["Upload-Offset": "5", "Upload-Complete": "?1", "Upload-Draft-Interop-Version": "9"]))
         #expect(early.status == 400 && early.body.contains("completed-upload"), "\(early)")
-        let withContent = try await receiver.send(.patch, location, partial(["Upload-Offset": "\(form.bytes.count)", "Upload-Complete": "?1",
-                                                                             "Upload-Draft-Interop-Version": "9"]), body: [1, 2, 3])
+        let withContent = try await receiver.send(
+            .patch, location,
+            partial([
+                "Upload-Offset": "\(form.bytes.count)", "Upload-Complete": "?1",
+                "Upload-Draft-Interop-Version": "9",
+            ]), body: [1, 2, 3])
         #expect(withContent.status == 400 && withContent.body.contains("inconsistent-upload-length"), "\(withContent)")
-        let older = try await receiver.send(.patch, location, partial(["Upload-Offset": "\(form.bytes.count)", "Upload-Complete": "?1", "Upload-Draft-Interop-Version": "8"]))
+        let older = try await receiver.send(
+            .patch, location, partial(["Upload-Offset": "\(form.bytes.count)", "Upload-Complete": "?1", "Upload-Draft-Interop-Version": "8"]))
         #expect(older.status == 400 && older.body.contains("completed-upload"), "\(older)")
         #expect(receiver.storedNames() == ["nine.png"])
     }
@@ -88,8 +96,12 @@ import UploadTesting
         #expect(ten["Upload-Limit"]?.contains("max-size=600000") == true && ten["Accept-Patch"] == nil, "\(ten)")
 
         let form = FormBody(name: "ten.png", size: 300_000)
-        let created = try await receiver.send(.post, nil, multipart(["Upload-Complete": "?0", "Upload-Length": "\(form.bytes.count)",
-                                                                     "Upload-Draft-Interop-Version": "10"]), body: Array(form.bytes[0..<1000]))
+        let created = try await receiver.send(
+            .post, nil,
+            multipart([
+                "Upload-Complete": "?0", "Upload-Length": "\(form.bytes.count)",
+                "Upload-Draft-Interop-Version": "10",
+            ]), body: Array(form.bytes[0..<1000]))
         #expect(created.status == 201 && created["Upload-Offset"] == "1000", "\(created)")
         let location = try #require(created["Location"])
         for method in [HTTPRequest.Method.head, .get] {
@@ -109,8 +121,9 @@ import UploadTesting
         #expect(newer.body.contains("10, 9, 8 and 6"), "\(newer)")
 
         // Completing with fewer bytes than its length: refused (offset and length must meet).
-        let short = try await receiver.send(.patch, location, partial(["Upload-Offset": "1000", "Upload-Complete": "?1", "Upload-Draft-Interop-Version": "10"]),
-                                            body: Array(form.bytes[1000..<2000]))
+        let short = try await receiver.send(
+            .patch, location, partial(["Upload-Offset": "1000", "Upload-Complete": "?1", "Upload-Draft-Interop-Version": "10"]),
+            body: Array(form.bytes[1000..<2000]))
         #expect(short.status == 400 && short.body.contains("inconsistent-upload-length"), "\(short)")
         let after = try await receiver.send(.head, location, ["Upload-Draft-Interop-Version": "10"])
         #expect(after.status == 204 && after["Upload-Offset"] == "1000", "the short content is not taken, the upload goes on: \(after)")
@@ -121,7 +134,8 @@ import UploadTesting
         let resource = try #require(done["Location"])
         let end = try await receiver.send(.get, resource, ["Upload-Draft-Interop-Version": "10"])
         #expect(end.status == 204 && end["Upload-Offset"] == String(form.bytes.count) && end["Upload-Complete"] == nil, "\(end)")
-        let replay = try await receiver.send(.patch, resource, partial(["Upload-Offset": "\(form.bytes.count)", "Upload-Complete": "?1", "Upload-Draft-Interop-Version": "10"]))
+        let replay = try await receiver.send(
+            .patch, resource, partial(["Upload-Offset": "\(form.bytes.count)", "Upload-Complete": "?1", "Upload-Draft-Interop-Version": "10"]))
         #expect(replay.status == 200 && json(replay.body) == ["filename": "ten.png"] && replay["Upload-Complete"] == "?1", "\(replay)")
         // Version 8 had the answer by GET.
         let eight = try await receiver.send(.get, resource, ["Upload-Draft-Interop-Version": "8"])
@@ -130,8 +144,9 @@ import UploadTesting
         // Past --max-size in a body of no declared length: 413 with every limit (PR #3466).
         let open = try await receiver.send(.post, nil, multipart(["Upload-Complete": "?0", "Upload-Draft-Interop-Version": "10"]))
         let openLocation = try #require(open["Location"], "\(open)")
-        let over = try await receiver.send(.patch, openLocation, partial(["Upload-Offset": "0", "Upload-Complete": "?0", "Upload-Draft-Interop-Version": "10"]),
-                                           body: [UInt8](repeating: 65, count: 700_000), chunked: true)
+        let over = try await receiver.send(
+            .patch, openLocation, partial(["Upload-Offset": "0", "Upload-Complete": "?0", "Upload-Draft-Interop-Version": "10"]),
+            body: [UInt8](repeating: 65, count: 700_000), chunked: true)
         #expect(over.status == 413 && over["Upload-Limit"]?.contains("max-size=600000") == true, "\(over)")
         #expect(over["Upload-Limit"]?.contains("max-age=") == true, "all the limits, not only the one refused: \(over)")
         // What came before the limit is kept: the upload goes on from there.
@@ -195,13 +210,18 @@ import UploadTesting
         #expect(!FileManager.default.fileExists(atPath: receiver.directory + "/.uploadmon-resumable"), "no upload resource was made")
         let created = try await receiver.send(.post, nil, multipart(["Upload-Complete": "?0", "Upload-Draft-Interop-Version": "9"]))
         let location = try #require(created["Location"], "\(created)")
-        let over = try await receiver.send(.patch, location, partial(["Upload-Offset": "0", "Upload-Complete": "?0", "Upload-Draft-Interop-Version": "9"]), body: form.bytes)
+        let over = try await receiver.send(
+            .patch, location, partial(["Upload-Offset": "0", "Upload-Complete": "?0", "Upload-Draft-Interop-Version": "9"]), body: form.bytes)
         #expect(over.status == 413, "\(over)")
         var offset = 0
         while offset < form.bytes.count {
             let end = min(offset + 100_000, form.bytes.count)
-            let appended = try await receiver.send(.patch, location, partial(["Upload-Offset": "\(offset)", "Upload-Complete": end == form.bytes.count ? "?1" : "?0",
-                                                                              "Upload-Draft-Interop-Version": "9"]), body: Array(form.bytes[offset..<end]))
+            let appended = try await receiver.send(
+                .patch, location,
+                partial([
+                    "Upload-Offset": "\(offset)", "Upload-Complete": end == form.bytes.count ? "?1" : "?0",
+                    "Upload-Draft-Interop-Version": "9",
+                ]), body: Array(form.bytes[offset..<end]))
             #expect(end == form.bytes.count ? appended.status == 200 : appended.status == 204, "\(appended)")
             offset = end
         }
@@ -223,7 +243,8 @@ import UploadTesting
         let second = try EndpointDriver(reusing: first.root)
         let offset = try await second.send(.head, location)
         #expect(offset["Upload-Offset"] == "150000", "\(offset)")
-        let completed = try await second.send(.patch, location, partial(["Upload-Offset": "150000", "Upload-Complete": "?1"]), body: Array(form.bytes[150_000...]))
+        let completed = try await second.send(
+            .patch, location, partial(["Upload-Offset": "150000", "Upload-Complete": "?1"]), body: Array(form.bytes[150_000...]))
         #expect(completed.status == 200, "\(completed)")
         #expect(FileManager.default.contents(atPath: second.directory + "/big.png") == Data(form.content))
     }
@@ -233,15 +254,17 @@ import UploadTesting
     @Test func aCutRequestKeepsWhatArrived() async throws {
         let receiver = try EndpointDriver()
         let form = FormBody(size: 1_000_000)
-        let cut = try await receiver.send(.post, nil, multipart(["Upload-Complete": "?1", "Upload-Draft-Interop-Version": "8"]),
-                                          body: form.bytes, cutAfter: 600_000)
+        let cut = try await receiver.send(
+            .post, nil, multipart(["Upload-Complete": "?1", "Upload-Draft-Interop-Version": "8"]),
+            body: form.bytes, cutAfter: 600_000)
         #expect(cut.status == 400 && cut.body.contains("interrupted at offset 600000"), "\(cut)")
         let location = try #require(cut["Location"])
         #expect(receiver.keptSize(location) == 600_000)
         let offset = try await receiver.send(.head, location, ["Upload-Draft-Interop-Version": "8"])
         #expect(offset["Upload-Offset"] == "600000", "\(offset)")
-        let completed = try await receiver.send(.patch, location, partial(["Upload-Offset": "600000", "Upload-Complete": "?1", "Upload-Draft-Interop-Version": "8"]),
-                                                body: Array(form.bytes[600_000...]))
+        let completed = try await receiver.send(
+            .patch, location, partial(["Upload-Offset": "600000", "Upload-Complete": "?1", "Upload-Draft-Interop-Version": "8"]),
+            body: Array(form.bytes[600_000...]))
         #expect(completed.status == 200, "\(completed)")
         #expect(FileManager.default.contents(atPath: receiver.directory + "/big.png") == Data(form.content))
     }
@@ -265,8 +288,9 @@ import UploadTesting
         let created = try await receiver.send(.post, nil, multipart(["Upload-Complete": "?0", "Upload-Length": "100"]))
         let location = try #require(created["Location"])
         // No Content-Length to judge by in advance.
-        let answer = try await receiver.send(.patch, location, partial(["Upload-Offset": "0", "Upload-Complete": "?0"]),
-                                             body: [UInt8](repeating: 65, count: 150), chunked: true)
+        let answer = try await receiver.send(
+            .patch, location, partial(["Upload-Offset": "0", "Upload-Complete": "?0"]),
+            body: [UInt8](repeating: 65, count: 150), chunked: true)
         #expect(answer.status == 400)
         #expect(answer.body.contains("inconsistent-upload-length"))
         #expect(try await receiver.send(.head, location).status == 404)

@@ -7,7 +7,8 @@ struct ResumableLeasesTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func record(_ token: String, age: Double = 3600, complete: Bool = false, client: String = "10.0.0.1") -> ResumableRecord {
-        var record = ResumableRecord(token: token, createdAt: t0, expiresAt: t0.addingTimeInterval(age), boundary: "b", length: complete ? 10 : nil, client: client)
+        var record = ResumableRecord(
+            token: token, createdAt: t0, expiresAt: t0.addingTimeInterval(age), boundary: "b", length: complete ? 10 : nil, client: client)
         if complete { record.answer = StoredAnswer(status: 200, body: "{}") }
         return record
     }
@@ -44,11 +45,14 @@ struct ResumableLeasesTests {
     @Test func lettingGoKeepsTheOffsetAndWakesTheWaitersInOrder() {
         var leases = table()
         _ = leases.take("a", fresh: false, interrupt: nil, now: Self.t0)
-        let first = leases.newID(), second = leases.newID()
-        let waitingFirst = leases.wait("a", id: first), waitingSecond = leases.wait("a", id: second)
+        let first = leases.newID()
+        let second = leases.newID()
+        let waitingFirst = leases.wait("a", id: first)
+        let waitingSecond = leases.wait("a", id: second)
         #expect(waitingFirst && waitingSecond)
         #expect(leases.waiting("a") == 2)
-        let stopped = leases.stopWaiting("a", id: first), stoppedAgain = leases.stopWaiting("a", id: first)
+        let stopped = leases.stopWaiting("a", id: first)
+        let stoppedAgain = leases.stopWaiting("a", id: first)
         #expect(stopped && !stoppedAgain, "only once")
         let woken = leases.letGo("a", offset: 42, record: nil, now: Self.t0.addingTimeInterval(5))
         #expect(woken == [second])

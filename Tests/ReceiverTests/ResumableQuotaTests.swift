@@ -19,19 +19,27 @@ import UploadTesting
         #expect(quota.decide(for: "B", unfinished: held) == .admit)
         // One in use is never taken; with all in use the client is refused, not the others.
         let busy = [holding("a1", "A", at: 5, inUse: true), holding("a2", "A", at: 1, inUse: true), holding("a3", "A", at: 9, inUse: true)]
-        guard case .refuse(let reason) = quota.decide(for: "A", unfinished: busy) else { Issue.record("admitted"); return }
+        guard case .refuse(let reason) = quota.decide(for: "A", unfinished: busy) else {
+            Issue.record("admitted")
+            return
+        }
         #expect(reason.contains("this client"))
         #expect(quota.decide(for: "B", unfinished: busy) == .admit)
     }
 
     @Test func atTheTotalTheClientHoldingTheMostGivesUpItsOldest() {
         let quota = ResumableQuota(total: 5, perClient: 4)
-        let held = [holding("a1", "A", at: 3), holding("a2", "A", at: 2), holding("a3", "A", at: 4),
-                    holding("b1", "B", at: 0), holding("c1", "C", at: 1)]
+        let held = [
+            holding("a1", "A", at: 3), holding("a2", "A", at: 2), holding("a3", "A", at: 4),
+            holding("b1", "B", at: 0), holding("c1", "C", at: 1),
+        ]
         // B's upload is the oldest of all, but A holds the most.
         #expect(quota.decide(for: "D", unfinished: held) == .evict("a2"))
         let allBusy = held.map { ResumableQuota.Holding(token: $0.token, client: $0.client, lastActive: $0.lastActive, inUse: true) }
-        guard case .refuse = quota.decide(for: "D", unfinished: allBusy) else { Issue.record("admitted"); return }
+        guard case .refuse = quota.decide(for: "D", unfinished: allBusy) else {
+            Issue.record("admitted")
+            return
+        }
     }
 
     @Test func clientsAreNamedByAddressAndIPv6ByItsNetwork() throws {
@@ -49,8 +57,9 @@ import UploadTesting
     @Test func oneClientsFloodLeavesRoomForOthersAndIdleUploadsExpire() async throws {
         let directory = TestFiles.makeTemporaryDirectory("quota")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = ResumableStore(directory: directory, maxAge: .seconds(86_400), idleAge: .seconds(600),
-                                   quota: ResumableQuota(total: 100, perClient: 10), clock: .stopped(at: start))
+        let store = ResumableStore(
+            directory: directory, maxAge: .seconds(86_400), idleAge: .seconds(600),
+            quota: ResumableQuota(total: 100, perClient: 10), clock: .stopped(at: start))
         var tokens: [String] = []
         for index in 0..<5000 {
             tokens.append(try store.create(boundary: "b", length: nil, client: "198.51.100.1", now: start.addingTimeInterval(Double(index) / 1000)).token)

@@ -50,7 +50,8 @@ struct FormBody {
     init(name: String = "big.png", size: Int) {
         var generator = SystemRandomNumberGenerator()
         content = Array("\u{89}PNG\r\n\u{1A}\n".utf8) + (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        bytes = Array("--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"\(name)\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+        bytes =
+            Array("--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"\(name)\"\r\nContent-Type: image/png\r\n\r\n".utf8)
             + content + Array("\r\n--\(Self.boundary)--\r\n".utf8)
     }
 
@@ -87,14 +88,18 @@ struct FormBody {
         #expect(created["Upload-Limit"]?.hasPrefix("max-size=1073741824, max-age=") == true)
 
         let first = form.write(0..<300_000, to: receiver.root + "/first")
-        let appended = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?0",
-                                           "--data-binary", "@" + first, location])
+        let appended = try await exchange([
+            "-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 0", "-H", "Upload-Complete: ?0",
+            "--data-binary", "@" + first, location,
+        ])
         #expect(appended.status == 204, "\(appended)")
         #expect(appended["Upload-Offset"] == "300000")
 
         let rest = form.write(300_000..<form.bytes.count, to: receiver.root + "/rest")
-        let conflict = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 299999", "-H", "Upload-Complete: ?1",
-                                           "--data-binary", "@" + rest, location])
+        let conflict = try await exchange([
+            "-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 299999", "-H", "Upload-Complete: ?1",
+            "--data-binary", "@" + rest, location,
+        ])
         #expect(conflict.status == 409)
         #expect(conflict["Upload-Offset"] == "300000")
         #expect(conflict["Content-Type"] == "application/problem+json")
@@ -109,8 +114,10 @@ struct FormBody {
         #expect(offset["Cache-Control"] == "no-store")
         #expect(!receiver.storedNames().contains("big.png"), "a partial upload is not a stored file")
 
-        let completed = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 300000", "-H", "Upload-Complete: ?1",
-                                            "--data-binary", "@" + rest, location])
+        let completed = try await exchange([
+            "-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 300000", "-H", "Upload-Complete: ?1",
+            "--data-binary", "@" + rest, location,
+        ])
         #expect(completed.status == 200, "\(completed)")
         #expect(json(completed.body) == ["filename": "big.png"])
         #expect(completed["Upload-Complete"] == "?1")
@@ -122,8 +129,10 @@ struct FormBody {
         #expect(after["Upload-Offset"] == String(form.bytes.count))
         let again = try await exchange([location])
         #expect(again.status == 200 && json(again.body) == ["filename": "big.png"])
-        let late = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(form.bytes.count)", "-H", "Upload-Complete: ?1",
-                                       "--data-binary", "", location])
+        let late = try await exchange([
+            "-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(form.bytes.count)", "-H", "Upload-Complete: ?1",
+            "--data-binary", "", location,
+        ])
         #expect(late.status == 400)
         #expect(late.body.contains("completed-upload"))
         #expect(receiver.storedNames().filter { !$0.hasPrefix(".") } == ["big.png"])
@@ -137,8 +146,10 @@ struct FormBody {
         let receiver = try await ReceiverHarness.start()
         let form = FormBody(name: "six.png", size: 200_000)
         let whole = form.write(0..<form.bytes.count, to: receiver.root + "/whole")
-        let optimistic = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?1",
-                                             "-H", "Upload-Draft-Interop-Version: 6", "--data-binary", "@" + whole, receiver.url])
+        let optimistic = try await exchange([
+            "-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?1",
+            "-H", "Upload-Draft-Interop-Version: 6", "--data-binary", "@" + whole, receiver.url,
+        ])
         #expect(optimistic.status == 200, "\(optimistic)")
         #expect(optimistic.interim.map(\.status) == [104])
         #expect(optimistic.interim.first?.fields["upload-draft-interop-version"] == "6")
@@ -146,16 +157,20 @@ struct FormBody {
         #expect(json(optimistic.body) == ["filename": "six.png"])
         #expect(FileManager.default.contents(atPath: receiver.directory + "/six.png") == Data(form.content))
 
-        let created = try await exchange(["-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0",
-                                          "-H", "Upload-Draft-Interop-Version: 6", "--data-binary", "@" + form.write(0..<1000, to: receiver.root + "/head"),
-                                          receiver.url])
+        let created = try await exchange([
+            "-X", "POST", "-H", multipart, "-H", "Upload-Complete: ?0",
+            "-H", "Upload-Draft-Interop-Version: 6", "--data-binary", "@" + form.write(0..<1000, to: receiver.root + "/head"),
+            receiver.url,
+        ])
         #expect(created.status == 201 && created["Upload-Offset"] == "1000", "\(created)")
         let location = try #require(created["Location"])
         let offset = try await exchange(["-I", "-H", "Upload-Draft-Interop-Version: 6", location])
         #expect(offset["Upload-Offset"] == "1000")
         let rest = form.write(1000..<form.bytes.count, to: receiver.root + "/rest")
-        let completed = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 1000", "-H", "Upload-Complete: ?1",
-                                            "-H", "Upload-Draft-Interop-Version: 6", "--data-binary", "@" + rest, location])
+        let completed = try await exchange([
+            "-X", "PATCH", "-H", partial, "-H", "Upload-Offset: 1000", "-H", "Upload-Complete: ?1",
+            "-H", "Upload-Draft-Interop-Version: 6", "--data-binary", "@" + rest, location,
+        ])
         #expect(completed.status == 200, "\(completed)")
         #expect(json(completed.body) == ["filename": "six-1.png"])
         #expect(FileManager.default.contents(atPath: receiver.directory + "/six-1.png") == Data(form.content))
@@ -168,13 +183,15 @@ struct FormBody {
         // An optimistic creation: the whole body in one request, announced with 104 before it.
         let connection = try RawConnection.connect(to: receiver.port)
         defer { connection.close() }
-        let head = "POST /photo HTTP/1.1\r\nHost: 127.0.0.1:\(receiver.port)\r\n\(multipart)\r\nContent-Length: \(form.bytes.count)\r\n"
+        let head =
+            "POST /photo HTTP/1.1\r\nHost: 127.0.0.1:\(receiver.port)\r\n\(multipart)\r\nContent-Length: \(form.bytes.count)\r\n"
             + "Upload-Complete: ?1\r\nUpload-Draft-Interop-Version: 6\r\n\r\n"
         #expect(connection.send(Array(head.utf8)))
         let announced = try await offPool { connection.read(until: "\r\n\r\n", timeout: 10) }
         #expect(announced.hasPrefix("HTTP/1.1 104 Upload Resumption Supported\r\n"), "\(announced)")
-        let location = try #require(announced.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }
-            .map { $0.dropFirst("location:".count).trimmingCharacters(in: .whitespaces) })
+        let location = try #require(
+            announced.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }
+                .map { $0.dropFirst("location:".count).trimmingCharacters(in: .whitespaces) })
         // Half the body, then the connection stalls (the client's link is gone, the server cannot tell).
         #expect(connection.send(Array(form.bytes[0..<1_000_000])))
         #expect(try await eventually { receiver.logLines.isEmpty && partSize(receiver, location) >= 700_000 })
@@ -186,9 +203,11 @@ struct FormBody {
         let (_, closed) = try await offPool { connection.readUntilClosed(timeout: 10) }
         #expect(closed, "the superseded request's connection is ended")
 
-        let completed = try await exchange(["-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(kept)", "-H", "Upload-Complete: ?1",
-                                            "-H", "Upload-Draft-Interop-Version: 6",
-                                            "--data-binary", "@" + form.write(kept..<form.bytes.count, to: receiver.root + "/rest"), location])
+        let completed = try await exchange([
+            "-X", "PATCH", "-H", partial, "-H", "Upload-Offset: \(kept)", "-H", "Upload-Complete: ?1",
+            "-H", "Upload-Draft-Interop-Version: 6",
+            "--data-binary", "@" + form.write(kept..<form.bytes.count, to: receiver.root + "/rest"), location,
+        ])
         #expect(completed.status == 200, "\(completed)")
         #expect(completed["Upload-Draft-Interop-Version"] == "6")
         #expect(FileManager.default.contents(atPath: receiver.directory + "/big.png") == Data(form.content))
@@ -254,14 +273,17 @@ func partSize(_ receiver: ReceiverHarness, _ location: String) -> Int64 {
         let receiver = try await ReceiverHarness.start()
         let form = FormBody(name: "cut.png", size: 500_000)
         let connection = try RawConnection.connect(to: receiver.port)
-        let head = "POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=\(FormBody.boundary)\r\n"
+        let head =
+            "POST /photo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=\(FormBody.boundary)\r\n"
             + "Content-Length: \(form.bytes.count)\r\nIdempotency-Key: \"cut-once\"\r\n\r\n"
         #expect(connection.send(Array(head.utf8) + Array(form.bytes[0..<100_000])))
         #expect(try await eventually { TestFiles.openFiles(in: receiver.directory) == 1 })
         connection.reset()
         #expect(try await eventually { receiver.logLines.count == 1 })
-        let retry = try await exchange(["-H", #"Idempotency-Key: "cut-once""#, "-H", "Content-Type: multipart/form-data; boundary=" + FormBody.boundary,
-                                        "--data-binary", "@" + form.write(0..<form.bytes.count, to: receiver.root + "/whole"), receiver.url])
+        let retry = try await exchange([
+            "-H", #"Idempotency-Key: "cut-once""#, "-H", "Content-Type: multipart/form-data; boundary=" + FormBody.boundary,
+            "--data-binary", "@" + form.write(0..<form.bytes.count, to: receiver.root + "/whole"), receiver.url,
+        ])
         #expect(retry.status == 200, "\(retry)")
         #expect(retry["Idempotent-Replayed"] == nil)
         #expect(receiver.storedNames() == ["cut.png"])

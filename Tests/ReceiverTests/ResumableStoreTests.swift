@@ -156,7 +156,9 @@ final class ManagedFlag: @unchecked Sendable {
     let boundary = "CheckpointBoundary"
 
     func stream(content: [UInt8]) -> [UInt8] {
-        Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhi\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+        Array(
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhi\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n"
+                .utf8)
             + content + Array("\r\n--\(boundary)--\r\n".utf8)
     }
 

@@ -50,19 +50,25 @@ struct UploadAdmissionTests {
             if case .accept(let route, _) = decide(head) { return route }
             return nil
         }
-        #expect(route(Head(contentLength: "400", extra: ["Upload-Complete": "?1", "Upload-Draft-Interop-Version": "8"]))
-            == .upload(boundary: "abc", resumable: .init(complete: true, length: 400, version: 8)))
-        #expect(route(Head(contentLength: "0", extra: ["Upload-Complete": "?0", "Upload-Length": "900", "Upload-Draft-Interop-Version": "6"]))
-            == .upload(boundary: "abc", resumable: .init(complete: false, length: 900, version: 6)))
+        #expect(
+            route(Head(contentLength: "400", extra: ["Upload-Complete": "?1", "Upload-Draft-Interop-Version": "8"]))
+                == .upload(boundary: "abc", resumable: .init(complete: true, length: 400, version: 8)))
+        #expect(
+            route(Head(contentLength: "0", extra: ["Upload-Complete": "?0", "Upload-Length": "900", "Upload-Draft-Interop-Version": "6"]))
+                == .upload(boundary: "abc", resumable: .init(complete: false, length: 900, version: 6)))
         // An interop version not spoken here gets no 104, but the request is still taken.
-        #expect(route(Head(extra: ["Upload-Complete": "?0", "Upload-Draft-Interop-Version": "7"]))
-            == .upload(boundary: "abc", resumable: .init(complete: false, length: nil, version: nil)))
+        #expect(
+            route(Head(extra: ["Upload-Complete": "?0", "Upload-Draft-Interop-Version": "7"]))
+                == .upload(boundary: "abc", resumable: .init(complete: false, length: nil, version: nil)))
         let resource = "/resumable/" + Self.token
         #expect(route(Head(method: .head, path: resource)) == .offset(token: Self.token, version: nil))
         #expect(route(Head(method: .delete, path: resource, extra: ["Upload-Draft-Interop-Version": "6"])) == .cancel(token: Self.token, version: 6))
-        #expect(route(Head(method: .patch, path: resource, contentType: "application/partial-upload", contentLength: "10",
-                           extra: ["Upload-Offset": "90", "Upload-Complete": "?1"]))
-            == .append(token: Self.token, .init(offset: 90, complete: true, length: 100, contentLength: 10, version: nil)))
+        #expect(
+            route(
+                Head(
+                    method: .patch, path: resource, contentType: "application/partial-upload", contentLength: "10",
+                    extra: ["Upload-Offset": "90", "Upload-Complete": "?1"]))
+                == .append(token: Self.token, .init(offset: 90, complete: true, length: 100, contentLength: 10, version: nil)))
         #expect(route(Head(method: .options, path: "/photo", extra: ["Upload-Draft-Interop-Version": "8"])) == .options(version: 8))
         #expect(route(Head(method: .options, path: "*")) == .options(version: nil))
     }
@@ -73,12 +79,21 @@ struct UploadAdmissionTests {
         (Head(extra: ["Upload-Complete": "?0", "Upload-Length": "1001"]), 413),
         (Head(method: .patch, path: "/resumable/" + token, contentType: "application/partial-upload", extra: ["Upload-Complete": "?0"]), 400),
         (Head(method: .patch, path: "/resumable/" + token, contentType: "application/partial-upload", extra: ["Upload-Offset": "0"]), 400),
-        (Head(method: .patch, path: "/resumable/" + token, contentType: "application/octet-stream",
-              extra: ["Upload-Offset": "0", "Upload-Complete": "?0"]), 415),
-        (Head(method: .patch, path: "/resumable/" + token, contentType: "application/partial-upload", contentLength: "600",
-              extra: ["Upload-Offset": "500", "Upload-Complete": "?0"]), 413),
-        (Head(method: .patch, path: "/resumable/" + token, contentType: "application/partial-upload", contentLength: "5",
-              extra: ["Upload-Offset": "5", "Upload-Complete": "?1", "Upload-Length": "11"]), 400),
+        (
+            Head(
+                method: .patch, path: "/resumable/" + token, contentType: "application/octet-stream",
+                extra: ["Upload-Offset": "0", "Upload-Complete": "?0"]), 415
+        ),
+        (
+            Head(
+                method: .patch, path: "/resumable/" + token, contentType: "application/partial-upload", contentLength: "600",
+                extra: ["Upload-Offset": "500", "Upload-Complete": "?0"]), 413
+        ),
+        (
+            Head(
+                method: .patch, path: "/resumable/" + token, contentType: "application/partial-upload", contentLength: "5",
+                extra: ["Upload-Offset": "5", "Upload-Complete": "?1", "Upload-Length": "11"]), 400
+        ),
         (Head(method: .head, path: "/resumable/" + token, extra: ["Upload-Draft-Interop-Version": "3"]), 400),
         (Head(method: .put, path: "/resumable/" + token), 405),
         (Head(method: .head, path: "/resumable/not-a-token"), 404),
@@ -101,8 +116,10 @@ struct UploadAdmissionTests {
         #expect(head.status == .conflict)
         #expect(head.headerFields[.contentType] == "application/problem+json")
         #expect(head.headerFields[HTTPField.Name("Upload-Offset")!] == "5")
-        #expect(String(buffer: body) == #"{"detail":"at 5, not 7","expected-offset":5,"provided-offset":7,"#
-            + #""title":"offset from request does not match offset of resource","type":"https://iana.org/assignments/http-problem-types#mismatching-upload-offset"}"#)
+        #expect(
+            String(buffer: body) == #"{"detail":"at 5, not 7","expected-offset":5,"provided-offset":7,"#
+                + #""title":"offset from request does not match offset of resource","type":"https://iana.org/assignments/http-problem-types#mismatching-upload-offset"}"#
+        )
     }
 
     static let refused: [(Head, Int)] = [

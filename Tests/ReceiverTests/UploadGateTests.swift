@@ -27,8 +27,10 @@ struct UploadGateTests {
             registry = ConnectionRegistry(limit: limit)
             resumable = ResumableStore(directory: directory, maxAge: .seconds(3600), clock: .system)
             let lines = self.lines
-            gate = UploadGate(configuration: configuration, registry: registry, resumable: resumable,
-                                  idempotency: IdempotencyKeys(maxAge: .seconds(3600))) { line in lines.withLockedValue { $0.append(line) } }
+            gate = UploadGate(
+                configuration: configuration, registry: registry, resumable: resumable,
+                idempotency: IdempotencyKeys(maxAge: .seconds(3600))
+            ) { line in lines.withLockedValue { $0.append(line) } }
             channel = EmbeddedChannel(handler: gate, loop: loop)
             try channel.connect(to: SocketAddress(ipAddress: "10.1.2.3", port: 4000)).wait()
             // No HTTP codec here: the test tells the gate of raw bytes itself, as the tap would.
@@ -94,7 +96,10 @@ struct UploadGateTests {
         try fixture.send(Self.head(.post, "/photo", ["Expect": "100-continue"]))
         #expect(Self.status(try fixture.written().first) == 100)
         let passed = try fixture.passedOn()
-        guard case .head(let head)? = passed.first else { Issue.record("the head is passed on"); return }
+        guard case .head(let head)? = passed.first else {
+            Issue.record("the head is passed on")
+            return
+        }
         #expect(head.path == "/photo")
         // What the gate knows travels beside the request, not in its fields.
         #expect(head.headerFields.count == 2)
@@ -107,7 +112,10 @@ struct UploadGateTests {
         let fixture = try Fixture()
         try fixture.send(Self.head(.post, "/photo", ["Upload-Complete": "?0", "Upload-Length": "900", "Upload-Draft-Interop-Version": "8"]))
         let written = try fixture.written()
-        guard case .head(let announcement)? = written.first else { Issue.record("104 is written before the body"); return }
+        guard case .head(let announcement)? = written.first else {
+            Issue.record("104 is written before the body")
+            return
+        }
         #expect(announcement.status.code == 104)
         let location = try #require(announcement.headerFields[.location])
         #expect(location.hasPrefix("http://uploads.example/resumable/"))

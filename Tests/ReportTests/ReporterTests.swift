@@ -23,7 +23,8 @@ func report<R: SendReporter>(_ reporter: inout R, _ events: [UploadEvent]) {
     reporter.finish(tracker: tracker)
 }
 
-let one = UploadID(1), two = UploadID(2)
+let one = UploadID(1)
+let two = UploadID(2)
 let created = UploadResponse(status: 201, reason: "Created", headers: [], body: Array(#"{"filename": "a.jpg"}"#.utf8), bodyBytesTotal: 21)
 
 let story: [UploadEvent] = [
@@ -46,27 +47,29 @@ let story: [UploadEvent] = [
         let out = Captured()
         var reporter = PlainReporter(console: out)
         report(&reporter, story)
-        #expect(out.lines == [
-            "#1 a.jpg queued (2.00 kB)",
-            "#2 <U+202E>gnp.exe queued (10 B)",
-            "#1 a.jpg sending to http://h/photo",
-            "#1 a.jpg 100% 2.20 kB / 2.20 kB  2.20 kB/s  ETA 0:00",
-            "#1 a.jpg answer 201 Created",
-            #"#1 a.jpg OK 201 Created {"filename": "a.jpg"}"#,
-            "#2 <U+202E>gnp.exe sending to http://h/photo",
-            "#2 <U+202E>gnp.exe answer 503 Service Unavailable",
-            "#2 <U+202E>gnp.exe 503 Service Unavailable; attempt 2 in 4.0 s",
-            "#2 <U+202E>gnp.exe sending to http://h/photo (attempt 2)",
-            "#2 <U+202E>gnp.exe FAILED connection lost during the upload: Connection reset by peer (code 104)",
-            "all 2 uploads finished: 1 ok, 1 failed",
-        ], "\(out.text)")
+        #expect(
+            out.lines == [
+                "#1 a.jpg queued (2.00 kB)",
+                "#2 <U+202E>gnp.exe queued (10 B)",
+                "#1 a.jpg sending to http://h/photo",
+                "#1 a.jpg 100% 2.20 kB / 2.20 kB  2.20 kB/s  ETA 0:00",
+                "#1 a.jpg answer 201 Created",
+                #"#1 a.jpg OK 201 Created {"filename": "a.jpg"}"#,
+                "#2 <U+202E>gnp.exe sending to http://h/photo",
+                "#2 <U+202E>gnp.exe answer 503 Service Unavailable",
+                "#2 <U+202E>gnp.exe 503 Service Unavailable; attempt 2 in 4.0 s",
+                "#2 <U+202E>gnp.exe sending to http://h/photo (attempt 2)",
+                "#2 <U+202E>gnp.exe FAILED connection lost during the upload: Connection reset by peer (code 104)",
+                "all 2 uploads finished: 1 ok, 1 failed",
+            ], "\(out.text)")
     }
 }
 
 /// A resumable upload: cut, continued, and one that has to start over, with the reason.
 let resumedStory: [UploadEvent] = {
-    let point = ResumePoint(uploadURL: "http://h/resumable/t1", version: 8, boundary: "B", bodyLength: 2000,
-                            file: FileFingerprint(size: 1800, modificationNanoseconds: 1))
+    let point = ResumePoint(
+        uploadURL: "http://h/resumable/t1", version: 8, boundary: "B", bodyLength: 2000,
+        file: FileFingerprint(size: 1800, modificationNanoseconds: 1))
     return [
         .queued(one, name: "big.png", totalBytes: 1800),
         .resumable(one, point),
@@ -111,9 +114,10 @@ let resumedStory: [UploadEvent] = {
         var reporter = JSONReporter(console: out)
         report(&reporter, story)
         let objects = try out.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-        #expect(objects.map { $0["event"] as? String } == [
-            "queued", "queued", "started", "progress", "response", "finished", "started", "response", "retry", "started", "finished", "allFinished",
-        ])
+        #expect(
+            objects.map { $0["event"] as? String } == [
+                "queued", "queued", "started", "progress", "response", "finished", "started", "response", "retry", "started", "finished", "allFinished",
+            ])
         #expect(objects[1]["name"] as? String == "\u{202E}gnp.exe", "JSON carries the exact name; escaping is the reader's")
         #expect(objects[5]["ok"] as? Bool == true)
         #expect(objects[8]["reason"] as? String == "503 Service Unavailable")
@@ -153,8 +157,10 @@ let resumedStory: [UploadEvent] = {
     @Test func theOtherOriginIsSaidOnceAndTheSameOriginNever() {
         let file = FileFingerprint(size: 1800, modificationNanoseconds: 1)
         func queued(_ id: UploadID, _ url: String) -> UploadEvent {
-            .queued(UploadRecord(id: id, name: "\(id.rawValue).jpg", path: nil, url: url, origin: "", fileSize: 1800,
-                                 createdAt: Date(timeIntervalSince1970: 1_700_000_000)))
+            .queued(
+                UploadRecord(
+                    id: id, name: "\(id.rawValue).jpg", path: nil, url: url, origin: "", fileSize: 1800,
+                    createdAt: Date(timeIntervalSince1970: 1_700_000_000)))
         }
         var far = ResumePoint.tus(uploadURL: "http://store.example:9000/files/abc", bodyLength: 1800, file: file)
         let near = ResumePoint.tus(uploadURL: "http://h/files/def", bodyLength: 1800, file: file)
@@ -163,11 +169,14 @@ let resumedStory: [UploadEvent] = {
         var reporter = PlainReporter(console: out)
         var events: [UploadEvent] = [queued(one, "http://h/files"), .resumable(one, far)]
         far.offset = 900
-        events += [.resumable(one, far), queued(two, "http://h/files"), .resumable(two, near),
-                   queued(UploadID(3), "s3://b/"), .resumable(UploadID(3), s3)]
+        events += [
+            .resumable(one, far), queued(two, "http://h/files"), .resumable(two, near),
+            queued(UploadID(3), "s3://b/"), .resumable(UploadID(3), s3),
+        ]
         report(&reporter, events)
         let said = out.lines.filter { $0.contains("another origin") }
-        #expect(said == ["#1 1.jpg the server keeps the upload at http://store.example:9000/files/abc, another origin than the endpoint's; its bytes go there"],
-                "\(out.text)")
+        #expect(
+            said == ["#1 1.jpg the server keeps the upload at http://store.example:9000/files/abc, another origin than the endpoint's; its bytes go there"],
+            "\(out.text)")
     }
 }

@@ -13,19 +13,30 @@ import UploadReports
     }
 
     @Test func eachUploadIsARowThatSaysWhereItStands() {
-        let id1 = UploadID(1), id2 = UploadID(2), id3 = UploadID(3)
+        let id1 = UploadID(1)
+        let id2 = UploadID(2)
+        let id3 = UploadID(3)
         let uploads = [
             record(1, "a.jpg", [.started(id1, attempt: 1, url: "http://h/photo", totalBytes: 2200), .finished(id1, .answered(status: 201))]),
-            record(2, "b.jpg", [.started(id2, attempt: 1, url: "http://h/photo", totalBytes: 2200),
-                                .retryScheduled(id2, attempt: 2, delaySeconds: 4, reason: "503 Service Unavailable")]),
-            record(3, "c.jpg", [.started(id3, attempt: 1, url: "http://h/photo", totalBytes: 2000),
-                                .progress(id3, bytesSent: 500, totalBytesSent: 500, totalBytesExpected: 2000)]),
+            record(
+                2, "b.jpg",
+                [
+                    .started(id2, attempt: 1, url: "http://h/photo", totalBytes: 2200),
+                    .retryScheduled(id2, attempt: 2, delaySeconds: 4, reason: "503 Service Unavailable"),
+                ]),
+            record(
+                3, "c.jpg",
+                [
+                    .started(id3, attempt: 1, url: "http://h/photo", totalBytes: 2000),
+                    .progress(id3, bytesSent: 500, totalBytesSent: 500, totalBytesExpected: 2000),
+                ]),
         ]
         let lines = StatusTable.render(uploads, now: t0.addingTimeInterval(1)).split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("ID  STATE      NAME   TO              PROGRESS"))
         #expect(lines[1].hasPrefix("#1  succeeded  a.jpg  http://h/photo  2.00 kB") && lines[1].contains("201 Created"), "\(lines)")
-        #expect(StatusTable.totalsLine([.succeeded: 19_990, .failed: 6, .queued: 4], shown: 50)
-            == "All 20000 uploads: 19990 sent · 6 failed or cancelled · 4 queued (the newest 50 shown; --limit N shows more)")
+        #expect(
+            StatusTable.totalsLine([.succeeded: 19_990, .failed: 6, .queued: 4], shown: 50)
+                == "All 20000 uploads: 19990 sent · 6 failed or cancelled · 4 queued (the newest 50 shown; --limit N shows more)")
         #expect(lines[2].contains("retrying") && lines[2].contains("waiting to retry in 3 s (attempt 2: 503 Service Unavailable)"), "\(lines)")
         #expect(lines[3].contains("sending") && lines[3].contains("25 % of 2.00 kB"), "\(lines)")
     }

@@ -74,11 +74,12 @@ import Testing
         let inside = canvas.frame(canvas.bounds, title: "Queue", glyphs: .unicode)
         #expect(inside == Rect(x: 1, y: 1, width: 10, height: 1))
         canvas.progressBar(x: 1, y: 1, width: 10, fraction: 0.55, fill: .plain, track: .plain, glyphs: .unicode)
-        #expect(canvas.text == """
-        ┌ Queue ───┐
-        │█████▌░░░░│
-        └──────────┘
-        """)
+        #expect(
+            canvas.text == """
+                ┌ Queue ───┐
+                │█████▌░░░░│
+                └──────────┘
+                """)
         var ascii = Canvas(width: 4, height: 1)
         ascii.progressBar(x: 0, y: 0, width: 4, fraction: 0.5, fill: .plain, track: .plain, glyphs: .ascii)
         #expect(ascii.text == "##..")

@@ -73,8 +73,10 @@ import Testing
         #expect(TerminalReplies.asking(environment: ["TERM": "tmux-256color"]) == .tmuxByName)
         #expect(TerminalReplies.nameQuery == Array("\u{1B}[>q\u{1B}[c".utf8))
         // Tmux without the allow-passthrough option (before 3.3) passes everything on.
-        for (version, passes) in [("tmux 3.2a\n", true), ("tmux 2.9", true), ("tmux 3.3a", false), ("tmux 3.4", false),
-                                  ("tmux next-3.5", false), ("tmux master", false), ("", false)] {
+        for (version, passes) in [
+            ("tmux 3.2a\n", true), ("tmux 2.9", true), ("tmux 3.3a", false), ("tmux 3.4", false),
+            ("tmux next-3.5", false), ("tmux master", false), ("", false),
+        ] {
             #expect(TerminalReplies.tmuxPassesEverything(version: version) == passes, "\(version)")
         }
         #expect(TerminalReplies.asking(environment: ["TERM": "linux"]) == .no)
@@ -101,8 +103,10 @@ import Testing
         #expect(kitty.version == "kitty(0.35.2)" && kitty.drawsPlaceholders)
         #expect(kitty.graphics() == PixelGraphics(kind: .kitty, cellWidth: 10, cellHeight: 20, throughTmux: true))
 
-        for (name, draws) in [("kitty(0.26.5)", false), ("kitty(0.28.0)", true), ("kitty(1.0)", true), ("ghostty 1.1.3", true),
-                              ("WezTerm 20240203-110809-5046fc22", false), ("kitty(x)", false), ("XTerm(379)", false)] {
+        for (name, draws) in [
+            ("kitty(0.26.5)", false), ("kitty(0.28.0)", true), ("kitty(1.0)", true), ("ghostty 1.1.3", true),
+            ("WezTerm 20240203-110809-5046fc22", false), ("kitty(x)", false), ("XTerm(379)", false),
+        ] {
             var replies = TerminalReplies(insideTmux: true)
             replies.feed(Array((tmux33 + "\u{1B}_Gi=31;OK\u{1B}\\\u{1B}P>|\(name)\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;c").utf8))
             #expect(replies.drawsPlaceholders == draws, "\(name)")
@@ -142,14 +146,14 @@ import Testing
     }
 
     @Test func kittySendsTheRGBInChunksAtTheCellWithoutAnswersOrCursorMoves() throws {
-        let picture = Self.halves(120, 50) // 18,000 bytes: 24,000 of base64, six chunks
+        let picture = Self.halves(120, 50)  // 18,000 bytes: 24,000 of base64, six chunks
         let text = String(decoding: KittyEncoder.show(picture), as: UTF8.self)
         #expect(text.hasPrefix("\u{1B}[3;5H\u{1B}_Ga=T,f=24,s=120,v=50,C=1,q=2,m=1;"))
         let commands = text.split(separator: "\u{1B}_G").dropFirst()
         #expect(commands.count == 6)
         var payload = ""
         for (i, command) in commands.enumerated() {
-            let body = command.dropLast(2) // the string terminator
+            let body = command.dropLast(2)  // the string terminator
             #expect(command.hasSuffix("\u{1B}\\"))
             let parts = body.split(separator: ";", maxSplits: 1)
             #expect(parts[0].hasSuffix("m=\(i == commands.count - 1 ? 0 : 1)"))
@@ -172,7 +176,8 @@ import Testing
         #expect(KittyEncoder.show(picture, compress: { $0 + [0] }) == plain)
         #expect(KittyEncoder.show(picture, compress: { _ in nil }) == plain)
         // Inside tmux the placement carries it too, in its first chunk only.
-        let placed = String(decoding: KittyPlaceholders.place(picture, id: 7, over: (columns: 12, rows: 3), compress: { Array($0.prefix(5000)) }), as: UTF8.self)
+        let placed = String(
+            decoding: KittyPlaceholders.place(picture, id: 7, over: (columns: 12, rows: 3), compress: { Array($0.prefix(5000)) }), as: UTF8.self)
         let heads = placed.components(separatedBy: "\u{1B}\u{1B}_G").dropFirst().map { $0.prefix { $0 != ";" } }
         #expect(heads.count == 2, "5,000 bytes: 6,668 of base64, two chunks")
         #expect(heads.first?.hasPrefix("a=T,U=1,i=7,f=24,s=120,v=50,c=12,r=3,q=2,o=z,m=1") == true, "\(heads)")
@@ -216,7 +221,7 @@ import Testing
     }
 
     @Test func sixelRunsAreCountedAndBandsCoverEveryRow() {
-        let picture = Self.halves(40, 13) // three bands, the last of one row
+        let picture = Self.halves(40, 13)  // three bands, the last of one row
         let text = String(decoding: SixelEncoder.bytes(picture), as: UTF8.self)
         #expect(text.contains("\"1;1;40;13"))
         #expect(text.components(separatedBy: "-").count - 1 == 3)
@@ -244,8 +249,9 @@ import Testing
     @Test func answersThatCameLateAreNotKeysAndTheFilterEndsWithTheLast() {
         var expiring = LateReplyFilter(active: true, until: 10)
         #expect(expiring.filter(Self.keys("\u{1B}[6;20;10t"), now: 5).isEmpty && expiring.active)
-        #expect(expiring.filter(Self.keys("\u{1B}[6;20;10t"), now: 11) == Self.keys("\u{1B}[6;20;10t") && !expiring.active,
-                "answers that never came are not waited for forever")
+        #expect(
+            expiring.filter(Self.keys("\u{1B}[6;20;10t"), now: 11) == Self.keys("\u{1B}[6;20;10t") && !expiring.active,
+            "answers that never came are not waited for forever")
         var named = LateReplyFilter(active: true)
         #expect(named.filter(Self.keys("\u{1B}P>|kitty(0.35.2)\u{1B}\\j\u{1B}[?62;cq")) == Self.keys("jq"), "XTVERSION, asked through tmux")
         #expect(!named.active)

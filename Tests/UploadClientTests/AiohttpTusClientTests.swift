@@ -55,8 +55,9 @@ struct AiohttpTusClientTests {
         let relay = try CuttingRelay(to: server.port, cutAfter: [2_500_000, 2_300_000])
         defer { relay.stop() }
         let url = "http://127.0.0.1:\(relay.port)/files"
-        let chunked = try await UploadRun.run([try UploadRequest.forPath(path, url: url)], retryPolicy: RetryPolicy(maxRetries: 5),
-                                              uploadProtocol: .tus, chunkSize: 1 << 20)
+        let chunked = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: url)], retryPolicy: RetryPolicy(maxRetries: 5),
+            uploadProtocol: .tus, chunkSize: 1 << 20)
         #expect(chunked.outcome()?.isSuccess == true, "\(String(describing: chunked.outcome())) \(server.requests)")
         #expect(relay.cutsDone == 2)
         #expect(server.storedFiles == ["big.jpg"])
@@ -85,8 +86,9 @@ struct AiohttpTusClientTests {
         let url = "http://127.0.0.1:\(relay.port)/files"
         // One transport (what it learns of the origin lives in the process for loopback), the
         // second upload queued once the first is done.
-        let transport = try HTTPUploadTransport(timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(10), discovery: .seconds(10)),
-                                                uploadProtocol: .tus)
+        let transport = try HTTPUploadTransport(
+            timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(10), discovery: .seconds(10)),
+            uploadProtocol: .tus)
         let queue = UploadQueue(transport: transport, concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 8), sleep: { _ in })
         var run = UploadRun()
         var firstWire: Int64 = 0
@@ -101,14 +103,17 @@ struct AiohttpTusClientTests {
             }
         }
         try await transport.shutdown()
-        #expect(run.outcome(1)?.isSuccess == true && run.outcome(2)?.isSuccess == true,
-                "\(String(describing: run.outcome(1))) \(String(describing: run.outcome(2))) \(server.requests)")
+        #expect(
+            run.outcome(1)?.isSuccess == true && run.outcome(2)?.isSuccess == true,
+            "\(String(describing: run.outcome(1))) \(String(describing: run.outcome(2))) \(server.requests)")
         #expect(relay.cutsDone == 4)
         #expect(TestFiles.sameContents(first, server.directory + "/first.jpg") && TestFiles.sameContents(second, server.directory + "/second.jpg"))
         let secondWire = relay.bytesToServer - firstWire
         // The first upload loses its first cut request whole (nothing was known yet), then at
         // most a chunk: less than the second whole request it lost before.
-        #expect(firstWire >= size + cut && firstWire < size + 2 * cut - LinkEstimate.smallestChunk / 2, "first: \(firstWire) bytes on the wire, resumed at \(run.resumedOffsets(1)), \(server.requests)")
+        #expect(
+            firstWire >= size + cut && firstWire < size + 2 * cut - LinkEstimate.smallestChunk / 2,
+            "first: \(firstWire) bytes on the wire, resumed at \(run.resumedOffsets(1)), \(server.requests)")
         // The second loses at most a chunk per cut, never a whole request of 8 MB.
         #expect(secondWire < size + 2 * LinkEstimate.largestChunk && secondWire < firstWire - cut / 2, "second: \(secondWire), first \(firstWire)")
         #expect(run.resumedOffsets(2).allSatisfy { $0 > 0 }, "\(run.resumedOffsets(2))")

@@ -26,8 +26,9 @@ struct ApacheDAVClientTests {
         }
         // The first file: PUT 409, MKCOL 409 for the deeper folder, MKCOL 201 up, 201 down, PUT 201.
         let first = server.log.split(separator: "\n").filter { $0.contains("/2026/40000") || $0.hasPrefix("MKCOL /dav/2026/ ") }.prefix(6)
-        #expect(first.map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["PUT", "PUT", "MKCOL", "MKCOL", "MKCOL", "PUT"],
-                "\(first)")
+        #expect(
+            first.map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["PUT", "PUT", "MKCOL", "MKCOL", "MKCOL", "PUT"],
+            "\(first)")
     }
 
     @Test func aLoginGoesWithEveryRequestToTheServer() async throws {

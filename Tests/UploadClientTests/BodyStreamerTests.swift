@@ -48,7 +48,7 @@ import UploadTesting
     @Test func aLargerFileGoesOutInChunksWithTheSameBytes() async throws {
         let path = try TestFiles.writeImage(at: folder + "/large.jpg", size: 600_000)
         let (writes, layout) = try await stream(path, chunkSize: 256 * 1024)
-        #expect(writes.count == 5) // head, three chunks, tail
+        #expect(writes.count == 5)  // head, three chunks, tail
         #expect(writes.flatMap { $0 } == layout.head + Array(FileManager.default.contents(atPath: path)!) + layout.tail)
     }
 

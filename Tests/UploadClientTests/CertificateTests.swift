@@ -30,7 +30,9 @@ import UploadTesting
         return (run, stored)
     }
 
-    func certificates(names: [TestCertificates.Name] = [.ip("127.0.0.1")], validity: ClosedRange<Date>? = nil, selfSigned: Bool = false) throws -> TestCertificates {
+    func certificates(names: [TestCertificates.Name] = [.ip("127.0.0.1")], validity: ClosedRange<Date>? = nil, selfSigned: Bool = false) throws
+        -> TestCertificates
+    {
         let directory = TestFiles.makeTemporaryDirectory("cert")
         return try TestCertificates.make(in: directory, names: names, validity: validity, selfSigned: selfSigned)
     }
@@ -48,8 +50,9 @@ import UploadTesting
 
     @Test func anAuthorityNobodyTrustsIsNamed() async throws {
         let failure = try finalFailure(await upload(to: certificates(), trust: false))
-        #expect(failure.message == "certificate not trusted: issued by \"uploadmon test CA\", which is not an authority in the system's trust store"
-            + " (trust its authority with --cacert FILE, or skip the check with --insecure)", "\(failure.message)")
+        #expect(
+            failure.message == "certificate not trusted: issued by \"uploadmon test CA\", which is not an authority in the system's trust store"
+                + " (trust its authority with --cacert FILE, or skip the check with --insecure)", "\(failure.message)")
     }
 
     @Test func aSelfSignedCertificateIsSaidToBeOne() async throws {
@@ -65,8 +68,10 @@ import UploadTesting
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let validity = now.addingTimeInterval(-10 * day)...now.addingTimeInterval(-2 * day)
         let failure = try finalFailure(await upload(to: certificates(validity: validity)))
-        #expect(failure.message.hasPrefix("certificate expired: the server's certificate \"127.0.0.1\" was valid until "
-            + CertificateProblem.date(validity.upperBound) + " (from " + CertificateProblem.date(validity.lowerBound) + "); it is "),
+        #expect(
+            failure.message.hasPrefix(
+                "certificate expired: the server's certificate \"127.0.0.1\" was valid until "
+                    + CertificateProblem.date(validity.upperBound) + " (from " + CertificateProblem.date(validity.lowerBound) + "); it is "),
             "\(failure.message)")
         #expect(!failure.message.contains("not trusted"), "\(failure.message)")
     }
@@ -75,15 +80,18 @@ import UploadTesting
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let validity = now.addingTimeInterval(3 * day)...now.addingTimeInterval(30 * day)
         let failure = try finalFailure(await upload(to: certificates(validity: validity)))
-        #expect(failure.message.hasPrefix("certificate not yet valid: the server's certificate \"127.0.0.1\" is valid from "
-            + CertificateProblem.date(validity.lowerBound) + " (until " + CertificateProblem.date(validity.upperBound) + ")"),
+        #expect(
+            failure.message.hasPrefix(
+                "certificate not yet valid: the server's certificate \"127.0.0.1\" is valid from "
+                    + CertificateProblem.date(validity.lowerBound) + " (until " + CertificateProblem.date(validity.upperBound) + ")"),
             "\(failure.message)")
     }
 
     @Test func aCertificateForOtherNamesSaysTheNameAskedAndTheNamesItHas() async throws {
         let failure = try finalFailure(await upload(to: certificates(names: [.dns("upload.example"), .dns("*.example.net"), .ip("::1")])))
-        #expect(failure.message == "certificate name mismatch: asked for 127.0.0.1, the certificate is for upload.example, *.example.net, ::1",
-                "\(failure.message)")
+        #expect(
+            failure.message == "certificate name mismatch: asked for 127.0.0.1, the certificate is for upload.example, *.example.net, ::1",
+            "\(failure.message)")
         #expect(!failure.message.contains("<none>"))
     }
 

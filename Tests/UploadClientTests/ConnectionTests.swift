@@ -79,16 +79,18 @@ import UploadTesting
             fillers.append(fd)
         }
         // The queue is full once a connect completed (backlog 0 holds one): later SYNs are dropped.
-        #expect(try await eventually {
-            fillers.contains { fd in
-                var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                return poll(&ready, 1, 0) == 1 && ready.revents & Int16(POLLOUT) != 0
-            }
-        })
+        #expect(
+            try await eventually {
+                fillers.contains { fd in
+                    var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    return poll(&ready, 1, 0) == 1 && ready.revents & Int16(POLLOUT) != 0
+                }
+            })
         let port = Int(UInt16(bigEndian: address.sin_port))
         let path = try TestFiles.writeImage(at: folder + "/syn.jpg", size: 1000)
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: "http://127.0.0.1:\(port)/photo")],
-                                          timeouts: UploadTimeouts(connect: .seconds(1), stall: .seconds(60), answer: .seconds(60)))
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: "http://127.0.0.1:\(port)/photo")],
+            timeouts: UploadTimeouts(connect: .seconds(1), stall: .seconds(60), answer: .seconds(60)))
         let failure = try #require(run.failure())
         #expect(failure.kind == .connectTimeout, "\(failure)")
         #expect(failure.message == "could not connect within 1.0 s", "\(failure.message)")
@@ -97,8 +99,9 @@ import UploadTesting
 
     @Test func unknownHostCannotConnectAndSaysWhichName() async throws {
         let path = try TestFiles.writeImage(at: folder + "/dns.jpg", size: 1000)
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: "http://no-such-host.invalid/photo")],
-                                          timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(5)))
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: "http://no-such-host.invalid/photo")],
+            timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(5)))
         let failure = try #require(run.failure())
         #expect(failure.kind == .cannotConnect || failure.kind == .connectTimeout)
         #expect(failure.message.contains("no-such-host.invalid"), "\(failure.message)")

@@ -7,8 +7,9 @@ import UploadTesting
 /// Every upload carries its SHA-256 and asks for the server's (RFC 9530); the answer's digest
 /// verifies it or fails the attempt. The fields sent are checked by Python's `contentdigest`
 /// and `http_sf`, not by this project's code.
-@Suite(.serialized, .timeLimit(.minutes(2)),
-       .enabled(if: PythonDigests.available, "needs Python's contentdigest and http_sf (pip install contentdigest http-sf)"))
+@Suite(
+    .serialized, .timeLimit(.minutes(2)),
+    .enabled(if: PythonDigests.available, "needs Python's contentdigest and http_sf (pip install contentdigest http-sf)"))
 struct DigestClientTests {
     let folder = TestFiles.makeTemporaryDirectory("digests")
 
@@ -20,11 +21,13 @@ struct DigestClientTests {
         defer { server.stop() }
         let small = try TestFiles.writeImage(at: folder + "/small.jpg", size: 20_000)
         let large = try TestFiles.writeImage(at: folder + "/large.jpg", size: 3_000_000)
-        let run = try await UploadRun.run([try UploadRequest.forPath(small, url: server.url), try UploadRequest.forPath(large, url: server.url)],
-                                          concurrency: 1, resume: false)
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(small, url: server.url), try UploadRequest.forPath(large, url: server.url)],
+            concurrency: 1, resume: false)
         #expect(run.outcome(1) == .answered(status: 200) && run.outcome(2) == .answered(status: 200))
-        #expect(run.record(1).response?.verified == nil && run.record(2).response?.verified == nil,
-                "a server that says nothing about digests proves nothing")
+        #expect(
+            run.record(1).response?.verified == nil && run.record(2).response?.verified == nil,
+            "a server that says nothing about digests proves nothing")
         #expect(captures.all.count == 2)
         for request in captures.all {
             #expect(request.header("Want-Repr-Digest") == "sha-256=10")
@@ -58,8 +61,10 @@ struct DigestClientTests {
         let second = try TestFiles.writeImage(at: folder + "/second.jpg", size: 30_000)
         let large = try TestFiles.writeImage(at: folder + "/big.jpg", size: 2_000_000)
         let run = try await UploadRun.run(
-            [try UploadRequest.forPath(first, url: server.url), try UploadRequest.forPath(second, url: server.url),
-             try UploadRequest.forPath(large, url: server.url)], concurrency: 1, resume: false)
+            [
+                try UploadRequest.forPath(first, url: server.url), try UploadRequest.forPath(second, url: server.url),
+                try UploadRequest.forPath(large, url: server.url),
+            ], concurrency: 1, resume: false)
         for id in 1...3 {
             #expect(run.outcome(id) == .answered(status: 200))
             #expect(run.record(id).response?.verified == "sha-256", "upload \(id)")
@@ -117,8 +122,9 @@ struct DigestClientTests {
         let small = try TestFiles.writeImage(at: folder + "/a.jpg", size: 20_000)
         let large = try TestFiles.writeImage(at: folder + "/b.jpg", size: 3_000_000)
         for resume in [true, false] {
-            let run = try await UploadRun.run([try UploadRequest.forPath(small, url: receiver.url), try UploadRequest.forPath(large, url: receiver.url)],
-                                              resume: resume)
+            let run = try await UploadRun.run(
+                [try UploadRequest.forPath(small, url: receiver.url), try UploadRequest.forPath(large, url: receiver.url)],
+                resume: resume)
             #expect(run.record(1).response?.verified == "sha-256", "resume \(resume)")
             #expect(run.record(2).response?.verified == "sha-256", "resume \(resume)")
             // The files' own digests, for "already sent" by content.

@@ -60,7 +60,9 @@ import UploadCore
         let ended = try #require(result(ranOut))
         #expect(ended.failure?.kind == .stalled && !ended.reusable)
         #expect(machine.state == .closed)
-        #expect(machine.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false, at: t0) == nil, "a closing connection takes no request")
+        #expect(
+            machine.start(timeouts: timeouts, bodyInMemory: true, expectsContinue: false, wantsInterim: false, at: t0) == nil,
+            "a closing connection takes no request")
     }
 
     @Test func aStreamedBodyMovesTheStallClockAtEveryPartAndALateClockIsIgnored() throws {
@@ -111,12 +113,14 @@ import UploadCore
         let started = machine.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: true, wantsInterim: false, at: t0)
         let waiting = try #require(started)
         let waitToken = try #require(token(waiting))
-        #expect(waiting == [.stopClock, .startClock(.awaitingContinue, after: .seconds(1), token: waitToken), .writeRequest],
-                "a second, not the answer's 3 s")
+        #expect(
+            waiting == [.stopClock, .startClock(.awaitingContinue, after: .seconds(1), token: waitToken), .writeRequest],
+            "a second, not the answer's 3 s")
         // A request that asks for longer (tus's first append after a cut) waits that long, within the answer's time.
         var patient = Machine()
-        let begun = patient.start(timeouts: timeouts, bodyInMemory: false, expectsContinue: true, wantsInterim: false,
-                                  continueWait: .seconds(60), at: t0)
+        let begun = patient.start(
+            timeouts: timeouts, bodyInMemory: false, expectsContinue: true, wantsInterim: false,
+            continueWait: .seconds(60), at: t0)
         let held = try #require(begun)
         #expect(held.contains(.startClock(.awaitingContinue, after: .seconds(3), token: try #require(token(held)))))
         #expect(!machine.acceptsBody(of: machine.exchange))

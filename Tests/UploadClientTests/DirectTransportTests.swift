@@ -15,9 +15,22 @@ final class ConnectionLog: @unchecked Sendable {
     private var requests: [Int] = []
 
     /// A new connection's number.
-    func opened() -> Int { lock.lock(); defer { lock.unlock() }; requests.append(0); return requests.count - 1 }
-    func request(on connection: Int) { lock.lock(); requests[connection] += 1; lock.unlock() }
-    var perConnection: [Int] { lock.lock(); defer { lock.unlock() }; return requests }
+    func opened() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        requests.append(0)
+        return requests.count - 1
+    }
+    func request(on connection: Int) {
+        lock.lock()
+        requests[connection] += 1
+        lock.unlock()
+    }
+    var perConnection: [Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return requests
+    }
 }
 
 /// A keep-alive HTTP/1.1 server on a raw socket: `answer` is given each request and the number

@@ -64,8 +64,9 @@ import UploadCore
     }
 
     func inMemory(_ body: String) -> DirectExchange {
-        DirectExchange(head: head(.POST, [("Content-Length", String(body.utf8.count))]), body: .buffers([ByteBuffer(string: body)]),
-                       timeouts: timeouts, sent: { _ in })
+        DirectExchange(
+            head: head(.POST, [("Content-Length", String(body.utf8.count))]), body: .buffers([ByteBuffer(string: body)]),
+            timeouts: timeouts, sent: { _ in })
     }
 
     @Test func aBodyInMemoryGoesInOneWriteAndTheConnectionCarriesTheNextRequest() throws {
@@ -89,9 +90,11 @@ import UploadCore
         let connection = try Connection()
         let exchange = DirectExchange(
             head: head(.PATCH, uri: "/files/1", [("Expect", "100-continue"), ("Content-Length", "6")]),
-            body: .stream(length: 6, idleCounts: true, produce: { writer in
-                writer.write(.byteBuffer(ByteBuffer(string: "abc"))).flatMap { writer.write(.byteBuffer(ByteBuffer(string: "def"))) }
-            }),
+            body: .stream(
+                length: 6, idleCounts: true,
+                produce: { writer in
+                    writer.write(.byteBuffer(ByteBuffer(string: "abc"))).flatMap { writer.write(.byteBuffer(ByteBuffer(string: "def"))) }
+                }),
             timeouts: timeouts, sent: { _ in })
         let future = connection.run(exchange)
         #expect(try connection.written() == "PATCH /files/1 HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 6\r\n\r\n")
@@ -135,8 +138,9 @@ import UploadCore
     @Test func aBodyThatStopsMovingStallsAndTheConnectionCloses() throws {
         let connection = try Connection()
         let never = connection.channel.eventLoop.makePromise(of: Void.self)
-        let exchange = DirectExchange(head: head(.POST, [("Content-Length", "3")]), body: .stream(length: 3, idleCounts: true, produce: { _ in never.futureResult }),
-                                      timeouts: timeouts, sent: { _ in })
+        let exchange = DirectExchange(
+            head: head(.POST, [("Content-Length", "3")]), body: .stream(length: 3, idleCounts: true, produce: { _ in never.futureResult }),
+            timeouts: timeouts, sent: { _ in })
         let future = connection.run(exchange)
         connection.channel.embeddedEventLoop.advanceTime(by: .seconds(2))
         let ended = try #require(connection.result(future))

@@ -101,7 +101,8 @@ final class FakeExchanger: Exchanger {
     @Test func aRedirectIsFollowedAndTheTokenStaysHome() async throws {
         let path = try await TestFiles.image("moved.jpg", size: 3_000, in: "fake-redirect")
         let fake = FakeExchanger(direct: true) { seen in
-            seen.url.hasPrefix("http://photos.test/") ? ([], Self.response(307, [("Location", "http://cdn.test:8080/in")]))
+            seen.url.hasPrefix("http://photos.test/")
+                ? ([], Self.response(307, [("Location", "http://cdn.test:8080/in")]))
                 : ([], Self.response(201, body: "{}"))
         }
         let transport = try Self.transport(fake, location: true)
@@ -127,7 +128,21 @@ final class FakeExchanger: Exchanger {
             case .OPTIONS: ([], Self.response(204, tus + [("Tus-Version", "1.0.0"), ("Tus-Extension", "creation")]))
             case .POST: ([], Self.response(201, tus + [("Location", "/files/1"), ("Upload-Offset", "0")]))
             case .PATCH:
-                ([], Self.response(204, tus + [("Upload-Offset", String(stored.withLockedValue { $0 += seen.body; return $0.count }))]))
+                (
+                    [],
+                    Self.response(
+                        204,
+                        tus + [
+                            (
+                                "Upload-Offset",
+                                String(
+                                    stored.withLockedValue {
+                                        $0 += seen.body
+                                        return $0.count
+                                    })
+                            )
+                        ])
+                )
             default: ([], Self.response(405))
             }
         }

@@ -26,8 +26,9 @@ struct FastapiTusdClientTests {
 
         let relay = try CuttingRelay(to: server.port, cutAfter: [2_500_000, 2_300_000])
         defer { relay.stop() }
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: "http://127.0.0.1:\(relay.port)/files")],
-                                          retryPolicy: RetryPolicy(maxRetries: 5), uploadProtocol: .tus)
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: "http://127.0.0.1:\(relay.port)/files")],
+            retryPolicy: RetryPolicy(maxRetries: 5), uploadProtocol: .tus)
         #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome())) \(server.requests)")
         #expect(relay.cutsDone == 2)
         let second = try #require(server.uploads.first { $0.id != first.id })

@@ -37,7 +37,10 @@ import UploadTesting
         let server = try RawServer { connection in
             let request = readRequest(connection)
             seen.add(request)
-            let first = count.withLockedValue { n -> Bool in n += 1; return n == 1 }
+            let first = count.withLockedValue { n -> Bool in
+                n += 1
+                return n == 1
+            }
             let head = first ? "HTTP/1.1 307 Temporary Redirect\r\nLocation: /other\r\nContent-Length: 0" : "HTTP/1.1 200 OK\r\nContent-Length: 2"
             connection.write(head + "\r\nConnection: close\r\n\r\n" + (first ? "" : "{}"))
             connection.close()
@@ -70,7 +73,8 @@ import UploadTesting
         let endpoint = try RawServer { connection in
             let request = readRequest(connection)
             creation.add(request)
-            let answer = request.head.hasPrefix("OPTIONS")
+            let answer =
+                request.head.hasPrefix("OPTIONS")
                 ? "HTTP/1.1 204 No Content\r\nTus-Resumable: 1.0.0\r\nTus-Version: 1.0.0\r\nTus-Extension: creation\r\n"
                 : "HTTP/1.1 201 Created\r\nTus-Resumable: 1.0.0\r\nLocation: http://127.0.0.1:\(store.port)/files/1\r\nUpload-Offset: 0\r\n"
             connection.write(answer + "Content-Length: 0\r\nConnection: close\r\n\r\n")
@@ -107,9 +111,10 @@ import UploadTesting
         }
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/e\(size).jpg", size: Int64(size))
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)],
-                                          timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(3600)),
-                                          resume: false, digests: false)
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: server.url)],
+            timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(3600)),
+            resume: false, digests: false)
         #expect(run.outcome() == .answered(status: 200))
         let response = run.events.compactMap { if case .response(_, let r) = $0 { r } else { nil } }.last
         #expect(response?.cut?.contains("the rest not read") == true, "\(String(describing: response?.cut))")

@@ -30,7 +30,10 @@ import UploadTesting
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/a.jpg", size: 5_000)
         let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], resume: false, digests: false)
-        guard case .failed(let failure) = run.outcome() else { Issue.record("\(String(describing: run.outcome()))"); return }
+        guard case .failed(let failure) = run.outcome() else {
+            Issue.record("\(String(describing: run.outcome()))")
+            return
+        }
         #expect(failure.message.contains("ETag header") && failure.message.contains("0x01") && failure.message.contains("malformed"), "\(failure.message)")
     }
 
@@ -44,7 +47,8 @@ import UploadTesting
             seen.add(request)
             let answer: String
             if request.head.hasPrefix("POST") && request.head.contains("?uploads") {
-                let xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><InitiateMultipartUploadResult><Bucket>big</Bucket><Key>v.jpg</Key><UploadId>u-1</UploadId></InitiateMultipartUploadResult>"
+                let xml =
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><InitiateMultipartUploadResult><Bucket>big</Bucket><Key>v.jpg</Key><UploadId>u-1</UploadId></InitiateMultipartUploadResult>"
                 answer = "HTTP/1.1 200 OK\r\nContent-Length: \(xml.utf8.count)\r\nConnection: close\r\n\r\n" + xml
             } else if request.head.hasPrefix("PUT") {
                 answer = "HTTP/1.1 200 OK\r\nETag: \"part\u{01}\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
@@ -56,10 +60,15 @@ import UploadTesting
         }
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/v.jpg", size: S3MultipartMachine.threshold + 1_000_000)
-        let environment = ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_REGION": "us-east-1",
-                           "AWS_ENDPOINT_URL": "http://127.0.0.1:\(server.port)"]
+        let environment = [
+            "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": "http://127.0.0.1:\(server.port)",
+        ]
         let result = try await S3ClientTests.send(path, to: "s3://big/", environment: environment)
-        guard case .failed(let failure) = result.outcome else { Issue.record("\(result.outcome)"); return }
+        guard case .failed(let failure) = result.outcome else {
+            Issue.record("\(result.outcome)")
+            return
+        }
         #expect(failure.message.contains("ETag header") && failure.message.contains("control character (0x01)"), "\(failure.message)")
         #expect(seen.all.contains { $0.head.hasPrefix("PUT") && $0.head.contains("partNumber=") }, "a part was sent")
     }
@@ -82,8 +91,10 @@ import UploadTesting
                 defer { n -= 1 }
                 return n > 0
             }
-            let answer = refuse
-                ? "HTTP/1.1 400 Bad Request\r\nContent-Type: application/xml\r\nContent-Length: \(Self.badDigest.utf8.count)\r\nConnection: close\r\n\r\n" + Self.badDigest
+            let answer =
+                refuse
+                ? "HTTP/1.1 400 Bad Request\r\nContent-Type: application/xml\r\nContent-Length: \(Self.badDigest.utf8.count)\r\nConnection: close\r\n\r\n"
+                    + Self.badDigest
                 : "HTTP/1.1 200 OK\r\nETag: \"e\"\r\n\(S3Checksum.header): \(request.header(S3Checksum.header) ?? "")\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             connection.write(answer)
             connection.close()
@@ -115,7 +126,10 @@ import UploadTesting
         var environment = Self.environment
         environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(server.port)"
         let result = try await S3ClientTests.send(path, to: "s3://photos/", environment: environment)
-        guard case .failed(let failure) = result.outcome else { Issue.record("\(result.outcome)"); return }
+        guard case .failed(let failure) = result.outcome else {
+            Issue.record("\(result.outcome)")
+            return
+        }
         #expect(failure.message.contains("BadDigest") && failure.message.contains("CRC32C"), "\(failure.message)")
         #expect(seen.all.filter { $0.head.hasPrefix("PUT") }.count == 2, "sent twice, not more")
     }

@@ -9,8 +9,10 @@ import UploadCore
 /// the next, and a thread held so is not handed more work.
 @Suite struct PreparationThreadsTests {
     /// What `work` on `threads` within `limit` gave: its value or its failure.
-    static func outcome(_ threads: PreparationThreads, limit: TimeAmount, _ name: String,
-                        _ work: @escaping @Sendable () throws(UploadFailure) -> Int) async -> Result<Int, UploadFailure> {
+    static func outcome(
+        _ threads: PreparationThreads, limit: TimeAmount, _ name: String,
+        _ work: @escaping @Sendable () throws(UploadFailure) -> Int
+    ) async -> Result<Int, UploadFailure> {
         do throws(UploadFailure) {
             return .success(try await threads.run(limit: limit, clockOn: MultiThreadedEventLoopGroup.singleton.any(), describing: name, work))
         } catch {
@@ -22,8 +24,14 @@ import UploadCore
         let threads = PreparationThreads(maxThreads: 4, idleLife: 30)
         let gate = DispatchSemaphore(value: 0)
         for name in ["a.jpg", "b.jpg"] {
-            let held = await Self.outcome(threads, limit: .milliseconds(200), name) { gate.wait(); return 1 }
-            guard case .failure(let failure) = held else { Issue.record("a held preparation came back: \(held)"); return }
+            let held = await Self.outcome(threads, limit: .milliseconds(200), name) {
+                gate.wait()
+                return 1
+            }
+            guard case .failure(let failure) = held else {
+                Issue.record("a held preparation came back: \(held)")
+                return
+            }
             #expect(failure.kind == .preparationStalled)
             #expect(failure.message.hasPrefix("reading \(name) took longer than 0.2s"), "\(failure.message)")
         }
@@ -40,10 +48,16 @@ import UploadCore
         // At the limit: every thread held, the work waits in line and is given up at its own limit.
         let full = PreparationThreads(maxThreads: 1, idleLife: 30)
         let held = DispatchSemaphore(value: 0)
-        let first = await Self.outcome(full, limit: .milliseconds(100), "e.jpg") { held.wait(); return 0 }
+        let first = await Self.outcome(full, limit: .milliseconds(100), "e.jpg") {
+            held.wait()
+            return 0
+        }
         #expect((try? first.get()) == nil)
         let waiting = await Self.outcome(full, limit: .milliseconds(100), "f.jpg") { 0 }
-        guard case .failure(let failure) = waiting else { Issue.record("ran on a held thread: \(waiting)"); return }
+        guard case .failure(let failure) = waiting else {
+            Issue.record("ran on a held thread: \(waiting)")
+            return
+        }
         #expect(failure.kind == .preparationStalled)
         held.signal()
     }

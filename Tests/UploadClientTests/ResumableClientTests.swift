@@ -192,18 +192,23 @@ import UploadTesting
         var request = try UploadRequest.forPath(path, url: receiver.url)
         let first = PointBox()
         // A first attempt, whose resume point is kept.
-        _ = await transport.perform(request, observer: AttemptObserver(resumable: { point, _ in
-            if let point, first.value == nil { first.set(point) }
-        }))
+        _ = await transport.perform(
+            request,
+            observer: AttemptObserver(resumable: { point, _ in
+                if let point, first.value == nil { first.set(point) }
+            }))
         // The file is rewritten (same size, new bytes and time) before the next attempt.
         _ = try TestFiles.writeImage(at: path, size: Self.size)
         let point: ResumePoint = try #require(first.value)
         request.resume = point
-        let changed = PointBox(), reasons = Lines()
-        let result = await transport.perform(request, observer: AttemptObserver(resumable: { point, why in
-            if let point { changed.set(point) }
-            if let why { reasons.append(why) }
-        }))
+        let changed = PointBox()
+        let reasons = Lines()
+        let result = await transport.perform(
+            request,
+            observer: AttemptObserver(resumable: { point, why in
+                if let point { changed.set(point) }
+                if let why { reasons.append(why) }
+            }))
         #expect(result.outcome.isSuccess)
         #expect(reasons.all == ["the file changed since the upload began"], "it says why it starts over")
         #expect(changed.value?.uploadURL != first.value?.uploadURL, "a new upload resource, not the old one's bytes")

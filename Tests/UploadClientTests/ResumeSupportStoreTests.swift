@@ -108,18 +108,26 @@ import UploadProtocols
         let store = ResumeSupportStore(path: path)
         store.remember(origin, .supported(version: 8), now: Date().timeIntervalSince1970)
         let support = ResumeSupport(store: store, clock: .system)
-        let (answer, remembered) = await support.answer(for: origin) { Issue.record("asked"); return .unsupported }
+        let (answer, remembered) = await support.answer(for: origin) {
+            Issue.record("asked")
+            return .unsupported
+        }
         #expect(answer == .supported(version: 8) && remembered)
         support.refused(origin)
         #expect(store.lookup(origin, now: Date().timeIntervalSince1970) == .unsupported)
-        let (again, _) = await support.answer(for: origin) { Issue.record("asked"); return .supported(version: 8) }
+        let (again, _) = await support.answer(for: origin) {
+            Issue.record("asked")
+            return .supported(version: 8)
+        }
         #expect(again == .unsupported)
     }
 
     /// Every form the resolver reads as this machine is loopback: never remembered.
     @Test func numericLoopbackFormsAreLoopback() {
-        for host in ["127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "0.0.0.0", "[::1]", "[::ffff:127.0.0.1]", "[::]",
-                     "localhost", "LocalHost", "photos.localhost"] {
+        for host in [
+            "127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "0.0.0.0", "[::1]", "[::ffff:127.0.0.1]", "[::]",
+            "localhost", "LocalHost", "photos.localhost",
+        ] {
             #expect(ResumeSupportStore.isLoopback("http://\(host):3000"), "\(host)")
         }
         for host in ["upload.example.com", "10.0.0.1", "192.168.1.20", "[2001:db8::1]", "128.0.0.1", "1270.0.0.1.example"] {

@@ -41,11 +41,17 @@ struct S3ClientTests {
         var wrong = server.environment
         wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
         let refused = try await Self.send(path, to: "s3://photos/", environment: wrong)
-        guard case .failed(let failure) = refused.outcome else { Issue.record("\(refused.outcome)"); return }
+        guard case .failed(let failure) = refused.outcome else {
+            Issue.record("\(refused.outcome)")
+            return
+        }
         #expect(failure.message.hasPrefix("S3 403 SignatureDoesNotMatch"), "\(failure.message)")
         #expect(!failure.message.contains("not-the-secret"))
         let missing = try await Self.send(path, to: "s3://no-such-bucket/", environment: server.environment)
-        guard case .failed(let gone) = missing.outcome else { Issue.record("\(missing.outcome)"); return }
+        guard case .failed(let gone) = missing.outcome else {
+            Issue.record("\(missing.outcome)")
+            return
+        }
         #expect(gone.message.hasPrefix("S3 404 NoSuchBucket"), "\(gone.message)")
         #expect(server.keys("photos").isEmpty)
     }
@@ -53,7 +59,10 @@ struct S3ClientTests {
     @Test func noCredentialsIsRefusedBeforeAnythingIsSent() async throws {
         let path = try await TestFiles.image("a.jpg", size: 5_000, in: "s3-nothing")
         let result = try await Self.send(path, to: "s3://photos/", environment: ["HOME": "/nonexistent"])
-        guard case .failed(let failure) = result.outcome else { Issue.record("\(result.outcome)"); return }
+        guard case .failed(let failure) = result.outcome else {
+            Issue.record("\(result.outcome)")
+            return
+        }
         #expect(failure.message.contains("no AWS credentials") && result.bytesSent == 0)
     }
 }

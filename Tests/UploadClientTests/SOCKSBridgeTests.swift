@@ -20,8 +20,9 @@ import UploadTesting
 
     /// The bridge's first answer to a greeting from this process, and what python3 got.
     static func greetFromHereAndFromAnotherProcess() throws -> (own: [UInt8], other: String) {
-        let bridge = try SOCKSBridge(proxy: try ProxyTarget(parsing: "socks5h://ann:secret@127.0.0.1:9"),
-                                     group: MultiThreadedEventLoopGroup.singleton, timeout: .seconds(5))
+        let bridge = try SOCKSBridge(
+            proxy: try ProxyTarget(parsing: "socks5h://ann:secret@127.0.0.1:9"),
+            group: MultiThreadedEventLoopGroup.singleton, timeout: .seconds(5))
         defer { bridge.close() }
         let own = try RawConnection.connect(to: bridge.port)
         own.send([5, 1, 0])
@@ -35,22 +36,26 @@ import UploadTesting
     static func greetFromPython(port: Int, source: (String, Int)? = nil) throws -> String {
         let other = Process()
         other.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        other.arguments = ["python3", "-c", """
-            import socket, sys
-            s = socket.socket()
-            if len(sys.argv) > 3:
-                s.bind((sys.argv[2], int(sys.argv[3])))
-            s.connect(("127.0.0.1", int(sys.argv[1])))
-            s.sendall(bytes([5, 1, 0]))
-            s.settimeout(5)
-            try:
-                data = s.recv(16)
-            except socket.timeout:
-                data = b"timeout"
-            except ConnectionError:
-                data = b""
-            sys.stdout.write(data.hex() or "closed")
-            """, String(port)] + (source.map { [$0.0, String($0.1)] } ?? [])
+        other.arguments =
+            [
+                "python3", "-c",
+                """
+                import socket, sys
+                s = socket.socket()
+                if len(sys.argv) > 3:
+                    s.bind((sys.argv[2], int(sys.argv[3])))
+                s.connect(("127.0.0.1", int(sys.argv[1])))
+                s.sendall(bytes([5, 1, 0]))
+                s.settimeout(5)
+                try:
+                    data = s.recv(16)
+                except socket.timeout:
+                    data = b"timeout"
+                except ConnectionError:
+                    data = b""
+                sys.stdout.write(data.hex() or "closed")
+                """, String(port),
+            ] + (source.map { [$0.0, String($0.1)] } ?? [])
         let pipe = Pipe()
         other.standardOutput = pipe
         try other.run()
@@ -64,8 +69,9 @@ import UploadTesting
     /// the same and the first won. The whole connection is matched now: it is refused.
     @Test func aConnectionFromAnotherAddressWithOurPortIsRefused() async throws {
         let (own, other) = try await offPool { () throws -> ([UInt8], String) in
-            let bridge = try SOCKSBridge(proxy: try ProxyTarget(parsing: "socks5h://ann:secret@127.0.0.1:9"),
-                                         group: MultiThreadedEventLoopGroup.singleton, timeout: .seconds(5))
+            let bridge = try SOCKSBridge(
+                proxy: try ProxyTarget(parsing: "socks5h://ann:secret@127.0.0.1:9"),
+                group: MultiThreadedEventLoopGroup.singleton, timeout: .seconds(5))
             defer { bridge.close() }
             let ours = try RawConnection.connect(to: bridge.port)
             defer { ours.close() }

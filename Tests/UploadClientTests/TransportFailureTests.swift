@@ -53,8 +53,16 @@ func silentServer(closingAfter seconds: Double) throws -> RawServer {
 final class Captures: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [CapturedRequest] = []
-    func add(_ r: CapturedRequest) { lock.lock(); items.append(r); lock.unlock() }
-    var all: [CapturedRequest] { lock.lock(); defer { lock.unlock() }; return items }
+    func add(_ r: CapturedRequest) {
+        lock.lock()
+        items.append(r)
+        lock.unlock()
+    }
+    var all: [CapturedRequest] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
 }
 
 @Suite(.serialized, .timeLimit(.minutes(5))) struct TransportFailureTests {
@@ -66,8 +74,9 @@ final class Captures: @unchecked Sendable {
         let server = try answeringServer("201 Created", body: "{}", captures: captures)
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/len-\(size).jpg", size: Int64(size))
-        var request = try UploadRequest.forPath(path, url: server.url, formFields: [FormField(name: "k", value: "v")],
-                                                headers: [RequestHeader(name: "X-Secret", value: "s3cret")], allowAnyFile: true)
+        var request = try UploadRequest.forPath(
+            path, url: server.url, formFields: [FormField(name: "k", value: "v")],
+            headers: [RequestHeader(name: "X-Secret", value: "s3cret")], allowAnyFile: true)
         request.field = "photo"
         let run = try await UploadRun.run([request])
         #expect(run.outcome() == .answered(status: 201))
@@ -78,8 +87,9 @@ final class Captures: @unchecked Sendable {
         #expect(run.progressTotals().last == Int64(captured.body.count))
         #expect(captured.header("X-Secret") == "s3cret")
         let boundary = try #require(captured.header("Content-Type")?.components(separatedBy: "boundary=").last)
-        let layout = MultipartLayout(boundary: Boundary(boundary), fields: [FormField(name: "k", value: "v")], fileField: "photo",
-                                     fileName: "len-\(size).jpg", contentType: size >= 3 ? .jpeg : .jpeg, fileSize: Int64(size))
+        let layout = MultipartLayout(
+            boundary: Boundary(boundary), fields: [FormField(name: "k", value: "v")], fileField: "photo",
+            fileName: "len-\(size).jpg", contentType: size >= 3 ? .jpeg : .jpeg, fileSize: Int64(size))
         let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(captured.body == layout.head + file + layout.tail)
     }
@@ -121,8 +131,9 @@ final class Captures: @unchecked Sendable {
         let server = try RawServer { $0.hold(seconds: 8) }
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/s.jpg", size: 128 << 20)
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)],
-                                          timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(1), answer: .seconds(30)))
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: server.url)],
+            timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(1), answer: .seconds(30)))
         // The server closes after 8 s, which would be a lost connection: only the stall clock says this.
         #expect(run.failure()?.kind == .stalled)
         #expect(run.failure()?.message == "the upload stalled: nothing could be sent for 1.0 s")
@@ -134,9 +145,10 @@ final class Captures: @unchecked Sendable {
     @Test func aPacedBodyWaitingForItsRateIsNotStalled() async throws {
         let receiver = try await ReceiverHarness.start()
         let path = try TestFiles.writeImage(at: folder + "/paced.jpg", size: 6_000)
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: receiver.url)],
-                                          timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(1), answer: .seconds(30)),
-                                          rateLimit: 1024)
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: receiver.url)],
+            timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(1), answer: .seconds(30)),
+            rateLimit: 1024)
         #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome()))")
         #expect(receiver.storedNames() == ["paced.jpg"])
         await receiver.cleanUp()
@@ -148,9 +160,10 @@ final class Captures: @unchecked Sendable {
         let server = try RawServer { $0.hold(seconds: 8) }
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/paced-stall.jpg", size: 128 << 20)
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)],
-                                          timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(1), answer: .seconds(30)),
-                                          rateLimit: 16 << 20)
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: server.url)],
+            timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(1), answer: .seconds(30)),
+            rateLimit: 16 << 20)
         #expect(run.failure()?.kind == .stalled, "\(String(describing: run.failure()))")
         #expect(run.failure()?.message == "the upload stalled: nothing could be sent for 1.0 s")
     }
@@ -159,8 +172,9 @@ final class Captures: @unchecked Sendable {
         let server = try silentServer(closingAfter: 6)
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/n.jpg", size: 10_000)
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)],
-                                          timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(5), answer: .seconds(1)))
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: server.url)],
+            timeouts: UploadTimeouts(connect: .seconds(2), stall: .seconds(5), answer: .seconds(1)))
         // The server closes after 6 s, which would be a lost connection: only the answer clock says this.
         #expect(run.failure()?.kind == .noAnswer)
         #expect(run.failure()?.message == "no answer within 1.0 s after the upload was sent")
@@ -191,8 +205,9 @@ final class Captures: @unchecked Sendable {
         }
         defer { server.stop() }
         let path = try TestFiles.writeImage(at: folder + "/trickle-\(headFirst).jpg", size: 10_000)
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)],
-                                          timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(2)))
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: server.url)],
+            timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(2)))
         if headFirst {
             #expect(run.outcome() == .answered(status: 200))
             let response = try #require(run.response())
@@ -292,8 +307,9 @@ final class Captures: @unchecked Sendable {
         }
         defer { trickle.stop() }
         let path = try TestFiles.writeImage(at: folder + "/cut-\(size).jpg", size: size)
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: trickle.url)],
-                                          timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(1)), resume: false)
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: trickle.url)],
+            timeouts: UploadTimeouts(connect: .seconds(5), stall: .seconds(5), answer: .seconds(1)), resume: false)
         #expect(run.outcome() == .answered(status: 200))
         #expect(run.response()?.cut == "answer cut off: 4 B of 100 kB arrived within the 1s answer timeout", "\(String(describing: run.response()?.cut))")
         #expect(run.record().response?.cut != nil, "the record keeps it")
@@ -306,7 +322,8 @@ final class Captures: @unchecked Sendable {
         defer { closing.stop() }
         let closed = try await UploadRun.run([try UploadRequest.forPath(path, url: closing.url)], resume: false)
         #expect(closed.outcome() == .answered(status: 200))
-        #expect(closed.response()?.cut == "answer cut off: the server closed the connection after 4 B of 100 kB", "\(String(describing: closed.response()?.cut))")
+        #expect(
+            closed.response()?.cut == "answer cut off: the server closed the connection after 4 B of 100 kB", "\(String(describing: closed.response()?.cut))")
 
         // A whole answer is not cut.
         let whole = try answeringServer("200 OK", body: #"{"filename":"x.jpg"}"#)
@@ -319,8 +336,9 @@ final class Captures: @unchecked Sendable {
         #expect(UploadOutcome.answer(200, bytesSent: 100, expected: 100) == .answered(status: 200))
         #expect(UploadOutcome.answer(200, bytesSent: 0, expected: nil) == .answered(status: 200))
         #expect(UploadOutcome.answer(413, bytesSent: 140, expected: 20_000_847) == .answered(status: 413))
-        #expect(UploadOutcome.answer(200, bytesSent: 140, expected: 20_000_847)
-            == .failed(UploadFailure(.answeredEarly, "answered 200 after 140 B of 20.0 MB: the file did not arrive whole")))
+        #expect(
+            UploadOutcome.answer(200, bytesSent: 140, expected: 20_000_847)
+                == .failed(UploadFailure(.answeredEarly, "answered 200 after 140 B of 20.0 MB: the file did not arrive whole")))
     }
 
     @Test func missingFileIsAFileError() async throws {

@@ -81,8 +81,9 @@ struct TusClientTests {
         let relay = try CuttingRelay(to: server.port, cutAfter: [600_000, 600_000])
         defer { relay.stop() }
         let url = "http://127.0.0.1:\(relay.port)/files/"
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: url)], retryPolicy: RetryPolicy(maxRetries: 5),
-                                          uploadProtocol: .tus)
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: url)], retryPolicy: RetryPolicy(maxRetries: 5),
+            uploadProtocol: .tus)
         #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome())) \(server.requests)")
         #expect(relay.cutsDone == 2)
         let stored = server.uploads.filter { TestFiles.sameContents(path, $0.path) }
@@ -101,8 +102,9 @@ struct TusClientTests {
         let relay = try CuttingRelay(to: server.port, cutAfter: [3_000_000, 7_000_000])
         defer { relay.stop() }
         let url = "http://127.0.0.1:\(relay.port)/files/"
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: url)], retryPolicy: RetryPolicy(maxRetries: 5),
-                                          uploadProtocol: .tus)
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: url)], retryPolicy: RetryPolicy(maxRetries: 5),
+            uploadProtocol: .tus)
         #expect(run.outcome()?.isSuccess == true, "\(String(describing: run.outcome())) \(server.requests)")
         #expect(relay.cutsDone == 2)
         let upload = try #require(server.uploads.first)
@@ -126,8 +128,10 @@ struct TusClientTests {
         let changed = CancelOnce()
         // Paced (16 s for the file), so the change lands while it is being sent, however fast
         // the machine.
-        let run = try await UploadRun.run([try UploadRequest.forPath(path, url: server.url)], uploadProtocol: .tus,
-                                          rateLimit: 4 << 20) { event, _ in
+        let run = try await UploadRun.run(
+            [try UploadRequest.forPath(path, url: server.url)], uploadProtocol: .tus,
+            rateLimit: 4 << 20
+        ) { event, _ in
             if case .progress = event, changed.first() { truncate(path, 2 << 20) }
         }
         #expect(run.failure()?.kind == .fileError, "\(String(describing: run.outcome()))")

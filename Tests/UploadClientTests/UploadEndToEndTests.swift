@@ -94,10 +94,11 @@ import UploadTesting
         #expect(run.progressTotals().last! < 300 << 20)
         // A file this size goes resumable: the cancel ends the request (logged once the receiver
         // ended it) and removes the upload on the server (DELETE), then nothing is left.
-        #expect(try await eventually {
-            let lines = receiver.logLines
-            return lines.contains { $0.method == "POST" } && lines.contains { $0.method == "DELETE" } && receiver.openConnections == 0
-        }, "\(receiver.logLines)")
+        #expect(
+            try await eventually {
+                let lines = receiver.logLines
+                return lines.contains { $0.method == "POST" } && lines.contains { $0.method == "DELETE" } && receiver.openConnections == 0
+            }, "\(receiver.logLines)")
         #expect(receiver.logLines.allSatisfy { $0.storedName == nil })
         #expect(receiver.storedNames().isEmpty)
         await receiver.cleanUp()
@@ -108,7 +109,8 @@ final class CancelOnce: @unchecked Sendable {
     private let lock = NSLock()
     private var done = false
     func first() -> Bool {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if done { return false }
         done = true
         return true

@@ -6,8 +6,9 @@ import UploadCore
 
 /// Where the server keeps the upload the machine tests resume: at `offset` of its 6,000 bytes.
 private func point(_ offset: Int64) -> ResumePoint {
-    ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
-                file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: offset)
+    ResumePoint(
+        uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
+        file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: offset)
 }
 
 /// The queue's decisions, input by input, with no task, clock or transport: every order of
@@ -139,7 +140,10 @@ private func point(_ offset: Int64) -> ResumePoint {
         let ended = machine.attemptEnded(id1, attempt: 1, result: result(reset), reported: nil, at: t0)
         #expect(ended.contains { if case .wait(id1, attempt: 2, _) = $0 { true } else { false } })
         // Waiting as the record says it: the next attempt, why, and when (the machine's own clock is the input's).
-        guard case .waitingToRetry(2, let reason, let due) = machine.phase(of: id1) else { Issue.record("\(String(describing: machine.phase(of: id1)))"); return }
+        guard case .waitingToRetry(2, let reason, let due) = machine.phase(of: id1) else {
+            Issue.record("\(String(describing: machine.phase(of: id1)))")
+            return
+        }
         #expect(reason == result(reset).outcome.words(reason: nil) && due > t0 && due <= t0.addingTimeInterval(120))
         let cancelled = machine.cancel(id1) ?? []
         #expect(cancelled.first == .cancelWait(id1))
@@ -156,16 +160,20 @@ private func point(_ offset: Int64) -> ResumePoint {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 2, baseDelay: 5))
         _ = machine.enqueue(request("a"), totalBytes: 6000, id: id1)
         for attempt in 1...5 {
-            let ended = machine.attemptEnded(id1, attempt: attempt, result: AttemptResult(
-                outcome: reset, response: nil, bytesSent: 1000, resume: point(Int64(attempt) * 1000)), reported: point(Int64(attempt) * 1000), at: t0)
+            let ended = machine.attemptEnded(
+                id1, attempt: attempt,
+                result: AttemptResult(
+                    outcome: reset, response: nil, bytesSent: 1000, resume: point(Int64(attempt) * 1000)), reported: point(Int64(attempt) * 1000), at: t0)
             #expect(ended.contains(.wait(id1, attempt: attempt + 1, seconds: 0)), "\(ended)")
             #expect(starts(machine.retryDue(id1, attempt: attempt + 1)) == [id1])
         }
         // No progress: the usual backoff, then the limit.
-        let stuck = machine.attemptEnded(id1, attempt: 6, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)), reported: nil, at: t0)
+        let stuck = machine.attemptEnded(
+            id1, attempt: 6, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)), reported: nil, at: t0)
         #expect(stuck.contains(.wait(id1, attempt: 7, seconds: 10)), "\(stuck)")
         _ = machine.retryDue(id1, attempt: 7)
-        let final = machine.attemptEnded(id1, attempt: 7, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)), reported: nil, at: t0)
+        let final = machine.attemptEnded(
+            id1, attempt: 7, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(5000)), reported: nil, at: t0)
         #expect(events(final).contains(.finished(id1, reset)))
     }
 
@@ -179,8 +187,10 @@ private func point(_ offset: Int64) -> ResumePoint {
         var finished = false
         while attempt <= 20, !finished {
             let offset: Int64 = attempt % 2 == 1 ? 1000 : 500
-            let ended = machine.attemptEnded(id1, attempt: attempt, result: AttemptResult(
-                outcome: reset, response: nil, bytesSent: 0, resume: point(offset)), reported: point(offset), at: t0)
+            let ended = machine.attemptEnded(
+                id1, attempt: attempt,
+                result: AttemptResult(
+                    outcome: reset, response: nil, bytesSent: 0, resume: point(offset)), reported: point(offset), at: t0)
             finished = events(ended).contains { if case .finished = $0 { true } else { false } }
             if !finished { _ = machine.retryDue(id1, attempt: attempt + 1) }
             attempt += 1
@@ -195,8 +205,9 @@ private func point(_ offset: Int64) -> ResumePoint {
     @Test func aCutAfterBytesWentOutIsRetriedAtOnceOnlyUntilTheServerFailsToMoveOn() {
         var machine = Machine(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 5, baseDelay: 5))
         _ = machine.enqueue(request("a"), totalBytes: 6000, id: id1)
-        let point = ResumePoint(uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
-                                file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: 0)
+        let point = ResumePoint(
+            uploadURL: "http://h/resumable/t", version: 8, boundary: "B", bodyLength: 6000,
+            file: FileFingerprint(size: 5800, modificationNanoseconds: 1), offset: 0)
         let cut = AttemptResult(outcome: reset, response: nil, bytesSent: 3000, resume: point)
         #expect(machine.attemptEnded(id1, attempt: 1, result: cut, reported: nil, at: t0).contains(.wait(id1, attempt: 2, seconds: 0)))
         _ = machine.retryDue(id1, attempt: 2)
@@ -223,7 +234,8 @@ private func point(_ offset: Int64) -> ResumePoint {
         #expect(discards(final) == [point(2000)])
         #expect(events(final).prefix(2) == [.resumable(id1, nil), .finished(id1, reset)], "the record forgets it before it ends")
         // A retry by hand then starts over.
-        #expect(machine.retry(id1).map { actions in actions.contains { if case .start(_, _, let request) = $0 { request.resume == nil } else { false } } } == true)
+        #expect(
+            machine.retry(id1).map { actions in actions.contains { if case .start(_, _, let request) = $0 { request.resume == nil } else { false } } } == true)
 
         // Cancelled while waiting to retry: the same.
         _ = machine.enqueue(request("b"), totalBytes: 6000, id: id2)
@@ -233,13 +245,20 @@ private func point(_ offset: Int64) -> ResumePoint {
         #expect(discards(machine.cancel(id2) ?? []) == [point(2000)])
         // A success leaves nothing to remove.
         _ = machine.enqueue(request("c"), totalBytes: 6000, id: id3)
-        #expect(discards(machine.attemptEnded(id3, attempt: 1, result: AttemptResult(outcome: .answered(status: 200), response: nil, bytesSent: 6000), reported: nil, at: t0)).isEmpty)
+        #expect(
+            discards(
+                machine.attemptEnded(
+                    id3, attempt: 1, result: AttemptResult(outcome: .answered(status: 200), response: nil, bytesSent: 6000), reported: nil, at: t0)
+            ).isEmpty)
         // An upload URL another service handed out (`--upload-url`) is that service's: kept.
         var handed = request("d")
         handed.uploadURL = "http://h/resumable/t"
         _ = machine.enqueue(handed, totalBytes: 6000, id: UploadID(4))
-        let handedFinal = machine.attemptEnded(UploadID(4), attempt: 1, result: AttemptResult(outcome: .answered(status: 400), response: nil,
-                                                                                         bytesSent: 0, resume: point(2000)), reported: point(2000), at: t0)
+        let handedFinal = machine.attemptEnded(
+            UploadID(4), attempt: 1,
+            result: AttemptResult(
+                outcome: .answered(status: 400), response: nil,
+                bytesSent: 0, resume: point(2000)), reported: point(2000), at: t0)
         #expect(discards(handedFinal).isEmpty)
         #expect(events(handedFinal).contains(.finished(UploadID(4), .answered(status: 400))))
     }
@@ -264,8 +283,9 @@ private func point(_ offset: Int64) -> ResumePoint {
         #expect(nextStart(queued)?.resume == point(1000))
 
         // Reports said 3000, the result says 2000 (the server's own word at the end): said again.
-        let first = machine.attemptEnded(id1, attempt: 1, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(2000)),
-                                         reported: point(3000), at: t0)
+        let first = machine.attemptEnded(
+            id1, attempt: 1, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(2000)),
+            reported: point(3000), at: t0)
         #expect(events(first).first == .resumable(id1, point(2000)))
         record.resume = point(3000)  // what the reports left it at
         fold(first)
@@ -273,8 +293,9 @@ private func point(_ offset: Int64) -> ResumePoint {
         #expect(record.resume == point(2000) && nextStart(second)?.resume == point(2000))
 
         // Reports agree with the result: nothing said twice.
-        let agreed = machine.attemptEnded(id1, attempt: 2, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(4000)),
-                                          reported: point(4000), at: t0)
+        let agreed = machine.attemptEnded(
+            id1, attempt: 2, result: AttemptResult(outcome: reset, response: nil, bytesSent: 0, resume: point(4000)),
+            reported: point(4000), at: t0)
         #expect(!events(agreed).contains { if case .resumable = $0 { true } else { false } })
 
         // The server lost it and the attempt ended without a point, though a report said one.
@@ -286,8 +307,9 @@ private func point(_ offset: Int64) -> ResumePoint {
         #expect(nextStart(machine.retryDue(id1, attempt: 4))?.resume == nil)
 
         // A retry by hand after a final failure: the queued record says no point, as the request.
-        let failed = machine.attemptEnded(id1, attempt: 4, result: AttemptResult(outcome: .answered(status: 400), response: nil, bytesSent: 0, resume: point(5000)),
-                                          reported: point(5000), at: t0)
+        let failed = machine.attemptEnded(
+            id1, attempt: 4, result: AttemptResult(outcome: .answered(status: 400), response: nil, bytesSent: 0, resume: point(5000)),
+            reported: point(5000), at: t0)
         fold(failed)
         #expect(record.resume == nil)
         let again = machine.retry(id1) ?? []
@@ -330,10 +352,11 @@ private func point(_ offset: Int64) -> ResumePoint {
         let (count, actions) = machine.cancelAll(reason: "interrupted")
         #expect(count == 3)
         #expect(starts(actions).isEmpty)
-        #expect(events(actions) == [
-            .finished(id2, .failed(UploadFailure(.cancelled, "cancelled before it started (interrupted)"))),
-            .finished(id3, .failed(UploadFailure(.cancelled, "cancelled before it started (interrupted)"))),
-        ])
+        #expect(
+            events(actions) == [
+                .finished(id2, .failed(UploadFailure(.cancelled, "cancelled before it started (interrupted)"))),
+                .finished(id3, .failed(UploadFailure(.cancelled, "cancelled before it started (interrupted)"))),
+            ])
         #expect(actions.last == .cancelAttempt(id1))
         #expect(machine.cancelAll().count == 0, "the one sending was told already")
     }
@@ -382,21 +405,26 @@ private func point(_ offset: Int64) -> ResumePoint {
                     // Every upload that finished since the last drain, as it ended last.
                     let ends = Array(finishedThisDrain.values)
                     let cancelled = ends.count { if case .failed(let failure) = $0 { failure.kind == .cancelled } else { false } }
-                    #expect(summary == UploadSummary(succeeded: ends.count(where: \.isSuccess), failed: ends.count { !$0.isSuccess } - cancelled, cancelled: cancelled))
+                    #expect(
+                        summary
+                            == UploadSummary(succeeded: ends.count(where: \.isSuccess), failed: ends.count { !$0.isSuccess } - cancelled, cancelled: cancelled))
                     finishedThisDrain = [:]
                 default: break
                 }
             }
             #expect(inFlight.count <= concurrency)
             for (id, attempt) in inFlight {
-                if case .sending(attempt) = machine.phase(of: id) {} else {
+                if case .sending(attempt) = machine.phase(of: id) {
+                } else {
                     Issue.record("\(id) attempt \(attempt) in flight but the machine says \(String(describing: machine.phase(of: id)))")
                 }
             }
         }
 
-        let outcomes: [UploadOutcome] = [.answered(status: 200), .answered(status: 503), .answered(status: 400), reset,
-                                         .failed(UploadFailure(.cancelled, "cancelled"))]
+        let outcomes: [UploadOutcome] = [
+            .answered(status: 200), .answered(status: 503), .answered(status: 400), reset,
+            .failed(UploadFailure(.cancelled, "cancelled")),
+        ]
         for _ in 0..<200 {
             let known = Array(life.keys)
             switch random.next() % 7 {
@@ -435,11 +463,18 @@ private func point(_ offset: Int64) -> ResumePoint {
         for (id, steps) in life {
             #expect(machine.outcome(of: id) != nil, "\(id) never finished: \(steps)")
             // queued (start (retry start)* )? finished, and again after a manual retry.
-            var expectingQueued = true, finishedOnce = false
+            var expectingQueued = true
+            var finishedOnce = false
             for step in steps {
                 switch step {
-                case "queued": #expect(expectingQueued, "\(id): \(steps)"); expectingQueued = false; finishedOnce = false
-                case "finished": #expect(!expectingQueued && !finishedOnce, "\(id): \(steps)"); expectingQueued = true; finishedOnce = true
+                case "queued":
+                    #expect(expectingQueued, "\(id): \(steps)")
+                    expectingQueued = false
+                    finishedOnce = false
+                case "finished":
+                    #expect(!expectingQueued && !finishedOnce, "\(id): \(steps)")
+                    expectingQueued = true
+                    finishedOnce = true
                 default: #expect(!expectingQueued, "\(id): \(steps)")
                 }
             }
@@ -488,7 +523,8 @@ private let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 extension UploadQueueMachine {
     /// An upload of `request` named by its request, `totalBytes` long, queued at `t0`.
     mutating func enqueue(_ request: UploadRequest, totalBytes: Int64?, id: UploadID, attemptsSoFar: Int = 0, retryPolicy: RetryPolicy? = nil) -> [Action] {
-        enqueue(request, record: .queued(id, request: request, fileSize: totalBytes, origin: "test", at: t0),
-                attemptsSoFar: attemptsSoFar, retryPolicy: retryPolicy)
+        enqueue(
+            request, record: .queued(id, request: request, fileSize: totalBytes, origin: "test", at: t0),
+            attemptsSoFar: attemptsSoFar, retryPolicy: retryPolicy)
     }
 }

@@ -10,7 +10,8 @@ import UploadCore
     @Test func outcomesInWords() {
         #expect(UploadOutcome.answered(status: 201).words(reason: "Created") == "201 Created")
         #expect(UploadOutcome.answered(status: 413).words(reason: nil) == "413 Payload Too Large")
-        #expect(UploadOutcome.failed(UploadFailure(.cannotConnect, "cannot connect: Connection refused", code: 111)).words(reason: "x")
+        #expect(
+            UploadOutcome.failed(UploadFailure(.cannotConnect, "cannot connect: Connection refused", code: 111)).words(reason: "x")
                 == "cannot connect: Connection refused (code 111)")
     }
 

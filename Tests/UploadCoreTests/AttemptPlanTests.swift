@@ -13,13 +13,15 @@ import UploadProtocols
         _ asked: UploadProtocol = .auto, resume: Bool = true, point: ResumableProtocol? = nil, handedOut: Bool = false,
         size: Int64? = big, direct: Bool = true, httpProxy: Bool = false, inMemory: Bool = false, known: OriginSupport? = nil
     ) -> AttemptPlan {
-        AttemptPlan(asked: asked, resume: resume, point: point, handedOut: handedOut, size: size,
-                    directPossible: direct, throughHTTPProxy: httpProxy, bodyInMemory: inMemory, known: known)
+        AttemptPlan(
+            asked: asked, resume: resume, point: point, handedOut: handedOut, size: size,
+            directPossible: direct, throughHTTPProxy: httpProxy, bodyInMemory: inMemory, known: known)
     }
 
     static func answer(_ status: Int, _ headers: [(String, String)] = []) -> AttemptResult {
-        AttemptResult(outcome: .answered(status: status),
-                      response: UploadResponse(status: status, reason: "", headers: headers, body: [], bodyBytesTotal: 0), bytesSent: 0)
+        AttemptResult(
+            outcome: .answered(status: status),
+            response: UploadResponse(status: status, reason: "", headers: headers, body: [], bodyBytesTotal: 0), bytesSent: 0)
     }
 
     @Test func aSmallPhotoGoesAsOneRequestWithoutAQuestion() {
@@ -181,10 +183,13 @@ import UploadProtocols
     @Test func aTusServerSaysWhatItOffersAndADigestWishIsNoted() {
         var machine = DiscoveryMachine()
         _ = machine.start()
-        let decision = machine.answered(Self.answer(204, [
-            ("Tus-Resumable", "1.0.0"), ("Tus-Version", "1.0.0"), ("Tus-Extension", "creation,termination"),
-            ("Tus-Max-Size", "1000"), ("Want-Repr-Digest", "sha-256=10"),
-        ]), late: false)
+        let decision = machine.answered(
+            Self.answer(
+                204,
+                [
+                    ("Tus-Resumable", "1.0.0"), ("Tus-Version", "1.0.0"), ("Tus-Extension", "creation,termination"),
+                    ("Tus-Max-Size", "1000"), ("Want-Repr-Digest", "sha-256=10"),
+                ]), late: false)
         #expect(decision.next == .done(.tus(TusCapabilities(extensions: ["creation", "termination"], maxSize: 1000))))
         #expect(decision.reports == [.verifies])
     }
@@ -211,9 +216,10 @@ import UploadProtocols
     static let token = [RequestHeader(name: "Authorization", value: "Bearer t")]
 
     static func redirect(_ status: Int, to location: String, sent: Int64 = 10) -> AttemptResult {
-        AttemptResult(outcome: .answered(status: status),
-                      response: UploadResponse(status: status, reason: "", headers: [("Location", location)], body: [], bodyBytesTotal: 0),
-                      bytesSent: sent)
+        AttemptResult(
+            outcome: .answered(status: status),
+            response: UploadResponse(status: status, reason: "", headers: [("Location", location)], body: [], bodyBytesTotal: 0),
+            bytesSent: sent)
     }
 
     static func sent(_ next: PlainUploadMachine.Next) -> (Endpoint, [RequestHeader])? {
@@ -232,12 +238,18 @@ import UploadProtocols
         for elsewhere in ["http://h:2/x", "https://h:1/x", "http://10.0.0.1:1/photo", "http://localhost:1/photo"] {
             var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: Self.token, canSendAgain: true)
             let end = try #require(Self.finished(machine.answered(Self.redirect(308, to: elsewhere))), "\(elsewhere)")
-            guard case .failed(let failure) = end.outcome else { Issue.record("\(elsewhere): followed"); continue }
-            #expect(failure.message.contains("wanted the file at \(Endpoint(elsewhere)!.shown)") && failure.message.contains("-L (--location)"), "\(failure.message)")
+            guard case .failed(let failure) = end.outcome else {
+                Issue.record("\(elsewhere): followed")
+                continue
+            }
+            #expect(
+                failure.message.contains("wanted the file at \(Endpoint(elsewhere)!.shown)") && failure.message.contains("-L (--location)"),
+                "\(failure.message)")
         }
         var put = PutUploadMachine(endpoint: Self.endpoint, fileName: "k.jpg", headers: [], canSendAgain: true, createDirs: false)
         guard case .finish(let end) = put.answered(Self.redirect(307, to: "http://h:2/landing")), case .failed = end.outcome else {
-            Issue.record("a PUT followed a redirect to another origin without --location"); return
+            Issue.record("a PUT followed a redirect to another origin without --location")
+            return
         }
         // Within the origin, as before.
         var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: Self.token, canSendAgain: true)
@@ -271,7 +283,10 @@ import UploadProtocols
             // Not even with --location: the signature is the origin's.
             var machine = PlainUploadMachine(endpoint: Self.endpoint, headers: [], canSendAgain: true, signed: true, followsOtherOrigins: true)
             let end = try #require(Self.finished(machine.answered(Self.redirect(307, to: elsewhere, sent: 10))), "\(elsewhere)")
-            guard case .failed(let failure) = end.outcome else { Issue.record("\(elsewhere): \(end.outcome)"); continue }
+            guard case .failed(let failure) = end.outcome else {
+                Issue.record("\(elsewhere): \(end.outcome)")
+                continue
+            }
             #expect(failure.message.contains("wanted the file at \(Endpoint(elsewhere)!.shown)"), "\(failure.message)")
             #expect(failure.message.contains("another origin") && failure.message.contains("http://h:1"), "\(failure.message)")
             #expect(end.response?.status == 307 && end.bytesSent == 10)
@@ -279,7 +294,8 @@ import UploadProtocols
         // Through the PUT machine, as S3's single PUT goes.
         var put = PutUploadMachine(endpoint: Self.endpoint, fileName: "k.jpg", headers: [], canSendAgain: true, createDirs: false, signed: true)
         guard case .finish(let end) = put.answered(Self.redirect(307, to: "http://h:2/landing")), case .failed = end.outcome else {
-            Issue.record("a signed PUT followed a redirect to another origin"); return
+            Issue.record("a signed PUT followed a redirect to another origin")
+            return
         }
     }
 
@@ -300,7 +316,10 @@ import UploadProtocols
             #expect(Self.sent(machine.answered(Self.redirect(307, to: "/hop\(hop)"))) != nil)
         }
         let end = try #require(Self.finished(machine.answered(Self.redirect(307, to: "/hop6?token=s3cret"))))
-        guard case .failed(let failure) = end.outcome else { Issue.record("\(end.outcome)"); return }
+        guard case .failed(let failure) = end.outcome else {
+            Issue.record("\(end.outcome)")
+            return
+        }
         #expect(failure.kind == .tooManyRedirects)
         #expect(failure.message == "more than 5 redirects; the last pointed to http://h:1/hop6?token=***")
         #expect(end.bytesSent == 60)

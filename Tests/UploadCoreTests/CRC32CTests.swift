@@ -42,7 +42,8 @@ import UploadTesting
         }
         #expect(pieces.value == whole)
         for cut in [0, 1, 17, 50_000, 99_999, 100_000] {
-            let a = CRC32C(value: crc(Array(bytes[..<cut]))), b = CRC32C(value: crc(Array(bytes[cut...])))
+            let a = CRC32C(value: crc(Array(bytes[..<cut])))
+            let b = CRC32C(value: crc(Array(bytes[cut...])))
             #expect(a.followed(by: b, length: Int64(bytes.count - cut)).value == whole, "cut at \(cut)")
         }
         // Three parts, as a multipart upload's.

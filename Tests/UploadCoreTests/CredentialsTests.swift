@@ -6,17 +6,18 @@ import UploadCore
 /// read by curl's rules.
 @Suite struct CredentialsTests {
     @Test func aNetrcFileIsReadAsCurlReadsIt() throws {
-        let netrc = try Netrc(parsing: """
-            # curl ignores what it does not know, comments included
-            machine upload.example.com login ann password "p a\\"ss"
-            machine Other.Example login bob
-              password b0b
-            macdef init
-            cd /pub
-            login mallory password evil
+        let netrc = try Netrc(
+            parsing: """
+                # curl ignores what it does not know, comments included
+                machine upload.example.com login ann password "p a\\"ss"
+                machine Other.Example login bob
+                  password b0b
+                macdef init
+                cd /pub
+                login mallory password evil
 
-            default login anon password guest
-            """)
+                default login anon password guest
+                """)
         #expect(netrc.credentials(for: "upload.example.com")! == ("ann", "p a\"ss"))
         #expect(netrc.credentials(for: "other.example")! == ("bob", "b0b"), "host names match without case")
         #expect(netrc.credentials(for: "elsewhere.example")! == ("anon", "guest"), "default for any other host")

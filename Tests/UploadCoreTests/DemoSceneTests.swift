@@ -6,7 +6,8 @@ import UploadCore
     @Test func theSunriseHasASunInASkyOverGreenGround() {
         let pixel = DemoScene.sunrise.pixels(width: 640, height: 480)
         #expect(pixel(320, 280) == (255, 214, 90), "the sun above the horizon, in the middle")
-        let sky = pixel(10, 5), ground = pixel(10, 470)
+        let sky = pixel(10, 5)
+        let ground = pixel(10, 470)
         #expect(sky.2 > sky.0, "blue at the top: \(sky)")
         #expect(ground.1 > ground.0 && ground.1 > ground.2, "green at the bottom: \(ground)")
     }

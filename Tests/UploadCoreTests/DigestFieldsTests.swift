@@ -14,15 +14,19 @@ import UploadProtocols
         #expect(read == [.sha256: hello])
         #expect(try DigestFields.digests("") == [:])
         // A key given twice keeps its last value.
-        let twice = try DigestFields.digests("sha-256=:\(Data(repeating: 1, count: 32).base64EncodedString()):,sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:")
+        let twice = try DigestFields.digests(
+            "sha-256=:\(Data(repeating: 1, count: 32).base64EncodedString()):,sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:")
         #expect(twice[.sha256] == hello)
-        #expect(DigestFields.value([.sha512: Array(repeating: 0, count: 64), .sha256: hello])
+        #expect(
+            DigestFields.value([.sha512: Array(repeating: 0, count: 64), .sha256: hello])
                 == "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:, sha-512=:\(Data(count: 64).base64EncodedString()):")
     }
 
     @Test func malformedFieldsAreRefusedSayingWhere() {
-        for bad in ["sha-256=abc", "sha-256=:AAAA:", "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=", "Sha-256=:AA==:",
-                    "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:,", "a=1 b=2", "a=\"unterminated", "a=?2", "a=(1 2"] {
+        for bad in [
+            "sha-256=abc", "sha-256=:AAAA:", "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=", "Sha-256=:AA==:",
+            "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:,", "a=1 b=2", "a=\"unterminated", "a=?2", "a=(1 2",
+        ] {
             #expect(throws: DigestFields.Malformed.self, "\(bad)") { try DigestFields.digests(bad) }
         }
         #expect { try DigestFields.digests("sha-256=abc", field: "Content-Digest") } throws: {
@@ -57,7 +61,8 @@ import UploadProtocols
         digester.update(Array(#"{"hello": "world"}"#.utf8))
         let out = digester.finalize()
         #expect(out[.sha256] == hello)
-        #expect(out[.sha512].map { Data($0).base64EncodedString() } == "WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==")
+        #expect(
+            out[.sha512].map { Data($0).base64EncodedString() } == "WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==")
         #expect(Digester([]).isEmpty && DigestFields.mismatches(claimed: [.sha256: hello], computed: [:]).isEmpty)
     }
 }
@@ -73,8 +78,9 @@ import UploadProtocols
         #expect(DigestFields.verdict(other, sent: sent, success: true) == .mismatch(.sha256))
         #expect(DigestFields.verdict(nil, sent: sent, success: true) == DigestFields.Verdict.none)
         #expect(DigestFields.verdict("sha-256=oops", sent: sent, success: true) == DigestFields.Verdict.none, "unreadable: no claim")
-        #expect(DigestFields.verdict(DigestFields.value([.sha512: Array(repeating: 0, count: 64)]), sent: sent, success: true) == DigestFields.Verdict.none,
-                "an algorithm not sent proves nothing")
+        #expect(
+            DigestFields.verdict(DigestFields.value([.sha512: Array(repeating: 0, count: 64)]), sent: sent, success: true) == DigestFields.Verdict.none,
+            "an algorithm not sent proves nothing")
         #expect(DigestFields.verdict(same, sent: sent, success: false) == DigestFields.Verdict.none, "a refusal verifies nothing")
     }
 }
@@ -82,7 +88,8 @@ import UploadProtocols
 /// `Upload-Limit` read as the RFC 9651 dictionary it is.
 @Suite struct UploadLimitParsingTests {
     @Test func knownKeysAreReadUnknownOnesPassedOver() {
-        #expect(UploadLimit(parsing: "max-size=1073741824, max-age=86400, foo=\"bar\", baz")
+        #expect(
+            UploadLimit(parsing: "max-size=1073741824, max-age=86400, foo=\"bar\", baz")
                 == UploadLimit(maxSize: 1_073_741_824, maxAge: 86_400))
         #expect(UploadLimit(parsing: "min-size=0") == UploadLimit(minSize: 0))
         #expect(UploadLimit(parsing: "max-append-size=5242880;unit=b,min-append-size=1") == UploadLimit(maxAppendSize: 5_242_880, minAppendSize: 1))
@@ -91,8 +98,10 @@ import UploadProtocols
     }
 
     @Test func aKnownKeyOfTheWrongTypeOrABrokenDictionaryIgnoresTheField() {
-        for bad in ["max-size", "max-size=?1", "max-size=1.5", "max-size=-1", "max-size=\"1\"", "max-size=1,", "max-size=1,,min-size=0",
-                    "MAX-SIZE=1", "max-size=(1 2)", "max-size=1 min-size=2"] {
+        for bad in [
+            "max-size", "max-size=?1", "max-size=1.5", "max-size=-1", "max-size=\"1\"", "max-size=1,", "max-size=1,,min-size=0",
+            "MAX-SIZE=1", "max-size=(1 2)", "max-size=1 min-size=2",
+        ] {
             #expect(UploadLimit(parsing: bad) == nil, "\(bad)")
         }
         #expect(UploadLimit(parsing: nil) == nil)

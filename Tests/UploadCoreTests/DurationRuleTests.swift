@@ -14,9 +14,10 @@ struct DurationRuleTests {
     func extremeAndRandomValuesAreRefusedOrInRange(rule: DurationRule) {
         var generator = SystemRandomNumberGenerator()
         let random = (0..<2000).map { _ in
-            Double(sign: Bool.random(using: &generator) ? .plus : .minus,
-                   exponent: Int.random(in: -20...1023, using: &generator),
-                   significand: Double.random(in: 1..<2, using: &generator))
+            Double(
+                sign: Bool.random(using: &generator) ? .plus : .minus,
+                exponent: Int.random(in: -20...1023, using: &generator),
+                significand: Double.random(in: 1..<2, using: &generator))
         }
         for value in Self.extremes + random {
             do {

@@ -6,7 +6,10 @@ import UploadCore
 @Suite struct EndpointTests {
     @Test(arguments: [
         ("http://127.0.0.1:3000/photo", "http", "127.0.0.1", 3000, "/photo", "127.0.0.1:3000", "http://127.0.0.1:3000"),
-        ("https://Photos.Example.com/up?x=1&y=%20", "https", "photos.example.com", 443, "/up?x=1&y=%20", "photos.example.com", "https://photos.example.com:443"),
+        (
+            "https://Photos.Example.com/up?x=1&y=%20", "https", "photos.example.com", 443, "/up?x=1&y=%20", "photos.example.com",
+            "https://photos.example.com:443"
+        ),
         ("http://[::1]:8080", "http", "::1", 8080, "/", "[::1]:8080", "http://[::1]:8080"),
         ("HTTPS://h:443/a%2Fb", "https", "h", 443, "/a%2Fb", "h", "https://h:443"),
         ("http://h:443/", "http", "h", 443, "/", "h:443", "http://h:443"),
@@ -57,8 +60,10 @@ import UploadCore
             #expect(own.sharesCredentials(with: other), "\(same)")
             #expect(own.headers(header, to: other) == header)
         }
-        for elsewhere in ["http://photos.example.com/upload", "https://photos.example.com:8443/upload",
-                          "https://evil.example.com/upload", "https://photos.example.com.evil.net/upload"] {
+        for elsewhere in [
+            "http://photos.example.com/upload", "https://photos.example.com:8443/upload",
+            "https://evil.example.com/upload", "https://photos.example.com.evil.net/upload",
+        ] {
             let other = try Endpoint(parsing: elsewhere)
             #expect(!own.sharesCredentials(with: other), "\(elsewhere)")
             #expect(own.headers(header, to: other).isEmpty)

@@ -4,8 +4,9 @@ import UploadCore
 /// Which refusals `send` and the monitor take as "not this format" (and which they do not).
 struct FormatRefusalTests {
     func answer(_ status: Int, accept: String? = nil, _ body: String = "") -> UploadResponse {
-        UploadResponse(status: status, reason: "", headers: accept.map { [("Accept", $0)] } ?? [], body: Array(body.utf8),
-                       bodyBytesTotal: Int64(body.utf8.count))
+        UploadResponse(
+            status: status, reason: "", headers: accept.map { [("Accept", $0)] } ?? [], body: Array(body.utf8),
+            bodyBytesTotal: Int64(body.utf8.count))
     }
 
     @Test func a415ForAPhotoConversionCanAnswerAsksForJPEG() {

@@ -13,13 +13,14 @@ import UploadCore
     @Test func keysSortedSlashesKeptDatesAsAsked() throws {
         #expect(try JSONWriter.text(Sample()) == #"{"count":3,"url":"http://h/a/b","when":"2023-11-14T22:13:20Z"}"#)
         #expect(try JSONWriter.text(Sample(), dates: .secondsSince1970) == #"{"count":3,"url":"http://h/a/b","when":1700000000}"#)
-        #expect(try JSONWriter.text(Sample(), .indented) == """
-        {
-          "count" : 3,
-          "url" : "http://h/a/b",
-          "when" : "2023-11-14T22:13:20Z"
-        }
-        """)
+        #expect(
+            try JSONWriter.text(Sample(), .indented) == """
+                {
+                  "count" : 3,
+                  "url" : "http://h/a/b",
+                  "when" : "2023-11-14T22:13:20Z"
+                }
+                """)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         #expect(try decoder.decode(Sample.self, from: JSONWriter.data(Sample(), .indented)) == Sample())

@@ -12,7 +12,8 @@ import Testing
             fields: [FormField(name: "key", value: "uploads/a.jpg"), FormField(name: "acl", value: "private")],
             fileField: "photo", fileName: "a.jpg", contentType: .jpeg, fileSize: 3
         )
-        let expected = "--XyZ123\r\n"
+        let expected =
+            "--XyZ123\r\n"
             + "Content-Disposition: form-data; name=\"key\"\r\n\r\n"
             + "uploads/a.jpg\r\n"
             + "--XyZ123\r\n"
@@ -52,8 +53,9 @@ import Testing
     }
 
     @Test func escapedNamesInPartHeaders() {
-        let layout = MultipartLayout(boundary: boundary, fields: [FormField(name: "a\"b", value: "v")],
-                                     fileField: "ph\"oto", fileName: "we\"ird\r\nname.jpg", contentType: .jpeg, fileSize: 0)
+        let layout = MultipartLayout(
+            boundary: boundary, fields: [FormField(name: "a\"b", value: "v")],
+            fileField: "ph\"oto", fileName: "we\"ird\r\nname.jpg", contentType: .jpeg, fileSize: 0)
         let head = String(decoding: layout.head, as: UTF8.self)
         #expect(head.contains("name=\"a%22b\""))
         #expect(head.contains("name=\"ph%22oto\"; filename=\"we%22ird%0D%0Aname.jpg\""))

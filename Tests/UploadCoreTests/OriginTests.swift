@@ -25,7 +25,9 @@ import UploadCore
             ("http://photos.example.com/upload", "not a url"),
         ] {
             #expect(!CredentialScope.carries(to: target, givenFor: endpoint), "\(endpoint) → \(target)")
-            #expect(Endpoint(endpoint).map { own in Endpoint(target).map { own.headers([RequestHeader(name: "Authorization", value: "Bearer t")], to: $0) } ?? [] }?.isEmpty ?? true)
+            #expect(
+                Endpoint(endpoint).map { own in Endpoint(target).map { own.headers([RequestHeader(name: "Authorization", value: "Bearer t")], to: $0) } ?? [] }?
+                    .isEmpty ?? true)
         }
     }
 

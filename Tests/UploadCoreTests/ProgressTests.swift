@@ -7,9 +7,9 @@ import Testing
     @Test func rateIsSmoothedNotJumpy() {
         var meter = RateMeter(halfLife: 2)
         meter.record(totalBytes: 0, at: 0)
-        meter.record(totalBytes: 1_000_000, at: 1) // 1 MB/s
+        meter.record(totalBytes: 1_000_000, at: 1)  // 1 MB/s
         #expect(meter.bytesPerSecond == 1_000_000)
-        meter.record(totalBytes: 11_000_000, at: 2) // burst: 10 MB/s for one second
+        meter.record(totalBytes: 11_000_000, at: 2)  // burst: 10 MB/s for one second
         let rate = meter.bytesPerSecond!
         #expect(rate > 1_000_000 && rate < 5_000_000)
         #expect(meter.eta(remainingBytes: Int64(rate) * 3)! > 2.9)
@@ -46,7 +46,8 @@ import Testing
         tracker.apply(.started(id, attempt: 1, url: "http://h/p", totalBytes: 300), now: 0, date: Date(timeIntervalSince1970: 1_700_000_000 + 0))
         tracker.apply(.progress(id, bytesSent: 150, totalBytesSent: 150, totalBytesExpected: 300), now: 1, date: Date(timeIntervalSince1970: 1_700_000_000 + 1))
         #expect(tracker[id]?.fraction == 0.5)
-        tracker.apply(.progress(UploadID(9), bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 1), now: 1, date: Date(timeIntervalSince1970: 1_700_000_000 + 1))
+        tracker.apply(
+            .progress(UploadID(9), bytesSent: 1, totalBytesSent: 1, totalBytesExpected: 1), now: 1, date: Date(timeIntervalSince1970: 1_700_000_000 + 1))
         #expect(tracker[UploadID(9)] == nil)
         tracker.apply(.finished(id, .answered(status: 201)), now: 2, date: Date(timeIntervalSince1970: 1_700_000_000 + 2))
         #expect(tracker[id]?.outcome?.isSuccess == true)
@@ -97,7 +98,7 @@ import Testing
     @Test func honoursRetryAfterSecondsAndDates() {
         #expect(policy.delay(after: .answered(status: 503), response: response(503, [("Retry-After", "7")]), attempt: 1, now: Date()) == 7)
         let now = Date(timeIntervalSince1970: 1_700_000_000)
-        let later = "Tue, 14 Nov 2023 22:13:40 GMT" // now + 20 s
+        let later = "Tue, 14 Nov 2023 22:13:40 GMT"  // now + 20 s
         #expect(policy.delay(after: .answered(status: 429), response: response(429, [("retry-after", later)]), attempt: 1, now: now) == 20)
         let capped = RetryPolicy(maxRetries: 1, maxRetryAfter: 30)
         #expect(capped.delay(after: .answered(status: 503), response: response(503, [("Retry-After", "86400")]), attempt: 1, now: Date()) == 30)

@@ -12,9 +12,10 @@ import UploadProtocols
     }
 
     static func answer(_ status: Int, _ headers: [(String, String)] = [], body: String = "", sent: Int64 = 0) -> AttemptResult {
-        AttemptResult(outcome: .answered(status: status),
-                      response: UploadResponse(status: status, reason: "", headers: headers, body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count)),
-                      bytesSent: sent)
+        AttemptResult(
+            outcome: .answered(status: status),
+            response: UploadResponse(status: status, reason: "", headers: headers, body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count)),
+            bytesSent: sent)
     }
 
     /// What the machine asks for, as `PUT url` / `MKCOL url`, or the final status.
@@ -78,7 +79,10 @@ import UploadProtocols
         _ = m.start()
         _ = m.answered(Self.answer(409))
         let done = m.collectionAnswered(Self.answer(403))
-        guard case .finish(let result) = done, case .failed(let failure) = result.outcome else { Issue.record("\(Self.step(done))"); return }
+        guard case .finish(let result) = done, case .failed(let failure) = result.outcome else {
+            Issue.record("\(Self.step(done))")
+            return
+        }
         #expect(failure.message == "cannot make the folder http://h/dav/a/b/ (--create-dirs): MKCOL answered 403")
         #expect(result.response?.status == 403)
         // The top of the path missing too: the answer is the last refusal.
@@ -97,24 +101,44 @@ import UploadProtocols
 
     @Test func credentialsGoToTheFoldersOnTheSameOriginOnly() {
         var m = Self.machine()
-        guard case .request(.put(_, let headers)) = m.start() else { Issue.record("no PUT"); return }
+        guard case .request(.put(_, let headers)) = m.start() else {
+            Issue.record("no PUT")
+            return
+        }
         #expect(headers == Self.token)
         guard case .request(.put(let moved, let movedHeaders)) = m.answered(Self.answer(307, [("Location", "http://other:9/dav/x.jpg")])) else {
-            Issue.record("no redirect"); return
+            Issue.record("no redirect")
+            return
         }
         #expect(moved.url == "http://other:9/dav/x.jpg" && movedHeaders.isEmpty)
-        guard case .request(.makeCollection(let folder, let folderHeaders)) = m.answered(Self.answer(409)) else { Issue.record("no MKCOL"); return }
+        guard case .request(.makeCollection(let folder, let folderHeaders)) = m.answered(Self.answer(409)) else {
+            Issue.record("no MKCOL")
+            return
+        }
         #expect(folder.url == "http://other:9/dav/" && folderHeaders.isEmpty)
     }
 
     @Test func anObjectStoresRefusalOfThePresignedURLIsSaidInWords() {
-        let mismatch = Self.answer(403, body: "<?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message></Error>")
-        guard case .failed(let failure) = Machine.explained(mismatch, contentType: "image/jpeg").outcome else { Issue.record("kept"); return }
+        let mismatch = Self.answer(
+            403,
+            body:
+                "<?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message></Error>")
+        guard case .failed(let failure) = Machine.explained(mismatch, contentType: "image/jpeg").outcome else {
+            Issue.record("kept")
+            return
+        }
         #expect(failure.message.contains("Content-Type: image/jpeg") && failure.message.contains("-H 'Content-Type: ...'"))
         let expired = Self.answer(403, body: "<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>")
-        guard case .failed(let old) = Machine.explained(expired, contentType: "image/jpeg").outcome else { Issue.record("kept"); return }
+        guard case .failed(let old) = Machine.explained(expired, contentType: "image/jpeg").outcome else {
+            Issue.record("kept")
+            return
+        }
         #expect(old.message == "403 AccessDenied: the presigned URL has expired; make a new one")
         #expect(Machine.explained(Self.answer(403, body: "no"), contentType: "x").outcome.isSuccess == false)
-        if case .answered(let status) = Machine.explained(Self.answer(403, body: "no"), contentType: "x").outcome { #expect(status == 403) } else { Issue.record("changed") }
+        if case .answered(let status) = Machine.explained(Self.answer(403, body: "no"), contentType: "x").outcome {
+            #expect(status == 403)
+        } else {
+            Issue.record("changed")
+        }
     }
 }

@@ -22,7 +22,9 @@ import Testing
                     switch event {
                     case .partBegin(let headers, let start): current = Part(headers: headers, body: [], start: start)
                     case .body(let bytes): current?.body.append(contentsOf: bytes)
-                    case .partEnd: parts.append(current!); current = nil
+                    case .partEnd:
+                        parts.append(current!)
+                        current = nil
                     }
                 }
             }
@@ -34,8 +36,9 @@ import Testing
     static let fileBytes: [UInt8] = Array("line\r\n--not-the-boundary\r\n\r\n--XyZ12 almost\r".utf8) + (0..<300).map { UInt8($0 & 0xFF) }
 
     var sampleBody: [UInt8] {
-        let layout = MultipartLayout(boundary: Boundary("XyZ123"), fields: [FormField(name: "k", value: "v")],
-                                     fileField: "photo", fileName: "a.png", contentType: .png, fileSize: Int64(Self.fileBytes.count))
+        let layout = MultipartLayout(
+            boundary: Boundary("XyZ123"), fields: [FormField(name: "k", value: "v")],
+            fileField: "photo", fileName: "a.png", contentType: .png, fileSize: Int64(Self.fileBytes.count))
         return layout.head + Self.fileBytes + layout.tail
     }
 
@@ -69,7 +72,7 @@ import Testing
     }
 
     @Test func truncatedBodyIsNotComplete() throws {
-        let body = Array(sampleBody.dropLast(4)) // "--\r\n" missing: the file part ended, the body did not
+        let body = Array(sampleBody.dropLast(4))  // "--\r\n" missing: the file part ended, the body did not
         let (parts, complete) = try parse(body, boundary: "XyZ123", splitAt: [])
         #expect(!complete)
         #expect(parts.count == 2)
@@ -139,7 +142,7 @@ import Testing
     }
 
     @Test func longNamesFitIn255BytesWithExtension() {
-        let long = String(repeating: "日", count: 100) + ".jpg" // 304 bytes
+        let long = String(repeating: "日", count: 100) + ".jpg"  // 304 bytes
         let name = safe(long)
         #expect(name.utf8.count <= 255)
         #expect(name.hasSuffix(".jpg"))

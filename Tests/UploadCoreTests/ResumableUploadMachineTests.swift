@@ -16,9 +16,10 @@ import UploadProtocols
     }
 
     static func answer(_ status: Int, _ headers: [(String, String)] = [], body: String = "") -> AttemptResult {
-        AttemptResult(outcome: .answered(status: status),
-                      response: UploadResponse(status: status, reason: "", headers: headers, body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count)),
-                      bytesSent: 0)
+        AttemptResult(
+            outcome: .answered(status: status),
+            response: UploadResponse(status: status, reason: "", headers: headers, body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count)),
+            bytesSent: 0)
     }
 
     static func failed(_ kind: UploadFailure.Kind, bytes: Int64 = 0) -> AttemptResult {
@@ -121,8 +122,10 @@ import UploadProtocols
         var c = Self.machine()
         _ = c.start()
         _ = c.answered(support: .supported(version: 8), remembered: false)
-        let cancelled = Self.finished(c.created(AttemptResult(outcome: .failed(.cancelled(bodySent: true)), response: nil, bytesSent: 0),
-                                                boundary: "b", bodyLength: Self.length))
+        let cancelled = Self.finished(
+            c.created(
+                AttemptResult(outcome: .failed(.cancelled(bodySent: true)), response: nil, bytesSent: 0),
+                boundary: "b", bodyLength: Self.length))
         #expect(cancelled?.outcome == .failed(.cancelled(bodySent: false)))
     }
 
@@ -229,7 +232,9 @@ import UploadProtocols
         var n = Self.machine(point: Self.point)
         _ = n.start()
         _ = n.headed(Self.answer(204, [("Upload-Offset", "0")]))
-        #expect(n.appended(Self.answer(409, [("Upload-Offset", "0")])).reports.first == .resumable(nil, startedOver: "the server and the client disagree on the offset"))
+        #expect(
+            n.appended(Self.answer(409, [("Upload-Offset", "0")])).reports.first
+                == .resumable(nil, startedOver: "the server and the client disagree on the offset"))
     }
 
     /// Draft -12's retry rule: a `409` with `Upload-Complete: ?0` that names no offset sends the
@@ -321,14 +326,21 @@ import UploadProtocols
             switch request {
             case .head: decision = m.headed(Self.answer(404))
             case .ask: decision = m.answered(support: .supported(version: 8), remembered: false)
-            case .create: rounds += 1; decision = m.created(Self.created(), boundary: "b", bodyLength: Self.length)
+            case .create:
+                rounds += 1
+                decision = m.created(Self.created(), boundary: "b", bodyLength: Self.length)
             case .append: decision = m.appended(Self.answer(410))
-            default: Issue.record("unexpected \(request)"); return
+            default:
+                Issue.record("unexpected \(request)")
+                return
             }
         }
         #expect(rounds == 2, "one round of HEAD, two creations")
         let failure = Self.finished(decision)
-        guard case .failed(let why)? = failure?.outcome else { Issue.record("not a failure"); return }
+        guard case .failed(let why)? = failure?.outcome else {
+            Issue.record("not a failure")
+            return
+        }
         #expect(why.message.contains("keeps losing the upload"))
     }
 
@@ -346,8 +358,9 @@ import UploadProtocols
         Machine(endpoint: url, file: file, fileSize: 5_000_000, point: nil, bodyLength: length, threshold: 1 << 20, optimistic: true)
     }
 
-    static let interim = UploadResponse(status: 104, reason: "Upload Resumption Supported",
-                                        headers: [("Location", "/uploads/7"), ("Upload-Draft-Interop-Version", "8")], body: [], bodyBytesTotal: 0)
+    static let interim = UploadResponse(
+        status: 104, reason: "Upload Resumption Supported",
+        headers: [("Location", "/uploads/7"), ("Upload-Draft-Interop-Version", "8")], body: [], bodyBytesTotal: 0)
 
     /// An origin that took the question and said nothing in time: where the 104 can be seen,
     /// the body goes as an optimistic creation (a plain server answers it as the ordinary
@@ -377,16 +390,22 @@ import UploadProtocols
     }
 
     @Test func anAnnouncementNeedsOurVersionAndALocation() {
-        let wrongVersion = UploadResponse(status: 104, reason: "", headers: [("Location", "/u/1"), ("Upload-Draft-Interop-Version", "6")], body: [], bodyBytesTotal: 0)
+        let wrongVersion = UploadResponse(
+            status: 104, reason: "", headers: [("Location", "/u/1"), ("Upload-Draft-Interop-Version", "6")], body: [], bodyBytesTotal: 0)
         let noVersion = UploadResponse(status: 104, reason: "", headers: [("Location", "/u/1")], body: [], bodyBytesTotal: 0)
-        let noLocation = UploadResponse(status: 104, reason: "", headers: [("Upload-Draft-Interop-Version", "8"), ("Upload-Offset", "100")], body: [], bodyBytesTotal: 0)
-        let early = UploadResponse(status: 103, reason: "", headers: [("Location", "/u/1"), ("Upload-Draft-Interop-Version", "8")], body: [], bodyBytesTotal: 0)
+        let noLocation = UploadResponse(
+            status: 104, reason: "", headers: [("Upload-Draft-Interop-Version", "8"), ("Upload-Offset", "100")], body: [], bodyBytesTotal: 0)
+        let early = UploadResponse(
+            status: 103, reason: "", headers: [("Location", "/u/1"), ("Upload-Draft-Interop-Version", "8")], body: [], bodyBytesTotal: 0)
         for interim in [wrongVersion, noVersion, noLocation, early] {
             #expect(Machine.announcement(interim, endpoint: Self.url, version: 8, boundary: "b", bodyLength: Self.length, file: Self.file) == nil)
         }
-        let absolute = UploadResponse(status: 104, reason: "", headers: [("Location", "https://other.test/r/9"), ("Upload-Draft-Interop-Version", "6")],
-                                      body: [], bodyBytesTotal: 0)
-        #expect(Machine.announcement(absolute, endpoint: Self.url, version: 6, boundary: "b", bodyLength: Self.length, file: Self.file)?.uploadURL == "https://other.test/r/9")
+        let absolute = UploadResponse(
+            status: 104, reason: "", headers: [("Location", "https://other.test/r/9"), ("Upload-Draft-Interop-Version", "6")],
+            body: [], bodyBytesTotal: 0)
+        #expect(
+            Machine.announcement(absolute, endpoint: Self.url, version: 6, boundary: "b", bodyLength: Self.length, file: Self.file)?.uploadURL
+                == "https://other.test/r/9")
     }
 
     @Test func aCutAfterTheAnnouncementKeepsThePointAndACutBeforeItCannot() {
@@ -442,8 +461,9 @@ import UploadProtocols
         var m = Self.machine()
         _ = m.start()
         _ = m.answered(support: .supported(version: 8), remembered: false)
-        let created = m.created(Self.answer(201, [("Location", "/uploads/7"), ("Upload-Offset", "0"), ("Upload-Limit", "max-size=10000000, max-append-size=2000000")]),
-                                boundary: "b", bodyLength: Self.length)
+        let created = m.created(
+            Self.answer(201, [("Location", "/uploads/7"), ("Upload-Offset", "0"), ("Upload-Limit", "max-size=10000000, max-append-size=2000000")]),
+            boundary: "b", bodyLength: Self.length)
         #expect(Self.request(created) == .appendPart(Self.point, end: 2_000_000))
         // Each part taken moves the point on, without a claim of resuming.
         let second = m.appended(Self.answer(204, [("Upload-Offset", "2000000"), ("Upload-Complete", "?0")]))
@@ -462,8 +482,9 @@ import UploadProtocols
         _ = m.answered(support: .supported(version: 10), remembered: false)
         var point = Self.point
         point.version = 10
-        let created = m.created(Self.answer(201, [("Location", "/uploads/7"), ("Upload-Limit", "max-append-size=2000000")]),
-                                boundary: "b", bodyLength: Self.length)
+        let created = m.created(
+            Self.answer(201, [("Location", "/uploads/7"), ("Upload-Limit", "max-append-size=2000000")]),
+            boundary: "b", bodyLength: Self.length)
         #expect(Self.request(created) == .appendPart(point, end: 2_000_000))
         var at = point
         at.offset = 2_000_000
@@ -490,7 +511,9 @@ import UploadProtocols
         // Said by the OPTIONS answer: no body in the creation.
         var told = Self.optimistic()
         _ = told.start()
-        #expect(Self.request(told.answered(support: .supported(version: 8), remembered: false, limit: UploadLimit(maxAppendSize: 1_000_000))) == .create(version: 8))
+        #expect(
+            Self.request(told.answered(support: .supported(version: 8), remembered: false, limit: UploadLimit(maxAppendSize: 1_000_000))) == .create(version: 8)
+        )
         // Learnt from the creation's refusal: again, created empty.
         var m = Self.optimistic()
         _ = m.start()
@@ -508,18 +531,23 @@ import UploadProtocols
         var m = Self.machine()
         _ = m.start()
         _ = m.answered(support: .supported(version: 8), remembered: false)
-        let created = m.created(Self.answer(201, [("Location", "/uploads/7"), ("Upload-Offset", "0"), ("Upload-Limit", limit)]),
-                                boundary: "b", bodyLength: Self.length)
+        let created = m.created(
+            Self.answer(201, [("Location", "/uploads/7"), ("Upload-Offset", "0"), ("Upload-Limit", limit)]),
+            boundary: "b", bodyLength: Self.length)
         #expect(Self.request(created) == .delete(Self.point))
         let done = m.deleted()
-        guard case .failed(let failure)? = Self.finished(done)?.outcome else { Issue.record("not refused: \(done)"); return }
+        guard case .failed(let failure)? = Self.finished(done)?.outcome else {
+            Issue.record("not refused: \(done)")
+            return
+        }
         #expect(failure.description.contains("the server takes at most") && failure.description.contains("requests"), "\(failure)")
         // 64 KiB a request is followed.
         var fine = Self.machine()
         _ = fine.start()
         _ = fine.answered(support: .supported(version: 8), remembered: false)
-        let parts = fine.created(Self.answer(201, [("Location", "/uploads/7"), ("Upload-Offset", "0"), ("Upload-Limit", "max-append-size=65536")]),
-                                 boundary: "b", bodyLength: Self.length)
+        let parts = fine.created(
+            Self.answer(201, [("Location", "/uploads/7"), ("Upload-Offset", "0"), ("Upload-Limit", "max-append-size=65536")]),
+            boundary: "b", bodyLength: Self.length)
         #expect(Self.request(parts) == .appendPart(Self.point, end: 65_536))
     }
 
@@ -539,7 +567,8 @@ import UploadProtocols
         // Within it: created as usual.
         var fits = Self.machine()
         _ = fits.start()
-        #expect(Self.request(fits.answered(support: .supported(version: 8), remembered: false, limit: UploadLimit(maxSize: 10_000_000, minSize: 0)))
+        #expect(
+            Self.request(fits.answered(support: .supported(version: 8), remembered: false, limit: UploadLimit(maxSize: 10_000_000, minSize: 0)))
                 == .create(version: 8))
     }
 }

@@ -33,16 +33,28 @@ import UploadProtocols
         #expect(m.sendsChecksums, "the creation says CRC-32C")
         _ = m.start()
         let created = m.created(T.answer(200, body: "<UploadId>U</UploadId>"))
-        guard case .resumable(let point?, nil)? = created.reports.first else { Issue.record("\(created.reports)"); return }
+        guard case .resumable(let point?, nil)? = created.reports.first else {
+            Issue.record("\(created.reports)")
+            return
+        }
         #expect(point.checksum == "crc32c", "the journal keeps what the upload was created with")
         _ = m.partUploaded(1, Self.partAnswer("e1", Self.crcs[0], sent: 8 << 20), sent: Self.crcs[0])
         _ = m.partUploaded(2, Self.partAnswer("e2", Self.crcs[1], sent: 8 << 20), sent: Self.crcs[1])
         let last = m.partUploaded(3, Self.partAnswer("e3", Self.crcs[2], sent: 4 << 20), sent: Self.crcs[2])
-        guard case .complete(_, let body, let whole)? = T.request(last) else { Issue.record("\(last.next)"); return }
+        guard case .complete(_, let body, let whole)? = T.request(last) else {
+            Issue.record("\(last.next)")
+            return
+        }
         #expect(whole == Self.whole)
         #expect(body.contains("<Part><PartNumber>2</PartNumber><ETag>e2</ETag><ChecksumCRC32C>\(Self.crcs[1].base64)</ChecksumCRC32C></Part>"), "\(body)")
-        let done = try #require(T.finished(m.completed(T.answer(200, body:
-            "<CompleteMultipartUploadResult><ETag>x</ETag><ChecksumCRC32C>\(Self.whole.base64)</ChecksumCRC32C><ChecksumType>FULL_OBJECT</ChecksumType></CompleteMultipartUploadResult>"))))
+        let done = try #require(
+            T.finished(
+                m.completed(
+                    T.answer(
+                        200,
+                        body:
+                            "<CompleteMultipartUploadResult><ETag>x</ETag><ChecksumCRC32C>\(Self.whole.base64)</ChecksumCRC32C><ChecksumType>FULL_OBJECT</ChecksumType></CompleteMultipartUploadResult>"
+                    ))))
         #expect(done.outcome.isSuccess)
         #expect(done.response?.verified == "crc32c" && done.response?.verifiedText == "verified (crc32c)")
     }
@@ -50,9 +62,17 @@ import UploadProtocols
     @Test func aCompletionNamingAnotherValueIsAnIntegrityFailure() throws {
         var m = created()
         for (index, crc) in Self.crcs.enumerated() { _ = m.partUploaded(index + 1, Self.partAnswer("e\(index)", crc, sent: 1), sent: crc) }
-        let done = try #require(T.finished(m.completed(T.answer(200, body:
-            "<CompleteMultipartUploadResult><ETag>x</ETag><ChecksumCRC32C>AAAAAA==</ChecksumCRC32C></CompleteMultipartUploadResult>"))))
-        guard case .failed(let failure) = done.outcome else { Issue.record("\(done.outcome)"); return }
+        let done = try #require(
+            T.finished(
+                m.completed(
+                    T.answer(
+                        200,
+                        body:
+                            "<CompleteMultipartUploadResult><ETag>x</ETag><ChecksumCRC32C>AAAAAA==</ChecksumCRC32C></CompleteMultipartUploadResult>"))))
+        guard case .failed(let failure) = done.outcome else {
+            Issue.record("\(done.outcome)")
+            return
+        }
         #expect(failure.kind == .integrityMismatch && failure.message.contains("AAAAAA=="), "\(failure.message)")
     }
 
@@ -93,7 +113,10 @@ import UploadProtocols
         // Refused twice: no new part, and the attempt fails saying why, keeping what S3 has.
         _ = m.partUploaded(2, Self.badDigest(), sent: Self.crcs[1])
         let ended = try #require(T.finished(m.partUploaded(2, Self.badDigest(), sent: Self.crcs[1])))
-        guard case .failed(let failure) = ended.outcome else { Issue.record("\(ended.outcome)"); return }
+        guard case .failed(let failure) = ended.outcome else {
+            Issue.record("\(ended.outcome)")
+            return
+        }
         #expect(failure.kind == .integrityMismatch)
         #expect(failure.message.contains("part 2") && failure.message.contains("BadDigest") && failure.message.contains("twice"), "\(failure.message)")
         #expect(ended.resume?.parts.map(\.number) == [1], "the part S3 checked and kept stays for a retry")
@@ -111,15 +134,20 @@ import UploadProtocols
 
     @Test func anUploadCreatedWithoutChecksumsIsContinuedWithout() throws {
         // A journal's point from before: its parts go without, and the completion carries none.
-        let point = ResumePoint.s3(objectURL: T.url, uploadID: "OLD", partSize: 8 << 20, bodyLength: Self.size, file: T.file,
-                                   parts: [S3Part(number: 1, etag: "e1", size: 8 << 20)])
+        let point = ResumePoint.s3(
+            objectURL: T.url, uploadID: "OLD", partSize: 8 << 20, bodyLength: Self.size, file: T.file,
+            parts: [S3Part(number: 1, etag: "e1", size: 8 << 20)])
         var m = Machine(objectURL: T.url, file: T.file, size: Self.size, point: point, checksums: true)
         #expect(!m.sendsChecksums)
         _ = m.start()
-        _ = m.listed(T.answer(200, body: "<ListPartsResult><Part><PartNumber>1</PartNumber><ETag>e1</ETag><Size>8388608</Size></Part></ListPartsResult>"), width: 2)
+        _ = m.listed(
+            T.answer(200, body: "<ListPartsResult><Part><PartNumber>1</PartNumber><ETag>e1</ETag><Size>8388608</Size></Part></ListPartsResult>"), width: 2)
         _ = m.partUploaded(2, Self.partAnswer("e2", nil, sent: 1))
         let last = m.partUploaded(3, Self.partAnswer("e3", nil, sent: 1))
-        guard case .complete(_, let body, let whole)? = T.request(last) else { Issue.record("\(last.next)"); return }
+        guard case .complete(_, let body, let whole)? = T.request(last) else {
+            Issue.record("\(last.next)")
+            return
+        }
         #expect(whole == nil && !body.contains("Checksum"))
     }
 
@@ -127,20 +155,30 @@ import UploadProtocols
         let point = ResumePoint.s3(objectURL: T.url, uploadID: "U", partSize: 8 << 20, bodyLength: Self.size, file: T.file, checksum: "crc32c")
         var m = Machine(objectURL: T.url, file: T.file, size: Self.size, point: point, checksums: true)
         _ = m.start()
-        let listed = m.listed(T.answer(200, body: "<ListPartsResult>"
-            + "<Part><PartNumber>1</PartNumber><ETag>e1</ETag><Size>8388608</Size><ChecksumCRC32C>\(Self.crcs[0].base64)</ChecksumCRC32C></Part>"
-            + "<Part><PartNumber>2</PartNumber><ETag>e2</ETag><Size>8388608</Size><ChecksumCRC32C>\(Self.crcs[1].base64)</ChecksumCRC32C></Part>"
-            + "</ListPartsResult>"))
+        let listed = m.listed(
+            T.answer(
+                200,
+                body: "<ListPartsResult>"
+                    + "<Part><PartNumber>1</PartNumber><ETag>e1</ETag><Size>8388608</Size><ChecksumCRC32C>\(Self.crcs[0].base64)</ChecksumCRC32C></Part>"
+                    + "<Part><PartNumber>2</PartNumber><ETag>e2</ETag><Size>8388608</Size><ChecksumCRC32C>\(Self.crcs[1].base64)</ChecksumCRC32C></Part>"
+                    + "</ListPartsResult>"))
         #expect(T.parts(listed) == T.part(3, 16 << 20, 20 << 20))
         let last = m.partUploaded(3, Self.partAnswer("e3", Self.crcs[2], sent: 1), sent: Self.crcs[2])
-        guard case .complete(_, _, let whole)? = T.request(last) else { Issue.record("\(last.next)"); return }
+        guard case .complete(_, _, let whole)? = T.request(last) else {
+            Issue.record("\(last.next)")
+            return
+        }
         #expect(whole == Self.whole)
     }
 
     @Test func refusalsForAChecksumAreToldFromOtherRefusals() {
         #expect(S3Checksum.refusedForChecksum(Self.badDigest().response!))
-        #expect(S3Checksum.refusedForChecksum(T.answer(400, body: "<Error><Code>InvalidRequest</Code><Message>Value for x-amz-checksum-crc32c header is invalid.</Message></Error>").response!))
-        #expect(!S3Checksum.refusedForChecksum(T.answer(400, body: "<Error><Code>InvalidRequest</Code><Message>Bucket is missing.</Message></Error>").response!))
+        #expect(
+            S3Checksum.refusedForChecksum(
+                T.answer(400, body: "<Error><Code>InvalidRequest</Code><Message>Value for x-amz-checksum-crc32c header is invalid.</Message></Error>").response!
+            ))
+        #expect(
+            !S3Checksum.refusedForChecksum(T.answer(400, body: "<Error><Code>InvalidRequest</Code><Message>Bucket is missing.</Message></Error>").response!))
         #expect(!S3Checksum.refusedForChecksum(T.answer(403, body: "<Error><Code>BadDigest</Code></Error>").response!))
     }
 }

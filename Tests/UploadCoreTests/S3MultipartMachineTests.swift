@@ -10,9 +10,10 @@ import UploadProtocols
     static let size: Int64 = 20 << 20
 
     static func answer(_ status: Int, _ headers: [(String, String)] = [], body: String = "", sent: Int64 = 0) -> AttemptResult {
-        AttemptResult(outcome: .answered(status: status),
-                      response: UploadResponse(status: status, reason: "", headers: headers, body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count)),
-                      bytesSent: sent)
+        AttemptResult(
+            outcome: .answered(status: status),
+            response: UploadResponse(status: status, reason: "", headers: headers, body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count)),
+            bytesSent: sent)
     }
 
     static func request(_ decision: Machine.Decision) -> Machine.Request? {
@@ -46,18 +47,29 @@ import UploadProtocols
         var m = Machine(objectURL: Self.url, file: Self.file, size: Self.size, point: nil)
         #expect(Self.request(m.start()) == .create)
         let created = m.created(Self.answer(200, body: "<InitiateMultipartUploadResult><UploadId>U1</UploadId></InitiateMultipartUploadResult>"))
-        guard case .resumable(let point?, nil)? = created.reports.first else { Issue.record("\(created.reports)"); return }
+        guard case .resumable(let point?, nil)? = created.reports.first else {
+            Issue.record("\(created.reports)")
+            return
+        }
         #expect(point.uploadID == "U1" && point.kind == .s3 && point.parts.isEmpty)
         #expect(Self.parts(created) == Self.part(1, 0, 8 << 20))
         #expect(Self.parts(m.partUploaded(1, Self.answer(200, [("ETag", "\"e1\"")], sent: 8 << 20))) == Self.part(2, 8 << 20, 16 << 20))
         let second = m.partUploaded(2, Self.answer(200, [("ETag", "\"e2\"")], sent: 8 << 20))
-        guard case .resumable(let kept?, nil)? = second.reports.first else { Issue.record("\(second.reports)"); return }
+        guard case .resumable(let kept?, nil)? = second.reports.first else {
+            Issue.record("\(second.reports)")
+            return
+        }
         #expect(kept.parts.map(\.etag) == ["\"e1\"", "\"e2\""] && kept.offset == 16 << 20)
         let last = m.partUploaded(3, Self.answer(200, [("ETag", "\"e3\"")], sent: 4 << 20))
-        #expect(Self.request(last) == .complete(uploadID: "U1", body: "<CompleteMultipartUpload>"
-            + "<Part><PartNumber>1</PartNumber><ETag>&quot;e1&quot;</ETag></Part><Part><PartNumber>2</PartNumber><ETag>&quot;e2&quot;</ETag></Part>"
-            + "<Part><PartNumber>3</PartNumber><ETag>&quot;e3&quot;</ETag></Part></CompleteMultipartUpload>"))
-        let done = try #require(Self.finished(m.completed(Self.answer(200, body: "<CompleteMultipartUploadResult><ETag>x</ETag></CompleteMultipartUploadResult>"))))
+        #expect(
+            Self.request(last)
+                == .complete(
+                    uploadID: "U1",
+                    body: "<CompleteMultipartUpload>"
+                        + "<Part><PartNumber>1</PartNumber><ETag>&quot;e1&quot;</ETag></Part><Part><PartNumber>2</PartNumber><ETag>&quot;e2&quot;</ETag></Part>"
+                        + "<Part><PartNumber>3</PartNumber><ETag>&quot;e3&quot;</ETag></Part></CompleteMultipartUpload>"))
+        let done = try #require(
+            Self.finished(m.completed(Self.answer(200, body: "<CompleteMultipartUploadResult><ETag>x</ETag></CompleteMultipartUploadResult>"))))
         #expect(done.outcome.isSuccess && done.bytesSent == Self.size && done.resume == nil)
     }
 
@@ -73,14 +85,19 @@ import UploadProtocols
     /// A `200` to `POST ?uploads` that names no upload (or names it past what was kept of the
     /// answer) made nothing: a protocol error, never the upload's success, and no part goes.
     @Test func aCreationAnsweredWithoutAnUploadIdIsAFailureNotASuccess() throws {
-        for body in ["<InitiateMultipartUploadResult><Bucket>b</Bucket></InitiateMultipartUploadResult>", "", "<UploadId></UploadId>",
-                     String(repeating: " ", count: 1 << 20)] {
+        for body in [
+            "<InitiateMultipartUploadResult><Bucket>b</Bucket></InitiateMultipartUploadResult>", "", "<UploadId></UploadId>",
+            String(repeating: " ", count: 1 << 20),
+        ] {
             var m = Machine(objectURL: Self.url, file: Self.file, size: Self.size, point: nil)
             _ = m.start()
             let decision = m.created(Self.answer(200, body: body))
             let failed = try #require(Self.finished(decision))
             #expect(!failed.outcome.isSuccess, "\(failed.outcome)")
-            guard case .failed(let failure) = failed.outcome else { Issue.record("\(failed.outcome)"); continue }
+            guard case .failed(let failure) = failed.outcome else {
+                Issue.record("\(failed.outcome)")
+                continue
+            }
             #expect(failure.message.contains("without an UploadId") && failure.message.contains("nothing of the file was sent"), "\(failure.message)")
             #expect(failed.bytesSent == 0 && failed.resume == nil)
         }
@@ -95,18 +112,26 @@ import UploadProtocols
         _ = m.partUploaded(1, Self.answer(200, [("ETag", "e")], sent: 1))
         let failed = try #require(Self.finished(m.completed(Self.answer(200, body: "{\"ok\":true}"))))
         #expect(!failed.outcome.isSuccess && failed.resume?.parts.count == 1)
-        guard case .failed(let failure) = failed.outcome else { Issue.record("\(failed.outcome)"); return }
+        guard case .failed(let failure) = failed.outcome else {
+            Issue.record("\(failed.outcome)")
+            return
+        }
         #expect(failure.message.contains("without naming the object it made"), "\(failure.message)")
     }
 
     @Test func aLaterAttemptSendsOnlyThePartsS3DoesNotHave() {
-        let point = ResumePoint.s3(objectURL: Self.url, uploadID: "U1", partSize: 8 << 20, bodyLength: Self.size, file: Self.file,
-                                   parts: [S3Part(number: 1, etag: "old", size: 8 << 20)])
+        let point = ResumePoint.s3(
+            objectURL: Self.url, uploadID: "U1", partSize: 8 << 20, bodyLength: Self.size, file: Self.file,
+            parts: [S3Part(number: 1, etag: "old", size: 8 << 20)])
         var m = Machine(objectURL: Self.url, file: Self.file, size: Self.size, point: point)
         #expect(Self.request(m.start()) == .listParts(uploadID: "U1"))
         // S3 has parts 1 and 2 (the second's answer was lost) and a stray of another size.
-        let listed = m.listed(Self.answer(200, body: "<ListPartsResult><Part><PartNumber>1</PartNumber><ETag>&quot;a&quot;</ETag><Size>8388608</Size></Part>"
-            + "<Part><PartNumber>2</PartNumber><ETag>\"b\"</ETag><Size>8388608</Size></Part><Part><PartNumber>3</PartNumber><ETag>c</ETag><Size>5</Size></Part></ListPartsResult>"))
+        let listed = m.listed(
+            Self.answer(
+                200,
+                body: "<ListPartsResult><Part><PartNumber>1</PartNumber><ETag>&quot;a&quot;</ETag><Size>8388608</Size></Part>"
+                    + "<Part><PartNumber>2</PartNumber><ETag>\"b\"</ETag><Size>8388608</Size></Part><Part><PartNumber>3</PartNumber><ETag>c</ETag><Size>5</Size></Part></ListPartsResult>"
+            ))
         #expect(Self.parts(listed) == Self.part(3, 16 << 20, 20 << 20))
         if case .resumed(let offset, _)? = listed.reports.first { #expect(offset == 16 << 20) } else { Issue.record("\(listed.reports)") }
     }
@@ -117,7 +142,10 @@ import UploadProtocols
         _ = m.start()
         let again = m.listed(Self.answer(404, body: "<Error><Code>NoSuchUpload</Code></Error>"))
         #expect(Self.request(again) == .create)
-        guard case .resumable(nil, let why?)? = again.reports.first else { Issue.record("\(again.reports)"); return }
+        guard case .resumable(nil, let why?)? = again.reports.first else {
+            Issue.record("\(again.reports)")
+            return
+        }
         #expect(why.contains("NoSuchUpload"))
     }
 
@@ -145,13 +173,20 @@ import UploadProtocols
         let point = ResumePoint.s3(objectURL: Self.url, uploadID: "U", partSize: 8 << 20, bodyLength: Self.size, file: Self.file)
         var m = Machine(objectURL: Self.url, file: Self.file, size: Self.size, point: point)
         _ = m.start()
-        let listed = m.listed(Self.answer(200, body: "<Part><PartNumber>1</PartNumber><ETag>&#34;a1&#34;</ETag><Size>8388608</Size></Part>"
-            + "<Part><PartNumber>2</PartNumber><ETag>&#x22;b2&quot;</ETag><Size>8388608</Size></Part>"))
+        let listed = m.listed(
+            Self.answer(
+                200,
+                body: "<Part><PartNumber>1</PartNumber><ETag>&#34;a1&#34;</ETag><Size>8388608</Size></Part>"
+                    + "<Part><PartNumber>2</PartNumber><ETag>&#x22;b2&quot;</ETag><Size>8388608</Size></Part>"))
         #expect(Self.parts(listed) == Self.part(3, 16 << 20, 20 << 20))
         let complete = m.partUploaded(3, Self.answer(200, [("ETag", "\"c3\"")], sent: 4 << 20))
-        #expect(Self.request(complete) == .complete(uploadID: "U", body: "<CompleteMultipartUpload>"
-            + "<Part><PartNumber>1</PartNumber><ETag>&quot;a1&quot;</ETag></Part><Part><PartNumber>2</PartNumber><ETag>&quot;b2&quot;</ETag></Part>"
-            + "<Part><PartNumber>3</PartNumber><ETag>&quot;c3&quot;</ETag></Part></CompleteMultipartUpload>"))
+        #expect(
+            Self.request(complete)
+                == .complete(
+                    uploadID: "U",
+                    body: "<CompleteMultipartUpload>"
+                        + "<Part><PartNumber>1</PartNumber><ETag>&quot;a1&quot;</ETag></Part><Part><PartNumber>2</PartNumber><ETag>&quot;b2&quot;</ETag></Part>"
+                        + "<Part><PartNumber>3</PartNumber><ETag>&quot;c3&quot;</ETag></Part></CompleteMultipartUpload>"))
     }
 
     // MARK: Parts side by side
@@ -177,10 +212,14 @@ import UploadProtocols
         // It grew again: the last part, alone.
         let fifth = m.partUploaded(3, Self.answer(200, [("ETag", "e3")]), width: 4)
         #expect(Self.parts(fifth)?.map(\.number) == [5])
-        guard case .resumable(let kept?, nil)? = fifth.reports.first else { Issue.record("\(fifth.reports)"); return }
+        guard case .resumable(let kept?, nil)? = fifth.reports.first else {
+            Issue.record("\(fifth.reports)")
+            return
+        }
         #expect(kept.parts.map(\.number) == [1, 2, 3, 4] && kept.offset == 32 << 20)
         guard case .complete(_, let body, _)? = Self.request(m.partUploaded(5, Self.answer(200, [("ETag", "e5")]), width: 4)) else {
-            Issue.record("not completed"); return
+            Issue.record("not completed")
+            return
         }
         #expect(body.components(separatedBy: "<PartNumber>").dropFirst().map { $0.prefix(1) } == ["1", "2", "3", "4", "5"])
     }
@@ -193,7 +232,10 @@ import UploadProtocols
         // A part in flight still lands and is kept.
         #expect(Self.parts(m.partUploaded(3, Self.answer(200, [("ETag", "e3")], sent: 8 << 20), width: 3)) == [])
         let ended = try #require(Self.finished(m.partUploaded(2, cut, width: 3)))
-        guard case .failed(let failure) = ended.outcome else { Issue.record("\(ended.outcome)"); return }
+        guard case .failed(let failure) = ended.outcome else {
+            Issue.record("\(ended.outcome)")
+            return
+        }
         #expect(failure.kind == .connectionLost)
         #expect(ended.resume?.parts.map(\.number) == [3] && ended.bytesSent == 10 << 20)
     }
@@ -217,8 +259,11 @@ import UploadProtocols
         var m = Machine(objectURL: Self.url, file: Self.bigFile, size: Self.big, point: point)
         _ = m.start()
         let part = { (n: Int) in "<Part><PartNumber>\(n)</PartNumber><ETag>e\(n)</ETag><Size>8388608</Size></Part>" }
-        let first = m.listed(Self.answer(200, body: "<ListPartsResult><IsTruncated>true</IsTruncated><NextPartNumberMarker>2</NextPartNumberMarker>"
-            + part(1) + part(2) + "</ListPartsResult>"), width: 4)
+        let first = m.listed(
+            Self.answer(
+                200,
+                body: "<ListPartsResult><IsTruncated>true</IsTruncated><NextPartNumberMarker>2</NextPartNumberMarker>"
+                    + part(1) + part(2) + "</ListPartsResult>"), width: 4)
         #expect(Self.request(first) == .listParts(uploadID: "U", after: 2))
         let second = m.listed(Self.answer(200, body: "<ListPartsResult><IsTruncated>false</IsTruncated>" + part(4) + "</ListPartsResult>"), width: 4)
         #expect(Self.parts(second)?.map(\.number) == [3, 5])

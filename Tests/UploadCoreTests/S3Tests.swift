@@ -21,29 +21,29 @@ import UploadProtocols
     }
 
     static let credentialsFile = """
-    [default]
-    aws_access_key_id = AKIDDEFAULT
-    aws_secret_access_key = secretdefault
+        [default]
+        aws_access_key_id = AKIDDEFAULT
+        aws_secret_access_key = secretdefault
 
-    [work]
-    aws_access_key_id=AKIDWORK
-    aws_secret_access_key=secretwork
-    aws_session_token = tokenwork
-    """
+        [work]
+        aws_access_key_id=AKIDWORK
+        aws_secret_access_key=secretwork
+        aws_session_token = tokenwork
+        """
     static let configFile = """
-    [default]
-    region = eu-west-1
+        [default]
+        region = eu-west-1
 
-    [profile work]
-    region = ap-northeast-1
-    s3 =
-      addressing_style = path
-    # a comment
-    [profile minio]
-    endpoint_url = http://127.0.0.1:9000/
-    aws_access_key_id = AKIDMINIO
-    aws_secret_access_key = secretminio
-    """
+        [profile work]
+        region = ap-northeast-1
+        s3 =
+          addressing_style = path
+        # a comment
+        [profile minio]
+        endpoint_url = http://127.0.0.1:9000/
+        aws_access_key_id = AKIDMINIO
+        aws_secret_access_key = secretminio
+        """
 
     static func resolve(_ environment: [String: String]) throws(UploadInputError) -> S3Access {
         try S3Access.resolve(environment: ["HOME": "/home/u"].merging(environment) { $1 }) { path in
@@ -87,22 +87,29 @@ import UploadProtocols
         let key = AWSCredentials(accessKeyID: "k", secretAccessKey: "s")
         let location = try S3Location(parsing: "s3://photos/2026/a b.jpg")
         #expect(S3Access(credentials: key, region: "eu-west-1").url(for: location) == "https://photos.s3.eu-west-1.amazonaws.com/2026/a%20b.jpg")
-        #expect(S3Access(credentials: key, region: "eu-west-1", pathStyle: true).url(for: location)
-            == "https://s3.eu-west-1.amazonaws.com/photos/2026/a%20b.jpg")
-        #expect(S3Access(credentials: key, region: "eu-west-1").url(for: try S3Location(parsing: "s3://my.photos/x/"))
-            == "https://s3.eu-west-1.amazonaws.com/my.photos/x/")
-        #expect(S3Access(credentials: key, region: "auto", endpointURL: "http://127.0.0.1:9000", pathStyle: true).url(for: try S3Location(parsing: "s3://bkt"))
-            == "http://127.0.0.1:9000/bkt/")
+        #expect(
+            S3Access(credentials: key, region: "eu-west-1", pathStyle: true).url(for: location)
+                == "https://s3.eu-west-1.amazonaws.com/photos/2026/a%20b.jpg")
+        #expect(
+            S3Access(credentials: key, region: "eu-west-1").url(for: try S3Location(parsing: "s3://my.photos/x/"))
+                == "https://s3.eu-west-1.amazonaws.com/my.photos/x/")
+        #expect(
+            S3Access(credentials: key, region: "auto", endpointURL: "http://127.0.0.1:9000", pathStyle: true).url(for: try S3Location(parsing: "s3://bkt"))
+                == "http://127.0.0.1:9000/bkt/")
     }
 
     @Test func s3sErrorsAreSaidByCodeAndMessageWithWhatToDo() {
         func answer(_ status: Int, _ body: String, _ headers: [(String, String)] = []) -> UploadResponse {
             UploadResponse(status: status, reason: "", headers: headers, body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count))
         }
-        #expect(S3Access.explained(answer(404, "<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message></Error>"))
-            == "S3 404 NoSuchBucket: The specified bucket does not exist")
-        #expect(S3Access.explained(answer(301, "<Error><Code>PermanentRedirect</Code><Message>Use the right endpoint</Message></Error>",
-                                          [("x-amz-bucket-region", "eu-central-1")]))?.hasSuffix("(the bucket is in eu-central-1: AWS_REGION=eu-central-1)") == true)
+        #expect(
+            S3Access.explained(answer(404, "<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message></Error>"))
+                == "S3 404 NoSuchBucket: The specified bucket does not exist")
+        #expect(
+            S3Access.explained(
+                answer(
+                    301, "<Error><Code>PermanentRedirect</Code><Message>Use the right endpoint</Message></Error>",
+                    [("x-amz-bucket-region", "eu-central-1")]))?.hasSuffix("(the bucket is in eu-central-1: AWS_REGION=eu-central-1)") == true)
         #expect(S3Access.explained(answer(403, "<Error><Code>SignatureDoesNotMatch</Code></Error>"))?.contains("AWS_SECRET_ACCESS_KEY") == true)
         #expect(S3Access.explained(answer(200, "<Error><Code>X</Code></Error>")) == nil)
         #expect(S3Access.explained(answer(500, "plain text")) == nil)
@@ -122,12 +129,14 @@ import UploadProtocols
 /// Query Parameters"), signature for signature.
 @Suite struct PresignTests {
     @Test func awsDocumentedExample() throws {
-        let access = S3Access(credentials: AWSCredentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
-                              region: "us-east-1")
+        let access = S3Access(
+            credentials: AWSCredentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+            region: "us-east-1")
         let date = try #require(ISO8601DateFormatter().date(from: "2013-05-24T00:00:00Z"))
         let url = access.presigned(method: "GET", try Endpoint(parsing: "https://examplebucket.s3.amazonaws.com/test.txt"), expires: 86400, date: date)
-        #expect(url == "https://examplebucket.s3.amazonaws.com/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256"
-            + "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z"
-            + "&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404")
+        #expect(
+            url == "https://examplebucket.s3.amazonaws.com/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+                + "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z"
+                + "&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404")
     }
 }

@@ -68,7 +68,8 @@ import UploadCore
         typealias H = SOCKS5Handshake
         #expect(H.addressField([5, 1, 0, 1, 10, 0, 0, 1, 0, 80, 9], at: 3) == .complete(end: 10, destination: .ipv4([10, 0, 0, 1]), port: 80))
         #expect(H.addressField([5, 1, 0, 3, 1, 0x68, 0x01, 0xBB], at: 3) == .complete(end: 8, destination: .name("h"), port: 443))
-        #expect(H.addressField([5, 1, 0, 4] + Array(repeating: 0, count: 15) + [1, 0, 22], at: 3)
+        #expect(
+            H.addressField([5, 1, 0, 4] + Array(repeating: 0, count: 15) + [1, 0, 22], at: 3)
                 == .complete(end: 22, destination: .ipv6(Array(repeating: 0, count: 15) + [1]), port: 22))
         #expect(H.addressField([5, 1, 0, 3, 5, 0x61], at: 3) == .incomplete)
         #expect(H.addressField([5, 1, 0], at: 3) == .incomplete)

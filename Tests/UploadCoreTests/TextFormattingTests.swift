@@ -156,8 +156,15 @@ struct ReferenceDisposition {
                 var escaped = false
                 while let c = scanner.first {
                     scanner = scanner.dropFirst()
-                    if escaped { value.append(c); escaped = false; continue }
-                    if c == "\\" { escaped = true; continue }
+                    if escaped {
+                        value.append(c)
+                        escaped = false
+                        continue
+                    }
+                    if c == "\\" {
+                        escaped = true
+                        continue
+                    }
                     if c == "\"" { break }
                     value.append(c)
                 }

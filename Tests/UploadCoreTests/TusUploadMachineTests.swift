@@ -12,15 +12,18 @@ import UploadProtocols
     static let resource = "http://example.test/files/abc"
     static let point = ResumePoint.tus(uploadURL: resource, bodyLength: length, file: file)
 
-    static func machine(point: ResumePoint? = nil, capabilities: TusCapabilities = .assumed, chunk: Int64? = nil,
-                        length: Int64 = length) -> Machine {
+    static func machine(
+        point: ResumePoint? = nil, capabilities: TusCapabilities = .assumed, chunk: Int64? = nil,
+        length: Int64 = length
+    ) -> Machine {
         Machine(endpoint: url, file: file, length: length, point: point, capabilities: capabilities, chunkSize: chunk)
     }
 
     static func answer(_ status: Int, _ headers: [(String, String)] = [], sent: Int64 = 0) -> AttemptResult {
-        AttemptResult(outcome: .answered(status: status),
-                      response: UploadResponse(status: status, reason: "", headers: [("Tus-Resumable", "1.0.0")] + headers, body: [], bodyBytesTotal: 0),
-                      bytesSent: sent)
+        AttemptResult(
+            outcome: .answered(status: status),
+            response: UploadResponse(status: status, reason: "", headers: [("Tus-Resumable", "1.0.0")] + headers, body: [], bodyBytesTotal: 0),
+            bytesSent: sent)
     }
 
     static func failed(_ kind: UploadFailure.Kind) -> AttemptResult {
@@ -51,13 +54,17 @@ import UploadProtocols
             var m = Self.machine()
             _ = m.start()
             let end = try #require(Self.finished(m.created(Self.answer(201, headers))))
-            guard case .failed(let failure) = end.outcome else { Issue.record("\(end.outcome)"); continue }
+            guard case .failed(let failure) = end.outcome else {
+                Issue.record("\(end.outcome)")
+                continue
+            }
             #expect(failure.message.contains("answered 201 to the creation"), "\(failure.message)")
         }
         var stream = TusStreamMachine(endpoint: Self.url, capabilities: .assumed)
         _ = stream.start()
         guard case .finish(let end) = stream.created(Self.answer(200)), case .failed = end.outcome else {
-            Issue.record("a streamed tus creation without Location counted as success"); return
+            Issue.record("a streamed tus creation without Location counted as success")
+            return
         }
     }
 
@@ -135,11 +142,19 @@ import UploadProtocols
         #expect(cut?.resume == Self.point)
         var next = Self.machine(point: cut?.resume)
         #expect(Self.request(next.start()) == .head(Self.point))
-        let headed = next.headed(Self.answer(200, [("Upload-Offset", "6000000"), ("Upload-Length", "\(Self.length)"),
-                                                   ("Upload-Expires", "Mon, 30 Nov 2026 21:00:00 GMT")]))
+        let headed = next.headed(
+            Self.answer(
+                200,
+                [
+                    ("Upload-Offset", "6000000"), ("Upload-Length", "\(Self.length)"),
+                    ("Upload-Expires", "Mon, 30 Nov 2026 21:00:00 GMT"),
+                ]))
         let resumed = Self.at(6_000_000, expires: "Mon, 30 Nov 2026 21:00:00 GMT")
-        #expect(headed.reports == [.resumable(resumed, startedOver: nil), .sending(bodyLength: Self.length),
-                                   .resumed(offset: 6_000_000, bodyLength: Self.length)])
+        #expect(
+            headed.reports == [
+                .resumable(resumed, startedOver: nil), .sending(bodyLength: Self.length),
+                .resumed(offset: 6_000_000, bodyLength: Self.length),
+            ])
         #expect(Self.request(headed) == .patch(resumed, end: Self.length))
     }
 
@@ -156,7 +171,7 @@ import UploadProtocols
         #expect(cut?.resume?.unconfirmed == cutAfter && cut?.resume?.offset == 0)
 
         var next = Self.machine(point: cut?.resume)
-        next.link = LinkEstimate(roundTrip: 0.05, throughput: 40_000_000) // 2 MB of round trip: 40 MB by the 5 % rule
+        next.link = LinkEstimate(roundTrip: 0.05, throughput: 40_000_000)  // 2 MB of round trip: 40 MB by the 5 % rule
         _ = next.start()
         let headed = next.headed(Self.answer(200, [("Upload-Offset", "0"), ("Upload-Length", "\(Self.length)")]))
         let chunk = next.link.chunk
@@ -202,9 +217,10 @@ import UploadProtocols
     /// rest in chunks of that; one that names no size, or several, is the upload's answer.
     @Test func aRefusalNamingTheSizeOneRequestMayCarryIsTakenAsTheServersRule() {
         func refused(_ body: String) -> AttemptResult {
-            AttemptResult(outcome: .answered(status: 413),
-                          response: UploadResponse(status: 413, reason: "", headers: [], body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count)),
-                          bytesSent: 0)
+            AttemptResult(
+                outcome: .answered(status: 413),
+                response: UploadResponse(status: 413, reason: "", headers: [], body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count)),
+                bytesSent: 0)
         }
         var m = Self.machine()
         _ = m.start()
@@ -239,10 +255,12 @@ import UploadProtocols
         #expect(LinkEstimate(roundTrip: 0.0002, throughput: 1_000_000_000).chunk == 4_063_232, "loopback")
         #expect(LinkEstimate(roundTrip: 0.00001, throughput: 1_000_000).chunk == 1 << 20, "at least 1 MiB")
         #expect(LinkEstimate(roundTrip: 2, throughput: 100_000_000).chunk == 64 << 20, "at most 64 MiB")
-        #expect(LinkEstimate(roundTrip: 0.05, throughput: 10_000_000, cutAfter: 40_000_000).chunk == 5_046_272,
-                "a link that cut a 40 MB request: an eighth of that, in whole 64 KiB")
-        #expect(LinkEstimate(roundTrip: 0.001, throughput: 10_000_000, cutAfter: 400_000_000).chunk == 1 << 20,
-                "the 5 % size when it is the smaller")
+        #expect(
+            LinkEstimate(roundTrip: 0.05, throughput: 10_000_000, cutAfter: 40_000_000).chunk == 5_046_272,
+            "a link that cut a 40 MB request: an eighth of that, in whole 64 KiB")
+        #expect(
+            LinkEstimate(roundTrip: 0.001, throughput: 10_000_000, cutAfter: 400_000_000).chunk == 1 << 20,
+            "the 5 % size when it is the smaller")
         var link = LinkEstimate()
         link.cut(after: 100_000)
         #expect(link.cutAfter == nil, "too little to say")
@@ -270,7 +288,9 @@ import UploadProtocols
     }
 
     @Test func anUploadTheServerLostOrLetExpireStartsOver() {
-        for (status, why) in [(404, "the server no longer has the upload"), (410, "the server let the upload expire"), (403, "the server no longer has the upload")] {
+        for (status, why) in [
+            (404, "the server no longer has the upload"), (410, "the server let the upload expire"), (403, "the server no longer has the upload"),
+        ] {
             var m = Self.machine(point: Self.at(5_000_000))
             _ = m.start()
             let gone = m.headed(Self.answer(status))
@@ -292,7 +312,8 @@ import UploadProtocols
         _ = m.patched(Self.answer(404))
         _ = m.created(Self.answer(201, [("Location", Self.resource)]))
         let last = m.patched(Self.answer(410))
-        #expect(Self.finished(last)?.outcome == .failed(UploadFailure(.other, "the server keeps losing the upload (the server let the upload expire); giving up")))
+        #expect(
+            Self.finished(last)?.outcome == .failed(UploadFailure(.other, "the server keeps losing the upload (the server let the upload expire); giving up")))
     }
 
     @Test func anOffsetConflictAsksTheServersOffset() {
@@ -327,7 +348,8 @@ import UploadProtocols
         _ = m.headed(Self.answer(204, [("Upload-Offset", "100")]))
         #expect(Self.request(m.patched(Self.answer(204, [("Upload-Offset", "100")]))) == .patch(Self.at(100), end: Self.length))
         #expect(Self.request(m.patched(Self.answer(204, [("Upload-Offset", "100")]))) == .patch(Self.at(100), end: Self.length))
-        #expect(Self.finished(m.patched(Self.answer(204, [("Upload-Offset", "100")])))?.outcome
+        #expect(
+            Self.finished(m.patched(Self.answer(204, [("Upload-Offset", "100")])))?.outcome
                 == .failed(UploadFailure(.other, "the server takes no bytes at offset 100")))
         // An offset past the file or going back is not usable.
         var back = Self.machine(point: Self.at(100))
@@ -366,8 +388,12 @@ import UploadProtocols
     @Test func aFileLargerThanTheServerTakesIsRefusedAtOnce() {
         var m = Self.machine(capabilities: TusCapabilities(maxSize: 1_000_000))
         let refused = Self.finished(m.start())
-        #expect(refused?.outcome == .failed(UploadFailure(.other,
-            "the server takes uploads of at most 1.00 MB (Tus-Max-Size); this one is 10.0 MB")))
+        #expect(
+            refused?.outcome
+                == .failed(
+                    UploadFailure(
+                        .other,
+                        "the server takes uploads of at most 1.00 MB (Tus-Max-Size); this one is 10.0 MB")))
     }
 
     @Test func anUploadURLHandedOutIsContinuedAndNeverCreated() {
@@ -376,8 +402,12 @@ import UploadProtocols
         #expect(Self.request(m.headed(Self.answer(204, [("Upload-Offset", "0")]))) == .patch(Self.point, end: Self.length))
         var gone = Machine(endpoint: Self.url, file: Self.file, length: Self.length, point: nil, capabilities: .assumed, handedOut: Self.resource)
         _ = gone.start()
-        #expect(Self.finished(gone.headed(Self.answer(404)))?.outcome == .failed(UploadFailure(.other,
-            "the upload URL given with --upload-url cannot be continued: the server no longer has the upload")))
+        #expect(
+            Self.finished(gone.headed(Self.answer(404)))?.outcome
+                == .failed(
+                    UploadFailure(
+                        .other,
+                        "the upload URL given with --upload-url cannot be continued: the server no longer has the upload")))
     }
 
     @Test func aPointOfAnotherFileOrTheDraftIsNotContinued() {
@@ -412,12 +442,19 @@ import UploadProtocols
         #expect(TusChecksum.algorithm(for: offered) == "sha1")
         #expect(TusChecksum.algorithm(for: TusCapabilities(extensions: ["creation"], checksumAlgorithms: ["sha1"])) == nil, "not listed as an extension")
         // Chunks of a bounded size then (each is read once more to hash it), unless one was asked.
-        var m = TusUploadMachine(endpoint: Endpoint("http://h/files/")!, file: FileFingerprint(size: 100_000_000, modificationNanoseconds: 1), length: 100_000_000,
-                                 point: nil, capabilities: offered)
+        var m = TusUploadMachine(
+            endpoint: Endpoint("http://h/files/")!, file: FileFingerprint(size: 100_000_000, modificationNanoseconds: 1), length: 100_000_000,
+            point: nil, capabilities: offered)
         _ = m.start()
-        let created = m.created(AttemptResult(outcome: .answered(status: 201), response: UploadResponse(
-            status: 201, reason: "", headers: [("Location", "/files/1")], body: [], bodyBytesTotal: 0), bytesSent: 0))
-        guard case .request(.patch(_, let end)) = created.next else { Issue.record("\(created.next)"); return }
+        let created = m.created(
+            AttemptResult(
+                outcome: .answered(status: 201),
+                response: UploadResponse(
+                    status: 201, reason: "", headers: [("Location", "/files/1")], body: [], bodyBytesTotal: 0), bytesSent: 0))
+        guard case .request(.patch(_, let end)) = created.next else {
+            Issue.record("\(created.next)")
+            return
+        }
         #expect(end == TusUploadMachine.checksumChunk)
     }
 
@@ -425,8 +462,13 @@ import UploadProtocols
         func options(_ status: Int, _ headers: [(String, String)]) -> UploadResponse {
             UploadResponse(status: status, reason: "", headers: headers, body: [], bodyBytesTotal: 0)
         }
-        let offered = TusCapabilities(options: options(204, [("Tus-Version", "1.0.0,0.2.2"), ("Tus-Extension", "creation, Termination,checksum"),
-                                                            ("Tus-Max-Size", "1073741824"), ("Tus-Checksum-Algorithm", "sha1,md5")]))
+        let offered = TusCapabilities(
+            options: options(
+                204,
+                [
+                    ("Tus-Version", "1.0.0,0.2.2"), ("Tus-Extension", "creation, Termination,checksum"),
+                    ("Tus-Max-Size", "1073741824"), ("Tus-Checksum-Algorithm", "sha1,md5"),
+                ]))
         #expect(offered == TusCapabilities(extensions: ["creation", "termination", "checksum"], maxSize: 1_073_741_824, checksumAlgorithms: ["sha1", "md5"]))
         #expect(TusCapabilities(options: options(204, [("Tus-Version", "0.2.2")])) == nil, "a version not spoken here")
         #expect(TusCapabilities(options: options(404, [("Tus-Version", "1.0.0")])) == nil)

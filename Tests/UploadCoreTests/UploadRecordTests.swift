@@ -18,7 +18,8 @@ import UploadCore
         return record
     }
 
-    let answer = UploadResponse(status: 200, reason: "OK", headers: [("Content-Type", "application/json")], body: Array(#"{"filename":"a.jpg"}"#.utf8), bodyBytesTotal: 20)
+    let answer = UploadResponse(
+        status: 200, reason: "OK", headers: [("Content-Type", "application/json")], body: Array(#"{"filename":"a.jpg"}"#.utf8), bodyBytesTotal: 20)
 
     @Test func aSuccessfulUploadEndsFinishedWithItsAnswerAndEveryByteCounted() {
         let record = folded([
@@ -108,7 +109,10 @@ import UploadCore
         var record = fresh()
         record.apply(.started(id, attempt: 1, url: "http://h/photo", totalBytes: 300), at: t0)
         record.apply(.retryScheduled(id, attempt: 2, delaySeconds: delay, reason: "reset"), at: t0)
-        guard case .waitingToRetry(_, _, let due) = record.phase else { Issue.record("\(record.phase)"); return }
+        guard case .waitingToRetry(_, _, let due) = record.phase else {
+            Issue.record("\(record.phase)")
+            return
+        }
         #expect(due >= t0 && due <= t0.addingTimeInterval(366 * 86_400))
         let decoded = try JSONDecoder().decode(UploadRecord.self, from: JSONEncoder().encode(record))
         #expect(decoded == record)

@@ -35,8 +35,9 @@ public enum DirectoryReader {
         case S_IFREG:
             let isImage = MediaSniffer.type(forFileName: name)?.isImage ?? false
             let fingerprint = FileFingerprint(info)
-            return DirectoryEntry(name: name, kind: .file, size: Int64(info.st_size), isImage: isImage,
-                                  modified: fingerprint.modificationNanoseconds, changed: fingerprint.changeNanoseconds ?? 0)
+            return DirectoryEntry(
+                name: name, kind: .file, size: Int64(info.st_size), isImage: isImage,
+                modified: fingerprint.modificationNanoseconds, changed: fingerprint.changeNanoseconds ?? 0)
         default:
             return DirectoryEntry(name: name, kind: .other(what: describe(info.st_mode)))
         }

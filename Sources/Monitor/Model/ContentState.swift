@@ -97,7 +97,7 @@ extension MonitorState {
     public func fileStatus(_ path: String, size: Int64, modified: Int64, changed: Int64) -> FileUploadStatus? {
         if let status = queue.status(ofFile: path, size: size, modified: modified, changed: changed) { return status }
         guard let sha256 = contents.sha256(of: path, size: size, modified: modified, changed: changed),
-              queue.sentContents.contains(sha256) || contents.sentElsewhere.contains(sha256)
+            queue.sentContents.contains(sha256) || contents.sentElsewhere.contains(sha256)
         else { return nil }
         return FileUploadStatus.sentByContent
     }

@@ -142,8 +142,10 @@ public struct QueueItem: Sendable, Hashable {
     /// photo the server refused for its format, sent again converted).
     public var conversion: PhotoConversion?
 
-    public init(path: String, uploadName: String, stripLocation: Bool = false, modified: Int64? = nil, changed: Int64? = nil,
-                conversion: PhotoConversion? = nil) {
+    public init(
+        path: String, uploadName: String, stripLocation: Bool = false, modified: Int64? = nil, changed: Int64? = nil,
+        conversion: PhotoConversion? = nil
+    ) {
         self.conversion = conversion
         self.path = path
         self.uploadName = uploadName

@@ -29,8 +29,9 @@ extension MonitorState {
         }
         guard let target else { return nil }
         // Inside the frame, less the line under the picture.
-        return PreviewRequest(path: target.path, size: target.size, columns: pane.width - 2, rows: pane.height - 3,
-                              cellWidth: pixelGraphics?.cellWidth ?? 1, cellHeight: pixelGraphics?.cellHeight ?? 2)
+        return PreviewRequest(
+            path: target.path, size: target.size, columns: pane.width - 2, rows: pane.height - 3,
+            cellWidth: pixelGraphics?.cellWidth ?? 1, cellHeight: pixelGraphics?.cellHeight ?? 2)
     }
 
     mutating func keepSelectionsVisible() {

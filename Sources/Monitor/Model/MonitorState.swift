@@ -79,8 +79,10 @@ public struct MonitorState: Sendable {
 
     /// The ways `F` goes through, the destination's own first when it is none of them.
     public var conversionChoices: [PhotoConversion] {
-        var choices = [PhotoConversion(format: .keep), PhotoConversion(format: .jpeg), PhotoConversion(format: .jpeg, maxDimension: 2048),
-                       PhotoConversion(format: .webp, maxDimension: 2048)]
+        var choices = [
+            PhotoConversion(format: .keep), PhotoConversion(format: .jpeg), PhotoConversion(format: .jpeg, maxDimension: 2048),
+            PhotoConversion(format: .webp, maxDimension: 2048),
+        ]
         if let conversion, conversion.changesAnything, !choices.contains(conversion) { choices.insert(conversion, at: 0) }
         return choices
     }
@@ -96,7 +98,7 @@ public struct MonitorState: Sendable {
         case nil: info = nil
         }
         guard let info, let format = info.format,
-              case .written = conversion.outcome(source: format.rawValue, width: info.width, height: info.height, fileSize: info.fileSize ?? 0)
+            case .written = conversion.outcome(source: format.rawValue, width: info.width, height: info.height, fileSize: info.fileSize ?? 0)
         else { return nil }
         return ConversionMeasure(path: wanted.path, size: wanted.size, conversion: conversion, stripLocation: strips(wanted.path))
     }

@@ -29,7 +29,8 @@ public struct PreviewRequest: Sendable, Hashable {
     /// The box the decoded picture must fit, in pixels: the cells' pixels, scaled down to at
     /// most `PixelGraphics.maxPixels` for real pixels.
     public var pixelBox: (width: Int, height: Int) {
-        let width = columns * cellWidth, height = rows * cellHeight
+        let width = columns * cellWidth
+        let height = rows * cellHeight
         guard inPixels, width * height > PixelGraphics.maxPixels else { return (width, height) }
         let scale = (Double(PixelGraphics.maxPixels) / Double(width * height)).squareRoot()
         return (max(1, Int(Double(width) * scale)), max(1, Int(Double(height) * scale)))

@@ -123,8 +123,10 @@ public struct QueueState: Sendable {
         tally.add(QueueTally(before), sign: -1)
         tally.add(QueueTally(after), sign: 1)
         let (was, now) = (before.record, after.record)
-        guard was.phase != now.phase || was.contentSHA256 != now.contentSHA256 || was.path != now.path || was.url != now.url
-            || was.fileSize != now.fileSize || was.fileModified != now.fileModified || was.fileChanged != now.fileChanged else { return }
+        guard
+            was.phase != now.phase || was.contentSHA256 != now.contentSHA256 || was.path != now.path || was.url != now.url
+                || was.fileSize != now.fileSize || was.fileModified != now.fileModified || was.fileChanged != now.fileChanged
+        else { return }
         files(id, before, sign: -1)
         files(id, after, sign: 1)
     }
@@ -166,8 +168,9 @@ public struct QueueState: Sendable {
         var best: FileUploadStatus?
         for id in pathRows[path] ?? [] {
             guard let row = tracker[id] else { continue }
-            let status = FileUploadStatus(row.record.state, size: row.record.fileSize, modified: row.record.fileModified,
-                                          changed: row.record.fileChanged)
+            let status = FileUploadStatus(
+                row.record.state, size: row.record.fileSize, modified: row.record.fileModified,
+                changed: row.record.fileChanged)
             if let known = best, known.rank >= status.rank { continue }
             best = status
         }

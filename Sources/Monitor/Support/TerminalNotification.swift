@@ -18,12 +18,14 @@ public enum TerminalNotification {
         case .none: return []
         case .bell: return [0x07]
         case .osc:
-            let title = clean(title), body = clean(body)
+            let title = clean(title)
+            let body = clean(body)
             let sequence: String
             if environment["TERM"] == "xterm-kitty" || environment["KITTY_WINDOW_ID"] != nil {
                 sequence = "\u{1B}]99;i=uploadmon:d=0;\(title)\u{1B}\\\u{1B}]99;i=uploadmon:d=1:p=body;\(body)\u{1B}\\"
             } else if ["iTerm.app", "WezTerm", "ghostty"].contains(environment["TERM_PROGRAM"] ?? "")
-                        || environment["LC_TERMINAL"] == "iTerm2" {
+                || environment["LC_TERMINAL"] == "iTerm2"
+            {
                 sequence = "\u{1B}]9;\(title): \(body)\u{07}"
             } else {
                 sequence = "\u{1B}]777;notify;\(title.replacing(";", with: ","));\(body)\u{07}"

@@ -45,7 +45,7 @@ extension MonitorReducer {
             let unsent = entries.filter {
                 state.fileStatus(browser.fullPath($0), entry: $0)?.isSentOrUnderWay != true
             }
-                .map(browser.fullPath)
+            .map(browser.fullPath)
             if !images.isEmpty, images.allSatisfy(browser.marks.contains) {
                 browser.marks.subtract(images)
                 state.message = StatusMessage("Unmarked \(images.count) files")
@@ -97,9 +97,10 @@ extension MonitorReducer {
         let strip = !paths.allSatisfy { current.stripChoices[$0] ?? state.stripLocation }
         for path in paths { browser.stripChoices[path] = strip }
         let what = paths.count == 1 ? String(paths[0].split(separator: "/").last ?? "") : "\(paths.count) files"
-        state.message = StatusMessage(strip
-            ? "\(what) will be sent without where \(paths.count == 1 ? "it was" : "they were") taken (GPS and XMP location removed; JPEG, PNG, WebP, HEIC and AVIF only)"
-            : "\(what) will be sent with \(paths.count == 1 ? "its" : "their") location as it is")
+        state.message = StatusMessage(
+            strip
+                ? "\(what) will be sent without where \(paths.count == 1 ? "it was" : "they were") taken (GPS and XMP location removed; JPEG, PNG, WebP, HEIC and AVIF only)"
+                : "\(what) will be sent with \(paths.count == 1 ? "its" : "their") location as it is")
     }
 
     /// Queues the marked files, or the current one when nothing is marked.
@@ -126,11 +127,12 @@ extension MonitorReducer {
         }
         let listed = Dictionary(browser.entries.map { (browser.fullPath($0), $0) }, uniquingKeysWith: { a, _ in a })
         let items = paths.map {
-            QueueItem(path: $0, uploadName: browser.renames[$0] ?? UploadName.uploadName(ofPath: $0),
-                      stripLocation: browser.stripChoices[$0] ?? state.stripLocation,
-                      modified: listed[$0].flatMap { $0.modified == 0 ? nil : $0.modified },
-                      changed: listed[$0].flatMap { $0.changed == 0 ? nil : $0.changed },
-                      conversion: state.conversionChoice)
+            QueueItem(
+                path: $0, uploadName: browser.renames[$0] ?? UploadName.uploadName(ofPath: $0),
+                stripLocation: browser.stripChoices[$0] ?? state.stripLocation,
+                modified: listed[$0].flatMap { $0.modified == 0 ? nil : $0.modified },
+                changed: listed[$0].flatMap { $0.changed == 0 ? nil : $0.changed },
+                conversion: state.conversionChoice)
         }
         browser.marks.removeAll()
         state.message = StatusMessage(items.count == 1 ? "Queued \(items[0].uploadName)" : "Queued \(items.count) files")

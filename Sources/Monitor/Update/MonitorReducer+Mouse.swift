@@ -21,7 +21,8 @@ extension MonitorReducer {
             return []
         }
         let layout = state.layout
-        let inBrowser = layout.browser.contains(x: x, y: y), inQueue = layout.queue.contains(x: x, y: y)
+        let inBrowser = layout.browser.contains(x: x, y: y)
+        let inQueue = layout.queue.contains(x: x, y: y)
         guard inBrowser || inQueue else { return [] }
         switch action {
         case .wheelUp, .wheelDown:

@@ -61,8 +61,10 @@ extension MonitorReducer {
             guard let row = state.queue.state(id), let path = row.record.path else { continue }
             var conversion = state.sendsAs ?? PhotoConversion()
             conversion.format = format
-            items.append(QueueItem(path: path, uploadName: row.name, stripLocation: row.record.withoutLocation,
-                                   modified: row.record.fileModified, changed: row.record.fileChanged, conversion: conversion))
+            items.append(
+                QueueItem(
+                    path: path, uploadName: row.name, stripLocation: row.record.withoutLocation,
+                    modified: row.record.fileModified, changed: row.record.fileChanged, conversion: conversion))
         }
         guard !items.isEmpty else {
             state.message = StatusMessage("No photo was refused for its format", isError: true)
@@ -133,19 +135,23 @@ extension MonitorReducer {
             break
         case .resumed(let id, let offset, let length):
             guard !quiet, let row = state.queue.state(id) else { break }
-            appendLog(&state, LogEntry(
-                clock: time.clock,
-                text: "↻ \(row.name): \(row.record.resumedText ?? "resumed") (\(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again)",
-                kind: .info
-            ))
+            appendLog(
+                &state,
+                LogEntry(
+                    clock: time.clock,
+                    text: "↻ \(row.name): \(row.record.resumedText ?? "resumed") (\(ByteFormat.bytes(offset)) of \(ByteFormat.bytes(length)) not sent again)",
+                    kind: .info
+                ))
         case .retryScheduled(let id, let attempt, let delay, let reason):
             guard !quiet else { break }
             let name = state.queue.state(id)?.name ?? id.description
-            appendLog(&state, LogEntry(
-                clock: time.clock,
-                text: "↻ \(name): \(reason); attempt \(attempt) in \(ByteFormat.duration(delay))",
-                kind: .info
-            ))
+            appendLog(
+                &state,
+                LogEntry(
+                    clock: time.clock,
+                    text: "↻ \(name): \(reason); attempt \(attempt) in \(ByteFormat.duration(delay))",
+                    kind: .info
+                ))
         case .finished(let id, let outcome):
             guard let row = state.queue.state(id) else { return [] }
             guard !quiet else { break }

@@ -128,9 +128,10 @@ public enum MonitorReducer {
             return []
         case .character("p"):
             state.preview.enabled.toggle()
-            state.message = StatusMessage(state.preview.enabled
-                ? (state.layout.preview.isEmpty ? "preview on (it needs a larger terminal)" : "preview on")
-                : "preview off")
+            state.message = StatusMessage(
+                state.preview.enabled
+                    ? (state.layout.preview.isEmpty ? "preview on (it needs a larger terminal)" : "preview on")
+                    : "preview off")
             return []
         case .character("q"), .control("c"):
             return requestQuit(&state)
@@ -156,13 +157,14 @@ public enum MonitorReducer {
         case .help(let scroll):
             // Scrolled where it does not all show; any other key closes it.
             let help = MonitorView.helpLayout(in: Rect(x: 0, y: 0, width: state.width, height: state.height))
-            let step: Int? = switch key {
-            case .down, .character("j"): 1
-            case .up, .character("k"): -1
-            case .pageDown, .character(" "): help.visible
-            case .pageUp: -help.visible
-            default: nil
-            }
+            let step: Int? =
+                switch key {
+                case .down, .character("j"): 1
+                case .up, .character("k"): -1
+                case .pageDown, .character(" "): help.visible
+                case .pageUp: -help.visible
+                default: nil
+                }
             guard let step, help.maxScroll > 0 else {
                 state.modal = nil
                 return []

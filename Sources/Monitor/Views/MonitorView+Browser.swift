@@ -45,11 +45,14 @@ extension MonitorView {
             return
         }
         if browser.visible.isEmpty {
-            let text = browser.error ?? (browser.filter.text.isEmpty
-                ? (browser.showAll ? "(empty directory)" : "(no images here; a shows all files)")
-                : "(nothing matches /\(browser.filter.text))")
-            canvas.write(TextLayout.truncate(text, width: inside.width), x: inside.x, y: inside.y,
-                         style: browser.error == nil ? theme.muted : theme.failed, clip: inside)
+            let text =
+                browser.error
+                ?? (browser.filter.text.isEmpty
+                    ? (browser.showAll ? "(empty directory)" : "(no images here; a shows all files)")
+                    : "(nothing matches /\(browser.filter.text))")
+            canvas.write(
+                TextLayout.truncate(text, width: inside.width), x: inside.x, y: inside.y,
+                style: browser.error == nil ? theme.muted : theme.failed, clip: inside)
             return
         }
         let sizeWidth = inside.width >= 30 ? 9 : 0

@@ -33,7 +33,9 @@ extension MonitorView {
             let help = helpLayout(in: canvas.bounds)
             canvas.fill(help.box)
             let first = min(scroll, help.maxScroll)
-            let title = help.maxScroll == 0 ? "Keys · any key closes"
+            let title =
+                help.maxScroll == 0
+                ? "Keys · any key closes"
                 : "Keys \(first + 1)-\(min(help.lines.count, first + help.visible))/\(help.lines.count) · ↑↓ scroll · other keys close"
             let inside = canvas.frame(help.box, title: title, style: theme.focusedFrame, glyphs: theme.glyphs)
             for (i, line) in help.lines.dropFirst(first).enumerated() where i < inside.height {
@@ -58,8 +60,11 @@ extension MonitorView {
             guard inside.height >= 1 else { return }
             drawInput(&canvas, input, x: inside.x, y: inside.y, width: inside.width, theme: theme)
             if inside.height >= 3 {
-                canvas.write(TextLayout.truncate(UploadName.fileExtension(of: original).map { "Enter saves · Esc cancels · .\($0) is kept if you type none" } ?? "Enter saves · Esc cancels", width: inside.width),
-                             x: inside.x, y: inside.y + 2, style: theme.muted, clip: inside)
+                canvas.write(
+                    TextLayout.truncate(
+                        UploadName.fileExtension(of: original).map { "Enter saves · Esc cancels · .\($0) is kept if you type none" }
+                            ?? "Enter saves · Esc cancels", width: inside.width),
+                    x: inside.x, y: inside.y + 2, style: theme.muted, clip: inside)
             }
         }
     }
@@ -78,11 +83,13 @@ extension MonitorView {
             var style: CellStyle = entry.refusal == nil ? .plain : theme.muted
             if index == selected { style.reverse = true }
             let line = mark + name + "  " + (entry.refusal.map { "cannot be used: " + $0 } ?? entry.shown)
-            canvas.write(TextLayout.fit(line, width: inside.width, ellipsis: theme.glyphs.ellipsis),
-                         x: inside.x, y: inside.y + row, style: style, clip: inside)
+            canvas.write(
+                TextLayout.fit(line, width: inside.width, ellipsis: theme.glyphs.ellipsis),
+                x: inside.x, y: inside.y + row, style: style, clip: inside)
         }
-        canvas.write(TextLayout.truncate("Uploads already queued go on as they are.", width: inside.width), x: inside.x, y: inside.maxY - 1,
-                     style: theme.muted, clip: inside)
+        canvas.write(
+            TextLayout.truncate("Uploads already queued go on as they are.", width: inside.width), x: inside.x, y: inside.maxY - 1,
+            style: theme.muted, clip: inside)
     }
 
     /// Each job on two lines: what it is, then its interval, next run and last result.
@@ -108,7 +115,9 @@ extension MonitorView {
         canvas.fill(box)
         let inside = canvas.frame(box, title: "Scheduled jobs · any key closes", style: theme.focusedFrame, glyphs: theme.glyphs)
         for (i, line) in lines.enumerated() where i < inside.height {
-            canvas.write(TextLayout.truncate(line.0, width: inside.width - 1, ellipsis: theme.glyphs.ellipsis), x: inside.x + 1, y: inside.y + i, style: line.1, clip: inside)
+            canvas.write(
+                TextLayout.truncate(line.0, width: inside.width - 1, ellipsis: theme.glyphs.ellipsis), x: inside.x + 1, y: inside.y + i, style: line.1,
+                clip: inside)
         }
     }
 
@@ -120,9 +129,13 @@ extension MonitorView {
         let inner = max(1, width - 3)
         var lines: [String] = []
         for line in helpLines {
-            guard DisplayWidth.of(line) > inner else { lines.append(line); continue }
+            guard DisplayWidth.of(line) > inner else {
+                lines.append(line)
+                continue
+            }
             // The description's column: after the key names' run of two or more spaces.
-            let indent = line.range(of: "  ", options: [], range: line.index(line.startIndex, offsetBy: min(2, line.count))..<line.endIndex)
+            let indent =
+                line.range(of: "  ", options: [], range: line.index(line.startIndex, offsetBy: min(2, line.count))..<line.endIndex)
                 .map { range in line.distance(from: line.startIndex, to: range.upperBound) + (line[range.upperBound...].prefix { $0 == " " }.count) } ?? 4
             let hanging = min(indent, inner / 2)
             let wrapped = TextLayout.wrap(line, width: inner)
@@ -137,7 +150,8 @@ extension MonitorView {
     }
 
     static func centeredBox(in bounds: Rect, width: Int, height: Int) -> Rect {
-        let w = min(width, bounds.width), h = min(height, bounds.height)
+        let w = min(width, bounds.width)
+        let h = min(height, bounds.height)
         return Rect(x: (bounds.width - w) / 2, y: (bounds.height - h) / 2, width: w, height: h)
     }
 }

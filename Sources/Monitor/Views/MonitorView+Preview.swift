@@ -8,8 +8,9 @@ extension MonitorView {
     static func drawPreview(_ canvas: inout Canvas, _ state: MonitorState, _ rect: Rect, _ theme: Theme) {
         let name = state.preview.wanted.map { NSStringPath(path: $0.path).lastComponent }
         let title = name.map { "Preview · " + $0 } ?? "Preview"
-        let inside = canvas.frame(rect, title: TextLayout.truncate(title, width: max(1, rect.width - 4), ellipsis: theme.glyphs.ellipsis),
-                                  style: theme.frame, glyphs: theme.glyphs)
+        let inside = canvas.frame(
+            rect, title: TextLayout.truncate(title, width: max(1, rect.width - 4), ellipsis: theme.glyphs.ellipsis),
+            style: theme.frame, glyphs: theme.glyphs)
         guard !inside.isEmpty else { return }
         let infoRow = Rect(x: inside.x, y: inside.maxY - 1, width: inside.width, height: 1)
         guard state.preview.wanted != nil else {
@@ -24,7 +25,9 @@ extension MonitorView {
             for (i, line) in lines.enumerated() {
                 canvas.write(line, x: inside.x, y: inside.y + i, style: problemIsHonestRefusal(problem) ? theme.muted : theme.failed, clip: inside)
             }
-            if let info = problem.info { writeInfo(&canvas, info, infoRow, theme, sendsAs: state.sendsAs, measured: state.preview.measured(state.measureRequest)) }
+            if let info = problem.info {
+                writeInfo(&canvas, info, infoRow, theme, sendsAs: state.sendsAs, measured: state.preview.measured(state.measureRequest))
+            }
         case .success(let preview):
             let image = preview.image
             if let request = state.preview.wanted, request.inPixels {
@@ -65,8 +68,10 @@ extension MonitorView {
         return false
     }
 
-    static func writeInfo(_ canvas: inout Canvas, _ info: PreviewInfo, _ row: Rect, _ theme: Theme, sendsAs: PhotoConversion? = nil,
-                          measured: ConversionMeasure.Found? = nil) {
+    static func writeInfo(
+        _ canvas: inout Canvas, _ info: PreviewInfo, _ row: Rect, _ theme: Theme, sendsAs: PhotoConversion? = nil,
+        measured: ConversionMeasure.Found? = nil
+    ) {
         var parts: [String] = []
         if let leaving = leavingText(info, sendsAs, measured: measured) { parts.append(leaving) }
         if let w = info.width, let h = info.height { parts.append("\(w)×\(h)") }
@@ -76,8 +81,9 @@ extension MonitorView {
         if let location = info.location { parts.append((theme.glyphs == .unicode ? "📍 " : "GPS ") + location.coarse) }
         if let size = info.fileSize { parts.append(ByteFormat.bytes(size)) }
         if parts.isEmpty, let format = info.format { parts.append(format.rawValue) }
-        canvas.write(TextLayout.truncate(parts.joined(separator: " · "), width: row.width, ellipsis: theme.glyphs.ellipsis),
-                     x: row.x, y: row.y, style: theme.muted, clip: row)
+        canvas.write(
+            TextLayout.truncate(parts.joined(separator: " · "), width: row.width, ellipsis: theme.glyphs.ellipsis),
+            x: row.x, y: row.y, style: theme.muted, clip: row)
     }
 
     /// What leaves when photos are converted: "sends JPEG q85 2048×1536, 412 KB" (the bytes

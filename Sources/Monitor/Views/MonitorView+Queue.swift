@@ -41,8 +41,9 @@ extension MonitorView {
         for line in 0..<rows.height {
             let index = queue.offset + line
             guard index < queue.rows.count, let row = queue.state(queue.rows[index]) else { break }
-            drawRow(&canvas, row, selected: index == queue.selected, focused: focused, rows.row(line), theme, date: state.date,
-                    withoutLocation: queue.sendsWithoutLocation(queue.rows[index]))
+            drawRow(
+                &canvas, row, selected: index == queue.selected, focused: focused, rows.row(line), theme, date: state.date,
+                withoutLocation: queue.sendsWithoutLocation(queue.rows[index]))
         }
     }
 
@@ -53,7 +54,8 @@ extension MonitorView {
         var parts = ["Queue · \(queue.rows.count)"]
         guard queue.rows.count > 1 else { return parts[0] }
         let retrying = queue.moving.count { queue.state($0)?.isWaitingToRetry == true }
-        let sending = queue.moving.count - retrying, waiting = tally.active - queue.moving.count
+        let sending = queue.moving.count - retrying
+        let waiting = tally.active - queue.moving.count
         if sending > 0 { parts.append("\(sending) sending") }
         if retrying > 0 { parts.append("\(retrying) to retry") }
         if waiting > 0 { parts.append("\(waiting) waiting") }
@@ -77,8 +79,9 @@ extension MonitorView {
         let barWidth = rect.width - DisplayWidth.of(label) - DisplayWidth.of(tail)
         canvas.write(label, x: rect.x, y: rect.y, style: CellStyle(bold: true), clip: rect)
         guard barWidth >= 4 else { return }
-        canvas.progressBar(x: rect.x + DisplayWidth.of(label), y: rect.y, width: barWidth, fraction: fraction,
-                           fill: theme.accent, track: theme.barTrack, glyphs: theme.glyphs)
+        canvas.progressBar(
+            x: rect.x + DisplayWidth.of(label), y: rect.y, width: barWidth, fraction: fraction,
+            fill: theme.accent, track: theme.barTrack, glyphs: theme.glyphs)
         canvas.write(tail, x: rect.x + DisplayWidth.of(label) + barWidth, y: rect.y, clip: rect)
     }
 
@@ -104,8 +107,9 @@ extension MonitorView {
             x += canvas.write(glyph, x: x, y: rect.y, style: style, clip: rect)
             x += canvas.write(TextLayout.fit(row.name, width: nameWidth, ellipsis: theme.glyphs.ellipsis), x: x, y: rect.y, style: style, clip: rect)
             x += canvas.write(size, x: x, y: rect.y, style: style, clip: rect)
-            canvas.write(TextLayout.fit(waiting, width: max(0, rect.x + rect.width - x), ellipsis: theme.glyphs.ellipsis),
-                         x: x, y: rect.y, style: style, clip: rect)
+            canvas.write(
+                TextLayout.fit(waiting, width: max(0, rect.x + rect.width - x), ellipsis: theme.glyphs.ellipsis),
+                x: x, y: rect.y, style: style, clip: rect)
             return
         }
         let glyph = theme.stateGlyph(kind) + " "

@@ -11,8 +11,10 @@ extension MonitorView {
         // The panel's height bounds the lines made: a 64 KiB answer is not formatted whole per frame.
         guard row.outcome != nil, let answer = AnswerDigest(record: row.record, lineLimit: max(0, rect.height - 2)) else {
             let inside = canvas.frame(rect, title: "Response · \(row.name)", style: theme.frame, glyphs: theme.glyphs)
-            let text = row.waitingText(at: state.date)
-                ?? (rowState(row) == .queued ? "queued, waiting for a free slot" : "sending… \(ProgressText.percent(row.fraction).trimmingLeadingSpace())  \(ProgressText.stats(row))")
+            let text =
+                row.waitingText(at: state.date)
+                ?? (rowState(row) == .queued
+                    ? "queued, waiting for a free slot" : "sending… \(ProgressText.percent(row.fraction).trimmingLeadingSpace())  \(ProgressText.stats(row))")
             writeLines(&canvas, [text] + (row.record.keptText().map { [$0] } ?? []), inside, style: theme.muted)
             return
         }
@@ -47,12 +49,15 @@ extension MonitorView {
         for (i, entry) in shown.enumerated() {
             let y = inside.y + i
             let used = canvas.write(entry.clock + " ", x: inside.x, y: y, style: theme.muted, clip: inside)
-            let style: CellStyle = switch entry.kind {
-            case .ok: theme.ok
-            case .failed: theme.failed
-            case .info: .plain
-            }
-            canvas.write(TextLayout.truncate(entry.text, width: inside.width - used, ellipsis: theme.glyphs.ellipsis), x: inside.x + used, y: y, style: style, clip: inside)
+            let style: CellStyle =
+                switch entry.kind {
+                case .ok: theme.ok
+                case .failed: theme.failed
+                case .info: .plain
+                }
+            canvas.write(
+                TextLayout.truncate(entry.text, width: inside.width - used, ellipsis: theme.glyphs.ellipsis), x: inside.x + used, y: y, style: style,
+                clip: inside)
         }
     }
 

@@ -41,7 +41,8 @@ public enum MonitorView {
         if state.jobs.watchCount > 0 { right.append("watching \(state.jobs.watchCount) folder\(state.jobs.watchCount == 1 ? "" : "s")") }
         let rightText = right.joined(separator: " · ") + " "
         let rightWidth = DisplayWidth.of(rightText)
-        let left = " uploadmon → " + (state.destinationName.map { "\($0) · " } ?? "") + state.endpoint
+        let left =
+            " uploadmon → " + (state.destinationName.map { "\($0) · " } ?? "") + state.endpoint
             + (state.sendsAs.flatMap { $0.changesAnything ? " · photos " + $0.words : nil } ?? "")
         let leftRoom = rect.width - rightWidth - 1
         if leftRoom >= 12 {
@@ -79,7 +80,9 @@ public enum MonitorView {
         var shownMessage = ""
         if let message {
             let room = width - DisplayWidth.of(always) - 3
-            shownMessage = room >= 8 ? TextLayout.truncate(message, width: room, ellipsis: ellipsis) + "   " : TextLayout.truncate(message, width: width, ellipsis: ellipsis)
+            shownMessage =
+                room >= 8
+                ? TextLayout.truncate(message, width: room, ellipsis: ellipsis) + "   " : TextLayout.truncate(message, width: width, ellipsis: ellipsis)
             guard room >= 8 else { return (shownMessage, "") }
         }
         var room = width - DisplayWidth.of(shownMessage) - DisplayWidth.of(always)

@@ -74,7 +74,7 @@ struct DigestCheck: Sendable, Equatable {
     }
 }
 
-private extension Array where Element == String {
+extension Array where Element == String {
     /// Repeated fields as one list value (RFC 9110 section 5.3), or nil when absent.
-    var joinedIfAny: String? { isEmpty ? nil : joined(separator: ", ") }
+    fileprivate var joinedIfAny: String? { isEmpty ? nil : joined(separator: ", ") }
 }

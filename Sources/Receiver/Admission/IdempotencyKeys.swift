@@ -76,7 +76,8 @@ final class IdempotencyKeys: Sendable {
         /// Forgets expired keys, then the oldest ones, until there is room for one more.
         mutating func makeRoom(capacity: Int, now: Date, maxAge: Duration) {
             while let (key, entry) = oldest(),
-                  entries.count >= capacity || now.timeIntervalSince(entry.at) >= maxAge.seconds {
+                entries.count >= capacity || now.timeIntervalSince(entry.at) >= maxAge.seconds
+            {
                 entries[key] = nil
                 order.removeFirst()
             }

@@ -46,14 +46,15 @@ struct Refusal: Error, Equatable {
     /// The answer as it goes on the wire: `{"error": …}` with the headers its status needs.
     /// `closing` adds `Connection: close` (the connection ends after this answer).
     func answer(closing: Bool) -> (head: HTTPResponse, body: ByteBuffer) {
-        var (head, body) = problem.map { problem in
-            var line = JSONLine()
-            line["type"] = .string(problem.type)
-            line["title"] = .string(problem.title)
-            line["detail"] = .string(message)
-            for (key, value) in members { line[key] = .int(value) }
-            return JSONAnswer.make(status, line, contentType: "application/problem+json")
-        } ?? JSONAnswer.make(status, ["error": message])
+        var (head, body) =
+            problem.map { problem in
+                var line = JSONLine()
+                line["type"] = .string(problem.type)
+                line["title"] = .string(problem.title)
+                line["detail"] = .string(message)
+                for (key, value) in members { line[key] = .int(value) }
+                return JSONAnswer.make(status, line, contentType: "application/problem+json")
+            } ?? JSONAnswer.make(status, ["error": message])
         if status == .methodNotAllowed, fields["Allow"] == nil { head.headerFields[.allow] = "POST" }
         for (name, value) in fields {
             if let name = HTTPField.Name(name) { head.headerFields[name] = value }

@@ -68,8 +68,9 @@ enum UploadAdmission {
         case .none: declared = nil
         case .bytes(let bytes): declared = bytes
         case .beyondLimit:
-            return .refuse(Refusal(.contentTooLarge, "the declared Content-Length is beyond any upload; the limit is \(configuration.maxSize) bytes")
-                .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
+            return .refuse(
+                Refusal(.contentTooLarge, "the declared Content-Length is beyond any upload; the limit is \(configuration.maxSize) bytes")
+                    .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
         case .malformed:
             return .refuse(Refusal(.badRequest, "Content-Length must be a non-negative decimal integer"))
         }
@@ -97,8 +98,9 @@ enum UploadAdmission {
             return .refuse(Refusal(.badRequest, "the multipart Content-Type has no valid boundary"))
         }
         if let declared, declared > configuration.maxSize {
-            return .refuse(Refusal(.contentTooLarge, "the upload is \(declared) bytes; the limit is \(configuration.maxSize)")
-                .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
+            return .refuse(
+                Refusal(.contentTooLarge, "the upload is \(declared) bytes; the limit is \(configuration.maxSize)")
+                    .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
         }
         // A request without Upload-Complete (or with a value that is not a Boolean, which the
         // draft says to ignore) is an ordinary upload.
@@ -113,12 +115,14 @@ enum UploadAdmission {
             length = declared
         }
         if let length, length > configuration.maxSize {
-            return .refuse(Refusal(.contentTooLarge, "the upload is \(length) bytes; the limit is \(configuration.maxSize)")
-                .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
+            return .refuse(
+                Refusal(.contentTooLarge, "the upload is \(length) bytes; the limit is \(configuration.maxSize)")
+                    .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
         }
         if let refusal = appendTooLarge(declared, configuration) { return .refuse(refusal) }
-        return .accept(.upload(boundary: boundary, resumable: Creation(complete: complete, length: length, version: spoken)),
-                       expectsContinue: expectsContinue)
+        return .accept(
+            .upload(boundary: boundary, resumable: Creation(complete: complete, length: length, version: spoken)),
+            expectsContinue: expectsContinue)
     }
 
     /// A resumable request (a creation with content, an append) larger than the receiver's
@@ -135,8 +139,9 @@ enum UploadAdmission {
     ) -> Result<Route, Refusal> {
         let fields = head.headerFields
         if let version, spoken == nil {
-            return .failure(Refusal(.badRequest, "this receiver speaks interop versions \(ResumableFields.spokenVersions) of resumable uploads, not \(version)")
-                .adding([ResumableFields.interopVersion: String(ResumableFields.currentVersion)]))
+            return .failure(
+                Refusal(.badRequest, "this receiver speaks interop versions \(ResumableFields.spokenVersions) of resumable uploads, not \(version)")
+                    .adding([ResumableFields.interopVersion: String(ResumableFields.currentVersion)]))
         }
         switch head.method {
         case .head: return .success(.offset(token: token, version: spoken))
@@ -154,13 +159,16 @@ enum UploadAdmission {
             }
             let type = (fields[.contentType] ?? "").prefix { $0 != ";" }.trimmingSpaces().lowercased()
             guard type == ResumableFields.partialUploadType else {
-                return .failure(Refusal(.unsupportedMediaType, "an append's Content-Type must be \(ResumableFields.partialUploadType), not \(type.isEmpty ? "none" : type)"))
+                return .failure(
+                    Refusal(.unsupportedMediaType, "an append's Content-Type must be \(ResumableFields.partialUploadType), not \(type.isEmpty ? "none" : type)")
+                )
             }
             // Both numbers are bounded when parsed; the sum is checked all the same.
             let end = declared.map { BoundedNumber.sum(offset, $0) ?? .max }
             if let end, end > configuration.maxSize {
-                return .failure(Refusal(.contentTooLarge, "the upload would be \(end == .max ? "beyond any" : String(end)) bytes; the limit is \(configuration.maxSize)")
-                    .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
+                return .failure(
+                    Refusal(.contentTooLarge, "the upload would be \(end == .max ? "beyond any" : String(end)) bytes; the limit is \(configuration.maxSize)")
+                        .adding([ResumableFields.limit: configuration.uploadLimit().fieldValue]))
             }
             if let refusal = appendTooLarge(declared, configuration) { return .failure(refusal) }
             var length = ResumableFields.integer(fields[ResumableHeaders.length])
@@ -172,8 +180,9 @@ enum UploadAdmission {
             }
             return .success(.append(token: token, Append(offset: offset, complete: complete, length: length, contentLength: declared, version: spoken)))
         default:
-            return .failure(Refusal(.methodNotAllowed, "\(head.method.rawValue) is not allowed on an upload resource; use HEAD, PATCH or DELETE")
-                .adding(["Allow": "HEAD, PATCH, DELETE, GET"]))
+            return .failure(
+                Refusal(.methodNotAllowed, "\(head.method.rawValue) is not allowed on an upload resource; use HEAD, PATCH or DELETE")
+                    .adding(["Allow": "HEAD, PATCH, DELETE, GET"]))
         }
     }
 

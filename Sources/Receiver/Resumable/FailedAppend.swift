@@ -35,8 +35,10 @@ struct FailedAppend: Equatable {
         case let interruption as ConnectionInterruption:
             (fate, refusal, bodyRead) = (.keep(offset: start + received), interruption.refusal, false)
         default:
-            (fate, refusal, bodyRead) = (.keep(offset: start + received),
-                                         Refusal(.badRequest, "the upload was interrupted at offset \(start + received): \(error)"), false)
+            (fate, refusal, bodyRead) = (
+                .keep(offset: start + received),
+                Refusal(.badRequest, "the upload was interrupted at offset \(start + received): \(error)"), false
+            )
         }
     }
 }

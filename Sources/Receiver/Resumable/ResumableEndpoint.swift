@@ -29,8 +29,9 @@ extension UploadEndpoint {
             throw Refusal(.conflict, "the upload resource was taken over by another request").adding(fields)
         }
         line.path += " → " + UploadAdmission.resourcePrefix + token
-        let end = try await transfer(request.body, into: lease, complete: creation.complete, length: creation.length, digests: digests,
-                                     fields: fields, line: &line, bodyRead: &bodyRead)
+        let end = try await transfer(
+            request.body, into: lease, complete: creation.complete, length: creation.length, digests: digests,
+            fields: fields, line: &line, bodyRead: &bodyRead)
         switch end {
         case .appended(let offset):
             fields[ResumableFields.offset] = String(offset)
@@ -49,7 +50,9 @@ extension UploadEndpoint {
     ) async throws(Refusal) -> Response {
         var fields = echo(append.version)
         let digests = try DigestCheck(request.headers)
-        guard let lease = await resumable.acquire(token, interrupt: interrupter(facts), now: resumable.clock.wall()) else { throw ResumableRules.noSuchUpload(fields) }
+        guard let lease = await resumable.acquire(token, interrupt: interrupter(facts), now: resumable.clock.wall()) else {
+            throw ResumableRules.noSuchUpload(fields)
+        }
         if ResumableRules.replaysAnswer(append, complete: lease.record.complete, offset: lease.offset), let answer = lease.record.answer {
             lease.release(offset: lease.offset)
             fields[ResumableFields.complete] = ResumableFields.boolean(true)
@@ -59,8 +62,9 @@ extension UploadEndpoint {
             lease.release(offset: lease.offset)
             throw refusal
         }
-        let end = try await transfer(request.body, into: lease, complete: append.complete, length: append.length, digests: digests,
-                                     fields: fields, line: &line, bodyRead: &bodyRead)
+        let end = try await transfer(
+            request.body, into: lease, complete: append.complete, length: append.length, digests: digests,
+            fields: fields, line: &line, bodyRead: &bodyRead)
         switch end {
         case .appended(let offset):
             fields[ResumableFields.offset] = String(offset)
@@ -176,9 +180,11 @@ extension UploadEndpoint {
                 }
                 // The stream is parsed until it is split where the file part's bytes begin, and
                 // whole in the request that completes it (the bytes before replayed first).
-                let receiver = complete || writer.bodyStart == nil
-                    ? FormDataReceiver(boundary: lease.record.boundary, field: configuration.field, store: store,
-                                       imagesOnly: configuration.imagesOnly, keepsContent: false)
+                let receiver =
+                    complete || writer.bodyStart == nil
+                    ? FormDataReceiver(
+                        boundary: lease.record.boundary, field: configuration.field, store: store,
+                        imagesOnly: configuration.imagesOnly, keepsContent: false)
                     : nil
                 do {
                     if let receiver, start > 0 {

@@ -46,7 +46,8 @@ extension ResumableStore {
             }
             let writer = try uploads.createTemporary()
             do {
-                try StreamAppender.copy(from: [(partPath, 0), (bodyPath, appender.bodyStart ?? .max)], range: content.start..<content.start + content.length, into: writer)
+                try StreamAppender.copy(
+                    from: [(partPath, 0), (bodyPath, appender.bodyStart ?? .max)], range: content.start..<content.start + content.length, into: writer)
             } catch {
                 uploads.discard(writer)
                 throw error

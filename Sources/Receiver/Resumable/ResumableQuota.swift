@@ -46,7 +46,8 @@ struct ResumableQuota: Sendable, Equatable {
         var counts: [String: Int] = [:]
         for holding in unfinished { counts[holding.client, default: 0] += 1 }
         let candidate = unfinished.filter { !$0.inUse }.min { a, b in
-            let ca = counts[a.client, default: 0], cb = counts[b.client, default: 0]
+            let ca = counts[a.client, default: 0]
+            let cb = counts[b.client, default: 0]
             return ca != cb ? ca > cb : Self.lessActive(a, b)
         }
         guard let candidate else {

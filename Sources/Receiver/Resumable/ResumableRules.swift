@@ -30,8 +30,10 @@ enum ResumableRules {
             var fields = fields
             fields[ResumableFields.offset] = String(offset)
             fields[ResumableFields.complete] = ResumableFields.boolean(false)
-            return Refusal(.mismatchingOffset, .conflict, "the upload is at offset \(offset), not \(append.offset)",
-                           members: ["expected-offset": offset, "provided-offset": append.offset]).adding(fields)
+            return Refusal(
+                .mismatchingOffset, .conflict, "the upload is at offset \(offset), not \(append.offset)",
+                members: ["expected-offset": offset, "provided-offset": append.offset]
+            ).adding(fields)
         }
         return nil
     }

@@ -45,8 +45,10 @@ final class ResumableStore: Sendable {
 
     /// Opens the store of `directory`, reading what an earlier receiver left: uploads older
     /// than `maxAge` and files without their partner are removed.
-    init(directory: String, maxAge: Duration, idleAge: Duration? = nil, quota: ResumableQuota = .standard, takeoverGrace: Duration = .milliseconds(500),
-         clock: HouseClock) {
+    init(
+        directory: String, maxAge: Duration, idleAge: Duration? = nil, quota: ResumableQuota = .standard, takeoverGrace: Duration = .milliseconds(500),
+        clock: HouseClock
+    ) {
         self.clock = clock
         self.takeoverGrace = takeoverGrace
         folder = directory + "/" + Self.folderName
@@ -233,8 +235,9 @@ final class ResumableStore: Sendable {
         for name in names where name.hasSuffix(".json") {
             let token = String(name.dropLast(5))
             guard let data = FileManager.default.contents(atPath: recordPath(token)),
-                  let record = try? decoder.decode(ResumableRecord.self, from: data), record.token == token,
-                  record.isPlausible, record.expiresAt > now else {
+                let record = try? decoder.decode(ResumableRecord.self, from: data), record.token == token,
+                record.isPlausible, record.expiresAt > now
+            else {
                 removeFiles(token)
                 continue
             }

@@ -32,14 +32,16 @@ public enum ReceiverServer {
         onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> ReceiverService {
         let endpoint = try makeEndpoint(
-            configuration, connections: ConnectionRegistry(
+            configuration,
+            connections: ConnectionRegistry(
                 limit: ConnectionBudget.cap(requested: configuration.limits.maxConnections, descriptors: ConnectionBudget.raiseDescriptorLimit())
             ), log: log, clock: clock)
         let (connections, resumable, idempotency) = (endpoint.connections, endpoint.resumable, endpoint.idempotency)
         var quiet = logger
         quiet.logLevel = logLevel
         let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [
-            ReceiveBufferSizing(), UploadGate(
+            ReceiveBufferSizing(),
+            UploadGate(
                 configuration: configuration, registry: connections, resumable: resumable, idempotency: idempotency, log: log),
         ])
         var server = HTTPServerBuilder.http1(configuration: http1)
@@ -66,8 +68,9 @@ public enum ReceiverServer {
         _ configuration: ReceiverConfiguration, connections: ConnectionRegistry, log: @escaping @Sendable (RequestLogLine) -> Void, clock: HouseClock
     ) throws -> UploadEndpoint {
         let store = try UploadStore(directory: configuration.directory)
-        let resumable = ResumableStore(directory: configuration.directory, maxAge: configuration.resumableMaxAge,
-                                       idleAge: configuration.resumableIdleAge, quota: configuration.resumableQuota, clock: clock)
+        let resumable = ResumableStore(
+            directory: configuration.directory, maxAge: configuration.resumableMaxAge,
+            idleAge: configuration.resumableIdleAge, quota: configuration.resumableQuota, clock: clock)
         let idempotency = IdempotencyKeys(maxAge: configuration.resumableMaxAge)
         return UploadEndpoint(
             configuration: configuration, store: store, resumable: resumable, connections: connections, idempotency: idempotency, log: log)

@@ -23,10 +23,12 @@ public struct RunningReceiver: Sendable {
         log: @escaping @Sendable (RequestLogLine) -> Void = { _ in }
     ) async throws -> RunningReceiver {
         let ready = AsyncStream<Int>.makeStream()
-        let service = try ReceiverServer.makeService(configuration, logLevel: logLevel, log: log, clock: clock, onRunning: { port in
-            ready.continuation.yield(port)
-            ready.continuation.finish()
-        })
+        let service = try ReceiverServer.makeService(
+            configuration, logLevel: logLevel, log: log, clock: clock,
+            onRunning: { port in
+                ready.continuation.yield(port)
+                ready.continuation.finish()
+            })
         let group = ServiceGroup(configuration: .init(services: [service], logger: Logger(label: "uploadmon.receiver")))
         let task = Task {
             defer { ready.continuation.finish() }

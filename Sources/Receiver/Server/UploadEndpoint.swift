@@ -110,10 +110,11 @@ struct UploadEndpoint: HTTPResponder {
 
     /// Whether a repeated request's file part is the file stored at `path`, read without storing
     /// anything (a body that holds no acceptable file is not).
-    private func sameFile(_ request: Request, boundary: String, as path: String, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> Bool {
+    private func sameFile(_ request: Request, boundary: String, as path: String, line: inout RequestLogLine, bodyRead: inout Bool) async throws(Refusal) -> Bool
+    {
         do {
             return try await receive(request, boundary: boundary, keep: false, comparingWith: path, line: &line, bodyRead: &bodyRead).same
-        } catch where bodyRead {
+        } catch  where bodyRead {
             return false
         }
     }
@@ -125,8 +126,9 @@ struct UploadEndpoint: HTTPResponder {
         _ request: Request, boundary: String, digests: DigestCheck = DigestCheck(), keep: Bool = true, comparingWith stored: String? = nil,
         line: inout RequestLogLine, bodyRead: inout Bool
     ) async throws(Refusal) -> (name: String, size: Int64, same: Bool, digests: [DigestFields.Algorithm: [UInt8]]) {
-        let receiver = FormDataReceiver(boundary: boundary, field: configuration.field, store: store, imagesOnly: configuration.imagesOnly,
-                                        keepsContent: keep, comparingWith: stored)
+        let receiver = FormDataReceiver(
+            boundary: boundary, field: configuration.field, store: store, imagesOnly: configuration.imagesOnly,
+            keepsContent: keep, comparingWith: stored)
         defer { line.bytes = receiver.bytesReceived }
         do {
             // The loop writes the file as the body arrives: blocking calls, so it runs on the

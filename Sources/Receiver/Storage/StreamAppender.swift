@@ -17,7 +17,8 @@ final class StreamAppender {
         self.partPath = partPath
         self.bodyPath = bodyPath
         position = offset
-        var part = stat(), split = stat()
+        var part = stat()
+        var split = stat()
         guard stat(partPath, &part) == 0 else { throw UploadStore.StoreError.io("\(partPath) is gone") }
         if stat(bodyPath, &split) == 0, Int64(part.st_size) <= offset {
             bodyStart = Int64(part.st_size)
@@ -51,7 +52,10 @@ final class StreamAppender {
 
     /// Flushes and closes; later calls do nothing (and `write` fails).
     func close() throws {
-        defer { head = nil; body = nil }
+        defer {
+            head = nil
+            body = nil
+        }
         try head?.close()
         try body?.close()
     }
@@ -83,8 +87,10 @@ final class StreamAppender {
         }
     }
 
-    private static func read(_ path: String, range: Range<Int64>, buffer: UnsafeMutableRawBufferPointer,
-                             _ each: (UnsafeRawBufferPointer) throws -> Void) throws {
+    private static func read(
+        _ path: String, range: Range<Int64>, buffer: UnsafeMutableRawBufferPointer,
+        _ each: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw UploadStore.StoreError.io("cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { Glibc.close(fd) }

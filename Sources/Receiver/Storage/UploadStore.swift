@@ -39,7 +39,10 @@ struct UploadStore: Sendable {
     /// Stores what `writer` wrote under its final name (see `commit(temporary:as:)`) and closes it.
     func commit(_ writer: BufferedFileWriter, as safeName: String) throws -> String {
         guard writer.anonymous else {
-            do { try writer.close() } catch { unlink(writer.path); throw error }
+            do { try writer.close() } catch {
+                unlink(writer.path)
+                throw error
+            }
             return try commit(temporary: writer.path, as: safeName)
         }
         defer { try? writer.close() }
@@ -99,7 +102,8 @@ struct UploadStore: Sendable {
             var st = stat()
             let path = directory + "/" + name
             guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
-                  now.timeIntervalSince1970 - Double(st.st_mtim.tv_sec) >= age else { continue }
+                now.timeIntervalSince1970 - Double(st.st_mtim.tv_sec) >= age
+            else { continue }
             if unlink(path) == 0 { removed.append(name) }
         }
         return removed.sorted()
@@ -108,7 +112,9 @@ struct UploadStore: Sendable {
     enum StoreError: Error, CustomStringConvertible {
         case io(String)
         var description: String {
-            switch self { case .io(let message): message }
+            switch self {
+            case .io(let message): message
+            }
         }
     }
 }

@@ -8,7 +8,8 @@ import UploadJournal
 extension Agent {
     func startScheduler() throws {
         let maintenance = configuration.maintenance
-        try journal.ensureJob(.maintenance(maintenance.keep), every: maintenance.every, firstRunAt: clock.wall().addingTimeInterval(maintenance.every), at: clock.wall())
+        try journal.ensureJob(
+            .maintenance(maintenance.keep), every: maintenance.every, firstRunAt: clock.wall().addingTimeInterval(maintenance.every), at: clock.wall())
         watching = try journal.scheduledJobs().contains { $0.spec.kind == .watch }
         scheduler = Task { await self.runScheduler() }
     }
@@ -92,7 +93,9 @@ extension Agent {
             // Hashing reads every settled file: off the agent's own thread.
             let ledger = SentLedger(journal: journal)
             let paths = plan.settled.map { spec.directory + "/" + $0.name }
-            let sent = await Task.detached { ledger.alreadySent(paths, to: spec.url, stripLocation: spec.settings.stripLocation, conversion: spec.settings.conversion) }.value
+            let sent = await Task.detached {
+                ledger.alreadySent(paths, to: spec.url, stripLocation: spec.settings.stripLocation, conversion: spec.settings.conversion)
+            }.value
             plan.settled.removeAll { entry in
                 guard let skip = sent[spec.directory + "/" + entry.name] else { return false }
                 let note = SentLedger.sentText(skip.earlier, name: entry.name)
@@ -115,7 +118,8 @@ extension Agent {
                 plan.changes.failed.append(
                     WatchScanner.failed(entry, seen: known[entry.name], reason: refusal.reason, jobID: jobID, at: now))
             case .failure(let refusal):
-                plan.changes.skipped.append(WatchFile(jobID: jobID, name: entry.name, fingerprint: entry.fingerprint, state: .skipped, note: refusal.reason, at: now))
+                plan.changes.skipped.append(
+                    WatchFile(jobID: jobID, name: entry.name, fingerprint: entry.fingerprint, state: .skipped, note: refusal.reason, at: now))
             }
             // A first scan of a big folder checks many files: let uploads' events through.
             if index % 256 == 255 { await Task.yield() }
@@ -173,13 +177,16 @@ extension Agent {
                 let known = try journal.watchFiles(job.id)
                 var changes = WatchScanChanges()
                 changes.skipped = listing.filter { known[$0.name] == nil }.map {
-                    WatchFile(jobID: job.id, name: $0.name, fingerprint: $0.fingerprint, state: .skipped,
-                              note: "already in the folder when the watch began", at: now)
+                    WatchFile(
+                        jobID: job.id, name: $0.name, fingerprint: $0.fingerprint, state: .skipped,
+                        note: "already in the folder when the watch began", at: now)
                 }
                 _ = try journal.applyWatchScan(job.id, changes, at: now)
             }
             watching = true
-            log("\(created ? "watching" : "updated the watch of") \(directory) every \(DurationText.format(every)) → \(RedactedURL.display(template.request.url))")
+            log(
+                "\(created ? "watching" : "updated the watch of") \(directory) every \(DurationText.format(every)) → \(RedactedURL.display(template.request.url))"
+            )
             wakeScheduler()
             broadcastJobs()
             // Read again: passing over the existing files changed the job's counts.
@@ -203,7 +210,8 @@ extension Agent {
     func configureMaintenance(every: Double?, keep: Double?) -> AgentReply {
         do {
             guard let job = try journal.scheduledJobs().first(where: { $0.spec.kind == .maintenance }),
-                  case .maintenance(var spec) = job.spec else {
+                case .maintenance(var spec) = job.spec
+            else {
                 return .error(message: "there is no maintenance job")
             }
             if let keep { spec.keepSeconds = keep }

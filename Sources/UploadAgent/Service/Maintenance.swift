@@ -20,9 +20,10 @@ enum Maintenance {
             var parts = ["pruned \(pruned.uploads) upload(s) and \(pruned.events) event(s)"]
             if !temporaryFiles.isEmpty { parts.append("removed \(temporaryFiles.count) leftover temporary file(s)") }
             if rotatedLog { parts.append("rotated agent.log") }
-            parts.append(vacuumed
-                ? "vacuumed (journal \(ByteFormat.bytes(sizeBefore)) → \(ByteFormat.bytes(sizeAfter)))"
-                : "journal \(ByteFormat.bytes(sizeAfter))")
+            parts.append(
+                vacuumed
+                    ? "vacuumed (journal \(ByteFormat.bytes(sizeBefore)) → \(ByteFormat.bytes(sizeAfter)))"
+                    : "journal \(ByteFormat.bytes(sizeAfter))")
             return parts.joined(separator: ", ")
         }
     }

@@ -35,7 +35,9 @@ public struct AgentUnits: Sendable, Equatable {
         for name in Self.pinnedVariables {
             guard let value = environment[name], value.hasPrefix("/") else { continue }
             guard !value.contains(where: { $0.isNewline || $0 == "\0" }) else {
-                throw UnitError("\(name) (\(InvisibleCharacters.escaped(value))) holds a line break; a systemd unit cannot carry it, so the service would use another folder. Choose a folder without one")
+                throw UnitError(
+                    "\(name) (\(InvisibleCharacters.escaped(value))) holds a line break; a systemd unit cannot carry it, so the service would use another folder. Choose a folder without one"
+                )
             }
             pinned.append((name, value))
         }
@@ -70,28 +72,28 @@ public struct AgentUnits: Sendable, Equatable {
     public var serviceUnit: String {
         let lines = environment.map { "Environment=\(Self.quoted("\($0.0)=\($0.1)", commandLine: false))\n" }.joined()
         return """
-        # Written by `uploadmon agent install`; `uploadmon agent uninstall` removes it.
-        [Unit]
-        Description=uploadmon background upload agent
-        Documentation=man:systemd.service(5)
-        Requires=\(Self.socketName)
-        After=\(Self.socketName)
+            # Written by `uploadmon agent install`; `uploadmon agent uninstall` removes it.
+            [Unit]
+            Description=uploadmon background upload agent
+            Documentation=man:systemd.service(5)
+            Requires=\(Self.socketName)
+            After=\(Self.socketName)
 
-        [Service]
-        Type=simple
-        ExecStart=\(Self.quoted(executable)) agent run
-        \(lines)# Stops cleanly on SIGTERM: unfinished uploads stay in the journal for the next start.
-        KillSignal=SIGTERM
-        TimeoutStopSec=30
-        Restart=on-failure
-        RestartSec=5
-        # Another agent already holds the lock (one started on demand): not a failure to retry.
-        RestartPreventExitStatus=\(AgentLauncher.alreadyRunningStatus)
+            [Service]
+            Type=simple
+            ExecStart=\(Self.quoted(executable)) agent run
+            \(lines)# Stops cleanly on SIGTERM: unfinished uploads stay in the journal for the next start.
+            KillSignal=SIGTERM
+            TimeoutStopSec=30
+            Restart=on-failure
+            RestartSec=5
+            # Another agent already holds the lock (one started on demand): not a failure to retry.
+            RestartPreventExitStatus=\(AgentLauncher.alreadyRunningStatus)
 
-        [Install]
-        WantedBy=default.target
+            [Install]
+            WantedBy=default.target
 
-        """
+            """
     }
 
     /// `%` starts a specifier in every unit setting.
@@ -136,7 +138,8 @@ public enum UserServiceManager: Sendable, Equatable {
             return .unavailable(reason: "systemctl is not installed here (no systemd, as in most containers)")
         }
         guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
-            return .unavailable(reason: "XDG_RUNTIME_DIR is not set, so this login has no systemd user instance (as in `su` shells, cron, and SSH logins without pam_systemd)")
+            return .unavailable(
+                reason: "XDG_RUNTIME_DIR is not set, so this login has no systemd user instance (as in `su` shells, cron, and SSH logins without pam_systemd)")
         }
         guard exists(runtime + "/systemd/private") else {
             return .unavailable(reason: "no systemd user instance runs for this user (\(runtime)/systemd/private is missing)")

@@ -207,9 +207,10 @@ public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection,
         try container.encode(settings.values, forKey: .settings)
         try container.encode(origins.values, forKey: .origins)
         try container.encode(shapes.values, forKey: .shapes)
-        try container.encode(items.indices.map {
-            File(shape: shapes.positions[$0], settings: settings.positions[$0], origin: origins.positions[$0], request: items[$0].request)
-        }, forKey: .files)
+        try container.encode(
+            items.indices.map {
+                File(shape: shapes.positions[$0], settings: settings.positions[$0], origin: origins.positions[$0], request: items[$0].request)
+            }, forKey: .files)
         if brief { try container.encode(brief, forKey: .brief) }
     }
 
@@ -222,7 +223,8 @@ public struct EnqueueBatch: Codable, Sendable, Hashable, RandomAccessCollection,
         brief = try container.decodeIfPresent(Bool.self, forKey: .brief) ?? false
         items = try files.map { file in
             guard shapes.indices.contains(file.shape), settings.indices.contains(file.settings), origins.indices.contains(file.origin) else {
-                throw DecodingError.dataCorruptedError(forKey: .files, in: container, debugDescription: "a file names a shape, settings or an origin the request does not carry")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .files, in: container, debugDescription: "a file names a shape, settings or an origin the request does not carry")
             }
             return EnqueueItem(request: file.request(over: shapes[file.shape]), settings: settings[file.settings], origin: origins[file.origin])
         }

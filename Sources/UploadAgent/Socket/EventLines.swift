@@ -119,7 +119,8 @@ enum EventLines {
     static func read(_ line: [UInt8]) -> AgentMessage? {
         var reader = Reader(bytes: line)
         guard reader.literal(#"{"event":{"at":"#), let at = reader.double(), reader.literal(#","event":{""#),
-              let kind = reader.plainString(), reader.literal(#":{"_0":"#) else { return nil }
+            let kind = reader.plainString(), reader.literal(#":{"_0":"#)
+        else { return nil }
         // A record, not an id, follows a `queued`'s `_0`.
         if kind == "queued" { return readQueued(line, at: at) }
         guard let id = reader.int() else { return nil }
@@ -179,7 +180,8 @@ enum EventLines {
     private static func readQueued(_ line: [UInt8], at: Double) -> AgentMessage? {
         var reader = Reader(bytes: line)
         guard reader.literal(#"{"event":{"at":"#), reader.double() != nil, reader.literal(#","event":{"queued":{"_0":"#),
-              let record = reader.freshRecord(), reader.literal("}}") else { return nil }
+            let record = reader.freshRecord(), reader.literal("}}")
+        else { return nil }
         var seq: Int64?
         if reader.literal(#","seq":"#) {
             guard let number = reader.int() else { return nil }
@@ -242,7 +244,9 @@ enum EventLines {
                 guard let text = plainString() else { return nil }
                 path = text
             }
-            var changed: Int64?, modified: Int64?, size: Int64?
+            var changed: Int64?
+            var modified: Int64?
+            var size: Int64?
             if literal(#","fileChangedNs":"#) {
                 guard let number = int() else { return nil }
                 changed = Int64(number)
@@ -256,12 +260,14 @@ enum EventLines {
                 size = Int64(number)
             }
             guard literal(#","id":"#), let id = int(), literal(#","name":""#), let name = plainString(),
-                  literal(#","origin":""#), let origin = plainString(), literal(#","queuedAt":"#), let queuedAt = double(),
-                  literal(#","state":"queued","url":""#), let url = plainString() else { return nil }
+                literal(#","origin":""#), let origin = plainString(), literal(#","queuedAt":"#), let queuedAt = double(),
+                literal(#","state":"queued","url":""#), let url = plainString()
+            else { return nil }
             let withoutLocation = literal(#","withoutLocation":true"#)
             guard literal("}") else { return nil }
-            var record = UploadRecord(id: UploadID(id), name: name, path: path, url: url, field: field, origin: origin, fileSize: size,
-                                      createdAt: Date(timeIntervalSince1970: queuedAt))
+            var record = UploadRecord(
+                id: UploadID(id), name: name, path: path, url: url, field: field, origin: origin, fileSize: size,
+                createdAt: Date(timeIntervalSince1970: queuedAt))
             (record.fileChanged, record.fileModified, record.withoutLocation) = (changed, modified, withoutLocation)
             return record
         }
@@ -269,7 +275,8 @@ enum EventLines {
         /// An answer laid out as `writeResponse` lays it out.
         mutating func response() -> UploadResponse? {
             guard literal(#"{"body":""#), let encoded = plainString(), let body = Data(base64Encoded: encoded),
-                  literal(#","bodyBytesTotal":"#), let total = int() else { return nil }
+                literal(#","bodyBytesTotal":"#), let total = int()
+            else { return nil }
             var cut: String?
             if literal(#","cut":""#) {
                 guard let text = plainString() else { return nil }

@@ -17,7 +17,8 @@ public enum SocketActivation {
             unsetenv("LISTEN_FDNAMES")
         }
         guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
-              let count = environment["LISTEN_FDS"].flatMap(Int32.init), count >= 1 else { return nil }
+            let count = environment["LISTEN_FDS"].flatMap(Int32.init), count >= 1
+        else { return nil }
         let fd = firstDescriptor
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         guard let path = listeningPath(fd) else {

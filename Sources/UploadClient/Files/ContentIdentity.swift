@@ -11,7 +11,9 @@ public enum ContentIdentity {
     /// With a `conversion` that changes anything, the digest names the original's bytes and
     /// the settings (`converted`) instead: what a converted photo is known by, found without
     /// converting it.
-    public static func sha256(of path: String, stripLocation: Bool = false, conversion: PhotoConversion? = nil) throws(UploadFailure) -> (hex: String, size: Int64) {
+    public static func sha256(of path: String, stripLocation: Bool = false, conversion: PhotoConversion? = nil) throws(UploadFailure) -> (
+        hex: String, size: Int64
+    ) {
         if let conversion, conversion.changesAnything {
             let original = try sha256(of: FileSource.open(path: path))
             return (converted(original: original.hex, conversion, stripLocation: stripLocation), original.size)

@@ -35,8 +35,9 @@ final class FileSource: Sendable {
 
     /// This file with `edits` applied to what is read, sharing its descriptor.
     func editing(_ edits: [ByteEdit]) -> FileSource {
-        FileSource(fd: fd, path: path, isPipe: isPipe, openedAs: openedAs,
-                   edited: EditedFile(edits: edits, originalSize: openedAs?.size ?? 0), base: self)
+        FileSource(
+            fd: fd, path: path, isPipe: isPipe, openedAs: openedAs,
+            edited: EditedFile(edits: edits, originalSize: openedAs?.size ?? 0), base: self)
     }
 
     /// Why a file cannot be sent.
@@ -118,10 +119,14 @@ final class FileSource: Sendable {
             var failure: Int32 = 0
             let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count - filled) { raw -> Int in
                 let want = count - filled
-                let got = isPipe
+                let got =
+                    isPipe
                     ? Glibc.read(fd, raw.baseAddress, want)
                     : pread(fd, raw.baseAddress, want, off_t(offset) + off_t(filled))
-                if got < 0 { failure = errno; return 0 }
+                if got < 0 {
+                    failure = errno
+                    return 0
+                }
                 return got
             }
             if failure == EINTR { continue }

@@ -110,8 +110,11 @@ public final class PreparationThreads: @unchecked Sendable {
                 results += checked.stop()
                 guard results.count < items.count else { break }
                 let stuck = items[results.count]
-                results.append(stalled(stuck, error.kind == .preparationStalled
-                    ? Self.stalledMessage(path(stuck), seconds: Double(limit.nanoseconds) / 1e9) : error.message))
+                results.append(
+                    stalled(
+                        stuck,
+                        error.kind == .preparationStalled
+                            ? Self.stalledMessage(path(stuck), seconds: Double(limit.nanoseconds) / 1e9) : error.message))
             }
         }
         return results

@@ -17,8 +17,10 @@ final class PreparedAhead: Sendable {
 
     /// Starts `work` for `path` unless it is held already, or `limit` are (the oldest held that
     /// is done is let go for it first, as its upload did not come).
-    func start(_ path: String, expected: FileFingerprint?, limit: Int,
-               _ work: @escaping @Sendable () async -> Result<HTTPUploadTransport.OpenedFile, UploadFailure>) {
+    func start(
+        _ path: String, expected: FileFingerprint?, limit: Int,
+        _ work: @escaping @Sendable () async -> Result<HTTPUploadTransport.OpenedFile, UploadFailure>
+    ) {
         state.withLockedValue { state in
             guard state.entries[path] == nil else { return }
             if state.entries.count >= limit {
@@ -45,7 +47,9 @@ final class PreparedAhead: Sendable {
     /// What `task` makes ready, waited for until the waiting task is cancelled: then nil at
     /// once (the work goes on by itself, its result dropped), as a cancelled upload must not
     /// wait for a conversion it will not send.
-    static func value(of task: Task<Result<HTTPUploadTransport.OpenedFile, UploadFailure>, Never>) async -> Result<HTTPUploadTransport.OpenedFile, UploadFailure>? {
+    static func value(of task: Task<Result<HTTPUploadTransport.OpenedFile, UploadFailure>, Never>) async -> Result<
+        HTTPUploadTransport.OpenedFile, UploadFailure
+    >? {
         typealias Waiting = CheckedContinuation<Result<HTTPUploadTransport.OpenedFile, UploadFailure>?, Never>
         let wait = NIOLockedValueBox<(continuation: Waiting?, over: Bool)>((nil, false))
         /// The waiting continuation, once: whoever comes first (the work or the cancel) ends the wait.

@@ -86,8 +86,10 @@ public actor UploadQueue {
         public var transport: (any UploadTransport)?
         public var retryPolicy: RetryPolicy?
 
-        public init(_ request: UploadRequest, record: UploadRecord, attemptsSoFar: Int = 0,
-                    transport: (any UploadTransport)? = nil, retryPolicy: RetryPolicy? = nil) {
+        public init(
+            _ request: UploadRequest, record: UploadRecord, attemptsSoFar: Int = 0,
+            transport: (any UploadTransport)? = nil, retryPolicy: RetryPolicy? = nil
+        ) {
             self.request = request
             self.record = record
             self.attemptsSoFar = attemptsSoFar

@@ -93,7 +93,8 @@ struct UploadQueueMachine {
         guard !sendingIDs.isEmpty else { return [:] }
         let ids = sendingIDs.sorted()
         guard waiting.isEmpty, concurrency > ids.count else { return Dictionary(uniqueKeysWithValues: ids.map { ($0, 1) }) }
-        let each = concurrency / ids.count, rest = concurrency % ids.count
+        let each = concurrency / ids.count
+        let rest = concurrency % ids.count
         return Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, each + ($0 < rest ? 1 : 0)) })
     }
 
@@ -341,7 +342,8 @@ struct UploadQueueMachine {
     private mutating func reportDrainIfIdle(into actions: inout [Action]) {
         guard isIdle, !drainReported else { return }
         drainReported = true
-        actions.append(.emit(.allFinished(UploadSummary(succeeded: finishedCounts.succeeded, failed: finishedCounts.failed, cancelled: finishedCounts.cancelled))))
+        actions.append(
+            .emit(.allFinished(UploadSummary(succeeded: finishedCounts.succeeded, failed: finishedCounts.failed, cancelled: finishedCounts.cancelled))))
         finishedCounts = (0, 0, 0)
         drain += 1
         if closeWhenDrained { actions.append(.closeEvents) }
@@ -349,11 +351,17 @@ struct UploadQueueMachine {
 
     /// Every change of phase goes through here, so the counts stay right.
     private mutating func setPhase(_ id: UploadID, _ entry: inout Entry, _ phase: UploadPhase) {
-        if case .sending = entry.phase { sending -= 1; sendingIDs.remove(id) }
+        if case .sending = entry.phase {
+            sending -= 1
+            sendingIDs.remove(id)
+        }
         if entry.phase.isActive { active -= 1 }
         if let old = entry.phase.outcome, entry.finishedInDrain == drain { count(old, by: -1) }
         entry.phase = phase
-        if case .sending = phase { sending += 1; sendingIDs.insert(id) }
+        if case .sending = phase {
+            sending += 1
+            sendingIDs.insert(id)
+        }
         if phase.isActive { active += 1 }
         if let new = phase.outcome {
             count(new, by: 1)
@@ -377,9 +385,9 @@ struct UploadQueueMachine {
     }
 }
 
-private extension UploadPhase {
+extension UploadPhase {
     /// Sending or waiting to retry.
-    var isActive: Bool {
+    fileprivate var isActive: Bool {
         switch self {
         case .sending, .waitingToRetry: true
         case .queued, .finished: false

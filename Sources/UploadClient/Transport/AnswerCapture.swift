@@ -62,7 +62,8 @@ extension UploadResponse {
     /// An answer from its parsed head: an interim one (no body), or a final one as far as its
     /// body arrived.
     init(_ head: HTTPResponseHead, body: [UInt8] = [], bodyBytesTotal: Int64 = 0) {
-        self.init(status: Int(head.status.code), reason: head.status.reasonPhrase,
-                  headers: head.headers.map { ($0.name, $0.value) }, body: body, bodyBytesTotal: bodyBytesTotal)
+        self.init(
+            status: Int(head.status.code), reason: head.status.reasonPhrase,
+            headers: head.headers.map { ($0.name, $0.value) }, body: body, bodyBytesTotal: bodyBytesTotal)
     }
 }

@@ -235,8 +235,10 @@ final class StallWatchdog: Sendable {
         check(watch, limit, eventLoop, at: eventLoop.now + limit, onStall)
     }
 
-    private func check(_ watch: WriteWatch, _ limit: TimeAmount, _ eventLoop: EventLoop, at when: NIODeadline,
-                       _ onStall: @escaping @Sendable () -> Void) {
+    private func check(
+        _ watch: WriteWatch, _ limit: TimeAmount, _ eventLoop: EventLoop, at when: NIODeadline,
+        _ onStall: @escaping @Sendable () -> Void
+    ) {
         scheduled.withLockedValue { state in
             guard !state.cancelled else { return }
             state.task = eventLoop.scheduleTask(deadline: when) { [self] in

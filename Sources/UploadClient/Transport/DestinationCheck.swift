@@ -35,19 +35,24 @@ public struct DestinationCheck: Sendable, Equatable {
                 let creation = tus.extensions.contains("creation") ? "" : " (without creation: send needs --upload-url)"
                 return check(true, "it answers and speaks tus 1.0.0\(creation); uploads resume where a connection broke")
             }
-            if let version = response.header(ResumableFields.interopVersion).flatMap(Int.init) ?? response.header("Upload-Draft-Interop-Version").flatMap(Int.init) {
+            if let version = response.header(ResumableFields.interopVersion).flatMap(Int.init)
+                ?? response.header("Upload-Draft-Interop-Version").flatMap(Int.init)
+            {
                 return check(true, "it answers and resumes uploads (the resumable-upload draft, version \(version)); credentials, if it needs any, were taken")
             }
             return check(true, "it answers, and took the request with the credentials given (a plain upload endpoint checks them again on each upload)")
         case 401, 407:
             let who = response.status == 407 ? "the proxy" : "the server"
-            return check(false, "\(who) wants credentials it did not get or did not take: give them with netrc = true (~/.netrc), or a header file (headers = [\"@FILE\"])")
+            return check(
+                false,
+                "\(who) wants credentials it did not get or did not take: give them with netrc = true (~/.netrc), or a header file (headers = [\"@FILE\"])")
         case 403:
             return check(false, "the server refused the request: the credentials are not taken, or they may not upload here")
         case 404, 410:
             return check(false, "there is no such endpoint on the server: check the URL's path")
         case 405, 501:
-            return check(true, "the server is there (it does not answer OPTIONS, which many upload endpoints do not); the credentials are checked only by an upload")
+            return check(
+                true, "the server is there (it does not answer OPTIONS, which many upload endpoints do not); the credentials are checked only by an upload")
         case 300..<400:
             let location = response.header("Location").map { " to \(RedactedURL.display($0))" } ?? ""
             return check(false, "the server sends requests elsewhere\(location): give that URL")
@@ -64,13 +69,17 @@ public struct DestinationCheck: Sendable, Equatable {
         case 200..<300:
             return DestinationCheck(passed: true, request: request, status: status, verdict: "the bucket \(bucket) is there and the credentials are taken")
         case 403:
-            return DestinationCheck(passed: false, request: request, status: status,
-                                    verdict: "the credentials are refused, or they may not look at the bucket \(bucket) (s3:ListBucket): a key that may only upload cannot be checked without uploading")
+            return DestinationCheck(
+                passed: false, request: request, status: status,
+                verdict:
+                    "the credentials are refused, or they may not look at the bucket \(bucket) (s3:ListBucket): a key that may only upload cannot be checked without uploading"
+            )
         case 404:
             return DestinationCheck(passed: false, request: request, status: status, verdict: "there is no bucket \(bucket) at this endpoint")
         case 301, 307, 400:
             let region = response.header("x-amz-bucket-region").map { " (it is in \($0): set AWS_REGION)" } ?? ""
-            return DestinationCheck(passed: false, request: request, status: status, verdict: "the bucket \(bucket) is in another region than the one signed for\(region)")
+            return DestinationCheck(
+                passed: false, request: request, status: status, verdict: "the bucket \(bucket) is in another region than the one signed for\(region)")
         default:
             return reading(options: result, request: request)
         }
@@ -96,7 +105,8 @@ extension HTTPUploadTransport {
             guard let bucketLocation = try? S3Location(parsing: "s3://\(location.bucket)/"), let bucket = endpoints(s3.url(for: bucketLocation)) else {
                 return DestinationCheck(passed: false, request: shown, status: nil, verdict: "cannot make an S3 request for \(url)")
             }
-            let result = await signedExchange(.HEAD, bucket, query: "", fields: baseHeaders(headers), body: .none, s3: s3, eventLoop: eventLoop, observer: .init())
+            let result = await signedExchange(
+                .HEAD, bucket, query: "", fields: baseHeaders(headers), body: .none, s3: s3, eventLoop: eventLoop, observer: .init())
             return DestinationCheck.reading(bucket: result, request: "HEAD " + bucket.shown, bucket: location.bucket)
         }
         var fields = baseHeaders(headers)

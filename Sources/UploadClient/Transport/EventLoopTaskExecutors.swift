@@ -37,7 +37,8 @@ final class EventLoopTaskExecutors: Sendable {
         let here = MultiThreadedEventLoopGroup.currentEventLoop
         let index = running.withLockedValue { running -> Int in
             let fewest = running.min() ?? 0
-            let chosen = executors.indices.first { running[$0] == fewest && executors[$0].loop === here }
+            let chosen =
+                executors.indices.first { running[$0] == fewest && executors[$0].loop === here }
                 ?? executors.indices.first { running[$0] == fewest }!
             running[chosen] += 1
             return chosen
@@ -47,7 +48,8 @@ final class EventLoopTaskExecutors: Sendable {
 
     func release(_ executor: (any TaskExecutor)?) {
         guard let executor = executor as? EventLoopTaskExecutor,
-              let index = executors.firstIndex(where: { $0 === executor }) else { return }
+            let index = executors.firstIndex(where: { $0 === executor })
+        else { return }
         running.withLockedValue { $0[index] = max(0, $0[index] - 1) }
     }
 

@@ -84,7 +84,8 @@ struct Carriers: Exchanger {
 
     func exchange(_ exchange: Exchange, eventLoop: EventLoop, observer: AttemptObserver) async -> AttemptResult {
         if let direct, let target = direct.connections.target(exchange.endpoint),
-           AttemptPlan.carrier(directPossible: true, bodyLength: exchange.body.length, hasBody: !exchange.body.isNone) == .direct {
+            AttemptPlan.carrier(directPossible: true, bodyLength: exchange.body.length, hasBody: !exchange.body.isNone) == .direct
+        {
             return await direct.exchange(exchange, to: target, eventLoop: eventLoop, observer: observer)
         }
         return await client.exchange(exchange, eventLoop: eventLoop, observer: observer)

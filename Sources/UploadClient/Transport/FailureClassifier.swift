@@ -21,9 +21,11 @@ enum FailureClassifier {
     /// refusal is final (trying again cannot change it), a proxy that does not answer is not.
     /// A proxy answered 407: it wants a login, or refused the one given.
     static func proxyWantsLogin(_ proxy: ProxyTarget) -> UploadFailure {
-        UploadFailure(.other, proxy.login == nil
-            ? "the proxy \(proxy.display) wants a login (407 Proxy Authentication Required); give it in the proxy URL, http://user:password@\(proxy.host):\(proxy.port)"
-            : "the proxy \(proxy.display) refused the login given in its URL (407 Proxy Authentication Required)")
+        UploadFailure(
+            .other,
+            proxy.login == nil
+                ? "the proxy \(proxy.display) wants a login (407 Proxy Authentication Required); give it in the proxy URL, http://user:password@\(proxy.host):\(proxy.port)"
+                : "the proxy \(proxy.display) refused the login given in its URL (407 Proxy Authentication Required)")
     }
 
     /// `bridge` and `endpoint`: what the SOCKS bridge found when AsyncHTTPClient only has its reply.
@@ -34,8 +36,10 @@ enum FailureClassifier {
         return String(describing: error)
     }
 
-    static func throughProxy(_ error: Error, proxy: ProxyTarget, timeouts: UploadTimeouts,
-                             bridge: SOCKSBridge? = nil, endpoint: Endpoint? = nil) -> UploadFailure? {
+    static func throughProxy(
+        _ error: Error, proxy: ProxyTarget, timeouts: UploadTimeouts,
+        bridge: SOCKSBridge? = nil, endpoint: Endpoint? = nil
+    ) -> UploadFailure? {
         let name = proxy.display
         if let refused = error as? SOCKS5Connector.Refused { return refused.failure }
         // Already said in full (a SOCKS5 handshake's clock, a name not resolved here).
@@ -45,7 +49,9 @@ enum FailureClassifier {
             case .proxyAuthenticationRequired:
                 return proxyWantsLogin(proxy)
             case .invalidProxyResponse:
-                return UploadFailure(.other, "the proxy \(name) refused to open a connection to the server (its answer to CONNECT was not 200; many proxies allow it to port 443 only)")
+                return UploadFailure(
+                    .other,
+                    "the proxy \(name) refused to open a connection to the server (its answer to CONNECT was not 200; many proxies allow it to port 443 only)")
             case .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
                 return UploadFailure(.connectTimeout, "the proxy \(name) did not answer within \(seconds(timeouts.connect))")
             default:
@@ -81,9 +87,11 @@ enum FailureClassifier {
             case .readTimeout:
                 return bodySent ? noAnswer(timeouts) : stalled(timeouts)
             case .remoteConnectionClosed:
-                return UploadFailure(.connectionLost, bodySent
-                    ? "the server closed the connection without answering"
-                    : "the server closed the connection during the upload")
+                return UploadFailure(
+                    .connectionLost,
+                    bodySent
+                        ? "the server closed the connection without answering"
+                        : "the server closed the connection during the upload")
             case .redirectLimitReached, .redirectCycleDetected:
                 return UploadFailure(.tooManyRedirects, "too many redirects")
             case .deadlineExceeded:

@@ -96,9 +96,10 @@ extension HTTPUploadTransport {
             return judged
         case .mismatch(let algorithm):
             var judged = result
-            judged.outcome = .failed(UploadFailure(
-                .integrityMismatch,
-                "integrity mismatch: the server's \(DigestFields.representation) (\(algorithm.rawValue)) is not that of what was sent"))
+            judged.outcome = .failed(
+                UploadFailure(
+                    .integrityMismatch,
+                    "integrity mismatch: the server's \(DigestFields.representation) (\(algorithm.rawValue)) is not that of what was sent"))
             return judged
         }
     }

@@ -79,8 +79,9 @@ extension HTTPUploadTransport {
         if let size = opened.size, size <= holdable {
             // Small enough to hold: one read serves the sniffing, the size check and the body.
             let whole = try opened.readWhole(size: size)
-            return OpenedFile(source: opened, prefix: Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength)), preloaded: whole,
-                              converted: converted, identity: identity)
+            return OpenedFile(
+                source: opened, prefix: Array(whole.readableBytesView.prefix(MediaSniffer.prefixLength)), preloaded: whole,
+                converted: converted, identity: identity)
         }
         return OpenedFile(source: opened, prefix: try opened.prefix(), preloaded: nil, converted: converted, identity: identity)
     }
@@ -99,9 +100,10 @@ extension HTTPUploadTransport {
             let expected = request.expectedFile
             ahead.start(path, expected: expected, limit: Self.aheadLimit) {
                 do throws(UploadFailure) {
-                    return .success(try await threads.run(limit: limit, describing: path) { () throws(UploadFailure) in
-                        try Self.openFile(path, expected: expected, stripLocation: strip, conversion: conversion, holdable: holdable)
-                    })
+                    return .success(
+                        try await threads.run(limit: limit, describing: path) { () throws(UploadFailure) in
+                            try Self.openFile(path, expected: expected, stripLocation: strip, conversion: conversion, holdable: holdable)
+                        })
                 } catch {
                     return .failure(error)
                 }
@@ -166,8 +168,9 @@ extension HTTPUploadTransport {
         } catch {
             throw UploadFailure(.fileError, error.description)
         }
-        return Prepared(endpoint: endpoint, s3: s3, source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded,
-                        uploadName: uploadName, sourceIdentity: identity?.source, convertedContent: identity?.sent)
+        return Prepared(
+            endpoint: endpoint, s3: s3, source: source, media: media, pipePrefix: pipePrefix, preloaded: preloaded,
+            uploadName: uploadName, sourceIdentity: identity?.source, convertedContent: identity?.sent)
     }
 
     /// The name a converted photo goes by: its extension follows what was written (with

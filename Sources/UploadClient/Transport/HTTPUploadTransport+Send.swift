@@ -11,8 +11,9 @@ extension HTTPUploadTransport {
         url: String, method: HTTPMethod, headers: HTTPHeaders, streamer: BodyStreamer? = nil,
         progressBase: Int64 = 0, progressTotal: Int64? = nil, continueWait: TimeAmount? = nil, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
-        await send(url: url, method: method, headers: headers, body: streamer.map { .streamed($0) } ?? .none,
-                   progressBase: progressBase, progressTotal: progressTotal, continueWait: continueWait, eventLoop: eventLoop, observer: observer)
+        await send(
+            url: url, method: method, headers: headers, body: streamer.map { .streamed($0) } ?? .none,
+            progressBase: progressBase, progressTotal: progressTotal, continueWait: continueWait, eventLoop: eventLoop, observer: observer)
     }
 
     /// One request with a body in memory (a chunk of a stream), by whichever carrier takes it.
@@ -20,8 +21,9 @@ extension HTTPUploadTransport {
         url: String, method: HTTPMethod, headers: HTTPHeaders, bytes: ByteBuffer, progressBase: Int64 = 0, progressTotal: Int64? = nil,
         eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
-        await send(url: url, method: method, headers: headers, body: .buffers([bytes]),
-                   progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer)
+        await send(
+            url: url, method: method, headers: headers, body: .buffers([bytes]),
+            progressBase: progressBase, progressTotal: progressTotal, eventLoop: eventLoop, observer: observer)
     }
 
     private func send(
@@ -29,11 +31,13 @@ extension HTTPUploadTransport {
         progressBase: Int64, progressTotal: Int64?, continueWait: TimeAmount? = nil, eventLoop: EventLoop, observer: AttemptObserver
     ) async -> AttemptResult {
         guard let endpoint = endpoints(url) else {
-            return AttemptResult(outcome: .failed(UploadFailure(.other, UploadInputError.badURL(RedactedURL.display(url)).description)),
-                                 response: nil, bytesSent: 0)
+            return AttemptResult(
+                outcome: .failed(UploadFailure(.other, UploadInputError.badURL(RedactedURL.display(url)).description)),
+                response: nil, bytesSent: 0)
         }
-        let exchange = Exchange(method: method, endpoint: endpoint, headers: headers, body: body,
-                                progressBase: progressBase, progressTotal: progressTotal, continueWait: continueWait)
+        let exchange = Exchange(
+            method: method, endpoint: endpoint, headers: headers, body: body,
+            progressBase: progressBase, progressTotal: progressTotal, continueWait: continueWait)
         return await exchanger.exchange(exchange, eventLoop: eventLoop, observer: observer)
     }
 
@@ -50,14 +54,17 @@ extension HTTPUploadTransport {
         if inOneWrite, exchanger.path(to: endpoint).direct, let preloaded = prepared.preloaded {
             let allocator = ByteBufferAllocator()
             let pieces = [allocator.buffer(bytes: layout.head), preloaded, allocator.buffer(bytes: layout.tail)].filter { $0.readableBytes > 0 }
-            let result = await exchanger.exchange(Exchange(method: method, endpoint: endpoint, headers: fields, body: .buffers(pieces)),
-                                                  eventLoop: eventLoop, observer: observer)
+            let result = await exchanger.exchange(
+                Exchange(method: method, endpoint: endpoint, headers: fields, body: .buffers(pieces)),
+                eventLoop: eventLoop, observer: observer)
             return (result, upFront, inMemory?.fileHex ?? inMemoryContent(prepared))
         }
-        let streamer = makeStreamer(layout, prepared, pipePrefix: pipePrefix,
-                                    digest: upFront == nil ? streamDigest(layout, prepared, url: endpoint.url) : nil, eventLoop: eventLoop)
-        let result = await exchanger.exchange(Exchange(method: method, endpoint: endpoint, headers: fields, body: .streamed(streamer)),
-                                              eventLoop: eventLoop, observer: observer)
+        let streamer = makeStreamer(
+            layout, prepared, pipePrefix: pipePrefix,
+            digest: upFront == nil ? streamDigest(layout, prepared, url: endpoint.url) : nil, eventLoop: eventLoop)
+        let result = await exchanger.exchange(
+            Exchange(method: method, endpoint: endpoint, headers: fields, body: .streamed(streamer)),
+            eventLoop: eventLoop, observer: observer)
         return (result, upFront ?? streamer.digest?.value, inMemory?.fileHex ?? streamer.digest?.fileHex)
     }
 }

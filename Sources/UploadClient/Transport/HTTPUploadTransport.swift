@@ -92,11 +92,12 @@ public final class HTTPUploadTransport: UploadTransport {
         followsRedirectsElsewhere: Bool = false,
         conversion: PhotoConversion? = nil
     ) throws {
-        try self.init(tls: tls, timeouts: timeouts, chunkSize: chunkSize, rateLimit: rateLimit, sharedLimit: sharedLimit, resume: resume,
-                      stripLocation: stripLocation, proxy: proxy, noProxy: noProxy, digests: digests, contentIdentity: contentIdentity,
-                      uploadProtocol: uploadProtocol, tusChunkSize: tusChunkSize, createDirs: createDirs, direct: direct, eventLoopGroup: eventLoopGroup,
-                      threadPool: threadPool, exchanger: nil, clock: clock, followsRedirectsElsewhere: followsRedirectsElsewhere,
-                      conversion: conversion)
+        try self.init(
+            tls: tls, timeouts: timeouts, chunkSize: chunkSize, rateLimit: rateLimit, sharedLimit: sharedLimit, resume: resume,
+            stripLocation: stripLocation, proxy: proxy, noProxy: noProxy, digests: digests, contentIdentity: contentIdentity,
+            uploadProtocol: uploadProtocol, tusChunkSize: tusChunkSize, createDirs: createDirs, direct: direct, eventLoopGroup: eventLoopGroup,
+            threadPool: threadPool, exchanger: nil, clock: clock, followsRedirectsElsewhere: followsRedirectsElsewhere,
+            conversion: conversion)
     }
 
     /// `exchanger`: what carries the requests (nil: the direct way where it can, AsyncHTTPClient otherwise).
@@ -150,9 +151,11 @@ public final class HTTPUploadTransport: UploadTransport {
         let carrier = try ClientExchanger(tls: tls, timeouts: timeouts, route: proxyRoute, eventLoopGroup: eventLoopGroup, threadPool: threadPool, clock: clock)
         self.carrier = carrier
         self.eventLoopGroup = eventLoopGroup
-        self.exchanger = exchanger ?? Carriers(
-            direct: direct ? DirectExchanger(connections: connections, timeouts: timeouts) : nil,
-            client: carrier)
+        self.exchanger =
+            exchanger
+            ?? Carriers(
+                direct: direct ? DirectExchanger(connections: connections, timeouts: timeouts) : nil,
+                client: carrier)
         self.loopExecutors = EventLoopTaskExecutors(eventLoopGroup)
         self.threadPool = threadPool
         self.chunkSize = chunkSize
@@ -163,8 +166,10 @@ public final class HTTPUploadTransport: UploadTransport {
 
     /// A transport that sends as `settings` say, within `sharedLimit` if given.
     /// `preparationLimit`: how long reading a file before its upload may take.
-    public convenience init(settings: TransportSettings, sharedLimit: SharedRateLimit? = nil, contentIdentity: Bool = true,
-                            preparationLimit: TimeAmount = PreparationThreads.defaultLimit, clock: HouseClock = .system) throws {
+    public convenience init(
+        settings: TransportSettings, sharedLimit: SharedRateLimit? = nil, contentIdentity: Bool = true,
+        preparationLimit: TimeAmount = PreparationThreads.defaultLimit, clock: HouseClock = .system
+    ) throws {
         try self.init(
             tls: TLSOptions(caCertificatePath: settings.caCertificatePath, insecure: settings.insecure),
             timeouts: UploadTimeouts(

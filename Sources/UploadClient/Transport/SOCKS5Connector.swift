@@ -44,7 +44,8 @@ enum SOCKS5Connector {
                                 SOCKS5HandshakeHandler(handshake, proxy: proxy, timeout: timeout, established: established))
                         }
                     }
-                let connecting = (try? SocketAddress(ipAddress: proxy.host, port: proxy.port))
+                let connecting =
+                    (try? SocketAddress(ipAddress: proxy.host, port: proxy.port))
                     .map { bootstrap.connect(to: $0) } ?? bootstrap.connect(host: proxy.host, port: proxy.port)
                 return connecting.flatMap { channel in
                     established.futureResult
@@ -69,7 +70,8 @@ enum SOCKS5Connector {
             do {
                 resolved = try SocketAddress.makeAddressResolvingHost(host, port: port)
             } catch {
-                throw UploadFailure(.cannotConnect, "cannot resolve \(host) here (a socks5:// proxy is given addresses; socks5h:// lets the proxy resolve names)")
+                throw UploadFailure(
+                    .cannotConnect, "cannot resolve \(host) here (a socks5:// proxy is given addresses; socks5h:// lets the proxy resolve names)")
             }
             guard let ip = resolved.ipAddress, let address = address(ip) else {
                 throw UploadFailure(.cannotConnect, "cannot resolve \(host) to an IP address")
@@ -130,11 +132,13 @@ final class SOCKS5HandshakeHandler: ChannelDuplexHandler {
     private func start(_ context: ChannelHandlerContext) {
         guard !started else { return }
         started = true
-        let proxy = self.proxy, timeout = self.timeout
+        let proxy = self.proxy
+        let timeout = self.timeout
         let channel = context.channel
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         clock = context.eventLoop.scheduleTask(in: timeout) {
-            handler.value.fail(UploadFailure(.connectTimeout, "the SOCKS5 proxy \(proxy.display) did not finish its handshake within \(Double(timeout.nanoseconds) / 1e9) s"))
+            handler.value.fail(
+                UploadFailure(.connectTimeout, "the SOCKS5 proxy \(proxy.display) did not finish its handshake within \(Double(timeout.nanoseconds) / 1e9) s"))
             channel.close(promise: nil)
         }
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: handshake.greeting)), promise: nil)

@@ -72,7 +72,10 @@ public enum DestinationArguments {
             let file = try file()
             guard let chosen = file.destination(named: nil) else {
                 if command == "check" {
-                    throw .refused(file.destinations.isEmpty ? "there is no destination to check: \(file.path) names none yet (uploadmon destinations add NAME --to URL), or give --to URL" : "name the destination to check (there is no default): \(file.names.joined(separator: ", "))")
+                    throw .refused(
+                        file.destinations.isEmpty
+                            ? "there is no destination to check: \(file.path) names none yet (uploadmon destinations add NAME --to URL), or give --to URL"
+                            : "name the destination to check (there is no default): \(file.names.joined(separator: ", "))")
                 }
                 // Bare `uploadmon` or `uploadmon DIR` (with the monitor's own options at most),
                 // nothing to send to: say how to start.
@@ -102,7 +105,10 @@ public enum DestinationArguments {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            guard argument.hasPrefix("-") else { operands += 1; continue }
+            guard argument.hasPrefix("-") else {
+                operands += 1
+                continue
+            }
             let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
             guard let takesValue = monitorOwn[name] else { return false }
             if takesValue, !argument.contains("=") { index += 1 }

@@ -18,7 +18,8 @@ public struct DestinationCommands {
     public func list() throws(CommandFailure) -> String {
         let file = try load()
         guard !file.destinations.isEmpty else {
-            return "No destinations yet (\(file.path) does not name any).\nAdd one: uploadmon destinations add NAME --to URL [options] — then uploadmon send FILE --to NAME, or uploadmon --to NAME."
+            return
+                "No destinations yet (\(file.path) does not name any).\nAdd one: uploadmon destinations add NAME --to URL [options] — then uploadmon send FILE --to NAME, or uploadmon --to NAME."
         }
         let names = file.names
         let width = max(4, names.map(\.count).max() ?? 0)
@@ -32,11 +33,14 @@ public struct DestinationCommands {
             for key in SavedDestination.keys where key.name != "protocol" {
                 if let value = destination.settings[key.name] { extras.append(Self.describe(key, value)) }
             }
-            lines.append(mark + pad(name, width) + "  " + pad(destination.protocolName, protocolWidth) + "  " + RedactedURL.display(destination.url)
-                         + (extras.isEmpty ? "" : "  (" + extras.joined(separator: ", ") + ")"))
+            lines.append(
+                mark + pad(name, width) + "  " + pad(destination.protocolName, protocolWidth) + "  " + RedactedURL.display(destination.url)
+                    + (extras.isEmpty ? "" : "  (" + extras.joined(separator: ", ") + ")"))
         }
         lines.append("")
-        lines.append(file.defaultName != nil ? "* the default, used when --to is not given. From \(file.path)." : "No default (uploadmon destinations default NAME). From \(file.path).")
+        lines.append(
+            file.defaultName != nil
+                ? "* the default, used when --to is not given. From \(file.path)." : "No default (uploadmon destinations default NAME). From \(file.path).")
         return lines.joined(separator: "\n")
     }
 
@@ -100,7 +104,9 @@ public struct DestinationCommands {
     public func add(name: String, choices: UploadChoices, makeDefault: Bool, directory: String) throws(CommandFailure) -> String {
         guard choices.destinationList == nil else { throw .refused("a destination is one URL; --to @LIST gives each file its own, on the command line") }
         guard !choices.insecure else {
-            throw .refused("--insecure is not kept in a destination (every upload to it would go unverified): give the server's CA with --cacert, or --insecure on the command line each time")
+            throw .refused(
+                "--insecure is not kept in a destination (every upload to it would go unverified): give the server's CA with --cacert, or --insecure on the command line each time"
+            )
         }
         if choices.headersFromStandardInput { throw .refused("-H @- reads standard input once; a destination names a header file, -H @FILE") }
         if let refusal = Self.absolutePaths(choices, directory: directory).commandLineRefusal(environment: environment) { throw .refused(refusal) }
@@ -115,7 +121,8 @@ public struct DestinationCommands {
     public func remove(name: String) throws(CommandFailure) -> String {
         let file = try load()
         let written = try file.write(try file.removing(name), home: home)
-        let note = file.defaultName == name ? " It was the default; now there is none\(written.names.isEmpty ? "" : " (uploadmon destinations default NAME)")." : ""
+        let note =
+            file.defaultName == name ? " It was the default; now there is none\(written.names.isEmpty ? "" : " (uploadmon destinations default NAME)")." : ""
         return "Removed \(name) from \(file.path).\(note)"
     }
 

@@ -87,7 +87,9 @@ public struct DestinationFile: Sendable, Equatable {
         return file
     }
 
-    private static func destination(_ name: String, _ table: TOMLTable, at place: String, folder: String, home: String) throws(CommandFailure) -> SavedDestination {
+    private static func destination(_ name: String, _ table: TOMLTable, at place: String, folder: String, home: String) throws(CommandFailure)
+        -> SavedDestination
+    {
         guard let url = table["url"]?.string else { throw .failed("\(place): url = \"…\" is missing") }
         if let refusal = SecretRule.refusal(key: "url", value: .text(url), at: place) { throw .failed(refusal) }
         var destination = SavedDestination(name: name, url: url)
@@ -155,10 +157,13 @@ extension DestinationFile {
     /// the first); refused when the name is taken or a value is a secret.
     public func adding(_ destination: SavedDestination, makeDefault: Bool) throws(CommandFailure) -> String {
         guard SavedDestination.isValidName(destination.name) else {
-            throw .refused("\(destination.name): a destination's name is a letter, then letters, digits, - or _ (it is said after --to, where a URL has a dot or a colon)")
+            throw .refused(
+                "\(destination.name): a destination's name is a letter, then letters, digits, - or _ (it is said after --to, where a URL has a dot or a colon)")
         }
         guard destinations[destination.name] == nil else {
-            throw .refused("there is already a destination \(destination.name) in \(path): remove it first (uploadmon destinations remove \(destination.name)), or edit the file")
+            throw .refused(
+                "there is already a destination \(destination.name) in \(path): remove it first (uploadmon destinations remove \(destination.name)), or edit the file"
+            )
         }
         let place = "destination \(destination.name)"
         if let refusal = SecretRule.refusal(key: "url", value: .text(destination.url), at: place) { throw .refused(refusal) }

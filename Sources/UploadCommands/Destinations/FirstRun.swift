@@ -42,7 +42,8 @@ public struct FirstRun {
     }
 
     public func run() throws(CommandFailure) -> Next {
-        write("""
+        write(
+            """
             uploadmon sends photos to an HTTP endpoint and shows each upload's progress and the server's answer.
 
             Nothing to send to yet. Start with one of these:
@@ -79,7 +80,8 @@ public struct FirstRun {
                 url = line
             }
             let choices = UploadChoices(to: url ?? "")
-            let refusal = choices.refusal(environment: ProcessInfo.processInfo.environment)
+            let refusal =
+                choices.refusal(environment: ProcessInfo.processInfo.environment)
                 ?? SecretRule.refusal(key: "url", value: .text(choices.to), at: "that URL")
             if let refusal {
                 write("\(refusal)\n")
@@ -107,7 +109,9 @@ public struct FirstRun {
         var base = "server"
         if S3Location.isS3(url), let bucket = (try? S3Location(parsing: url))?.bucket {
             base = bucket
-        } else if let host = URLComponents(string: url)?.host, let label = host.split(separator: ".").first, !host.allSatisfy({ $0.isNumber || $0 == "." || $0 == ":" }) {
+        } else if let host = URLComponents(string: url)?.host, let label = host.split(separator: ".").first,
+            !host.allSatisfy({ $0.isNumber || $0 == "." || $0 == ":" })
+        {
             base = String(label)
         }
         base = String(base.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") })
@@ -138,9 +142,10 @@ extension DestinationArguments {
                 FileHandle.standardError.write(Data((FirstRun.guidance(file: file.path) + "\n").utf8))
                 throw .said(status: 64)
             }
-            let run = FirstRun(file: file, home: environment["HOME"] ?? NSHomeDirectory(), passing: passing,
-                               readLine: { Swift.readLine(strippingNewline: true) },
-                               write: { FileHandle.standardOutput.write(Data($0.utf8)) })
+            let run = FirstRun(
+                file: file, home: environment["HOME"] ?? NSHomeDirectory(), passing: passing,
+                readLine: { Swift.readLine(strippingNewline: true) },
+                write: { FileHandle.standardOutput.write(Data($0.utf8)) })
             guard case .run(let chosen) = try run.run() else { return nil }
             if case .expanded(let expanded) = try expand(chosen, loading: load) { return expanded }
             return chosen

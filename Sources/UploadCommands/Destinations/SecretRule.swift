@@ -27,20 +27,23 @@ public enum SecretRule {
         case ("url", .text(let url)): return urlRefusal(url, at: place)
         case ("proxy", .text(let proxy)):
             if let password = userPassword(proxy), !password.isEmpty {
-                return "\(place): the proxy URL holds a password, which would be kept in plain text in the file: leave it out of the URL and give it with --proxy on the command line, or in the environment (https_proxy)"
+                return
+                    "\(place): the proxy URL holds a password, which would be kept in plain text in the file: leave it out of the URL and give it with --proxy on the command line, or in the environment (https_proxy)"
             }
         case ("headers", .list(let headers)):
             for header in headers where !header.hasPrefix("@") {
                 let name = header.split(separator: ":", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? header
                 guard inlineHeaders.contains(name.lowercased()) else {
-                    return "\(place): the header \(name) is written in the file itself, and a header may carry a credential: put it in a file of its own (chmod 600, one header a line) and write \"@/path/to/that/file\" instead; headers written in the file are only \(inlineHeaders.sorted().joined(separator: ", "))"
+                    return
+                        "\(place): the header \(name) is written in the file itself, and a header may carry a credential: put it in a file of its own (chmod 600, one header a line) and write \"@/path/to/that/file\" instead; headers written in the file are only \(inlineHeaders.sorted().joined(separator: ", "))"
                 }
             }
         case ("form", .list(let fields)):
             for field in fields {
                 let name = field.split(separator: "=", maxSplits: 1).first.map(String.init) ?? field
                 if soundsSecret(name) {
-                    return "\(place): the form field \(name) sounds like a secret, which would be kept in plain text in the file: give it with -F on the command line"
+                    return
+                        "\(place): the form field \(name) sounds like a secret, which would be kept in plain text in the file: give it with -F on the command line"
                 }
             }
         default: break
@@ -51,11 +54,14 @@ public enum SecretRule {
     /// Why a destination's URL cannot be kept in the file.
     static func urlRefusal(_ url: String, at place: String) -> String? {
         if let password = userPassword(url), !password.isEmpty {
-            return "\(place): the URL holds a password, which would be kept in plain text in the file: write the URL without it and keep the login in ~/.netrc (netrc = true), or in a header file (headers = [\"@FILE\"])"
+            return
+                "\(place): the URL holds a password, which would be kept in plain text in the file: write the URL without it and keep the login in ~/.netrc (netrc = true), or in a header file (headers = [\"@FILE\"])"
         }
         if let query = URLComponents(string: url)?.queryItems,
-           let secret = query.first(where: { soundsSecret($0.name) || $0.name.lowercased().hasPrefix("x-amz-") || $0.name.lowercased().hasPrefix("x-goog-") }) {
-            return "\(place): the URL's query has \(secret.name), which holds a secret or a presigned URL's signature (valid for one object and a while): send to such a URL with --to on the command line"
+            let secret = query.first(where: { soundsSecret($0.name) || $0.name.lowercased().hasPrefix("x-amz-") || $0.name.lowercased().hasPrefix("x-goog-") })
+        {
+            return
+                "\(place): the URL's query has \(secret.name), which holds a secret or a presigned URL's signature (valid for one object and a while): send to such a URL with --to on the command line"
         }
         return nil
     }

@@ -106,7 +106,10 @@ public struct Netrc: Sendable, Equatable {
             index += 1
             while index < scalars.count {
                 // An empty line ends it.
-                if scalars[index] == "\n" { index += 1; return }
+                if scalars[index] == "\n" {
+                    index += 1
+                    return
+                }
                 while index < scalars.count, scalars[index] != "\n" { index += 1 }
                 index += 1
             }
@@ -155,7 +158,8 @@ public struct NetrcChoice: Sendable, Equatable {
     /// `url` as sent: without its own login and password when an entry of a required file replaces them.
     public func endpoint(_ url: String) -> String {
         guard !optional, (try? credentials(for: url)) != nil, var components = URLComponents(string: url),
-              components.user != nil || components.password != nil else { return url }
+            components.user != nil || components.password != nil
+        else { return url }
         components.user = nil
         components.password = nil
         return components.string ?? url

@@ -57,7 +57,8 @@ public enum BoundedNumber {
         if let value = decimal(text, max: maxBytes) { return .bytes(value) }
         let trimmed = text.utf8.drop { $0 == 0x20 || $0 == 0x09 }
         if !trimmed.isEmpty, trimmed.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x20 || $0 == 0x09 }),
-           trimmed.contains(where: { (0x30...0x39).contains($0) }) {
+            trimmed.contains(where: { (0x30...0x39).contains($0) })
+        {
             return .beyondLimit
         }
         return .malformed

@@ -38,7 +38,8 @@ public enum DurationRule: Sendable, CaseIterable {
     public func check(_ seconds: Double, option: String) throws(RangeError) -> Double {
         guard seconds.isFinite, range.contains(seconds) else {
             let shown = seconds.isFinite && seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : "\(seconds)"
-            throw RangeError(message: "\(option) \(shown) is out of range: allowed \(DurationText.describe(range.lowerBound)) to \(DurationText.describe(range.upperBound))")
+            throw RangeError(
+                message: "\(option) \(shown) is out of range: allowed \(DurationText.describe(range.lowerBound)) to \(DurationText.describe(range.upperBound))")
         }
         return seconds
     }

@@ -67,4 +67,3 @@ public struct RangeError: Error, Equatable, CustomStringConvertible {
     public init(message: String) { self.message = message }
     public var description: String { message }
 }
-

@@ -37,7 +37,10 @@ public enum InvisibleCharacters {
         guard json.unicodeScalars.contains(where: hidden) else { return json }
         var out = ""
         for scalar in json.unicodeScalars {
-            guard hidden(scalar) else { out.unicodeScalars.append(scalar); continue }
+            guard hidden(scalar) else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
             for unit in String(scalar).utf16 {
                 let hex = String(unit, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex

@@ -39,27 +39,43 @@ public enum LocalTime {
         }
         func character(_ c: Unicode.Scalar) { bytes.append(UInt8(ascii: c)) }
         func day() {
-            digits(Int(parts.tm_year) + 1900, 4); character("-")
-            digits(Int(parts.tm_mon) + 1, 2); character("-")
+            digits(Int(parts.tm_year) + 1900, 4)
+            character("-")
+            digits(Int(parts.tm_mon) + 1, 2)
+            character("-")
             digits(Int(parts.tm_mday), 2)
         }
         func time(seconds: Bool) {
-            digits(Int(parts.tm_hour), 2); character(":")
+            digits(Int(parts.tm_hour), 2)
+            character(":")
             digits(Int(parts.tm_min), 2)
-            if seconds { character(":"); digits(Int(parts.tm_sec), 2) }
+            if seconds {
+                character(":")
+                digits(Int(parts.tm_sec), 2)
+            }
         }
         switch style {
         case .log:
-            day(); character(" "); time(seconds: true); character("."); digits(millis, 3)
+            day()
+            character(" ")
+            time(seconds: true)
+            character(".")
+            digits(millis, 3)
         case .seconds:
-            day(); character(" "); time(seconds: true)
+            day()
+            character(" ")
+            time(seconds: true)
         case .minutes:
-            day(); character(" "); time(seconds: false)
+            day()
+            character(" ")
+            time(seconds: false)
         case .clock:
             time(seconds: true)
         case .dayMonth:
-            digits(Int(parts.tm_mday), 1); character(" ")
-            bytes.append(contentsOf: months[Int(parts.tm_mon)].utf8); character(" ")
+            digits(Int(parts.tm_mday), 1)
+            character(" ")
+            bytes.append(contentsOf: months[Int(parts.tm_mon)].utf8)
+            character(" ")
             time(seconds: false)
         }
         return String(decoding: bytes, as: UTF8.self)

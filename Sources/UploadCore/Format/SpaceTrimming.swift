@@ -5,7 +5,8 @@ extension StringProtocol {
     public func trimmingSpaces() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !Self.isSpace($0) }),
-              let last = scalars.lastIndex(where: { !Self.isSpace($0) }) else { return "" }
+            let last = scalars.lastIndex(where: { !Self.isSpace($0) })
+        else { return "" }
         return String(String.UnicodeScalarView(scalars[first...last]))
     }
 

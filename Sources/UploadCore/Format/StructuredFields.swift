@@ -141,7 +141,9 @@ public enum StructuredFields {
                 while let c = current {
                     at += 1
                     if c == UInt8(ascii: "\\") {
-                        guard let escaped = current, escaped == UInt8(ascii: "\"") || escaped == UInt8(ascii: "\\") else { throw fail("a bad escape in a string") }
+                        guard let escaped = current, escaped == UInt8(ascii: "\"") || escaped == UInt8(ascii: "\\") else {
+                            throw fail("a bad escape in a string")
+                        }
                         at += 1
                     } else if c == UInt8(ascii: "\"") {
                         return .string
@@ -157,8 +159,10 @@ public enum StructuredFields {
                 guard current == UInt8(ascii: ":") else { throw fail("a byte sequence without its closing colon") }
                 let text = String(decoding: bytes[start..<at], as: UTF8.self)
                 at += 1
-                guard text.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || "+/=".utf8.contains($0) }),
-                      let data = Data(base64Encoded: text) else { throw fail("a byte sequence that is not base64") }
+                guard
+                    text.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || "+/=".utf8.contains($0) }),
+                    let data = Data(base64Encoded: text)
+                else { throw fail("a byte sequence that is not base64") }
                 return .bytes(Array(data))
             case UInt8(ascii: "?"):
                 at += 1
@@ -175,7 +179,10 @@ public enum StructuredFields {
 
         mutating func number() throws(Malformed) -> Item {
             var negative = false
-            if current == UInt8(ascii: "-") { negative = true; at += 1 }
+            if current == UInt8(ascii: "-") {
+                negative = true
+                at += 1
+            }
             let start = at
             skip { $0 >= 0x30 && $0 <= 0x39 }
             let integerDigits = at - start

@@ -35,7 +35,7 @@ public enum MediaSniffer {
         var brands: [String] = []
         var offset = 8
         while offset + 4 <= b.count {
-            if offset != 12 { // bytes 12..<16 are the minor version, not a brand
+            if offset != 12 {  // bytes 12..<16 are the minor version, not a brand
                 brands.append(String(decoding: b[offset..<offset + 4], as: UTF8.self))
             }
             offset += 4

@@ -99,7 +99,7 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
         let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         guard !segments.isEmpty else { return [] }
-        segments.removeLast()   // the file's own name (or the empty one after a last `/`)
+        segments.removeLast()  // the file's own name (or the empty one after a last `/`)
         var folders: [Endpoint] = []
         while !segments.isEmpty {
             if let folder = Endpoint(prefix + "/" + segments.joined(separator: "/") + "/") { folders.append(folder) }
@@ -126,7 +126,7 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
@@ -136,8 +136,8 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String {
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -36,7 +36,8 @@ public enum FormatRefusal {
         var refused: [(name: String, format: PhotoConversion.Format, status: Int)] = []
         for id in tracker.order {
             guard let state = tracker[id], case .answered = state.outcome, let response = state.response,
-                  let format = wanted(name: state.name, response: response, conversion: conversion) else { continue }
+                let format = wanted(name: state.name, response: response, conversion: conversion)
+            else { continue }
             refused.append((state.name, format, response.status))
         }
         guard let first = refused.first else { return nil }

@@ -29,7 +29,8 @@ public struct ProxyRules: Sendable, Equatable {
     /// (`ProxyRoute`), so a redirect is routed by where it goes, as curl routes it.
     public func proxyForScheme(of url: String) -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              components.host != nil else { return nil }
+            components.host != nil
+        else { return nil }
         let chosen: String?
         if let explicitProxy {
             chosen = explicitProxy
@@ -65,7 +66,8 @@ public struct ProxyRules: Sendable, Equatable {
             if entry.isEmpty { continue }
             entry = HostName.bare(entry)
             if let slash = entry.firstIndex(of: "/"), let bits = Int(entry[entry.index(after: slash)...]),
-               let network = ipv4(String(entry[..<slash])), let address = ipv4(host), (0...32).contains(bits) {
+                let network = ipv4(String(entry[..<slash])), let address = ipv4(host), (0...32).contains(bits)
+            {
                 let mask: UInt32 = bits == 0 ? 0 : ~UInt32(0) << (32 - UInt32(bits))
                 if network & mask == address & mask { return true }
                 continue
@@ -130,7 +132,8 @@ public struct ProxyTarget: Sendable, Hashable {
     public init(parsing text: String) throws(UploadInputError) {
         let withScheme = text.contains("://") ? text : "http://" + text
         guard let components = URLComponents(string: withScheme), let scheme = components.scheme?.lowercased(),
-              let host = components.host, !host.isEmpty else {
+            let host = components.host, !host.isEmpty
+        else {
             throw .badProxy(RedactedURL.display(text), "it is not a proxy URL like http://proxy:3128 or socks5h://proxy:1080")
         }
         switch scheme {
@@ -139,7 +142,9 @@ public struct ProxyTarget: Sendable, Hashable {
             kind = .socks5
             resolvesAtProxy = scheme == "socks5h"
         case "https":
-            throw .badProxy(RedactedURL.display(text), "a proxy reached over TLS (https://) is not supported; use http:// (uploads to https:// still go through it encrypted, with CONNECT)")
+            throw .badProxy(
+                RedactedURL.display(text),
+                "a proxy reached over TLS (https://) is not supported; use http:// (uploads to https:// still go through it encrypted, with CONNECT)")
         default:
             throw .badProxy(RedactedURL.display(text), "\(scheme):// proxies are not supported; use http://, socks5:// or socks5h://")
         }

@@ -14,8 +14,12 @@ public struct S3Location: Sendable, Equatable {
         guard Self.isS3(text) else { throw .badURL(text) }
         let rest = text.dropFirst(5)
         let bucket = String(rest.prefix { $0 != "/" })
-        let valid = (3...63).contains(bucket.count)
-            && bucket.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+        let valid =
+            (3...63).contains(bucket.count)
+            && bucket.utf8.allSatisfy {
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".")
+                    || $0 == UInt8(ascii: "-")
+            }
             && bucket.first.map { $0.isLetter || $0.isNumber } == true && bucket.last.map { $0.isLetter || $0.isNumber } == true
         guard valid else { throw .badS3Bucket(text) }
         self.bucket = bucket

@@ -132,7 +132,8 @@ public struct SOCKS5Handshake: Sendable {
             case 0x02:
                 guard let login else { return .failed(.loginNeeded) }
                 state = .loggingIn
-                let user = Array(login.user.utf8), password = Array(login.password.utf8)
+                let user = Array(login.user.utf8)
+                let password = Array(login.password.utf8)
                 return .send([1, UInt8(user.count)] + user + [UInt8(password.count)] + password)
             case 0xFF:
                 return .failed(.noAcceptableMethod(offeredLogin: login != nil))
@@ -183,11 +184,12 @@ public struct SOCKS5Handshake: Sendable {
         let end = start + 1 + length + 2
         guard bytes.count >= end else { return .incomplete }
         let address = Array(bytes[(start + 1)..<(start + 1 + length)])
-        let destination: Destination = switch bytes[start] {
-        case 1: .ipv4(address)
-        case 4: .ipv6(address)
-        default: .name(String(decoding: address.dropFirst(), as: UTF8.self))
-        }
+        let destination: Destination =
+            switch bytes[start] {
+            case 1: .ipv4(address)
+            case 4: .ipv6(address)
+            default: .name(String(decoding: address.dropFirst(), as: UTF8.self))
+            }
         return .complete(end: end, destination: destination, port: UInt16(bytes[end - 2]) << 8 | UInt16(bytes[end - 1]))
     }
 

@@ -76,7 +76,10 @@ public struct TransportSettings: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case caCertificatePath, insecure, rateLimit, connectTimeout, stallTimeout, answerTimeout, retries, resume, stripLocation, proxy, digests
-        case uploadProtocol = "protocol", chunkSize, createDirs, noProxy, followsRedirectsElsewhere = "location", conversion = "convert"
+        case uploadProtocol = "protocol"
+        case chunkSize, createDirs, noProxy
+        case followsRedirectsElsewhere = "location"
+        case conversion = "convert"
     }
 
     /// Settings stored before uploads could resume read as resuming.
@@ -110,7 +113,8 @@ public struct TransportSettings: Sendable, Hashable, Codable {
         _ = try DurationRule.timeout.check(answerTimeout, option: "--answer-timeout")
         if let rateLimit, rateLimit < 1 { throw RangeError(message: "--limit-rate \(rateLimit) must be at least 1 byte per second") }
         if let rateLimit, rateLimit > BoundedNumber.maxBytes {
-            throw RangeError(message: "--limit-rate \(rateLimit) is out of range: at most \(BoundedNumber.maxBytes) bytes per second (8 PiB/s); leave it out for full speed")
+            throw RangeError(
+                message: "--limit-rate \(rateLimit) is out of range: at most \(BoundedNumber.maxBytes) bytes per second (8 PiB/s); leave it out for full speed")
         }
         if let chunkSize, chunkSize < 1 || chunkSize > BoundedNumber.maxBytes {
             throw RangeError(message: "--chunk-size \(chunkSize) is out of range: from 1 byte to \(BoundedNumber.maxBytes) bytes")

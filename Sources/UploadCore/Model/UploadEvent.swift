@@ -34,8 +34,8 @@ public enum UploadEvent: Sendable, Hashable, Codable {
         case .queued(let record):
             return record.id
         case .started(let id, _, _, _), .progress(let id, _, _, _),
-             .response(let id, _), .redirected(let id, _), .retryScheduled(let id, _, _, _),
-             .finished(let id, _), .resumable(let id, _, _), .resumed(let id, _, _), .content(let id, _, _, _):
+            .response(let id, _), .redirected(let id, _), .retryScheduled(let id, _, _, _),
+            .finished(let id, _), .resumable(let id, _, _), .resumed(let id, _, _), .content(let id, _, _, _):
             return id
         case .allFinished:
             return nil

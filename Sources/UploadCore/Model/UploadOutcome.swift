@@ -76,8 +76,10 @@ extension UploadOutcome {
     /// early answer, a 413 say, is the answer and says so itself.)
     public static func answer(_ status: Int, bytesSent: Int64, expected: Int64?) -> UploadOutcome {
         guard (200..<300).contains(status), let expected, bytesSent < expected else { return .answered(status: status) }
-        return .failed(UploadFailure(.answeredEarly,
-            "answered \(status) after \(ByteFormat.bytes(bytesSent)) of \(ByteFormat.bytes(expected)): the file did not arrive whole"))
+        return .failed(
+            UploadFailure(
+                .answeredEarly,
+                "answered \(status) after \(ByteFormat.bytes(bytesSent)) of \(ByteFormat.bytes(expected)): the file did not arrive whole"))
     }
 }
 

@@ -41,8 +41,10 @@ public enum UploadPhase: Sendable, Hashable, Codable {
     /// The phase from its flat form (a journal row, a JSON object): the state word, the
     /// attempts made, the wait's reason and time, and how it finished (a failure, or else the
     /// answer's status). The one way back from `state` and the fields beside it.
-    public init(state: UploadState, attempts: Int, retryReason: String?, retryDue: Date?, fallbackDue: Date,
-                status: Int?, failure: UploadFailure?) {
+    public init(
+        state: UploadState, attempts: Int, retryReason: String?, retryDue: Date?, fallbackDue: Date,
+        status: Int?, failure: UploadFailure?
+    ) {
         switch state {
         case .queued: self = .queued
         case .sending: self = .sending(attempt: attempts)
@@ -267,7 +269,8 @@ extension UploadRecord: Codable {
         case id, state, name, file, url, field, origin, attempts, fileSize, bytesSent, bytesExpected
         case status, reason, body, error, errorKind, retryReason, retryAt, queuedAt, startedAt, finishedAt
         case response, failure
-        case uploadURL, offset, resume, resumedAt, bytesSaved, uploadProtocol = "protocol"
+        case uploadURL, offset, resume, resumedAt, bytesSaved
+        case uploadProtocol = "protocol"
         case fileModifiedNs, fileChangedNs, verified, sha256, sourceSHA256, sentName, withoutLocation
     }
 

@@ -43,7 +43,8 @@ public struct UploadResponse: Sendable, Hashable, Codable {
         var copy = self
         let declared = header("Content-Length").flatMap { BoundedNumber.decimal($0) }
         let arrived = ByteFormat.bytes(bodyBytesTotal) + (declared.map { " of " + ByteFormat.bytes($0) } ?? "")
-        copy.cut = timeout.map { "answer cut off: \(arrived) arrived within the \(DurationText.describe($0)) answer timeout" }
+        copy.cut =
+            timeout.map { "answer cut off: \(arrived) arrived within the \(DurationText.describe($0)) answer timeout" }
             ?? "answer cut off: the server closed the connection after \(arrived)"
         return copy
     }

@@ -24,9 +24,11 @@ public enum UploadName {
     public static func uploadName(ofPath path: String) -> String {
         let name = baseName(of: path)
         guard name.unicodeScalars.contains(where: { PathText.escapedByte($0) != nil }) else { return name }
-        return String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            PathText.escapedByte(scalar).map { Unicode.Scalar($0) } ?? scalar
-        }))
+        return String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { scalar in
+                    PathText.escapedByte(scalar).map { Unicode.Scalar($0) } ?? scalar
+                }))
     }
 
     /// The last path component of a path, as a file's own name.
@@ -41,7 +43,8 @@ extension String {
     func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
         return String(scalars[first...last])
     }
 }

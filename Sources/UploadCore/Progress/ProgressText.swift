@@ -40,7 +40,10 @@ public enum ProgressText {
             if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
                 pendingSpace = !out.isEmpty
             } else {
-                if pendingSpace { out.append(0x20); pendingSpace = false }
+                if pendingSpace {
+                    out.append(0x20)
+                    pendingSpace = false
+                }
                 out.append(byte)
             }
         }

@@ -41,8 +41,15 @@ public struct ContentDisposition: Sendable, Equatable {
                 while i < scalars.count {
                     let c = scalars[i]
                     i += 1
-                    if escaped { quoted.append(c); escaped = false; continue }
-                    if c == "\\" { escaped = true; continue }
+                    if escaped {
+                        quoted.append(c)
+                        escaped = false
+                        continue
+                    }
+                    if c == "\\" {
+                        escaped = true
+                        continue
+                    }
                     if c == "\"" { break }
                     quoted.append(c)
                 }

@@ -9,7 +9,8 @@ public enum SafeFileName {
     public static let maxBytes = 255
 
     public static func sanitize(_ raw: String, fallback: () -> String) -> String {
-        let lastComponent = raw.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" }).last
+        let lastComponent =
+            raw.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" }).last
             .map(String.init) ?? ""
         var name = String(String.UnicodeScalarView(lastComponent.unicodeScalars.filter { !InvisibleCharacters.isHidden($0) }))
         while name.contains("..") {

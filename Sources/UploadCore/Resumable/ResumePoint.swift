@@ -86,8 +86,9 @@ public struct ResumePoint: Sendable, Hashable, Codable {
     public static func s3(
         objectURL: String, uploadID: String, partSize: Int64, bodyLength: Int64, file: FileFingerprint, parts: [S3Part] = [], checksum: String? = nil
     ) -> ResumePoint {
-        var point = ResumePoint(uploadURL: objectURL, version: 0, boundary: "", bodyLength: bodyLength, file: file,
-                                offset: parts.reduce(0) { $0 + $1.size })
+        var point = ResumePoint(
+            uploadURL: objectURL, version: 0, boundary: "", bodyLength: bodyLength, file: file,
+            offset: parts.reduce(0) { $0 + $1.size })
         point.kind = .s3
         point.uploadID = uploadID
         point.partSize = partSize
@@ -106,7 +107,9 @@ public struct ResumePoint: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case uploadURL, kind = "protocol", version, boundary, bodyLength, file, offset, expires, unconfirmed, uploadID, parts, partSize, checksum
+        case uploadURL
+        case kind = "protocol"
+        case version, boundary, bodyLength, file, offset, expires, unconfirmed, uploadID, parts, partSize, checksum
     }
 
     public init(from decoder: any Decoder) throws {

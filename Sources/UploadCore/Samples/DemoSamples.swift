@@ -30,8 +30,9 @@ public enum DemoSamples {
             let expected = PNGEncoder.bandedFileSize(width: sample.width, height: sample.height, bandRows: band)
             let existing = (try? fm.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
             if existing != expected {
-                _ = try PNGEncoder.writeBanded(to: path, width: sample.width, height: sample.height, bandRows: band,
-                                               pixel: sample.scene.pixels(width: sample.width, height: band))
+                _ = try PNGEncoder.writeBanded(
+                    to: path, width: sample.width, height: sample.height, bandRows: band,
+                    pixel: sample.scene.pixels(width: sample.width, height: band))
             }
             paths.append(path)
         }

@@ -7,29 +7,36 @@ public enum DemoScene: Sendable, CaseIterable {
     case sunrise, sunsetSea, cityNight, mountains, smile
 
     public func pixels(width: Int, height: Int) -> (Int, Int) -> (UInt8, UInt8, UInt8) {
-        let w = Double(width), h = Double(height)
+        let w = Double(width)
+        let h = Double(height)
         func mix(_ a: (Double, Double, Double), _ b: (Double, Double, Double), _ t: Double) -> (UInt8, UInt8, UInt8) {
             let t = min(1, max(0, t))
             return (UInt8(a.0 + (b.0 - a.0) * t), UInt8(a.1 + (b.1 - a.1) * t), UInt8(a.2 + (b.2 - a.2) * t))
         }
         func hash(_ a: Int, _ b: Int) -> UInt32 {
             var v = UInt32(truncatingIfNeeded: a &* 73_856_093 ^ b &* 19_349_663)
-            v ^= v >> 13; v = v &* 0x5BD1_E995; v ^= v >> 15
+            v ^= v >> 13
+            v = v &* 0x5BD1_E995
+            v ^= v >> 15
             return v
         }
         switch self {
         case .sunrise:
             return { x, y in
-                let u = Double(x) / w, v = Double(y) / h
-                let dx = (u - 0.5) * w / h, dy = v - 0.62
+                let u = Double(x) / w
+                let v = Double(y) / h
+                let dx = (u - 0.5) * w / h
+                let dy = v - 0.62
                 if dx * dx + dy * dy < 0.012 && v < 0.62 { return (255, 214, 90) }
                 if v < 0.62 { return mix((40, 70, 150), (250, 150, 80), v / 0.62) }
                 return mix((70, 110, 50), (30, 60, 25), (v - 0.62) / 0.38)
             }
         case .sunsetSea:
             return { x, y in
-                let u = Double(x) / w, v = Double(y) / h
-                let dx = (u - 0.68) * w / h, dy = v - 0.55
+                let u = Double(x) / w
+                let v = Double(y) / h
+                let dx = (u - 0.68) * w / h
+                let dy = v - 0.55
                 if dx * dx + dy * dy < 0.01 && v < 0.58 { return (255, 140, 40) }
                 if v < 0.58 { return mix((90, 40, 110), (240, 90, 60), v / 0.58) }
                 // The sea, with the sun's reflection breaking into bands.
@@ -48,7 +55,8 @@ public enum DemoScene: Sendable, CaseIterable {
                     // Lit windows in a grid, a few dark; the gap between buildings a shade darker.
                     let inBuilding = x % buildingWidth
                     if inBuilding < buildingWidth / 12 { return (30, 32, 48) }
-                    let cellX = inBuilding * 6 / buildingWidth, cellY = Int(v * 30)
+                    let cellX = inBuilding * 6 / buildingWidth
+                    let cellY = Int(v * 30)
                     let lit = cellX % 2 == 1 && cellY % 2 == 1 && hash(building * 97 + cellX, cellY) % 4 != 0
                     return lit ? (255, 215, 110) : (70, 75, 100)
                 }
@@ -70,9 +78,11 @@ public enum DemoScene: Sendable, CaseIterable {
             }
         case .smile:
             return { x, y in
-                let u = Double(x) / w - 0.5, v = Double(y) / h - 0.5
+                let u = Double(x) / w - 0.5
+                let v = Double(y) / h - 0.5
                 let r = (u * u + v * v).squareRoot()
-                let eye = ((u - 0.15) * (u - 0.15) + (v + 0.12) * (v + 0.12)).squareRoot() < 0.06
+                let eye =
+                    ((u - 0.15) * (u - 0.15) + (v + 0.12) * (v + 0.12)).squareRoot() < 0.06
                     || ((u + 0.15) * (u + 0.15) + (v + 0.12) * (v + 0.12)).squareRoot() < 0.06
                 let mouth = v > 0.05 && abs(r - 0.25) < 0.04
                 if r < 0.42 { return eye || mouth ? (60, 40, 20) : (255, 205, 60) }

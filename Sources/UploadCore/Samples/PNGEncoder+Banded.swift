@@ -19,17 +19,22 @@ extension PNGEncoder {
             raw.append(0)
             for x in 0..<width {
                 let (r, g, b) = pixel(x, y)
-                raw.append(r); raw.append(g); raw.append(b)
+                raw.append(r)
+                raw.append(g)
+                raw.append(b)
             }
         }
         let bandAdler = Adler32.checksum(raw)
         var total = Adler32.initial
         for _ in 0..<bands { total = Adler32.combine(total, bandAdler, secondLength: raw.count) }
 
-        guard let file = FileHandle(forWritingAtPath: path) ?? {
-            _ = FileManager.default.createFile(atPath: path, contents: nil)
-            return FileHandle(forWritingAtPath: path)
-        }() else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
+        guard
+            let file = FileHandle(forWritingAtPath: path)
+                ?? {
+                    _ = FileManager.default.createFile(atPath: path, contents: nil)
+                    return FileHandle(forWritingAtPath: path)
+                }()
+        else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
         defer { try? file.close() }
         try file.truncate(atOffset: 0)
         var written: Int64 = 0
@@ -67,7 +72,8 @@ public enum Adler32 {
     public static let initial: UInt32 = 1
 
     public static func checksum(_ bytes: [UInt8]) -> UInt32 {
-        var a: UInt64 = 1, b: UInt64 = 0
+        var a: UInt64 = 1
+        var b: UInt64 = 0
         var index = 0
         while index < bytes.count {
             // 5552 bytes is the most that can be summed before the 32-bit-safe reduction is due.
@@ -87,8 +93,10 @@ public enum Adler32 {
     public static func combine(_ first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
         let m = modulus
         let len = UInt64(secondLength) % m
-        let a1 = UInt64(first & 0xFFFF), b1 = UInt64(first >> 16)
-        let a2 = UInt64(second & 0xFFFF), b2 = UInt64(second >> 16)
+        let a1 = UInt64(first & 0xFFFF)
+        let b1 = UInt64(first >> 16)
+        let a2 = UInt64(second & 0xFFFF)
+        let b2 = UInt64(second >> 16)
         let a = (a1 + a2 + m - 1) % m
         let b = (b1 + b2 + (len * ((a1 + m - 1) % m)) % m) % m
         return UInt32(b << 16 | a)

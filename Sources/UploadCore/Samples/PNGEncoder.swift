@@ -26,7 +26,9 @@ public enum PNGEncoder {
         for y in 0..<height {
             for x in 0..<width {
                 let (r, g, b) = pixel(x, y)
-                rgb.append(r); rgb.append(g); rgb.append(b)
+                rgb.append(r)
+                rgb.append(g)
+                rgb.append(b)
             }
         }
         return encode(rgb: rgb, width: width, height: height, options: options)
@@ -50,7 +52,9 @@ public enum PNGEncoder {
                     let y = pass.y + r * pass.dy
                     for c in 0..<columns {
                         let at = (y * width + pass.x + c * pass.dx) * 3
-                        row[c * 3] = pixels[at]; row[c * 3 + 1] = pixels[at + 1]; row[c * 3 + 2] = pixels[at + 2]
+                        row[c * 3] = pixels[at]
+                        row[c * 3 + 1] = pixels[at + 1]
+                        row[c * 3 + 2] = pixels[at + 2]
                     }
                     if filtered {
                         Self.appendFiltered(row, above: previous, to: &raw)
@@ -93,13 +97,14 @@ public enum PNGEncoder {
                 let a = i >= bpp ? Int(row[i - bpp]) : 0
                 let b = Int(above[i])
                 let c = i >= bpp ? Int(above[i - bpp]) : 0
-                let predicted: Int = switch filter {
-                case 0: 0
-                case 1: a
-                case 2: b
-                case 3: (a + b) / 2
-                default: paeth(a, b, c)
-                }
+                let predicted: Int =
+                    switch filter {
+                    case 0: 0
+                    case 1: a
+                    case 2: b
+                    case 3: (a + b) / 2
+                    default: paeth(a, b, c)
+                    }
                 let value = UInt8(truncatingIfNeeded: Int(row[i]) - predicted)
                 candidate[i] = value
                 cost += value < 128 ? Int(value) : 256 - Int(value)
@@ -114,7 +119,9 @@ public enum PNGEncoder {
 
     static func paeth(_ a: Int, _ b: Int, _ c: Int) -> Int {
         let p = a + b - c
-        let pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
+        let pa = abs(p - a)
+        let pb = abs(p - b)
+        let pc = abs(p - c)
         return pa <= pb && pa <= pc ? a : pb <= pc ? b : c
     }
 

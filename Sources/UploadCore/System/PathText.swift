@@ -15,7 +15,8 @@ public enum PathText {
         let bytes = Array(bytes)
         // The common case: valid UTF-8 with no scalar of the escape range.
         if let text = String(validating: bytes, as: UTF8.self),
-           !text.unicodeScalars.contains(where: { $0.value >= base + 0x80 }) {
+            !text.unicodeScalars.contains(where: { $0.value >= base + 0x80 })
+        {
             return text
         }
         var scalars = String.UnicodeScalarView()
@@ -79,8 +80,9 @@ public enum PathText {
         default: return (nil, 1)
         }
         guard index + length <= bytes.count,
-              let text = String(validating: bytes[index..<index + length], as: UTF8.self),
-              let scalar = text.unicodeScalars.first, text.unicodeScalars.count == 1 else { return (nil, 1) }
+            let text = String(validating: bytes[index..<index + length], as: UTF8.self),
+            let scalar = text.unicodeScalars.first, text.unicodeScalars.count == 1
+        else { return (nil, 1) }
         return (scalar, length)
     }
 }

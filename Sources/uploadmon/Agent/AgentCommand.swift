@@ -24,7 +24,8 @@ extension AgentCommand {
         @Option(name: .long, help: ArgumentHelp("Exit after this long with no uploads and no clients (e.g. 90s, 10m, 1h; 0 = never).", valueName: "duration"))
         var idleExit = "10m"
 
-        @Option(name: .long, help: "How many uploads run at once, over all clients, for this run only (`uploadmon agent config --concurrency N` sets it for good).")
+        @Option(
+            name: .long, help: "How many uploads run at once, over all clients, for this run only (`uploadmon agent config --concurrency N` sets it for good).")
         var concurrency: Int?
 
         func validate() throws {

@@ -13,7 +13,8 @@ extension AgentCommand {
         @Option(name: .long, help: "How many uploads run at once, over all clients (1 to \(AgentSettings.maxConcurrency)).")
         var concurrency: Int?
 
-        @Option(name: .long, help: ArgumentHelp("The total upload rate of the agent, like 500k or 2MB (per second); none for full speed.", valueName: "rate|none"))
+        @Option(
+            name: .long, help: ArgumentHelp("The total upload rate of the agent, like 500k or 2MB (per second); none for full speed.", valueName: "rate|none"))
         var limitRate: String?
 
         @Option(name: .long, help: ArgumentHelp("Apply the rate limit only from HH:MM to HH:MM local time, full speed otherwise.", valueName: "HH:MM-HH:MM"))

@@ -75,7 +75,8 @@ extension JobsCommand {
                 .maintenance(everySeconds: every.flatMap(DurationText.parse), keepSeconds: keep.flatMap(DurationText.parse)),
                 doing: "change maintenance", client: "jobs")
             guard case .job(let job, _) = reply else { return }
-            Console.say("Maintenance runs every \(DurationText.format(job.intervalSeconds)) and \(job.detail); next run \(JobsTable.timestamp(job.earliestBeginAt)).")
+            Console.say(
+                "Maintenance runs every \(DurationText.format(job.intervalSeconds)) and \(job.detail); next run \(JobsTable.timestamp(job.earliestBeginAt)).")
         }
     }
 }

@@ -19,7 +19,11 @@ struct WatchCommand: ParsableCommand {
     @Flag(name: .long, help: "Leave the files already in the folder alone; send only files that arrive from now on.")
     var newOnly = false
 
-    @Flag(name: .long, help: "Pass over files whose content was already sent to this endpoint (by a send or the agent, under any name or path): matched by the SHA-256 of the bytes as they would be sent.")
+    @Flag(
+        name: .long,
+        help:
+            "Pass over files whose content was already sent to this endpoint (by a send or the agent, under any name or path): matched by the SHA-256 of the bytes as they would be sent."
+    )
     var skipSent = false
 
     @Flag(name: .long, help: "Print the job as JSON.")

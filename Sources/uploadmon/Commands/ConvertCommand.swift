@@ -13,7 +13,9 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The photos.", valueName: "file"))
     var files: [String]
 
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("The folder the photos are written into (named as they would be sent; a file there is not overwritten).", valueName: "folder"))
+    @Option(
+        name: [.customShort("o"), .long],
+        help: ArgumentHelp("The folder the photos are written into (named as they would be sent; a file there is not overwritten).", valueName: "folder"))
     var outputDir: String
 
     @OptionGroup var conversion: ConversionOptions
@@ -35,8 +37,9 @@ struct ConvertCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session = ConvertSession(files: files, outputDirectory: outputDir, conversion: choices.conversion ?? PhotoConversion(),
-                                     stripLocation: stripLocation)
+        let session = ConvertSession(
+            files: files, outputDirectory: outputDir, conversion: choices.conversion ?? PhotoConversion(),
+            stripLocation: stripLocation)
         let status = session.run(output: { print($0) }, errors: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
         if status != 0 { throw ExitCode(status) }
     }

@@ -27,8 +27,10 @@ struct DestinationsCommand: AsyncParsableCommand {
         @OptionGroup var upload: UploadOptions
 
         func run() throws {
-            print(try DestinationCommands().add(name: name, choices: upload.choices, makeDefault: `default`,
-                                                directory: FileManager.default.currentDirectoryPath))
+            print(
+                try DestinationCommands().add(
+                    name: name, choices: upload.choices, makeDefault: `default`,
+                    directory: FileManager.default.currentDirectoryPath))
         }
     }
 

@@ -25,9 +25,12 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "How to tell the terminal an upload finished: bell, osc (desktop notification) or none.")
     var notify: NotifyMode = .bell
 
-    @Option(help: ArgumentHelp(
-        "How previews reach the screen: auto, kitty, sixel or cells.",
-        discussion: "auto asks the terminal (inside tmux: tmux, and the terminal around it where allow-passthrough is on; never inside screen) and uses the kitty graphics protocol or sixel where it answers that it has them, else half-block text cells. Inside tmux, kitty pictures go as Unicode placeholders (kitty 0.28+, Ghostty)."))
+    @Option(
+        help: ArgumentHelp(
+            "How previews reach the screen: auto, kitty, sixel or cells.",
+            discussion:
+                "auto asks the terminal (inside tmux: tmux, and the terminal around it where allow-passthrough is on; never inside screen) and uses the kitty graphics protocol or sixel where it answers that it has them, else half-block text cells. Inside tmux, kitty pictures go as Unicode placeholders (kitty 0.28+, Ghostty)."
+        ))
     var graphics: GraphicsChoice = .auto
 
     @Flag(name: .long, help: "Run uploads inside the monitor instead of the background agent; they stop when it quits.")
@@ -69,8 +72,9 @@ struct MonitorCommand: AsyncParsableCommand {
             do {
                 let command = try MonitorCommand.parse(saved.arguments())
                 let upload = command.upload
-                let uploads = MonitorUploads(url: upload.endpoint, field: upload.field, formFields: try upload.parsedFormFields(),
-                                             headers: try upload.parsedHeaders(), allowAnyFile: upload.anyFile)
+                let uploads = MonitorUploads(
+                    url: upload.endpoint, field: upload.field, formFields: try upload.parsedFormFields(),
+                    headers: try upload.parsedHeaders(), allowAnyFile: upload.anyFile)
                 return .init(shown: shown, destination: MonitorDestination(uploads: uploads, settings: upload.transportSettings), refusal: nil)
             } catch {
                 return .init(shown: shown, destination: nil, refusal: MonitorCommand.message(for: error))

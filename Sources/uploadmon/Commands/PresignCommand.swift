@@ -23,7 +23,7 @@ struct PresignCommand: ParsableCommand {
     }
 
     func run() throws {
-        let lifetime = try Presign.lifetime(expires)   // checked in validate()
+        let lifetime = try Presign.lifetime(expires)  // checked in validate()
         do throws(UploadInputError) {
             print(try Presign.url(try Presign.object(object), expires: lifetime, environment: ProcessInfo.processInfo.environment, now: Date()))
         } catch {

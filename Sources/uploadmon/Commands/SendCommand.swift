@@ -17,7 +17,11 @@ struct SendCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Files to upload; '-' reads standard input.", valueName: "file"))
     var files: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Also send the files named in this list, one per line ('-': standard input): as many as there are, where a command line stops at the system's size limit (`find … | uploadmon send --files-from - …`).", valueName: "list"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also send the files named in this list, one per line ('-': standard input): as many as there are, where a command line stops at the system's size limit (`find … | uploadmon send --files-from - …`).",
+            valueName: "list"))
     var filesFrom: String?
 
     @Flag(name: .customLong("null"), help: "The --files-from list is separated by NUL bytes (find -print0) instead of lines.")
@@ -31,19 +35,35 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per event.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Send the one file to this tus upload URL, handed out by another service (Vimeo's API, for one): continued from the server's offset (HEAD, then PATCH), never created (--to names the service's endpoint all the same).", valueName: "url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Send the one file to this tus upload URL, handed out by another service (Vimeo's API, for one): continued from the server's offset (HEAD, then PATCH), never created (--to names the service's endpoint all the same).",
+            valueName: "url"))
     var uploadURL: String?
 
-    @Flag(name: .long, help: "Skip files whose content was already sent to this endpoint (by a send or the agent, under any name or path), saying so for each: matched by the SHA-256 of the bytes as they would be sent.")
+    @Flag(
+        name: .long,
+        help:
+            "Skip files whose content was already sent to this endpoint (by a send or the agent, under any name or path), saying so for each: matched by the SHA-256 of the bytes as they would be sent."
+    )
     var skipSent = false
 
-    @Flag(name: .long, help: "Hand the files to the background agent (started when none runs) and return at once; the uploads continue after this command, the terminal or the SSH session end.")
+    @Flag(
+        name: .long,
+        help:
+            "Hand the files to the background agent (started when none runs) and return at once; the uploads continue after this command, the terminal or the SSH session end."
+    )
     var background = false
 
     @Flag(name: [.customShort("r"), .long], help: "A folder among the files: its subfolders' images too (without: the images directly in it).")
     var recursive = false
 
-    @Option(name: .long, help: ArgumentHelp("Of a folder's files, only those that match (repeatable): a glob on the name (*.jpg), or with a / on the path under the folder (2026/**/*.heic), as rclone reads them.", valueName: "glob"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Of a folder's files, only those that match (repeatable): a glob on the name (*.jpg), or with a / on the path under the folder (2026/**/*.heic), as rclone reads them.",
+            valueName: "glob"))
     var include: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Of a folder's files, not those that match (repeatable; wins over --include).", valueName: "glob"))

@@ -9,18 +9,21 @@ enum Fixtures {
     static let time = EventTime(seconds: 10, clock: "12:00:00", date: Date(timeIntervalSince1970: 1_700_000_000 + 10))
 
     static func at(_ seconds: Double) -> EventTime {
-        EventTime(seconds: seconds, clock: "12:00:\(Int(seconds) < 10 ? "0" : "")\(Int(seconds) % 60)",
-                  date: Date(timeIntervalSince1970: 1_700_000_000 + seconds))
+        EventTime(
+            seconds: seconds, clock: "12:00:\(Int(seconds) < 10 ? "0" : "")\(Int(seconds) % 60)",
+            date: Date(timeIntervalSince1970: 1_700_000_000 + seconds))
     }
 
-    static let listing = DirectoryListing(path: "/photos", entries: [
-        DirectoryEntry(name: "holiday", kind: .directory),
-        DirectoryEntry(name: "cat.jpg", kind: .file, size: 2_100_000, isImage: true),
-        DirectoryEntry(name: "dog.png", kind: .file, size: 512_000, isImage: true),
-        DirectoryEntry(name: "notes.txt", kind: .file, size: 120, isImage: false),
-        DirectoryEntry(name: "夕焼け.png", kind: .file, size: 204_000_000, isImage: true),
-        DirectoryEntry(name: "gone.jpg", kind: .brokenLink(reason: "broken symlink"), isImage: true),
-    ])
+    static let listing = DirectoryListing(
+        path: "/photos",
+        entries: [
+            DirectoryEntry(name: "holiday", kind: .directory),
+            DirectoryEntry(name: "cat.jpg", kind: .file, size: 2_100_000, isImage: true),
+            DirectoryEntry(name: "dog.png", kind: .file, size: 512_000, isImage: true),
+            DirectoryEntry(name: "notes.txt", kind: .file, size: 120, isImage: false),
+            DirectoryEntry(name: "夕焼け.png", kind: .file, size: 204_000_000, isImage: true),
+            DirectoryEntry(name: "gone.jpg", kind: .brokenLink(reason: "broken symlink"), isImage: true),
+        ])
 
     static func state(width: Int = 120, height: Int = 40) -> MonitorState {
         var state = MonitorState(width: width, height: height, endpoint: "http://127.0.0.1:3000/photo", directory: "/photos", home: "/home/me")
@@ -55,14 +58,18 @@ enum Fixtures {
     }
 
     static func response(_ status: Int, _ body: String, reason: String = "") -> UploadResponse {
-        UploadResponse(status: status, reason: reason.isEmpty ? HTTPStatus.reason(status) : reason,
-                       headers: [("Content-Type", "application/json")], body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count))
+        UploadResponse(
+            status: status, reason: reason.isEmpty ? HTTPStatus.reason(status) : reason,
+            headers: [("Content-Type", "application/json")], body: Array(body.utf8), bodyBytesTotal: Int64(body.utf8.count))
     }
 
     /// A state with one finished upload, one red answer, one sending and one queued.
     static func busyState(width: Int, height: Int) -> MonitorState {
         var state = Fixtures.state(width: width, height: height)
-        let ok = UploadID(1), refused = UploadID(2), sending = UploadID(3), waiting = UploadID(4)
+        let ok = UploadID(1)
+        let refused = UploadID(2)
+        let sending = UploadID(3)
+        let waiting = UploadID(4)
         upload(&state, .queued(ok, name: "cat.jpg", totalBytes: 2_100_000), at: 1)
         upload(&state, .queued(refused, name: "notes.jpg", totalBytes: 38), at: 1)
         upload(&state, .queued(sending, name: "夕焼け.png", totalBytes: 204_000_000), at: 1)

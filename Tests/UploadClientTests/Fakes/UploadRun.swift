@@ -24,15 +24,18 @@ struct UploadRun {
         location: Bool = false,
         onEvent: @escaping @Sendable (UploadEvent, UploadQueue) async -> Void = { _, _ in }
     ) async throws -> UploadRun {
-        let transport = try HTTPUploadTransport(tls: tls, timeouts: timeouts, rateLimit: rateLimit, resume: resume, stripLocation: stripLocation, digests: digests,
-                                             uploadProtocol: uploadProtocol, tusChunkSize: chunkSize, followsRedirectsElsewhere: location)
+        let transport = try HTTPUploadTransport(
+            tls: tls, timeouts: timeouts, rateLimit: rateLimit, resume: resume, stripLocation: stripLocation, digests: digests,
+            uploadProtocol: uploadProtocol, tusChunkSize: chunkSize, followsRedirectsElsewhere: location)
         // Waits a fiftieth of what the queue asks (1 s of backoff or Retry-After: 20 ms), not
         // nothing: a retry that follows a cut at once can find the receiver still holding the cut
         // attempt (409 "still in progress", Retry-After: 1), and five instant retries used up
         // all of a test's retries inside that moment.
-        let queue = UploadQueue(transport: transport, concurrency: concurrency, retryPolicy: retryPolicy, sleep: { seconds in
-            try await Task.sleep(nanoseconds: UInt64(min(seconds, 5) / 50 * 1e9))
-        })
+        let queue = UploadQueue(
+            transport: transport, concurrency: concurrency, retryPolicy: retryPolicy,
+            sleep: { seconds in
+                try await Task.sleep(nanoseconds: UInt64(min(seconds, 5) / 50 * 1e9))
+            })
         for request in requests {
             await queue.enqueue(request, totalBytes: try? UploadPreflight.check(request))
         }
@@ -93,7 +96,8 @@ struct UploadRun {
 
     func storedName(_ id: Int = 1) -> String? {
         guard let body = response(id)?.body,
-              let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: String] else { return nil }
+            let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: String]
+        else { return nil }
         return json["filename"]
     }
 }

@@ -19,7 +19,7 @@ enum CertificateInspection {
         host: String, port: Int, roots: Roots, eventLoop: EventLoop, timeout: TimeAmount, now: Date
     ) async -> [CertificateProblem]? {
         guard let presented = await presentedChain(host: host, port: port, eventLoop: eventLoop, timeout: timeout),
-              !presented.chain.isEmpty
+            !presented.chain.isEmpty
         else { return nil }
         let found = await problems(chain: presented.chain, host: host, peerAddress: presented.peerAddress, roots: roots, now: now)
         return found.isEmpty ? nil : found
@@ -92,8 +92,10 @@ enum CertificateInspection {
     static func matches(_ leaf: Certificate, host: String, peerAddress: String?) async -> Bool {
         let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
         var verifier = Verifier(rootCertificates: CertificateStore([leaf])) {
-            LeafIdentity(leaf: leaf, identity: ServerIdentityPolicy(
-                serverHostname: isAddress ? nil : host, serverIP: peerAddress ?? (isAddress ? host : nil)))
+            LeafIdentity(
+                leaf: leaf,
+                identity: ServerIdentityPolicy(
+                    serverHostname: isAddress ? nil : host, serverIP: peerAddress ?? (isAddress ? host : nil)))
         }
         if case .validCertificate = await verifier.validate(leaf: leaf, intermediates: CertificateStore()) { return true }
         return false
@@ -154,7 +156,10 @@ enum CertificateInspection {
         let captured = eventLoop.makePromise(of: [NIOSSLCertificate]?.self)
         let settled = NIOLockedValueBox(false)
         @Sendable func settle(_ chain: [NIOSSLCertificate]?) {
-            let first = settled.withLockedValue { done in defer { done = true }; return !done }
+            let first = settled.withLockedValue { done in
+                defer { done = true }
+                return !done
+            }
             if first { captured.succeed(chain) }
         }
         let bootstrap = ClientBootstrap(group: eventLoop)

@@ -94,7 +94,8 @@ final class ClientExchanger: Exchanger {
         let url = exchange.endpoint.url
         let proxy = route.proxy(forHost: exchange.endpoint.host)
         let client = proxy == nil ? bypassClient ?? self.client : self.client
-        let progressBase = exchange.progressBase, progressTotal = exchange.progressTotal
+        let progressBase = exchange.progressBase
+        let progressTotal = exchange.progressTotal
         let length = exchange.body.length
         let body: HTTPClient.Body?
         let watch: WriteWatch
@@ -125,17 +126,19 @@ final class ClientExchanger: Exchanger {
                 report(bytes, progressBase + total, whole)
             }
         }
-        let delegate = UploadDelegate(expected: length, onProgress: progress, onBodySent: {
-            watch.bodyEnded()
-            let scheduled = eventLoop.scheduleTask(in: answerLimit) {
-                let task = answerDeadline.withLockedValue { state -> HTTPClient.Task<UploadResponse>? in
-                    state.hit = true
-                    return state.task
+        let delegate = UploadDelegate(
+            expected: length, onProgress: progress,
+            onBodySent: {
+                watch.bodyEnded()
+                let scheduled = eventLoop.scheduleTask(in: answerLimit) {
+                    let task = answerDeadline.withLockedValue { state -> HTTPClient.Task<UploadResponse>? in
+                        state.hit = true
+                        return state.task
+                    }
+                    task?.cancel()
                 }
-                task?.cancel()
-            }
-            answerDeadline.withLockedValue { $0.scheduled = scheduled }
-        })
+                answerDeadline.withLockedValue { $0.scheduled = scheduled }
+            })
         let request: HTTPClient.Request
         do {
             request = try HTTPClient.Request(url: url, method: exchange.method, headers: exchange.headers, body: body)
@@ -161,8 +164,9 @@ final class ClientExchanger: Exchanger {
             } onCancel: {
                 task.cancel()
             }
-            return AttemptResult(outcome: Exchange.outcome(response, bytesSent: delegate.bytesSent, expected: length),
-                                 response: response, bytesSent: delegate.bytesSent)
+            return AttemptResult(
+                outcome: Exchange.outcome(response, bytesSent: delegate.bytesSent, expected: length),
+                response: response, bytesSent: delegate.bytesSent)
         } catch {
             let stalledOut = stalled.withLockedValue { $0 }
             let deadlineHit = answerDeadline.withLockedValue { $0.hit }
@@ -170,19 +174,31 @@ final class ClientExchanger: Exchanger {
             // What arrived of the answer is what happened (its status at least); that its end
             // did not arrive is said with it.
             let captured = delegate.answer
-            let arrived: Result<UploadResponse, UploadFailure>? = stalledOut ? nil
-                : error is AnswerCapture.KeptEnough ? captured.whenEnoughWasKept.map { .success($0) }
-                : deadlineHit ? captured.whenTheAnswerClockRanOut(timeouts)
-                : cancelled ? nil
-                : captured.whenTheConnectionEnded.map { .success($0) }
+            let arrived: Result<UploadResponse, UploadFailure>? =
+                stalledOut
+                ? nil
+                : error is AnswerCapture.KeptEnough
+                    ? captured.whenEnoughWasKept.map { .success($0) }
+                    : deadlineHit
+                        ? captured.whenTheAnswerClockRanOut(timeouts)
+                        : cancelled
+                            ? nil
+                            : captured.whenTheConnectionEnded.map { .success($0) }
             if case .success(let answer) = arrived {
-                return AttemptResult(outcome: Exchange.outcome(answer, bytesSent: delegate.bytesSent, expected: length),
-                                     response: answer, bytesSent: delegate.bytesSent)
+                return AttemptResult(
+                    outcome: Exchange.outcome(answer, bytesSent: delegate.bytesSent, expected: length),
+                    response: answer, bytesSent: delegate.bytesSent)
             }
-            var failure = deadlineHit ? FailureClassifier.noAnswer(timeouts)
-                : stalledOut ? FailureClassifier.stalled(timeouts)
-                : proxy.flatMap { delegate.bodySent ? nil : FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts, bridge: socksBridge, endpoint: exchange.endpoint) }
-                    ?? FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
+            var failure =
+                deadlineHit
+                ? FailureClassifier.noAnswer(timeouts)
+                : stalledOut
+                    ? FailureClassifier.stalled(timeouts)
+                    : proxy.flatMap {
+                        delegate.bodySent
+                            ? nil : FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts, bridge: socksBridge, endpoint: exchange.endpoint)
+                    }
+                        ?? FailureClassifier.classify(error, bodySent: delegate.bodySent, timeouts: timeouts)
             if failure.kind == .certificateRejected {
                 failure = await explainCertificate(failure, endpoint: exchange.endpoint, eventLoop: eventLoop)
             }
@@ -195,8 +211,9 @@ final class ClientExchanger: Exchanger {
     /// tell (the server is gone, or every check passes), the original message stays.
     private func explainCertificate(_ failure: UploadFailure, endpoint: Endpoint, eventLoop: EventLoop) async -> UploadFailure {
         guard let roots = certificateRoots else { return failure }
-        guard let problems = await CertificateInspection.problems(
-            host: endpoint.host, port: endpoint.port, roots: roots, eventLoop: eventLoop, timeout: timeouts.connect, now: clock.wall())
+        guard
+            let problems = await CertificateInspection.problems(
+                host: endpoint.host, port: endpoint.port, roots: roots, eventLoop: eventLoop, timeout: timeouts.connect, now: clock.wall())
         else { return failure }
         return UploadFailure(.certificateRejected, CertificateProblem.describe(problems))
     }

@@ -34,20 +34,21 @@ final class SOCKSBridge: Sendable {
                 // Any user of the machine can reach a loopback port, and this one logs in with
                 // the proxy URL's credentials: only this process's own connections are served.
                 // The whole connection is matched (both ends' addresses and ports), not its ports.
-                let peer = LoopbackPeer.End(channel.remoteAddress), server = LoopbackPeer.End(channel.localAddress)
+                let peer = LoopbackPeer.End(channel.remoteAddress)
+                let server = LoopbackPeer.End(channel.localAddress)
                 return threadPool.runIfActive(eventLoop: channel.eventLoop) {
                     guard let peer, let server else { return false }
                     return LoopbackPeer.isThisProcess(peer: peer, server: server)
                 }
-                    .flatMapThrowing { ours in
-                        guard ours else { throw ChannelError.ioOnClosedChannel }
-                        try channel.pipeline.syncOperations.addHandler(
-                            BridgeHandler(proxy: proxy, timeout: timeout, threadPool: threadPool, refusals: refusals))
-                    }
-                    .flatMapError { error in
-                        channel.close(promise: nil)
-                        return channel.eventLoop.makeFailedFuture(error)
-                    }
+                .flatMapThrowing { ours in
+                    guard ours else { throw ChannelError.ioOnClosedChannel }
+                    try channel.pipeline.syncOperations.addHandler(
+                        BridgeHandler(proxy: proxy, timeout: timeout, threadPool: threadPool, refusals: refusals))
+                }
+                .flatMapError { error in
+                    channel.close(promise: nil)
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
             }
             .withBoundSocket(socket.descriptor)
     }
@@ -136,7 +137,9 @@ private final class BridgeHandler: ChannelInboundHandler, RemovableChannelHandle
         }
         // VER, CMD, RSV, ATYP, DST.ADDR, DST.PORT
         guard received.count >= 5 else { return }
-        let end: Int, destination: SOCKS5Handshake.Destination, port: Int
+        let end: Int
+        let destination: SOCKS5Handshake.Destination
+        let port: Int
         switch SOCKS5Handshake.addressField(received, at: 3) {
         case .incomplete:
             return
@@ -175,7 +178,8 @@ private final class BridgeHandler: ChannelInboundHandler, RemovableChannelHandle
                     handler.splice(context, downstream: downstream, upstream: upstream)
                 case .failure(let error):
                     let refused = error as? SOCKS5Connector.Refused
-                    let failure = refused?.failure
+                    let failure =
+                        refused?.failure
                         ?? (error as? UploadFailure)
                         ?? UploadFailure(.cannotConnect, "cannot reach the SOCKS5 proxy \(handler.proxy.display): \(error)")
                     refusals.withLockedValue { $0[key] = failure }
@@ -237,7 +241,8 @@ private final class GlueHandler: ChannelDuplexHandler {
     private var pendingRead = false
 
     static func matchedPair() -> (GlueHandler, GlueHandler) {
-        let first = GlueHandler(), second = GlueHandler()
+        let first = GlueHandler()
+        let second = GlueHandler()
         first.partner = second
         second.partner = first
         return (first, second)

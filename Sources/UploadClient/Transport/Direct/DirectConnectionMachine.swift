@@ -273,9 +273,12 @@ struct DirectConnectionMachine {
         } else if let error {
             actions += finish(failure: FailureClassifier.classify(error, bodySent: result.bodySent, timeouts: timeouts))
         } else {
-            actions += finish(failure: UploadFailure(.connectionLost, result.bodySent
-                ? "the server closed the connection without answering"
-                : "the server closed the connection during the upload"))
+            actions += finish(
+                failure: UploadFailure(
+                    .connectionLost,
+                    result.bodySent
+                        ? "the server closed the connection without answering"
+                        : "the server closed the connection during the upload"))
         }
         return actions
     }

@@ -21,8 +21,9 @@ final class DirectExchanger: Exchanger {
 
     func exchange(_ exchange: Exchange, eventLoop: EventLoop, observer: AttemptObserver) async -> AttemptResult {
         guard let target = connections.target(exchange.endpoint) else {
-            return AttemptResult(outcome: .failed(UploadFailure(.other, "\(exchange.endpoint.shown) cannot be reached the direct way (not plain http)")),
-                                 response: nil, bytesSent: 0)
+            return AttemptResult(
+                outcome: .failed(UploadFailure(.other, "\(exchange.endpoint.shown) cannot be reached the direct way (not plain http)")),
+                response: nil, bytesSent: 0)
         }
         return await self.exchange(exchange, to: target, eventLoop: eventLoop, observer: observer)
     }
@@ -39,9 +40,10 @@ final class DirectExchanger: Exchanger {
         case .streamed(let streamer):
             (body, length) = (streamer.directBody, streamer.length)
         }
-        return await send(target, method: exchange.method, headers: exchange.headers, body: body, length: length,
-                          progressBase: exchange.progressBase, progressTotal: exchange.progressTotal,
-                          eventLoop: eventLoop, observer: observer, interim: exchange.interim, continueWait: exchange.continueWait)
+        return await send(
+            target, method: exchange.method, headers: exchange.headers, body: body, length: length,
+            progressBase: exchange.progressBase, progressTotal: exchange.progressTotal,
+            eventLoop: eventLoop, observer: observer, interim: exchange.interim, continueWait: exchange.continueWait)
     }
 
     /// One request on a direct connection, and its answer: `length` body bytes (nil: none, as
@@ -62,7 +64,8 @@ final class DirectExchanger: Exchanger {
         let whole = progressTotal ?? length.map { progressBase + $0 }
         let exchange = DirectExchange(
             head: HTTPRequestHead(version: .http1_1, method: method, uri: target.uri, headers: fields),
-            body: body, timeouts: timeouts, sent: { count in
+            body: body, timeouts: timeouts,
+            sent: { count in
                 guard count > 0 else { return }
                 let delta = reported.withLockedValue { before in
                     defer { before = count }
@@ -80,7 +83,8 @@ final class DirectExchanger: Exchanger {
                 do {
                     connection = try await connect(target.peer, eventLoop: eventLoop)
                 } catch {
-                    let failure = target.proxy.flatMap { FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts) }
+                    let failure =
+                        target.proxy.flatMap { FailureClassifier.throughProxy(error, proxy: $0, timeouts: timeouts) }
                         ?? FailureClassifier.classify(error, bodySent: false, timeouts: timeouts)
                     return AttemptResult(outcome: .failed(failure), response: nil, bytesSent: 0)
                 }
@@ -96,7 +100,8 @@ final class DirectExchanger: Exchanger {
                 return AttemptResult(outcome: .failed(FailureClassifier.cancelled(bodySent: result.bodySent)), response: nil, bytesSent: result.bytesSent)
             }
             if let failure = result.failure, failure.kind == .connectionLost, reused, !result.receivedAnything, !Task.isCancelled,
-               body.isInMemory || result.bytesSent == 0 {
+                body.isInMemory || result.bytesSent == 0
+            {
                 // The server closed the idle connection as it was taken: once more on a new one.
                 // Not a streamed body some of which went out (a link cut under a resumable
                 // append): the attempt ends, and the next asks the server where it got to.
@@ -107,14 +112,17 @@ final class DirectExchanger: Exchanger {
                     // The proxy's answer, not the server's.
                     return AttemptResult(outcome: .failed(FailureClassifier.proxyWantsLogin(proxy)), response: nil, bytesSent: result.bytesSent)
                 }
-                return AttemptResult(outcome: Exchange.outcome(response, bytesSent: result.bytesSent, expected: length),
-                                     response: response, bytesSent: result.bytesSent)
+                return AttemptResult(
+                    outcome: Exchange.outcome(response, bytesSent: result.bytesSent, expected: length),
+                    response: response, bytesSent: result.bytesSent)
             }
-            return AttemptResult(outcome: .failed(result.failure ?? UploadFailure(.other, "the upload ended without an answer")),
-                                 response: nil, bytesSent: result.bytesSent)
+            return AttemptResult(
+                outcome: .failed(result.failure ?? UploadFailure(.other, "the upload ended without an answer")),
+                response: nil, bytesSent: result.bytesSent)
         }
-        return AttemptResult(outcome: .failed(UploadFailure(.connectionLost, "the server closed the connection before the upload began")),
-                             response: nil, bytesSent: 0)
+        return AttemptResult(
+            outcome: .failed(UploadFailure(.connectionLost, "the server closed the connection before the upload began")),
+            response: nil, bytesSent: 0)
     }
 
     /// A new connection; cancelling the task gives up at once (a connect in flight is closed

@@ -152,8 +152,9 @@ final class DirectConnections: Sendable {
         }
         let connecting: EventLoopFuture<Channel>
         if let proxy = peer.tunnel {
-            connecting = SOCKS5Connector.connect(proxy, to: peer.host, port: peer.port, on: loop, timeout: timeout,
-                                                 threadPool: threadPool, initializer: initializer)
+            connecting = SOCKS5Connector.connect(
+                proxy, to: peer.host, port: peer.port, on: loop, timeout: timeout,
+                threadPool: threadPool, initializer: initializer)
         } else {
             let bootstrap = ClientBootstrap(group: loop)
                 .connectTimeout(timeout)
@@ -161,10 +162,12 @@ final class DirectConnections: Sendable {
                 .channelInitializer(initializer)
             // An address given as numbers needs no resolver and no Happy Eyeballs race (their
             // first use was a tenth of a one-file send's CPU).
-            connecting = (try? SocketAddress(ipAddress: peer.host, port: peer.port))
+            connecting =
+                (try? SocketAddress(ipAddress: peer.host, port: peer.port))
                 .map { bootstrap.connect(to: $0) } ?? bootstrap.connect(host: peer.host, port: peer.port)
         }
-        return connecting
+        return
+            connecting
             .flatMapThrowing { channel in
                 let handler = try channel.pipeline.syncOperations.handler(type: DirectUploadHandler.self)
                 return DirectConnection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))

@@ -42,13 +42,17 @@ final class DirectUploadHandler: ChannelInboundHandler {
         do throws(DirectRequestHead.InvalidField) {
             try DirectRequestHead.encode(exchange.head, into: &request)
         } catch {
-            refused = UploadFailure(.other, "the request header \"\(error.name)\" cannot be sent: its name must be a token and its value free of control characters")
+            refused = UploadFailure(
+                .other, "the request header \"\(error.name)\" cannot be sent: its name must be a token and its value free of control characters")
         }
         let expectsContinue = exchange.head.headers[canonicalForm: "Expect"].contains { $0.lowercased() == "100-continue" }
-        guard let actions = machine.start(timeouts: exchange.timeouts, bodyInMemory: exchange.body.isInMemory, expectsContinue: expectsContinue,
-                                          wantsInterim: exchange.interim != nil, idleCounts: exchange.idleCounts,
-                                          continueWait: exchange.continueWait, refusedHead: refused,
-                                          at: context.eventLoop.now) else {
+        guard
+            let actions = machine.start(
+                timeouts: exchange.timeouts, bodyInMemory: exchange.body.isInMemory, expectsContinue: expectsContinue,
+                wantsInterim: exchange.interim != nil, idleCounts: exchange.idleCounts,
+                continueWait: exchange.continueWait, refusedHead: refused,
+                at: context.eventLoop.now)
+        else {
             promise.succeed(DirectResult(failure: UploadFailure(.connectionLost, "the server closed the connection before the upload began")))
             return
         }
@@ -220,7 +224,8 @@ struct DirectResponseDecoder: ByteToMessageDecoder {
     /// head's bytes in the buffer until the head is whole, so they are still there to read.
     static func named(_ error: any Error, _ buffer: ByteBuffer) -> any Error {
         guard let parsing = error as? HTTPParserError, parsing == .invalidHeaderToken || parsing == .invalidCharactersUsed,
-              let found = MalformedAnswer.find(in: buffer.readableBytesView) else { return error }
+            let found = MalformedAnswer.find(in: buffer.readableBytesView)
+        else { return error }
         return found
     }
 }

@@ -13,8 +13,9 @@ extension HTTPUploadTransport {
         let layout = prepared.layout(.random(), for: request)
         let inMemory = inMemoryDigests(layout, prepared, url: prepared.endpoint.url)
         let upFront = inMemory?.value
-        var machine = PlainUploadMachine(endpoint: prepared.endpoint, headers: request.headers, canSendAgain: !prepared.source.isPipe,
-                                         followsOtherOrigins: followsRedirectsElsewhere)
+        var machine = PlainUploadMachine(
+            endpoint: prepared.endpoint, headers: request.headers, canSendAgain: !prepared.source.isPipe,
+            followsOtherOrigins: followsRedirectsElsewhere)
         var next = machine.start()
         while true {
             let endpoint: Endpoint
@@ -30,9 +31,10 @@ extension HTTPUploadTransport {
             observer.started(endpoint.url, layout.contentLength)
             var fields = uploadHeaders(headers, layout, idempotencyKey: request.idempotencyKey)
             Self.addDigestFields(&fields, content: upFront, want: digests)
-            let (result, sent, content) = await sendBody(.POST, to: endpoint, fields: fields, layout: layout, prepared, inOneWrite: inOneWrite,
-                                                         inMemory: inMemory, pipePrefix: machine.isFirstRequest ? prepared.pipePrefix : nil,
-                                                         eventLoop: eventLoop, observer: observer)
+            let (result, sent, content) = await sendBody(
+                .POST, to: endpoint, fields: fields, layout: layout, prepared, inOneWrite: inOneWrite,
+                inMemory: inMemory, pipePrefix: machine.isFirstRequest ? prepared.pipePrefix : nil,
+                eventLoop: eventLoop, observer: observer)
             if machine.isFirstRequest, plan.plainAnsweredAsTus(result) { return nil }
             prepared.content(content, observer)
             next = machine.answered(await judged(result, sent: sent, url: endpoint.url, layout: layout, prepared))

@@ -27,9 +27,10 @@ extension HTTPUploadTransport {
         let inMemory = inMemoryDigests(layout, prepared, url: prepared.endpoint.url)
         let upFront = inMemory?.value
         let contentType = request.headers.last { $0.name.lowercased() == "content-type" }?.value ?? prepared.media.mime
-        var machine = PutUploadMachine(endpoint: prepared.endpoint, fileName: prepared.uploadName, headers: request.headers,
-                                       canSendAgain: !prepared.source.isPipe, createDirs: createDirs, signed: prepared.s3 != nil,
-                                       followsOtherOrigins: followsRedirectsElsewhere)
+        var machine = PutUploadMachine(
+            endpoint: prepared.endpoint, fileName: prepared.uploadName, headers: request.headers,
+            canSendAgain: !prepared.source.isPipe, createDirs: createDirs, signed: prepared.s3 != nil,
+            followsOtherOrigins: followsRedirectsElsewhere)
         var next = machine.start()
         var last: Endpoint?
         // S3 checks each object by its CRC-32C: worked out before the head goes, and the object
@@ -50,8 +51,9 @@ extension HTTPUploadTransport {
                 }
                 return PutUploadMachine.explained(result, contentType: contentType)
             case .request(.makeCollection(let collection, let headers)):
-                let made = await exchanger.exchange(Exchange(method: .MKCOL, endpoint: collection, headers: baseHeaders(headers)),
-                                                    eventLoop: eventLoop, observer: .init())
+                let made = await exchanger.exchange(
+                    Exchange(method: .MKCOL, endpoint: collection, headers: baseHeaders(headers)),
+                    eventLoop: eventLoop, observer: .init())
                 next = machine.collectionAnswered(made)
             case .request(.put(let endpoint, let headers)):
                 if let last, last != endpoint { observer.redirected(endpoint.url) }
@@ -74,8 +76,9 @@ extension HTTPUploadTransport {
                 if let length = layout.contentLength, length > Self.expectContinueAbove, seesInterimAnswers(endpoint.url) {
                     fields.add(name: "Expect", value: "100-continue")
                 }
-                let (result, sent, content) = await sendBody(.PUT, to: endpoint, fields: fields, layout: layout, prepared, inOneWrite: inOneWrite,
-                                                             inMemory: inMemory, pipePrefix: prepared.pipePrefix, eventLoop: eventLoop, observer: observer)
+                let (result, sent, content) = await sendBody(
+                    .PUT, to: endpoint, fields: fields, layout: layout, prepared, inOneWrite: inOneWrite,
+                    inMemory: inMemory, pipePrefix: prepared.pipePrefix, eventLoop: eventLoop, observer: observer)
                 prepared.content(content, observer)
                 var answered = result
                 if let checksum, let response = result.response {

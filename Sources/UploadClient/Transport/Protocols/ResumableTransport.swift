@@ -25,9 +25,10 @@ extension HTTPUploadTransport {
         // A tus upload URL is not the draft's: the body would be made again with no boundary.
         let point = request.resume?.kind == .draft ? request.resume : nil
         let knownLength = point.flatMap { prepared.layout(Boundary($0.boundary), for: request).contentLength }
-        var machine = ResumableUploadMachine(endpoint: prepared.endpoint, file: opened, fileSize: opened.size, point: point,
-                                             bodyLength: knownLength, threshold: Self.resumeThreshold,
-                                             optimistic: optimistic)
+        var machine = ResumableUploadMachine(
+            endpoint: prepared.endpoint, file: opened, fileSize: opened.size, point: point,
+            bodyLength: knownLength, threshold: Self.resumeThreshold,
+            optimistic: optimistic)
         var decision = machine.start()
         // The whole upload's SHA-256, computed as the request that completes it streams (the
         // bytes an earlier request sent read once more for it): the final answer is judged by it.
@@ -54,11 +55,12 @@ extension HTTPUploadTransport {
                     await askSupport(request, eventLoop: eventLoop)
                 }
                 // A tus origin got here only when asked for multipart (`--protocol multipart`).
-                let said: ResumableUploadMachine.Support = switch answer {
-                case .supported(let version): .supported(version: version)
-                case .silent: .unanswered
-                default: .unsupported
-                }
+                let said: ResumableUploadMachine.Support =
+                    switch answer {
+                    case .supported(let version): .supported(version: version)
+                    case .silent: .unanswered
+                    default: .unsupported
+                    }
                 decision = machine.answered(support: said, remembered: remembered, limit: support.limit(for: origin))
             case .request(.create(let version)):
                 let layout = prepared.layout(.random(), for: request)
@@ -89,26 +91,31 @@ extension HTTPUploadTransport {
                 fields.add(name: ResumableFields.interopVersion, value: String(version))
                 observer.started(request.url, length)
                 lastLayout = layout
-                let streamer = makeStreamer(layout, prepared, pipePrefix: nil, digest: streamDigest(layout, prepared, url: request.url),
-                                            eventLoop: eventLoop)
+                let streamer = makeStreamer(
+                    layout, prepared, pipePrefix: nil, digest: streamDigest(layout, prepared, url: request.url),
+                    eventLoop: eventLoop)
                 let announced = NIOLockedValueBox<ResumePoint?>(nil)
                 let endpoint = prepared.endpoint
-                let result = await exchanger.exchange(Exchange(
-                    method: .POST, endpoint: endpoint, headers: fields, body: .streamed(streamer),
-                    interim: { answer in
-                        guard announced.withLockedValue({ $0 }) == nil,
-                              let point = ResumableUploadMachine.announcement(answer, endpoint: endpoint, version: version, boundary: layout.boundary.value,
-                                                                              bodyLength: length, file: opened)
-                        else { return }
-                        announced.withLockedValue { $0 = point }
-                        observer.resumable(point, nil)
-                    }), eventLoop: eventLoop, observer: observer)
+                let result = await exchanger.exchange(
+                    Exchange(
+                        method: .POST, endpoint: endpoint, headers: fields, body: .streamed(streamer),
+                        interim: { answer in
+                            guard announced.withLockedValue({ $0 }) == nil,
+                                let point = ResumableUploadMachine.announcement(
+                                    answer, endpoint: endpoint, version: version, boundary: layout.boundary.value,
+                                    bodyLength: length, file: opened)
+                            else { return }
+                            announced.withLockedValue { $0 = point }
+                            observer.resumable(point, nil)
+                        }), eventLoop: eventLoop, observer: observer)
                 sentDigest = streamer.digest?.value
                 content = streamer.digest?.fileHex
                 decision = machine.createdOptimistically(result, announced: announced.withLockedValue { $0 })
             case .request(.head(let point)):
-                decision = machine.headed(await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
-                                                     eventLoop: eventLoop, observer: .init()))
+                decision = machine.headed(
+                    await send(
+                        url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
+                        eventLoop: eventLoop, observer: .init()))
             case .request(.fetchAnswer(let point)):
                 lastLayout = prepared.layout(Boundary(point.boundary), for: request)
                 var fields = resourceHeaders(point, request)
@@ -122,8 +129,10 @@ extension HTTPUploadTransport {
                 } else {
                     method = .GET
                 }
-                decision = machine.fetched(await send(url: point.uploadURL, method: method, headers: fields,
-                                                      streamer: nil, eventLoop: eventLoop, observer: .init()))
+                decision = machine.fetched(
+                    await send(
+                        url: point.uploadURL, method: method, headers: fields,
+                        streamer: nil, eventLoop: eventLoop, observer: .init()))
             case .request(.append(let point)), .request(.appendPart(let point, _)):
                 var end: Int64?
                 if case .request(.appendPart(_, let partEnd)) = decision.next { end = partEnd }
@@ -132,8 +141,9 @@ extension HTTPUploadTransport {
                 // (the bytes before read once more) when a request starts elsewhere.
                 lastLayout = layout
                 partDigest = BodyDigest.continuing(partDigest, at: point.offset) { streamDigest(layout, prepared, url: request.url) }
-                var streamer = makeStreamer(layout, prepared, pipePrefix: nil, startOffset: point.offset, digest: partDigest,
-                                            eventLoop: eventLoop)
+                var streamer = makeStreamer(
+                    layout, prepared, pipePrefix: nil, startOffset: point.offset, digest: partDigest,
+                    eventLoop: eventLoop)
                 streamer.endOffset = end
                 var fields = resourceHeaders(point, request)
                 fields.add(name: "Content-Type", value: ResumableFields.partialUploadType)
@@ -199,7 +209,11 @@ extension HTTPUploadTransport {
             late.withLockedValue { $0 = true }
             running.cancel()
         }
-        let value = await withTaskCancellationHandler { await running.value } onCancel: { running.cancel() }
+        let value = await withTaskCancellationHandler {
+            await running.value
+        } onCancel: {
+            running.cancel()
+        }
         clock.cancel()
         return (value, late.withLockedValue { $0 })
     }
@@ -236,7 +250,7 @@ extension HTTPUploadTransport {
         switch point.kind {
         case .draft: fields.add(name: ResumableFields.interopVersion, value: String(point.version))
         case .tus: fields.add(name: TusFields.resumable, value: TusFields.protocolVersion)
-        case .s3: break // signed by its own shell (`S3Transport.swift`)
+        case .s3: break  // signed by its own shell (`S3Transport.swift`)
         }
         return fields
     }
@@ -255,7 +269,7 @@ extension HTTPUploadTransport {
             case .sending(let length): observer.started(url, length)
             case .resumed(let offset, let length): observer.resumed(offset, length)
             case .originRefused: origin(of: url).map { support.refused($0) }
-            case .discardsCutRequests, .requestLimit: break // the tus shell remembers them with what else the origin offers
+            case .discardsCutRequests, .requestLimit: break  // the tus shell remembers them with what else the origin offers
             }
         }
     }

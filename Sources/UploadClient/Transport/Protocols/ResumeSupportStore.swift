@@ -96,7 +96,8 @@ public final class ResumeSupportStore: Sendable {
             change(&entries)
             entries = entries.filter { now - $0.value.newest < Self.positiveAge }
             if entries.count > Self.maxEntries {
-                entries = Dictionary(uniqueKeysWithValues: entries.sorted { $0.value.newest > $1.value.newest }.prefix(Self.maxEntries).map { ($0.key, $0.value) })
+                entries = Dictionary(
+                    uniqueKeysWithValues: entries.sorted { $0.value.newest > $1.value.newest }.prefix(Self.maxEntries).map { ($0.key, $0.value) })
             }
             write(entries)
         }
@@ -116,7 +117,7 @@ public final class ResumeSupportStore: Sendable {
         var v6 = in6_addr()
         if inet_pton(AF_INET6, host, &v6) == 1 {
             let bytes = withUnsafeBytes(of: v6) { Array($0) }
-            if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] <= 1 }   // :: and ::1
+            if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] <= 1 }  // :: and ::1
             if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return bytes[12] == 127 || bytes[12] == 0 }
         }
         return false
@@ -130,8 +131,9 @@ public final class ResumeSupportStore: Sendable {
 
     private func read() -> [String: Entry] {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size <= Self.maxFileBytes,
-              let data = FileManager.default.contents(atPath: path), data.count <= Self.maxFileBytes,
-              let entries = try? JSONDecoder().decode([String: Entry].self, from: data) else { return [:] }
+            let data = FileManager.default.contents(atPath: path), data.count <= Self.maxFileBytes,
+            let entries = try? JSONDecoder().decode([String: Entry].self, from: data)
+        else { return [:] }
         return entries
     }
 

@@ -20,15 +20,18 @@ extension HTTPUploadTransport {
         }
         let object = prepared.endpoint.appendingName(prepared.uploadName)
         let contentType = request.headers.last { $0.name.lowercased() == "content-type" }?.value ?? prepared.media.mime
-        var machine = S3MultipartMachine(objectURL: object.url, file: opened, size: size, point: resume ? request.resume : nil,
-                                         checksums: s3Checksums(prepared))
-        let share = observer.share, alone = rateLimit != nil
+        var machine = S3MultipartMachine(
+            objectURL: object.url, file: opened, size: size, point: resume ? request.resume : nil,
+            checksums: s3Checksums(prepared))
+        let share = observer.share
+        let alone = rateLimit != nil
         let width: @Sendable () -> Int = { alone ? 1 : share() }
         let tally = PartTally(observer: observer, size: size)
         observer.started(object.url, size)
         return await withTaskGroup(of: (Int, AttemptResult, CRC32C?).self, returning: AttemptResult.self) { parts -> AttemptResult in
-            await runS3Multipart(&machine, parts: &parts, request, prepared, object: object, contentType: contentType, s3: s3, size: size,
-                                 width: width, tally: tally, eventLoop: eventLoop, observer: observer)
+            await runS3Multipart(
+                &machine, parts: &parts, request, prepared, object: object, contentType: contentType, s3: s3, size: size,
+                width: width, tally: tally, eventLoop: eventLoop, observer: observer)
         }
     }
 
@@ -56,19 +59,24 @@ extension HTTPUploadTransport {
                 if machine.sendsChecksums {
                     for (name, value) in S3Checksum.creationFields { fields.replaceOrAdd(name: name, value: value) }
                 }
-                decision = machine.created(await signedExchange(.POST, object, query: "uploads", fields: fields, body: .buffers([]),
-                                                                s3: s3, eventLoop: eventLoop, observer: .init()), width: width())
+                decision = machine.created(
+                    await signedExchange(
+                        .POST, object, query: "uploads", fields: fields, body: .buffers([]),
+                        s3: s3, eventLoop: eventLoop, observer: .init()), width: width())
             case .request(.listParts(let uploadID, let after)):
                 let page = after.map { "part-number-marker=\($0)&" } ?? ""
-                decision = machine.listed(await signedExchange(.GET, object, query: page + "uploadId=" + Endpoint.percentEncoded(uploadID),
-                                                               fields: baseHeaders([]), body: .none, s3: s3, eventLoop: eventLoop, observer: .init()),
-                                          width: width())
+                decision = machine.listed(
+                    await signedExchange(
+                        .GET, object, query: page + "uploadId=" + Endpoint.percentEncoded(uploadID),
+                        fields: baseHeaders([]), body: .none, s3: s3, eventLoop: eventLoop, observer: .init()),
+                    width: width())
             case .parts(let uploadID, let starting):
                 let checked = machine.sendsChecksums
                 for part in starting {
                     parts.addTask {
-                        await self.sendS3Part(part, of: object, uploadID: uploadID, prepared, s3: s3, size: size, checked: checked,
-                                              eventLoop: eventLoop, observer: tally.observer(for: part))
+                        await self.sendS3Part(
+                            part, of: object, uploadID: uploadID, prepared, s3: s3, size: size, checked: checked,
+                            eventLoop: eventLoop, observer: tally.observer(for: part))
                     }
                 }
                 guard let (number, result, sent) = await parts.next() else {
@@ -80,17 +88,21 @@ extension HTTPUploadTransport {
             case .request(.confirm):
                 var fields = baseHeaders([])
                 fields.replaceOrAdd(name: "x-amz-checksum-mode", value: "ENABLED")
-                decision = machine.confirmed(await signedExchange(.HEAD, object, query: "", fields: fields, body: .none,
-                                                                  s3: s3, eventLoop: eventLoop, observer: .init()))
+                decision = machine.confirmed(
+                    await signedExchange(
+                        .HEAD, object, query: "", fields: fields, body: .none,
+                        s3: s3, eventLoop: eventLoop, observer: .init()))
             case .request(.complete(let uploadID, let body, let whole)):
                 var fields = baseHeaders([])
                 fields.replaceOrAdd(name: "Content-Type", value: "application/xml")
                 if let whole {
                     for (name, value) in S3Checksum.completionFields(whole) { fields.replaceOrAdd(name: name, value: value) }
                 }
-                decision = machine.completed(await signedExchange(.POST, object, query: "uploadId=" + Endpoint.percentEncoded(uploadID),
-                                                                  fields: fields, body: .buffers([ByteBuffer(string: body)]),
-                                                                  s3: s3, eventLoop: eventLoop, observer: .init()))
+                decision = machine.completed(
+                    await signedExchange(
+                        .POST, object, query: "uploadId=" + Endpoint.percentEncoded(uploadID),
+                        fields: fields, body: .buffers([ByteBuffer(string: body)]),
+                        s3: s3, eventLoop: eventLoop, observer: .init()))
             }
         }
     }
@@ -115,9 +127,10 @@ extension HTTPUploadTransport {
         }
         var streamer = makeStreamer(.bare(contentType: prepared.media, fileSize: size), prepared, pipePrefix: nil, startOffset: part.from, eventLoop: eventLoop)
         streamer.endOffset = part.to
-        let result = await signedExchange(.PUT, object, query: "partNumber=\(part.number)&uploadId=" + Endpoint.percentEncoded(uploadID),
-                                          fields: fields, body: .streamed(streamer), progressBase: part.from, progressTotal: size,
-                                          s3: s3, eventLoop: eventLoop, observer: observer)
+        let result = await signedExchange(
+            .PUT, object, query: "partNumber=\(part.number)&uploadId=" + Endpoint.percentEncoded(uploadID),
+            fields: fields, body: .streamed(streamer), progressBase: part.from, progressTotal: size,
+            s3: s3, eventLoop: eventLoop, observer: observer)
         return (part.number, result, sent)
     }
 
@@ -165,9 +178,11 @@ extension HTTPUploadTransport {
         for (name, value) in s3.signingFields(method: method.rawValue, endpoint: endpoint, headers: fields.map { ($0.name, $0.value) }, date: clock.wall()) {
             fields.replaceOrAdd(name: name, value: value)
         }
-        return await exchanger.exchange(Exchange(method: method, endpoint: endpoint, headers: fields, body: body,
-                                                 progressBase: progressBase, progressTotal: progressTotal),
-                                        eventLoop: eventLoop, observer: observer)
+        return await exchanger.exchange(
+            Exchange(
+                method: method, endpoint: endpoint, headers: fields, body: body,
+                progressBase: progressBase, progressTotal: progressTotal),
+            eventLoop: eventLoop, observer: observer)
     }
 
     /// What S3 keeps of a multipart upload that will not go on goes (`AbortMultipartUpload`).
@@ -175,8 +190,9 @@ extension HTTPUploadTransport {
         guard let uploadID = point.uploadID, let object = endpoints(point.uploadURL) else { return "not removed: no upload id" }
         let s3: S3Access
         do throws(UploadInputError) { s3 = try s3Access.access() } catch { return "not removed: \(error.description)" }
-        let result = await signedExchange(.DELETE, object, query: "uploadId=" + Endpoint.percentEncoded(uploadID), fields: baseHeaders([]),
-                                          body: .none, s3: s3, eventLoop: eventLoop, observer: .init())
+        let result = await signedExchange(
+            .DELETE, object, query: "uploadId=" + Endpoint.percentEncoded(uploadID), fields: baseHeaders([]),
+            body: .none, s3: s3, eventLoop: eventLoop, observer: .init())
         return ResumableUploadMachine.removal(result)
     }
 }

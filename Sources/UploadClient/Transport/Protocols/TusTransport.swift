@@ -12,8 +12,9 @@ extension HTTPUploadTransport {
         var capabilities = capabilities
         let metadata: String
         do throws(TusFields.MetadataProblem) {
-            metadata = try TusFields.metadata(request.formFields.map { ($0.name, $0.value) }
-                + [("filename", prepared.uploadName), ("filetype", prepared.media.mime)])
+            metadata = try TusFields.metadata(
+                request.formFields.map { ($0.name, $0.value) }
+                    + [("filename", prepared.uploadName), ("filetype", prepared.media.mime)])
         } catch {
             return AttemptResult(outcome: .failed(UploadFailure(.other, error.description)), response: nil, bytesSent: 0)
         }
@@ -21,9 +22,10 @@ extension HTTPUploadTransport {
             return await sendTusStream(request, prepared, metadata: metadata, capabilities: capabilities, eventLoop: eventLoop, observer: observer)
         }
         let layout = MultipartLayout.bare(contentType: prepared.media, fileSize: length)
-        var machine = TusUploadMachine(endpoint: prepared.endpoint, file: opened, length: length, point: resume ? request.resume : nil,
-                                       capabilities: capabilities, chunkSize: tusChunkSize, smallFile: Self.resumeThreshold,
-                                       handedOut: request.uploadURL)
+        var machine = TusUploadMachine(
+            endpoint: prepared.endpoint, file: opened, length: length, point: resume ? request.resume : nil,
+            capabilities: capabilities, chunkSize: tusChunkSize, smallFile: Self.resumeThreshold,
+            handedOut: request.uploadURL)
         // What earlier attempts to the origin showed of the link; what this one shows (the
         // machine's own view included: where a cut fell) is kept for later ones when it ends.
         let origin = origin(of: request.url)
@@ -78,8 +80,9 @@ extension HTTPUploadTransport {
                     fields.add(name: "Content-Type", value: TusFields.chunkType)
                     digest = fileDigest(length)
                     let streamer = makeStreamer(layout, prepared, pipePrefix: nil, digest: digest, eventLoop: eventLoop)
-                    result = await send(url: request.url, method: .POST, headers: fields, streamer: streamer,
-                                        progressTotal: total, eventLoop: eventLoop, observer: observer)
+                    result = await send(
+                        url: request.url, method: .POST, headers: fields, streamer: streamer,
+                        progressTotal: total, eventLoop: eventLoop, observer: observer)
                 } else {
                     result = await send(url: request.url, method: .POST, headers: fields, eventLoop: eventLoop, observer: .init())
                 }
@@ -88,8 +91,9 @@ extension HTTPUploadTransport {
             case .request(.head(let point)):
                 afterHead = true
                 let asked = clock.monotonic()
-                let result = await send(url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
-                                        eventLoop: eventLoop, observer: .init())
+                let result = await send(
+                    url: point.uploadURL, method: .HEAD, headers: resourceHeaders(point, request),
+                    eventLoop: eventLoop, observer: .init())
                 if result.response != nil { machine.link.answered(after: clock.monotonic() - asked) }
                 decision = machine.headed(result)
             case .request(.patch(let point, let end)):
@@ -110,16 +114,18 @@ extension HTTPUploadTransport {
                         }.get()
                         fields.add(name: TusFields.checksum, value: value)
                     } catch {
-                        decision = machine.patched(AttemptResult(
-                            outcome: .failed((error as? UploadFailure) ?? UploadFailure(.fileError, "cannot read the file to check it: \(error)")),
-                            response: nil, bytesSent: 0))
+                        decision = machine.patched(
+                            AttemptResult(
+                                outcome: .failed((error as? UploadFailure) ?? UploadFailure(.fileError, "cannot read the file to check it: \(error)")),
+                                response: nil, bytesSent: 0))
                         continue
                     }
                 }
                 afterHead = false
                 let began = clock.monotonic()
-                let result = await send(url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
-                                        progressBase: point.offset, progressTotal: length, eventLoop: eventLoop, observer: observer)
+                let result = await send(
+                    url: point.uploadURL, method: .PATCH, headers: fields, streamer: streamer,
+                    progressBase: point.offset, progressTotal: length, eventLoop: eventLoop, observer: observer)
                 machine.link.sent(result.bytesSent, in: clock.monotonic() - began)
                 bytesSent += result.bytesSent
                 decision = machine.patched(result)
@@ -170,8 +176,10 @@ extension HTTPUploadTransport {
                     let piece = try await threadPool.runIfActive(eventLoop: eventLoop) { [stream] in try stream.readMore(from: source, want: want) }.get()
                     stream.append(piece)
                 } catch {
-                    next = .finish(AttemptResult(outcome: .failed((error as? UploadFailure) ?? UploadFailure(.fileError, "cannot read standard input: \(error)")),
-                                                 response: nil, bytesSent: sent))
+                    next = .finish(
+                        AttemptResult(
+                            outcome: .failed((error as? UploadFailure) ?? UploadFailure(.fileError, "cannot read standard input: \(error)")),
+                            response: nil, bytesSent: sent))
                     continue
                 }
                 next = machine.buffered(count: stream.count, ended: stream.ended)
@@ -182,8 +190,9 @@ extension HTTPUploadTransport {
                 fields.add(name: "Content-Type", value: TusFields.chunkType)
                 fields.add(name: TusFields.offset, value: String(from))
                 if let length { fields.add(name: TusFields.length, value: String(length)) }
-                let result = await send(url: uploadURL, method: .PATCH, headers: fields, bytes: stream.bytes(from, to),
-                                        progressBase: from, progressTotal: length, eventLoop: eventLoop, observer: observer)
+                let result = await send(
+                    url: uploadURL, method: .PATCH, headers: fields, bytes: stream.bytes(from, to),
+                    progressBase: from, progressTotal: length, eventLoop: eventLoop, observer: observer)
                 sent += result.bytesSent
                 next = machine.patched(result)
             }
