@@ -400,6 +400,19 @@ import UploadCore
         #expect(state.destinationName == "archive" && state.sendsAs == nil)
     }
 
+    /// A photo converted on the way shows in the queue with what is sent of it, once known.
+    @Test func aConvertedRowShowsTheBytesSent() {
+        var state = Fixtures.state(width: 120, height: 30)
+        let photo = UploadID(1)
+        Fixtures.upload(&state, .queued(photo, name: "IMG_0001.HEIC", totalBytes: 6_730_000), at: 1)
+        Fixtures.upload(
+            &state, .content(photo, sha256: String(repeating: "ab", count: 32), source: String(repeating: "cd", count: 32), name: "IMG_0001.jpg"), at: 2)
+        Fixtures.upload(&state, .started(photo, attempt: 1, url: "http://h/photo", totalBytes: 1_940_000), at: 2)
+        let theme = Theme(colors: true, glyphs: .unicode, pictureDepth: .trueColor)
+        let row = MonitorView.render(state, theme: theme).text.split(separator: "\n").first { $0.contains("IMG_0001.HEIC") && $0.contains("%") }
+        #expect(row?.contains("1.94 MB") == true && row?.contains("6.73 MB") == false, "\(String(describing: row))")
+    }
+
     @Test func thePreviewSaysWhatLeaves() {
         let heic = PreviewInfo(format: .heic, width: 4032, height: 3024, fileSize: 2_400_000)
         let small = PreviewInfo(format: .jpeg, width: 800, height: 600, fileSize: 90_000)

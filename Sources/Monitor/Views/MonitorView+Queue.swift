@@ -3,6 +3,12 @@ import TerminalCanvas
 import UploadCore
 
 extension MonitorView {
+    /// The size a row shows: the file's, or for a photo converted on the way (known once it is
+    /// prepared), what is sent of it.
+    static func shownSize(_ row: TransferState) -> Int64? {
+        row.record.sourceSHA256 != nil ? row.totalBytes : row.record.fileSize ?? row.totalBytes
+    }
+
     static func rowState(_ row: TransferState) -> RowState {
         switch row.record.phase {
         case .queued: return .queued
@@ -101,7 +107,7 @@ extension MonitorView {
         }
         if let waiting = row.waitingText(at: date) {
             let glyph = theme.stateGlyph(kind) + " "
-            let size = rect.width >= 64 ? " " + TextLayout.pad(left: (row.record.fileSize ?? row.totalBytes).map(ByteFormat.bytes) ?? "?", width: 8) + " " : " "
+            let size = rect.width >= 64 ? " " + TextLayout.pad(left: shownSize(row).map(ByteFormat.bytes) ?? "?", width: 8) + " " : " "
             let nameWidth = min(DisplayWidth.of(row.name), max(8, (rect.width - DisplayWidth.of(glyph) - DisplayWidth.of(size)) / 3))
             var x = rect.x
             x += canvas.write(glyph, x: x, y: rect.y, style: style, clip: rect)
@@ -115,7 +121,7 @@ extension MonitorView {
         let glyph = theme.stateGlyph(kind) + " "
         let percent = " " + ProgressText.percent(kind == .done ? 1 : row.fraction)
         let wide = rect.width >= 64
-        let size = wide ? " " + TextLayout.pad(left: (row.record.fileSize ?? row.totalBytes).map(ByteFormat.bytes) ?? "?", width: 8) : ""
+        let size = wide ? " " + TextLayout.pad(left: shownSize(row).map(ByteFormat.bytes) ?? "?", width: 8) : ""
         var tail = ""
         if wide {
             let rate = kind == .sending ? row.meter.bytesPerSecond.map(ByteFormat.rate) ?? "" : ""
