@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Monitor
 import MonitorRuntime
@@ -32,6 +33,32 @@ import UploadTesting
         // The worker is idle again: the next request is written too.
         worker.request(ConversionMeasure(path: "/p/d.heic", size: 1, conversion: jpeg, stripLocation: false))
         #expect(try await eventually { delivered.withLockedValue { $0.count } == 2 })
+    }
+
+    /// A photo whose read never returns is answered "took longer" and the next one is still
+    /// written: the stuck read keeps its own thread.
+    @Test func aStuckReadDoesNotStopTheNextPhoto() async throws {
+        let never = DispatchSemaphore(value: 0)
+        defer { never.signal() }
+        let delivered = NIOLockedValueBox<[(String, ConversionMeasure.Found?)]>([])
+        let worker = ConversionMeasurer(
+            settle: 0.01, limit: 0.3,
+            measure: { request in
+                if request.path.hasSuffix("stuck.heic") { never.wait() }
+                return .bytes(7)
+            }
+        ) { request, found in delivered.withLockedValue { $0.append((request.path, found)) } }
+        let jpeg = PhotoConversion(format: .jpeg)
+        worker.request(ConversionMeasure(path: "/nfs/stuck.heic", size: 1, conversion: jpeg, stripLocation: false))
+        #expect(try await eventually { delivered.withLockedValue { $0.count } == 1 })
+        guard case .refused(let why)? = delivered.withLockedValue({ $0.first?.1 }) else {
+            Issue.record("the stuck photo is answered")
+            return
+        }
+        #expect(why.hasPrefix("writing it took longer than"))
+        worker.request(ConversionMeasure(path: "/nfs/next.heic", size: 1, conversion: jpeg, stripLocation: false))
+        #expect(try await eventually { delivered.withLockedValue { $0.count } == 2 })
+        #expect(delivered.withLockedValue { $0.last?.1 } == .bytes(7))
     }
 
     /// The usual measure is the converter's own output; a photo that goes as it is, its size.
