@@ -58,6 +58,23 @@ public struct ConversionMeasure: Sendable, Hashable {
     }
 }
 
+/// The last few values by key, newest last: a key stored again moves to the end, and the
+/// oldest go past `size`.
+struct RecentResults<Key: Equatable & Sendable, Value: Sendable>: Sendable {
+    private(set) var entries: [(key: Key, value: Value)] = []
+    let size: Int
+
+    func value(for key: Key) -> Value? { entries.last { $0.key == key }?.value }
+
+    mutating func store(_ value: Value, for key: Key) {
+        entries.removeAll { $0.key == key }
+        entries.append((key, value))
+        if entries.count > size { entries.removeFirst(entries.count - size) }
+    }
+
+    var keys: [Key] { entries.map(\.key) }
+}
+
 /// The preview pane: on or off (`p`), what it wants to show, and the last few results.
 public struct PreviewState: Sendable, Equatable {
     public var enabled = true
@@ -71,29 +88,27 @@ public struct PreviewState: Sendable, Equatable {
     public internal(set) var rested = false
     public static let restBeforePixels = 0.15
     /// The last results, newest last: moving back to a photo shows it at once.
-    private var cache: [(request: PreviewRequest, result: Result<Preview, PreviewProblem>)] = []
+    private var cache = RecentResults<PreviewRequest, Result<Preview, PreviewProblem>>(size: Self.cacheSize)
     public static let cacheSize = 8
     /// The photo under the cursor as it would be written (`F`, the destination's `--convert`),
     /// measured off the loop; nil when nothing is to be written.
     public internal(set) var measureWanted: ConversionMeasure?
     /// What writing the last few measured found, by what was measured.
-    private var measured: [(request: ConversionMeasure, found: ConversionMeasure.Found)] = []
+    private var measured = RecentResults<ConversionMeasure, ConversionMeasure.Found>(size: Self.cacheSize)
 
     public init() {}
 
     /// What writing `request` found (its exact size, or why it cannot go), once measured.
     public func measured(_ request: ConversionMeasure?) -> ConversionMeasure.Found? {
-        request.flatMap { request in measured.last { $0.request == request }?.found }
+        request.flatMap(measured.value(for:))
     }
 
     mutating func storeMeasure(_ request: ConversionMeasure, _ found: ConversionMeasure.Found) {
-        measured.removeAll { $0.request == request }
-        measured.append((request, found))
-        if measured.count > Self.cacheSize { measured.removeFirst(measured.count - Self.cacheSize) }
+        measured.store(found, for: request)
     }
 
     public func result(for request: PreviewRequest) -> Result<Preview, PreviewProblem>? {
-        cache.last { $0.request == request }?.result
+        cache.value(for: request)
     }
 
     /// Whether `request` must be decoded: nothing kept for it, or only a first picture.
@@ -113,13 +128,11 @@ public struct PreviewState: Sendable, Equatable {
         if case .failure(.cancelled) = result { return }
         // A first picture never takes the place of the photo itself, arriving late.
         if case .success(let preview) = result, preview.provisional, case .success(let kept)? = self.result(for: request), !kept.provisional { return }
-        cache.removeAll { $0.request == request }
-        cache.append((request, result))
-        if cache.count > Self.cacheSize { cache.removeFirst(cache.count - Self.cacheSize) }
+        cache.store(result, for: request)
     }
 
     public static func == (a: PreviewState, b: PreviewState) -> Bool {
-        a.enabled == b.enabled && a.wanted == b.wanted && a.rested == b.rested && a.cache.map(\.request) == b.cache.map(\.request)
-            && a.measureWanted == b.measureWanted && a.measured.map(\.request) == b.measured.map(\.request)
+        a.enabled == b.enabled && a.wanted == b.wanted && a.rested == b.rested && a.cache.keys == b.cache.keys
+            && a.measureWanted == b.measureWanted && a.measured.keys == b.measured.keys
     }
 }
